@@ -1,0 +1,1 @@
+"""The policy linter: finds what lets an unattended agent reach beyond its sandbox."""
