@@ -1,0 +1,1 @@
+"""Kits: the model, the located YAML loader, ``extends`` and the bundled presets."""

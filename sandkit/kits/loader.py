@@ -1,0 +1,219 @@
+"""Load a kit: read located YAML, apply ``extends``, validate, and report every problem at its place."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from sandkit.errors import KitError, Location, Problem
+from sandkit.kits.extends import load_merged
+from sandkit.kits.model import API_VERSION, Kit
+from sandkit.kits.yamlnodes import Node
+
+MAX_SOURCE_BYTES = 8 * 1024 * 1024
+
+PathKey = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class LoadedKit:
+    """A validated kit with what the compiler needs to know about where it came from."""
+
+    kit: Kit
+    path: Path
+    display: str
+    sha256: str
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+
+def load_kit(path: Path, *, allow_mixin: bool = True) -> LoadedKit:
+    """Load and validate ``path``; raise KitError listing every problem found."""
+    display = path.as_posix()
+    root = load_merged(path, display)
+    positions = _positions(root)
+    data = root.plain()
+    is_mixin = data.get("kind") == "Mixin"
+    problems = _unknown_keys(data, Kit, (), positions)
+    try:
+        kit = Kit.model_validate(data)
+    except ValidationError as exc:
+        problems += _problems(exc, data, positions, root.loc, skip_missing=is_mixin)
+        kit = None
+    if problems:
+        raise KitError(problems)
+    if kit is None:  # a Mixin with only "missing" errors is valid on its own
+        kit = _mixin_placeholder(data)
+    if kit.kind == "Mixin" and not allow_mixin:
+        raise KitError([Problem(Location(display, 1, 1),
+                                "this file is a Mixin; only a Kit can be built (extend it from a Kit)")])
+    _check_sources(kit, positions)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return LoadedKit(kit=kit, path=path.resolve(), display=display, sha256=digest)
+
+
+def _mixin_placeholder(data: dict[str, Any]) -> Kit:
+    """Validate a partial Mixin by filling the fields only a Kit must have."""
+    filled = dict(data)
+    filled.setdefault("agent", {})
+    if isinstance(filled["agent"], dict):
+        filled["agent"] = {"command": ["true"], **filled["agent"]}
+    filled.setdefault("name", "mixin")
+    filled.setdefault("apiVersion", API_VERSION)
+    return Kit.model_validate(filled)
+
+
+def _positions(root: Node) -> dict[PathKey, tuple[Location, Location | None]]:
+    out: dict[PathKey, tuple[Location, Location | None]] = {}
+
+    def walk(node: Node, key: PathKey) -> None:
+        out[key] = (node.loc, node.key_loc)
+        if isinstance(node.value, dict):
+            for name, child in node.value.items():
+                walk(child, (*key, name))
+        elif isinstance(node.value, list):
+            for index, child in enumerate(node.value):
+                walk(child, (*key, index))
+
+    walk(root, ())
+    return out
+
+
+def _locate(key: PathKey, positions: dict[PathKey, tuple[Location, Location | None]],
+            use_key: bool = False) -> Location:
+    while key not in positions and key:
+        key = key[:-1]
+    value_loc, key_loc = positions[key]
+    return key_loc if use_key and key_loc else value_loc
+
+
+def _data_path(loc: tuple[Any, ...], data: Any) -> tuple[PathKey, bool]:
+    """Map pydantic's error location onto the data, dropping validator tags; flag key errors."""
+    path: list[str | int] = []
+    current = data
+    on_key = False
+    for part in loc:
+        if part == "[key]":
+            on_key = True
+            break
+        if _has(current, part):
+            current = current[part]
+            path.append(part)
+        elif isinstance(part, str) and isinstance(current, dict):
+            path.append(part)  # a missing key: point at its parent mapping
+            break
+    return tuple(path), on_key
+
+
+def _has(container: Any, part: Any) -> bool:
+    if isinstance(container, dict):
+        return part in container
+    return isinstance(container, list) and isinstance(part, int) and 0 <= part < len(container)
+
+
+def _dotted(path: PathKey) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "kit"
+
+
+def _problems(exc: ValidationError, data: Any, positions: dict[PathKey, tuple[Location, Location | None]],
+              root: Location, *, skip_missing: bool) -> list[Problem]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        if error["type"] == "extra_forbidden":
+            continue  # reported with a suggestion by _unknown_keys
+        if error["type"] == "missing" and skip_missing:
+            continue
+        path, on_key = _data_path(error["loc"], data)
+        message = str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        if error["type"] == "missing":
+            field_name = error["loc"][-1]
+            parent = path[:-1] if path and path[-1] == field_name else path
+            location = _locate(parent, positions) if parent else root
+            problems.append(Problem(location, f"{_dotted((*parent, field_name))} is required"))
+            continue
+        location = _locate(path, positions, use_key=on_key)
+        problems.append(Problem(location, f"{_dotted(path)}: {message}"))
+    return problems
+
+
+def _model_for(annotation: Any) -> type[BaseModel] | None:
+    """The BaseModel inside ``annotation`` (through Optional, list and dict), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_for(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _container_of(annotation: Any) -> str:
+    origins = {typing.get_origin(a) for a in (annotation, *typing.get_args(annotation))}
+    if list in origins:
+        return "list"
+    if dict in origins:
+        return "dict"
+    return "model"
+
+
+def _unknown_keys(data: Any, model: type[BaseModel], path: PathKey,
+                  positions: dict[PathKey, tuple[Location, Location | None]]) -> list[Problem]:
+    """Unknown keys at every level, each with a 'did you mean' when a field name is close."""
+    if not isinstance(data, dict):
+        return []
+    fields = {(info.alias or name): info for name, info in model.model_fields.items()}
+    problems = []
+    for key, value in data.items():
+        if key not in fields:
+            close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)
+            hint = f"did you mean `{close[0]}`?" if close else "valid keys: " + ", ".join(sorted(fields))
+            where = _dotted((*path, key))
+            problems.append(Problem(_locate((*path, key), positions, use_key=True),
+                                    f"unknown key `{where}`", hint))
+            continue
+        annotation = fields[key].annotation
+        sub = _model_for(annotation)
+        if sub is None:
+            continue
+        kind = _container_of(annotation) if not isinstance(annotation, types.UnionType) else "model"
+        if kind == "list" and isinstance(value, list):
+            for index, item in enumerate(value):
+                problems += _unknown_keys(item, sub, (*path, key, index), positions)
+        elif kind == "dict" and isinstance(value, dict):
+            for name, item in value.items():
+                problems += _unknown_keys(item, sub, (*path, key, name), positions)
+        else:
+            problems += _unknown_keys(value, sub, (*path, key), positions)
+    return problems
+
+
+def _check_sources(kit: Kit, positions: dict[PathKey, tuple[Location, Location | None]]) -> None:
+    """Files named by the kit must exist and be reasonably small."""
+    problems = []
+    named: list[tuple[PathKey, str]] = [
+        (("files", i, "source"), f.source) for i, f in enumerate(kit.files) if f.source
+    ]
+    named += [(("image", "ca_certificates", i), c) for i, c in enumerate(kit.image.ca_certificates)]
+    for key, source in named:
+        candidate = Path(source)
+        if not candidate.is_file():
+            problems.append(Problem(_locate(key, positions), f"{_dotted(key)}: file {source} not found"))
+        elif candidate.stat().st_size > MAX_SOURCE_BYTES:
+            problems.append(Problem(_locate(key, positions), f"{_dotted(key)}: file is larger than 8 MiB"))
+    if kit.workspace.source and not Path(kit.workspace.source).is_dir():
+        key = ("workspace", "source")
+        problems.append(Problem(_locate(key, positions), f"workspace.source: folder {kit.workspace.source} not found"))
+    if problems:
+        raise KitError(problems)

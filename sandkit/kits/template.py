@@ -1,0 +1,69 @@
+"""The commented kit that ``sandkit init`` writes (plain string formatting: no jinja2 at start-up)."""
+
+from __future__ import annotations
+
+_AGENT_OWN = """\
+agent:
+  # The agent's command, in exec form. Replace it with your agent; a preset sets it for you
+  # (sandkit init --preset claude-code).
+  command: [bash, -lc, "echo 'set agent.command to the agent this sandbox runs'"]
+  instructions: |
+    Work only inside the workspace. Never push to the default branch; open a pull request.
+  instructions_file: AGENTS.md
+"""
+
+_AGENT_PRESET = """\
+agent:
+  # The preset sets the command and the instruction file name; the kit gives the instructions.
+  instructions: |
+    Work only inside the workspace. Never push to the default branch; open a pull request.
+"""
+
+_TEMPLATE = """\
+# yaml-language-server: $schema={schema_ref}
+# A sandkit kit: one reviewed file that says what an unattended agent's sandbox holds.
+# Check it with `sandkit validate {{this file}}`; compile it with `sandkit build`.
+apiVersion: sandkit/v1
+kind: Kit
+name: {name}                 # names the image, services, jobs and workflows
+description: An unattended coding agent in a sandbox
+{extends}
+image:
+  base: debian:bookworm-slim    # pin a digest for reproducible builds: name:tag@sha256:...
+  user: agent                   # never root; uid 1000 unless `uid:` says otherwise
+  packages:
+    apt: [git, ca-certificates]
+
+startup:                        # run as the agent user at every start, before the agent
+  - git config --global user.name sandbox-agent
+
+env:                            # plain values only; anything secret goes under `secrets`
+  CI: "true"
+
+network:
+  egress: allowlist             # allowlist (default) | none | open
+  allow:                        # host (port 443 implied), host:port, or "*.host" (one label)
+    - github.com
+  deny: []                      # deny always wins over allow
+
+{agent}
+workspace:
+  mode: clone                   # clone | mount | mount-readonly | none
+  repo: https://github.com/acme/app.git
+  ref: main
+
+resources:
+  cpus: 2
+  memory: 4Gi
+  pids: 512
+  timeout: 1h
+
+triggers:
+  - manual: {{}}
+"""
+
+
+def render_init(name: str, preset: str | None, *, schema_ref: str) -> str:
+    extends = f"extends: [{preset}]           # bundled preset: agent install, command, API hosts\n" if preset else ""
+    agent = _AGENT_PRESET if preset else _AGENT_OWN
+    return _TEMPLATE.format(name=name, extends=extends, agent=agent, schema_ref=schema_ref)

@@ -1,0 +1,194 @@
+"""Read YAML into a tree of located nodes, refusing what hostile files try.
+
+ruamel.yaml's round-trip loader keeps line and column for every key and value; we copy them into
+plain :class:`Node` objects so that ``extends`` can merge trees from several files and every value
+still knows the file and place it came from. Aliases are expanded with a node budget, which turns a
+"billion laughs" document into a clear error in milliseconds instead of an exhausted machine.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandkit.errors import KitError, Location, Problem
+
+MAX_BYTES = 1024 * 1024
+MAX_NODES = 50_000
+MAX_DEPTH = 64
+
+Scalar = str | int | float | bool | None
+
+
+@dataclass
+class Node:
+    """A YAML value with the place it was written; mappings and lists hold Nodes."""
+
+    value: Any
+    loc: Location
+    key_loc: Location | None = field(default=None, compare=False)
+
+    def plain(self) -> Any:
+        """The value as plain dicts, lists and scalars."""
+        if isinstance(self.value, dict):
+            return {k: v.plain() for k, v in self.value.items()}
+        if isinstance(self.value, list):
+            return [v.plain() for v in self.value]
+        return self.value
+
+
+def _fail(path: str, message: str, line: int = 0, column: int = 0) -> KitError:
+    return KitError([Problem(Location(path, line, column), message)])
+
+
+def _decode(path: str, data: bytes) -> str:
+    if len(data) > MAX_BYTES:
+        raise _fail(path, f"file is {len(data)} bytes; a kit may be at most {MAX_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        raise _fail(path, "file is not valid UTF-8 (a kit must be UTF-8 text)", line, column) from None
+    return text.removeprefix("\ufeff")
+
+
+def _parse(path: str, text: str) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    try:
+        documents = list(yaml.load_all(text))
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        if "duplicate key" in str(exc):
+            raise _fail(path, "duplicate key " + _duplicate_key_name(str(exc)), line, col) from None
+        raise _fail(path, f"YAML syntax error: {problem}", line, col) from None
+    except YAMLError as exc:
+        raise _fail(path, f"YAML error: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise _fail(path, f"YAML is nested too deeply (more than {MAX_DEPTH} levels)") from None
+    documents = [d for d in documents if d is not None]
+    if len(documents) > 1:
+        raise _fail(path, "a kit file holds exactly one YAML document; found several")
+    if not documents:
+        raise _fail(path, "file is empty; a kit is a YAML mapping starting with `apiVersion: sandkit/v1`")
+    return documents[0]
+
+
+def _duplicate_key_name(message: str) -> str:
+    marker = 'found duplicate key "'
+    start = message.find(marker)
+    if start < 0:
+        return "(each key may appear once in a mapping)"
+    end = message.find('"', start + len(marker))
+    return f"{message[start + len(marker):end]!r} (each key may appear once in a mapping)"
+
+
+class _Builder:
+    """Copies ruamel's objects into Nodes, bounding expansion and nesting."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.count = 0
+        self.active: set[int] = set()
+
+    def loc(self, pos: tuple[int, int] | None) -> Location:
+        if pos is None:
+            return Location(self.path)
+        return Location(self.path, pos[0] + 1, pos[1] + 1)
+
+    def build(self, value: Any, loc: Location, depth: int = 0) -> Node:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise _fail(
+                self.path,
+                f"YAML expands to more than {MAX_NODES} values (an alias bomb?); refusing to load it",
+                loc.line, loc.column,
+            )
+        if depth > MAX_DEPTH:
+            raise _fail(self.path, f"YAML is nested more than {MAX_DEPTH} levels deep", loc.line, loc.column)
+        if isinstance(value, dict | list):
+            if id(value) in self.active:
+                raise _fail(self.path, "YAML alias refers to itself (a recursive structure)", loc.line, loc.column)
+            self.active.add(id(value))
+            try:
+                return self._container(value, loc, depth)
+            finally:
+                self.active.discard(id(value))
+        return Node(self._scalar(value, loc), loc)
+
+    def _container(self, value: Any, loc: Location, depth: int) -> Node:
+        lc = getattr(value, "lc", None)
+        if isinstance(value, list):
+            items = [
+                self.build(item, self.loc(_safe(lambda i=i: lc.item(i))) if lc else loc, depth + 1)
+                for i, item in enumerate(value)
+            ]
+            return Node(items, loc)
+        mapping: dict[str, Node] = {}
+        for key, item in value.items():
+            key_loc = self.loc(_safe(lambda k=key: lc.key(k))) if lc else loc
+            if not isinstance(key, str):
+                raise _fail(self.path, f"mapping key {key!r} must be a string", key_loc.line, key_loc.column)
+            value_loc = self.loc(_safe(lambda k=key: lc.value(k))) if lc else loc
+            if key_loc.line == 0:
+                key_loc = value_loc = loc
+            node = self.build(item, value_loc, depth + 1)
+            node.key_loc = key_loc
+            mapping[key] = node
+        return Node(mapping, loc)
+
+    def _scalar(self, value: Any, loc: Location) -> Scalar:
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, int):
+            return int(value)
+        if isinstance(value, float):
+            return float(value)
+        if isinstance(value, str):
+            return str(value)
+        if isinstance(value, datetime.date | datetime.datetime):
+            raise _fail(self.path, "a date or time here must be quoted to be a string", loc.line, loc.column)
+        raise _fail(
+            self.path, f"unsupported YAML value of type {type(value).__name__} (custom tags are not allowed)",
+            loc.line, loc.column,
+        )
+
+
+def _safe(get: Any) -> tuple[int, int] | None:
+    try:
+        pos = get()
+    except (KeyError, IndexError, AttributeError, TypeError):
+        return None
+    return (pos[0], pos[1]) if pos else None
+
+
+def load_yaml_nodes(path: Path, display: str | None = None) -> Node:
+    """Load one YAML mapping from ``path``; every failure is a located KitError."""
+    shown = display or str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise _fail(shown, "file not found") from None
+    except IsADirectoryError:
+        raise _fail(shown, "is a directory, not a kit file") from None
+    except OSError as exc:
+        raise _fail(shown, f"cannot read: {exc.strerror}") from None
+    return nodes_from_text(_decode(shown, data), shown)
+
+
+def nodes_from_text(text: str, shown: str) -> Node:
+    document = _parse(shown, text)
+    root = _Builder(shown).build(document, Location(shown, 1, 1))
+    if not isinstance(root.value, dict):
+        kind = "a list" if isinstance(root.value, list) else "a single value"
+        raise _fail(shown, f"a kit must be a YAML mapping (key: value pairs), not {kind}", 1, 1)
+    return root

@@ -1,0 +1,43 @@
+"""Shared test helpers and the Docker gate.
+
+Docker tests skip without an engine on a developer machine; with SANDKIT_REQUIRE_DOCKER=1 (as CI
+sets) a missing engine fails them instead, so a green run never hides skipped end-to-end tests.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def docker_available() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    try:
+        result = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
+                                capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return result.returncode == 0
+
+
+@functools.cache
+def _docker_ok() -> bool:
+    return docker_available()
+
+
+@pytest.fixture(autouse=True)
+def _docker_gate(request: pytest.FixtureRequest) -> None:
+    """Skip a docker-marked test without an engine, or fail it when CI requires Docker."""
+    if request.node.get_closest_marker("docker") is None or _docker_ok():
+        return
+    if os.environ.get("SANDKIT_REQUIRE_DOCKER") == "1":
+        pytest.fail("SANDKIT_REQUIRE_DOCKER=1 but no Docker engine answers `docker info`")
+    pytest.skip("no Docker engine (CI sets SANDKIT_REQUIRE_DOCKER=1 to make this a failure)")
