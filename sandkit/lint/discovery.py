@@ -1,0 +1,115 @@
+"""One walk over the scan targets, yielding the files worth reading and what kind they are.
+
+Hidden folders are read (that is where agent configuration lives); ``.git`` is not.
+Dependency folders are walked only for agent files planted in them. Links are followed only
+while they stay inside the root, and each real folder is entered once, so loops end.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from sandkit.lint.kinds import Kind, is_agent_file, kind_by_name
+
+SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "__pycache__"})
+DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    abspath: str
+    path: str  # relative to the root, "/"-separated
+    kind: Kind
+    in_dependency: bool
+
+
+def is_excluded(rel: str, patterns: Iterable[str]) -> bool:
+    """gitignore-like: a pattern matches the path, a parent folder, or any base name."""
+    parts = rel.split("/")
+    for pattern in patterns:
+        pattern = pattern.strip("/")
+        if not pattern:
+            continue
+        if "/" in pattern:
+            for depth in range(1, len(parts) + 1):
+                if fnmatchcase("/".join(parts[:depth]), pattern):
+                    return True
+        elif any(fnmatchcase(part, pattern) for part in parts):
+            return True
+    return False
+
+
+def discover(targets: list[str], root: str, exclude: tuple[str, ...] = ()) -> Iterator[Candidate]:
+    """Files under ``targets`` (files or folders), relative to ``root``."""
+    root_real = os.path.realpath(root)
+    seen_dirs: set[tuple[int, int]] = set()
+    seen_files: set[str] = set()
+    for target in targets:
+        real = os.path.realpath(target)
+        if os.path.isdir(real):
+            yield from _walk(target, root_real, exclude, seen_dirs, seen_files)
+        elif os.path.isfile(real):
+            rel = _relative(os.path.abspath(target), root_real)
+            if rel not in seen_files and not is_excluded(rel, exclude):
+                seen_files.add(rel)
+                yield Candidate(os.path.abspath(target), rel, kind_by_name(rel),
+                                _in_dependency(rel))
+
+
+def _relative(path: str, root_real: str) -> str:
+    rel = os.path.relpath(os.path.realpath(path) if not os.path.islink(path) else path, root_real)
+    if rel.startswith(".."):
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root_real))
+    return rel.replace(os.sep, "/")
+
+
+def _in_dependency(rel: str) -> bool:
+    return any(part in DEPENDENCY_FOLDERS for part in rel.split("/")[:-1])
+
+
+def _walk(top: str, root_real: str, exclude: tuple[str, ...],
+          seen_dirs: set[tuple[int, int]], seen_files: set[str]) -> Iterator[Candidate]:
+    top_abs = os.path.abspath(top)
+    stack: list[tuple[str, str, bool]] = [(top_abs, _relative(top_abs, root_real), False)]
+    while stack:
+        folder, rel_folder, in_dep = stack.pop()
+        try:
+            info = os.stat(folder)
+            key = (info.st_dev, info.st_ino)
+            if key in seen_dirs:
+                continue
+            seen_dirs.add(key)
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        subfolders: list[tuple[str, str, bool]] = []
+        for entry in entries:
+            rel = entry.name if rel_folder in ("", ".") else f"{rel_folder}/{entry.name}"
+            if is_excluded(rel, exclude):
+                continue
+            try:
+                is_link = entry.is_symlink()
+                if is_link and not _inside(entry.path, root_real):
+                    continue
+                mode = os.stat(entry.path).st_mode if is_link else entry.stat().st_mode
+            except OSError:
+                continue
+            if stat.S_ISDIR(mode):
+                if entry.name in SKIPPED_FOLDERS:
+                    continue
+                subfolders.append((entry.path, rel, in_dep or entry.name in DEPENDENCY_FOLDERS))
+            elif stat.S_ISREG(mode) and rel not in seen_files:
+                if in_dep and not is_agent_file(rel):
+                    continue
+                seen_files.add(rel)
+                yield Candidate(entry.path, rel, kind_by_name(rel), in_dep)
+        stack.extend(reversed(subfolders))
+
+
+def _inside(path: str, root_real: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)

@@ -1,0 +1,204 @@
+"""The scan: discover files, read each once, run the rules that want its kind, collect findings.
+
+Small scans run in this process. Large ones are split into chunks for a process pool, because
+parsing is CPU-bound and the GIL would serialise threads. Each worker reads, checks and drops
+one file at a time, so memory stays flat whatever the size of the tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from sandkit.lint import engine_rules
+from sandkit.lint.discovery import Candidate, discover
+from sandkit.lint.kinds import STRUCTURED, YAML_FAMILY, Kind, is_shell_script, kind_by_content
+from sandkit.lint.model import Finding, Hit
+from sandkit.lint.registry import Rule, all_rules
+from sandkit.lint.source import RuleSettings, SourceFile
+from sandkit.lint.suppress import covers, find_suppressions
+from sandkit.lint.syntax.tree import Pos, SyntaxProblem
+
+BINARY_PROBE = 8192
+DEFAULT_MAX_BYTES = 2_000_000
+PARALLEL_THRESHOLD = 400
+CHUNK = 200
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    rules: tuple[str, ...]  # IDs of the rules to run
+    settings: RuleSettings = field(default_factory=RuleSettings)
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+@dataclass
+class FileResult:
+    findings: list[Finding] = field(default_factory=list)
+    crashes: list[str] = field(default_factory=list)
+    scanned: bool = False
+
+
+@dataclass
+class ScanResult:
+    findings: list[Finding]
+    files: int
+    crashes: list[str]
+
+
+def scan(targets: list[str], root: str, options: ScanOptions, exclude: tuple[str, ...] = (),
+         jobs: int | None = None) -> ScanResult:
+    """Scan ``targets`` and return every finding (suppressions applied, baseline not)."""
+    candidates = list(discover(targets, root, exclude))
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    if workers > 1 and len(candidates) >= PARALLEL_THRESHOLD:
+        results: Iterable[FileResult] = _parallel(candidates, options, workers)
+    else:
+        checker = _Checker(options)
+        results = (checker.check(c) for c in candidates)
+    findings: list[Finding] = []
+    crashes: list[str] = []
+    files = 0
+    for result in results:
+        findings.extend(result.findings)
+        crashes.extend(result.crashes)
+        files += result.scanned
+    return ScanResult(sorted(findings), files, crashes)
+
+
+def _parallel(candidates: list[Candidate], options: ScanOptions,
+              workers: int) -> Iterator[FileResult]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [candidates[i: i + CHUNK] for i in range(0, len(candidates), CHUNK)]
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        for batch in pool.map(_check_chunk, chunks, [options] * len(chunks)):
+            yield from batch
+
+
+def _check_chunk(chunk: list[Candidate], options: ScanOptions) -> list[FileResult]:
+    checker = _Checker(options)
+    return [checker.check(candidate) for candidate in chunk]
+
+
+class _Checker:
+    """Runs the selected rules over one file at a time."""
+
+    def __init__(self, options: ScanOptions) -> None:
+        wanted = set(options.rules)
+        self.rules = [r for r in all_rules() if r.id in wanted and r.check is not None]
+        self.options = options
+        self.known_keys = {k for r in all_rules() for k in (r.id, r.name, r.category)}
+        self.wanted_kinds = {k for r in self.rules for k in r.kinds}
+        self.report_engine = {r.id for r in all_rules() if r.check is None} & wanted
+
+    def wants(self, candidate: Candidate) -> bool:
+        """Whether any selected rule could care about this file (decided before reading it)."""
+        kind, wanted = candidate.kind, self.wanted_kinds
+        if "*" in wanted or kind.kind in STRUCTURED or kind.kind in wanted:
+            return True
+        if kind == Kind("yaml", "yaml"):
+            return bool(wanted & YAML_FAMILY)  # its content may make it a kit, a workflow ...
+        name = candidate.path.rsplit("/", 1)[-1]
+        return kind.kind == "text" and "." not in name and "shell" in wanted  # a shebang?
+
+    def check(self, candidate: Candidate) -> FileResult:
+        result = FileResult()
+        if not self.wants(candidate):
+            return result
+        raw = _read(candidate.abspath, self.options.max_bytes)
+        if raw is None or b"\0" in raw[:BINARY_PROBE]:
+            return result
+        kind = candidate.kind
+        if kind.kind == "text" and is_shell_script(raw[:200]):
+            kind = Kind("shell", "shell")
+        text = raw[: self.options.max_bytes].decode("utf-8", errors="replace")
+        kind = kind_by_content(kind, text[:4096])
+        source = SourceFile(candidate.path, text, kind.kind, kind.syntax,
+                            in_dependency=candidate.in_dependency,
+                            settings=self.options.settings)
+        result.scanned = True
+        hits: list[tuple[Rule, Hit]] = []
+        if len(raw) > self.options.max_bytes:
+            hits.append((engine_rules.FILE_TOO_LARGE, Hit(
+                Pos(), f"file is larger than {self.options.max_bytes} bytes; "
+                       "only its beginning was checked")))
+        problem = self._parse_problem(source)
+        for rule in self.rules:
+            if not rule.wants(kind.kind) or not rule.triggered_by(text):
+                continue
+            try:
+                assert rule.check is not None
+                hits.extend((rule, hit) for hit in rule.check(source))
+            except SyntaxProblem as exc:
+                problem = problem or exc
+            except Exception as exc:  # a rule bug must not stop the scan
+                result.crashes.append(f"{candidate.path}: rule {rule.id} failed: "
+                                      f"{type(exc).__name__}: {exc}")
+        if problem is not None:
+            hits.append((engine_rules.PARSE_ERROR, Hit(problem.pos, problem.message)))
+        result.findings = self._finish(source, hits)
+        return result
+
+    @staticmethod
+    def _parse_problem(source: SourceFile) -> SyntaxProblem | None:
+        if source.kind not in STRUCTURED:
+            return None
+        try:
+            source.documents  # noqa: B018  (parse now so a broken file is always reported)
+        except SyntaxProblem as exc:
+            return exc
+        return None
+
+    def _finish(self, source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[Finding]:
+        suppressions = find_suppressions(source.text)
+        for s in suppressions:
+            if not s.reason:
+                hits.append((engine_rules.UNEXPLAINED_SUPPRESSION, Hit(
+                    Pos(s.line, s.column), f"suppression of {', '.join(s.keys) or 'nothing'} "
+                    "has no reason, so it is ignored")))
+            unknown = [k for k in s.keys if k not in self.known_keys
+                       and k.upper() not in self.known_keys]
+            if unknown:
+                hits.append((engine_rules.UNKNOWN_SUPPRESSION, Hit(
+                    Pos(s.line, s.column), f"suppression names unknown rule {', '.join(unknown)}")))
+        findings: list[Finding] = []
+        seen: dict[tuple[str, str], int] = {}
+        for rule, hit in sorted(hits, key=lambda rh: (rh[1].pos, rh[0].id, rh[1].message)):
+            if rule.check is None and rule.id not in self.report_engine:
+                continue
+            keys = (rule.id, rule.name, rule.category)
+            if any(covers(s, hit.pos.line, keys) for s in suppressions):
+                continue
+            line_text = source.line_text(hit.pos.line).strip()
+            occurrence = seen.get((rule.id, line_text), 0)
+            seen[(rule.id, line_text)] = occurrence + 1
+            finding = Finding(
+                path=source.path, line=max(hit.pos.line, 1), column=max(hit.pos.column, 1),
+                rule=rule.id, category=rule.category, severity=hit.severity or rule.severity,
+                message=hit.message, fix=hit.fix or rule.fix,
+                fingerprint=fingerprint(rule.id, source.path, line_text, occurrence))
+            if finding not in findings:
+                findings.append(finding)
+        return findings
+
+
+def fingerprint(rule_id: str, path: str, line_text: str, occurrence: int) -> str:
+    """Stable across edits elsewhere in the file: rule, path, the line's text, which repeat."""
+    data = "\0".join((rule_id, path, " ".join(line_text.split()), str(occurrence)))
+    return hashlib.sha256(data.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
+
+
+def _read(path: str, max_bytes: int) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(max_bytes + 1)
+    except OSError as exc:
+        print(f"sandkit: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return None

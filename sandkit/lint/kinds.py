@@ -1,0 +1,169 @@
+"""What kind of file a path holds, by its name first and its content where names are vague.
+
+A kind says what the file *is* (a Compose file, a workflow, agent instructions); its syntax
+says how it parses. Rules subscribe to kinds. ``TEXT`` is every other readable file.
+"""
+
+from __future__ import annotations
+
+import re
+from fnmatch import fnmatchcase
+from typing import NamedTuple
+
+KIT = "kit"
+COMPOSE = "compose"
+KUBERNETES = "kubernetes"
+WORKFLOW = "workflow"
+ACTION = "action"
+DEVCONTAINER = "devcontainer"
+DOCKERFILE = "dockerfile"
+DOCKERIGNORE = "dockerignore"
+SHELL = "shell"
+MAKEFILE = "makefile"
+JUSTFILE = "justfile"
+ENV = "env"
+AGENT_CONFIG = "agent-config"
+AGENT_INSTRUCTIONS = "agent-instructions"
+YAML = "yaml"
+JSON = "json"
+TOML = "toml"
+TEXT = "text"
+
+KINDS = (KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, DEVCONTAINER, DOCKERFILE, DOCKERIGNORE,
+         SHELL, MAKEFILE, JUSTFILE, ENV, AGENT_CONFIG, AGENT_INSTRUCTIONS, YAML, JSON, TOML, TEXT)
+
+#: Kinds whose parse always runs, so a broken file is reported even when no rule fires.
+STRUCTURED = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, DEVCONTAINER, AGENT_CONFIG})
+
+#: Kinds a YAML file may turn out to be once its content is read.
+YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, YAML})
+
+
+class Kind(NamedTuple):
+    kind: str
+    syntax: str  # yaml | json | toml | dockerfile | shell | makefile | justfile | env | text
+
+
+# Agent files, as lower-case glob patterns over the path relative to the scan root.
+# Instruction files are prose the agent reads; config files are settings it obeys.
+AGENT_INSTRUCTION_PATTERNS = (
+    "claude.md", "claude.local.md", "agents.md", "agent.md", "gemini.md", "skill.md",
+    ".cursorrules", ".windsurfrules", ".clinerules", ".clinerules/*", ".cursor/rules/*",
+    ".github/copilot-instructions.md", "*.instructions.md", ".github/prompts/*.prompt.md",
+    ".claude/commands/*", ".claude/agents/*", ".claude/skills/*", ".roo/*", ".continue/*",
+    ".windsurf/rules/*", ".kiro/steering/*", ".amazonq/rules/*", ".junie/guidelines.md",
+    ".gemini/styleguide.md", "conventions.md",
+)
+AGENT_CONFIG_PATTERNS = (
+    ".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".mcp.json",
+    "mcp.json", ".cursor/*.json", ".vscode/settings.json", ".vscode/tasks.json",
+    ".vscode/mcp.json", ".vscode/launch.json", ".gemini/settings.json", ".codex/config.toml",
+    ".continue/config.json", ".continue/config.yaml", ".continue/mcpservers/*", ".roo/mcp.json",
+    ".kiro/settings/mcp.json", ".amazonq/mcp.json", ".aider.conf.yml", "opencode.json",
+    "claude_desktop_config.json", ".windsurf/mcp.json", ".zed/settings.json",
+    "*.code-workspace",
+)
+_SHELL_EXTENSIONS = (".sh", ".bash", ".zsh", ".ksh", ".envrc")
+_NOT_DOCKERFILE = (".md", ".py", ".txt", ".json", ".yml", ".yaml", ".sh", ".go", ".rs", ".js",
+                   ".ts", ".html", ".rst", ".toml", ".lock")
+_SHEBANG = re.compile(rb"#![^\n]*\b(?:ba|z|da|k)?sh\b")
+
+
+def _matches(rel_lower: str, patterns: tuple[str, ...]) -> bool:
+    name = rel_lower.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        if "/" in pattern:
+            if fnmatchcase(rel_lower, pattern) or fnmatchcase(rel_lower, "*/" + pattern):
+                return True
+        elif fnmatchcase(name, pattern):
+            return True
+    return False
+
+
+def is_agent_file(rel: str) -> bool:
+    """True for agent configuration or instruction files (read even in dependency folders)."""
+    lower = rel.lower()
+    return _matches(lower, AGENT_CONFIG_PATTERNS) or _matches(lower, AGENT_INSTRUCTION_PATTERNS)
+
+
+def _syntax_of(name: str) -> str:
+    if name.endswith((".yml", ".yaml")):
+        return "yaml"
+    if name.endswith((".json", ".jsonc", ".code-workspace")):
+        return "json"
+    if name.endswith(".toml"):
+        return "toml"
+    return "text"
+
+
+def kind_by_name(rel: str) -> Kind:
+    """The kind a path's name implies; YAML and extension-less files may be refined later."""
+    lower = rel.lower()
+    name = lower.rsplit("/", 1)[-1]
+    if _matches(lower, AGENT_CONFIG_PATTERNS):
+        return Kind(AGENT_CONFIG, _syntax_of(name))
+    if _matches(lower, AGENT_INSTRUCTION_PATTERNS):
+        return Kind(AGENT_INSTRUCTIONS, _syntax_of(name))
+    if name == ".dockerignore" or name.endswith(".dockerignore"):
+        return Kind(DOCKERIGNORE, "text")
+    if (("dockerfile" in name or name.startswith("containerfile"))
+            and not name.endswith(_NOT_DOCKERFILE)):
+        return Kind(DOCKERFILE, "dockerfile")
+    if name in ("devcontainer.json", ".devcontainer.json") or (
+            "/.devcontainer/" in f"/{lower}" and name.endswith(".json")):
+        return Kind(DEVCONTAINER, "json")
+    if name in ("makefile", "gnumakefile") or name.endswith((".mk", ".mak")):
+        return Kind(MAKEFILE, "makefile")
+    if name in ("justfile", ".justfile") or name.endswith(".just"):
+        return Kind(JUSTFILE, "justfile")
+    if name.endswith(_SHELL_EXTENSIONS):
+        return Kind(SHELL, "shell")
+    if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
+        return Kind(ENV, "env")
+    syntax = _syntax_of(name)
+    if syntax == "yaml":
+        return Kind(_yaml_kind_by_name(lower, name), "yaml")
+    if syntax in ("json", "toml"):
+        return Kind(syntax, syntax)
+    return Kind(TEXT, "text")
+
+
+def _yaml_kind_by_name(lower: str, name: str) -> str:
+    if "/.github/workflows/" in f"/{lower}":
+        return WORKFLOW
+    if name in ("action.yml", "action.yaml"):
+        return ACTION
+    if re.fullmatch(r"(docker-)?compose([.-][\w.-]+)?\.ya?ml|[\w.-]+\.compose\.ya?ml", name):
+        return COMPOSE
+    return YAML
+
+
+_LINE_KEY = r"(?m)^{}\s*:"
+_KIT_MARK = re.compile(r"(?m)^apiVersion:\s*[\"']?sandkit/v1\b")
+_K8S_API = re.compile(_LINE_KEY.format("apiVersion"))
+_K8S_KIND = re.compile(_LINE_KEY.format("kind"))
+_SERVICES = re.compile(_LINE_KEY.format("services"))
+_JOBS = re.compile(_LINE_KEY.format("jobs"))
+_ON = re.compile(r"(?m)^[\"']?(?:on|true)[\"']?\s*:")
+_RUNS = re.compile(_LINE_KEY.format("runs"))
+
+
+def kind_by_content(kind: Kind, head: str) -> Kind:
+    """Refine a vague kind from the start of the file's text."""
+    if kind.syntax == "yaml" and kind.kind == YAML:
+        if _KIT_MARK.search(head):
+            return Kind(KIT, "yaml")
+        if _K8S_API.search(head) and _K8S_KIND.search(head):
+            return Kind(KUBERNETES, "yaml")
+        if _JOBS.search(head) and _ON.search(head):
+            return Kind(WORKFLOW, "yaml")
+        if _RUNS.search(head) and "using:" in head:
+            return Kind(ACTION, "yaml")
+        if _SERVICES.search(head):
+            return Kind(COMPOSE, "yaml")
+    return kind
+
+
+def is_shell_script(head: bytes) -> bool:
+    """An extension-less file whose first line is a POSIX-shell shebang."""
+    return head.startswith(b"#!") and bool(_SHEBANG.match(head.split(b"\n", 1)[0]))

@@ -1,0 +1,115 @@
+"""The rule registry: every rule is a decorated function in a family module of ``rules``.
+
+See :mod:`sandkit.lint.rules` for the rule author's contract.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from sandkit.lint.model import CATEGORIES, SEVERITIES, Hit
+from sandkit.lint.source import SourceFile
+
+Check = Callable[[SourceFile], Iterable[Hit]]
+
+_ID = re.compile(r"[A-Z]{2}\d{3}")
+_SECTION = re.compile(r"^(Why|Fix|Example|Examples|Not a finding):\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A registered rule. ``kinds`` holds file kinds (see :mod:`sandkit.lint.kinds`) or "*"."""
+
+    id: str
+    name: str
+    category: str
+    severity: str
+    kinds: frozenset[str]
+    doc: str
+    check: Check | None = None
+    triggers: tuple[str, ...] = ()
+    sections: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> str:
+        return self.doc.strip().splitlines()[0] if self.doc.strip() else self.name
+
+    @property
+    def fix(self) -> str:
+        return " ".join(self.sections.get("Fix", "").split())
+
+    def wants(self, kind: str) -> bool:
+        return kind in self.kinds or "*" in self.kinds
+
+    def triggered_by(self, text: str) -> bool:
+        """False when none of the rule's trigger substrings occurs (so it cannot fire)."""
+        return not self.triggers or any(t in text for t in self.triggers)
+
+
+_REGISTRY: dict[str, Rule] = {}
+_loaded = False
+
+
+def rule(rule_id: str, name: str, *, category: str, severity: str, kinds: Iterable[str],
+         triggers: Iterable[str] = ()) -> Callable[[Check], Check]:
+    """Register the decorated function as rule ``rule_id``; its docstring is the documentation."""
+    def register(check: Check) -> Check:
+        add_rule(rule_id, name, category=category, severity=severity, kinds=kinds,
+                 doc=inspect.getdoc(check) or "", check=check, triggers=triggers)
+        return check
+
+    return register
+
+
+def add_rule(rule_id: str, name: str, *, category: str, severity: str, kinds: Iterable[str],
+             doc: str, check: Check | None = None, triggers: Iterable[str] = ()) -> Rule:
+    if not _ID.fullmatch(rule_id):
+        raise ValueError(f"rule ID {rule_id!r} must be two capitals and three digits")
+    if rule_id in _REGISTRY:
+        raise ValueError(f"rule ID {rule_id} is registered twice")
+    if category not in CATEGORIES:
+        raise ValueError(f"{rule_id}: unknown category {category!r}")
+    if severity not in SEVERITIES:
+        raise ValueError(f"{rule_id}: unknown severity {severity!r}")
+    if not doc.strip() or "Fix:" not in doc:
+        raise ValueError(f"{rule_id}: the docstring must document the rule and have a Fix: part")
+    new = Rule(rule_id, name, category, severity, frozenset(kinds), doc, check,
+               tuple(triggers), _sections(doc))
+    _REGISTRY[rule_id] = new
+    return new
+
+
+def _sections(doc: str) -> dict[str, str]:
+    parts = _SECTION.split(doc)
+    sections = {"Summary": parts[0].strip()}
+    for title, body in zip(parts[1::2], parts[2::2], strict=True):
+        sections[title] = body.strip()
+    return sections
+
+
+def all_rules() -> list[Rule]:
+    """Every rule, engine rules included, sorted by ID; imports the family modules once."""
+    global _loaded
+    if not _loaded:
+        import sandkit.lint.engine_rules  # noqa: F401  (registers the engine's own rules)
+        import sandkit.lint.rules as package
+
+        for module in pkgutil.iter_modules(package.__path__):
+            if not module.name.startswith("_"):
+                importlib.import_module(f"{package.__name__}.{module.name}")
+        _loaded = True
+    return sorted(_REGISTRY.values(), key=lambda r: r.id)
+
+
+def find_rule(key: str) -> Rule | None:
+    """A rule by ID (any case) or by name."""
+    rules = all_rules()
+    for candidate in rules:
+        if key.upper() == candidate.id or key == candidate.name:
+            return candidate
+    return None

@@ -1,0 +1,40 @@
+"""Output formats. Each reporter is a module with ``render(report: Report) -> str``."""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sandkit.lint.model import CATEGORIES, SEVERITIES, Finding
+from sandkit.lint.registry import Rule
+
+
+@dataclass
+class Report:
+    """What every reporter receives: the findings to show and the numbers behind them."""
+
+    findings: list[Finding]
+    rules: list[Rule]
+    files: int = 0
+    suppressed: int = 0
+    baselined: int = 0
+    tool_version: str = ""
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, object]:
+        severities = Counter(f.severity for f in self.findings)
+        categories = Counter(f.category for f in self.findings)
+        return {
+            "files": self.files,
+            "findings": len(self.findings),
+            "by_severity": {s: severities[s] for s in SEVERITIES if severities[s]},
+            "by_category": {c: categories[c] for c in CATEGORIES if categories[c]},
+            "baselined": self.baselined,
+        }
+
+
+def render(report: Report, fmt: str) -> str:
+    module = importlib.import_module(f"sandkit.lint.reporters.{fmt}_format")
+    text: str = module.render(report)
+    return text

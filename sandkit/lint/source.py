@@ -1,0 +1,185 @@
+"""One file as rules see it: its text, its kind, and its parsed forms, each built on first use.
+
+Parsing is lazy and happens at most once per file: the first rule that asks for
+``file.documents`` pays for the parse, the others reuse it; a parse failure is remembered and
+raised again as the same :class:`SyntaxProblem`, which the engine turns into one parse-error
+finding.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sandkit.lint.syntax.shell import Command, Word, parse_commands
+from sandkit.lint.syntax.tree import Pos, PStr, SyntaxProblem
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    """Configuration values rules may read (from ``[tool.sandkit]``)."""
+
+    extra_secret_patterns: tuple[str, ...] = ()
+
+
+class SourceFile:
+    """A scanned file. ``path`` is relative to the scan root, with forward slashes."""
+
+    def __init__(self, path: str, text: str, kind: str, syntax: str, *,
+                 in_dependency: bool = False, settings: RuleSettings | None = None) -> None:
+        self.path = path
+        self.text = text
+        self.kind = kind
+        self.syntax = syntax
+        self.in_dependency = in_dependency
+        self.settings = settings or RuleSettings()
+        self._memo: dict[str, Any] = {}
+        self._line_starts: list[int] | None = None
+
+    # ----- text and positions -------------------------------------------------------------
+    @property
+    def lines(self) -> list[str]:
+        return self.memo("lines", lambda: self.text.splitlines())
+
+    def line_text(self, line: int) -> str:
+        lines = self.lines
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+    def pos_at(self, offset: int) -> Pos:
+        """The 1-based position of character ``offset`` of the text."""
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        line = bisect.bisect_right(self._line_starts, offset)
+        return Pos(line, offset - self._line_starts[line - 1] + 1)
+
+    def search(self, pattern: re.Pattern[str]) -> Iterator[tuple[re.Match[str], Pos]]:
+        """Every match of ``pattern`` in the raw text with its position."""
+        for match in pattern.finditer(self.text):
+            yield match, self.pos_at(match.start())
+
+    def str_pos(self, value: PStr, offset: int = 0) -> Pos:
+        """Position of character ``offset`` inside a parsed string, block scalars included."""
+        if value.style in ("|", ">"):
+            rel = value[:offset].count("\n") + 1
+            line = value.pos.line + rel
+            text = self.line_text(line)
+            indent = len(text) - len(text.lstrip(" "))
+            start = value.rfind("\n", 0, offset) + 1
+            return Pos(line, indent + offset - start + 1)
+        return value.pos_at(offset)
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """Compute ``build()`` once per file and key; for facts several rules share."""
+        if key not in self._memo:
+            try:
+                self._memo[key] = build()
+            except SyntaxProblem as exc:
+                self._memo[key] = exc
+        value = self._memo[key]
+        if isinstance(value, SyntaxProblem):
+            raise value
+        return value
+
+    # ----- parsed forms -------------------------------------------------------------------
+    @property
+    def documents(self) -> list[Any]:
+        """Parsed documents of a YAML (all of a stream), JSON(C) or TOML file."""
+        return self.memo("documents", self._parse_documents)
+
+    def _parse_documents(self) -> list[Any]:
+        if self.syntax == "yaml":
+            from sandkit.lint.syntax.yaml import load_documents
+
+            return load_documents(self.text)
+        if self.syntax == "json":
+            from sandkit.lint.syntax.jsonc import load_jsonc
+
+            return [load_jsonc(self.text)]
+        if self.syntax == "toml":
+            from sandkit.lint.syntax.toml import load_toml
+
+            return [load_toml(self.text)]
+        return []
+
+    @property
+    def instructions(self) -> list[Any]:
+        """Dockerfile instructions (:class:`sandkit.lint.syntax.dockerfile.Instruction`)."""
+        from sandkit.lint.syntax.dockerfile import parse_dockerfile
+
+        return self.memo("instructions", lambda: parse_dockerfile(self.text))
+
+    @property
+    def env_entries(self) -> list[Any]:
+        """``NAME=value`` entries of a .env file (:class:`sandkit.lint.syntax.envfile.EnvEntry`)."""
+        from sandkit.lint.syntax.envfile import parse_env
+
+        return self.memo("env_entries", lambda: parse_env(self.text))
+
+    @property
+    def commands(self) -> list[Command]:
+        """Shell commands of a shell script, Makefile or justfile, or Dockerfile RUN lines."""
+        return self.memo("commands", self._file_commands)
+
+    def _file_commands(self) -> list[Command]:
+        if self.syntax == "shell":
+            return parse_commands(self.text)
+        if self.syntax in ("makefile", "justfile"):
+            from sandkit.lint.syntax.makefile import justfile_recipes, makefile_recipes
+
+            recipes = (makefile_recipes if self.syntax == "makefile" else justfile_recipes)(
+                self.text)
+            out: list[Command] = []
+            for recipe in recipes:
+                out.extend(_relocate(parse_commands(recipe.text), _shifted(recipe.pos)))
+            return out
+        if self.syntax == "dockerfile":
+            out = []
+            for ins in self.instructions:
+                if ins.keyword == "RUN":
+                    out.extend(self.commands_in_instruction(ins))
+            return out
+        return []
+
+    def commands_in(self, value: PStr) -> list[Command]:
+        """Shell commands inside a parsed string (a workflow ``run:``, a kit ``install`` line)."""
+        def locate(p: Pos) -> Pos:
+            lines = value.split("\n")
+            offset = sum(len(line) + 1 for line in lines[: p.line - 1]) + p.column - 1
+            return self.str_pos(value, offset)
+
+        return _relocate(parse_commands(str(value)), locate)
+
+    def commands_in_instruction(self, ins: Any) -> list[Command]:
+        """Shell commands of a Dockerfile instruction (RUN, or the shell form of CMD)."""
+        starts = [0] + [m.end() for m in re.finditer("\n", ins.args)]
+        exec_form = ins.exec_form()
+        text = " ".join(_shell_quote(a) for a in exec_form) if exec_form else ins.args
+        if exec_form:
+            return _relocate(parse_commands(text), lambda p: ins.pos)
+        return _relocate(parse_commands(text), lambda p: ins.pos_at(
+            starts[min(p.line, len(starts)) - 1] + p.column - 1))
+
+
+def _shifted(start: Pos) -> Callable[[Pos], Pos]:
+    """Map positions in a text that begins at ``start`` of the file."""
+    def locate(p: Pos) -> Pos:
+        column = start.column + p.column - 1 if p.line == 1 else p.column
+        return Pos(start.line + p.line - 1, column)
+
+    return locate
+
+
+def _shell_quote(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Command]:
+    for command in commands:
+        command.words = [Word(w.text, locate(w.pos)) for w in command.words]
+        command.assignments = [Word(w.text, locate(w.pos)) for w in command.assignments]
+    return commands

@@ -1,0 +1,172 @@
+"""JSON with comments and trailing commas (devcontainer.json, VS Code and agent settings).
+
+A small recursive-descent parser, because the standard ``json`` module keeps no positions
+and rejects the comments and trailing commas these files are allowed to have.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any
+
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
+
+_MAX_DEPTH = 400
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_STRING_RUN = re.compile(r'[^"\\\n]*')
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_LITERALS = {"true": True, "false": False, "null": None}
+
+
+def load_jsonc(text: str) -> Any:
+    """Parse one JSONC document into positioned data; raises SyntaxProblem."""
+    return _Parser(text).document()
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def pos(self, index: int | None = None) -> Pos:
+        index = self.i if index is None else index
+        line = bisect.bisect_right(self.line_starts, index)
+        return Pos(line, index - self.line_starts[line - 1] + 1)
+
+    def fail(self, message: str) -> SyntaxProblem:
+        return SyntaxProblem(f"invalid JSON: {message}", self.pos())
+
+    def document(self) -> Any:
+        if self.text.startswith("\ufeff"):
+            self.i = 1
+        self.skip()
+        value = self.value(0)
+        self.skip()
+        if self.i != len(self.text):
+            raise self.fail("unexpected text after the document")
+        return value
+
+    def skip(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.i < n:
+            ch = text[self.i]
+            if ch in " \t\r\n":
+                self.i += 1
+            elif text.startswith("//", self.i):
+                end = text.find("\n", self.i)
+                self.i = n if end < 0 else end + 1
+            elif text.startswith("/*", self.i):
+                end = text.find("*/", self.i + 2)
+                if end < 0:
+                    raise self.fail("unterminated comment")
+                self.i = end + 2
+            else:
+                return
+
+    def value(self, depth: int) -> Any:
+        if depth > _MAX_DEPTH:
+            raise self.fail("nested too deeply")
+        if self.i >= len(self.text):
+            raise self.fail("unexpected end of file")
+        ch = self.text[self.i]
+        if ch == "{":
+            return self.obj(depth)
+        if ch == "[":
+            return self.array(depth)
+        if ch == '"':
+            return self.string()
+        for word, literal in _LITERALS.items():
+            if self.text.startswith(word, self.i):
+                self.i += len(word)
+                return literal
+        match = _NUMBER.match(self.text, self.i)
+        if match:
+            self.i = match.end()
+            number = match.group()
+            return float(number) if any(c in number for c in ".eE") else int(number)
+        raise self.fail(f"unexpected character {ch!r}")
+
+    def obj(self, depth: int) -> PMap:
+        result = PMap(self.pos())
+        self.i += 1
+        while True:
+            self.skip()
+            if self.peek() == "}":
+                self.i += 1
+                return result
+            if self.peek() != '"':
+                raise self.fail("expected a quoted key or '}'")
+            key_pos = self.pos()
+            key = self.string()
+            self.skip()
+            if self.peek() != ":":
+                raise self.fail("expected ':' after a key")
+            self.i += 1
+            self.skip()
+            value_pos = self.pos()
+            result[key] = self.value(depth + 1)
+            result.key_pos[key] = key_pos
+            result.value_pos[key] = value_pos
+            if not self.separator("}"):
+                return result
+
+    def array(self, depth: int) -> PSeq:
+        result = PSeq(self.pos())
+        self.i += 1
+        while True:
+            self.skip()
+            if self.peek() == "]":
+                self.i += 1
+                return result
+            result.item_pos.append(self.pos())
+            result.append(self.value(depth + 1))
+            if not self.separator("]"):
+                return result
+
+    def separator(self, closer: str) -> bool:
+        """Consume ',' (True: more may follow) or the closer (False: container done)."""
+        self.skip()
+        ch = self.peek()
+        if ch == ",":
+            self.i += 1
+            return True
+        if ch == closer:
+            self.i += 1
+            return False
+        raise self.fail(f"expected ',' or {closer!r}")
+
+    def peek(self) -> str:
+        return self.text[self.i] if self.i < len(self.text) else ""
+
+    def string(self) -> PStr:
+        start = self.pos()
+        self.i += 1
+        parts: list[str] = []
+        text = self.text
+        while True:
+            run = _STRING_RUN.match(text, self.i)
+            assert run is not None  # the pattern matches the empty string
+            parts.append(run.group())
+            self.i = run.end()
+            ch = self.peek()
+            if ch == '"':
+                self.i += 1
+                return PStr("".join(parts), start, '"')
+            if ch == "\\":
+                parts.append(self.escape())
+            else:
+                raise self.fail("unterminated string")
+
+    def escape(self) -> str:
+        code = self.text[self.i + 1: self.i + 2]
+        if code in _ESCAPES:
+            self.i += 2
+            return _ESCAPES[code]
+        if code == "u":
+            digits = self.text[self.i + 2: self.i + 6]
+            if len(digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in digits):
+                self.i += 6
+                return chr(int(digits, 16))
+        raise self.fail("invalid escape in a string")

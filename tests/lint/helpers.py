@@ -1,0 +1,65 @@
+"""Shared helpers for linter tests: lint a small in-memory repository and look at findings."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from sandkit.lint.command import select_rules
+from sandkit.lint.engine import ScanOptions, scan
+from sandkit.lint.model import Finding
+from sandkit.lint.registry import all_rules
+from sandkit.lint.source import RuleSettings
+
+
+def lint_tree(root: Path, select: tuple[str, ...] = (), jobs: int = 1,
+              exclude: tuple[str, ...] = (), max_bytes: int = 2_000_000) -> list[Finding]:
+    """Scan ``root`` with every rule (or the selected ones) in this process."""
+    rules = select_rules(all_rules(), select, ())
+    options = ScanOptions(tuple(r.id for r in rules), RuleSettings(), max_bytes)
+    result = scan([str(root)], str(root), options, exclude, jobs)
+    assert not result.crashes, result.crashes
+    return result.findings
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+def lint_files(files: dict[str, str | bytes], select: tuple[str, ...] = ()) -> list[Finding]:
+    """Write ``files`` into a fresh folder and scan it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_tree(root, files)
+        return lint_tree(root, select)
+
+
+def lint_text(name: str, text: str, select: tuple[str, ...] = ()) -> list[Finding]:
+    """Lint one file called ``name`` (a relative path: its name decides its kind)."""
+    return lint_files({name: text}, select)
+
+
+def rules_of(findings: list[Finding]) -> set[str]:
+    return {f.rule for f in findings}
+
+
+def categories_of(findings: list[Finding]) -> set[str]:
+    return {f.category for f in findings}
+
+
+def at(findings: list[Finding], rule: str) -> list[tuple[int, int]]:
+    return [(f.line, f.column) for f in findings if f.rule == rule]
+
+
+def chdir(path: Path) -> str:
+    """Change directory, returning the old one (for tests of relative paths)."""
+    old = os.getcwd()
+    os.chdir(path)
+    return old

@@ -1,0 +1,85 @@
+"""The engine: discovery, kinds, parse errors, caps, suppressions and fingerprints."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sandkit.lint.discovery import discover
+from sandkit.lint.kinds import kind_by_content, kind_by_name
+from tests.lint.helpers import lint_files, lint_tree, rules_of, write_tree
+
+BROKEN_COMPOSE = "services:\n  web: [\n"
+
+
+def test_broken_structured_file_is_a_parse_error_and_scan_goes_on() -> None:
+    findings = lint_files({"compose.yaml": BROKEN_COMPOSE, "other/compose.yml": BROKEN_COMPOSE})
+    errors = [f for f in findings if f.rule == "SK001"]
+    assert [f.path for f in errors] == ["compose.yaml", "other/compose.yml"]
+    assert errors[0].category == "parse-error"
+    assert errors[0].line == 3
+
+
+def test_broken_devcontainer_json_reports_line_and_column() -> None:
+    findings = lint_files({".devcontainer/devcontainer.json": '{\n  "a": 1,\n  "b" 2\n}\n'})
+    assert [(f.rule, f.line, f.column) for f in findings] == [("SK001", 3, 7)]
+
+
+def test_jsonc_comments_and_trailing_commas_are_not_errors() -> None:
+    text = '// top\n{\n  /* block */ "image": "x", // tail\n  "mounts": [],\n}\n'
+    assert lint_files({".devcontainer/devcontainer.json": text}) == []
+
+
+def test_discovery_reads_hidden_folders_skips_git_and_dependencies(tmp_path: Path) -> None:
+    write_tree(tmp_path, {
+        ".hidden/compose.yaml": "services: {}\n",
+        ".git/config.yaml": "x: 1\n",
+        "node_modules/pkg/compose.yaml": "services: {}\n",
+        "node_modules/pkg/CLAUDE.md": "hi\n",
+        "vendor/x/.mcp.json": "{}\n",
+    })
+    found = {c.path: c.in_dependency for c in discover([str(tmp_path)], str(tmp_path))}
+    assert found == {".hidden/compose.yaml": False, "node_modules/pkg/CLAUDE.md": True,
+                     "vendor/x/.mcp.json": True}
+
+
+def test_discovery_never_escapes_the_root_or_loops(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    root = tmp_path / "root"
+    write_tree(outside, {"compose.yaml": "services: {}\n"})
+    write_tree(root, {"a/compose.yaml": "services: {}\n"})
+    os.symlink(outside, root / "escape")
+    os.symlink(root / "a", root / "a" / "loop")
+    found = [c.path for c in discover([str(root)], str(root))]
+    assert found == ["a/compose.yaml"]
+
+
+def test_binary_files_are_skipped_and_huge_files_capped(tmp_path: Path) -> None:
+    big = "services:\n  web:\n    image: x\n" + "# padding\n" * 5000
+    write_tree(tmp_path, {"bin/compose.yaml": b"services:\x00\x01\x02", "compose.yaml": big})
+    findings = lint_tree(tmp_path, max_bytes=4096)
+    assert [(f.path, f.rule) for f in findings] == [("compose.yaml", "SK002")]
+
+
+def test_kind_by_content_recognises_yaml_by_its_keys() -> None:
+    vague = kind_by_name("deploy/app.yaml")
+    assert kind_by_content(vague, "apiVersion: sandkit/v1\nkind: Kit\n").kind == "kit"
+    assert kind_by_content(vague, "apiVersion: apps/v1\nkind: Deployment\n").kind == "kubernetes"
+    assert kind_by_content(vague, "on: push\njobs:\n  a: {}\n").kind == "workflow"
+    assert kind_by_content(vague, "services:\n  web: {}\n").kind == "compose"
+    assert kind_by_content(vague, "name: x\nitems: []\n").kind == "yaml"
+
+
+def test_suppression_without_reason_is_reported() -> None:
+    findings = lint_files({"compose.yaml": "# sandkit: ignore[SK001]\nservices: [\n"})
+    assert rules_of(findings) == {"SK001", "SK003"}
+
+
+def test_suppression_with_unknown_rule_is_reported() -> None:
+    findings = lint_files({"compose.yaml": "services: {}  # sandkit: ignore[ZZ999] typo\n"})
+    assert rules_of(findings) == {"SK004"}
+
+
+def test_suppression_with_reason_hides_the_finding_below_it() -> None:
+    text = "# sandkit: ignore[parse-error] fixture for a test\nservices: a: b\n"
+    assert lint_files({"compose.yaml": text}) == []
