@@ -14,7 +14,7 @@ def dump_kit(kit: Kit) -> str:
     data = {"apiVersion": kit.api_version, "kind": kit.kind, **data}
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.allow_unicode = True
+    yaml.allow_unicode = False  # escape NEL, bidi and friends: safe to read and to load back
     yaml.width = 4096
     stream = io.StringIO()
     yaml.dump(data, stream)

@@ -224,6 +224,17 @@ def _url(value: str) -> str:
     return value
 
 
+def repo_host_port(url: str) -> tuple[str, int]:
+    """The host and port a clone of ``url`` connects to."""
+    from urllib.parse import urlsplit
+
+    if _SCP_URL.fullmatch(url):
+        return url.split("@", 1)[1].split(":", 1)[0], 22
+    parts = urlsplit(url)
+    default = {"https": 443, "http": 80, "ssh": 22, "git": 9418}[parts.scheme]
+    return parts.hostname or "", parts.port or default
+
+
 def _package(pattern: re.Pattern[str], example: str) -> AfterValidator:
     def check(value: str) -> str:
         no_control(value)

@@ -143,6 +143,9 @@ def _problems(exc: ValidationError, data: Any, positions: dict[PathKey, tuple[Lo
             location = _locate(parent, positions) if parent else root
             problems.append(Problem(location, f"{_dotted((*parent, field_name))} is required"))
             continue
+        if message.startswith("@"):
+            target, _, message = message[1:].partition(" ")
+            path = (*path, *(int(p) if p.isdigit() else p for p in target.split(".")))
         location = _locate(path, positions, use_key=on_key)
         problems.append(Problem(location, f"{_dotted(path)}: {message}"))
     return problems

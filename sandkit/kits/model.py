@@ -72,6 +72,11 @@ CronLine = Annotated[str, AfterValidator(no_control), AfterValidator(check_cron)
 Port = Annotated[int, Field(ge=1, le=65535)]
 
 
+def at(path: str, message: str) -> str:
+    """Tag a cross-field error with the dotted path it belongs to (the loader locates it there)."""
+    return f"@{path} {message}"
+
+
 class Strict(BaseModel):
     """Base of every kit section: unknown keys are errors, values are never coerced silently."""
 
@@ -102,6 +107,11 @@ class Secret(Strict):
     name: EnvName
     description: str = ""
     required: bool = True
+    build: bool = Field(
+        False,
+        description="also give it to `install` commands at build time, as a BuildKit secret file "
+        "/run/secrets/NAME (never ARG or ENV)",
+    )
 
 
 class Network(Strict):
@@ -311,7 +321,35 @@ class Kit(Strict):
             raise ValueError(f"{', '.join(clash)} is both an env value and a secret")
         if len(set(names)) != len(names):
             raise ValueError("secret names must be unique")
+        if self.workspace.mode == "clone" and self.workspace.repo:
+            self._check_clone_reachable()
         paths = [f.path for f in self.files]
         if len(set(paths)) != len(paths):
             raise ValueError("two entries of `files` have the same path")
         return self
+
+    def _check_clone_reachable(self) -> None:
+        """A clone needs its host allowed; say so now rather than fail inside the sandbox."""
+        from sandkit.kits.fields import repo_host_port
+
+        if self.network.egress == "none":
+            raise ValueError(at("workspace.mode", "workspace mode clone needs the network, but egress is none; "
+                                "use mode mount or none"))
+        if self.network.egress == "open" or self.workspace.repo is None:
+            return
+        host, port = repo_host_port(self.workspace.repo)
+        wanted = f"{host}:{port}"
+        allowed = any(_matches(entry, host, port) for entry in self.network.allow)
+        denied = any(_matches(entry, host, port) for entry in self.network.deny)
+        if denied or not allowed:
+            why = "is denied" if denied else "is not in `network.allow`"
+            raise ValueError(at("workspace.repo", f"the clone of workspace.repo needs {wanted}, which {why}"))
+
+
+def _matches(entry: str, host: str, port: int) -> bool:
+    pattern, _, port_text = entry.partition(":")
+    if (int(port_text) if port_text else 443) != port:
+        return False
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:])
+    return pattern == host

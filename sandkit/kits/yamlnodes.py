@@ -154,6 +154,9 @@ class _Builder:
         if isinstance(value, float):
             return float(value)
         if isinstance(value, str):
+            if "\x00" in value:
+                raise _fail(self.path, "a NUL character cannot reach a program (argv and environment end at it)",
+                            loc.line, loc.column)
             return str(value)
         if isinstance(value, datetime.date | datetime.datetime):
             raise _fail(self.path, "a date or time here must be quoted to be a string", loc.line, loc.column)

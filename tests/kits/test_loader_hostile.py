@@ -93,6 +93,11 @@ def test_missing_file(tmp_path: Path) -> None:
     assert _error(tmp_path / "nope.yaml") == ": error: file not found"
 
 
+def test_nul_character_is_refused(tmp_path: Path) -> None:
+    path = _kit(tmp_path, 'apiVersion: sandkit/v1\nname: demo\nenv: {A: "x\\0y"}\n')
+    assert _error(path) == ":3:10: error: a NUL character cannot reach a program (argv and environment end at it)"
+
+
 def test_bom_is_accepted(tmp_path: Path) -> None:
     path = _kit(tmp_path, "\ufeffapiVersion: sandkit/v1\nname: demo\nagent: {command: [x]}\n")
     assert load_kit(path).kit.name == "demo"

@@ -107,6 +107,16 @@ def test_pull_request_target_needs_acknowledgement(tmp_path: Path) -> None:
     assert errors(tmp_path, ok) == []
 
 
+def test_clone_needs_its_host_allowed(tmp_path: Path) -> None:
+    kit = MINIMAL + "workspace: {repo: 'https://git.example.com/a/b.git'}\n"
+    assert errors(tmp_path, kit) == [
+        "5:19: workspace.repo: the clone of workspace.repo needs git.example.com:443, which is not in `network.allow`"]
+    assert errors(tmp_path, kit + "network: {allow: ['*.example.com'], deny: [git.example.com]}\n") == [
+        "5:19: workspace.repo: the clone of workspace.repo needs git.example.com:443, which is denied"]
+    assert errors(tmp_path, kit + "network: {allow: [git.example.com]}\n") == []
+    assert "egress is none" in errors(tmp_path, kit + "network: {egress: none}\n")[0]
+
+
 def test_good_full_kit_loads(tmp_path: Path) -> None:
     (tmp_path / "files").mkdir()
     (tmp_path / "files" / "cfg.json").write_text("{}")
@@ -117,6 +127,7 @@ image:
 env: {CI: "true", GREETING: "hello $(world)"}
 secrets: [{name: ANTHROPIC_API_KEY}]
 network: {allow: [api.anthropic.com, "github.com:443", "*.githubusercontent.com"], deny: [gist.github.com]}
+workspace: {repo: "https://github.com/acme/app.git", ref: main}
 files:
   - {path: /home/agent/.config/x.json, source: files/cfg.json, mode: "0600"}
 resources: {memory: 512Mi, timeout: 1h30m, cpus: 0.5}

@@ -13,8 +13,8 @@ from sandkit.kits.dump import dump_kit
 from sandkit.kits.loader import load_kit
 from sandkit.kits.model import Kit
 
-# Any Unicode but lone surrogates (not encodable as UTF-8, so never in a kit file).
-TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=40).filter(lambda t: credential_kind(t) is None)
+# Any Unicode but lone surrogates (not UTF-8) and NUL (refused by the loader: no program can receive it).
+TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=40).filter(lambda t: credential_kind(t) is None)
 LABEL = st.from_regex(r"[a-z][a-z0-9]{0,10}", fullmatch=True)
 HOST = st.builds(lambda a, b: f"{a}.{b}.test", LABEL, LABEL)
 ENV_NAME = st.from_regex(r"[A-Z][A-Z0-9]{0,8}", fullmatch=True).filter(lambda n: not n.endswith(("KEY", "TOKEN", "PWD")))
