@@ -1,0 +1,94 @@
+"""The facts container rules share: what a file says about the containers it configures."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sandkit.lint.syntax.tree import Pos
+
+_AGENT_WORDS = re.compile(
+    r"(?i)(?<![a-z])(claude(-code)?|codex|aider|openhands|opendevin|gemini(-cli)?|goose|opencode|"
+    r"cline|copilot|cursor-agent|swe-?agent|open-?interpreter|(?:coding|ai|llm)[-_]agent|"
+    r"agent[-_]sandbox)(?![a-z])")
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A host path (or named volume) made visible inside a container.
+
+    ``source`` is the host side as written ("" for anonymous volumes and Dockerfile VOLUME);
+    ``how`` is bind, volume, hostPath, declared (Dockerfile VOLUME) or copy (kit files).
+    """
+
+    source: str
+    target: str
+    pos: Pos
+    how: str = "bind"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One container setting, normalised to docker-run vocabulary.
+
+    Names: privileged, network, pid, ipc, uts, userns, cgroupns, cap-add, security-opt,
+    device, add-host, allow-privilege-escalation, seccomp, apparmor, feature, docker (kit
+    isolation.docker). Environment variables use the same shape (name, value, pos).
+    """
+
+    name: str
+    value: str
+    pos: Pos
+
+
+@dataclass
+class Container:
+    """A container (or pod) configuration found in a file."""
+
+    label: str
+    pos: Pos
+    image: str = ""
+    command: str = ""
+    mounts: list[Mount] = field(default_factory=list)
+    settings: list[Setting] = field(default_factory=list)
+    env: list[Setting] = field(default_factory=list)
+    agent: bool = False
+
+    @property
+    def is_agent(self) -> bool:
+        """Runs a coding agent: a kit, or an agent's name in its image, command or name."""
+        return self.agent or bool(_AGENT_WORDS.search(f"{self.label} {self.image} "
+                                                      f"{self.command}"))
+
+    def setting(self, name: str) -> list[Setting]:
+        return [s for s in self.settings if s.name == name]
+
+
+def split_volume(spec: str) -> tuple[str, str]:
+    """``SRC:DST[:MODE]`` -> (SRC, DST), aware of ``${VAR:-default}``; ("", DST) when alone."""
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for ch in spec:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(depth - 1, 0)
+        if ch == ":" and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    if len(parts) == 1:
+        return "", parts[0]
+    return parts[0], parts[1]
+
+
+def split_kv_list(spec: str) -> dict[str, str]:
+    """``type=bind,source=/a,target=/b`` -> a dict (keys lower-case)."""
+    out: dict[str, str] = {}
+    for part in spec.split(","):
+        key, eq, value = part.partition("=")
+        out[key.strip().lower()] = value.strip() if eq else "true"
+    return out

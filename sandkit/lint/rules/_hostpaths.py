@@ -1,0 +1,148 @@
+"""Host paths as written in mounts, reduced to one spelling so rules compare like with like.
+
+``~``, ``$HOME``, ``${HOME}``, ``${localEnv:HOME}``, ``%USERPROFILE%``, ``/home/alice``,
+``/Users/alice`` and ``/root`` all become ``~``; ``$XDG_RUNTIME_DIR`` and ``/run/user/1000``
+become ``/run/user/UID``; ``${VAR:-default}`` becomes its default unless VAR is one of those.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import posixpath
+import re
+
+_HOME_VARS = {"HOME", "USERPROFILE"}
+_RUNTIME_VARS = {"XDG_RUNTIME_DIR"}
+_BRACED = re.compile(r"\$\{(?:localEnv:|env:)?(\w+)(?:(:?[-=?+]|:)([^}]*))?\}")
+_BARE = re.compile(r"\$(\w+)")
+_USER_HOME = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+_USER_RUNTIME = re.compile(r"^/run/user/(?:\d+|UID|\$\(id -u\)|\$\{?UID\}?)(?=/|$)")
+_SOCKET_NAMES = ("docker.sock", "containerd.sock", "podman.sock", "crio.sock",
+                 "cri-dockerd.sock", "dockershim.sock", "buildkitd.sock", "docker.proxy.sock",
+                 "docker_engine", "colima.sock", "nerdctl.sock")
+
+RUNTIME_SOCKETS = (
+    "/var/run/docker.sock", "/run/docker.sock", "/var/run/containerd/containerd.sock",
+    "/run/containerd/containerd.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock",
+    "/run/user/UID/podman/podman.sock", "/run/user/UID/docker.sock", "/var/run/crio/crio.sock",
+    "/run/crio/crio.sock", "/var/run/cri-dockerd.sock", "/run/k3s/containerd/containerd.sock",
+    "/run/buildkit/buildkitd.sock", "/run/host-services/docker.proxy.sock",
+    "~/.docker/run/docker.sock", "~/.colima/default/docker.sock", "~/.colima/docker.sock",
+    "~/.rd/docker.sock", "~/.orbstack/run/docker.sock",
+    "~/.local/share/containers/podman/machine/podman.sock",
+)
+
+CREDENTIAL_PATHS = (
+    "~/.ssh", "~/.aws", "~/.kube", "~/.config/gcloud", "~/.azure", "~/.docker/config.json",
+    "~/.netrc", "~/.npmrc", "~/.pypirc", "~/.git-credentials", "~/.config/gh", "~/.gnupg",
+    "~/.vault-token", "~/.terraform.d/credentials.tfrc.json", "~/.cargo/credentials.toml",
+    "~/.config/hub", "~/.gem/credentials", "~/.claude/.credentials.json",
+)
+# Files inside ~/.ssh that hold nothing secret (public keys, host keys, client settings).
+HARMLESS_SSH = re.compile(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")
+
+METADATA_ADDRESSES = ("169.254.169.254", "fd00:ec2::254", "metadata.google.internal",
+                      "169.254.170.2", "100.100.100.200", "metadata.azure.com")
+_METADATA_V4 = ipaddress.ip_address("169.254.169.254")
+
+
+def _var(name: str, default: str | None, raw: str) -> str:
+    if name in _HOME_VARS:
+        return "~"
+    if name in _RUNTIME_VARS:
+        return "/run/user/UID"
+    if name in ("UID", "EUID"):
+        return "UID"
+    if default is not None and default != "":
+        return default
+    return raw
+
+
+def expand(raw: str) -> str:
+    """Replace the variables the mount spellings use; keep unknown ones as written."""
+    text = raw.strip().strip("\"'")
+    for _ in range(3):  # defaults may themselves hold a variable: ${A:-${HOME}/x}
+        new = _BRACED.sub(lambda m: _var(m.group(1), m.group(3), m.group(0)), text)
+        new = _BARE.sub(lambda m: _var(m.group(1), None, m.group(0)), new)
+        if new == text:
+            break
+        text = new
+    text = text.replace("%USERPROFILE%", "~").replace("%HOMEPATH%", "~")
+    return re.sub(r"^~+", "~", text)  # ${localEnv:HOME}${localEnv:USERPROFILE} gives "~~"
+
+
+def normalize(raw: str) -> str:
+    """The canonical form of a host path (see the module doc), or "" if it is not a path."""
+    text = expand(raw)
+    if text.startswith("~"):
+        text = "~" + ("/" + text[1:].lstrip("/") if len(text) > 1 else "")
+        if not (text == "~" or text.startswith("~/")):
+            return ""  # ~otheruser is out of scope: it is also a home, keep it simple
+    elif not text.startswith("/"):
+        return ""
+    if text.startswith("/"):
+        text = _USER_HOME.sub("~", text)
+        text = _USER_RUNTIME.sub("/run/user/UID", text)
+    if text.startswith("~"):
+        rest = posixpath.normpath("/" + text[2:]) if len(text) > 1 else "/"
+        return "~" + ("" if rest == "/" else rest)
+    return posixpath.normpath(text).replace("//", "/")
+
+
+def _is_ancestor(parent: str, child: str) -> bool:
+    if parent == "/":
+        return child.startswith("/")
+    return child.startswith(parent.rstrip("/") + "/")
+
+
+def runtime_socket(raw: str) -> str:
+    """Why ``raw`` exposes a container runtime: "socket", "parent folder", or ""."""
+    path = normalize(raw)
+    if not path:
+        return ""
+    name = path.rsplit("/", 1)[-1]
+    if path in RUNTIME_SOCKETS or name in _SOCKET_NAMES:
+        return "socket"
+    if path == "~":
+        return ""  # the whole home is reported as a credential mount
+    if any(_is_ancestor(path, socket) for socket in RUNTIME_SOCKETS):
+        return "parent folder"
+    return ""
+
+
+def credential_path(raw: str) -> str:
+    """The credential location ``raw`` exposes ("~/.ssh", "the whole home", ...), or ""."""
+    path = normalize(raw)
+    if not path:
+        return ""
+    if path == "~" or path in ("/home", "/Users", "/"):
+        return "the whole home folder" if path == "~" else f"every home folder ({path})"
+    for secret in CREDENTIAL_PATHS:
+        if path == secret:
+            return secret
+        if _is_ancestor(secret, path) and not HARMLESS_SSH.match(path):
+            return secret
+        if _is_ancestor(path, secret) and path != "~":
+            return f"{path} (holds {secret})"
+    return ""
+
+
+def is_ssh_agent(raw: str) -> bool:
+    """A mount source or value that forwards the host's SSH agent socket."""
+    text = raw.strip()
+    return ("SSH_AUTH_SOCK" in text or "/run/host-services/ssh-auth.sock" in text
+            or bool(re.search(r"/tmp/ssh-[^/\s]+/agent\.\d+|/ssh-agent\.sock|gpg-agent\.ssh",
+                              text)))
+
+
+def is_metadata(host: str) -> bool:
+    """A host, IP or CIDR that is (or contains) a cloud metadata address."""
+    value = host.strip().strip("[]").lower()
+    value = re.sub(r"^[a-z]+://", "", value).split("/", 1)[0] if "://" in value else value
+    if value.split(":")[0] in METADATA_ADDRESSES or value in METADATA_ADDRESSES:
+        return True
+    try:
+        network = ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return False
+    return network.version == 4 and _METADATA_V4 in network and network.prefixlen > 0

@@ -1,0 +1,134 @@
+"""host-credentials: the host's own credentials made reachable from inside a sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from sandkit.lint import kinds
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.rules._containers import CONTAINER_KINDS, containers
+from sandkit.lint.rules._hostpaths import credential_path, is_metadata, is_ssh_agent
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import PMap, PSeq, pos_of
+
+
+@rule("HC001", "credential-mount", category="host-credentials", severity="critical",
+      kinds=CONTAINER_KINDS)
+def credential_mount(file: SourceFile) -> Iterator[Hit]:
+    """A home credential folder or file (or the whole home) is mounted into a container.
+
+    ~/.ssh, ~/.aws, ~/.kube, ~/.config/gcloud, ~/.azure, ~/.docker/config.json, ~/.netrc,
+    ~/.npmrc, ~/.pypirc, ~/.git-credentials, ~/.config/gh, ~/.gnupg and similar, a folder
+    that contains them (~/.config, the whole home, /home, /), written as ~, $HOME, ${HOME},
+    ${localEnv:HOME}, /home/USER or /root, in every file kind that mounts (and kit `files`
+    copied into the image). Public keys, known_hosts and ~/.ssh/config are not findings.
+
+    Why:
+    Everything in these files works from anywhere: a prompt-injected agent can push with your
+    SSH key, spend on your cloud account or publish packages under your name.
+
+    Fix:
+    Do not mount personal credentials. Give the sandbox a narrowly scoped token through the
+    kit's `secrets`, or a deploy key made for it.
+    """
+    for box in containers(file):
+        for mount in box.mounts:
+            found = credential_path(mount.source) if mount.source else ""
+            if found:
+                verb = "copies" if mount.how == "copy" else "mounts"
+                yield Hit(mount.pos, f"{box.label} {verb} {mount.source}: {found}")
+
+
+@rule("HC002", "ssh-agent-forwarding", category="host-credentials", severity="high",
+      kinds=CONTAINER_KINDS, triggers=("SSH_AUTH_SOCK", "ssh-auth", "ssh-", "agent"))
+def ssh_agent_forwarding(file: SourceFile) -> Iterator[Hit]:
+    """The host's SSH agent is forwarded into a container.
+
+    A mount of $SSH_AUTH_SOCK, /run/host-services/ssh-auth.sock or an ssh-agent socket, or
+    SSH_AUTH_SOCK set in a container's environment.
+
+    Why:
+    The agent socket signs with every key loaded on the host, for as long as the container
+    runs: the sandbox can log in wherever you can.
+
+    Fix:
+    Use a deploy key or a token scoped to the one repository the sandbox needs.
+    """
+    for box in containers(file):
+        for mount in box.mounts:
+            if mount.source and is_ssh_agent(mount.source):
+                yield Hit(mount.pos, f"{box.label} mounts the SSH agent socket {mount.source}")
+        for env in box.env:
+            if env.name == "SSH_AUTH_SOCK":
+                yield Hit(env.pos, f"{box.label} sets SSH_AUTH_SOCK, forwarding the SSH agent")
+
+
+@rule("HC003", "metadata-reachable", category="host-credentials", severity="high",
+      kinds=(kinds.KIT, kinds.KUBERNETES, *CONTAINER_KINDS),
+      triggers=("169.254.", "metadata", "fd00:ec2", "100.100.100.200"))
+def metadata_reachable(file: SourceFile) -> Iterator[Hit]:
+    """The cloud metadata service is explicitly reachable from a sandbox.
+
+    A kit `network.allow` entry for 169.254.169.254, fd00:ec2::254, metadata.google.internal
+    and the like; a Kubernetes NetworkPolicy egress ipBlock whose CIDR contains
+    169.254.169.254 without excepting it; an extra host mapped to the metadata address.
+
+    Why:
+    The metadata service hands out the node's cloud credentials to anyone who asks; an agent
+    that can reach it holds the machine's cloud role.
+
+    Fix:
+    Remove the entry; deny 169.254.169.254/32 explicitly (NetworkPolicy `except`), and give the
+    sandbox its own scoped credentials if it needs the cloud.
+    """
+    if file.kind == kinds.KIT:
+        for entry, pos in kit_allow_entries(file):
+            if is_metadata(entry):
+                yield Hit(pos, f"network.allow lets the sandbox reach the metadata service "
+                               f"({entry})")
+    if file.kind == kinds.KUBERNETES:
+        for block, pos in network_policy_blocks(file):
+            cidr = str(block.get("cidr") or "")
+            excepted = any(is_metadata(str(e)) for e in block.get("except") or [])
+            if is_metadata(cidr) and not excepted:
+                yield Hit(pos, f"NetworkPolicy egress to {cidr} includes the cloud metadata "
+                               "address 169.254.169.254")
+    for box in containers(file):
+        for setting in box.setting("add-host"):
+            if is_metadata(setting.value.rsplit(":", 1)[-1]) or is_metadata(
+                    setting.value.split(":", 1)[0]):
+                yield Hit(setting.pos, f"{box.label} maps a host to the metadata address "
+                                       f"({setting.value})")
+
+
+def kit_allow_entries(file: SourceFile) -> Iterator[tuple[str, Any]]:
+    """(entry, position) for each string in a kit's ``network.allow``."""
+    for kit in file.documents:
+        network = kit.get("network") if isinstance(kit, PMap) else None
+        allow = network.get("allow") if isinstance(network, PMap) else None
+        if isinstance(allow, PSeq):
+            for index, entry in enumerate(allow):
+                if isinstance(entry, str | int):
+                    yield str(entry), allow.pos_of(index)
+
+
+def network_policy_blocks(file: SourceFile) -> Iterator[tuple[PMap, Any]]:
+    """(ipBlock, position) for each egress ipBlock of each NetworkPolicy document."""
+    for rule_ in network_policy_egress(file):
+        for peer in rule_.get("to") or []:
+            block = peer.get("ipBlock") if isinstance(peer, PMap) else None
+            if isinstance(block, PMap):
+                yield block, pos_of(block.get("cidr"), block.pos)
+
+
+def network_policy_egress(file: SourceFile) -> Iterator[PMap]:
+    """Egress rules of the NetworkPolicy documents of a Kubernetes file."""
+    for document in file.documents:
+        if not isinstance(document, PMap) or document.get("kind") != "NetworkPolicy":
+            continue
+        spec = document.get("spec")
+        egress = spec.get("egress") if isinstance(spec, PMap) else None
+        if isinstance(egress, PSeq):
+            yield from (r for r in egress if isinstance(r, PMap))

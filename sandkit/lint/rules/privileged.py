@@ -1,0 +1,161 @@
+"""privileged: container settings that remove the isolation between container and host."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.rules._containers import CONTAINER_KINDS, containers
+from sandkit.lint.source import SourceFile
+
+DANGEROUS_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "NET_ADMIN", "SYS_PTRACE", "SYS_MODULE",
+                                    "SYS_RAWIO", "DAC_READ_SEARCH", "BPF", "SYS_BOOT"})
+_NAMESPACES = ("network", "pid", "ipc", "uts", "userns", "cgroupns")
+_DOCKER_FEATURES = ("docker-in-docker", "docker-outside-of-docker", "docker-from-docker")
+
+
+@rule("PV001", "privileged-container", category="privileged", severity="critical",
+      kinds=CONTAINER_KINDS)
+def privileged_container(file: SourceFile) -> Iterator[Hit]:
+    """A container runs in privileged mode.
+
+    Compose `privileged: true`, Kubernetes `securityContext.privileged: true`, devcontainer
+    `"privileged": true`, and `--privileged` in runArgs, workflow container options and
+    `docker|podman run` commands.
+
+    Why:
+    A privileged container has every capability and every host device; mounting the host's
+    disk from inside it is one command.
+
+    Fix:
+    Drop privileged mode; add only the specific capability or device the workload needs.
+    """
+    for box in containers(file):
+        for setting in box.setting("privileged"):
+            yield Hit(setting.pos, f"{box.label} runs privileged")
+
+
+@rule("PV002", "host-namespace", category="privileged", severity="high", kinds=CONTAINER_KINDS)
+def host_namespace(file: SourceFile) -> Iterator[Hit]:
+    """A container shares the host's network, PID, IPC, UTS, user or cgroup namespace.
+
+    Compose `network_mode`/`pid`/`ipc`/`uts`/`userns_mode`/`cgroup: host`, Kubernetes
+    `hostNetwork`/`hostPID`/`hostIPC`, and `--network/--pid/--ipc/--uts/--userns host` flags.
+    Host networking for a coding agent is reported as EG003 instead.
+
+    Why:
+    With the host's PID namespace a process can see and signal (or ptrace) host processes;
+    with its network it reaches every service bound to localhost and the cloud metadata
+    address; IPC and user namespaces expose shared memory and root mapping.
+
+    Fix:
+    Remove the host namespace setting; publish the ports you need instead of host networking.
+    """
+    for box in containers(file):
+        for name in _NAMESPACES:
+            for setting in box.setting(name):
+                if setting.value.strip().lower() != "host":
+                    continue
+                if name == "network" and box.is_agent:
+                    continue  # EG003 reports host networking for agents
+                yield Hit(setting.pos, f"{box.label} uses the host's {name} namespace")
+
+
+@rule("PV003", "dangerous-capability", category="privileged", severity="high",
+      kinds=CONTAINER_KINDS)
+def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
+    """A container is given a capability that allows escaping it.
+
+    SYS_ADMIN, NET_ADMIN, SYS_PTRACE, SYS_MODULE, SYS_RAWIO, DAC_READ_SEARCH, BPF, SYS_BOOT
+    or ALL, with or without the CAP_ prefix, in Compose `cap_add`, Kubernetes
+    `capabilities.add`, devcontainer `capAdd` and `--cap-add` flags.
+
+    Why:
+    SYS_ADMIN alone allows mounting filesystems and most known container escapes; SYS_PTRACE
+    reads other processes' memory (and their secrets); NET_ADMIN rewrites the firewall that
+    enforces egress rules.
+
+    Fix:
+    Remove the capability; if a tool really needs it, run that tool outside the agent's
+    sandbox.
+    """
+    for box in containers(file):
+        for setting in box.setting("cap-add"):
+            capability = setting.value.strip().upper().removeprefix("CAP_")
+            if capability in DANGEROUS_CAPABILITIES:
+                yield Hit(setting.pos, f"{box.label} adds capability {capability}")
+
+
+@rule("PV004", "unconfined-profile", category="privileged", severity="high",
+      kinds=CONTAINER_KINDS)
+def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
+    """Seccomp, AppArmor or SELinux confinement is switched off for a container.
+
+    `seccomp:unconfined`, `apparmor:unconfined`, `label:disable` and `systempaths=unconfined`
+    security options (either separator), Kubernetes `seccompProfile`/`appArmorProfile` of
+    type Unconfined, and the legacy AppArmor/seccomp annotations set to unconfined.
+
+    Why:
+    These profiles block the system calls and paths most container escapes use; without
+    them a kernel bug or a stray capability is much easier to turn into host access.
+
+    Fix:
+    Keep the runtime's default profile (RuntimeDefault in Kubernetes), or ship a custom
+    profile that allows only what the workload needs.
+    """
+    for box in containers(file):
+        for setting in box.settings:
+            value = setting.value.strip().lower().replace("=", ":")
+            if setting.name == "security-opt" and value in (
+                    "seccomp:unconfined", "apparmor:unconfined", "label:disable",
+                    "systempaths:unconfined"):
+                yield Hit(setting.pos, f"{box.label} sets security option {setting.value}")
+            elif setting.name in ("seccomp", "apparmor") and value == "unconfined":
+                yield Hit(setting.pos, f"{box.label} runs with an unconfined {setting.name} "
+                                       "profile")
+
+
+@rule("PV005", "privilege-escalation", category="privileged", severity="medium",
+      kinds=CONTAINER_KINDS, triggers=("allowPrivilegeEscalation",))
+def privilege_escalation(file: SourceFile) -> Iterator[Hit]:
+    """A Kubernetes container explicitly allows privilege escalation.
+
+    `securityContext.allowPrivilegeEscalation: true` lets setuid binaries and file
+    capabilities raise a process's privileges above its parent's.
+
+    Why:
+    An agent running as a non-root user can become root inside the container through any
+    setuid binary, which turns every other weakness into a root one.
+
+    Fix:
+    Set `allowPrivilegeEscalation: false` (and run as a non-root user).
+    """
+    for box in containers(file):
+        for setting in box.setting("allow-privilege-escalation"):
+            yield Hit(setting.pos, f"{box.label} sets allowPrivilegeEscalation: true")
+
+
+@rule("PV006", "docker-feature", category="privileged", severity="high",
+      kinds=CONTAINER_KINDS, triggers=("docker-",))
+def docker_feature(file: SourceFile) -> Iterator[Hit]:
+    """A devcontainer feature runs Docker inside the container or hands it the host's daemon.
+
+    The docker-in-docker feature makes the container privileged; docker-outside-of-docker
+    (formerly docker-from-docker) mounts the host's Docker socket.
+
+    Why:
+    Either gives code in the dev container (an agent included) control over a Docker daemon
+    with host-level power.
+
+    Fix:
+    Remove the feature from the agent's dev container; build images in CI or in a separate,
+    non-agent container.
+    """
+    for box in containers(file):
+        for setting in box.setting("feature"):
+            feature = setting.value.lower()
+            for name in _DOCKER_FEATURES:
+                if f"/{name}" in feature or feature.startswith(name):
+                    yield Hit(setting.pos, f"devcontainer feature {setting.value} gives the "
+                                           "container a Docker daemon with host power")

@@ -1,0 +1,90 @@
+"""runtime-socket: a container runtime's control socket reachable from inside a container.
+
+Whoever can talk to the Docker (or containerd, podman, cri-o) socket can start a privileged
+container that mounts the host's root: the sandbox is gone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.rules._containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
+from sandkit.lint.rules._hostpaths import runtime_socket
+from sandkit.lint.source import SourceFile
+
+_SAFE_KIT_DOCKER = ("none", "rootless")
+
+
+@rule("RS001", "runtime-socket-mount", category="runtime-socket", severity="critical",
+      kinds=CONTAINER_KINDS)
+def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
+    """A container runtime socket, or a folder holding one, is mounted into a container.
+
+    Covers /var/run/docker.sock and /run/docker.sock, containerd, podman (rootful and rootless
+    under /run/user/UID or $XDG_RUNTIME_DIR), cri-o, cri-dockerd, BuildKit, colima, Rancher
+    Desktop, OrbStack and ~/.docker/run, written with ~, $HOME, ${VAR:-default} and the like;
+    parent folders such as /var/run, /run or / that contain those sockets; in Compose
+    volumes (short and long syntax), Kubernetes hostPath volumes of every workload,
+    devcontainer mounts and runArgs, workflow job containers and services,
+    `docker|podman run -v/--volume/--mount` in scripts, Makefiles, justfiles, Dockerfile RUN
+    lines and MCP server commands, Dockerfile VOLUME declarations, and kits (files, workspace,
+    isolation.docker other than none or rootless).
+
+    Why:
+    The socket is the runtime's full API. An agent (or a prompt injected into it) that reaches
+    it can run `docker run --privileged -v /:/host` and own the host and every secret on it.
+
+    Fix:
+    Do not mount the host's runtime socket. Give the sandbox its own rootless daemon (a kit's
+    `isolation.docker: rootless`) or build images outside the agent's container.
+
+    Example:
+    services: {agent: {volumes: ["/var/run/docker.sock:/var/run/docker.sock"]}}
+    """
+    for box in containers(file):
+        for mount in box.mounts:
+            path = mount.source or (mount.target if mount.how == "declared" else "")
+            found = runtime_socket(path) if path else ""
+            if found == "socket":
+                verb = "declares a volume at" if mount.how == "declared" else "mounts"
+                yield Hit(mount.pos, f"{box.label} {verb} the container runtime socket {path}")
+            elif found:
+                yield Hit(mount.pos, f"{box.label} mounts {path}, a folder that holds the "
+                                     "container runtime socket")
+        for setting in box.setting("docker"):
+            if setting.value not in _SAFE_KIT_DOCKER:
+                yield Hit(setting.pos, f"{box.label} asks for isolation.docker: "
+                                       f"{setting.value}; only none or rootless keep the host's "
+                                       "daemon out")
+
+
+@rule("RS002", "docker-host-env", category="runtime-socket", severity="high", kinds=ENV_KINDS,
+      triggers=("DOCKER_HOST", "-H", "--host"))
+def docker_host_env(file: SourceFile) -> Iterator[Hit]:
+    """DOCKER_HOST (or `docker -H`) points at a host socket or a TCP/SSH daemon.
+
+    Looks at environment in every file kind: Compose, Kubernetes, devcontainer containerEnv
+    and remoteEnv, workflow env, Dockerfile ENV, .env files, kits, shell assignments and
+    exports, and the `-H/--host` flag of docker commands.
+
+    Why:
+    A plain-TCP daemon (port 2375) has no authentication at all, and a forwarded unix socket
+    is the same full control as mounting it: either lets a process start privileged
+    containers on the host.
+
+    Fix:
+    Remove DOCKER_HOST, or point it at a rootless daemon that lives inside the sandbox.
+    """
+    for setting in environment(file):
+        if setting.name != "DOCKER_HOST":
+            continue
+        value = setting.value.strip().strip("\"'")
+        scheme = value.split("://", 1)[0].lower() if "://" in value else ""
+        if scheme == "unix" and runtime_socket(value.split("://", 1)[1]):
+            yield Hit(setting.pos, f"DOCKER_HOST={value} hands over the host's runtime socket")
+        elif scheme in ("tcp", "ssh", "http", "https"):
+            plain = scheme in ("tcp", "http") and value.rstrip("/").endswith(":2375")
+            yield Hit(setting.pos, f"DOCKER_HOST={value} points at a remote Docker daemon"
+                      + (" without TLS" if plain else ""))
