@@ -36,6 +36,7 @@ _PACKAGE_NPM = re.compile(
 )
 _GIT_REF = re.compile(r"[A-Za-z0-9._/+-]{1,255}")
 _OCTAL_MODE = re.compile(r"0?[0-7]{3}")
+_SAFE_PATH = re.compile(r"[A-Za-z0-9._@+=,~/-]+")
 _SCP_URL = re.compile(r"[A-Za-z0-9._-]{1,64}@[A-Za-z0-9.-]{1,253}:[A-Za-z0-9._/~-]{1,1024}")
 
 UNIT_FACTORS = {
@@ -189,8 +190,8 @@ def _abs_path(value: str) -> str:
         raise ValueError("must be an absolute path inside the sandbox, starting with '/'")
     if any(part == ".." for part in value.split("/")):
         raise ValueError("must not contain '..'")
-    if "\\" in value or "//" in value:
-        raise ValueError("must be a plain POSIX path")
+    if "//" in value or not _SAFE_PATH.fullmatch(value):
+        raise ValueError("must be a plain POSIX path of letters, digits and . _ @ + = , ~ / -")
     return value.rstrip("/") or "/"
 
 
@@ -201,8 +202,10 @@ def _rel_path(value: str) -> str:
 
 def _workspace_file(value: str) -> str:
     no_control(value)
-    if value.startswith("/") or "\\" in value or any(p in ("..", "") for p in value.split("/")):
+    if value.startswith("/") or any(p in ("..", "", ".") for p in value.split("/")):
         raise ValueError("must be a file name, or a relative path below the workspace without '..'")
+    if not _SAFE_PATH.fullmatch(value):
+        raise ValueError("must be a file name of letters, digits and . _ @ + = , ~ / -")
     return value
 
 

@@ -1,0 +1,1 @@
+"""The compiler: kit -> one normalised plan -> one renderer per target."""

@@ -1,0 +1,205 @@
+"""One normalised plan per kit: every default applied, every per-target decision made once.
+
+Targets only render a Plan; none of them looks at the kit again. That keeps policy decisions
+(which packages the image needs, which host:port pairs the proxy allows, what the timeout is in
+seconds) in one place, so Docker, Compose, Kubernetes and Actions cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from sandkit import __version__
+from sandkit.kits.fields import duration_seconds, quantity_bytes
+from sandkit.kits.loader import LoadedKit
+from sandkit.kits.model import Kit
+
+DEBIAN_LIKE = ("debian", "ubuntu")
+ENTRYPOINT_PATH = "/usr/local/bin/sandkit-entrypoint"
+SANDKIT_ETC = "/etc/sandkit"
+VENV = "/opt/sandkit/venv"
+PROXY_SERVICE = "egress"
+PROXY_PORT = 3128
+PROXY_BASE_IMAGE = "debian:bookworm-slim"
+RUNTIMES = {"default": None, "gvisor": "runsc", "kata": "kata-runtime"}
+K8S_RUNTIME_CLASSES = {"default": None, "gvisor": "gvisor", "kata": "kata"}
+
+
+@dataclass(frozen=True, order=True)
+class Destination:
+    """One egress rule: a host (or ``*.suffix``) and a port."""
+
+    host: str
+    port: int
+
+    @property
+    def wildcard(self) -> bool:
+        return self.host.startswith("*.")
+
+    @property
+    def domain(self) -> str:
+        """The host without a leading ``*``: ``.example.com`` for ``*.example.com``."""
+        return self.host[1:] if self.wildcard else self.host
+
+    def covers(self, other: Destination) -> bool:
+        if self.port != other.port:
+            return False
+        if self.wildcard:
+            return other.host.endswith(self.domain) and other.host != self.domain.lstrip(".")
+        return self.host == other.host
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class PlacedFile:
+    """A file the image holds: where it goes, its bytes and mode."""
+
+    path: str
+    content: bytes
+    mode: str
+    context_name: str  # its name under files/ in the build context
+
+
+@dataclass(frozen=True)
+class Plan:
+    kit: Kit
+    name: str
+    kit_display: str
+    kit_sha256: str
+    kit_folder: Path
+    version: str
+    base_image: str
+    debian_like: bool
+    user: str
+    uid: int
+    home: str
+    workdir: str
+    apt: tuple[str, ...]
+    pip: tuple[str, ...]
+    npm: tuple[str, ...]
+    ca_certificates: tuple[PlacedFile, ...]
+    install: tuple[str, ...]
+    build_secrets: tuple[str, ...]
+    startup: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]
+    secrets: tuple[tuple[str, bool], ...]
+    command: tuple[str, ...]
+    instructions_file: str | None
+    instructions: str | None
+    files: tuple[PlacedFile, ...]
+    home_files: tuple[PlacedFile, ...]
+    egress: str
+    allow: tuple[Destination, ...]
+    deny: tuple[Destination, ...]
+    workspace_mode: str
+    workspace_path: str
+    workspace_repo: str | None
+    workspace_ref: str | None
+    workspace_source: Path | None
+    cpus: float
+    memory_bytes: int
+    pids: int
+    disk_bytes: int
+    timeout_seconds: int
+    runtime: str
+    docker_runtime: str | None
+    in_sandbox_docker: str
+    read_only_root: bool
+    ports: tuple[tuple[str, int | None, int, str], ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def image_tag(self) -> str:
+        return f"sandkit/{self.name}:{self.kit_sha256[:12]}"
+
+    @property
+    def proxy_url(self) -> str:
+        return f"http://{PROXY_SERVICE}:{PROXY_PORT}"
+
+    @property
+    def header_fields(self) -> tuple[str, str, str]:
+        return self.version, self.kit_display, self.kit_sha256
+
+
+def _destination(entry: str) -> Destination:
+    host, _, port = entry.partition(":")
+    return Destination(host, int(port) if port else 443)
+
+
+def _auto_packages(kit: Kit, debian_like: bool) -> tuple[str, ...]:
+    """What the kit's own features need from apt on a Debian-like base (git for clone, ...)."""
+    wanted = list(kit.image.packages.apt)
+    if debian_like:
+        needs = []
+        if kit.image.packages.pip:
+            needs += ["python3", "python3-venv"]
+        if kit.image.packages.npm:
+            needs += ["nodejs", "npm"]
+        if kit.workspace.mode == "clone":
+            needs += ["git", "ca-certificates"]
+        if kit.image.ca_certificates:
+            needs += ["ca-certificates"]
+        wanted += [p for p in needs if p not in wanted]
+    return tuple(dict.fromkeys(wanted))
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _placed_files(kit: Kit, home: str) -> tuple[tuple[PlacedFile, ...], tuple[PlacedFile, ...]]:
+    """Kit files, split into those under the home folder (copied in at start) and the rest."""
+    regular: list[PlacedFile] = []
+    in_home: list[PlacedFile] = []
+    for index, spec in enumerate(kit.files, start=1):
+        content = spec.content.encode() if spec.content is not None else Path(spec.source or "").read_bytes()
+        base = PurePosixPath(spec.path).name or "file"
+        placed = PlacedFile(spec.path, content, spec.mode, f"{index:02d}-{base}")
+        (in_home if _under(spec.path, home) else regular).append(placed)
+    return tuple(regular), tuple(in_home)
+
+
+def _ca_files(kit: Kit) -> tuple[PlacedFile, ...]:
+    out = []
+    for index, source in enumerate(kit.image.ca_certificates, start=1):
+        name = f"sandkit-{index:02d}-{PurePosixPath(source).stem}.crt"
+        out.append(PlacedFile(f"/usr/local/share/ca-certificates/{name}", Path(source).read_bytes(), "0644", name))
+    return tuple(out)
+
+
+def make_plan(loaded: LoadedKit) -> Plan:
+    """Normalise a validated kit into the plan every target renders."""
+    kit = loaded.kit
+    home = posixpath.join("/home", kit.image.user)
+    debian_like = kit.image.base.split("/")[-1].split(":")[0] in DEBIAN_LIKE
+    deny = tuple(sorted({_destination(d) for d in kit.network.deny}))
+    allow_all = tuple(dict.fromkeys(_destination(a) for a in kit.network.allow))
+    allow = tuple(a for a in allow_all if not any(d.covers(a) for d in deny))
+    regular, in_home = _placed_files(kit, home)
+    notes = tuple(f"{a} is denied, so it is dropped from the allowlist" for a in allow_all if a not in allow)
+    return Plan(
+        kit=kit, name=kit.name, kit_display=loaded.display, kit_sha256=loaded.sha256, kit_folder=loaded.folder,
+        version=__version__, base_image=kit.image.base, debian_like=debian_like,
+        user=kit.image.user, uid=kit.image.uid, home=home, workdir=kit.image.workdir,
+        apt=_auto_packages(kit, debian_like), pip=tuple(kit.image.packages.pip), npm=tuple(kit.image.packages.npm),
+        ca_certificates=_ca_files(kit), install=tuple(kit.install),
+        build_secrets=tuple(s.name for s in kit.secrets if s.build),
+        startup=tuple(kit.startup), env=tuple(sorted(kit.env.items())),
+        secrets=tuple((s.name, s.required) for s in kit.secrets),
+        command=tuple(kit.agent.command), instructions_file=kit.agent.instructions_file,
+        instructions=kit.agent.instructions, files=regular, home_files=in_home,
+        egress=kit.network.egress, allow=allow if kit.network.egress == "allowlist" else (),
+        deny=deny, workspace_mode=kit.workspace.mode, workspace_path=kit.workspace.path,
+        workspace_repo=kit.workspace.repo, workspace_ref=kit.workspace.ref,
+        workspace_source=Path(kit.workspace.source) if kit.workspace.source else None,
+        cpus=kit.resources.cpus, memory_bytes=quantity_bytes(kit.resources.memory), pids=kit.resources.pids,
+        disk_bytes=quantity_bytes(kit.resources.disk), timeout_seconds=duration_seconds(kit.resources.timeout),
+        runtime=kit.isolation.runtime, docker_runtime=RUNTIMES[kit.isolation.runtime],
+        in_sandbox_docker=kit.isolation.docker, read_only_root=kit.isolation.read_only_root,
+        ports=tuple((p.host_ip, p.host, p.container, p.protocol) for p in kit.ports),
+        notes=notes,
+    )

@@ -1,0 +1,210 @@
+"""compose: compose.yaml with the hardened agent service and, for an allowlist, the egress proxy.
+
+The agent sits only on an ``internal: true`` network, so the proxy (squid, built from Debian's
+packages by egress/Dockerfile) is the one way out, and it allows only the kit's host:port pairs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from sandkit.compiler.escape import compose_literal
+from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.output import commented_header
+from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, PROXY_SERVICE, Destination, Plan
+from sandkit.compiler.render import render_template
+from sandkit.compiler.targets import RenderContext
+from sandkit.compiler.yamlout import dump_yaml
+
+NAME = "compose"
+AGENT = "agent"
+INTERNAL_NET = "sandbox"
+OUTSIDE_NET = "outside"
+NO_PROXY = "localhost,127.0.0.1,::1"
+
+
+def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+    header = commented_header("#", *plan.header_fields)
+    files = {"compose.yaml": header + dump_yaml(_escape(compose_document(plan, context)))}
+    if plan.egress == "allowlist":
+        values = {"p": plan, "header": header.rstrip("\n"), "port": PROXY_PORT, "base": PROXY_BASE_IMAGE,
+                  "match": squid_match}
+        files["egress/squid.conf"] = render_template("squid.conf.j2", **values)
+        files["egress/Dockerfile"] = render_template("egress.Dockerfile.j2", **values)
+    return {name: text.encode() for name, text in files.items()}
+
+
+def squid_match(destination: Destination) -> str:
+    """A squid ACL body for one host: exact name, or exactly one label before a wildcard's domain."""
+    if destination.wildcard:
+        return "dstdom_regex -n -i ^[a-z0-9_-]+" + re.escape(destination.domain) + "$"
+    return f"dstdomain -n {destination.host}"
+
+
+def _escape(value: Any) -> Any:
+    """Every string in the document taken literally by Compose (no $VAR interpolation)."""
+    if isinstance(value, dict):
+        return {k: _escape(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escape(v) for v in value]
+    return compose_literal(value) if isinstance(value, str) else value
+
+
+def _tmpfs(plan: Plan, path: str, owned: bool) -> str:
+    size = min(plan.disk_bytes, plan.memory_bytes)
+    owner = f",uid={plan.uid},gid={plan.uid},mode=0700" if owned else ",mode=1777"
+    return f"{path}:rw,nosuid,nodev,size={size}{owner}"
+
+
+def _hardening(plan: Plan) -> dict[str, Any]:
+    return {
+        "read_only": plan.read_only_root,
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges:true"],
+        "init": True,
+        "restart": "no",
+        "privileged": False,
+    }
+
+
+def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str], dict[str, Any]]:
+    """(volumes, extra tmpfs, top-level volumes) for the workspace mode."""
+    if plan.workspace_mode == "clone":
+        return [{"type": "volume", "source": "workspace", "target": plan.workspace_path}], [], {"workspace": {}}
+    if plan.workspace_mode == "none" or plan.workspace_source is None:
+        return [], [_tmpfs(plan, plan.workspace_path, owned=True)], {}
+    source = os.path.relpath(plan.workspace_source, context.output_folder.resolve())
+    mount = {"type": "bind", "source": source, "target": plan.workspace_path,
+             "read_only": plan.workspace_mode == "mount-readonly", "bind": {"create_host_path": False}}
+    return [mount], [], {}
+
+
+def _proxy_env(plan: Plan) -> dict[str, str]:
+    url = plan.proxy_url
+    return {"HTTP_PROXY": url, "HTTPS_PROXY": url, "http_proxy": url, "https_proxy": url,
+            "NO_PROXY": NO_PROXY, "no_proxy": NO_PROXY}
+
+
+def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], dict[str, Any]]:
+    volumes, extra_tmpfs, top_volumes = _workspace(plan, context)
+    service: dict[str, Any] = {
+        "build": {"context": ".", "dockerfile": "Dockerfile"},
+        "image": plan.image_tag,
+        "user": f"{plan.uid}:{plan.uid}",
+        **_hardening(plan),
+        "tmpfs": [_tmpfs(plan, "/tmp", owned=False), _tmpfs(plan, plan.home, owned=True), *extra_tmpfs],
+        "cpus": plan.cpus,
+        "mem_limit": plan.memory_bytes,
+        "memswap_limit": plan.memory_bytes,
+        "pids_limit": plan.pids,
+        "stdin_open": False,
+        "tty": False,
+    }
+    if plan.build_secrets:
+        service["build"]["secrets"] = list(plan.build_secrets)
+    if plan.docker_runtime:
+        service["runtime"] = plan.docker_runtime
+    if volumes:
+        service["volumes"] = volumes
+    if plan.secrets:
+        service["secrets"] = [name for name, _ in plan.secrets]
+    if plan.egress == "none":
+        service["network_mode"] = "none"
+    elif plan.egress == "allowlist":
+        service["environment"] = _proxy_env(plan)
+        service["networks"] = [INTERNAL_NET]
+        service["depends_on"] = {PROXY_SERVICE: {"condition": "service_healthy"}}
+    else:
+        service["networks"] = [OUTSIDE_NET]
+        if plan.ports:
+            service["ports"] = [{"target": c, "published": str(h or c), "host_ip": ip, "protocol": proto}
+                                for ip, h, c, proto in plan.ports]
+    return service, top_volumes
+
+
+def proxy_service(plan: Plan) -> dict[str, Any]:
+    return {
+        "build": {"context": "egress", "dockerfile": "Dockerfile"},
+        "image": f"sandkit/{plan.name}-egress:{plan.kit_sha256[:12]}",
+        **_hardening(plan),
+        "read_only": True,
+        "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=16777216"],
+        "cpus": 0.5,
+        "mem_limit": 268435456,
+        "pids_limit": 128,
+        "networks": [INTERNAL_NET, OUTSIDE_NET],
+    }
+
+
+def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
+    agent, top_volumes = agent_service(plan, context)
+    services: dict[str, Any] = {AGENT: agent}
+    networks: dict[str, Any] = {}
+    if plan.egress == "allowlist":
+        services[PROXY_SERVICE] = proxy_service(plan)
+        networks = {INTERNAL_NET: {"internal": True}, OUTSIDE_NET: {}}
+    elif plan.egress == "open":
+        networks = {OUTSIDE_NET: {}}
+    document: dict[str, Any] = {"name": plan.name, "services": services}
+    if networks:
+        document["networks"] = networks
+    if top_volumes:
+        document["volumes"] = top_volumes
+    secret_names = sorted({name for name, _ in plan.secrets} | set(plan.build_secrets))
+    if secret_names:
+        document["secrets"] = {name: {"environment": name} for name in secret_names}
+    return document
+
+
+def fidelity(plan: Plan) -> list[Fidelity]:
+    egress = {
+        "allowlist": ("enforced", "agent only on an internal network; squid allows only the listed host:port "
+                                  "pairs and refuses IP literals and private, loopback and link-local addresses"),
+        "none": ("enforced", "network_mode: none"),
+        "open": ("enforced", "a normal network, as the kit asks (the linter reports open egress)"),
+    }[plan.egress]
+    rows = [
+        Fidelity("network.egress", *egress),  # type: ignore[arg-type]
+        Fidelity("network.deny", "enforced" if plan.egress == "allowlist" else "unsupported",
+                 "squid refuses denied names before any allow rule" if plan.egress == "allowlist"
+                 else f"with egress {plan.egress} there is no proxy to apply a deny list",
+                 requested=bool(plan.deny) and plan.egress == "open"),
+        Fidelity("image.user", "enforced", f"user: {plan.uid}:{plan.uid}"),
+        Fidelity("isolation.read_only_root", "enforced" if plan.read_only_root else "best-effort",
+                 "read_only: true with tmpfs /tmp and home" if plan.read_only_root
+                 else "the kit turns the read-only root off"),
+        Fidelity("capabilities", "enforced", "cap_drop: [ALL], no-new-privileges, never privileged"),
+        Fidelity("resources.memory", "enforced", "mem_limit and memswap_limit (no swap)"),
+        Fidelity("resources.cpus", "enforced", "cpus"),
+        Fidelity("resources.pids", "enforced", "pids_limit"),
+        Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size"),
+        Fidelity("resources.timeout", "enforced", "the entrypoint runs the agent under timeout(1)"),
+        Fidelity("secrets", "enforced", "compose secrets from the host's environment, files under /run/secrets"),
+        Fidelity("workspace.mode", "enforced", _workspace_reason(plan)),
+        Fidelity("isolation.runtime", "enforced", f"runtime: {plan.docker_runtime}" if plan.docker_runtime
+                 else "Docker's default runtime (runc) with its default seccomp profile"),
+    ]
+    if plan.in_sandbox_docker != "none":
+        rows.append(Fidelity("isolation.docker", "unsupported",
+                             "a rootless daemon inside the sandbox needs user namespaces and mounts that a "
+                             "hardened container does not grant; sandkit never mounts the host's socket"))
+    if plan.ports:
+        published = plan.egress == "open"
+        rows.append(Fidelity("ports", "enforced" if published else "unsupported",
+                             "published on the given host address" if published
+                             else "Docker does not publish ports of a container on an internal network"))
+    if plan.kit.triggers:
+        rows.append(Fidelity("triggers", "unsupported", "compose starts when you run it; use the actions or "
+                             "kubernetes target for schedules and events"))
+    return rows
+
+
+def _workspace_reason(plan: Plan) -> str:
+    return {
+        "clone": "the entrypoint clones into a named volume on first start",
+        "mount": "bind mount of the host folder, read-write",
+        "mount-readonly": "bind mount of the host folder, read-only",
+        "none": "an empty tmpfs",
+    }[plan.workspace_mode]

@@ -1,0 +1,75 @@
+"""docker: a Dockerfile, its entrypoint, env file, instruction file and kit files (the build context)."""
+
+from __future__ import annotations
+
+import re
+
+from sandkit.compiler.escape import sh_quote
+from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.output import commented_header
+from sandkit.compiler.plan import ENTRYPOINT_PATH, SANDKIT_ETC, VENV, Plan
+from sandkit.compiler.render import render_template
+from sandkit.compiler.targets import RenderContext
+
+NAME = "docker"
+SKELETON = f"{SANDKIT_ETC}/home"
+_PINNED_APT = re.compile(r".+=.+")
+_PINNED_PIP = re.compile(r".+==.+")
+_PINNED_NPM = re.compile(r".+@[0-9][^@]*$")
+
+
+def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+    header = commented_header("#", *plan.header_fields)
+    values = {
+        "p": plan, "header": header.rstrip("\n"), "etc": SANDKIT_ETC, "venv": VENV, "skel": SKELETON,
+        "entrypoint": ENTRYPOINT_PATH,
+        "install_scripts": [f"install/{i:02d}.sh" for i in range(1, len(plan.install) + 1)],
+        "apt_unpinned": any(not _PINNED_APT.fullmatch(p) for p in plan.apt),
+        "pip_unpinned": any(not _PINNED_PIP.fullmatch(p) for p in plan.pip),
+        "npm_unpinned": any(not _PINNED_NPM.fullmatch(p) for p in plan.npm),
+    }
+    files = {
+        "Dockerfile": render_template("Dockerfile.j2", **values),
+        "entrypoint.sh": render_template("entrypoint.sh.j2", **values),
+        "env.sh": header + "".join(f"export {k}={sh_quote(v)}\n" for k, v in plan.env),
+    }
+    for index, command in enumerate(plan.install, start=1):
+        files[f"install/{index:02d}.sh"] = f"{header}# install[{index - 1}] of the kit, run as root at build\n{command}\n"
+    out = {name: text.encode() for name, text in files.items()}
+    if plan.instructions_file:
+        out[f"instructions/{plan.instructions_file}"] = _instructions(plan).encode()
+    for placed in (*plan.files, *plan.home_files):
+        out[f"files/{placed.context_name}"] = placed.content
+    for ca in plan.ca_certificates:
+        out[f"ca/{ca.context_name}"] = ca.content
+    return out
+
+
+def _instructions(plan: Plan) -> str:
+    """The instruction file: a one-line provenance note, then the kit's text exactly."""
+    version, kit_path, sha = plan.header_fields
+    note = f"(Written by sandkit {version} from {kit_path}, sha256 {sha[:12]}; the kit is the place to change it.)"
+    return f"{note}\n\n{plan.instructions or ''}"
+
+
+def fidelity(plan: Plan) -> list[Fidelity]:
+    rows = [
+        Fidelity("image.user", "enforced", f"USER {plan.uid}:{plan.uid}; the image never switches back to root"),
+        Fidelity("network.egress", "unsupported" if plan.egress != "open" else "enforced",
+                 "an image alone cannot hold egress to a policy; run it with the compose target's proxy"
+                 if plan.egress != "open" else "open egress needs nothing from the image"),
+        Fidelity("secrets", "enforced", "never in the image; the entrypoint reads them at start from /run/secrets "
+                 "or the environment, and build-time ones arrive only as BuildKit secret mounts"),
+        Fidelity("resources.timeout", "enforced", "the entrypoint runs the agent under timeout(1)"),
+        Fidelity("agent.instructions", "enforced" if plan.workspace_mode not in ("mount", "mount-readonly")
+                 else "best-effort",
+                 "written into the workspace at start" if plan.workspace_mode not in ("mount", "mount-readonly")
+                 else f"the host's folder is not modified; the file is at {SANDKIT_ETC}/instructions/"),
+    ]
+    runtime_only = ("isolation.read_only_root", "resources.memory", "resources.cpus", "resources.pids",
+                    "isolation.runtime", "workspace.mode")
+    rows += [Fidelity(s, "unsupported", "a run-time setting; the image cannot carry it (compose applies it)",
+                      requested=False) for s in runtime_only]
+    if plan.kit.triggers:
+        rows.append(Fidelity("triggers", "unsupported", "an image does not start itself"))
+    return rows
