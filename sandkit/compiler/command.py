@@ -63,7 +63,7 @@ def _fidelity_json(plan: Plan, targets: list[str], rows: dict[str, dict[str, Fid
         "targets": targets,
         "settings": {s: {t: r.as_dict() for t, r in sorted(rows[s].items())} for s in sorted(rows)},
         "notes": list(plan.notes),
-        "files": names + [FIDELITY_FILE],
+        "files": [*names, FIDELITY_FILE],
     }
     return (json.dumps(document, indent=2, ensure_ascii=True) + "\n").encode()
 

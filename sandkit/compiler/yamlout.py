@@ -37,7 +37,7 @@ def _yaml() -> Any:
     yaml.default_flow_style = False
     yaml.allow_unicode = False
     yaml.width = 1 << 30
-    yaml.sort_base_mapping_type_on_output = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     yaml.indent(mapping=2, sequence=4, offset=2)
     return yaml
 

@@ -34,7 +34,8 @@ def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
         "env.sh": header + "".join(f"export {k}={sh_quote(v)}\n" for k, v in plan.env),
     }
     for index, command in enumerate(plan.install, start=1):
-        files[f"install/{index:02d}.sh"] = f"{header}# install[{index - 1}] of the kit, run as root at build\n{command}\n"
+        note = f"# install[{index - 1}] of the kit, run as root at build\n"
+        files[f"install/{index:02d}.sh"] = f"{header}{note}{command}\n"
     out = {name: text.encode() for name, text in files.items()}
     if plan.instructions_file:
         out[f"instructions/{plan.instructions_file}"] = _instructions(plan).encode()
