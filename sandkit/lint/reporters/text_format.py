@@ -5,12 +5,16 @@ from __future__ import annotations
 from sandkit.lint.reporters import Report
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def render(report: Report) -> str:
     lines = []
     for f in report.findings:
-        line = f"{f.path}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message}"
+        line = f"{f.path}:{f.line}:{f.column}: {f.severity} {f.rule} {_one_line(f.message)}"
         if f.fix:
-            line += f" [fix: {f.fix}]"
+            line += f" [fix: {_one_line(f.fix)}]"
         lines.append(line)
     summary = report.summary()
     counts = summary["by_severity"]

@@ -165,12 +165,16 @@ def _kubernetes(document: Any) -> Iterator[Container]:
     yield from _pod_specs(document, f"{kind}/{name}" if name else kind, 0)
 
 
-def _pod_specs(node: Any, owner: str, depth: int) -> Iterator[Container]:
+def _pod_specs(node: Any, owner: str, depth: int,
+               seen: set[int] | None = None) -> Iterator[Container]:
     """Every pod spec under ``node``: any mapping with a ``containers`` list (all workloads,
-    templates, CronJob job templates, Lists and custom resources alike)."""
-    if depth > 12:
+    templates, CronJob job templates, Lists and custom resources alike). Shared (aliased)
+    nodes are visited once, so alias bombs stay linear."""
+    seen = set() if seen is None else seen
+    if depth > 12 or id(node) in seen:
         return
     if isinstance(node, PMap):
+        seen.add(id(node))
         if isinstance(node.get("containers"), PSeq):
             yield from _pod(node, owner)
         annotations = _annotations(node)
@@ -178,10 +182,11 @@ def _pod_specs(node: Any, owner: str, depth: int) -> Iterator[Container]:
             yield annotations
         for key, value in node.items():
             if key != "containers":
-                yield from _pod_specs(value, owner, depth + 1)
+                yield from _pod_specs(value, owner, depth + 1, seen)
     elif isinstance(node, PSeq):
+        seen.add(id(node))
         for item in node:
-            yield from _pod_specs(item, owner, depth + 1)
+            yield from _pod_specs(item, owner, depth + 1, seen)
 
 
 def _annotations(node: PMap) -> Container | None:
@@ -369,9 +374,11 @@ def _agent_config(file: SourceFile) -> Iterator[Container]:
         yield from _servers(document, 0)
 
 
-def _servers(node: Any, depth: int) -> Iterator[Container]:
-    if depth > 10:
+def _servers(node: Any, depth: int, seen: set[int] | None = None) -> Iterator[Container]:
+    seen = set() if seen is None else seen
+    if depth > 10 or id(node) in seen:
         return
+    seen.add(id(node))
     if isinstance(node, PMap):
         command, args = node.get("command"), node.get("args")
         if isinstance(command, PStr) and isinstance(args, PSeq):
@@ -381,10 +388,10 @@ def _servers(node: Any, depth: int) -> Iterator[Container]:
                 box.env.extend(_env_items(node.get("env"), node.pos))
                 yield box
         for value in node.values():
-            yield from _servers(value, depth + 1)
+            yield from _servers(value, depth + 1, seen)
     elif isinstance(node, PSeq):
         for item in node:
-            yield from _servers(item, depth + 1)
+            yield from _servers(item, depth + 1, seen)
 
 
 # ----- Dockerfiles --------------------------------------------------------------------------
@@ -446,15 +453,17 @@ def _workflow_env(file: SourceFile) -> Iterator[Setting]:
         yield from _env_blocks(document, 0)
 
 
-def _env_blocks(node: Any, depth: int) -> Iterator[Setting]:
-    if depth > 8:
+def _env_blocks(node: Any, depth: int, seen: set[int] | None = None) -> Iterator[Setting]:
+    seen = set() if seen is None else seen
+    if depth > 8 or id(node) in seen:
         return
+    seen.add(id(node))
     if isinstance(node, PMap):
         for key, value in node.items():
             if key == "env":
                 yield from _env_items(value, node.pos_of(key))
             elif key != "container" and key != "services":
-                yield from _env_blocks(value, depth + 1)
+                yield from _env_blocks(value, depth + 1, seen)
     elif isinstance(node, PSeq):
         for item in node:
-            yield from _env_blocks(item, depth + 1)
+            yield from _env_blocks(item, depth + 1, seen)
