@@ -189,7 +189,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
         ca_certificates=_ca_files(kit), install=tuple(kit.install),
         build_secrets=tuple(s.name for s in kit.secrets if s.build),
         startup=tuple(kit.startup), env=tuple(sorted(kit.env.items())),
-        secrets=tuple((s.name, s.required) for s in kit.secrets),
+        secrets=tuple((s.name, s.required) for s in kit.secrets if not s.build),
         command=tuple(kit.agent.command), instructions_file=kit.agent.instructions_file,
         instructions=kit.agent.instructions, files=regular, home_files=in_home,
         egress=kit.network.egress, allow=allow if kit.network.egress == "allowlist" else (),

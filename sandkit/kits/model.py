@@ -109,8 +109,8 @@ class Secret(Strict):
     required: bool = True
     build: bool = Field(
         False,
-        description="also give it to `install` commands at build time, as a BuildKit secret file "
-        "/run/secrets/NAME (never ARG or ENV)",
+        description="a build-time secret: given to `install` commands as the BuildKit secret file "
+        "/run/secrets/NAME (never ARG or ENV), and not to the agent at run time",
     )
 
 

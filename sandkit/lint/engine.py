@@ -7,7 +7,6 @@ one file at a time, so memory stays flat whatever the size of the tree.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -191,6 +190,8 @@ class _Checker:
 
 def fingerprint(rule_id: str, path: str, line_text: str, occurrence: int) -> str:
     """Stable across edits elsewhere in the file: rule, path, the line's text, which repeat."""
+    import hashlib  # only here: most pre-commit runs never fingerprint anything
+
     data = "\0".join((rule_id, path, " ".join(line_text.split()), str(occurrence)))
     return hashlib.sha256(data.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
 

@@ -6,9 +6,9 @@ See :mod:`sandkit.lint.rules` for the rule author's contract.
 from __future__ import annotations
 
 import importlib
-import inspect
 import pkgutil
 import re
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -60,7 +60,7 @@ def rule(rule_id: str, name: str, *, category: str, severity: str, kinds: Iterab
     """Register the decorated function as rule ``rule_id``; its docstring is the documentation."""
     def register(check: Check) -> Check:
         add_rule(rule_id, name, category=category, severity=severity, kinds=kinds,
-                 doc=inspect.getdoc(check) or "", check=check, triggers=triggers)
+                 doc=_clean_doc(check.__doc__ or ""), check=check, triggers=triggers)
         return check
 
     return register
@@ -82,6 +82,12 @@ def add_rule(rule_id: str, name: str, *, category: str, severity: str, kinds: It
                tuple(triggers), _sections(doc))
     _REGISTRY[rule_id] = new
     return new
+
+
+def _clean_doc(doc: str) -> str:
+    """A docstring without its common indentation (``inspect`` is too heavy to import)."""
+    first, _, rest = doc.strip("\n").partition("\n")
+    return (first.strip() + "\n" + textwrap.dedent(rest)).strip() + "\n"
 
 
 def _sections(doc: str) -> dict[str, str]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from sandkit.lint import kinds
-from sandkit.lint.rules._docker_cli import container_from_args, run_invocation
+from sandkit.lint.rules._docker_cli import RUNTIMES, container_from_args, run_invocation
 from sandkit.lint.rules._facts import Container, Mount, Setting, split_kv_list, split_volume
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
@@ -55,7 +55,8 @@ def _containers(file: SourceFile) -> Iterator[Container]:
         yield from _agent_config(file)
     elif kind == kinds.DOCKERFILE:
         yield from _dockerfile(file)
-    if kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE):
+    if kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE) and any(
+            runtime in file.text for runtime in RUNTIMES):
         yield from from_commands(file.commands)
 
 

