@@ -1,0 +1,107 @@
+"""`sandkit build`: writing, --check, all-or-nothing, --strict, targets and folders of kits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sandkit.cli import main
+from tests.compiler.helpers import in_folder
+
+KIT = """\
+apiVersion: sandkit/v1
+name: {name}
+agent: {{command: [agent]}}
+workspace: {{mode: none}}
+network: {{allow: [api.example.com]}}
+{extra}"""
+
+
+def _kit(folder: Path, name: str, extra: str = "") -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(KIT.format(name=name, extra=extra), encoding="utf-8")
+    return path
+
+
+def test_build_then_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with in_folder(tmp_path):
+        _kit(tmp_path, "one")
+        assert main(["build", "one.yaml", "-o", "out"]) == 0
+        assert "network.egress" in capsys.readouterr().out  # the fidelity table
+        assert main(["build", "--check", "one.yaml", "-o", "out"]) == 0
+        (tmp_path / "out/one/egress/squid.conf").write_text("edited\n")
+        assert main(["build", "--check", "one.yaml", "-o", "out"]) == 1
+        out = capsys.readouterr()
+        assert "--- a/out/one/egress/squid.conf" in out.out and "-edited" in out.out
+        assert "stale" in out.err
+        assert (tmp_path / "out/one/egress/squid.conf").read_text() == "edited\n", "--check wrote a file"
+
+
+def test_one_bad_kit_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with in_folder(tmp_path):
+        _kit(tmp_path, "good")
+        _kit(tmp_path, "bad", "image: {user: root}\n")
+        assert main(["build", ".", "-o", "out"]) == 1
+        assert not (tmp_path / "out").exists()
+        err = capsys.readouterr().err
+        assert "bad.yaml:6:15: error: image.user" in err and "nothing written" in err
+
+
+def test_folder_of_kits_builds_each_and_skips_mixins(tmp_path: Path) -> None:
+    with in_folder(tmp_path):
+        _kit(tmp_path, "first")
+        _kit(tmp_path, "second")
+        (tmp_path / "mixin.yaml").write_text("apiVersion: sandkit/v1\nkind: Mixin\nname: m\n")
+        assert main(["build", ".", "-o", "out", "-q"]) == 0
+        assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["first", "second"]
+
+
+def test_strict_fails_on_unsupported_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with in_folder(tmp_path):
+        _kit(tmp_path, "dind", "isolation: {docker: rootless}\n")
+        assert main(["build", "dind.yaml", "-o", "out", "-q"]) == 0
+        assert main(["build", "dind.yaml", "-o", "out2", "--strict"]) == 1
+        assert "isolation.docker is unsupported by compose" in capsys.readouterr().err
+        assert not (tmp_path / "out2").exists()
+
+
+def test_target_selection_and_requirements(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with in_folder(tmp_path):
+        _kit(tmp_path, "one")
+        assert main(["build", "one.yaml", "-o", "d", "--target", "docker", "-q"]) == 0
+        assert not (tmp_path / "d/one/compose.yaml").exists() and (tmp_path / "d/one/Dockerfile").exists()
+        assert main(["build", "one.yaml", "-o", "c", "--target", "compose", "-q"]) == 0
+        assert (tmp_path / "c/one/Dockerfile").exists(), "compose builds on the docker target's files"
+        assert main(["build", "one.yaml", "--target", "helm"]) == 2
+        assert "unknown target(s) helm" in capsys.readouterr().err
+
+
+def test_stale_files_of_an_earlier_build_are_removed(tmp_path: Path) -> None:
+    with in_folder(tmp_path):
+        _kit(tmp_path, "one")
+        assert main(["build", "one.yaml", "-o", "out", "-q"]) == 0
+        assert (tmp_path / "out/one/egress/squid.conf").exists()
+        _kit(tmp_path, "one", "").write_text(KIT.format(name="one", extra="").replace(
+            "network: {allow: [api.example.com]}", "network: {egress: none}"))
+        assert main(["build", "one.yaml", "-o", "out", "-q"]) == 0
+        assert not (tmp_path / "out/one/egress/squid.conf").exists()
+
+
+def test_two_kits_with_one_name_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with in_folder(tmp_path):
+        _kit(tmp_path, "same")
+        (tmp_path / "copy.yaml").write_text((tmp_path / "same.yaml").read_text())
+        assert main(["build", ".", "-o", "out"]) == 1
+        assert "two kits share the name same" in capsys.readouterr().err
+
+
+def test_hundred_kits_compile_quickly(tmp_path: Path) -> None:
+    import time
+
+    with in_folder(tmp_path):
+        for index in range(100):
+            _kit(tmp_path, f"kit-{index:03d}")
+        started = time.perf_counter()
+        assert main(["build", ".", "-o", "out", "-q"]) == 0
+        assert time.perf_counter() - started < 10
