@@ -65,7 +65,12 @@ def scan(targets: list[str], root: str, options: ScanOptions, exclude: tuple[str
         findings.extend(result.findings)
         crashes.extend(result.crashes)
         files += result.scanned
-    return ScanResult(sorted(findings), files, crashes)
+    from sandkit.lint.repository import RepositoryView, run_passes
+
+    all_rules()  # family modules register their passes on import
+    view = RepositoryView(root, frozenset(c.path for c in candidates))
+    findings, pass_crashes = run_passes(findings, view)
+    return ScanResult(findings, files, crashes + pass_crashes)
 
 
 def _parallel(candidates: list[Candidate], options: ScanOptions,

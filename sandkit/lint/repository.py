@@ -1,0 +1,72 @@
+"""Repository-level passes: one look at all of a scan's findings after every file is checked.
+
+Rules see one file at a time. A few questions need the whole scan: whether findings in
+different files combine into a path to the host (an autorun hook in one file, a mounted
+runtime socket in another), or whether a neighbouring file (a ``.dockerignore``) settles a
+finding. A pass is a function from the scan's findings to the findings to report, registered
+with :func:`repository_pass` in a rule family module::
+
+    @repository_pass("escalation")
+    def escalate(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+        ...
+
+Passes run in the main process, after suppressions, in registration order. They may drop,
+re-rank or reword findings (``dataclasses.replace``), never invent findings for files they did
+not see. ``repo.read`` reads a small file under the scan root (``None`` when it is absent or
+unreadable); passes never touch the network. A pass that raises is reported as an internal
+error and its input is kept.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sandkit.lint.model import Finding
+
+
+@dataclass(frozen=True)
+class RepositoryView:
+    """What a pass may know about the scanned tree besides the findings."""
+
+    root: str
+    paths: frozenset[str]  # every file the scan considered, relative and "/"-separated
+
+    def read(self, rel: str, limit: int = 65536) -> str | None:
+        """The text of ``rel`` under the root (at most ``limit`` bytes), or None."""
+        root = os.path.realpath(self.root)
+        path = os.path.realpath(os.path.join(root, rel))
+        if path != root and not path.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+        try:
+            with open(path, "rb") as handle:
+                return handle.read(limit).decode("utf-8", errors="replace")
+        except OSError:
+            return None
+
+
+Pass = Callable[[list[Finding], RepositoryView], list[Finding]]
+_PASSES: list[tuple[str, Pass]] = []
+
+
+def repository_pass(name: str) -> Callable[[Pass], Pass]:
+    """Register the decorated function as a repository-level pass called ``name``."""
+    def register(function: Pass) -> Pass:
+        if any(existing == name for existing, _ in _PASSES):
+            raise ValueError(f"repository pass {name!r} is registered twice")
+        _PASSES.append((name, function))
+        return function
+
+    return register
+
+
+def run_passes(findings: list[Finding], repo: RepositoryView) -> tuple[list[Finding], list[str]]:
+    """Apply every registered pass; returns the findings and internal errors."""
+    crashes: list[str] = []
+    for name, function in _PASSES:
+        try:
+            findings = list(function(findings, repo))
+        except Exception as exc:  # a pass bug must not lose the scan
+            crashes.append(f"repository pass {name} failed: {type(exc).__name__}: {exc}")
+    return sorted(findings), crashes
