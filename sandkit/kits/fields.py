@@ -11,7 +11,7 @@ import ipaddress
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029]")
 _DNS_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
@@ -271,19 +271,30 @@ def _str_or_int(value: object) -> object:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-KitName = Annotated[str, AfterValidator(_dns_label), Field(max_length=63)]
-EnvName = Annotated[str, AfterValidator(_env_name)]
+# Editors get the same shapes as JSON Schema patterns (the validators above give the messages).
+KitName = Annotated[str, AfterValidator(_dns_label), Field(max_length=63),
+                    WithJsonSchema({"type": "string", "pattern": "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"})]
+EnvName = Annotated[str, AfterValidator(_env_name),
+                    WithJsonSchema({"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})]
 UserName = Annotated[str, AfterValidator(_user_name)]
-HostPattern = Annotated[str, AfterValidator(host_pattern)]
-Duration = Annotated[str, BeforeValidator(_str_or_int), AfterValidator(_duration)]
-Quantity = Annotated[str, BeforeValidator(_str_or_int), AfterValidator(_quantity)]
+HostPattern = Annotated[str, AfterValidator(host_pattern), WithJsonSchema({
+    "type": "string", "pattern": "^(\\*\\.)?[a-z0-9_.-]+(:[0-9]{1,5})?$",
+    "examples": ["api.anthropic.com", "github.com:443", "*.githubusercontent.com"]})]
+Duration = Annotated[str, BeforeValidator(_str_or_int), AfterValidator(_duration),
+                     WithJsonSchema({"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$",
+                                     "examples": ["90s", "15m", "2h", "1h30m"]})]
+Quantity = Annotated[str, BeforeValidator(_str_or_int), AfterValidator(_quantity),
+                     WithJsonSchema({"anyOf": [
+                         {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"},
+                         {"type": "integer", "minimum": 1}], "examples": ["512Mi", "4Gi"]})]
 ImageRef = Annotated[str, AfterValidator(_image_ref)]
 AbsPath = Annotated[str, AfterValidator(_abs_path)]
 RelPath = Annotated[str, AfterValidator(_rel_path)]
 WorkspaceFile = Annotated[str, AfterValidator(_workspace_file)]
 RepoURL = Annotated[str, AfterValidator(_url)]
 GitRef = Annotated[str, AfterValidator(_git_ref)]
-OctalMode = Annotated[str, BeforeValidator(_reject_int_mode), AfterValidator(_octal_mode)]
+OctalMode = Annotated[str, BeforeValidator(_reject_int_mode), AfterValidator(_octal_mode),
+                      WithJsonSchema({"type": "string", "pattern": "^0?[0-7]{3}$", "examples": ["0644"]})]
 AptPackage = Annotated[str, _package(_PACKAGE_APT, "git or git=1:2.39.5-0+deb12u1")]
 PipPackage = Annotated[str, _package(_PACKAGE_PIP, "pytest==8.3.2")]
 NpmPackage = Annotated[str, _package(_PACKAGE_NPM, "@scope/name@1.2.3")]

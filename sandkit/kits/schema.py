@@ -13,6 +13,17 @@ def kit_schema() -> dict[str, Any]:
     from sandkit.kits.model import Kit
 
     schema = Kit.model_json_schema(by_alias=True, mode="validation")
+    # A Mixin is a partial kit, and a Kit that extends others may inherit its agent: the schema asks
+    # for `agent` only where nothing can supply it (the loader checks the merged kit).
+    schema.pop("required")
+    schema["$defs"]["Agent"].pop("required", None)
+    schema["if"] = {"properties": {"kind": {"const": "Mixin"}}, "required": ["kind"]}
+    schema["then"] = {"required": ["apiVersion", "kind"]}
+    schema["else"] = {
+        "required": ["apiVersion", "name"],
+        "if": {"required": ["extends"]},
+        "else": {"required": ["agent"], "properties": {"agent": {"required": ["command"]}}},
+    }
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 

@@ -37,6 +37,20 @@ def test_schema_checks_kits_like_an_editor_would() -> None:
         "Additional properties are not allowed ('netwrk' was unexpected)"]
 
 
+def test_examples_and_presets_pass_the_schema() -> None:
+    validator = jsonschema.Draft202012Validator(json.loads(render_schema()))
+    files = [*REPO.glob("examples/*/kit.yaml"), *REPO.glob("kits/*.yaml"), *REPO.glob("sandkit/kits/presets/*.yaml")]
+    assert len(files) >= 9
+    for path in files:
+        errors = [e.message for e in validator.iter_errors(YAML(typ="safe").load(path.read_text()))]
+        assert errors == [], f"{path}: {errors}"
+    partial = {"apiVersion": "sandkit/v1", "kind": "Mixin", "env": {"A": "1"}}
+    assert not list(validator.iter_errors(partial)), "a Mixin needs no agent or name"
+    assert list(validator.iter_errors({**partial, "kind": "Kit"})), "a Kit does"
+    wrong = {"apiVersion": "sandkit/v1", "name": "k", "agent": {"command": ["a"]}, "resources": {"timeout": "2 hours"}}
+    assert [e.message for e in validator.iter_errors(wrong)] == ["'2 hours' does not match '^([0-9]+h)?([0-9]+m)?([0-9]+s)?$'"]
+
+
 def test_schema_command_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema"]) == 0
     assert capsys.readouterr().out == render_schema()
