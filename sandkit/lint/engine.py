@@ -101,6 +101,7 @@ class _Checker:
         self.known_keys = {k for r in all_rules() for k in (r.id, r.name, r.category)}
         self.wanted_kinds = {k for r in self.rules for k in r.kinds}
         self.report_engine = {r.id for r in all_rules() if r.check is None} & wanted
+        self.by_kind: dict[str, list[Rule]] = {}
 
     def wants(self, candidate: Candidate) -> bool:
         """Whether any selected rule could care about this file (decided before reading it)."""
@@ -111,6 +112,12 @@ class _Checker:
             return bool(wanted & YAML_FAMILY)  # its content may make it a kit, a workflow ...
         name = candidate.path.rsplit("/", 1)[-1]
         return kind.kind == "text" and "." not in name and "shell" in wanted  # a shebang?
+
+    def _rules_for(self, kind: str) -> list[Rule]:
+        rules = self.by_kind.get(kind)
+        if rules is None:
+            rules = self.by_kind[kind] = [r for r in self.rules if r.wants(kind)]
+        return rules
 
     def check(self, candidate: Candidate) -> FileResult:
         result = FileResult()
@@ -134,8 +141,8 @@ class _Checker:
                 Pos(), f"file is larger than {self.options.max_bytes} bytes; "
                        "only its beginning was checked")))
         problem = self._parse_problem(source)
-        for rule in self.rules:
-            if not rule.wants(kind.kind) or not rule.triggered_by(text):
+        for rule in self._rules_for(kind.kind):
+            if rule.triggers and not any(t in text for t in rule.triggers):
                 continue
             try:
                 assert rule.check is not None

@@ -6,8 +6,8 @@ says how it parses. Rules subscribe to kinds. ``TEXT`` is every other readable f
 
 from __future__ import annotations
 
+import fnmatch
 import re
-from fnmatch import fnmatchcase
 from typing import NamedTuple
 
 KIT = "kit"
@@ -69,21 +69,23 @@ _NOT_DOCKERFILE = (".md", ".py", ".txt", ".json", ".yml", ".yaml", ".sh", ".go",
 _SHEBANG = re.compile(rb"#![^\n]*\b(?:ba|z|da|k)?sh\b")
 
 
-def _matches(rel_lower: str, patterns: tuple[str, ...]) -> bool:
-    name = rel_lower.rsplit("/", 1)[-1]
+def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex for a pattern list; every pattern may match below any folder."""
+    parts = []
     for pattern in patterns:
-        if "/" in pattern:
-            if fnmatchcase(rel_lower, pattern) or fnmatchcase(rel_lower, "*/" + pattern):
-                return True
-        elif fnmatchcase(name, pattern):
-            return True
-    return False
+        body = fnmatch.translate(pattern)[4:-3]  # strip translate's "(?s:" ... ")\Z"
+        parts.append(f"(?:.*/)?{body}")
+    return re.compile("(?s:" + "|".join(parts) + r")\Z")
+
+
+_AGENT_CONFIG_RE = _compile(AGENT_CONFIG_PATTERNS)
+_AGENT_INSTRUCTION_RE = _compile(AGENT_INSTRUCTION_PATTERNS)
 
 
 def is_agent_file(rel: str) -> bool:
     """True for agent configuration or instruction files (read even in dependency folders)."""
     lower = rel.lower()
-    return _matches(lower, AGENT_CONFIG_PATTERNS) or _matches(lower, AGENT_INSTRUCTION_PATTERNS)
+    return bool(_AGENT_CONFIG_RE.match(lower) or _AGENT_INSTRUCTION_RE.match(lower))
 
 
 def _syntax_of(name: str) -> str:
@@ -100,9 +102,9 @@ def kind_by_name(rel: str) -> Kind:
     """The kind a path's name implies; YAML and extension-less files may be refined later."""
     lower = rel.lower()
     name = lower.rsplit("/", 1)[-1]
-    if _matches(lower, AGENT_CONFIG_PATTERNS):
+    if _AGENT_CONFIG_RE.match(lower):
         return Kind(AGENT_CONFIG, _syntax_of(name))
-    if _matches(lower, AGENT_INSTRUCTION_PATTERNS):
+    if _AGENT_INSTRUCTION_RE.match(lower):
         return Kind(AGENT_INSTRUCTIONS, _syntax_of(name))
     if name == ".dockerignore" or name.endswith(".dockerignore"):
         return Kind(DOCKERIGNORE, "text")

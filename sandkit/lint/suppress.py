@@ -1,7 +1,8 @@
-"""Inline suppressions: ``# sandkit: ignore[ID,...] reason`` on the finding's line or above.
+"""Inline suppressions: a comment ``sandkit: ignore[KEY,...] reason`` on the finding's line
+or the line above it.
 
-``//``, ``<!-- -->`` and ``;`` comment starts work too, for JSONC, Markdown and INI-like files.
-Keys may be rule IDs, rule names or whole categories.
+The comment may start with ``#``, ``//``, ``/*``, ``<!--`` or ``;`` (YAML, shell, Dockerfile,
+TOML, JSONC, Markdown, INI-like files). Keys may be rule IDs, rule names or whole categories.
 """
 
 from __future__ import annotations

@@ -7,13 +7,11 @@ Numbers, booleans and nulls stay plain Python values; ask their container with `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, order=True)
-class Pos:
-    """A 1-based line and column."""
+class Pos(NamedTuple):
+    """A 1-based line and column (a tuple: cheap to make for every parsed node)."""
 
     line: int = 1
     column: int = 1

@@ -1,0 +1,275 @@
+"""Benchmark ``sandkit lint`` against Checkov, detect-secrets and plain reading of the files.
+
+Generates a synthetic repository per size (mixed file kinds, a known number of planted
+findings), runs every tool on the same tree in one run, and prints a Markdown table of wall
+times, ratios and sandkit's peak memory, plus the cost of a pre-commit run on ten files
+beyond the interpreter's own start.
+
+    python bench/lint_bench.py --sizes 1000,10000,100000 --compare-up-to 10000
+
+Checkov and detect-secrets are looked up on PATH (or given with --checkov/--detect-secrets);
+they are benchmark-only tools, not project dependencies. Missing tools are reported as
+skipped. Timings include each tool's own start-up, as a user would see it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PLANT_EVERY = 20  # one planted finding per this many files of a kind that can carry one
+
+COMPOSE = """services:
+  web{n}:
+    image: nginx:1.27
+    ports: ["80{d}:80"]
+    volumes:
+      - ./site{n}:/usr/share/nginx/html:ro
+{extra}    environment:
+      LOG_LEVEL: info
+"""
+K8S = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api-{n}
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:{n}.0
+          securityContext:
+            privileged: {privileged}
+            runAsNonRoot: true
+          resources: {{limits: {{cpu: "1", memory: 512Mi}}}}
+"""
+WORKFLOW = """name: ci-{n}
+on: [push]
+permissions: {{contents: read}}
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683
+      - run: |
+          python -m pip install -e .
+          pytest -q tests/{n}
+"""
+DOCKERFILE = """FROM python:3.12-slim
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt \\
+    && useradd -m app{n}
+{extra}USER app{n}
+CMD ["python", "-m", "app"]
+"""
+SHELL = """#!/bin/sh
+set -eu
+echo "building part {n}"
+docker build -t acme/part{n}:latest .
+docker run --rm {mount}acme/part{n}:latest pytest -q
+"""
+KIT = """apiVersion: sandkit/v1
+kind: Kit
+name: agent-{n}
+image: {{base: "debian:bookworm-slim", user: agent}}
+network:
+  egress: {egress}
+  allow: [api.anthropic.com, github.com]
+agent: {{command: [claude, -p, "fix issue {n}"]}}
+"""
+PYTHON = '''"""Module {n}."""
+
+import os
+
+
+def handler_{n}(event: dict) -> dict:
+    """Handle one event; the socket path /var/run/docker.sock is only text here."""
+    path = os.path.join("/tmp", str(event.get("id", {n})))
+    return {{"path": path, "size": len(path) * {n}}}
+'''
+MARKDOWN = """# Part {n}
+
+Run `make test` before committing. Never mount `/var/run/docker.sock` into an agent.
+"""
+JSON = '{{"id": {n}, "name": "item-{n}", "tags": ["a", "b"], "nested": {{"x": [1, 2, 3]}}}}\n'
+
+# (file name pattern, template builder, planted rule or None)
+KINDS = [
+    ("compose.yaml", "compose", "RS001"), ("deploy.yaml", "k8s", "PV001"),
+    (".github/workflows/ci.yml", "workflow", None), ("Dockerfile", "dockerfile", "RS001"),
+    ("build.sh", "shell", "HC001"), ("kit.yaml", "kit", "EG001"), ("app.py", "python", None),
+    ("app2.py", "python", None), ("README.md", "markdown", None), ("data.json", "json", None),
+]
+
+
+def render(kind: str, n: int, plant: bool) -> str:
+    if kind == "compose":
+        extra = "      - /var/run/docker.sock:/var/run/docker.sock\n" if plant else ""
+        return COMPOSE.format(n=n, d=n % 10, extra=extra)
+    if kind == "k8s":
+        return K8S.format(n=n, privileged="true" if plant else "false")
+    if kind == "workflow":
+        return WORKFLOW.format(n=n)
+    if kind == "dockerfile":
+        return DOCKERFILE.format(n=n, extra='VOLUME ["/var/run/docker.sock"]\n' if plant else "")
+    if kind == "shell":
+        return SHELL.format(n=n, mount="-v $HOME/.ssh:/root/.ssh " if plant else "")
+    if kind == "kit":
+        return KIT.format(n=n, egress="open" if plant else "allowlist")
+    if kind == "python":
+        return PYTHON.format(n=n)
+    if kind == "markdown":
+        return MARKDOWN.format(n=n)
+    return JSON.format(n=n)
+
+
+def generate(root: Path, files: int) -> Counter[str]:
+    """Write ``files`` files under ``root``; return the planted findings per rule."""
+    planted: Counter[str] = Counter()
+    for i in range(files):
+        name, kind, rule = KINDS[i % len(KINDS)]
+        n = i // len(KINDS)
+        plant = rule is not None and n % PLANT_EVERY == 0
+        if plant and rule:
+            planted[rule] += 1
+        path = root / f"part{n // 10}" / f"unit{n}" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(kind, n, plant))
+    return planted
+
+
+READ_ALL = """
+import os, sys
+total = 0
+for folder, dirs, names in os.walk(sys.argv[1]):
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as handle:
+            total += len(handle.read())
+print(total)
+"""
+
+
+def run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS of the largest process in MB, stdout) of one command."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, _, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = 0
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    return elapsed, usage.ru_maxrss / 1024, text
+
+
+def sandkit_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with compiled bytecode, as installed
+    return env
+
+
+def median_run(argv: list[str], env: dict[str, str], repeat: int = 7) -> float:
+    return statistics.median(run(argv, env)[0] for _ in range(repeat))
+
+
+def precommit_cost(root: Path) -> tuple[float, float]:
+    """(seconds for `sandkit lint` on ten files, seconds for `python -c pass`)."""
+    files = sorted(str(p) for p in root.rglob("*") if p.is_file())[:10]
+    env = sandkit_env()
+    lint = [sys.executable, "-m", "sandkit", "lint", *files]
+    run(lint, env)  # warm the bytecode cache
+    return median_run(lint, env), median_run([sys.executable, "-c", "pass"], env)
+
+
+def count_findings(json_text: str) -> Counter[str]:
+    import json
+
+    try:
+        document = json.loads(json_text)
+    except ValueError:
+        return Counter()
+    return Counter(f["rule"] for f in document["findings"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--compare-up-to", type=int, default=10000,
+                        help="run Checkov and detect-secrets only up to this many files")
+    parser.add_argument("--checkov", default=shutil.which("checkov"))
+    parser.add_argument("--detect-secrets", default=shutil.which("detect-secrets"))
+    parser.add_argument("--workdir", default=None, help="where to generate (default: a temp dir)")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    env = sandkit_env()
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="sandkit-bench-"))
+    rows = []
+    for size in sizes:
+        root = work / f"repo-{size}"
+        shutil.rmtree(root, ignore_errors=True)
+        planted = generate(root, size)
+        megabytes = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 1e6
+        read_s = run([sys.executable, "-c", READ_ALL, str(root)])[0]
+        lint = [sys.executable, "-m", "sandkit", "lint", str(root), "--format", "json"]
+        run(lint, env)  # warm caches and bytecode
+        sandkit_s, peak_mb, out = run(lint, env)
+        serial_s = run([*lint, "--jobs", "1"], env)[0]
+        found = count_findings(out)
+        if any(found[rule] != count for rule, count in planted.items()):
+            print(f"warning: planted {dict(planted)} but found {dict(found)}", file=sys.stderr)
+        row = {"files": size, "mb": megabytes, "read": read_s, "sandkit": sandkit_s,
+               "serial": serial_s, "peak": peak_mb, "planted": sum(planted.values()),
+               "found": sum(found[r] for r in planted)}
+        if size <= args.compare_up_to:
+            if args.checkov:
+                row["checkov"] = run([args.checkov, "-d", str(root), "--quiet", "--compact",
+                                      "-o", "json", "--skip-download"])[0]
+            if args.detect_secrets:
+                row["detect"] = run([args.detect_secrets, "scan", "--all-files", str(root)])[0]
+        rows.append(row)
+        print(f"done {size} files", file=sys.stderr)
+    print_table(rows)
+    lint_s, python_s = precommit_cost(work / f"repo-{sizes[0]}")
+    print(f"\npre-commit, 10 files: sandkit {lint_s * 1000:.0f} ms, `python -c pass` "
+          f"{python_s * 1000:.0f} ms: {1000 * (lint_s - python_s):.0f} ms beyond the "
+          "interpreter's start")
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def ratio(row: dict[str, float], key: str) -> str:
+    return f"{row[key] / row['sandkit']:.1f}x" if key in row else "skipped"
+
+
+def seconds(row: dict[str, float], key: str) -> str:
+    return f"{row[key]:.2f}" if key in row else "-"
+
+
+def print_table(rows: list[dict[str, float]]) -> None:
+    print("| files | MB | read s | sandkit s (2 cores) | sandkit s (1 core) | checkov s | "
+          "detect-secrets s | checkov / sandkit | detect-secrets / sandkit | "
+          "sandkit / read | ms per 1k files | peak MB | planted found |")
+    print("|" + " --- |" * 13)
+    for r in rows:
+        print(f"| {r['files']:.0f} | {r['mb']:.1f} | {r['read']:.2f} | {r['sandkit']:.2f} | "
+              f"{r['serial']:.2f} | {seconds(r, 'checkov')} | {seconds(r, 'detect')} | "
+              f"{ratio(r, 'checkov')} | {ratio(r, 'detect')} | "
+              f"{r['sandkit'] / r['read']:.1f}x | {1000 * r['sandkit'] / r['files'] * 1000:.0f} | "
+              f"{r['peak']:.0f} | {r['found']:.0f}/{r['planted']:.0f} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

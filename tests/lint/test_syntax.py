@@ -1,0 +1,86 @@
+"""The positioned parsers: YAML (both composers), JSONC, TOML, Dockerfile, shell, Makefile."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandkit.lint.syntax import yaml as yaml_syntax
+from sandkit.lint.syntax.dockerfile import parse_dockerfile
+from sandkit.lint.syntax.jsonc import load_jsonc
+from sandkit.lint.syntax.makefile import justfile_recipes, makefile_recipes
+from sandkit.lint.syntax.shell import parse_commands
+from sandkit.lint.syntax.toml import load_toml
+from sandkit.lint.syntax.tree import Pos, SyntaxProblem
+
+YAML_TEXT = ("on: push\nn: 010\nh: 0x1f\ns: !!str 12\nf: 1.5\nz: ~\nw: yes\nq: \"1\"\n"
+             "base: &b {k: 1}\nm:\n  <<: *b\n  z: 2\nblock: |\n  one\n  two\n---\n- a\n")
+EXPECTED = [{"on": "push", "n": 10, "h": 31, "s": "12", "f": 1.5, "z": None, "w": "yes",
+             "q": "1", "base": {"k": 1}, "m": {"k": 1, "z": 2}, "block": "one\ntwo\n"}, ["a"]]
+
+
+@pytest.fixture(params=["libyaml", "ruamel"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "libyaml" and yaml_syntax._libyaml_backend() is None:
+        pytest.skip("PyYAML with libyaml is not installed")
+    chosen = (yaml_syntax._libyaml_backend() if request.param == "libyaml"
+              else yaml_syntax._ruamel_backend())
+    monkeypatch.setattr(yaml_syntax, "_backend", chosen)
+    return str(request.param)
+
+
+def test_yaml_values_are_typed_by_the_core_schema_with_either_composer(backend: str) -> None:
+    documents = yaml_syntax.load_documents(YAML_TEXT)
+    assert documents == EXPECTED
+    first = documents[0]
+    assert first.pos_of("h") == Pos(3, 4)
+    assert first["m"].pos_of("z") == Pos(12, 6)
+    assert first["block"].style == "|"
+
+
+def test_yaml_errors_are_located_with_either_composer(backend: str) -> None:
+    with pytest.raises(SyntaxProblem) as caught:
+        yaml_syntax.load_documents("a: b\nc: d: e\n")
+    assert caught.value.pos.line == 2
+
+
+def test_jsonc_positions_comments_and_trailing_commas() -> None:
+    data = load_jsonc('// c\n{"a": [1, 2,], /* x */ "b": {"c": "x\\ny"},}')
+    assert data == {"a": [1, 2], "b": {"c": "x\ny"}}
+    assert data.pos_of("b") == Pos(2, 29)
+    assert data["b"]["c"].pos == Pos(2, 35)
+    with pytest.raises(SyntaxProblem):
+        load_jsonc('{"a": 1 "b": 2}')
+
+
+def test_toml_keys_are_located() -> None:
+    data = load_toml('[mcp_servers.docs]\ncommand = "npx"\nargs = ["x"]\n')
+    assert data["mcp_servers"]["docs"].pos_of("args") == Pos(3, 1)
+    with pytest.raises(SyntaxProblem) as caught:
+        load_toml("a = \n")
+    assert caught.value.pos.line == 1
+
+
+def test_dockerfile_continuations_comments_and_heredocs() -> None:
+    instructions = parse_dockerfile(
+        "FROM a AS b\nRUN one \\\n  # note\n  two\nRUN <<EOF\ndocker run x\nEOF\nfrom c\n")
+    assert [(i.keyword, i.stage) for i in instructions] == [
+        ("FROM", 0), ("RUN", 0), ("RUN", 0), ("FROM", 1)]
+    assert instructions[1].args == "one    two"
+    assert instructions[1].pos_at(7) == Pos(4, 3)
+    assert "docker run x" in instructions[2].args
+
+
+def test_shell_words_quotes_continuations_and_operators() -> None:
+    commands = parse_commands("A=1 sudo docker run \\\n  -v \"$HOME/x:/y\" img > out && "
+                              "echo '# not a comment' # comment\n")
+    assert [c.argv() for c in commands] == [
+        ["sudo", "docker", "run", "-v", "$HOME/x:/y", "img"], ["echo", "# not a comment"]]
+    assert commands[0].assignments[0].text == "A=1"
+    assert commands[0].words[4].pos == Pos(2, 6)
+    assert commands[0].program() == ("docker", 1)
+
+
+def test_make_and_just_recipes() -> None:
+    recipes = makefile_recipes("all:\n\t@docker run \\\n\t  -v $$HOME:/h x\nX = 1\n")
+    assert [(r.text, r.pos) for r in recipes] == [("docker run \\\n  -v $HOME:/h x", Pos(2, 3))]
+    assert justfile_recipes("a:\n    -echo hi\n")[0].text == "echo hi"
