@@ -7,14 +7,13 @@ packages by egress/Dockerfile) is the one way out, and it allows only the kit's 
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from sandkit.compiler.escape import compose_literal
 from sandkit.compiler.fidelity import Fidelity
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, PROXY_SERVICE, Destination, Plan
-from sandkit.compiler.render import render_template
+from sandkit.compiler.plan import PROXY_SERVICE, Plan
+from sandkit.compiler.proxy import proxy_env, proxy_files, proxy_image
 from sandkit.compiler.targets import RenderContext
 from sandkit.compiler.yamlout import dump_yaml
 
@@ -22,25 +21,14 @@ NAME = "compose"
 AGENT = "agent"
 INTERNAL_NET = "sandbox"
 OUTSIDE_NET = "outside"
-NO_PROXY = "localhost,127.0.0.1,::1"
 
 
 def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
     header = commented_header("#", *plan.header_fields)
     files = {"compose.yaml": header + dump_yaml(_escape(compose_document(plan, context)))}
     if plan.egress == "allowlist":
-        values = {"p": plan, "header": header.rstrip("\n"), "port": PROXY_PORT, "base": PROXY_BASE_IMAGE,
-                  "match": squid_match}
-        files["egress/squid.conf"] = render_template("squid.conf.j2", **values)
-        files["egress/Dockerfile"] = render_template("egress.Dockerfile.j2", **values)
+        files.update(proxy_files(plan, header))
     return {name: text.encode() for name, text in files.items()}
-
-
-def squid_match(destination: Destination) -> str:
-    """A squid ACL body for one host: exact name, or exactly one label before a wildcard's domain."""
-    if destination.wildcard:
-        return "dstdom_regex -n -i ^[a-z0-9_-]+" + re.escape(destination.domain) + "$"
-    return f"dstdomain -n {destination.host}"
 
 
 def _escape(value: Any) -> Any:
@@ -81,12 +69,6 @@ def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str]
     return [mount], [], {}
 
 
-def _proxy_env(plan: Plan) -> dict[str, str]:
-    url = plan.proxy_url
-    return {"HTTP_PROXY": url, "HTTPS_PROXY": url, "http_proxy": url, "https_proxy": url,
-            "NO_PROXY": NO_PROXY, "no_proxy": NO_PROXY}
-
-
 def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], dict[str, Any]]:
     volumes, extra_tmpfs, top_volumes = _workspace(plan, context)
     service: dict[str, Any] = {
@@ -113,7 +95,7 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
     if plan.egress == "none":
         service["network_mode"] = "none"
     elif plan.egress == "allowlist":
-        service["environment"] = _proxy_env(plan)
+        service["environment"] = proxy_env(plan.proxy_url)
         service["networks"] = [INTERNAL_NET]
         service["depends_on"] = {PROXY_SERVICE: {"condition": "service_healthy"}}
     else:
@@ -127,7 +109,7 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
 def proxy_service(plan: Plan) -> dict[str, Any]:
     return {
         "build": {"context": "egress", "dockerfile": "Dockerfile"},
-        "image": f"sandkit/{plan.name}-egress:{plan.kit_sha256[:12]}",
+        "image": proxy_image(plan),
         **_hardening(plan),
         "read_only": True,
         "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=16777216"],
