@@ -7,6 +7,7 @@ one file at a time, so memory stays flat whatever the size of the tree.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -51,13 +52,16 @@ class ScanResult:
 def scan(targets: list[str], root: str, options: ScanOptions, exclude: tuple[str, ...] = (),
          jobs: int | None = None) -> ScanResult:
     """Scan ``targets`` and return every finding (suppressions applied, baseline not)."""
-    candidates = list(discover(targets, root, exclude))
+    discovered = discover(targets, root, exclude)
+    head = list(itertools.islice(discovered, PARALLEL_THRESHOLD))
+    paths: list[str] = []
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    if workers > 1 and len(candidates) >= PARALLEL_THRESHOLD:
-        results: Iterable[FileResult] = _parallel(candidates, options, workers)
+    if workers > 1 and len(head) >= PARALLEL_THRESHOLD:
+        results: Iterable[FileResult] = _parallel(
+            _recording(itertools.chain(head, discovered), paths), options, workers)
     else:
         checker = _Checker(options)
-        results = (checker.check(c) for c in candidates)
+        results = (checker.check(c) for c in _recording(itertools.chain(head, discovered), paths))
     findings: list[Finding] = []
     crashes: list[str] = []
     files = 0
@@ -68,27 +72,45 @@ def scan(targets: list[str], root: str, options: ScanOptions, exclude: tuple[str
     from sandkit.lint.repository import RepositoryView, run_passes
 
     all_rules()  # family modules register their passes on import
-    view = RepositoryView(root, frozenset(c.path for c in candidates))
+    view = RepositoryView(root, frozenset(paths))
     findings, pass_crashes = run_passes(findings, view)
     return ScanResult(findings, files, crashes + pass_crashes)
 
 
-def _parallel(candidates: list[Candidate], options: ScanOptions,
-              workers: int) -> Iterator[FileResult]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+def _recording(candidates: Iterator[Candidate], paths: list[str]) -> Iterator[Candidate]:
+    for candidate in candidates:
+        paths.append(candidate.path)
+        yield candidate
 
-    chunks = [candidates[i: i + CHUNK] for i in range(0, len(candidates), CHUNK)]
+
+def _parallel(candidates: Iterator[Candidate], options: ScanOptions,
+              workers: int) -> Iterator[FileResult]:
+    """Check chunks in worker processes while discovery is still walking the tree."""
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for batch in pool.map(_check_chunk, chunks, [options] * len(chunks)):
-            yield from batch
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=_start_worker, initargs=(options,)) as pool:
+        pending: list[Future[list[FileResult]]] = []
+        while chunk := list(itertools.islice(candidates, CHUNK)):
+            pending.append(pool.submit(_check_chunk, chunk))
+        for future in pending:
+            yield from future.result()
 
 
-def _check_chunk(chunk: list[Candidate], options: ScanOptions) -> list[FileResult]:
-    checker = _Checker(options)
-    return [checker.check(candidate) for candidate in chunk]
+_worker_checker: _Checker | None = None
+
+
+def _start_worker(options: ScanOptions) -> None:
+    global _worker_checker
+    _worker_checker = _Checker(options)
+
+
+def _check_chunk(chunk: list[Candidate]) -> list[FileResult]:
+    assert _worker_checker is not None
+    return [_worker_checker.check(candidate) for candidate in chunk]
 
 
 class _Checker:
@@ -142,7 +164,7 @@ class _Checker:
                        "only its beginning was checked")))
         problem = self._parse_problem(source)
         for rule in self._rules_for(kind.kind):
-            if rule.triggers and not any(t in text for t in rule.triggers):
+            if rule.triggers and not rule.triggered_by(text):
                 continue
             try:
                 assert rule.check is not None
@@ -162,7 +184,7 @@ class _Checker:
         if source.kind not in STRUCTURED:
             return None
         try:
-            source.documents  # noqa: B018  (parse now so a broken file is always reported)
+            source.validate()  # a broken file is reported even when no rule needs its data
         except SyntaxProblem as exc:
             return exc
         return None
@@ -209,9 +231,16 @@ def fingerprint(rule_id: str, path: str, line_text: str, occurrence: int) -> str
 
 
 def _read(path: str, max_bytes: int) -> bytes | None:
+    """Up to ``max_bytes + 1`` bytes (one more tells a capped file); unbuffered, for speed."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(max_bytes + 1)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            parts = [os.read(fd, max_bytes + 1)]
+            while parts[-1] and sum(map(len, parts)) <= max_bytes:
+                parts.append(os.read(fd, max_bytes + 1 - sum(map(len, parts))))
+        finally:
+            os.close(fd)
+        return b"".join(parts)
     except OSError as exc:
         print(f"sandkit: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return None

@@ -34,6 +34,8 @@ class Rule:
     check: Check | None = None
     triggers: tuple[str, ...] = ()
     sections: dict[str, str] = field(default_factory=dict)
+    trigger_words: tuple[str, ...] = ()
+    trigger_patterns: tuple[re.Pattern[str], ...] = ()
 
     @property
     def summary(self) -> str:
@@ -47,16 +49,27 @@ class Rule:
         return kind in self.kinds or "*" in self.kinds
 
     def triggered_by(self, text: str) -> bool:
-        """False when none of the rule's trigger substrings occurs (so it cannot fire)."""
-        return not self.triggers or any(t in text for t in self.triggers)
+        """False when no trigger occurs in ``text`` (so the rule cannot fire).
+
+        Words are tested with ``in`` (a fast substring search), patterns only after them.
+        """
+        if not self.triggers:
+            return True
+        for word in self.trigger_words:
+            if word in text:
+                return True
+        return any(p.search(text) for p in self.trigger_patterns)
 
 
 _REGISTRY: dict[str, Rule] = {}
 _loaded = False
 
 
+Trigger = str | re.Pattern[str]
+
+
 def rule(rule_id: str, name: str, *, category: str, severity: str, kinds: Iterable[str],
-         triggers: Iterable[str] = ()) -> Callable[[Check], Check]:
+         triggers: Iterable[Trigger] = ()) -> Callable[[Check], Check]:
     """Register the decorated function as rule ``rule_id``; its docstring is the documentation."""
     def register(check: Check) -> Check:
         add_rule(rule_id, name, category=category, severity=severity, kinds=kinds,
@@ -67,7 +80,7 @@ def rule(rule_id: str, name: str, *, category: str, severity: str, kinds: Iterab
 
 
 def add_rule(rule_id: str, name: str, *, category: str, severity: str, kinds: Iterable[str],
-             doc: str, check: Check | None = None, triggers: Iterable[str] = ()) -> Rule:
+             doc: str, check: Check | None = None, triggers: Iterable[Trigger] = ()) -> Rule:
     if not _ID.fullmatch(rule_id):
         raise ValueError(f"rule ID {rule_id!r} must be two capitals and three digits")
     if rule_id in _REGISTRY:
@@ -78,8 +91,11 @@ def add_rule(rule_id: str, name: str, *, category: str, severity: str, kinds: It
         raise ValueError(f"{rule_id}: unknown severity {severity!r}")
     if not doc.strip() or "Fix:" not in doc:
         raise ValueError(f"{rule_id}: the docstring must document the rule and have a Fix: part")
+    chosen = tuple(triggers)
     new = Rule(rule_id, name, category, severity, frozenset(kinds), doc, check,
-               tuple(triggers), _sections(doc))
+               tuple(t if isinstance(t, str) else t.pattern for t in chosen), _sections(doc),
+               tuple(t for t in chosen if isinstance(t, str)),
+               tuple(t for t in chosen if isinstance(t, re.Pattern)))
     _REGISTRY[rule_id] = new
     return new
 

@@ -91,11 +91,23 @@ class SourceFile:
         """Parsed documents of a YAML (all of a stream), JSON(C) or TOML file."""
         return self.memo("documents", self._parse_documents)
 
+    def validate(self) -> None:
+        """Raise SyntaxProblem if the file does not parse, doing no more work than that."""
+        if self.syntax == "yaml":
+            self._yaml_nodes()
+        else:
+            self.documents  # noqa: B018
+
+    def _yaml_nodes(self) -> list[Any]:
+        from sandkit.lint.syntax.yaml import compose_nodes
+
+        return self.memo("yaml_nodes", lambda: compose_nodes(self.text))
+
     def _parse_documents(self) -> list[Any]:
         if self.syntax == "yaml":
-            from sandkit.lint.syntax.yaml import load_documents
+            from sandkit.lint.syntax.yaml import convert_nodes
 
-            return load_documents(self.text)
+            return convert_nodes(self._yaml_nodes())
         if self.syntax == "json":
             from sandkit.lint.syntax.jsonc import load_jsonc
 

@@ -26,3 +26,19 @@ def test_corpus_case(case: Path) -> None:
 
 def test_corpus_is_not_empty() -> None:
     assert len(CASES) >= 15
+
+
+def test_triggers_never_hide_a_finding() -> None:
+    """Triggers are only a pre-filter: with every rule forced to run, nothing new appears."""
+    from sandkit.lint.registry import all_rules
+
+    with_triggers = {case.name: lint_tree(case) for case in CASES}
+    saved = {rule.id: rule.triggers for rule in all_rules()}
+    try:
+        for rule in all_rules():
+            object.__setattr__(rule, "triggers", ())  # frozen dataclass, restored below
+        for case in CASES:
+            assert lint_tree(case) == with_triggers[case.name], case.name
+    finally:
+        for rule in all_rules():
+            object.__setattr__(rule, "triggers", saved[rule.id])

@@ -41,6 +41,15 @@ CREDENTIAL_PATHS = (
 # Files inside ~/.ssh that hold nothing secret (public keys, host keys, client settings).
 HARMLESS_SSH = re.compile(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")
 
+# Rule triggers (see the rules package docs): a mount can only be a finding if the text spells
+# one of these. The host's root "/" is caught by a slash that ends a token (a superset that
+# starts with a literal, so the regex engine can skip ahead quickly).
+ROOT_MOUNT = re.compile(r"/(?=[:\s\"',\]}]|$)", re.MULTILINE)
+HOME_SPELLINGS = ("~", "HOME", "/home", "/root", "/Users", "USERPROFILE")
+SOCKET_TRIGGERS = ("/run", "/var", ".sock", "docker_engine", "isolation", ".docker", ".colima",
+                   ".rd", ".orbstack", ".local", "XDG_RUNTIME_DIR", ROOT_MOUNT)
+CREDENTIAL_TRIGGERS = (*HOME_SPELLINGS, ROOT_MOUNT)
+
 METADATA_ADDRESSES = ("169.254.169.254", "fd00:ec2::254", "metadata.google.internal",
                       "169.254.170.2", "100.100.100.200", "metadata.azure.com")
 _METADATA_V4 = ipaddress.ip_address("169.254.169.254")

@@ -9,13 +9,18 @@ from sandkit.lint import kinds
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.rules._containers import CONTAINER_KINDS, containers
-from sandkit.lint.rules._hostpaths import credential_path, is_metadata, is_ssh_agent
+from sandkit.lint.rules._hostpaths import (
+    CREDENTIAL_TRIGGERS,
+    credential_path,
+    is_metadata,
+    is_ssh_agent,
+)
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PSeq, pos_of
 
 
 @rule("HC001", "credential-mount", category="host-credentials", severity="critical",
-      kinds=CONTAINER_KINDS)
+      kinds=CONTAINER_KINDS, triggers=CREDENTIAL_TRIGGERS)
 def credential_mount(file: SourceFile) -> Iterator[Hit]:
     """A home credential folder or file (or the whole home) is mounted into a container.
 

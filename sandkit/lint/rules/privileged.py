@@ -16,7 +16,8 @@ _DOCKER_FEATURES = ("docker-in-docker", "docker-outside-of-docker", "docker-from
 
 
 @rule("PV001", "privileged-container", category="privileged", severity="critical",
-      kinds=CONTAINER_KINDS)
+      kinds=CONTAINER_KINDS,
+      triggers=("privileged",))
 def privileged_container(file: SourceFile) -> Iterator[Hit]:
     """A container runs in privileged mode.
 
@@ -36,7 +37,8 @@ def privileged_container(file: SourceFile) -> Iterator[Hit]:
             yield Hit(setting.pos, f"{box.label} runs privileged")
 
 
-@rule("PV002", "host-namespace", category="privileged", severity="high", kinds=CONTAINER_KINDS)
+@rule("PV002", "host-namespace", category="privileged", severity="high", kinds=CONTAINER_KINDS,
+      triggers=("host",))
 def host_namespace(file: SourceFile) -> Iterator[Hit]:
     """A container shares the host's network, PID, IPC, UTS, user or cgroup namespace.
 
@@ -63,7 +65,8 @@ def host_namespace(file: SourceFile) -> Iterator[Hit]:
 
 
 @rule("PV003", "dangerous-capability", category="privileged", severity="high",
-      kinds=CONTAINER_KINDS)
+      kinds=CONTAINER_KINDS,
+      triggers=("cap", "CAP"))
 def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
     """A container is given a capability that allows escaping it.
 
@@ -88,7 +91,8 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
 
 
 @rule("PV004", "unconfined-profile", category="privileged", severity="high",
-      kinds=CONTAINER_KINDS)
+      kinds=CONTAINER_KINDS,
+      triggers=("unconfined", "Unconfined", "disable"))
 def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
     """Seccomp, AppArmor or SELinux confinement is switched off for a container.
 

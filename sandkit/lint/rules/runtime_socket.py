@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.rules._containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
-from sandkit.lint.rules._hostpaths import runtime_socket
+from sandkit.lint.rules._hostpaths import SOCKET_TRIGGERS, runtime_socket
 from sandkit.lint.source import SourceFile
 
 _SAFE_KIT_DOCKER = ("none", "rootless")
 
 
 @rule("RS001", "runtime-socket-mount", category="runtime-socket", severity="critical",
-      kinds=CONTAINER_KINDS)
+      kinds=CONTAINER_KINDS, triggers=SOCKET_TRIGGERS)
 def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     """A container runtime socket, or a folder holding one, is mounted into a container.
 
@@ -61,7 +61,7 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
 
 
 @rule("RS002", "docker-host-env", category="runtime-socket", severity="high", kinds=ENV_KINDS,
-      triggers=("DOCKER_HOST", "-H", "--host"))
+      triggers=("DOCKER_HOST", "-H", "--host", "--url"))
 def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     """DOCKER_HOST (or `docker -H`) points at a host socket or a TCP/SSH daemon.
 

@@ -70,11 +70,16 @@ def _ruamel_backend() -> tuple[Any, Any, Any]:
 
 def load_documents(text: str) -> list[Any]:
     """Every document of a YAML stream as positioned data; raises SyntaxProblem."""
+    return convert_nodes(compose_nodes(text))
+
+
+def compose_nodes(text: str) -> list[Any]:
+    """The composer's node graph of every document (enough to know the text is valid)."""
     compose_all, marked_error, yaml_error = _composer()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            nodes = list(compose_all(text))
+            return [node for node in compose_all(text) if node is not None]
     except marked_error as exc:
         mark = exc.problem_mark or exc.context_mark
         pos = Pos(mark.line + 1, mark.column + 1) if mark else Pos()
@@ -83,9 +88,13 @@ def load_documents(text: str) -> list[Any]:
         raise SyntaxProblem(f"invalid YAML: {_first_line(exc)}", _reader_pos(exc, text)) from None
     except RecursionError:
         raise SyntaxProblem("invalid YAML: nested too deeply", Pos()) from None
+
+
+def convert_nodes(nodes: list[Any]) -> list[Any]:
+    """Positioned data for composed nodes; aliases are converted once and shared."""
     converter = _Converter()
     try:
-        return [converter.convert(node) for node in nodes if node is not None]
+        return [converter.convert(node) for node in nodes]
     except RecursionError:
         raise SyntaxProblem("YAML nested too deeply to analyse", Pos()) from None
 
