@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandkit.compiler.fidelity import Fidelity, table
@@ -25,6 +25,8 @@ class KitOutput:
     folder: Path
     files: dict[str, bytes]
     fidelity: dict[str, dict[str, Fidelity]]
+    #: Files outside ``folder`` (the workflow copy for --actions-dir), written and checked alike.
+    extra: dict[Path, bytes] = field(default_factory=dict)
 
 
 def parse_targets(text: str | None) -> list[str]:
@@ -39,7 +41,7 @@ def parse_targets(text: str | None) -> list[str]:
     return [t for t in TARGETS if t in wanted]
 
 
-def compile_kit(path: Path, output: Path, targets: list[str]) -> KitOutput:
+def compile_kit(path: Path, output: Path, targets: list[str], actions_dir: Path | None = None) -> KitOutput:
     """Everything one kit produces, in memory; nothing is written here."""
     plan = make_plan(load_kit(path, allow_mixin=False))
     folder = output / plan.name
@@ -52,7 +54,11 @@ def compile_kit(path: Path, output: Path, targets: list[str]) -> KitOutput:
         for row in module.fidelity(plan):
             rows.setdefault(row.setting, {})[name] = row
     files[FIDELITY_FILE] = _fidelity_json(plan, targets, rows, sorted(files))
-    return KitOutput(plan, folder, files, rows)
+    extra = {}
+    if actions_dir is not None:
+        workflow = f"{plan.name}.yml"
+        extra[actions_dir / workflow] = files[f"workflows/{workflow}"]
+    return KitOutput(plan, folder, files, rows, extra)
 
 
 def _fidelity_json(plan: Plan, targets: list[str], rows: dict[str, dict[str, Fidelity]], names: list[str]) -> bytes:
@@ -90,13 +96,16 @@ def _remove_stale(result: KitOutput) -> None:
 def build(args: argparse.Namespace) -> int:
     targets = parse_targets(args.target)
     output = Path(args.output)
+    actions_dir = Path(args.actions_dir) if getattr(args, "actions_dir", None) else None
+    if actions_dir is not None and "actions" not in targets:
+        raise UsageError("--actions-dir needs the actions target (add it to --target)")
     results: list[KitOutput] = []
     problems: list[str] = []
     for path in expand_kit_paths(args.kits):
         if _is_mixin(path):
             continue
         try:
-            results.append(compile_kit(path, output, targets))
+            results.append(compile_kit(path, output, targets, actions_dir))
         except KitError as exc:
             problems.extend(str(p) for p in exc.problems)
     names = [r.plan.name for r in results]
@@ -126,6 +135,7 @@ def _is_mixin(path: Path) -> bool:
 
 def _check(results: list[KitOutput]) -> int:
     diffs = [stale_diff(r.folder, r.files) for r in results]
+    diffs += [stale_diff(p.parent, {p.name: data}) for r in results for p, data in sorted(r.extra.items())]
     stale = "".join(diffs)
     if stale:
         sys.stdout.write(stale)
@@ -140,6 +150,8 @@ def _write(results: list[KitOutput], targets: list[str], *, quiet: bool) -> int:
         _remove_stale(result)
         for name, data in sorted(result.files.items()):
             write_atomic(result.folder / name, data)
+        for path, data in sorted(result.extra.items()):
+            write_atomic(path, data)
         if not quiet:
             print(f"{result.plan.kit_display} -> {result.folder.as_posix()}/ ({len(result.files)} files)")
             print(table(result.fidelity, targets), end="")

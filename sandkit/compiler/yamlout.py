@@ -12,6 +12,10 @@ import io
 from typing import Any
 
 
+class LiteralBlock(str):
+    """Text that sandkit itself wrote (a script), shown as a ``|`` block; never wrap a kit value in it."""
+
+
 @functools.cache
 def _yaml() -> Any:
     from ruamel.yaml import YAML
@@ -31,7 +35,11 @@ def _yaml() -> Any:
     class Representer(SafeRepresenter):  # a subclass: SafeRepresenter itself stays untouched
         pass
 
+    def represent_literal(representer: SafeRepresenter, value: LiteralBlock) -> Any:
+        return representer.represent_scalar("tag:yaml.org,2002:str", str(value), style="|")
+
     Representer.add_representer(str, represent_str)
+    Representer.add_representer(LiteralBlock, represent_literal)
     yaml = YAML(typ="safe", pure=True)
     yaml.Representer = Representer
     yaml.default_flow_style = False

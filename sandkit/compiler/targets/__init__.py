@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-#: Every target, in build order; compose builds on docker's files (its build context).
-TARGETS = ("docker", "compose")
-REQUIRES = {"compose": ("docker",)}
+#: Every target, in build order; compose builds on docker's files (its build context), and the
+#: actions workflow builds the same Dockerfile and compose's egress proxy.
+TARGETS = ("docker", "compose", "actions")
+REQUIRES = {"compose": ("docker",), "actions": ("docker", "compose")}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,31 @@
+"""Every third-party action a generated workflow uses, pinned to a full commit SHA.
+
+A tag can be moved to other code after review; a 40-hex commit cannot. The version each SHA is
+stays beside it so that a reader (and `uses: ...@SHA # VERSION` in the output) can tell what runs.
+`python scripts/refresh-action-pins.py` rewrites the table below from `git ls-remote` (docs/actions.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One action at one commit, and the release tag that commit is."""
+
+    sha: str
+    version: str
+
+
+# BEGIN PINS (rewritten by scripts/refresh-action-pins.py; keep one entry per line)
+PINS: dict[str, Pin] = {
+    "actions/checkout": Pin("3d3c42e5aac5ba805825da76410c181273ba90b1", "v7.0.1"),
+    "step-security/harden-runner": Pin("b09bb98e06d4d774595224525879c09bc6e98c40", "v2.20.1"),
+}
+# END PINS
+
+
+def uses(action: str) -> str:
+    """The ``uses:`` value for an action; its version comment is added by the renderer."""
+    return f"{action}@{PINS[action].sha}"

@@ -1,0 +1,431 @@
+"""actions: workflows/NAME.yml, a GitHub Actions job that runs the agent in its sandbox.
+
+Egress is held twice: harden-runner blocks the runner's own traffic to all but the allowlist and
+what the job needs, and the agent runs in the compiled image on an internal Docker network whose
+one way out is the same squid proxy as compose (``egress: none``: ``docker run --network none``).
+The job builds both images from the checked-in sandbox folder, so what was reviewed is what runs.
+
+No kit value reaches a ``run:`` script: every script is a constant of this module and reads what
+differs per kit from its step's ``env:``. No ``${{ }}`` in the output carries kit or event data;
+the only expressions are the few that sandkit itself writes (``Expression``), and the one step that
+runs the agent is the only one that sees ``secrets``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.output import commented_header
+from sandkit.compiler.plan import PROXY_SERVICE, Destination, Plan
+from sandkit.compiler.proxy import proxy_env, proxy_image
+from sandkit.compiler.targets import RenderContext
+from sandkit.compiler.targets.action_pins import PINS, uses
+from sandkit.compiler.targets.compose import _tmpfs
+from sandkit.compiler.yamlout import LiteralBlock, dump_yaml
+from sandkit.errors import KitError, Location, Problem
+
+NAME = "actions"
+CHECKOUT = "actions/checkout"
+HARDEN_RUNNER = "step-security/harden-runner"
+#: The repository (or organisation) variable naming the registries the image builds pull from.
+BUILD_ENDPOINTS_VARIABLE = "SANDKIT_BUILD_ENDPOINTS"
+#: What the job itself reaches besides the allowlist, and why (also in the fidelity report).
+JOB_ENDPOINTS = (
+    (Destination("github.com", 443), "actions/checkout fetches the sandbox folder over HTTPS with git"),
+)
+#: Minutes the job may spend on checkout and image builds before the agent's own time starts.
+BUILD_MINUTES = 30
+#: Seconds the entrypoint's timeout(1) gives the agent after its time is up (--kill-after).
+KILL_AFTER = 30
+#: Events whose workflow syntax has no activity types, or no branch or path filters.
+NO_TYPES = frozenset({"create", "delete", "fork", "gollum", "page_build", "public", "push", "status",
+                      "workflow_call"})
+BRANCH_FILTERS = frozenset({"push", "pull_request", "pull_request_target", "merge_group"})
+PATH_FILTERS = frozenset({"push", "pull_request", "pull_request_target"})
+RUNNER_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class Expression(str):
+    """A ``${{ }}`` expression that sandkit itself writes; every other string must hold none."""
+
+
+def _expression(body: str) -> Expression:
+    return Expression("${{ " + body + " }}")
+
+
+BUILD_SCRIPT = LiteralBlock("""\
+cd -- "$SANDKIT_FOLDER"
+DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_IMAGE" --file Dockerfile .
+""")
+
+PROXY_BUILD_SCRIPT = LiteralBlock("""\
+cd -- "$SANDKIT_FOLDER/egress"
+DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_PROXY_IMAGE" --file Dockerfile .
+""")
+
+# The proxy starts on Docker's default bridge (its way out), then joins the internal network under
+# the name the agent's HTTP(S)_PROXY points at; the job waits for squid's own health check.
+PROXY_START_SCRIPT = LiteralBlock("""\
+docker network create --internal "$SANDKIT_NETWORK"
+docker run --detach --name "$SANDKIT_PROXY" --read-only \\
+  --tmpfs /tmp:rw,nosuid,nodev,noexec,size=16777216 --cap-drop ALL \\
+  --security-opt no-new-privileges:true --init --memory 268435456 --memory-swap 268435456 \\
+  --cpus 0.5 --pids-limit 128 "$SANDKIT_PROXY_IMAGE"
+docker network connect --alias "$SANDKIT_PROXY_ALIAS" "$SANDKIT_NETWORK" "$SANDKIT_PROXY"
+for _ in $(seq 60); do
+  status="$(docker inspect --format '{{.State.Health.Status}}' "$SANDKIT_PROXY")"
+  if [ "$status" = healthy ]; then
+    exit 0
+  fi
+  sleep 1
+done
+echo "sandkit: the egress proxy did not become healthy" >&2
+docker logs "$SANDKIT_PROXY" >&2
+exit 1
+""")
+
+# Proxy variables arrive as NAME=VALUE words; secrets as bare NAMEs, which Docker copies from this
+# step's environment, so no secret value is ever on a command line.
+AGENT_SCRIPT = LiteralBlock("""\
+args=(--rm --name "$SANDKIT_AGENT" --user "$SANDKIT_USER" --cap-drop ALL
+  --security-opt no-new-privileges:true --init --network "$SANDKIT_NETWORK"
+  --memory "$SANDKIT_MEMORY" --memory-swap "$SANDKIT_MEMORY" --cpus "$SANDKIT_CPUS"
+  --pids-limit "$SANDKIT_PIDS" --tmpfs "$SANDKIT_TMPFS_TMP" --tmpfs "$SANDKIT_TMPFS_HOME")
+if [ "$SANDKIT_READ_ONLY" = true ]; then
+  args+=(--read-only)
+fi
+if [ -n "$SANDKIT_RUNTIME" ]; then
+  args+=(--runtime "$SANDKIT_RUNTIME")
+fi
+if [ -n "$SANDKIT_WORKSPACE_VOLUME" ]; then
+  args+=(--mount "type=volume,source=$SANDKIT_WORKSPACE_VOLUME,target=$SANDKIT_WORKSPACE")
+else
+  args+=(--tmpfs "$SANDKIT_TMPFS_WORKSPACE")
+fi
+read -r -a variables <<< "$SANDKIT_PROXY_ENV $SANDKIT_SECRET_NAMES"
+for variable in "${variables[@]}"; do
+  args+=(--env "$variable")
+done
+docker run "${args[@]}" "$SANDKIT_IMAGE"
+""")
+
+PROXY_LOG_SCRIPT = LiteralBlock("""\
+docker logs "$SANDKIT_PROXY"
+docker rm --force "$SANDKIT_PROXY" >/dev/null
+docker network rm "$SANDKIT_NETWORK" >/dev/null
+""")
+
+#: Every script a generated workflow can hold (tests check that nothing else appears).
+SCRIPTS = (BUILD_SCRIPT, PROXY_BUILD_SCRIPT, PROXY_START_SCRIPT, AGENT_SCRIPT, PROXY_LOG_SCRIPT)
+
+
+def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+    return {f"workflows/{plan.name}.yml": workflow_text(plan, context).encode()}
+
+
+def workflow_text(plan: Plan, context: RenderContext) -> str:
+    document = workflow_document(plan, context)
+    _refuse_foreign_expressions(plan, document, "")
+    text = dump_yaml(_plain(document))
+    for action, pin in sorted(PINS.items()):
+        text = text.replace(f"uses: {action}@{pin.sha}\n", f"uses: {action}@{pin.sha} # {pin.version}\n")
+    return commented_header("#", *plan.header_fields) + _endpoint_notes(plan) + text
+
+
+def _endpoint_notes(plan: Plan) -> str:
+    """A comment saying why each endpoint beyond the kit's allowlist is allowed."""
+    if plan.egress == "open":
+        return ""
+    lines = ["Runner egress (harden-runner, egress-policy block) allows the kit's network.allow and:"]
+    lines += [f"  {destination}: {why}" for destination, why in JOB_ENDPOINTS]
+    lines.append(f"  vars.{BUILD_ENDPOINTS_VARIABLE}: the registries the two image builds pull from (docs/actions.md)")
+    return "".join(f"# {line}\n" for line in lines)
+
+
+def workflow_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
+    return {
+        "name": f"sandkit {plan.name}",
+        "on": triggers(plan),
+        "permissions": {},
+        "concurrency": {
+            "group": Expression(f"sandkit-{plan.name}-" + _expression("github.ref")),
+            "cancel-in-progress": False,
+        },
+        "jobs": {"agent": job(plan, context)},
+    }
+
+
+def triggers(plan: Plan) -> dict[str, Any]:
+    """The kit's triggers as ``on:``; a trigger that cannot be written exactly is left out (see fidelity)."""
+    on: dict[str, Any] = {}
+    crons = [t.schedule for t in plan.kit.triggers if t.schedule is not None]
+    if crons:
+        on["schedule"] = [{"cron": cron} for cron in dict.fromkeys(crons)]
+    for trigger in plan.kit.triggers:
+        github = trigger.github
+        if github is None or _inexpressible(github) is not None:
+            continue
+        for key, values in (("types", github.types), ("branches", github.branches), ("paths", github.paths)):
+            for value in values:
+                _literal(plan, value, f"triggers: github {github.event} {key}")
+        on[github.event] = _merge_filters(on.get(github.event), github)
+    if any(t.manual is not None for t in plan.kit.triggers) or not on:
+        on["workflow_dispatch"] = {}
+    return on
+
+
+def _inexpressible(github: Any) -> str | None:
+    """Why a github trigger cannot be written as it is, or None."""
+    if github.event == "workflow_run":
+        return "workflow_run needs the names of the workflows it follows, which the kit format cannot say"
+    if github.types and github.event in NO_TYPES:
+        return f"{github.event} has no activity types"
+    if github.branches and github.event not in BRANCH_FILTERS:
+        return f"{github.event} takes no branch filter"
+    if github.paths and github.event not in PATH_FILTERS:
+        return f"{github.event} takes no path filter"
+    return None
+
+
+def _merge_filters(current: dict[str, Any] | None, github: Any) -> dict[str, Any]:
+    """Two triggers on one event run on either: a filter stays only where both have one."""
+    given = {k: list(v) for k, v in (("types", github.types), ("branches", github.branches),
+                                     ("paths", github.paths)) if v}
+    if current is None:
+        return given
+    return {k: list(dict.fromkeys(current[k] + given[k])) for k in current if k in given}
+
+
+def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
+    permissions = {"contents": "read", **plan.kit.targets.actions.permissions}
+    runs_on = plan.kit.targets.actions.runs_on
+    if not RUNNER_LABEL.fullmatch(runs_on):
+        raise _problem(plan, "targets.actions.runs_on",
+                       f"{runs_on!r} is not a runner label (letters, digits, '.', '_' and '-')")
+    return {
+        "name": f"run {plan.name} in its sandbox",
+        "runs-on": runs_on,
+        "permissions": dict(sorted(permissions.items())),
+        # A dedicated environment: its secrets and protection rules (reviewers, branches) hold for
+        # this kit's agent and for nothing else in the repository.
+        "environment": f"sandkit-{plan.name}",
+        "timeout-minutes": _agent_minutes(plan) + BUILD_MINUTES,
+        "defaults": {"run": {"shell": "bash"}},
+        "steps": steps(plan, context),
+    }
+
+
+def _agent_minutes(plan: Plan) -> int:
+    return math.ceil((plan.timeout_seconds + KILL_AFTER) / 60)
+
+
+def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
+    folder = sandbox_folder(plan, context)
+    names = _names(plan)
+    out = [_harden_runner(plan), _checkout(folder)]
+    out.append({"name": "Build the sandbox image", "env": {"SANDKIT_FOLDER": folder, "SANDKIT_IMAGE": plan.image_tag},
+                "run": BUILD_SCRIPT})
+    if plan.egress == "allowlist":
+        out.append({"name": "Build the egress proxy image",
+                    "env": {"SANDKIT_FOLDER": folder, "SANDKIT_PROXY_IMAGE": names["proxy_image"]},
+                    "run": PROXY_BUILD_SCRIPT})
+        out.append({"name": "Start the egress proxy on the sandbox network",
+                    "env": {"SANDKIT_NETWORK": names["network"], "SANDKIT_PROXY": names["proxy"],
+                            "SANDKIT_PROXY_IMAGE": names["proxy_image"], "SANDKIT_PROXY_ALIAS": PROXY_SERVICE},
+                    "run": PROXY_START_SCRIPT})
+    out.append(_agent_step(plan, names))
+    if plan.egress == "allowlist":
+        out.append({"name": "Egress proxy decisions", "if": Expression(_expression("always()")),
+                    "env": {"SANDKIT_NETWORK": names["network"], "SANDKIT_PROXY": names["proxy"]},
+                    "run": PROXY_LOG_SCRIPT})
+    return out
+
+
+def _names(plan: Plan) -> dict[str, str]:
+    """Docker object names; the runner is a fresh machine per job, so fixed names cannot collide."""
+    return {
+        "network": f"sandkit-{plan.name}-sandbox",
+        "proxy": f"sandkit-{plan.name}-egress",
+        "proxy_image": proxy_image(plan),
+        "agent": f"sandkit-{plan.name}-agent",
+        "volume": f"sandkit-{plan.name}-workspace",
+    }
+
+
+def _harden_runner(plan: Plan) -> dict[str, Any]:
+    if plan.egress == "open":
+        policy = {"egress-policy": "audit"}
+    else:
+        policy = {"egress-policy": "block", "disable-telemetry": "true",
+                  "allowed-endpoints": Expression(" ".join(allowed_endpoints(plan)))}
+    return {"name": "Hold the runner's egress to the allowlist and the job's needs", "uses": uses(HARDEN_RUNNER),
+            "with": policy}
+
+
+def allowed_endpoints(plan: Plan) -> list[str]:
+    """The kit's allowlist, what the job needs, and the build registries from a repository variable."""
+    own = [str(d) for d in plan.allow]
+    job_needs = [str(d) for d, _ in JOB_ENDPOINTS if not any(a.covers(d) for a in plan.allow)]
+    return [*own, *job_needs, _expression(f"vars.{BUILD_ENDPOINTS_VARIABLE}")]
+
+
+def _checkout(folder: str) -> dict[str, Any]:
+    # No `ref:`: checkout's default is the commit the event names, and for pull_request_target and
+    # workflow_run that is the base repository's, never the pull request's head.
+    return {"name": "Check out the sandbox folder", "uses": uses(CHECKOUT),
+            "with": {"persist-credentials": False, "sparse-checkout": folder}}
+
+
+def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
+    env: dict[str, str] = {name: _expression(f"secrets.{name}") for name, _ in plan.secrets}
+    network = {"allowlist": names["network"], "none": "none", "open": "bridge"}[plan.egress]
+    clone = plan.workspace_mode == "clone"
+    env.update({
+        "SANDKIT_IMAGE": plan.image_tag,
+        "SANDKIT_AGENT": names["agent"],
+        "SANDKIT_USER": f"{plan.uid}:{plan.uid}",
+        "SANDKIT_NETWORK": network,
+        "SANDKIT_MEMORY": str(plan.memory_bytes),
+        "SANDKIT_CPUS": f"{plan.cpus:g}",
+        "SANDKIT_PIDS": str(plan.pids),
+        "SANDKIT_TMPFS_TMP": _tmpfs(plan, "/tmp", owned=False),
+        "SANDKIT_TMPFS_HOME": _tmpfs(plan, plan.home, owned=True),
+        "SANDKIT_TMPFS_WORKSPACE": "" if clone else _tmpfs(plan, plan.workspace_path, owned=True),
+        "SANDKIT_WORKSPACE": plan.workspace_path,
+        "SANDKIT_WORKSPACE_VOLUME": names["volume"] if clone else "",
+        "SANDKIT_READ_ONLY": "true" if plan.read_only_root else "false",
+        "SANDKIT_RUNTIME": plan.docker_runtime or "",
+        "SANDKIT_PROXY_ENV": " ".join(f"{k}={v}" for k, v in proxy_env(plan.proxy_url).items())
+        if plan.egress == "allowlist" else "",
+        "SANDKIT_SECRET_NAMES": " ".join(name for name, _ in plan.secrets),
+    })
+    return {"name": "Run the agent in its sandbox", "timeout-minutes": _agent_minutes(plan), "env": env,
+            "run": AGENT_SCRIPT}
+
+
+def sandbox_folder(plan: Plan, context: RenderContext) -> str:
+    """The kit's output folder relative to the repository root (the nearest folder holding .git)."""
+    folder = context.output_folder.resolve()
+    root = next((p for p in (folder, *folder.parents) if (p / ".git").exists()), None)
+    if root is None:
+        cwd = Path.cwd().resolve()
+        root = cwd if folder.is_relative_to(cwd) else folder.parent
+    relative = Path(os.path.relpath(folder, root)).as_posix()
+    return _literal(plan, relative, "the output folder (-o)")
+
+
+def _literal(plan: Plan, value: str, where: str) -> str:
+    if "${{" in value:
+        raise _problem(plan, where, "must not contain `${{`: GitHub would evaluate it as an expression")
+    return value
+
+
+def _problem(plan: Plan, where: str, message: str) -> KitError:
+    return KitError([Problem(Location(plan.kit_display), f"{where}: {message}")])
+
+
+def _plain(value: Any) -> Any:
+    """The document with every ``Expression`` as a plain ``str`` (what the YAML dumper knows)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, LiteralBlock):
+        return value
+    return str(value) if isinstance(value, str) else value
+
+
+def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
+    """Defence in depth: a ``${{`` anywhere but in sandkit's own expressions stops the build."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_foreign_expressions(plan, key, path)
+            _refuse_foreign_expressions(plan, item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_foreign_expressions(plan, item, f"{path}[{index}]")
+    elif isinstance(value, str) and not isinstance(value, Expression):
+        _literal(plan, value, f"the workflow's {path.lstrip('.')}")
+
+
+def fidelity(plan: Plan) -> list[Fidelity]:
+    rows = [
+        Fidelity("network.egress", *_egress_fidelity(plan)),  # type: ignore[arg-type]
+        Fidelity("network.deny", "enforced" if plan.egress == "allowlist" else "unsupported",
+                 "the squid proxy refuses denied names before any allow rule; denied entries never reach "
+                 "allowed-endpoints" if plan.egress == "allowlist"
+                 else f"with egress {plan.egress} there is no proxy to apply a deny list",
+                 requested=bool(plan.deny) and plan.egress == "open"),
+        Fidelity("image.user", "enforced", f"docker run --user {plan.uid}:{plan.uid}"),
+        Fidelity("isolation.read_only_root", "enforced" if plan.read_only_root else "best-effort",
+                 "docker run --read-only with tmpfs /tmp and home" if plan.read_only_root
+                 else "the kit turns the read-only root off"),
+        Fidelity("capabilities", "enforced", "--cap-drop ALL, no-new-privileges, never privileged"),
+        Fidelity("resources.memory", "enforced", "--memory and --memory-swap (no swap)"),
+        Fidelity("resources.cpus", "enforced", "--cpus"),
+        Fidelity("resources.pids", "enforced", "--pids-limit"),
+        Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size"),
+        Fidelity("resources.timeout", "enforced",
+                 f"timeout(1) in the entrypoint; the agent step's timeout-minutes is {_agent_minutes(plan)} and "
+                 f"the job's adds {BUILD_MINUTES} minutes for checkout and image builds"),
+        Fidelity("secrets", "enforced", "${{ secrets.NAME }} only in the env of the step that runs the agent, "
+                 "passed to the container by name (docker run --env NAME)"),
+        Fidelity("workspace.mode", *_workspace_fidelity(plan)),  # type: ignore[arg-type]
+        Fidelity("isolation.runtime", "enforced",
+                 f"docker run --runtime {plan.docker_runtime}: GitHub-hosted runners do not have it, so the job "
+                 "fails there instead of running without it; use a self-hosted runner that does"
+                 if plan.docker_runtime else "Docker's default runtime (runc) with its default seccomp profile"),
+        Fidelity("triggers", *_trigger_fidelity(plan)),  # type: ignore[arg-type]
+        Fidelity("targets.actions.permissions", "enforced",
+                 "permissions: {} for the workflow; the job gets contents: read"
+                 + "".join(f", {s}: {level}" for s, level in sorted(plan.kit.targets.actions.permissions.items()))),
+    ]
+    if plan.build_secrets:
+        rows.append(Fidelity("secrets (build)", "unsupported",
+                             "secrets reach only the step that runs the agent, so the image build gets none of "
+                             + ", ".join(plan.build_secrets)))
+    if plan.in_sandbox_docker != "none":
+        rows.append(Fidelity("isolation.docker", "unsupported",
+                             "a rootless daemon inside the sandbox needs user namespaces and mounts that a "
+                             "hardened container does not grant; sandkit never mounts the host's socket"))
+    if plan.ports:
+        rows.append(Fidelity("ports", "unsupported", "a CI job publishes no ports"))
+    return rows
+
+
+def _egress_fidelity(plan: Plan) -> tuple[str, str]:
+    if plan.egress == "none":
+        return "enforced", "docker run --network none; harden-runner blocks the runner to the job's own needs"
+    if plan.egress == "open":
+        return "enforced", ("a normal network, as the kit asks; harden-runner only audits "
+                            "(the linter reports open egress)")
+    needs = "; ".join(f"{d}: {why}" for d, why in JOB_ENDPOINTS)
+    return "enforced", (
+        "twice: the agent is only on an internal Docker network whose one way out is the squid allowlist "
+        "proxy (as compose), and harden-runner (egress-policy: block) lets the runner reach only the "
+        f"allowlist plus {needs}; and vars.{BUILD_ENDPOINTS_VARIABLE}: the registries the image builds "
+        "pull from (unset: the builds fail closed). harden-runner's *.name may match deeper names; squid's "
+        "matches exactly one label")
+
+
+def _workspace_fidelity(plan: Plan) -> tuple[str, str]:
+    if plan.workspace_mode == "clone":
+        return "enforced", "the entrypoint clones into a Docker volume through the egress proxy"
+    if plan.workspace_mode == "none":
+        return "enforced", "an empty tmpfs"
+    return "unsupported", "a CI job has no host folder to mount; the workspace is an empty tmpfs"
+
+
+def _trigger_fidelity(plan: Plan) -> tuple[str, str]:
+    left_out = [f"{t.github.event}: {why}" for t in plan.kit.triggers
+                if t.github is not None and (why := _inexpressible(t.github)) is not None]
+    if left_out:
+        return "unsupported", "left out of on: " + "; ".join(left_out)
+    if not plan.kit.triggers:
+        return "enforced", "no triggers: workflow_dispatch, run by hand"
+    return "enforced", "on: schedule, the GitHub events with their filters, workflow_dispatch for manual"

@@ -1,0 +1,180 @@
+"""The actions target: pins, expressions, secrets, permissions, triggers and --actions-dir."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from sandkit.cli import main
+from sandkit.compiler.targets import actions
+from sandkit.compiler.targets.action_pins import PINS
+from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo, in_folder
+
+KIT = """\
+apiVersion: sandkit/v1
+name: {name}
+agent: {{command: [agent]}}
+workspace: {{mode: none}}
+network: {network}
+secrets: [{{name: MODEL_KEY}}, {{name: BUILD_KEY, build: true, required: false}}]
+{extra}"""
+EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}")
+SHARED_EXPRESSIONS = {" github.ref ", " always() ", f" vars.{actions.BUILD_ENDPOINTS_VARIABLE} "}
+
+
+def _write_kit(folder: Path, name: str, extra: str = "", network: str = "{allow: [api.example.com]}") -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(KIT.format(name=name, extra=extra, network=network), encoding="utf-8")
+    return path
+
+
+def _workflow(folder: Path, name: str, extra: str = "", **network: str) -> tuple[str, dict[str, Any]]:
+    """Build one kit with every target into folder/out and return its workflow text and data."""
+    with in_folder(folder):
+        _write_kit(folder, name, extra, **network)
+        assert main(["build", f"{name}.yaml", "-o", "out", "-q"]) == 0
+    text = (folder / f"out/{name}/workflows/{name}.yml").read_text(encoding="utf-8")
+    return text, YAML(typ="safe").load(text)
+
+
+def _steps(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(document["jobs"]["agent"]["steps"])
+
+
+def _committed_workflows() -> list[tuple[Path, str]]:
+    out = []
+    for kit in EXAMPLES + OWN_KITS:
+        result = compile_from_repo(kit)
+        out.append((kit, result.files[f"workflows/{result.plan.name}.yml"].decode()))
+    return out
+
+
+def test_every_pin_is_a_full_commit_sha_with_a_release_version() -> None:
+    assert {"actions/checkout", "step-security/harden-runner"} <= set(PINS)
+    for action, pin in PINS.items():
+        assert re.fullmatch(r"[0-9a-f]{40}", pin.sha), action
+        assert re.fullmatch(r"v[0-9]+\.[0-9]+\.[0-9]+", pin.version), action
+
+
+@pytest.mark.parametrize(("kit", "text"), _committed_workflows(), ids=lambda v: getattr(v, "name", "text"))
+def test_every_uses_is_pinned_from_the_table_with_its_version(kit: Path, text: str) -> None:
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("uses:")]
+    assert len(lines) == 2
+    for line in lines:
+        action, sha, version = re.fullmatch(r"uses: ([\w./-]+)@([0-9a-f]{40}) # (\S+)", line).groups()  # type: ignore[union-attr]
+        assert PINS[action].sha == sha and PINS[action].version == version
+
+
+@pytest.mark.parametrize(("kit", "text"), _committed_workflows(), ids=lambda v: getattr(v, "name", "text"))
+def test_expressions_and_scripts_are_sandkits_own(kit: Path, text: str) -> None:
+    document = YAML(typ="safe").load(text)
+    secrets = {f" secrets.{name} " for name in re.findall(r"secrets\.(\w+)", text)}
+    assert set(EXPRESSION.findall(text)) <= SHARED_EXPRESSIONS | secrets
+    for step in _steps(document):
+        if "run" in step:
+            assert step["run"] in actions.SCRIPTS, step["name"]
+    agent_steps = [s for s in _steps(document) if "secrets." in str(s)]
+    assert len(agent_steps) <= 1 and all(s["run"] == actions.AGENT_SCRIPT for s in agent_steps)
+    assert "secrets." not in str({k: v for k, v in document["jobs"]["agent"].items() if k != "steps"})
+
+
+def test_secrets_only_on_the_agent_step_and_build_secrets_never(tmp_path: Path) -> None:
+    text, document = _workflow(tmp_path, "one")
+    steps = _steps(document)
+    agent = next(s for s in steps if s.get("run") == actions.AGENT_SCRIPT)
+    assert agent["env"]["MODEL_KEY"] == "${{ secrets.MODEL_KEY }}"
+    assert agent["env"]["SANDKIT_SECRET_NAMES"] == "MODEL_KEY"
+    assert text.count("secrets.") == 1, "a secret reached another step, or the build secret reached one"
+    assert document["permissions"] == {}
+    assert document["jobs"]["agent"]["permissions"] == {"contents": "read"}
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"] == {"persist-credentials": False, "sparse-checkout": "out/one"}
+    harden = steps[0]
+    assert harden["uses"].startswith("step-security/harden-runner@")
+    assert harden["with"]["egress-policy"] == "block"
+    assert harden["with"]["allowed-endpoints"].split() == [
+        "api.example.com:443", "github.com:443", "${{", f"vars.{actions.BUILD_ENDPOINTS_VARIABLE}", "}}"]
+    assert document["concurrency"]["group"] == "sandkit-one-${{ github.ref }}"
+    assert document["jobs"]["agent"]["timeout-minutes"] == 61 + actions.BUILD_MINUTES
+    assert agent["timeout-minutes"] == 61
+
+
+def test_triggers_map_to_on(tmp_path: Path) -> None:
+    extra = """\
+triggers:
+  - schedule: "0 9 * * 1"
+  - github: {event: pull_request, types: [opened], branches: [main], paths: ["src/**"]}
+  - github: {event: pull_request, types: [synchronize], branches: [dev]}
+  - github: {event: issues, types: [labeled]}
+  - github: {event: workflow_run, types: [completed], acknowledge_risk: true}
+  - manual: {}
+targets: {actions: {runs_on: ubuntu-24.04, permissions: {pull-requests: write}}}
+"""
+    _, document = _workflow(tmp_path, "trig", extra)
+    assert document["on"] == {
+        "schedule": [{"cron": "0 9 * * 1"}],
+        "pull_request": {"types": ["opened", "synchronize"], "branches": ["main", "dev"]},
+        "issues": {"types": ["labeled"]},
+        "workflow_dispatch": {},
+    }
+    assert document["jobs"]["agent"]["runs-on"] == "ubuntu-24.04"
+    assert document["jobs"]["agent"]["permissions"] == {"contents": "read", "pull-requests": "write"}
+    fidelity = (tmp_path / "out/trig/fidelity.json").read_text()
+    assert "workflow_run needs the names of the workflows" in fidelity
+    with in_folder(tmp_path):
+        assert main(["build", "--strict", "trig.yaml", "-o", "strict", "-q"]) == 1
+        assert not (tmp_path / "strict").exists()
+
+
+def test_pull_request_target_never_checks_out_the_head(tmp_path: Path) -> None:
+    extra = "triggers: [{github: {event: pull_request_target, types: [opened], acknowledge_risk: true}}]\n"
+    text, document = _workflow(tmp_path, "prt", extra)
+    assert document["on"] == {"pull_request_target": {"types": ["opened"]}}
+    checkout = _steps(document)[1]
+    assert set(checkout["with"]) == {"persist-credentials", "sparse-checkout"}, "no ref, repository or unsafe flag"
+    assert "github.event" not in text and "head" not in text
+
+
+@pytest.mark.parametrize(("extra", "where"), [
+    ("targets: {actions: {runs_on: '${{ github.event.comment.body }}'}}\n", "targets.actions.runs_on"),
+    ("targets: {actions: {runs_on: 'a b'}}\n", "targets.actions.runs_on"),
+    ("triggers: [{github: {event: push, branches: ['${{ github.head_ref }}']}}]\n", "triggers: github push branches"),
+])
+def test_values_github_would_evaluate_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  extra: str, where: str) -> None:
+    with in_folder(tmp_path):
+        _write_kit(tmp_path, "bad", extra)
+        assert main(["build", "bad.yaml", "-o", "out"]) == 1
+    err = capsys.readouterr().err
+    assert f"bad.yaml: error: {where}" in err and "nothing written" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_no_network_runs_the_agent_with_network_none(tmp_path: Path) -> None:
+    text, document = _workflow(tmp_path, "off", network="{egress: none}")
+    agent = next(s for s in _steps(document) if s.get("run") == actions.AGENT_SCRIPT)
+    assert agent["env"]["SANDKIT_NETWORK"] == "none" and agent["env"]["SANDKIT_PROXY_ENV"] == ""
+    assert "egress" not in {s["name"] for s in _steps(document)} and "Build the egress" not in text
+    assert _steps(document)[0]["with"]["allowed-endpoints"].startswith("github.com:443 ")
+
+
+def test_actions_dir_is_written_checked_and_all_or_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with in_folder(tmp_path):
+        _write_kit(tmp_path, "one")
+        assert main(["build", "one.yaml", "-o", "out", "--actions-dir", ".github/workflows", "-q"]) == 0
+        copy = tmp_path / ".github/workflows/one.yml"
+        assert copy.read_bytes() == (tmp_path / "out/one/workflows/one.yml").read_bytes()
+        assert main(["build", "--check", "one.yaml", "-o", "out", "--actions-dir", ".github/workflows"]) == 0
+        copy.write_text("edited\n")
+        assert main(["build", "--check", "one.yaml", "-o", "out", "--actions-dir", ".github/workflows"]) == 1
+        assert "--- a/.github/workflows/one.yml" in capsys.readouterr().out
+        assert copy.read_text() == "edited\n"
+        _write_kit(tmp_path, "two")
+        _write_kit(tmp_path, "zbad", "image: {user: root}\n")
+        assert main(["build", ".", "-o", "out", "--actions-dir", "wf"]) == 1
+        assert not (tmp_path / "wf").exists() and not (tmp_path / "out/two").exists()
+        assert main(["build", "one.yaml", "--target", "docker", "--actions-dir", "wf"]) == 2

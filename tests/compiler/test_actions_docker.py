@@ -1,0 +1,109 @@
+"""The workflow's own steps, run locally in order with the real Docker engine.
+
+GitHub is not here, so the two `uses:` steps stand in as they would act: harden-runner has no
+local equivalent (it is proven by schema and zizmor), and checkout is the compiled folder itself.
+Every `run:` step runs exactly as written, with bash as GitHub runs it and the step's own env.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from sandkit.cli import main
+from tests.compiler.helpers import in_folder
+
+NAME = "sandkit-actions-e2e"
+TOKEN = "e2e-token-value"
+AGENT = r"""
+echo "uid=$(id -u)"
+echo "token=$(printf %s "$DEMO_TOKEN" | sha256sum | cut -c1-16)"
+exec 3<>/dev/tcp/egress/3128
+printf 'CONNECT refused.example:443 HTTP/1.1\r\nHost: refused.example:443\r\n\r\n' >&3
+read -r status <&3
+echo "proxy=${status%$'\r'}"
+"""
+KIT = f"""\
+apiVersion: sandkit/v1
+name: {NAME}
+image: {{base: "debian:bookworm-slim"}}
+agent: {{command: [bash, -c, {json.dumps(AGENT)}]}}
+secrets: [{{name: DEMO_TOKEN}}]
+network: {{allow: [allowed.example]}}
+workspace: {{mode: none}}
+resources: {{cpus: 1, memory: 512Mi, timeout: 2m}}
+"""
+
+
+def _env(step: dict[str, Any]) -> dict[str, str]:
+    """The step's env as the runner would set it, secrets taken from the test's stand-ins."""
+    values = {"${{ secrets.DEMO_TOKEN }}": TOKEN}
+    return {k: values.get(str(v), str(v)) for k, v in step.get("env", {}).items()}
+
+
+def _cleanup() -> None:
+    """Remove what the workflow's steps create here, by the names the workflow gives them."""
+    for container in (f"{NAME}-agent", f"{NAME}-egress", f"{NAME}-probe"):
+        subprocess.run(["docker", "rm", "--force", container], capture_output=True, check=False)
+    subprocess.run(["docker", "network", "rm", f"{NAME}-sandbox"], capture_output=True, check=False)
+    images = subprocess.run(["docker", "images", "--quiet", "--filter", f"reference=sandkit/{NAME}*"],
+                            capture_output=True, text=True, check=False).stdout.split()
+    if images:
+        subprocess.run(["docker", "rmi", "--force", *sorted(set(images))], capture_output=True, check=False)
+
+
+def _probe(env: dict[str, str]) -> dict[str, int]:
+    """From the sandbox network: the proxy by its alias answers; the proxy's outside address does not."""
+    outside = subprocess.run(["docker", "inspect", "--format", "{{.NetworkSettings.Networks.bridge.IPAddress}}",
+                              env["SANDKIT_PROXY"]], capture_output=True, text=True, check=True).stdout.strip()
+    assert outside, "the proxy has no address on Docker's default bridge"
+    results = {}
+    for label, host in (("egress", "egress"), ("outside", outside)):
+        done = subprocess.run(["docker", "run", "--rm", "--name", f"{NAME}-probe", "--network", env["SANDKIT_NETWORK"],
+                               "--entrypoint", "timeout", env["SANDKIT_PROXY_IMAGE"],
+                               "5", "bash", "-c", f"exec 3<>/dev/tcp/{host}/3128"],
+                              capture_output=True, text=True, timeout=60, check=False)
+        results[label] = 0 if done.returncode == 0 else 1
+    return results
+
+
+@pytest.mark.docker
+def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path) -> None:
+    (tmp_path / "kit.yaml").write_text(KIT, encoding="utf-8")
+    with in_folder(tmp_path):
+        assert main(["build", "kit.yaml", "-o", "out", "-q"]) == 0
+    workflow = YAML(typ="safe").load((tmp_path / f"out/{NAME}/workflows/{NAME}.yml").read_text())
+    steps = workflow["jobs"]["agent"]["steps"]
+    assert [s.get("uses", "").split("@")[0] for s in steps[:2]] == ["step-security/harden-runner",
+                                                                    "actions/checkout"]
+    _cleanup()
+    outputs: dict[str, str] = {}
+    probes: dict[str, int] = {}
+    try:
+        failed = False
+        for step in steps[2:]:
+            if failed and step.get("if") != "${{ always() }}":
+                continue
+            done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                                  cwd=tmp_path, env={**os.environ, **_env(step)}, capture_output=True,
+                                  text=True, timeout=600, check=False)
+            outputs[step["name"]] = done.stdout + done.stderr
+            failed = failed or done.returncode != 0
+            if step["name"].startswith("Start the egress proxy") and not failed:
+                probes = _probe(_env(step))
+        assert not failed, outputs
+    finally:
+        _cleanup()
+    agent = outputs["Run the agent in its sandbox"]
+    assert "uid=1000" in agent
+    assert f"token={hashlib.sha256(TOKEN.encode()).hexdigest()[:16]}" in agent
+    assert "proxy=HTTP/1.1 403 Forbidden" in agent, agent
+    assert probes == {"egress": 0, "outside": 1}, "the sandbox network reaches the proxy and nothing beyond"
+    assert "refused.example:443" in outputs["Egress proxy decisions"]
