@@ -5,7 +5,7 @@ findings), runs every tool on the same tree in one run, and prints a Markdown ta
 times, ratios and sandkit's peak memory, plus the cost of a pre-commit run on ten files
 beyond the interpreter's own start.
 
-    python bench/lint_bench.py --sizes 1000,10000,100000 --compare-up-to 10000
+    python bench/lint_bench.py --sizes 1000,10000,100000 --checkov-up-to 10000
 
 Checkov and detect-secrets are looked up on PATH (or given with --checkov/--detect-secrets);
 they are benchmark-only tools, not project dependencies. Missing tools are reported as
@@ -91,7 +91,7 @@ agent: {{command: [claude, -p, "fix issue {n}"]}}
 PYTHON = '''"""Module {n}."""
 
 import os
-
+{secret}
 
 def handler_{n}(event: dict) -> dict:
     """Handle one event; the socket path /var/run/docker.sock is only text here."""
@@ -108,7 +108,7 @@ JSON = '{{"id": {n}, "name": "item-{n}", "tags": ["a", "b"], "nested": {{"x": [1
 KINDS = [
     ("compose.yaml", "compose", "RS001"), ("deploy.yaml", "k8s", "PV001"),
     (".github/workflows/ci.yml", "workflow", None), ("Dockerfile", "dockerfile", "RS001"),
-    ("build.sh", "shell", "HC001"), ("kit.yaml", "kit", "EG001"), ("app.py", "python", None),
+    ("build.sh", "shell", "HC001"), ("kit.yaml", "kit", "EG001"), ("app.py", "python", "secret"),
     ("app2.py", "python", None), ("README.md", "markdown", None), ("data.json", "json", None),
 ]
 
@@ -128,7 +128,8 @@ def render(kind: str, n: int, plant: bool) -> str:
     if kind == "kit":
         return KIT.format(n=n, egress="open" if plant else "allowlist")
     if kind == "python":
-        return PYTHON.format(n=n)
+        secret = f'DB_PASSWORD = "k9Xq2mZ7vL4pR8sT{n}"\n' if plant else ""
+        return PYTHON.format(n=n, secret=secret)
     if kind == "markdown":
         return MARKDOWN.format(n=n)
     return JSON.format(n=n)
@@ -160,11 +161,12 @@ print(total)
 """
 
 
-def run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+def run(argv: list[str], env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> tuple[float, float, str]:
     """(wall seconds, peak RSS of the largest process in MB, stdout) of one command."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
         _, _, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = 0
@@ -206,8 +208,10 @@ def count_findings(json_text: str) -> Counter[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--compare-up-to", type=int, default=10000,
-                        help="run Checkov and detect-secrets only up to this many files")
+    parser.add_argument("--checkov-up-to", type=int, default=10000,
+                        help="run Checkov only up to this many files (it is slow)")
+    parser.add_argument("--detect-secrets-up-to", type=int, default=100000,
+                        help="run detect-secrets only up to this many files")
     parser.add_argument("--checkov", default=shutil.which("checkov"))
     parser.add_argument("--detect-secrets", default=shutil.which("detect-secrets"))
     parser.add_argument("--workdir", default=None, help="where to generate (default: a temp dir)")
@@ -221,23 +225,32 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
         planted = generate(root, size)
         megabytes = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 1e6
-        read_s = run([sys.executable, "-c", READ_ALL, str(root)])[0]
-        lint = [sys.executable, "-m", "sandkit", "lint", str(root), "--format", "json"]
-        run(lint, env)  # warm caches and bytecode
-        sandkit_s, peak_mb, out = run(lint, env)
-        serial_s = run([*lint, "--jobs", "1"], env)[0]
+        # every tool runs inside the tree on "." (detect-secrets scans nothing outside its
+        # working directory), so paths and work are the same for all of them
+        read_s = run([sys.executable, "-c", READ_ALL, "."], cwd=root)[0]
+        lint = [sys.executable, "-m", "sandkit", "lint", ".", "--format", "json"]
+        run(lint, env, root)  # warm caches and bytecode
+        sandkit_s, peak_mb, out = run(lint, env, root)
+        serial_s = run([*lint, "--jobs", "1"], env, root)[0]
         found = count_findings(out)
-        if any(found[rule] != count for rule, count in planted.items()):
-            print(f"warning: planted {dict(planted)} but found {dict(found)}", file=sys.stderr)
-        row = {"files": size, "mb": megabytes, "read": read_s, "sandkit": sandkit_s,
-               "serial": serial_s, "peak": peak_mb, "planted": sum(planted.values()),
-               "found": sum(found[r] for r in planted)}
-        if size <= args.compare_up_to:
-            if args.checkov:
-                row["checkov"] = run([args.checkov, "-d", str(root), "--quiet", "--compact",
-                                      "-o", "json", "--skip-download"])[0]
-            if args.detect_secrets:
-                row["detect"] = run([args.detect_secrets, "scan", "--all-files", str(root)])[0]
+        ours = {rule: count for rule, count in planted.items() if rule != "secret"}
+        if any(found[rule] != count for rule, count in ours.items()):
+            print(f"warning: planted {ours} but found {dict(found)}", file=sys.stderr)
+        row: dict[str, float] = {
+            "files": size, "mb": megabytes, "read": read_s, "sandkit": sandkit_s,
+            "serial": serial_s, "peak": peak_mb, "planted": sum(ours.values()),
+            "found": sum(found[r] for r in ours)}
+        if args.checkov and size <= args.checkov_up_to:
+            row["checkov"] = run([args.checkov, "-d", ".", "--quiet", "--compact", "-o", "json",
+                                  "--skip-download"], cwd=root)[0]
+        if args.detect_secrets and size <= args.detect_secrets_up_to:
+            seconds_, _, report = run([args.detect_secrets, "scan", "--all-files", "."],
+                                      cwd=root)
+            row["detect"] = seconds_
+            hits = report.count('"type": "Secret Keyword"')
+            if hits < planted["secret"]:
+                print(f"warning: detect-secrets found {hits} of {planted['secret']} planted "
+                      "secrets", file=sys.stderr)
         rows.append(row)
         print(f"done {size} files", file=sys.stderr)
     print_table(rows)

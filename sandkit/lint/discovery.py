@@ -1,7 +1,8 @@
 """One walk over the scan targets, yielding the files worth reading and what kind they are.
 
-Hidden folders are read (that is where agent configuration lives); ``.git`` is not.
-Dependency folders are walked only for agent files planted in them. Links are followed only
+Hidden folders are read (that is where agent configuration lives); ``.git`` and tool caches
+(pytest, mypy, ruff, hypothesis, __pycache__) are not. Dependency folders (and tox/nox
+environments) are walked only for agent files planted in them. Links are followed only
 while they stay inside the root, and each real folder is entered once, so loops end.
 """
 
@@ -15,8 +16,10 @@ from fnmatch import fnmatchcase
 
 from sandkit.lint.kinds import Kind, is_agent_file, kind_by_name
 
-SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "__pycache__"})
-DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages"})
+SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache",
+                             ".mypy_cache", ".ruff_cache", ".hypothesis"})
+DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages", ".tox",
+                                ".nox"})
 
 
 @dataclass(frozen=True)

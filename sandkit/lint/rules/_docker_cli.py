@@ -72,14 +72,23 @@ def container_from_args(words: Sequence[Word], label: str, pos: Pos,
         if not text.startswith("-") or text == "-":
             break
         name, value, consumed = _flag(words, i)
-        i += consumed
         if name:
-            _apply(box, name, value, word.pos)
+            _apply(box, name, value, _value_pos(words, i, consumed, value))
+        i += consumed
     if not image_known and i < len(words):
         box.image = words[i].text
         i += 1
     box.command = " ".join(w.text for w in words[i:])
     return box
+
+
+def _value_pos(words: Sequence[Word], i: int, consumed: int, value: str) -> Pos:
+    """Where a flag's value is written: the next word, or inside ``--flag=value``."""
+    if consumed == 2:
+        return words[i + 1].pos
+    word = words[i]
+    glued = word.text.rfind(value) if value and value != "true" else -1
+    return Pos(word.pos.line, word.pos.column + glued) if glued > 0 else word.pos
 
 
 def _flag(words: Sequence[Word], i: int) -> tuple[str, str, int]:

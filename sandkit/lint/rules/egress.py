@@ -77,7 +77,9 @@ def wildcard_allowlist(file: SourceFile) -> Iterator[Hit]:
 
     Kit `network.allow` entries `*`, `*.*`, `*.com` (a whole top-level domain), wildcards
     outside the first label, or 0.0.0.0/0; a NetworkPolicy egress ipBlock of 0.0.0.0/0 or
-    ::/0. `*.example.com` (one label) is fine.
+    ::/0, even with private ranges excepted (that is still the whole internet).
+    `*.example.com` (one label) is fine. An egress proxy that enforces an allowlist itself
+    needs such a rule: suppress it there with a reason.
 
     Why:
     A wildcard like this looks like an allowlist in review while working as open egress.
@@ -93,7 +95,13 @@ def wildcard_allowlist(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(pos, f"network.allow entry {entry!r} {problem}")
     for block, pos in network_policy_blocks(file):
         cidr = str(block.get("cidr") or "")
-        if cidr in _EVERYTHING:
+        if cidr not in _EVERYTHING:
+            continue
+        excepted = block.get("except")
+        if isinstance(excepted, list) and excepted:
+            yield Hit(pos, f"NetworkPolicy egress to {cidr} allows every address outside its "
+                           f"{len(excepted)} excepted ranges")
+        else:
             yield Hit(pos, f"NetworkPolicy egress to {cidr} allows every address")
 
 
