@@ -47,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         return _lint(args, targets, root, config)
     except SandkitError as exc:
         return _fail(str(exc))
+    except OSError as exc:  # --output or --write-baseline cannot be written
+        return _fail(f"{exc.filename or 'sandkit'}: error: {exc.strerror or exc}")
 
 
 def _found_config(root: str) -> LintConfig:

@@ -57,10 +57,10 @@ def discover(targets: list[str], root: str, exclude: tuple[str, ...] = ()) -> It
             yield from _walk(target, root_real, exclude, seen_dirs, seen_files)
         elif os.path.isfile(real):
             rel = _relative(os.path.abspath(target), root_real)
-            if rel not in seen_files and not is_excluded(rel, exclude):
-                seen_files.add(rel)
-                yield Candidate(os.path.abspath(target), rel, kind_by_name(rel),
-                                _in_dependency(rel))
+            if rel in seen_files or is_excluded(rel, exclude) or _skipped(rel):
+                continue
+            seen_files.add(rel)
+            yield Candidate(os.path.abspath(target), rel, kind_by_name(rel), _in_dependency(rel))
 
 
 def _relative(path: str, root_real: str) -> str:
@@ -68,6 +68,14 @@ def _relative(path: str, root_real: str) -> str:
     if rel.startswith(".."):
         rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root_real))
     return rel.replace(os.sep, "/")
+
+
+def _skipped(rel: str) -> bool:
+    """A file named on the command line that a folder walk would not have read either."""
+    folders = rel.split("/")[:-1]
+    if any(part in SKIPPED_FOLDERS for part in folders):
+        return True
+    return _in_dependency(rel) and not is_agent_file(rel)
 
 
 def _in_dependency(rel: str) -> bool:

@@ -103,3 +103,10 @@ def test_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "rs001"]) == 0
     assert "Fix:" in capsys.readouterr().out
     assert main(["explain", "XX999"]) == 2
+
+
+def test_unwritable_output_is_a_usage_error(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert lint(tmp_path, "--output", str(tmp_path / "missing" / "out.txt")) == 2
+    err = capsys.readouterr().err
+    assert "out.txt: error:" in err and "Traceback" not in err

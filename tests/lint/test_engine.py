@@ -83,3 +83,14 @@ def test_suppression_with_unknown_rule_is_reported() -> None:
 def test_suppression_with_reason_hides_the_finding_below_it() -> None:
     text = "# sandkit: ignore[parse-error] fixture for a test\nservices: a: b\n"
     assert lint_files({"compose.yaml": text}) == []
+
+
+def test_named_files_follow_the_same_skips_as_a_walk(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"node_modules/p/compose.yaml": "services: [\n",
+                          "node_modules/p/CLAUDE.md": "hi\n", ".git/compose.yaml": "x: [\n",
+                          "compose.yaml": "services: {}\n"})
+    names = [str(tmp_path / n) for n in ("node_modules/p/compose.yaml",
+                                         "node_modules/p/CLAUDE.md", ".git/compose.yaml",
+                                         "compose.yaml")]
+    found = [c.path for c in discover(names, str(tmp_path))]
+    assert found == ["node_modules/p/CLAUDE.md", "compose.yaml"]
