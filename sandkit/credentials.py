@@ -20,12 +20,24 @@ TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("AWS access key ID", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
     ("GitHub token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b")),
     ("GitHub fine-grained token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b")),
-    ("GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,64}\b")),
+    # Personal, deploy, runner, pipeline-trigger, OAuth-application, feed and CI-job tokens.
+    ("GitLab token", re.compile(
+        r"\bgl(?:pat|dt|rt|ptt|soat|oas|ft|imt|cbt|agent)-[A-Za-z0-9_.-]{20,128}")),
     ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,255}\b")),
     ("Stripe secret key", re.compile(r"\b[sr]k_live_[A-Za-z0-9]{16,255}\b")),
     ("Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,255}")),
     ("OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,255}")),
     ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}")),
+    ("Slack webhook URL", re.compile(
+        r"\bhooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,12}/[A-Za-z0-9/]{20,80}")),
+    ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("PyPI token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,300}")),
+    ("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{34}\b")),
+    ("Docker Hub token", re.compile(r"\bdckr_pat_[A-Za-z0-9_-]{27,64}")),
+    ("SendGrid API key", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
+    ("DigitalOcean token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
+    ("Azure storage account key", re.compile(r"\bAccountKey=[A-Za-z0-9+/]{86}==")),
     ("private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----")),
     (
         "JSON Web Token",
@@ -35,9 +47,89 @@ TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+#: Literal text that occurs in a document before any match of the kind can (a cheap pre-check).
+TOKEN_HINTS: dict[str, tuple[str, ...]] = {
+    "AWS access key ID": ("AKIA", "ASIA", "ABIA", "ACCA"),
+    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "GitHub fine-grained token": ("github_pat_",),
+    "GitLab token": ("gl",),
+    "Slack token": ("xox",),
+    "Stripe secret key": ("k_live_",),
+    "Anthropic API key": ("sk-ant-",),
+    "OpenAI API key": ("sk-",),
+    "Google API key": ("AIza",),
+    "Google OAuth client secret": ("GOCSPX-",),
+    "Slack webhook URL": ("hooks.slack.com",),
+    "npm token": ("npm_",),
+    "PyPI token": ("pypi-",),
+    "Hugging Face token": ("hf_",),
+    "Docker Hub token": ("dckr_pat_",),
+    "SendGrid API key": ("SG.",),
+    "DigitalOcean token": ("_v1_",),
+    "Azure storage account key": ("AccountKey=",),
+    "private key block": ("PRIVATE KEY",),
+    "JSON Web Token": ("eyJ",),
+    "URL with a password": ("@",),
+}
+
+# Words that mark a value as a stand-in rather than a credential (documentation, templates).
+_PLACEHOLDER_WORDS = re.compile(
+    r"change_?-?me|example|placeholder|dummy|your[_-]?|replace|redacted|fake|sample|"
+    r"insert|notreal|not[_-]a[_-]real|xxxx|\*\*\*|\.\.\.|<[^>]{0,64}>|todo|fixme|secret[_-]?here|"
+    r"token[_-]?here|key[_-]?here|hunter2",
+    re.IGNORECASE,
+)
+_PLACEHOLDER_VALUES = frozenset({
+    "password", "passwd", "secret", "token", "pass", "key", "apikey", "api_key", "admin",
+    "root", "test", "testing", "foo", "bar", "baz", "string", "value", "none", "null", "nil",
+    "undefined", "true", "false", "yes", "no", "on", "off", "required", "optional", "default",
+    "postgres", "mysql", "guest", "user", "username", "letmein", "qwerty", "s3cr3t",
+})
+# References to a secret kept elsewhere: environment and template variables, secret stores.
+_REFERENCE = re.compile(
+    r"\$\{|\$\(|\{\{|\}\}|%\(|^\$[A-Za-z_]|^%[A-Za-z_][A-Za-z0-9_]*%$|^(?:/run/secrets/|/var/run/secrets/|"
+    r"file:|env:|vault:|op://|ref\+|sm://|arn:aws:|secretsmanager:|projects/[^/]{1,64}/secrets/|"
+    r"azurekeyvault|keyvault:|!)",
+    re.IGNORECASE,
+)
+
+
+def is_placeholder(value: str) -> bool:
+    """True when ``value`` is a stand-in or a reference, not a literal credential.
+
+    Covers empty and very short values, ``${VAR}``/``$VAR``/``{{ template }}`` references,
+    secret-store references (``/run/secrets/...``, ``op://``, ``vault:``, ARNs), words such as
+    changeme, example, dummy or ``<token>``, runs of one character, and a few words that are
+    names rather than values (``password``, ``none``, ``true``).
+    """
+    text = value.strip().strip("\"'`")
+    if len(text) < 6 or text.lower() in _PLACEHOLDER_VALUES:
+        return True
+    if _REFERENCE.search(text) or _PLACEHOLDER_WORDS.search(text):
+        return True
+    return len(set(text.lower())) <= 2
+
+
 def is_secret_name(name: str) -> bool:
     """True for names such as ``GITHUB_TOKEN``, ``DB_PASSWORD`` or ``OPENAI_API_KEY``."""
     return bool(_SECRET_NAME.search(name))
+
+
+def is_secret_key(name: str) -> bool:
+    """Like :func:`is_secret_name`, for keys written in any case style (``apiKey``, ``db-pass``).
+
+    Keys that name non-secrets are left out: a bare ``key`` (cache keys, translation keys),
+    public, publishable, primary, sort, partition, foreign and idempotency keys, and
+    ``*_token_url``-like names that end in a different word.
+    """
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip()).replace("-", "_").replace(".", "_")
+    if not snake or snake.lower() in ("key", "auth", "keys", "token_type"):
+        return False
+    if re.search(r"(?i)(?:^|_)(?:public|publishable|primary|sort|partition|foreign|idempotency|"
+                 r"cache|ssh_host|host|gpg|signing_public|lookup|dedup|routing|hash|object|"
+                 r"i18n|translation|hot|short|map|sign_in|api_key_name|key_id)_?key$", snake):
+        return False
+    return is_secret_name(snake) or bool(re.search(r"(?i)(?:^|_)pass$", snake))
 
 
 def credential_kind(value: str) -> str | None:

@@ -1,0 +1,123 @@
+"""What agent configuration files say: MCP servers, wherever each agent keeps them.
+
+Claude Code (.mcp.json, .claude.json, claude_desktop_config.json), Cursor, Windsurf, Roo,
+Kiro, Amazon Q and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.json,
+``mcp.servers`` in settings), Codex (``[mcp_servers.NAME]`` in .codex/config.toml), Continue
+(``mcpServers`` as a list), opencode (``mcp`` with a command list) and Zed
+(``context_servers``) all reduce to the same record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
+
+#: Downloading code and running it in one go: ``curl ... | sh``, ``bash <(curl ...)``,
+#: ``irm ... | iex``, piping into python/node/perl/ruby, ``eval "$(curl ...)"``.
+FETCH_RUN = re.compile(
+    r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;&\n]{0,500}\|\s*"
+    r"(?:sudo\s+)?(?:(?:ba|z|da)?sh|python3?|node|perl|ruby|iex|invoke-expression)\b|"
+    r"<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-)|"
+    r"\beval\s+\"?\$\(\s*(?:curl|wget)\b")
+_SERVER_TABLES = ("mcpServers", "mcp_servers", "servers", "mcp", "context_servers")
+_URL_KEYS = ("url", "serverUrl", "httpUrl", "uri")
+
+
+@dataclass
+class Item:
+    name: str
+    value: str
+    pos: Pos
+
+
+@dataclass
+class McpServer:
+    name: str
+    pos: Pos
+    command: str = ""
+    command_pos: Pos = field(default_factory=Pos)
+    args: list[Item] = field(default_factory=list)
+    env: list[Item] = field(default_factory=list)  # env and headers
+    url: Item | None = None
+
+    @property
+    def argv(self) -> list[str]:
+        return [self.command, *(a.value for a in self.args)] if self.command else []
+
+
+def mcp_servers(file: SourceFile) -> list[McpServer]:
+    return file.memo("mcp_servers", lambda: list(_servers(file)))
+
+
+def _servers(file: SourceFile) -> Any:
+    for document in file.documents:
+        yield from _walk(document, 0, set())
+
+
+def _walk(node: Any, depth: int, seen: set[int]) -> Any:
+    if depth > 8 or id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, PMap):
+        for key, value in node.items():
+            if key in _SERVER_TABLES:
+                yield from _table(value)
+            elif key == "mcp" or isinstance(value, PMap | PSeq):
+                yield from _walk(value, depth + 1, seen)
+    elif isinstance(node, PSeq):
+        for item in node:
+            yield from _walk(item, depth + 1, seen)
+
+
+def _table(value: Any) -> Any:
+    if isinstance(value, PMap):
+        if "servers" in value and isinstance(value["servers"], PMap):  # VS Code "mcp": {"servers"}
+            yield from _table(value["servers"])
+            return
+        for name, spec in value.items():
+            if isinstance(spec, PMap) and _is_server(spec):
+                yield _server(str(name), spec, value.pos_of_key(name))
+    elif isinstance(value, PSeq):
+        for spec in value:
+            if isinstance(spec, PMap) and _is_server(spec):
+                yield _server(str(spec.get("name") or "?"), spec, spec.pos)
+
+
+def _is_server(spec: PMap) -> bool:
+    return "command" in spec or any(k in spec for k in _URL_KEYS)
+
+
+def _server(name: str, spec: PMap, pos: Pos) -> McpServer:
+    server = McpServer(name, pos)
+    command = spec.get("command")
+    args = spec.get("args")
+    if isinstance(command, PMap):  # Zed: {"command": {"path": ..., "args": [...], "env": {}}}
+        args = command.get("args")
+        spec = PMap(spec.pos) if not isinstance(command.get("env"), PMap) else command
+        command = command.get("path")
+    if isinstance(command, PSeq):  # opencode: "command": ["npx", "-y", "pkg"]
+        items = [(str(c), command.pos_of(i)) for i, c in enumerate(command)]
+        if items:
+            server.command, server.command_pos = items[0]
+            server.args = [Item("", text, at) for text, at in items[1:]]
+    elif isinstance(command, str):
+        server.command, server.command_pos = str(command), pos_of(command, spec.pos)
+    if isinstance(args, PSeq):
+        server.args += [Item("", str(a), args.pos_of(i)) for i, a in enumerate(args)
+                        if isinstance(a, str | int | float)]
+    for key in ("env", "environment", "headers", "http_headers", "env_vars"):
+        table = spec.get(key)
+        if isinstance(table, PMap):
+            for env_name, env_value in table.items():
+                if isinstance(env_value, str):
+                    server.env.append(Item(str(env_name), str(env_value),
+                                           table.pos_of(env_name)))
+    for key in _URL_KEYS:
+        url = spec.get(key)
+        if isinstance(url, PStr):
+            server.url = Item(key, str(url), url.pos)
+    return server

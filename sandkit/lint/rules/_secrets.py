@@ -1,0 +1,140 @@
+"""Finding credentials in text and in key/value pairs, shared by the secret-bearing families.
+
+``find_tokens`` runs the credential formats of :mod:`sandkit.credentials` only when their
+literal prefix occurs in the text, then drops matches that are documentation or templates
+rather than credentials: placeholder words and runs, bodies with a single character class,
+counting sequences, the jwt.io sample token, public Supabase ``anon`` JWTs, key blocks with no
+key material after them, and URLs whose password is a stand-in.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sandkit.credentials import TOKEN_HINTS, TOKEN_PATTERNS, is_placeholder, is_secret_key
+
+_KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]{40,}")
+_SEQUENCES = ("abcdefgh", "bcdefghi", "12345678", "23456789", "qwertyui", "ABCDEFGH")
+_MIXED_KINDS = frozenset({
+    "GitHub token", "GitHub fine-grained token", "GitLab token", "Stripe secret key",
+    "Anthropic API key", "OpenAI API key", "Google API key", "Google OAuth client secret",
+    "npm token", "Hugging Face token", "Docker Hub token", "SendGrid API key",
+    "AWS access key ID", "PyPI token", "Slack token",
+})
+_PREFIX = re.compile(r"^(?:[a-z]{2,6}_(?:pat_)?|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|[sr]k_live_|"
+                     r"sk-(?:ant-(?:api\d\d-|admin\d\d-)?|proj-|svcacct-|admin-)?|AIza|GOCSPX-|"
+                     r"npm_|hf_|dckr_pat_|SG\.|pypi-|A[KSBC][IC]A)")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    start: int
+    end: int
+    text: str
+
+    @property
+    def shown(self) -> str:
+        """The token with all but its first characters hidden, for messages."""
+        head = self.text[: min(8, max(len(self.text) // 4, 3))]
+        return f"{head}…"
+
+
+def find_tokens(text: str) -> Iterator[Token]:
+    """Credential-format matches in ``text`` that look real (see the module docstring)."""
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in TOKEN_PATTERNS:
+        hints = TOKEN_HINTS.get(kind, ())
+        if hints and not any(h in text for h in hints):
+            continue
+        for match in pattern.finditer(text):
+            token = Token(kind, match.start(), match.end(), match.group())
+            if any(s < token.end and token.start < e for s, e in taken):
+                continue  # a more specific format matched here first (Anthropic before OpenAI)
+            if _plausible(token, text):
+                taken.append((token.start, token.end))
+                yield token
+
+
+def find_configured(text: str, sources: tuple[str, ...]) -> Iterator[Token]:
+    """Matches of the configuration's ``extra-secret-patterns`` (invalid ones are skipped)."""
+    for index, source in enumerate(sources):
+        configured = _compiled(source)
+        if configured is None:
+            continue
+        for match in configured.finditer(text):
+            if match.end() > match.start():
+                yield Token(f"configured secret pattern {index + 1}", match.start(),
+                            match.end(), match.group())
+
+
+_EXTRA: dict[str, re.Pattern[str] | None] = {}
+
+
+def _compiled(source: str) -> re.Pattern[str] | None:
+    if source not in _EXTRA:
+        try:
+            _EXTRA[source] = re.compile(source)
+        except re.error:
+            _EXTRA[source] = None
+    return _EXTRA[source]
+
+
+def _plausible(token: Token, text: str) -> bool:
+    kind, value = token.kind, token.text
+    if kind == "private key block":
+        return bool(_KEY_MATERIAL.search(text, token.end, token.end + 400))
+    if kind == "JSON Web Token":
+        return _real_jwt(value)
+    if kind == "URL with a password":
+        user, _, password = value.split("://", 1)[1].rstrip("@").partition(":")
+        return not (len(password) < 4 or password == user or is_placeholder(password))
+    if re.search(r"(?i)example|x{6}|0{8}|fake|dummy|redacted|test_?key", value):
+        return False
+    if kind in _MIXED_KINDS:
+        body = _PREFIX.sub("", value, count=1)
+        classes = sum(bool(re.search(c, body)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
+        if classes < 2 or any(seq in body for seq in _SEQUENCES) or re.search(r"(.)\1{5}", body):
+            return False
+    return True
+
+
+def _b64json(part: str) -> object:
+    try:
+        raw = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+        return json.loads(raw.decode("utf-8"))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _real_jwt(value: str) -> bool:
+    parts = value.split(".")
+    if len(parts) < 3:
+        return False
+    header, payload = _b64json(parts[0]), _b64json(parts[1])
+    if not isinstance(header, dict) or "alg" not in header or not isinstance(payload, dict):
+        return False
+    if payload.get("name") == "John Doe" or payload.get("sub") == "1234567890":
+        return False  # the sample token of jwt.io and countless tutorials
+    return payload.get("role") != "anon"  # Supabase anon keys are public by design
+
+
+def literal_secret(name: str, value: object) -> bool:
+    """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
+
+    Values with whitespace (prose), upper-case identifiers (the name of another variable),
+    paths, booleans and numbers are not literal secrets.
+    """
+    if not isinstance(value, str) or not is_secret_key(str(name)):
+        return False
+    text = value.strip().strip("\"'")
+    if is_placeholder(text) or any(c.isspace() for c in text):
+        return False
+    if re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", text) or text.startswith(("/", "./", "~", "../")):
+        return False
+    return not re.fullmatch(r"https?://[^@\s]*|\d+(?:\.\d+)?", text)

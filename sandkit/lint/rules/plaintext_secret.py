@@ -1,0 +1,185 @@
+"""plaintext-secret: a credential value written into a file an agent (or anyone) can read.
+
+An agent reads the repository it works on. A token in a config file is a token in the agent's
+context, one planted prompt away from being sent out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from sandkit.credentials import TOKEN_HINTS
+from sandkit.lint import kinds
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.rules._agents import mcp_servers
+from sandkit.lint.rules._containers import environment
+from sandkit.lint.rules._secrets import find_configured, find_tokens, literal_secret
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq
+
+_HINTS = tuple(sorted({h for hints in TOKEN_HINTS.values() for h in hints}))
+_INI_NAMES = (".npmrc", ".pypirc", ".ini", ".cfg", ".properties", ".netrc", ".yarnrc",
+              ".gemrc", ".s3cfg", ".pgpass", "credentials")
+_INI_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_/:.][A-Za-z0-9_./:@-]{0,120})"
+                       r"[ \t]*[=:][ \t]*(\S[^\n]{0,500})$")
+_NETRC_PASSWORD = re.compile(r"\bpassword[ \t]+(\S{1,256})")
+_STRUCTURED = (kinds.COMPOSE, kinds.KUBERNETES, kinds.WORKFLOW, kinds.ACTION, kinds.DEVCONTAINER,
+               kinds.KIT, kinds.YAML, kinds.JSON, kinds.TOML, kinds.AGENT_CONFIG)
+_ENV_LIKE = (kinds.ENV, kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE)
+
+
+def claimed_lines(file: SourceFile) -> set[int]:
+    """Lines another category reports secrets on: Dockerfile ENV/ARG (image-secret) and MCP
+    server env and headers (agent-mcp); plaintext-secret leaves them to those rules."""
+    def build() -> set[int]:
+        lines: set[int] = set()
+        if file.kind == kinds.DOCKERFILE:
+            for ins in file.instructions:
+                if ins.keyword in ("ENV", "ARG"):
+                    end = ins.pos_at(len(ins.args)).line if ins.args else ins.pos.line
+                    lines.update(range(ins.pos.line, end + 1))
+        elif file.kind == kinds.AGENT_CONFIG:
+            for server in mcp_servers(file):
+                lines.update(item.pos.line for item in server.env)
+        return lines
+
+    return file.memo("secret_claimed_lines", build)
+
+
+@rule("PS001", "known-credential-format", category="plaintext-secret", severity="high",
+      kinds=("*",), triggers=_HINTS)
+def known_credential_format(file: SourceFile) -> Iterator[Hit]:
+    """A value in a known credential format is written in a file.
+
+    AWS access key IDs, GitHub (classic and fine-grained) and GitLab tokens, Slack tokens and
+    webhook URLs, Stripe live keys, OpenAI and Anthropic API keys, Google API keys and OAuth
+    client secrets, npm, PyPI, Hugging Face, Docker Hub, SendGrid and DigitalOcean tokens,
+    Azure storage keys, private key blocks, JSON Web Tokens and URLs with a password, in any
+    text file (.env files, YAML, JSON, scripts, Markdown, source).
+
+    Not a finding: placeholders and documented examples (AKIAIOSFODNN7EXAMPLE, ghp_xxxx...,
+    ``<token>``), bodies with one character class or counting sequences, the jwt.io sample
+    token, Supabase ``anon`` keys (public by design), key headers with no key after them,
+    URLs whose password is a stand-in or a `${VAR}`. Dockerfile ENV/ARG lines are image-secret
+    (IS001) and MCP server env is agent-mcp (AM003).
+
+    Why:
+    Whatever the repository holds, an agent working on it can read and, told to by text it
+    read, send elsewhere. A committed credential is also in every clone and in git history.
+
+    Fix:
+    Revoke the credential, remove it from the file (and history), and pass it at run time:
+    a kit `secrets:` entry, a CI secret, or an environment variable read by the program.
+    """
+    claimed = claimed_lines(file) if file.kind in (kinds.DOCKERFILE, kinds.AGENT_CONFIG) else ()
+    for token in find_tokens(file.text):
+        pos = file.pos_at(token.start)
+        if pos.line in claimed:
+            continue
+        yield Hit(pos, f"{token.kind} written in plain text ({token.shown})")
+
+
+@rule("PS002", "secret-named-literal", category="plaintext-secret", severity="medium",
+      kinds=(*_STRUCTURED, *_ENV_LIKE, kinds.TEXT),
+      triggers=("KEY", "key", "Key", "TOKEN", "token", "Token", "SECRET", "secret", "Secret",
+                "PASS", "pass", "Pass", "PWD", "pwd", "AUTH", "auth", "Auth", "CREDENTIAL",
+                "credential", "Credential"))
+def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
+    """A secret-named key (PASSWORD, API_KEY, TOKEN, clientSecret ...) has a literal value.
+
+    Reads .env files, shell and Makefile assignments and exports, Compose, Kubernetes,
+    devcontainer, workflow and kit environment, every key/value pair of YAML, JSON and TOML
+    files, and INI-like credential files (.npmrc, .pypirc, .netrc, *.ini, *.cfg,
+    *.properties). Key names in any case style count (``DB_PASSWORD``, ``dbPassword``,
+    ``db-password``).
+
+    Not a finding: references (`${VAR}`, `$VAR`, `${{ secrets.X }}`, `{{ template }}`,
+    `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
+    xxxx, empty or very short values), prose with spaces, the name of another variable,
+    paths, numbers and booleans; keys that name non-secrets (`key`, `cache_key`,
+    `public_key`, `publishable_key`). Values in a known format are PS001.
+
+    Why:
+    A password or key in a tracked file is readable by every agent and person with the
+    repository, and usually ends up in images and logs too.
+
+    Fix:
+    Reference the secret instead (`${DB_PASSWORD}`, a CI or kit secret, a secret store), and
+    rotate the value that was committed.
+    """
+    known = {file.pos_at(t.start).line for t in find_tokens(file.text)}
+    claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
+    seen: set[Pos] = set()
+    for name, value, pos in _pairs(file):
+        if pos in seen or pos.line in known or pos.line in claimed:
+            continue
+        seen.add(pos)
+        if literal_secret(name, value):
+            yield Hit(pos, f"{name} is set to a literal value in plain text")
+
+
+def _pairs(file: SourceFile) -> Iterator[tuple[str, Any, Pos]]:
+    if file.kind == kinds.TEXT:
+        lower = file.path.lower()
+        if lower.endswith((".netrc", "_netrc")):
+            for match, _pos in file.search(_NETRC_PASSWORD):
+                yield "password", match.group(1), file.pos_at(match.start(1))
+        elif lower.endswith(_INI_NAMES):
+            for match, _pos in file.search(_INI_LINE):
+                name = match.group(1).rsplit(":", 1)[-1]
+                value = match.group(2).strip().strip("\"'")
+                yield name, value, file.pos_at(match.start(2))
+        return
+    if file.kind == kinds.ENV:
+        for entry in file.env_entries:
+            yield str(entry.name), str(entry.value), entry.value.pos
+        return
+    if file.kind in _ENV_LIKE or file.kind in (kinds.COMPOSE, kinds.KUBERNETES,
+                                               kinds.DEVCONTAINER, kinds.WORKFLOW, kinds.KIT):
+        for setting in environment(file):
+            yield setting.name, setting.value, setting.pos
+    if file.syntax in ("yaml", "json", "toml"):
+        for document in file.documents:
+            yield from _walk(document, 0, set())
+
+
+def _walk(node: Any, depth: int, seen: set[int]) -> Iterator[tuple[str, Any, Pos]]:
+    if depth > 40 or id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, PMap):
+        for key, value in node.items():
+            if isinstance(value, PMap | PSeq):
+                yield from _walk(value, depth + 1, seen)
+            elif isinstance(value, str):
+                yield str(key), value, node.pos_of(key)
+    elif isinstance(node, PSeq):
+        for item in node:
+            yield from _walk(item, depth + 1, seen)
+
+
+@rule("PS003", "configured-secret-pattern", category="plaintext-secret", severity="high",
+      kinds=("*",))
+def configured_secret_pattern(file: SourceFile) -> Iterator[Hit]:
+    """A value matches one of the configuration's own secret patterns.
+
+    ``extra-secret-patterns`` in ``[tool.sandkit]`` (or .sandkit.toml) lists regular
+    expressions for an organisation's own token formats (``ACME-[0-9a-f]{32}``). Patterns that
+    do not compile are ignored. Like every pattern here, write them anchored on a fixed prefix
+    with bounded repetition, so they stay fast on any input.
+
+    Why:
+    Internal tokens are as dangerous in a repository as public ones, and no generic scanner
+    knows their shape.
+
+    Fix:
+    Revoke the credential, remove it from the file (and history), and pass it at run time.
+    """
+    patterns = file.settings.extra_secret_patterns
+    if not patterns:
+        return
+    for token in find_configured(file.text, patterns):
+        yield Hit(file.pos_at(token.start), f"value matches {token.kind} ({token.shown})")
