@@ -1,0 +1,213 @@
+"""image-secret: a secret baked into a container image.
+
+Every layer of an image, and its build history, is readable by whoever pulls it: the agent
+inside the sandbox, a registry, anyone the image is shared with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+
+from sandkit.credentials import is_placeholder, is_secret_key
+from sandkit.lint.kinds import DOCKERFILE
+from sandkit.lint.model import Finding, Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.repository import RepositoryView, repository_pass
+from sandkit.lint.rules._secrets import find_tokens
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.shell import parse_commands
+
+_SECRET_FILES = (".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa", "id_dsa", "id_ecdsa",
+                 "id_ed25519", ".npmrc", ".pypirc", ".netrc", ".git-credentials", "*.p12",
+                 "*.pfx", "*.jks", "*.keystore", "credentials", "credentials.json",
+                 "service-account*.json", "*-sa-key.json", "config.json", ".htpasswd",
+                 "secrets.*", "*.tfvars", "kubeconfig", ".dockercfg")
+_NOT_SECRET = (".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults",
+               "*.pub", "*.example", "*.sample")
+_CONTEXT_WIDE = (".", "./", "*", "./*", "/", "")
+
+
+def _dockerfile_pairs(args: str) -> Iterator[tuple[str, str, int]]:
+    """``NAME=value`` (or legacy ``NAME value``) items of ENV/ARG with their offsets."""
+    words = [w for c in parse_commands(args) for w in (*c.assignments, *c.words)]
+    if words and "=" not in words[0].text and len(words) > 1:
+        yield words[0].text, " ".join(w.text for w in words[1:]), 0
+        return
+    for word in words:
+        name, _, value = word.text.partition("=")
+        yield name, value, word.pos.column - 1
+
+
+@rule("IS001", "secret-in-image-env", category="image-secret", severity="high",
+      kinds=(DOCKERFILE,), triggers=("ENV", "ARG", "env", "arg"))
+def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
+    """ENV or ARG carries a secret into the image, in any build stage.
+
+    An ENV whose name is secret-like (API_KEY, TOKEN, PASSWORD ...) and has a value, even
+    `${VAR}` (the value is baked in at build time); an ARG with a secret-like name (build
+    arguments are recorded in the image history); and any ENV or ARG value in a known
+    credential format. `ENV GPG_KEY=<fingerprint>` and empty values are not findings.
+
+    Why:
+    ENV values are stored in the image config and visible to `docker inspect` and to every
+    process in the container, the agent included; ARG values used by RUN show up in
+    `docker history`. Both travel with the image to every registry it is pushed to.
+
+    Fix:
+    Use a BuildKit secret (`RUN --mount=type=secret,id=NAME`) for build-time secrets and
+    pass run-time secrets when the container starts (a kit `secrets:` entry, `--env-file`).
+    """
+    for ins in file.instructions:
+        if ins.keyword not in ("ENV", "ARG"):
+            continue
+        for token in find_tokens(ins.args):
+            yield Hit(ins.pos_at(token.start), f"{ins.keyword} in build stage {ins.stage + 1} "
+                      f"holds a {token.kind} ({token.shown})", severity="critical")
+        for name, value, offset in _dockerfile_pairs(ins.args):
+            if not is_secret_key(name) or any(find_tokens(value)):
+                continue
+            pos = ins.pos_at(offset)
+            stage = f"build stage {ins.stage + 1}"
+            if ins.keyword == "ARG":
+                literal = value and not is_placeholder(value)
+                yield Hit(pos, f"ARG {name} in {stage} passes a secret as a build argument"
+                          + (" with a literal default" if literal else "")
+                          + "; it is recorded in the image history",
+                          severity="high" if literal else "medium")
+            elif value.strip("\"'"):
+                yield Hit(pos, f"ENV {name} in {stage} bakes a secret into the image config")
+
+
+def _copy_sources(args: str, exec_form: list[str] | None) -> list[str]:
+    words = exec_form if exec_form is not None else [
+        w.text for c in parse_commands(args) for w in c.words]
+    if any(w.startswith("--from") for w in words):
+        return []
+    words = [w for w in words if not w.startswith("--")]
+    return words[:-1] if len(words) > 1 else []
+
+
+def _secret_file(source: str) -> bool:
+    name = posixpath.basename(source.rstrip("/")).lower()
+    if any(fnmatchcase(name, p) for p in _NOT_SECRET):
+        return False
+    if name == "config.json":
+        return ".docker" in source
+    return any(fnmatchcase(name, p) for p in _SECRET_FILES) or "/.ssh/" in f"/{source}" \
+        or "/.aws/" in f"/{source}"
+
+
+@rule("IS002", "secret-file-copied", category="image-secret", severity="high",
+      kinds=(DOCKERFILE,), triggers=("COPY", "ADD", "copy", "add"))
+def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
+    """COPY or ADD puts a .env file, a private key or a credential file into the image.
+
+    Sources such as .env and .env.*, *.pem, *.key, id_rsa/id_ed25519, .npmrc, .pypirc,
+    .netrc, .git-credentials, .docker/config.json, credentials.json, service-account keys,
+    .ssh/ and .aws/ folders. `.env.example`-style templates, public keys and `COPY --from`
+    (another build stage) are not findings.
+
+    Why:
+    A file copied into a layer stays in the image even if a later step deletes it, and
+    everything in the container, the agent included, can read it.
+
+    Fix:
+    Keep the file out of the image: mount it at build time with `RUN --mount=type=secret`
+    or at run time, and list it in .dockerignore.
+    """
+    for ins in file.instructions:
+        if ins.keyword not in ("COPY", "ADD"):
+            continue
+        for source in _copy_sources(ins.args, ins.exec_form()):
+            if _secret_file(source):
+                offset = max(ins.args.find(source), 0)
+                yield Hit(ins.pos_at(offset), f"{ins.keyword} {source} puts a credential file "
+                                              "into the image")
+
+
+@rule("IS003", "context-copy-without-dockerignore", category="image-secret", severity="medium",
+      kinds=(DOCKERFILE,), triggers=("COPY", "ADD", "copy", "add"))
+def context_copy_without_dockerignore(file: SourceFile) -> Iterator[Hit]:
+    """`COPY . .` copies the whole build context and no .dockerignore keeps .env out.
+
+    Checked for every `COPY .`/`ADD .` (or `*`) of the build context: the finding stays only
+    when neither `<Dockerfile>.dockerignore` next to the Dockerfile nor the nearest
+    .dockerignore in its folder or a parent folder (up to the scan root) excludes `.env`.
+    The .dockerignore is read with Docker's rules: the last matching line wins, `!` re-includes,
+    and a leading `*` followed by `!` lines is an allowlist.
+
+    Why:
+    Developers keep untracked .env files, keys and cloud credentials in their checkout; a
+    context-wide COPY bakes them into the image on the first local build, where the agent and
+    everyone who pulls the image can read them.
+
+    Fix:
+    Add a .dockerignore with `.env`, `.env.*`, `*.pem`, `.git` (or an allowlist: `*` then
+    `!src`), or copy only the folders the image needs.
+    """
+    for ins in file.instructions:
+        if ins.keyword not in ("COPY", "ADD"):
+            continue
+        sources = _copy_sources(ins.args, ins.exec_form())
+        wide = [s for s in sources if s in _CONTEXT_WIDE]
+        if wide:
+            yield Hit(ins.pos_at(max(ins.args.find(wide[0]), 0)),
+                      f"{ins.keyword} {wide[0]} copies the whole build context")
+
+
+def _ignores(text: str, name: str) -> bool:
+    """Whether a .dockerignore excludes ``name`` at the top of the context."""
+    excluded = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        pattern = line.lstrip("!").strip().lstrip("/")
+        while pattern.startswith("**/"):
+            pattern = pattern[3:]
+        if pattern in ("**", "*") or fnmatchcase(name, pattern.rstrip("/")):
+            excluded = not negate
+    return excluded
+
+
+@repository_pass("dockerignore")
+def keep_context_copies_without_ignore(findings: list[Finding],
+                                       repo: RepositoryView) -> list[Finding]:
+    """Settle IS003: drop it where a .dockerignore keeps .env out of the build context."""
+    out: list[Finding] = []
+    for finding in findings:
+        if finding.rule != "IS003":
+            out.append(finding)
+            continue
+        ignore_path, text = _nearest_dockerignore(finding.path, repo)
+        if text is not None and _ignores(text, ".env"):
+            continue
+        if text is not None:
+            finding = dataclasses.replace(
+                finding, message=f"{finding.message} and {ignore_path} does not exclude .env")
+        else:
+            finding = dataclasses.replace(finding, message=f"{finding.message} and no "
+                                          ".dockerignore keeps .env and keys out")
+        out.append(finding)
+    return out
+
+
+def _nearest_dockerignore(dockerfile: str, repo: RepositoryView) -> tuple[str, str | None]:
+    folder = posixpath.dirname(dockerfile)
+    own = f"{dockerfile}.dockerignore"
+    text = repo.read(own)
+    if text is not None:
+        return own, text
+    while True:
+        candidate = posixpath.join(folder, ".dockerignore") if folder else ".dockerignore"
+        text = repo.read(candidate)
+        if text is not None:
+            return candidate, text
+        if not folder:
+            return "", None
+        folder = posixpath.dirname(folder)
+
