@@ -1,0 +1,224 @@
+"""agent-mcp: MCP servers an agent starts or connects to, as configured in the repository.
+
+An MCP server is a program the agent launches with the user's privileges (or a remote
+endpoint it trusts with tool results). Trojanised MCP packages were published in 2025 and
+2026; a server fetched unpinned at every start runs whatever the latest upload is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sandkit.lint.kinds import AGENT_CONFIG
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.rules._agents import FETCH_RUN, McpServer, mcp_servers
+from sandkit.lint.rules._secrets import find_tokens, literal_secret
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import Pos
+
+_TRIGGERS = ("command", "url", "Url", "uri")
+_NPM_RUNNERS = {"npx", "bunx", "pnpx"}
+_DLX = {"pnpm", "yarn", "bun", "npm"}  # pnpm dlx, yarn dlx, bun x, npm exec
+_PY_RUNNERS = {"uvx", "pipx", "uv"}
+_NPM_EXACT = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]{1,64})?")
+_PY_EXACT = re.compile(r"(?:==|@)\d+(?:\.\d+){1,3}(?:[a-z0-9.+-]{0,32})?$")
+_SHELLS = {"sh", "bash", "zsh", "dash", "pwsh", "powershell", "cmd", "cmd.exe", "powershell.exe"}
+_LOCAL_HOSTS = ("localhost", "127.", "[::1]", "0.0.0.0", "host.docker.internal")
+
+
+def _program(server: McpServer) -> str:
+    return server.command.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".cmd")
+
+
+def _npm_package(args: list[str]) -> str:
+    """The package an npx-like runner starts: the first argument that is not an option."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg in ("-p", "--package"):
+            skip = False
+            continue
+        if arg.startswith("--package="):
+            return arg.split("=", 1)[1]
+        if arg.startswith("-"):
+            continue
+        return arg
+    return ""
+
+
+def _npm_pinned(spec: str) -> bool:
+    name, at, version = spec[1:].partition("@") if spec.startswith("@") else spec.partition("@")
+    if spec.startswith("@") and "/" not in name:
+        return False
+    return bool(at) and bool(_NPM_EXACT.fullmatch(version))
+
+
+def _unpinned(server: McpServer) -> tuple[str, Pos] | None:
+    """(package, position) of a package runner started without an exact version."""
+    program = _program(server)
+    args = [a.value for a in server.args]
+    positions = [a.pos for a in server.args]
+    if program in _DLX and args[:1] in (["dlx"], ["x"], ["exec"]):
+        program, args, positions = "npx", args[1:], positions[1:]
+    if program in _NPM_RUNNERS:
+        package = _npm_package(args)
+        if package and not package.startswith((".", "/", "http")) and not _npm_pinned(package):
+            return package, positions[args.index(package)] if package in args else server.pos
+        return None
+    if program in _PY_RUNNERS:
+        if program == "uv":
+            if args[:2] != ["tool", "run"]:
+                return None
+            args, positions = args[2:], positions[2:]
+        elif program == "pipx":
+            if args[:1] != ["run"]:
+                return None
+            args, positions = args[1:], positions[1:]
+        spec = ""
+        for i, arg in enumerate(args):
+            if arg in ("--from", "--spec") and i + 1 < len(args):
+                spec = args[i + 1]
+                break
+            if arg.startswith(("--from=", "--spec=")):
+                spec = arg.split("=", 1)[1]
+                break
+            if not arg.startswith("-"):
+                spec = arg
+                break
+        if spec and not spec.startswith((".", "/")) and not _PY_EXACT.search(spec) and \
+                not re.search(r"@[0-9a-f]{40}$", spec):
+            at = positions[args.index(spec)] if spec in args else server.pos
+            return spec, at
+    return None
+
+
+def _fetch_and_run(server: McpServer) -> str:
+    program = _program(server)
+    joined = " ".join(server.argv)
+    if program in _SHELLS and FETCH_RUN.search(joined):
+        return "downloads a script and pipes it into an interpreter"
+    for arg in (a.value for a in server.args):
+        if program in _NPM_RUNNERS | _PY_RUNNERS | {"deno", "bun"} and re.match(
+                r"(?:git\+)?https?://", arg):
+            if "git+" in arg and re.search(r"@[0-9a-f]{40}$", arg):
+                continue
+            return f"runs code straight from {arg[:80]}"
+    return ""
+
+
+@rule("AM001", "unpinned-mcp-package", category="agent-mcp", severity="medium",
+      kinds=(AGENT_CONFIG,), triggers=("npx", "bunx", "pnpx", "dlx", "uvx", "pipx", "uv",
+                                         "exec", '"x"'))
+def unpinned_mcp_package(file: SourceFile) -> Iterator[Hit]:
+    """An MCP server is a package fetched by npx, bunx, pnpm/yarn dlx, uvx or pipx without an
+    exact version.
+
+    `npx -y some-mcp-server`, `npx pkg@latest`, `npx pkg@^1.2`, `uvx mcp-server-x`,
+    `pipx run pkg` and `uv tool run pkg` are findings; `npx pkg@1.4.2`, `uvx pkg==0.6.1`,
+    `uvx --from pkg==0.6.1 cmd` and git URLs pinned to a commit are not. Read from every MCP
+    configuration file the major agents use (.mcp.json, .cursor/mcp.json, .vscode/mcp.json,
+    .gemini/settings.json, .codex/config.toml, .continue, .roo, .kiro, .amazonq, .windsurf,
+    opencode.json, .zed/settings.json, claude_desktop_config.json).
+
+    Why:
+    The runner downloads the newest release at every start and runs it with the user's
+    privileges. One hijacked maintainer account, or a typo-squatted name, and the next
+    session runs the attacker's code; this happened to published MCP servers in 2025.
+
+    Fix:
+    Pin the exact version (`npx -y pkg@1.4.2`, `uvx pkg==0.6.1`), and update it on purpose
+    after reading the change.
+    """
+    for server in mcp_servers(file):
+        found = _unpinned(server)
+        if found is not None:
+            package, pos = found
+            yield Hit(pos, f'MCP server "{server.name}" runs {package} by {_program(server)} '
+                           "without an exact version")
+
+
+@rule("AM002", "mcp-fetch-and-execute", category="agent-mcp", severity="high",
+      kinds=(AGENT_CONFIG,), triggers=("curl", "wget", "http", "iex", "irm", "iwr"))
+def mcp_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
+    """An MCP server's command downloads code and runs it.
+
+    `sh -c "curl ... | sh"` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into
+    python or node), and package runners given a URL (`npx https://...`, `uvx --from
+    git+https://...` not pinned to a commit, `deno run https://...`).
+
+    Why:
+    Whatever the URL serves at the moment the agent starts runs on the machine; nothing
+    records what ran, and the server can change it per request.
+
+    Fix:
+    Install the server as a pinned package or a vendored, reviewed script, and start that.
+    """
+    for server in mcp_servers(file):
+        what = _fetch_and_run(server)
+        if what:
+            yield Hit(server.command_pos, f'MCP server "{server.name}" {what}')
+
+
+@rule("AM003", "mcp-plaintext-token", category="agent-mcp", severity="high",
+      kinds=(AGENT_CONFIG,), triggers=("env", "headers", "environment"))
+def mcp_plaintext_token(file: SourceFile) -> Iterator[Hit]:
+    """An MCP server's env or headers hold a literal token.
+
+    A secret-named variable or header (GITHUB_TOKEN, API_KEY, Authorization ...) with a
+    literal value, or any value in a known credential format. `${VAR}`, `${env:VAR}`,
+    `${input:...}` references and placeholders are not findings.
+
+    Why:
+    MCP configuration files are committed and shared; a token in them is readable by every
+    agent session and every clone, and is usually a broad personal token.
+
+    Fix:
+    Reference the variable from the environment (`"GITHUB_TOKEN": "${GITHUB_TOKEN}"`, or VS
+    Code `${input:token}`), and revoke the token that was committed.
+    """
+    for server in mcp_servers(file):
+        for item in server.env:
+            tokens = list(find_tokens(item.value))
+            value = item.value
+            if item.name.lower() == "authorization":
+                value = value.split(" ", 1)[-1]
+                named = literal_secret("token", value)
+            else:
+                named = literal_secret(item.name, value)
+            if tokens:
+                yield Hit(item.pos, f'MCP server "{server.name}" has a {tokens[0].kind} in '
+                                    f"{item.name} ({tokens[0].shown})")
+            elif named:
+                yield Hit(item.pos, f'MCP server "{server.name}" has a literal secret in '
+                                    f"{item.name}")
+
+
+@rule("AM004", "mcp-plain-http", category="agent-mcp", severity="medium",
+      kinds=(AGENT_CONFIG,), triggers=("http://",))
+def mcp_plain_http(file: SourceFile) -> Iterator[Hit]:
+    """An MCP server is reached over plain http to a host that is not this machine.
+
+    `url`/`serverUrl`/`httpUrl` values and `mcp-remote http://...`-style arguments.
+    localhost, 127.0.0.0/8, [::1] and host.docker.internal are not findings.
+
+    Why:
+    Anyone on the path can read the tool calls (code, secrets the agent passes) and rewrite
+    the results, which the agent then acts on as trusted tool output.
+
+    Fix:
+    Use https, or run the server locally.
+    """
+    for server in mcp_servers(file):
+        candidates = [server.url] if server.url else []
+        candidates += [a for a in server.args if a.value.startswith("http://")]
+        for item in candidates:
+            if item is None or not item.value.lower().startswith("http://"):
+                continue
+            host = item.value[7:].split("/", 1)[0].split("@")[-1]
+            if not host.lower().startswith(_LOCAL_HOSTS):
+                yield Hit(item.pos, f'MCP server "{server.name}" is reached over plain http: '
+                                    f"{item.value[:80]}")
