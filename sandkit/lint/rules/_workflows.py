@@ -1,0 +1,93 @@
+"""GitHub Actions facts shared by ci-secret-exposure and ci-permissions: triggers, jobs, steps,
+which checkouts fetch untrusted code, and where secrets are referenced."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
+
+SECRET_REF = re.compile(r"\bsecrets\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|\bsecrets\s*\[\s*['\"]([^'\"]{1,100})")
+UNTRUSTED_TRIGGERS = ("pull_request_target", "workflow_run")
+# Expressions naming the code of a pull request (or of the run that triggered workflow_run).
+_HEAD_REF = re.compile(
+    r"github\.event\.pull_request\.head\.(?:sha|ref)|github\.head_ref|"
+    r"github\.event\.workflow_run\.head_(?:sha|branch)|refs/pull/|"
+    r"github\.event\.pull_request\.merge_commit_sha|github\.event\.number|"
+    r"github\.event\.pull_request\.number")
+
+
+@dataclass
+class Job:
+    name: str
+    pos: Pos
+    spec: PMap
+
+    @property
+    def steps(self) -> list[PMap]:
+        steps = self.spec.get("steps")
+        return [s for s in steps if isinstance(s, PMap)] if isinstance(steps, PSeq) else []
+
+
+def workflow(file: SourceFile) -> PMap | None:
+    """The workflow document (a mapping with ``jobs``), or None."""
+    for document in file.documents:
+        if isinstance(document, PMap) and isinstance(document.get("jobs"), PMap):
+            return document
+    return None
+
+
+def triggers(doc: PMap) -> set[str]:
+    on = doc.get("on", doc.get(True))
+    if isinstance(on, str):
+        return {on}
+    if isinstance(on, PSeq):
+        return {str(t) for t in on}
+    if isinstance(on, PMap):
+        return {str(t) for t in on}
+    return set()
+
+
+def jobs(doc: PMap) -> Iterator[Job]:
+    table = doc.get("jobs")
+    if isinstance(table, PMap):
+        for name, spec in table.items():
+            if isinstance(spec, PMap):
+                yield Job(str(name), table.pos_of_key(name), spec)
+
+
+def untrusted_checkout(step: PMap) -> PStr | None:
+    """The ``ref``/``repository`` value of an actions/checkout step that fetches PR code."""
+    uses = step.get("uses")
+    if not isinstance(uses, str) or not uses.split("@")[0].lower().endswith("actions/checkout"):
+        return None
+    with_ = step.get("with")
+    if not isinstance(with_, PMap):
+        return None
+    for key in ("ref", "repository"):
+        value = with_.get(key)
+        if isinstance(value, PStr) and (_HEAD_REF.search(value) or (
+                key == "repository" and "github.event.pull_request.head.repo" in value)):
+            return value
+    return None
+
+
+def secret_refs(node: Any, depth: int = 0) -> Iterator[tuple[str, PStr]]:
+    """Every ``secrets.NAME`` referenced in strings under ``node`` (and ``secrets: inherit``)."""
+    if depth > 30:
+        return
+    if isinstance(node, PMap):
+        for key, value in node.items():
+            if key == "secrets" and value == "inherit" and isinstance(value, PStr):
+                yield "inherit", value
+            yield from secret_refs(value, depth + 1)
+    elif isinstance(node, PSeq):
+        for item in node:
+            yield from secret_refs(item, depth + 1)
+    elif isinstance(node, PStr) and "secrets" in node:
+        for match in SECRET_REF.finditer(node):
+            yield match.group(1) or match.group(2), node

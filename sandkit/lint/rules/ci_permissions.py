@@ -1,0 +1,118 @@
+"""ci-permissions: the GITHUB_TOKEN a workflow hands to its jobs can do more than they need.
+
+Code an agent pushed runs in CI with the workflow's token: with write scopes it can push to
+branches, publish releases and packages, or change the workflows themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sandkit.lint.kinds import WORKFLOW
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.rules._workflows import jobs, triggers, untrusted_checkout, workflow
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import PMap, PStr
+
+
+@rule("CP001", "write-all-or-missing-permissions", category="ci-permissions", severity="medium",
+      kinds=(WORKFLOW,), triggers=("jobs",))
+def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
+    """`permissions: write-all`, or no `permissions` for a job at all.
+
+    `write-all` (workflow or job level) is high severity. A job that calls a reusable
+    workflow inherits its caller's permissions and is checked at the workflow level only.
+    Missing permissions (neither at workflow level nor on a job) are reported once per
+    workflow, on its first line, at low severity: the token then gets the repository's
+    default, which is write access on repositories and organisations created before 2023.
+
+    Why:
+    The token is available to every step. Write scopes let any compromised action, or
+    code a pull request brought in, push commits, tag releases or edit workflows.
+
+    Fix:
+    Add `permissions: {contents: read}` at the top of the workflow and grant write scopes
+    only on the jobs that need them.
+    """
+    doc = workflow(file)
+    if doc is None:
+        return
+    top = doc.get("permissions")
+    if isinstance(top, PStr) and top == "write-all":
+        yield Hit(top.pos, "workflow grants permissions: write-all to every job",
+                  severity="high")
+    missing = []
+    for job in jobs(doc):
+        perms = job.spec.get("permissions")
+        if isinstance(perms, PStr) and perms == "write-all":
+            yield Hit(perms.pos, f'job "{job.name}" has permissions: write-all', severity="high")
+        elif perms is None and "uses" not in job.spec:
+            missing.append(job.name)
+    if top is None and missing:
+        yield Hit(doc.pos_of_key("jobs"), f"no permissions set for job(s) {', '.join(missing)}: "
+                                          "the token gets the repository default", severity="low")
+
+
+@rule("CP002", "workflow-level-write-scope", category="ci-permissions", severity="medium",
+      kinds=(WORKFLOW,), triggers=("write",))
+def workflow_level_write_scope(file: SourceFile) -> Iterator[Hit]:
+    """A write scope is granted at workflow level to a workflow with several jobs.
+
+    Each `scope: write` in the top-level `permissions` of a workflow whose jobs do not all set
+    their own permissions. With a single job, workflow level and job level are the same.
+
+    Why:
+    Workflow-level scopes reach every job, including the ones that build and test untrusted
+    code and never need to write.
+
+    Fix:
+    Set `permissions: {contents: read}` at the top and grant the write scope on the one job
+    that publishes or pushes.
+    """
+    doc = workflow(file)
+    if doc is None:
+        return
+    top = doc.get("permissions")
+    all_jobs = list(jobs(doc))
+    if not isinstance(top, PMap) or len(all_jobs) < 2:
+        return
+    inheriting = [j.name for j in all_jobs if "permissions" not in j.spec]
+    if not inheriting:
+        return
+    for scope, level in top.items():
+        if level == "write":
+            yield Hit(top.pos_of_key(scope), f"{scope}: write at workflow level reaches jobs "
+                                             f"{', '.join(inheriting[:4])}")
+
+
+@rule("CP003", "pull-request-target-checkout", category="ci-permissions", severity="high",
+      kinds=(WORKFLOW,), triggers=("pull_request_target", "workflow_run"))
+def pull_request_target_checkout(file: SourceFile) -> Iterator[Hit]:
+    """A pull_request_target (or workflow_run) job checks out the pull request's head.
+
+    `actions/checkout` with `ref:` (or `repository:`) naming the pull request's head,
+    `github.head_ref`, `refs/pull/...` or workflow_run's `head_sha`. Checking out the base
+    branch (no `ref`) is not a finding. Jobs that also hold secrets get CS003 as well.
+
+    Why:
+    The job runs with a write-capable token in the base repository's context; once the
+    fork's code is on disk, any script, test or package hook it runs acts with that token
+    and can poison caches shared with trusted workflows.
+
+    Fix:
+    Use `pull_request` to build and test contributions; if a privileged follow-up is needed,
+    run it in a separate workflow that does not execute the pull request's code.
+    """
+    doc = workflow(file)
+    if doc is None:
+        return
+    risky = triggers(doc) & {"pull_request_target", "workflow_run"}
+    if not risky:
+        return
+    for job in jobs(doc):
+        for step in job.steps:
+            ref = untrusted_checkout(step)
+            if ref is not None:
+                yield Hit(ref.pos, f'job "{job.name}" on {"/".join(sorted(risky))} checks out '
+                                   f"untrusted code: {ref}")
