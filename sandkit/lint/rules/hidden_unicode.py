@@ -1,0 +1,220 @@
+"""hidden-unicode: characters a person does not see but a model reads (or a parser obeys).
+
+Unicode tag characters spell out ASCII invisibly, and language models read them as text:
+an instruction file can carry a second, hidden instruction. Bidirectional controls make
+text display in a different order than it is parsed ("Trojan Source"). Zero-width and other
+format characters hide words from review and from simple string checks.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+from sandkit.lint import kinds
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.source import SourceFile
+
+_TAGS = re.compile("[\U000e0000-\U000e007f]+")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u061c\u200e\u200f]+")
+_FORMAT = re.compile(
+    "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a\U000e0100-\U000e01ef]+")
+_STRONG = (kinds.AGENT_INSTRUCTIONS, kinds.AGENT_CONFIG)
+#: Instruction and configuration files, plus prose an agent reads (Markdown, text).
+_KINDS = tuple(k for k in kinds.KINDS if k != kinds.TEXT)
+_PROSE = (".md", ".mdc", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".prompt", ".cfg",
+          ".ini", ".conf", ".properties", ".xml", ".plist")
+_BLACK_FLAG = "\U0001f3f4"
+_CANCEL_TAG = "\U000e007f"
+_MAX_PER_FILE = 50
+_BIDI_NAMES = {
+    "\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF", "\u202d": "LRO", "\u202e": "RLO",
+    "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI", "\u2069": "PDI", "\u061c": "ALM",
+    "\u200e": "LRM", "\u200f": "RLM",
+}
+
+
+def decode_tags(run: str) -> str:
+    """The ASCII text a run of tag characters spells (other tags shown as ``?``)."""
+    out = []
+    for ch in run:
+        code = ord(ch) - 0xE0000
+        out.append(chr(code) if 0x20 <= code < 0x7F else "?" if code != 0x7F else "")
+    return "".join(out)
+
+
+def decode_selectors(run: str) -> bytes:
+    """Bytes hidden as variation selectors (U+FE00.. for 0-15, U+E0100.. for 16-255)."""
+    data = bytearray()
+    for ch in run:
+        code = ord(ch)
+        if 0xFE00 <= code <= 0xFE0F:
+            data.append(code - 0xFE00)
+        elif 0xE0100 <= code <= 0xE01EF:
+            data.append(code - 0xE0100 + 16)
+    return bytes(data)
+
+
+def _is_flag_sequence(text: str, start: int, run: str) -> bool:
+    """An emoji subdivision flag: black flag, 2-6 lower-case letter or digit tags, cancel tag."""
+    body = run[:-1]
+    return (start > 0 and text[start - 1] == _BLACK_FLAG and run.endswith(_CANCEL_TAG)
+            and 2 <= len(body) <= 6
+            and all("a" <= decode_tags(c) <= "z" or "0" <= decode_tags(c) <= "9" for c in body))
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _in_scope(file: SourceFile) -> bool:
+    """Configuration and instruction kinds, and text files that are prose or settings."""
+    return file.kind != kinds.TEXT or file.path.lower().endswith(_PROSE)
+
+
+def _severity(file: SourceFile, strong: str, weak: str) -> str:
+    return strong if file.kind in _STRONG else weak
+
+
+@rule("HU001", "unicode-tag-characters", category="hidden-unicode", severity="high",
+      kinds=(*_KINDS, kinds.TEXT))
+def unicode_tag_characters(file: SourceFile) -> Iterator[Hit]:
+    """Invisible Unicode tag characters (U+E0000-U+E007F) spell out hidden text.
+
+    The message decodes the hidden text. Critical in agent instruction and configuration
+    files, high elsewhere. Emoji subdivision flags (black flag, letter tags, cancel tag,
+    as in the flags of England, Scotland and Wales) are not findings.
+
+    Why:
+    Editors, diffs and code review show nothing, but language models read tag characters as
+    the letters they encode: a CLAUDE.md or a rule file can carry an instruction nobody
+    reviewed ("ASCII smuggling").
+
+    Fix:
+    Delete the characters (the message shows what they said) and find out who added them.
+    """
+    if not _in_scope(file) or not _has_any(file.text, "\U000e0000", "\U000e007f"):
+        return
+    for count, match in enumerate(_TAGS.finditer(file.text)):
+        if count >= _MAX_PER_FILE:
+            return
+        if _is_flag_sequence(file.text, match.start(), match.group()):
+            continue
+        hidden = decode_tags(match.group())
+        yield Hit(file.pos_at(match.start()),
+                  f"{len(match.group())} invisible tag characters spell: {_shown(hidden)!r}",
+                  severity=_severity(file, "critical", ""))
+
+
+def _has_any(text: str, low: str, high: str) -> bool:
+    """Cheap pre-check: any character in [low, high] (checked by the regex engine in C)."""
+    return re.search(f"[{low}-{high}]", text) is not None
+
+
+@rule("HU002", "bidi-control", category="hidden-unicode", severity="high",
+      kinds=(*_KINDS, kinds.TEXT))
+def bidi_control(file: SourceFile) -> Iterator[Hit]:
+    """Bidirectional control characters change the order text is displayed in.
+
+    Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) and the ALM, LRM and
+    RLM marks. LRM/RLM and ALM right after or before right-to-left letters (Hebrew, Arabic)
+    are how those languages are written and are not findings.
+
+    Why:
+    What the reviewer sees is not what the agent, shell or parser reads: a command, a
+    comment end or an allow rule can be reordered so that it looks harmless ("Trojan
+    Source", CVE-2021-42574).
+
+    Fix:
+    Remove the control characters; if right-to-left text needs them, keep it in prose files
+    that no tool executes.
+    """
+    if not _in_scope(file) or not _BIDI.search(file.text):
+        return
+    for count, match in enumerate(_BIDI.finditer(file.text)):
+        if count >= _MAX_PER_FILE:
+            return
+        run = match.group()
+        if set(run) <= {"\u200e", "\u200f", "\u061c"} and _near_rtl(file.text, match):
+            continue
+        names = ", ".join(dict.fromkeys(_BIDI_NAMES.get(c, "?") for c in run))
+        yield Hit(file.pos_at(match.start()), f"bidirectional control character(s) {names} "
+                                              "reorder how this line is displayed")
+
+
+def _near_rtl(text: str, match: re.Match[str]) -> bool:
+    around = text[max(match.start() - 1, 0): match.start()] + text[match.end(): match.end() + 1]
+    return any(unicodedata.bidirectional(c) in ("R", "AL") for c in around)
+
+
+def _legit_format(text: str, start: int, run: str) -> bool:
+    """Zero-width and format characters that are how some text is written."""
+    before = text[start - 1] if start > 0 else ""
+    after = text[start + len(run)] if start + len(run) < len(text) else ""
+    if run == "\ufeff" and start == 0:
+        return True  # byte order mark
+    if set(run) <= {"\u200d", "\ufe0f", "\ufe0e"} and len(run) <= 3 and (
+            _emoji(before) or before in "\ufe0f\u20e3" or (before.isdigit() or before in "#*")):
+        return True  # emoji ZWJ sequences and presentation selectors
+    if set(run) <= {"\u200c", "\u200d"} and len(run) == 1 and before.isalpha() and \
+            after.isalpha() and ord(before) > 0x0590:
+        return True  # joiners inside Arabic, Persian, Indic and other scripts
+    if run == "\u00ad" and before.isalpha() and after.isalpha():
+        return True  # soft hyphen inside a word
+    if len(run) == 1 and 0xE0100 <= ord(run) <= 0xE01EF and _cjk(before):
+        return True  # ideographic variation sequence
+    return len(run) == 1 and "\ufe00" <= run <= "\ufe0f" and bool(before) and ord(before) > 0x7F
+
+
+def _emoji(ch: str) -> bool:
+    return bool(ch) and (unicodedata.category(ch) == "So" or 0x1F000 <= ord(ch) <= 0x1FAFF)
+
+
+def _cjk(ch: str) -> bool:
+    return bool(ch) and (0x3400 <= ord(ch) <= 0x9FFF or 0x20000 <= ord(ch) <= 0x3FFFF)
+
+
+@rule("HU003", "invisible-format-character", category="hidden-unicode", severity="medium",
+      kinds=(*_KINDS, kinds.TEXT))
+def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
+    """Zero-width or other invisible format characters (ZWSP, word joiner, variation selectors).
+
+    U+200B-U+200D, U+2060-U+2064, U+FEFF after the first character, soft hyphens outside a
+    word, Hangul fillers, Mongolian and musical format characters, and runs of variation
+    selectors, which can encode arbitrary bytes (decoded in the message). High in agent
+    instruction and configuration files, medium elsewhere.
+
+    Not a finding: a byte order mark at offset 0, emoji ZWJ sequences and presentation
+    selectors, joiners inside Arabic, Persian and Indic words, soft hyphens inside words,
+    ideographic variation sequences after CJK characters.
+
+    Why:
+    Invisible characters split words so that reviews and filters miss them ("cu<ZWSP>rl"),
+    make two identical-looking keys or names differ, and can carry hidden data that a model
+    decodes.
+
+    Fix:
+    Remove the characters; if a language needs them, keep that text out of configuration.
+    """
+    if not _in_scope(file) or not _FORMAT.search(file.text):
+        return
+    count = 0
+    for match in _FORMAT.finditer(file.text):
+        run = match.group()
+        if _legit_format(file.text, match.start(), run):
+            continue
+        count += 1
+        if count > _MAX_PER_FILE:
+            return
+        names = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in run[:6]))
+        data = decode_selectors(run)
+        extra = ""
+        if len(data) >= 4:
+            extra = f"; as variation-selector bytes they read {_shown(data.decode('utf-8', 'replace'))!r}"
+        yield Hit(file.pos_at(match.start()),
+                  f"{len(run)} invisible character(s) ({names}){extra}",
+                  severity=_severity(file, "high", ""))
