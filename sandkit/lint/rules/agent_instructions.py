@@ -1,0 +1,169 @@
+"""agent-instructions: instruction files that tell an agent to run something it should not, or
+that hide text from the people reviewing them; agent files planted in dependencies.
+
+CLAUDE.md, AGENTS.md, GEMINI.md, .cursorrules, .cursor/rules, .clinerules, .windsurfrules,
+copilot instructions, SKILL.md, .claude/commands and the like are read by the agent as
+instructions from the user. Whoever can edit them can steer it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+
+from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.rules._agents import FETCH_RUN
+from sandkit.lint.source import SourceFile
+
+_HIDDEN_SCRIPT = re.compile(
+    r"(?:^|[\s`(\"'])(?:bash|sh|zsh|source|python3?|node|deno|pwsh|\.)[ \t]+(?:\./)?"
+    r"(\.(?!github/|devcontainer/|\.)[A-Za-z0-9_-]{1,40}/[^\s`\"')]{1,200})")
+_DOWNLOAD_THEN_RUN = re.compile(
+    r"(?i)\b(?:curl|wget)\b[^\n]{0,300}?(?:-o|-O|--output)[ \t]+(\S{1,200})[^\n]{0,200}?"
+    r"(?:&&|;)[ \t]*(?:chmod[ \t]+\+x|(?:ba|z)?sh[ \t]|python3?[ \t]|\./)")
+_COMMENT = re.compile(r"<!--(.{0,20000}?)-->", re.DOTALL)
+_TOOL_COMMENT = re.compile(
+    r"(?i)^\s*(?:markdownlint|prettier|eslint|vale|textlint|cspell|toc|/?toc|end|begin|start|"
+    r"stop|sandkit:|omit|include|snippet|region|endregion|lint|@|#|\w+-(?:start|end)|"
+    r"all-contributors|github-only|badges?|readme|---)")
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{200,}={0,2}")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+_RISKY_WORDS = re.compile(r"(?i)\b(?:ignore|disregard|do not (?:tell|mention|reveal)|secret|"
+                          r"token|password|credential|curl|wget|exfiltrat\w*|send|upload|run|"
+                          r"execute|install)\b")
+
+
+def _snippet(text: str, limit: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@rule("AI001", "instructions-fetch-and-execute", category="agent-instructions",
+      severity="high", kinds=(AGENT_INSTRUCTIONS,),
+      triggers=("curl", "wget", "irm", "iwr", "iex", "bash", "sh ", "source", "python", "node",
+                ". ."))
+def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
+    """An instruction file tells the agent to download and run code, or to run a hidden script.
+
+    `curl ... | sh` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into python or
+    node), `curl -o x ... && ./x`, and running a script from a hidden folder (`bash
+    .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted).
+    Ordinary instructions such as "run `pytest -q`" or "`npm test`" are not findings.
+
+    Why:
+    The agent treats the file as its user's instructions and runs the command in the
+    workspace, with whatever credentials and network it has; the downloaded or hidden
+    script is not part of any review.
+
+    Fix:
+    Remove the instruction; vendor and review the script (in a visible folder), or install
+    the tool through a pinned package.
+    """
+    seen: set[int] = set()
+    for pattern, what in ((FETCH_RUN, "download code and run it"),
+                          (_DOWNLOAD_THEN_RUN, "download a file and run it")):
+        for match, pos in file.search(pattern):
+            if pos.line not in seen:
+                seen.add(pos.line)
+                yield Hit(pos, f"instructions tell the agent to {what}: "
+                               f"{_snippet(match.group())}")
+    for match, _pos in file.search(_HIDDEN_SCRIPT):
+        pos = file.pos_at(match.start(1))
+        if pos.line not in seen:
+            seen.add(pos.line)
+            yield Hit(pos, f"instructions tell the agent to run {match.group(1)} from a hidden "
+                           "folder", severity="medium")
+
+
+@rule("AI002", "instructions-hidden-comment", category="agent-instructions", severity="medium",
+      kinds=(AGENT_INSTRUCTIONS,), triggers=("<!--",))
+def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
+    """An instruction file carries text in an HTML comment, invisible when rendered.
+
+    Comments of six words or more, or with a command or URL in them, in Markdown instruction
+    files. Tool directives (`<!-- markdownlint-disable -->`, `<!-- prettier-ignore -->`,
+    `<!-- toc -->`, sandkit suppression comments) and short notes are not findings.
+    High when the comment talks about secrets, ignoring instructions, or running commands.
+
+    Why:
+    GitHub and every Markdown viewer hide the comment, so a reviewer approves what they see,
+    while the agent reads the raw file, comment included.
+
+    Fix:
+    Move the text into the visible part of the file (so it is reviewed), or delete it.
+    """
+    for match, pos in file.search(_COMMENT):
+        body = match.group(1)
+        words = body.split()
+        if _TOOL_COMMENT.match(body) or (len(words) < 6 and "://" not in body):
+            continue
+        risky = _RISKY_WORDS.search(body) or FETCH_RUN.search(body) or "://" in body
+        yield Hit(pos, f"HTML comment hides {len(words)} words from readers: {_snippet(body)!r}",
+                  severity="high" if risky else "")
+
+
+def _decoded_preview(blob: str) -> str:
+    try:
+        raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=False)
+    except (binascii.Error, ValueError):
+        return ""
+    text = raw[:400].decode("utf-8", errors="replace")
+    printable = sum(c.isprintable() or c in "\n\t" for c in text)
+    return text if text and printable / len(text) > 0.9 else ""
+
+
+@rule("AI003", "instructions-encoded-blob", category="agent-instructions", severity="medium",
+      kinds=(AGENT_INSTRUCTIONS,))
+def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
+    """An instruction file carries a long base64 or hex blob (200 characters or more).
+
+    When the base64 decodes to readable text the message shows its start, and the finding
+    is high. Images embedded as `data:image/...;base64,` are not findings.
+
+    Why:
+    Nobody reviews a blob, but a model can decode it and follow what it says, or be told to
+    decode and run it.
+
+    Fix:
+    Remove the blob; if the agent needs the content, commit it in readable form.
+    """
+    for match, pos in file.search(_BASE64):
+        lead = file.text[max(match.start() - 40, 0): match.start()]
+        if "base64," in lead and "data:" in lead:
+            continue
+        blob = match.group()
+        hexadecimal = _HEX.fullmatch(blob) is not None
+        preview = "" if hexadecimal else _decoded_preview(blob)
+        label = "hex" if hexadecimal else "base64"
+        message = f"{len(blob)}-character {label} blob in instructions"
+        if preview:
+            message += f" decodes to {_snippet(preview, 80)!r}"
+        yield Hit(pos, message, severity="high" if preview else "")
+
+
+@rule("AI004", "agent-file-in-dependency", category="agent-instructions", severity="high",
+      kinds=(AGENT_CONFIG, AGENT_INSTRUCTIONS))
+def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
+    """Agent configuration or instructions sit inside a dependency folder.
+
+    .claude/, .cursor/, .vscode/, .mcp.json, CLAUDE.md, AGENTS.md, rule files and the like
+    under node_modules, vendor, .venv or site-packages. Configuration is high, instruction
+    files medium.
+
+    Why:
+    Agents pick up instruction and configuration files from the folders they work in, and
+    a package has no business shipping them: a published package that adds a CLAUDE.md or
+    an MCP server to node_modules is steering the agents of everyone who installs it.
+
+    Fix:
+    Report the package, remove it or pin a clean version, and exclude dependency folders
+    from the agent's context.
+    """
+    if file.in_dependency:
+        what = "agent configuration" if file.kind == AGENT_CONFIG else "agent instructions"
+        yield Hit(file.pos_at(0), f"{what} planted inside a dependency folder",
+                  severity="" if file.kind == AGENT_CONFIG else "medium")
