@@ -178,3 +178,10 @@ def test_actions_dir_is_written_checked_and_all_or_nothing(tmp_path: Path, capsy
         assert main(["build", ".", "-o", "out", "--actions-dir", "wf"]) == 1
         assert not (tmp_path / "wf").exists() and not (tmp_path / "out/two").exists()
         assert main(["build", "one.yaml", "--target", "docker", "--actions-dir", "wf"]) == 2
+
+
+def test_sandkits_own_linter_finds_nothing_in_the_workflows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for kit, text in _committed_workflows():
+        (tmp_path / ".github/workflows").mkdir(parents=True, exist_ok=True)
+        (tmp_path / f".github/workflows/{kit.parent.name}-{kit.stem}.yml").write_text(text, encoding="utf-8")
+    assert main(["lint", str(tmp_path), "--format", "json", "--fail-on", "info"]) == 0, capsys.readouterr().out

@@ -20,7 +20,7 @@ from ruamel.yaml import YAML
 from sandkit.cli import main
 from tests.compiler.helpers import in_folder
 
-NAME = "sandkit-actions-e2e"
+NAME = "actions-e2e"
 TOKEN = "e2e-token-value"
 AGENT = r"""
 echo "uid=$(id -u)"
@@ -48,15 +48,14 @@ def _env(step: dict[str, Any]) -> dict[str, str]:
     return {k: values.get(str(v), str(v)) for k, v in step.get("env", {}).items()}
 
 
-def _cleanup() -> None:
-    """Remove what the workflow's steps create here, by the names the workflow gives them."""
-    for container in (f"{NAME}-agent", f"{NAME}-egress", f"{NAME}-probe"):
+def _cleanup(steps: list[dict[str, Any]]) -> None:
+    """Remove what the workflow's steps create, by the names the workflow gives them."""
+    env = {k: str(v) for step in steps for k, v in step.get("env", {}).items()}
+    for container in (env["SANDKIT_AGENT"], env["SANDKIT_PROXY"], f"{NAME}-probe"):
         subprocess.run(["docker", "rm", "--force", container], capture_output=True, check=False)
-    subprocess.run(["docker", "network", "rm", f"{NAME}-sandbox"], capture_output=True, check=False)
-    images = subprocess.run(["docker", "images", "--quiet", "--filter", f"reference=sandkit/{NAME}*"],
-                            capture_output=True, text=True, check=False).stdout.split()
-    if images:
-        subprocess.run(["docker", "rmi", "--force", *sorted(set(images))], capture_output=True, check=False)
+    subprocess.run(["docker", "network", "rm", env["SANDKIT_NETWORK"]], capture_output=True, check=False)
+    subprocess.run(["docker", "rmi", "--force", env["SANDKIT_IMAGE"], env["SANDKIT_PROXY_IMAGE"]],
+                   capture_output=True, check=False)
 
 
 def _probe(env: dict[str, str]) -> dict[str, int]:
@@ -83,7 +82,7 @@ def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path)
     steps = workflow["jobs"]["agent"]["steps"]
     assert [s.get("uses", "").split("@")[0] for s in steps[:2]] == ["step-security/harden-runner",
                                                                     "actions/checkout"]
-    _cleanup()
+    _cleanup(steps)
     outputs: dict[str, str] = {}
     probes: dict[str, int] = {}
     try:
@@ -100,7 +99,7 @@ def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path)
                 probes = _probe(_env(step))
         assert not failed, outputs
     finally:
-        _cleanup()
+        _cleanup(steps)
     agent = outputs["Run the agent in its sandbox"]
     assert "uid=1000" in agent
     assert f"token={hashlib.sha256(TOKEN.encode()).hexdigest()[:16]}" in agent

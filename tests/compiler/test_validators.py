@@ -61,3 +61,26 @@ def test_docker_compose_config_accepts_it(folder: Path) -> None:
     done = subprocess.run(["docker", "compose", "config", "--quiet"], cwd=folder, env=env,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def _workflows() -> list[Path]:
+    return sorted(p for f in FOLDERS for p in f.glob("workflows/*.yml"))
+
+
+@pytest.mark.parametrize("workflow", _workflows(), ids=_ids)
+def test_workflow_passes_the_github_workflow_schema(workflow: Path) -> None:
+    done = subprocess.run(["check-jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_finds_nothing_in_the_workflows() -> None:
+    """zizmor's strictest persona (auditor, a superset of pedantic), offline: no finding at all."""
+    zizmor = shutil.which("zizmor")
+    if zizmor is None:
+        pytest.fail("zizmor is not installed (pip install zizmor; it is a test dependency)")
+    workflows = _workflows()
+    assert workflows
+    done = subprocess.run([zizmor, "--offline", "--persona", "auditor", "--no-progress", *map(str, workflows)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr
