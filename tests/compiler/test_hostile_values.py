@@ -45,7 +45,7 @@ def _compile(kit: Kit) -> KitOutput:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "kit.yaml"
         path.write_text(dump_kit(kit), encoding="utf-8")
-        return compile_kit(path, Path(folder) / "out", ["docker", "compose"])
+        return compile_kit(path, Path(folder) / "out", ["docker", "compose", "kubernetes"])
 
 
 BASELINE = _compile(_kit(dict.fromkeys(["text", "env", "install", "startup", "arg"], "plain")))
@@ -105,6 +105,37 @@ def test_hostile_values_stay_values(text: str, env: str, install: str, startup: 
     assert compose["services"]["agent"].keys() == baseline["services"]["agent"].keys()
     assert out.files["egress/squid.conf"].decode().splitlines()[3:] == \
         BASELINE.files["egress/squid.conf"].decode().splitlines()[3:]
+    _assert_kubernetes_intact(out, arg, text)
+
+
+def _kubernetes(out: KitOutput) -> dict[tuple[str, str], Any]:
+    """Every manifest under kubernetes/, by (file, kind)."""
+    found: dict[tuple[str, str], Any] = {}
+    for name, data in sorted(out.files.items()):
+        if name.startswith("kubernetes/"):
+            for doc in YAML(typ="safe").load_all(data):
+                found[(name, doc["kind"])] = doc
+    return found
+
+
+def _shape(value: Any) -> Any:
+    """The keys of a document at every depth, without the values."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items() if k not in ("data", "args")}
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    return None
+
+
+def _assert_kubernetes_intact(out: KitOutput, arg: str, text: str) -> None:
+    manifests, baseline = _kubernetes(out), _kubernetes(BASELINE)
+    assert _shape(manifests) == _shape(baseline)
+    config = manifests[("kubernetes/agent-config.yaml", "ConfigMap")]["data"]
+    assert config["env.sh"].encode() == out.files["env.sh"]
+    assert config["instructions"].encode() == out.files["instructions/AGENTS.md"]
+    assert config["file-01"] == text
+    job = manifests[("kubernetes/job.yaml", "Job")]
+    assert job["spec"]["template"]["spec"]["containers"][0]["args"] == ["agent", arg, text]
 
 
 def test_secret_values_in_the_build_environment_reach_no_output(monkeypatch: Any) -> None:

@@ -13,9 +13,10 @@ from pathlib import Path
 from types import ModuleType
 
 #: Every target, in build order; compose builds on docker's files (its build context), and the
-#: actions workflow builds the same Dockerfile and compose's egress proxy.
-TARGETS = ("docker", "compose", "actions")
-REQUIRES = {"compose": ("docker",), "actions": ("docker", "compose")}
+#: actions workflow builds the same Dockerfile and compose's egress proxy; kubernetes needs the
+#: Dockerfile and writes the proxy's egress/ build context itself (the same bytes as compose).
+TARGETS = ("docker", "compose", "kubernetes", "actions")
+REQUIRES = {"compose": ("docker",), "kubernetes": ("docker",), "actions": ("docker", "compose")}
 
 
 @dataclass(frozen=True)

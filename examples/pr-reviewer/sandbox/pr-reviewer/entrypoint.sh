@@ -34,6 +34,10 @@ if [ -z "$(ls -A /workspace)" ]; then
   git clone --quiet --no-checkout -- 'https://github.com/acme/app.git' /workspace
   git -C /workspace checkout --quiet 'main'
 fi
+# SANDKIT_ONLY=clone (the Kubernetes init container): stop once the workspace is cloned.
+if [ "${SANDKIT_ONLY:-}" = clone ]; then
+  exit 0
+fi
 
 # The kit's instructions, where the agent reads them. A file the repository already has keeps its
 # text below the kit's, which comes first.
