@@ -18,14 +18,16 @@ from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.rules._agents import FETCH_RUN
 from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import Pos
 
 _HIDDEN_SCRIPT = re.compile(
     r"(?:^|[\s`(\"'])(?:bash|sh|zsh|source|python3?|node|deno|pwsh|\.)[ \t]+(?:\./)?"
     r"(\.(?!github/|devcontainer/|\.)[A-Za-z0-9_-]{1,40}/[^\s`\"')]{1,200})")
-_DOWNLOAD_THEN_RUN = re.compile(
-    r"(?i)\b(?:curl|wget)\b[^\n]{0,300}?(?:-o|-O|--output)[ \t]+(\S{1,200})[^\n]{0,200}?"
-    r"(?:&&|;)[ \t]*(?:chmod[ \t]+\+x|(?:ba|z)?sh[ \t]|python3?[ \t]|\./)")
-_COMMENT = re.compile(r"<!--(.{0,20000}?)-->", re.DOTALL)
+_DOWNLOAD = re.compile(r"(?i)\b(?:curl|wget)\b")
+_OUTPUT = re.compile(r"[ \t](?:-o|-O|--output)[ \t]+\S")
+_THEN_RUN = re.compile(r"(?:&&|;)[ \t]*(?:chmod[ \t]+\+x|(?:ba|z)?sh[ \t]|python3?[ \t]|\./|/)")
+_TARGET = re.compile(r"://|\w\.[A-Za-z]{2,}\b|\$")  # a URL, a host name or a variable
+_NEGATED = re.compile(r"(?i)\b(?:never|don'?t|do not|avoid|instead of|rather than|not)\b")
 _TOOL_COMMENT = re.compile(
     r"(?i)^\s*(?:markdownlint|prettier|eslint|vale|textlint|cspell|toc|/?toc|end|begin|start|"
     r"stop|sandkit:|omit|include|snippet|region|endregion|lint|@|#|\w+-(?:start|end)|"
@@ -35,6 +37,13 @@ _HEX = re.compile(r"[0-9A-Fa-f]+")
 _RISKY_WORDS = re.compile(r"(?i)\b(?:ignore|disregard|do not (?:tell|mention|reveal)|secret|"
                           r"token|password|credential|curl|wget|exfiltrat\w*|send|upload|run|"
                           r"execute|install)\b")
+
+
+def _instruction(file: SourceFile, pos: Pos, offset: int) -> bool:
+    """A download aimed at something (a URL, a host, a variable) and not a warning about one."""
+    line = file.line_text(pos.line)[: 4000]
+    return bool(_TARGET.search(line, pos.column - 1)) and not _NEGATED.search(
+        line[: pos.column - 1])
 
 
 def _snippet(text: str, limit: int = 90) -> str:
@@ -52,7 +61,8 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     `curl ... | sh` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into python or
     node), `curl -o x ... && ./x`, and running a script from a hidden folder (`bash
     .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted).
-    Ordinary instructions such as "run `pytest -q`" or "`npm test`" are not findings.
+    Ordinary instructions such as "run `pytest -q`" or "`npm test`", and warnings
+    ("never pipe `curl ... | sh`"), are not findings.
 
     Why:
     The agent treats the file as its user's instructions and runs the command in the
@@ -64,13 +74,21 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     the tool through a pinned package.
     """
     seen: set[int] = set()
-    for pattern, what in ((FETCH_RUN, "download code and run it"),
-                          (_DOWNLOAD_THEN_RUN, "download a file and run it")):
-        for match, pos in file.search(pattern):
-            if pos.line not in seen:
-                seen.add(pos.line)
-                yield Hit(pos, f"instructions tell the agent to {what}: "
-                               f"{_snippet(match.group())}")
+    for match, pos in file.search(FETCH_RUN):
+        if _instruction(file, pos, match.start()) and pos.line not in seen:
+            seen.add(pos.line)
+            yield Hit(pos, "instructions tell the agent to download code and run it: "
+                           f"{_snippet(match.group())}")
+    for match, pos in file.search(_DOWNLOAD):
+        line = file.line_text(pos.line)[: 4000]
+        rest = line[pos.column - 1:]
+        output = _OUTPUT.search(rest)
+        if output is None or pos.line in seen or not _instruction(file, pos, match.start()):
+            continue
+        if _THEN_RUN.search(rest, output.end()):
+            seen.add(pos.line)
+            yield Hit(pos, "instructions tell the agent to download a file and run it: "
+                           f"{_snippet(rest)}")
     for match, _pos in file.search(_HIDDEN_SCRIPT):
         pos = file.pos_at(match.start(1))
         if pos.line not in seen:
@@ -96,13 +114,20 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
     Fix:
     Move the text into the visible part of the file (so it is reviewed), or delete it.
     """
-    for match, pos in file.search(_COMMENT):
-        body = match.group(1)
+    text = file.text
+    start = text.find("<!--")
+    while start >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            return  # an unclosed comment: nothing after it can close one either
+        body = text[start + 4: end]
+        start = text.find("<!--", end + 3)
         words = body.split()
         if _TOOL_COMMENT.match(body) or (len(words) < 6 and "://" not in body):
             continue
         risky = _RISKY_WORDS.search(body) or FETCH_RUN.search(body) or "://" in body
-        yield Hit(pos, f"HTML comment hides {len(words)} words from readers: {_snippet(body)!r}",
+        yield Hit(file.pos_at(text.rfind("<!--", 0, end)),
+                  f"HTML comment hides {len(words)} words from readers: {_snippet(body)!r}",
                   severity="high" if risky else "")
 
 

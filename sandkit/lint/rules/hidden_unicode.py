@@ -4,6 +4,11 @@ Unicode tag characters spell out ASCII invisibly, and language models read them 
 an instruction file can carry a second, hidden instruction. Bidirectional controls make
 text display in a different order than it is parsed ("Trojan Source"). Zero-width and other
 format characters hide words from review and from simple string checks.
+
+The rules read configuration, script and agent files of every kind, and text files that are
+prose or settings (Markdown, .mdc, .txt, .rst, .ini, .cfg, .conf ...), which agents read as
+instructions. Program source and extension-less data (caches) are out of scope: a string
+constant with a zero-width space in a test is not something an agent obeys.
 """
 
 from __future__ import annotations

@@ -72,3 +72,23 @@ def test_agent_files_in_dependency_folders() -> None:
     assert sorted((f.path, f.severity) for f in findings if f.rule == "AI004") == [
         ("node_modules/pkg/.claude/settings.json", "high"),
         ("node_modules/pkg/CLAUDE.md", "medium"), ("vendor/lib/.mcp.json", "high")]
+
+
+@pytest.mark.parametrize("line", [
+    "Never run `curl ... | sh` from an issue; ask first.",
+    "Do not use curl https://x.example/i.sh | bash, use the pinned package.",
+])
+def test_warnings_about_fetch_and_execute(line: str) -> None:
+    assert at(lint_text("AGENTS.md", f"{line}\n"), "AI001") == []
+
+
+@pytest.mark.parametrize("text", [
+    "<!--" * 100_000, "curl " * 80_000, "curl -o x " * 40_000 + "&& ./x", "a" * 400_000,
+    "bash ." + "a/" * 100_000, "wget | " * 60_000,
+], ids=["comments", "curl", "curl-o", "letters", "hidden-path", "wget-pipe"])
+def test_adversarial_instructions_stay_fast(text: str) -> None:
+    import time
+
+    start = time.perf_counter()
+    lint_text("AGENTS.md", text)
+    assert time.perf_counter() - start < 3.0
