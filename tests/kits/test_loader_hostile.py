@@ -49,17 +49,17 @@ def test_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
         lines.append(f"{letter}: &{letter} [" + ",".join([f"*{previous}"] * 9) + "]")
         previous = letter
     path = _kit(tmp_path, "\n".join(lines) + "\n")
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: what the bomb costs, whatever else the machine runs
     message = _error(path)
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
     assert "alias bomb" in message
 
 
 def test_huge_file_is_refused_without_parsing(tmp_path: Path) -> None:
     path = _kit(tmp_path, "a: " + "x" * (2 * 1024 * 1024) + "\n")
-    started = time.perf_counter()
+    started = time.process_time()
     assert "a kit may be at most 1048576 bytes" in _error(path)
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
 
 
 def test_non_utf8_bytes_are_located(tmp_path: Path) -> None:
