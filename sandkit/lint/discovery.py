@@ -50,16 +50,20 @@ def discover(targets: list[str], root: str, exclude: tuple[str, ...] = ()) -> It
     """Files under ``targets`` (files or folders), relative to ``root``."""
     root_real = os.path.realpath(root)
     seen_dirs: set[tuple[int, int]] = set()
-    seen_files: set[str] = set()
+    # Only several targets can name a file twice; one folder's walk never does, so a single
+    # target keeps no per-file set and memory stays flat however large the tree.
+    seen_files: set[str] | None = set() if len(targets) > 1 else None
     for target in targets:
         real = os.path.realpath(target)
         if os.path.isdir(real):
             yield from _walk(target, root_real, exclude, seen_dirs, seen_files)
         elif os.path.isfile(real):
             rel = _relative(os.path.abspath(target), root_real)
-            if rel in seen_files or is_excluded(rel, exclude) or _skipped(rel):
+            if (seen_files is not None and rel in seen_files) or is_excluded(rel, exclude) \
+                    or _skipped(rel):
                 continue
-            seen_files.add(rel)
+            if seen_files is not None:
+                seen_files.add(rel)
             yield Candidate(os.path.abspath(target), rel, kind_by_name(rel), _in_dependency(rel))
 
 
@@ -83,7 +87,7 @@ def _in_dependency(rel: str) -> bool:
 
 
 def _walk(top: str, root_real: str, exclude: tuple[str, ...],
-          seen_dirs: set[tuple[int, int]], seen_files: set[str]) -> Iterator[Candidate]:
+          seen_dirs: set[tuple[int, int]], seen_files: set[str] | None) -> Iterator[Candidate]:
     top_abs = os.path.abspath(top)
     stack: list[tuple[str, str, bool]] = [(top_abs, _relative(top_abs, root_real), False)]
     while stack:
@@ -113,10 +117,13 @@ def _walk(top: str, root_real: str, exclude: tuple[str, ...],
                 if entry.name in SKIPPED_FOLDERS:
                     continue
                 subfolders.append((entry.path, rel, in_dep or entry.name in DEPENDENCY_FOLDERS))
-            elif stat.S_ISREG(mode) and rel not in seen_files:
+            elif stat.S_ISREG(mode):
                 if in_dep and not is_agent_file(rel):
                     continue
-                seen_files.add(rel)
+                if seen_files is not None:
+                    if rel in seen_files:
+                        continue
+                    seen_files.add(rel)
                 yield Candidate(entry.path, rel, kind_by_name(rel), in_dep)
         stack.extend(reversed(subfolders))
 

@@ -26,6 +26,7 @@ BINARY_PROBE = 8192
 DEFAULT_MAX_BYTES = 2_000_000
 PARALLEL_THRESHOLD = 400
 CHUNK = 200
+IN_FLIGHT_PER_WORKER = 4
 
 
 @dataclass(frozen=True)
@@ -85,19 +86,25 @@ def _recording(candidates: Iterator[Candidate], paths: list[str]) -> Iterator[Ca
 
 def _parallel(candidates: Iterator[Candidate], options: ScanOptions,
               workers: int) -> Iterator[FileResult]:
-    """Check chunks in worker processes while discovery is still walking the tree."""
+    """Check chunks in worker processes while discovery is still walking the tree.
+
+    At most a few chunks per worker are in flight, so memory does not grow with the tree.
+    """
     import multiprocessing
+    from collections import deque
     from concurrent.futures import Future, ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                              initializer=_start_worker, initargs=(options,)) as pool:
-        pending: list[Future[list[FileResult]]] = []
+        pending: deque[Future[list[FileResult]]] = deque()
         while chunk := list(itertools.islice(candidates, CHUNK)):
             pending.append(pool.submit(_check_chunk, chunk))
-        for future in pending:
-            yield from future.result()
+            if len(pending) >= IN_FLIGHT_PER_WORKER * workers:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
 
 
 _worker_checker: _Checker | None = None

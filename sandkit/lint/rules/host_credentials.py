@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -72,7 +73,8 @@ def ssh_agent_forwarding(file: SourceFile) -> Iterator[Hit]:
 
 @rule("HC003", "metadata-reachable", category="host-credentials", severity="high",
       kinds=(kinds.KIT, kinds.KUBERNETES, *CONTAINER_KINDS),
-      triggers=("169.254.", "metadata", "fd00:ec2", "100.100.100.200"))
+      triggers=("169.254.", "metadata.google", "metadata.azure", "fd00:ec2", "100.100.100.200",
+                re.compile(r"\d/\d")))  # any CIDR may contain the address
 def metadata_reachable(file: SourceFile) -> Iterator[Hit]:
     """The cloud metadata service is explicitly reachable from a sandbox.
 
