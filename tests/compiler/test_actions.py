@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +187,20 @@ def test_sandkits_own_linter_finds_nothing_in_the_workflows(tmp_path: Path, caps
         (tmp_path / ".github/workflows").mkdir(parents=True, exist_ok=True)
         (tmp_path / f".github/workflows/{kit.parent.name}-{kit.stem}.yml").write_text(text, encoding="utf-8")
     assert main(["lint", str(tmp_path), "--format", "json", "--fail-on", "info"]) == 0, capsys.readouterr().out
+
+
+def test_zizmor_pedantic_finds_nothing_with_write_scopes_and_schedules(tmp_path: Path) -> None:
+    """Write scopes carry the comment zizmor's pedantic persona asks for; schedules are not risky."""
+    extra = """\
+triggers: [{schedule: "0 9 * * 1"}, {manual: {}}, {github: {event: push, branches: [main]}}]
+targets: {actions: {permissions: {pull-requests: write, contents: write}}}
+"""
+    text, document = _workflow(tmp_path, "scoped", extra)
+    assert "pull-requests: write # asked by targets.actions.permissions" in text
+    assert document["jobs"]["agent"]["permissions"] == {"contents": "write", "pull-requests": "write"}
+    zizmor = shutil.which("zizmor")
+    if zizmor is None:
+        pytest.fail("zizmor is not installed (pip install zizmor; it is a test dependency)")
+    done = subprocess.run([zizmor, "--offline", "--persona", "pedantic", "--no-progress",
+                           str(tmp_path / "out/scoped/workflows/scoped.yml")], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr

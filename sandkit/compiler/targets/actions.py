@@ -134,6 +134,9 @@ def workflow_text(plan: Plan, context: RenderContext) -> str:
     text = dump_yaml(_plain(document))
     for action, pin in sorted(PINS.items()):
         text = text.replace(f"uses: {action}@{pin.sha}\n", f"uses: {action}@{pin.sha} # {pin.version}\n")
+    for scope, level in document["jobs"]["agent"]["permissions"].items():
+        line = f"\n      {scope}: {level}\n"  # scopes and levels come from closed sets (the kit model)
+        text = text.replace(line, f"\n      {scope}: {level} # {_permission_reason(plan, scope)}\n", 1)
     return commented_header("#", *plan.header_fields) + _endpoint_notes(plan) + text
 
 
@@ -218,6 +221,14 @@ def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
         "defaults": {"run": {"shell": "bash"}},
         "steps": steps(plan, context),
     }
+
+
+def _permission_reason(plan: Plan, scope: str) -> str:
+    """Why the job holds a scope: a comment beside it (reviewers and zizmor ask for one)."""
+    asked = scope in plan.kit.targets.actions.permissions
+    if scope == "contents":
+        return "actions/checkout reads the sandbox folder" + ("; more as the kit asks" if asked else "")
+    return "asked by targets.actions.permissions; the agent gets the token only as a GITHUB_TOKEN kit secret"
 
 
 def _agent_minutes(plan: Plan) -> int:
