@@ -114,9 +114,9 @@ def _fetch_and_run(server: McpServer) -> str:
       kinds=(AGENT_CONFIG,), triggers=("npx", "bunx", "pnpx", "dlx", "uvx", "pipx", "uv",
                                          "exec", '"x"'))
 def unpinned_mcp_package(file: SourceFile) -> Iterator[Hit]:
-    """An MCP server is a package fetched by npx, bunx, pnpm/yarn dlx, uvx or pipx without an
-    exact version.
+    """An MCP server is a package that npx, uvx, pipx or a dlx runner fetches unpinned.
 
+    Runners: npx, bunx, pnpx, pnpm/yarn dlx, bun x, npm exec, uvx, pipx run, uv tool run.
     `npx -y some-mcp-server`, `npx pkg@latest`, `npx pkg@^1.2`, `uvx mcp-server-x`,
     `pipx run pkg` and `uv tool run pkg` are findings; `npx pkg@1.4.2`, `uvx pkg==0.6.1`,
     `uvx --from pkg==0.6.1 cmd` and git URLs pinned to a commit are not. Read from every MCP

@@ -24,7 +24,7 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
     `write-all` (workflow or job level) is high severity. A job that calls a reusable
     workflow inherits its caller's permissions and is checked at the workflow level only.
     Missing permissions (neither at workflow level nor on a job) are reported once per
-    workflow, on its first line, at low severity: the token then gets the repository's
+    workflow, on its `jobs:` key, at low severity: the token then gets the repository's
     default, which is write access on repositories and organisations created before 2023.
 
     Why:
