@@ -69,7 +69,7 @@ TOKEN_HINTS: dict[str, tuple[str, ...]] = {
     "Azure storage account key": ("AccountKey=",),
     "private key block": ("PRIVATE KEY",),
     "JSON Web Token": ("eyJ",),
-    "URL with a password": ("@",),
+    "URL with a password": ("://",),
 }
 
 # Words that mark a value as a stand-in rather than a credential (documentation, templates).
