@@ -6,11 +6,11 @@ import argparse
 import json
 import os
 import sys
-from fnmatch import fnmatchcase
 
 from sandkit import __version__
 from sandkit.errors import SandkitError
 from sandkit.lint.config import LintConfig, find_config, load_config
+from sandkit.lint.discovery import PathPatterns
 from sandkit.lint.model import Finding, at_least
 from sandkit.lint.registry import Rule, all_rules, find_rule
 
@@ -73,8 +73,9 @@ def _lint(args: argparse.Namespace, targets: list[str], root: str, config: LintC
     active = select_rules(rules, select, ignore)
     options = ScanOptions(tuple(r.id for r in active),
                           RuleSettings(config.extra_secret_patterns), config.max_file_size)
-    result = scan(targets, root, options, config.exclude, args.jobs)
-    findings = _drop_per_path(result.findings, config.per_path_ignores, rules)
+    prefix = _config_prefix(config, root)
+    result = scan(targets, root, options, PathPatterns(config.exclude, prefix), args.jobs)
+    findings = _drop_per_path(result.findings, config.per_path_ignores, rules, prefix)
     if args.write_baseline:
         write_baseline(args.write_baseline, findings)
         print(f"sandkit: wrote {len(findings)} fingerprints to {args.write_baseline}",
@@ -96,25 +97,29 @@ def _lint(args: argparse.Namespace, targets: list[str], root: str, config: LintC
     return 1 if any(at_least(f.severity, fail_on) for f in findings) else 0
 
 
+def _config_prefix(config: LintConfig, root: str) -> str:
+    """The scan root's path from the config file's folder (config globs are relative to it)."""
+    if not config.path:
+        return ""
+    prefix = os.path.relpath(os.path.abspath(root), os.path.dirname(os.path.abspath(config.path)))
+    return "" if prefix.startswith("..") else prefix.replace(os.sep, "/")
+
+
 def _drop_per_path(findings: list[Finding], per_path: dict[str, tuple[str, ...]],
-                   rules: list[Rule]) -> list[Finding]:
+                   rules: list[Rule], prefix: str) -> list[Finding]:
     if not per_path:
         return findings
     by_id = {r.id: r for r in rules}
+    globs = [(PathPatterns([glob], prefix), keys) for glob, keys in per_path.items()]
     kept = []
     for f in findings:
         rule = by_id.get(f.rule)
         hidden = rule is not None and any(
-            _path_matches(f.path, glob) and any(rule_matches(rule, k) for k in keys)
-            for glob, keys in per_path.items())
+            patterns.match(f.path) and any(rule_matches(rule, k) for k in keys)
+            for patterns, keys in globs)
         if not hidden:
             kept.append(f)
     return kept
-
-
-def _path_matches(path: str, glob: str) -> bool:
-    glob = glob.strip("/")
-    return fnmatchcase(path, glob) or fnmatchcase(path, glob.rstrip("*").rstrip("/") + "/*")
 
 
 def _write(text: str, output: str | None) -> None:

@@ -8,11 +8,12 @@ while they stay inside the root, and each real folder is entered once, so loops 
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 
 from sandkit.lint.kinds import Kind, is_agent_file, kind_by_name
 
@@ -30,24 +31,49 @@ class Candidate:
     in_dependency: bool
 
 
-def is_excluded(rel: str, patterns: Iterable[str]) -> bool:
-    """gitignore-like: a pattern matches the path, a parent folder, or any base name."""
-    parts = rel.split("/")
-    for pattern in patterns:
-        pattern = pattern.strip("/")
-        if not pattern:
-            continue
-        if "/" in pattern:
-            for depth in range(1, len(parts) + 1):
-                if fnmatchcase("/".join(parts[:depth]), pattern):
-                    return True
-        elif any(fnmatchcase(part, pattern) for part in parts):
+class PathPatterns:
+    """gitignore-like globs, relative to the folder of the config file that holds them.
+
+    A pattern without a slash matches any file or folder name at any depth; one with a slash
+    (or starting with one) is anchored at the config's folder and matches that path or a
+    folder above the file. ``prefix`` is the scan root's path from the config's folder, so
+    the patterns mean the same wherever the scan starts.
+    """
+
+    def __init__(self, patterns: Iterable[str] = (), prefix: str = "") -> None:
+        self.prefix = "" if prefix in ("", ".") else prefix.strip("/") + "/"
+        self.names: list[re.Pattern[str]] = []
+        self.paths: list[re.Pattern[str]] = []
+        for pattern in patterns:
+            body = pattern.strip("/")
+            if not body:
+                continue
+            target = self.paths if "/" in pattern.rstrip("/") else self.names
+            target.append(re.compile(fnmatch.translate(body)))
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.paths)
+
+    def match(self, rel: str) -> bool:
+        """True when ``rel`` (relative to the scan root) or a folder above it matches."""
+        if not self:
+            return False
+        parts = (self.prefix + rel).split("/")
+        if any(p.match(part) for p in self.names for part in parts):
             return True
-    return False
+        return any(p.match("/".join(parts[:depth])) for p in self.paths
+                   for depth in range(1, len(parts) + 1))
 
 
-def discover(targets: list[str], root: str, exclude: tuple[str, ...] = ()) -> Iterator[Candidate]:
+def is_excluded(rel: str, patterns: Iterable[str]) -> bool:
+    """``rel`` matches one of ``patterns`` (see :class:`PathPatterns`)."""
+    return PathPatterns(patterns).match(rel)
+
+
+def discover(targets: list[str], root: str,
+             exclude: PathPatterns | None = None) -> Iterator[Candidate]:
     """Files under ``targets`` (files or folders), relative to ``root``."""
+    exclude = exclude or PathPatterns()
     root_real = os.path.realpath(root)
     seen_dirs: set[tuple[int, int]] = set()
     # Only several targets can name a file twice; one folder's walk never does, so a single
@@ -59,7 +85,7 @@ def discover(targets: list[str], root: str, exclude: tuple[str, ...] = ()) -> It
             yield from _walk(target, root_real, exclude, seen_dirs, seen_files)
         elif os.path.isfile(real):
             rel = _relative(os.path.abspath(target), root_real)
-            if (seen_files is not None and rel in seen_files) or is_excluded(rel, exclude) \
+            if (seen_files is not None and rel in seen_files) or exclude.match(rel) \
                     or _skipped(rel):
                 continue
             if seen_files is not None:
@@ -86,7 +112,7 @@ def _in_dependency(rel: str) -> bool:
     return any(part in DEPENDENCY_FOLDERS for part in rel.split("/")[:-1])
 
 
-def _walk(top: str, root_real: str, exclude: tuple[str, ...],
+def _walk(top: str, root_real: str, exclude: PathPatterns,
           seen_dirs: set[tuple[int, int]], seen_files: set[str] | None) -> Iterator[Candidate]:
     top_abs = os.path.abspath(top)
     stack: list[tuple[str, str, bool]] = [(top_abs, _relative(top_abs, root_real), False)]
@@ -104,7 +130,7 @@ def _walk(top: str, root_real: str, exclude: tuple[str, ...],
         subfolders: list[tuple[str, str, bool]] = []
         for entry in entries:
             rel = entry.name if rel_folder in ("", ".") else f"{rel_folder}/{entry.name}"
-            if is_excluded(rel, exclude):
+            if exclude.match(rel):
                 continue
             try:
                 is_link = entry.is_symlink()

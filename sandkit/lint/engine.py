@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sandkit.lint import engine_rules
-from sandkit.lint.discovery import Candidate, discover
+from sandkit.lint.discovery import Candidate, PathPatterns, discover
 from sandkit.lint.kinds import STRUCTURED, YAML_FAMILY, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import Rule, all_rules
@@ -50,8 +50,8 @@ class ScanResult:
     crashes: list[str]
 
 
-def scan(targets: list[str], root: str, options: ScanOptions, exclude: tuple[str, ...] = (),
-         jobs: int | None = None) -> ScanResult:
+def scan(targets: list[str], root: str, options: ScanOptions,
+         exclude: PathPatterns | None = None, jobs: int | None = None) -> ScanResult:
     """Scan ``targets`` and return every finding (suppressions applied, baseline not)."""
     discovered = discover(targets, root, exclude)
     head = list(itertools.islice(discovered, PARALLEL_THRESHOLD))

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from sandkit.lint.command import select_rules
+from sandkit.lint.discovery import PathPatterns
 from sandkit.lint.engine import ScanOptions, scan
 from sandkit.lint.model import Finding
 from sandkit.lint.registry import all_rules
@@ -18,7 +19,7 @@ def lint_tree(root: Path, select: tuple[str, ...] = (), jobs: int = 1,
     """Scan ``root`` with every rule (or the selected ones) in this process."""
     rules = select_rules(all_rules(), select, ())
     options = ScanOptions(tuple(r.id for r in rules), RuleSettings(), max_bytes)
-    result = scan([str(root)], str(root), options, exclude, jobs)
+    result = scan([str(root)], str(root), options, PathPatterns(exclude), jobs)
     assert not result.crashes, result.crashes
     return result.findings
 

@@ -110,3 +110,13 @@ def test_unwritable_output_is_a_usage_error(tmp_path: Path,
     assert lint(tmp_path, "--output", str(tmp_path / "missing" / "out.txt")) == 2
     err = capsys.readouterr().err
     assert "out.txt: error:" in err and "Traceback" not in err
+
+
+def test_config_globs_are_relative_to_the_config_file(tmp_path: Path) -> None:
+    write_tree(tmp_path, {".sandkit.toml": 'exclude = ["/build", "sub/fixtures"]\n',
+                          "build/compose.yaml": SOCKET, "sub/fixtures/compose.yaml": SOCKET,
+                          "sub/ci/build/compose.yaml": SOCKET, ".git/HEAD": "x\n"})
+    assert lint(tmp_path / "sub" / "fixtures") == 0  # excluded even when scanned directly
+    assert lint(tmp_path / "sub") == 1  # "/build" is anchored: sub/ci/build is scanned
+    (tmp_path / "sub" / "ci" / "build" / "compose.yaml").unlink()
+    assert lint(tmp_path) == 0
