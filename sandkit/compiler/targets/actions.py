@@ -69,7 +69,10 @@ DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_PROXY_IMAGE" --file Dockerfile .
 """)
 
 # The proxy starts on Docker's default bridge (its way out), then joins the internal network under
-# the name the agent's HTTP(S)_PROXY points at; the job waits for squid's own health check.
+# the name the agent's HTTP(S)_PROXY points at; the job waits for squid's own health check. The
+# default bridge, not a network of its own, because harden-runner's block rules cover the host's
+# own traffic and containers on docker0 (its DOCKER-USER rules match `-i docker0`) and no other
+# bridge: there the proxy's outbound traffic meets the runner's allowlist too.
 PROXY_START_SCRIPT = LiteralBlock("""\
 docker network create --internal "$SANDKIT_NETWORK"
 docker run --detach --name "$SANDKIT_PROXY" --read-only \\
