@@ -41,8 +41,12 @@ Writing a rule
       critical, high, medium, low, info (a Hit may override it for one finding).
     - ``kinds``: the file kinds the rule reads (constants in :mod:`sandkit.lint.kinds`), or
       ``("*",)`` for every readable text file. Files of other kinds are never read for it.
-    - ``triggers`` (optional): substrings of which at least one must occur in the raw text for
-      the rule to run. A cheap pre-filter; leave empty if unsure.
+    - ``triggers`` (optional): substrings (tested with ``in``) or compiled regexes (tested
+      after them), at least one of which must occur in the raw text for the rule to run. Most
+      files then skip the rule without being parsed, which is most of the linter's speed. A
+      trigger must be implied by every finding the rule can make: it may over-match, never
+      under-match (``tests/lint/test_corpus.py`` re-runs the corpus with triggers off and
+      requires the same findings). Leave it empty if unsure.
     - The docstring is the documentation shown by ``sandkit explain ID``, in SARIF help and
       ``sandkit rules``; it must have a ``Fix:`` section (``Why:`` and ``Example:`` are
       recognised too). The Fix text is the default ``fix`` of every finding.
