@@ -416,7 +416,8 @@ def test_cilium_and_the_agent_sandbox_resources(outputs: dict[str, KitOutput]) -
     assert {"cidr": "169.254.0.0/16"} in policy["spec"]["egressDeny"][0]["toCIDRSet"]
     agent = of_kind(out, "SandboxTemplate")[0]["spec"]["podTemplate"]["spec"]["containers"][0]
     assert not any(e["name"] == "HTTPS_PROXY" for e in agent["env"])
-    assert agent["env"][0]["valueFrom"]["secretKeyRef"]["name"] == "shared-agent-keys"
+    (secret,) = [e for e in agent["env"] if "valueFrom" in e]
+    assert secret["valueFrom"]["secretKeyRef"] == {"name": "shared-agent-keys", "key": "API_KEY", "optional": False}
     (pool,), (claim,) = of_kind(out, "SandboxWarmPool"), of_kind(out, "SandboxClaim")
     assert pool["spec"]["sandboxTemplateRef"]["name"] == of_kind(out, "SandboxTemplate")[0]["metadata"]["name"]
     assert claim["spec"]["warmPoolRef"]["name"] == pool["metadata"]["name"] and "generateName" in claim["metadata"]

@@ -231,8 +231,16 @@ def _container_security(uid: int, read_only_root: bool) -> dict[str, Any]:
             "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
 
 
+def _safe_workspace(plan: Plan) -> list[dict[str, Any]]:
+    """Git refuses a work tree whose folder another user owns, and an emptyDir's root is root's
+    (fsGroup sets only its group); marking the workspace safe in git's command-line scope, which
+    counts as protected configuration, lets the clone and the agent use it."""
+    return [{"name": "GIT_CONFIG_COUNT", "value": "1"}, {"name": "GIT_CONFIG_KEY_0", "value": "safe.directory"},
+            {"name": "GIT_CONFIG_VALUE_0", "value": plan.workspace_path}]
+
+
 def _agent_env(plan: Plan) -> list[dict[str, Any]]:
-    env: list[dict[str, Any]] = []
+    env: list[dict[str, Any]] = _safe_workspace(plan)
     if _uses_proxy(plan):
         url = f"http://{proxy_name(plan)}:{PROXY_PORT}"
         env += [{"name": k, "value": v} for k, v in proxy_env(url).items()]

@@ -1,0 +1,222 @@
+"""The kubernetes target's pods, played by the real images in the real Docker engine.
+
+No API server runs here, so each container of the generated manifests is started the way a kubelet
+would start it: its user and group, read-only root, no capabilities, its env (secretKeyRef from a
+stand-in Secret), emptyDirs as world-writable folders shared by the pod's containers, and every
+ConfigMap item written with its mode and bind-mounted read-only at its subPath. That proves what a
+schema cannot: the mounts fit the image, the clone init container clones and stops, the agent then
+runs with the ConfigMap's files in force, and the squid Deployment starts and passes its probe.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from sandkit.compiler.command import compile_kit
+
+pytestmark = pytest.mark.docker
+
+AGENT_PROBE = """
+set -u
+echo "uid=$(id -u):$(id -g)"
+echo "greeting=$GREETING"
+echo "secret=$POD_SECRET"
+echo "file=$(cat /etc/pod-test/config.txt)"
+echo "home=$(cat "$HOME/.pod-rc")"
+echo "head=$(git -C /workspace log --format=%s -1)"
+echo "instructions=$(tail -n 1 /workspace/AGENTS.md)"
+if touch /etc/pod-test/written 2>/dev/null; then echo root=writable; else echo root=read-only; fi
+"""
+
+
+def _kit(name: str) -> str:
+    return f"""
+apiVersion: sandkit/v1
+name: {name}
+env: {{GREETING: "it's $(not run)"}}
+secrets: [{{name: POD_SECRET}}]
+network: {{egress: open}}
+agent:
+  command: [sh, -c, {json.dumps(AGENT_PROBE)}]
+  instructions: "From the image.\\n"
+  instructions_file: AGENTS.md
+files:
+  - {{path: /etc/pod-test/config.txt, content: "from the image"}}
+  - {{path: /home/agent/.pod-rc, content: "rc from the kit", mode: "0600"}}
+workspace: {{mode: clone, repo: "git://gitsrv.test/repo.git"}}
+resources: {{timeout: 2m, memory: 512Mi, cpus: 1}}
+"""
+
+
+def _docker(*args: str, check: bool = True, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout, check=False)
+    if check and done.returncode != 0:
+        raise AssertionError(f"docker {' '.join(args[:3])}: {done.stdout}{done.stderr}")
+    return done
+
+
+class Pod:
+    """Starts one pod spec's containers with the settings a kubelet would apply."""
+
+    def __init__(self, spec: dict[str, Any], configmaps: dict[str, dict[str, Any]], root: Path, network: str,
+                 secret: dict[str, str]) -> None:
+        self.spec, self.configmaps, self.root, self.network, self.secret = spec, configmaps, root, network, secret
+        self.folders = {v["name"]: self._volume(v) for v in spec["volumes"]}
+
+    def _volume(self, volume: dict[str, Any]) -> Path:
+        folder = self.root / volume["name"]
+        folder.mkdir(parents=True)
+        if "emptyDir" in volume:
+            folder.chmod(0o777)  # as the kubelet makes an emptyDir
+            return folder
+        data = self.configmaps[volume["configMap"]["name"]]
+        group = self.spec["securityContext"].get("fsGroup", 0)
+        for item in volume["configMap"]["items"]:
+            path = folder / item["path"]
+            if item["key"] in data.get("data", {}):
+                path.write_text(data["data"][item["key"]], encoding="utf-8")
+            else:
+                path.write_bytes(base64.b64decode(data["binaryData"][item["key"]]))
+            os.chown(path, 0, group)
+            path.chmod(item["mode"] | (0o040 if group else 0))  # fsGroup makes read-only items group-readable
+        return folder
+
+    def run_args(self, container: dict[str, Any], name: str) -> list[str]:
+        context = container["securityContext"]
+        args = ["--name", name, "--network", self.network, "--user", f"{context['runAsUser']}:{context['runAsGroup']}",
+                "--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
+        if "fsGroup" in self.spec["securityContext"]:
+            args += ["--group-add", str(self.spec["securityContext"]["fsGroup"])]
+        if context["readOnlyRootFilesystem"]:
+            args.append("--read-only")
+        for entry in container.get("env", []):
+            if "value" in entry:
+                args += ["--env", f"{entry['name']}={entry['value']}"]
+            elif entry["valueFrom"]["secretKeyRef"]["key"] in self.secret:
+                args += ["--env", f"{entry['name']}={self.secret[entry['valueFrom']['secretKeyRef']['key']]}"]
+        for mount in container["volumeMounts"]:
+            source = self.folders[mount["name"]] / mount.get("subPath", "")
+            flag = f"type=bind,source={source},target={mount['mountPath']}"
+            args += ["--mount", flag + (",readonly" if mount.get("readOnly") else "")]
+        return args
+
+
+@pytest.fixture(scope="module")
+def token() -> str:
+    return secrets.token_hex(3)
+
+
+@pytest.fixture(scope="module")
+def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Compile the kit, build both images, start a git server; remove everything by name afterwards."""
+    folder = tmp_path_factory.mktemp("k8s-pod")
+    name = f"sk8s-{token}"
+    (folder / "kit.yaml").write_text(_kit(name), encoding="utf-8")
+    out = compile_kit(folder / "kit.yaml", folder / "out", ["docker", "kubernetes"])
+    for relative, data in out.files.items():
+        (out.folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (out.folder / relative).write_bytes(data)
+    network, server = f"{name}-net", f"{name}-gitsrv"
+    proxy_tag = f"sandkit/{name}-egress:{out.plan.kit_sha256[:12]}"
+    try:
+        _docker("buildx", "build", "--load", "-q", "-t", out.plan.image_tag, str(out.folder))
+        _serve_git(folder / "srv", out.plan.image_tag, network, server)
+        yield {"out": out, "folder": folder, "network": network, "proxy_tag": proxy_tag, "name": name}
+    finally:
+        _docker("rm", "-f", server, check=False)
+        _docker("network", "rm", network, check=False)
+        _docker("rmi", "-f", out.plan.image_tag, proxy_tag, check=False)
+
+
+def _serve_git(srv: Path, image: str, network: str, server: str) -> None:
+    """A bare repository with one commit, served by git daemon from the agent image (it has git)."""
+    work = srv.parent / "work"
+    for command in (["git", "init", "-q", "-b", "main", str(work)],
+                    ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+                     "--allow-empty", "-m", "cloned by the init container"],
+                    ["git", "clone", "-q", "--bare", str(work), str(srv / "repo.git")]):
+        subprocess.run(command, check=True, capture_output=True)
+    subprocess.run(["chown", "-R", "1000:1000", str(srv)], check=True)
+    _docker("network", "create", network)
+    _docker("run", "-d", "--name", server, "--network", network, "--network-alias", "gitsrv.test",
+            "--entrypoint", "git", "-v", f"{srv}:/srv:ro", image,
+            "daemon", "--reuseaddr", "--export-all", "--base-path=/srv", "/srv")
+
+
+def _manifests(out: Any) -> list[dict[str, Any]]:
+    yaml = YAML(typ="safe")
+    return [d for n, data in sorted(out.files.items()) if n.startswith("kubernetes/") and
+            n != "kubernetes/kustomization.yaml" for d in yaml.load_all(data)]
+
+
+def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(built: dict[str, Any]) -> None:
+    out, name = built["out"], built["name"]
+    docs = _manifests(out)
+    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    # An overlay's change to the ConfigMap takes effect without a rebuild: the mounted copy wins.
+    data = configmaps[f"{name}-agent"]["data"]
+    data["instructions"] = data["instructions"].replace("From the image.", "From the ConfigMap.")
+    (key,) = [k for k, v in data.items() if v == "from the image"]
+    data[key] = "from the ConfigMap"
+    spec = next(d for d in docs if d["kind"] == "Job")["spec"]["template"]["spec"]
+    pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], {"POD_SECRET": "s3cret value"})
+    (init,), (agent,) = spec["initContainers"], spec["containers"]
+    try:
+        cloned = _docker("run", *pod.run_args(init, f"{name}-clone"), init["image"], *init["args"], check=False)
+        assert cloned.returncode == 0, cloned.stderr
+        workspace = pod.folders["workspace"]
+        assert (workspace / ".git").is_dir() and not (workspace / "AGENTS.md").exists()  # stopped after the clone
+        ran = _docker("run", *pod.run_args(agent, f"{name}-agent"), agent["image"], *agent["args"], check=False)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        lines = dict(line.split("=", 1) for line in ran.stdout.splitlines() if "=" in line)
+        assert lines == {"uid": "1000:1000", "greeting": "it's $(not run)", "secret": "s3cret value",
+                         "file": "from the ConfigMap", "home": "rc from the kit",
+                         "head": "cloned by the init container", "instructions": "From the ConfigMap.",
+                         "root": "read-only"}
+    finally:
+        _docker("rm", "-f", f"{name}-clone", f"{name}-agent", check=False)
+
+
+def test_the_proxy_deployment_starts_from_its_configmap_and_passes_its_probe(built: dict[str, Any]) -> None:
+    """The allowlist variant of the same kit: the squid container as the Deployment describes it."""
+    folder, name = built["folder"] / "proxied", built["name"]
+    folder.mkdir()
+    text = _kit(name).replace("network: {egress: open}", "network: {allow: [gitsrv.test:9418]}")
+    (folder / "kit.yaml").write_text(text.replace("git://gitsrv.test/", "git://gitsrv.test:9418/"), encoding="utf-8")
+    out = compile_kit(folder / "kit.yaml", folder / "out", ["docker", "kubernetes"])
+    assert out.plan.kit_sha256 != built["out"].plan.kit_sha256
+    (folder / "egress").mkdir()
+    for relative in ("egress/Dockerfile", "egress/squid.conf"):
+        (folder / relative).write_bytes(out.files[relative])
+    docs = _manifests(out)
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    spec = deployment["spec"]["template"]["spec"]
+    (container,) = spec["containers"]
+    _docker("buildx", "build", "--load", "-q", "-t", built["proxy_tag"], str(folder / "egress"))
+    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    pod = Pod(spec, configmaps, folder / "pod", built["network"], {})
+    proxy = f"{name}-proxy"
+    try:
+        _docker("run", "-d", *pod.run_args(container, proxy), built["proxy_tag"])
+        probe = container["readinessProbe"]["exec"]["command"]
+        deadline, passed = time.monotonic() + 30, False
+        while not passed and time.monotonic() < deadline:
+            passed = _docker("exec", proxy, *probe, check=False).returncode == 0
+            time.sleep(0.5)
+        logs = _docker("logs", proxy, check=False)
+        assert passed, logs.stdout + logs.stderr
+        user = _docker("exec", proxy, "id", "-u").stdout.strip()
+        assert user == str(container["securityContext"]["runAsUser"]) == "13"
+    finally:
+        _docker("rm", "-f", proxy, check=False)
