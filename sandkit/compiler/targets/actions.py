@@ -59,13 +59,12 @@ def _expression(body: str) -> Expression:
 
 
 BUILD_SCRIPT = LiteralBlock("""\
-cd -- "$SANDKIT_FOLDER"
-DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_IMAGE" --file Dockerfile .
+DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_IMAGE" --file "$SANDKIT_FOLDER/Dockerfile" -- "$SANDKIT_FOLDER"
 """)
 
 PROXY_BUILD_SCRIPT = LiteralBlock("""\
-cd -- "$SANDKIT_FOLDER/egress"
-DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_PROXY_IMAGE" --file Dockerfile .
+DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_PROXY_IMAGE" --file "$SANDKIT_FOLDER/egress/Dockerfile" \\
+  -- "$SANDKIT_FOLDER/egress"
 """)
 
 # The proxy starts on Docker's default bridge (its way out), then joins the internal network under
