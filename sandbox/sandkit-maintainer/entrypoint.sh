@@ -11,8 +11,13 @@ umask 022
 . /etc/sandkit/env.sh
 
 # Secrets: files under /run/secrets (compose) or variables already set (Kubernetes, Actions).
+# An empty file is no secret: compose mounts /dev/null for one whose NAME_FILE is not set.
 load_secret() {
-  if [ -r "/run/secrets/$1" ]; then
+  if [ -s "/run/secrets/$1" ] && [ ! -r "/run/secrets/$1" ]; then
+    echo "sandkit: the file for secret $1 is not readable by uid $(id -u)" >&2
+    exit 78
+  fi
+  if [ -s "/run/secrets/$1" ]; then
     value="$(cat "/run/secrets/$1"; printf x)"
     export "$1=${value%x}"
   fi

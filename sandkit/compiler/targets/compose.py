@@ -21,11 +21,19 @@ NAME = "compose"
 AGENT = "agent"
 INTERNAL_NET = "sandbox"
 OUTSIDE_NET = "outside"
+#: Under runsc the container's pids cgroup also counts the gVisor kernel's own host threads (about
+#: 70 at start on two cores, more under load), and runsc dies when it cannot start one; this
+#: headroom keeps a small `pids` from killing the sandbox itself.
+GVISOR_THREADS = 256
 
 
 def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
     header = commented_header("#", *plan.header_fields)
-    files = {"compose.yaml": header + dump_yaml(_escape(compose_document(plan, context)))}
+    document = _escape(compose_document(plan, context))
+    if plan.secrets:  # added after escaping: the one place Compose must interpolate (a path variable)
+        document["secrets"] = {**document.get("secrets", {}), **runtime_secret_sources(plan)}
+        document["secrets"] = dict(sorted(document["secrets"].items()))
+    files = {"compose.yaml": header + dump_yaml(document)}
     if plan.egress == "allowlist":
         files.update(proxy_files(plan, header))
     return {name: text.encode() for name, text in files.items()}
@@ -38,6 +46,22 @@ def _escape(value: Any) -> Any:
     if isinstance(value, list):
         return [_escape(v) for v in value]
     return compose_literal(value) if isinstance(value, str) else value
+
+
+def secret_file_variable(name: str) -> str:
+    return f"{name}_FILE"
+
+
+def runtime_secret_sources(plan: Plan) -> dict[str, Any]:
+    """Run-time secrets come from host files named by ``NAME_FILE``, bind-mounted under /run/secrets.
+
+    Compose copies an ``environment:`` secret into the container's root filesystem, which a
+    read-only root refuses ("container rootfs is marked read-only"), so files are the one source
+    that works with the hardened service. Unset, the variable falls back to /dev/null: an empty
+    file, which the entrypoint treats as a missing secret (a required one stops the agent with a
+    message). Secret names are validated environment names, so the interpolation is safe.
+    """
+    return {name: {"file": f"${{{secret_file_variable(name)}:-/dev/null}}"} for name, _ in plan.secrets}
 
 
 def _tmpfs(plan: Plan, path: str, owned: bool) -> str:
@@ -69,6 +93,10 @@ def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str]
     return [mount], [], {}
 
 
+def pids_limit(plan: Plan) -> int:
+    return plan.pids + (GVISOR_THREADS if plan.docker_runtime == "runsc" else 0)
+
+
 def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], dict[str, Any]]:
     volumes, extra_tmpfs, top_volumes = _workspace(plan, context)
     service: dict[str, Any] = {
@@ -80,7 +108,7 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
         "cpus": plan.cpus,
         "mem_limit": plan.memory_bytes,
         "memswap_limit": plan.memory_bytes,
-        "pids_limit": plan.pids,
+        "pids_limit": pids_limit(plan),
         "stdin_open": False,
         "tty": False,
     }
@@ -134,9 +162,8 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
         document["networks"] = networks
     if top_volumes:
         document["volumes"] = top_volumes
-    secret_names = sorted({name for name, _ in plan.secrets} | set(plan.build_secrets))
-    if secret_names:
-        document["secrets"] = {name: {"environment": name} for name in secret_names}
+    if plan.build_secrets:  # a build can read the environment; run-time sources are added in render()
+        document["secrets"] = {name: {"environment": name} for name in sorted(plan.build_secrets)}
     return document
 
 
@@ -160,10 +187,12 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity("capabilities", "enforced", "cap_drop: [ALL], no-new-privileges, never privileged"),
         Fidelity("resources.memory", "enforced", "mem_limit and memswap_limit (no swap)"),
         Fidelity("resources.cpus", "enforced", "cpus"),
-        Fidelity("resources.pids", "enforced", "pids_limit"),
+        _pids_fidelity(plan),
         Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size"),
         Fidelity("resources.timeout", "enforced", "the entrypoint runs the agent under timeout(1)"),
-        Fidelity("secrets", "enforced", "compose secrets from the host's environment, files under /run/secrets"),
+        Fidelity("secrets", "enforced", "run-time secrets from host files named by NAME_FILE, bind-mounted "
+                 "read-only under /run/secrets (an environment source cannot reach a read-only root); "
+                 "build secrets from the host's environment as BuildKit secret mounts"),
         Fidelity("workspace.mode", "enforced", _workspace_reason(plan)),
         Fidelity("isolation.runtime", "enforced", f"runtime: {plan.docker_runtime}" if plan.docker_runtime
                  else "Docker's default runtime (runc) with its default seccomp profile"),
@@ -181,6 +210,15 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         rows.append(Fidelity("triggers", "unsupported", "compose starts when you run it; use the actions or "
                              "kubernetes target for schedules and events"))
     return rows
+
+
+def _pids_fidelity(plan: Plan) -> Fidelity:
+    if plan.docker_runtime != "runsc":
+        return Fidelity("resources.pids", "enforced", "pids_limit")
+    return Fidelity("resources.pids", "best-effort",
+                    f"under gVisor the engine's pids_limit counts the gVisor kernel's threads, not the agent's "
+                    f"processes (which are gVisor tasks): pids_limit is {plan.pids} + {GVISOR_THREADS} for them, "
+                    "and the memory limit is what bounds a fork bomb")
 
 
 def _workspace_reason(plan: Plan) -> str:
