@@ -4,8 +4,11 @@ No API server runs here, so each container of the generated manifests is started
 would start it: its user and group, read-only root, no capabilities, its env (secretKeyRef from a
 stand-in Secret), emptyDirs as world-writable folders shared by the pod's containers, and every
 ConfigMap item written with its mode and bind-mounted read-only at its subPath. That proves what a
-schema cannot: the mounts fit the image, the clone init container clones and stops, the agent then
-runs with the ConfigMap's files in force, and the squid Deployment starts and passes its probe.
+schema cannot: the mounts fit the image, the squid Deployment starts from its ConfigMap and passes
+its probe, the clone init container clones through it (by the Service's name) and stops, and the
+agent then runs with the ConfigMap's files in force. The NetworkPolicy is played by an internal
+network that only the proxy leaves; the outside is in 198.19.0.0/16 (benchmark space, public to
+squid), where one git server answers under an allowed and a not-allowed name.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ echo "file=$(cat /etc/pod-test/config.txt)"
 echo "home=$(cat "$HOME/.pod-rc")"
 echo "head=$(git -C /workspace log --format=%s -1)"
 echo "instructions=$(tail -n 1 /workspace/AGENTS.md)"
+if git ls-remote -q http://other.outside.test:8080/repo.git >/dev/null 2>&1; then echo other=reached; else echo other=refused; fi
+if env -u http_proxy -u HTTP_PROXY git ls-remote -q http://git.outside.test:8080/repo.git >/dev/null 2>&1
+then echo direct=reached; else echo direct=refused; fi
 if touch /etc/pod-test/written 2>/dev/null; then echo root=writable; else echo root=read-only; fi
 """
 
@@ -45,8 +51,9 @@ def _kit(name: str) -> str:
 apiVersion: sandkit/v1
 name: {name}
 env: {{GREETING: "it's $(not run)"}}
+image: {{packages: {{apt: [python3]}}}}
 secrets: [{{name: POD_SECRET}}]
-network: {{egress: open}}
+network: {{allow: ["git.outside.test:8080"]}}
 agent:
   command: [sh, -c, {json.dumps(AGENT_PROBE)}]
   instructions: "From the image.\\n"
@@ -54,7 +61,7 @@ agent:
 files:
   - {{path: /etc/pod-test/config.txt, content: "from the image"}}
   - {{path: /home/agent/.pod-rc, content: "rc from the kit", mode: "0600"}}
-workspace: {{mode: clone, repo: "git://gitsrv.test/repo.git"}}
+workspace: {{mode: clone, repo: "http://git.outside.test:8080/repo.git"}}
 resources: {{timeout: 2m, memory: 512Mi, cpus: 1}}
 """
 
@@ -119,7 +126,7 @@ def token() -> str:
 
 @pytest.fixture(scope="module")
 def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """Compile the kit, build both images, start a git server; remove everything by name afterwards."""
+    """Compile the kit, build both images, start the git server and the proxy; remove all by name after."""
     folder = tmp_path_factory.mktemp("k8s-pod")
     name = f"sk8s-{token}"
     (folder / "kit.yaml").write_text(_kit(name), encoding="utf-8")
@@ -127,31 +134,58 @@ def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
     for relative, data in out.files.items():
         (out.folder / relative).parent.mkdir(parents=True, exist_ok=True)
         (out.folder / relative).write_bytes(data)
-    network, server = f"{name}-net", f"{name}-gitsrv"
+    docs = _manifests(out)
+    inside, outside, server, proxy = f"{name}-inside", f"{name}-outside", f"{name}-gitsrv", f"{name}-proxy"
     proxy_tag = f"sandkit/{name}-egress:{out.plan.kit_sha256[:12]}"
     try:
         _docker("buildx", "build", "--load", "-q", "-t", out.plan.image_tag, str(out.folder))
-        _serve_git(folder / "srv", out.plan.image_tag, network, server)
-        yield {"out": out, "folder": folder, "network": network, "proxy_tag": proxy_tag, "name": name}
+        _docker("buildx", "build", "--load", "-q", "-t", proxy_tag, str(out.folder / "egress"))
+        _docker("network", "create", "--internal", inside)
+        _outside_network(outside, token)
+        _serve_git(folder / "srv", out.plan.image_tag, outside, server)
+        _start_proxy(docs, folder / "proxy-pod", inside, outside, proxy)
+        yield {"out": out, "docs": docs, "folder": folder, "network": inside, "name": name, "proxy": proxy}
     finally:
-        _docker("rm", "-f", server, check=False)
-        _docker("network", "rm", network, check=False)
+        _docker("rm", "-f", server, proxy, check=False)
+        _docker("network", "rm", inside, outside, check=False)
         _docker("rmi", "-f", out.plan.image_tag, proxy_tag, check=False)
 
 
+def _outside_network(name: str, token: str) -> None:
+    """A /24 of 198.19.0.0/16 that no other network on this engine holds."""
+    start = int(token, 16)
+    for step in range(32):
+        third = (start + step * 37) % 256
+        if _docker("network", "create", "--subnet", f"198.19.{third}.0/24", name, check=False).returncode == 0:
+            return
+    raise AssertionError("no free /24 in 198.19.0.0/16")
+
+
 def _serve_git(srv: Path, image: str, network: str, server: str) -> None:
-    """A bare repository with one commit, served by git daemon from the agent image (it has git)."""
+    """A bare repository with one commit over git's dumb HTTP, served by the agent image's python3
+    under an allowed name and a name the kit does not allow."""
     work = srv.parent / "work"
     for command in (["git", "init", "-q", "-b", "main", str(work)],
                     ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
                      "--allow-empty", "-m", "cloned by the init container"],
-                    ["git", "clone", "-q", "--bare", str(work), str(srv / "repo.git")]):
+                    ["git", "clone", "-q", "--bare", str(work), str(srv / "repo.git")],
+                    ["git", "-C", str(srv / "repo.git"), "update-server-info"]):
         subprocess.run(command, check=True, capture_output=True)
-    subprocess.run(["chown", "-R", "1000:1000", str(srv)], check=True)
-    _docker("network", "create", network)
-    _docker("run", "-d", "--name", server, "--network", network, "--network-alias", "gitsrv.test",
-            "--entrypoint", "git", "-v", f"{srv}:/srv:ro", image,
-            "daemon", "--reuseaddr", "--export-all", "--base-path=/srv", "/srv")
+    _docker("run", "-d", "--name", server, "--network", network, "--network-alias", "git.outside.test",
+            "--network-alias", "other.outside.test", "--entrypoint", "python3", "-v", f"{srv}:/srv:ro", image,
+            "-m", "http.server", "8080", "--directory", "/srv")
+
+
+def _start_proxy(docs: list[dict[str, Any]], root: Path, inside: str, outside: str, name: str) -> None:
+    """The Deployment's container, reachable inside by the Service's name, and let out."""
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    service = next(d for d in docs if d["kind"] == "Service")
+    spec = deployment["spec"]["template"]["spec"]
+    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    (container,) = spec["containers"]
+    args = Pod(spec, configmaps, root, inside, {}).run_args(container, name)
+    _docker("run", "-d", "--network-alias", service["metadata"]["name"], *args, container["image"])
+    _docker("network", "connect", outside, name)
 
 
 def _manifests(out: Any) -> list[dict[str, Any]]:
@@ -161,8 +195,8 @@ def _manifests(out: Any) -> list[dict[str, Any]]:
 
 
 def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(built: dict[str, Any]) -> None:
-    out, name = built["out"], built["name"]
-    docs = _manifests(out)
+    name, docs = built["name"], built["docs"]
+    _wait_ready(built)
     configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
     # An overlay's change to the ConfigMap takes effect without a rebuild: the mounted copy wins.
     data = configmaps[f"{name}-agent"]["data"]
@@ -183,40 +217,27 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
         assert lines == {"uid": "1000:1000", "greeting": "it's $(not run)", "secret": "s3cret value",
                          "file": "from the ConfigMap", "home": "rc from the kit",
                          "head": "cloned by the init container", "instructions": "From the ConfigMap.",
-                         "root": "read-only"}
+                         "other": "refused", "direct": "refused", "root": "read-only"}
     finally:
         _docker("rm", "-f", f"{name}-clone", f"{name}-agent", check=False)
 
 
+def _wait_ready(built: dict[str, Any]) -> None:
+    """Poll the Deployment's readiness probe as the kubelet would, for up to 30 s."""
+    deployment = next(d for d in built["docs"] if d["kind"] == "Deployment")
+    probe = deployment["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["exec"]["command"]
+    deadline = time.monotonic() + 30
+    while _docker("exec", built["proxy"], *probe, check=False).returncode != 0:
+        if time.monotonic() > deadline:
+            logs = _docker("logs", built["proxy"], check=False)
+            raise AssertionError("the proxy never passed its probe: " + logs.stdout + logs.stderr)
+        time.sleep(0.5)
+
+
 def test_the_proxy_deployment_starts_from_its_configmap_and_passes_its_probe(built: dict[str, Any]) -> None:
-    """The allowlist variant of the same kit: the squid container as the Deployment describes it."""
-    folder, name = built["folder"] / "proxied", built["name"]
-    folder.mkdir()
-    text = _kit(name).replace("network: {egress: open}", "network: {allow: [gitsrv.test:9418]}")
-    (folder / "kit.yaml").write_text(text.replace("git://gitsrv.test/", "git://gitsrv.test:9418/"), encoding="utf-8")
-    out = compile_kit(folder / "kit.yaml", folder / "out", ["docker", "kubernetes"])
-    assert out.plan.kit_sha256 != built["out"].plan.kit_sha256
-    (folder / "egress").mkdir()
-    for relative in ("egress/Dockerfile", "egress/squid.conf"):
-        (folder / relative).write_bytes(out.files[relative])
-    docs = _manifests(out)
-    deployment = next(d for d in docs if d["kind"] == "Deployment")
-    spec = deployment["spec"]["template"]["spec"]
-    (container,) = spec["containers"]
-    _docker("buildx", "build", "--load", "-q", "-t", built["proxy_tag"], str(folder / "egress"))
-    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
-    pod = Pod(spec, configmaps, folder / "pod", built["network"], {})
-    proxy = f"{name}-proxy"
-    try:
-        _docker("run", "-d", *pod.run_args(container, proxy), built["proxy_tag"])
-        probe = container["readinessProbe"]["exec"]["command"]
-        deadline, passed = time.monotonic() + 30, False
-        while not passed and time.monotonic() < deadline:
-            passed = _docker("exec", proxy, *probe, check=False).returncode == 0
-            time.sleep(0.5)
-        logs = _docker("logs", proxy, check=False)
-        assert passed, logs.stdout + logs.stderr
-        user = _docker("exec", proxy, "id", "-u").stdout.strip()
-        assert user == str(container["securityContext"]["runAsUser"]) == "13"
-    finally:
-        _docker("rm", "-f", proxy, check=False)
+    _wait_ready(built)
+    deployment = next(d for d in built["docs"] if d["kind"] == "Deployment")
+    context = deployment["spec"]["template"]["spec"]["containers"][0]["securityContext"]
+    assert _docker("exec", built["proxy"], "id", "-u").stdout.strip() == str(context["runAsUser"]) == "13"
+    served = _docker("exec", built["proxy"], "cat", "/etc/squid/squid.conf").stdout
+    assert served.encode() == built["out"].files["egress/squid.conf"]
