@@ -43,8 +43,14 @@ GITHUB_EVENTS = frozenset({
     "registry_package", "release", "repository_dispatch", "status", "watch", "workflow_call",
     "workflow_run",
 })
-#: Events whose runs see an untrusted contributor's code with the base repository's secrets.
-UNTRUSTED_EVENTS = frozenset({"pull_request_target", "workflow_run"})
+#: Events whose runs hold the base repository's secrets while acting on what outsiders control: a
+#: fork's code (pull_request_target, workflow_run) or text anyone may post (issue and discussion comments).
+UNTRUSTED_EVENTS = {
+    "pull_request_target": "runs with the repository's secrets on a fork's pull request",
+    "workflow_run": "runs with the repository's secrets after workflows that may run a fork's code",
+    "issue_comment": "runs with the repository's secrets whenever anyone comments",
+    "discussion_comment": "runs with the repository's secrets whenever anyone comments",
+}
 ACTIONS_SCOPES = frozenset({
     "actions", "attestations", "checks", "contents", "deployments", "discussions", "id-token",
     "issues", "models", "packages", "pages", "pull-requests", "security-events", "statuses",
@@ -217,8 +223,7 @@ class GithubTrigger(Strict):
     def _risky(self) -> GithubTrigger:
         if self.event in UNTRUSTED_EVENTS and not self.acknowledge_risk:
             raise ValueError(
-                f"{self.event} runs with the repository's secrets on untrusted code; set "
-                "`acknowledge_risk: true` if you mean it"
+                f"{self.event} {UNTRUSTED_EVENTS[self.event]}; set `acknowledge_risk: true` if you mean it"
             )
         return self
 
