@@ -18,7 +18,7 @@ from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import K8S_RUNTIME_CLASSES, PROXY_PORT, SANDKIT_ETC, Plan
 from sandkit.compiler.proxy import SQUID_CONF, proxy_env, proxy_files, proxy_image
 from sandkit.compiler.targets import RenderContext
-from sandkit.compiler.yamlout import dump_yaml
+from sandkit.compiler.yamlout import LiteralBlock, dump_yaml
 
 NAME = "kubernetes"
 FOLDER = "kubernetes"
@@ -409,7 +409,7 @@ def _proxy_manifests(plan: Plan) -> list[dict[str, Any]]:
     name = proxy_name(plan)
     squid = proxy_files(plan, commented_header("#", *plan.header_fields))[SQUID_CONF]
     config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(plan, name, PROXY_ROLE),
-              "data": {"squid.conf": squid}}
+              "data": {"squid.conf": LiteralBlock(squid)}}  # sandkit's own text: constants and validated hosts
     service = {"apiVersion": "v1", "kind": "Service", "metadata": _meta(plan, name, PROXY_ROLE),
                "spec": {"type": "ClusterIP", "selector": selector(plan, PROXY_ROLE),
                         "ports": [{"name": "proxy", "protocol": "TCP", "port": PROXY_PORT,
