@@ -109,9 +109,11 @@ def resource_name(plan: Plan, suffix: str, limit: int = 63) -> str:
     return f"{base[:keep].rstrip('-')}-{digest}-{suffix}"
 
 
-def _generate_name(plan: Plan) -> str:
-    """The prefix of one session's name; the API server appends five random characters."""
-    return f"{plan.name[:57].rstrip('-')}-"
+def _session_meta(plan: Plan, role: str | None = None) -> dict[str, Any]:
+    """Metadata of one session: a generateName, the API server appending five random characters."""
+    meta = _meta(plan, "", role)
+    del meta["name"]
+    return {"generateName": f"{plan.name[:57].rstrip('-')}-", **meta}
 
 
 def proxy_name(plan: Plan) -> str:
@@ -323,9 +325,7 @@ def _secret_annotations(plan: Plan) -> dict[str, str]:
 
 
 def _session_job(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
-    meta = _meta(plan, "", AGENT_ROLE)
-    del meta["name"]
-    meta = {"generateName": _generate_name(plan), **meta}
+    meta = _session_meta(plan, AGENT_ROLE)
     if plan.secrets:
         meta["annotations"] = _secret_annotations(plan)
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": _job_spec(plan, entries)}
@@ -356,10 +356,7 @@ def _sandbox_template(plan: Plan, entries: list[ConfigEntry]) -> list[dict[str, 
 
 
 def _sandbox_claim(plan: Plan) -> dict[str, Any]:
-    meta = _meta(plan, "")
-    del meta["name"]
-    return {"apiVersion": SANDBOX_API, "kind": "SandboxClaim",
-            "metadata": {"generateName": _generate_name(plan), **meta},
+    return {"apiVersion": SANDBOX_API, "kind": "SandboxClaim", "metadata": _session_meta(plan),
             "spec": {"warmPoolRef": {"name": plan.name},
                      "lifecycle": {"ttlSecondsAfterFinished": max(plan.timeout_seconds, 3600),
                                    "shutdownPolicy": "Delete"}}}
