@@ -1,0 +1,248 @@
+"""Session fixtures of the end-to-end suite: compile small kits, build their images once, bring their
+Compose projects up in the real engine beside an "outside" of test servers, and remove everything
+by the names given here (also when a test fails).
+
+The outside is a network in 198.18.0.0/15 (benchmark space, not private), so the proxy's refusal of
+private ranges stays on while the tests reach servers on it. pytest-docker's ``get_docker_services``
+runs each project's setup and its ``down`` in a ``finally``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import secrets
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytest_docker.plugin import DockerComposeExecutor, get_docker_services
+
+from tests.conftest import docker_available
+from tests.e2e.helpers import (
+    ALLOWED_ID,
+    BOTH,
+    GIT,
+    OTHER,
+    OTHER_ID,
+    OUTSIDE_DIR,
+    README_MD,
+    REPO_AGENTS_MD,
+    RESOLVES_TO_REFUSED,
+    WEB,
+    WILD_DENIED,
+    WILD_OK,
+    GitRepo,
+    Outside,
+    Project,
+    compile_kit,
+    net_kit,
+    offline_kit,
+    run,
+)
+
+OUTSIDE_POOL = ipaddress.ip_network("198.18.0.0/15")
+#: Removes the project's containers, networks, volumes and the images it built (by their tags).
+CLEANUP = ["down -v --remove-orphans --rmi all --timeout 1"]
+
+
+@pytest.fixture(scope="session")
+def engine() -> None:
+    """The Docker gate for session fixtures (they run before the per-test gate in tests/conftest.py)."""
+    if docker_available():
+        return
+    if os.environ.get("SANDKIT_REQUIRE_DOCKER") == "1":
+        pytest.fail("SANDKIT_REQUIRE_DOCKER=1 but no Docker engine answers `docker info`")
+    pytest.skip("no Docker engine (CI sets SANDKIT_REQUIRE_DOCKER=1 to make this a failure)")
+
+
+@pytest.fixture(scope="session")
+def token() -> str:
+    """Names every kit, image and project of this session, so concurrent sessions never collide."""
+    return secrets.token_hex(3)
+
+
+@pytest.fixture(scope="session")
+def secret_values(token: str) -> dict[str, str]:
+    return {"E2E_RUN_TOKEN": f"e2e-run-{secrets.token_hex(16)}",
+            "E2E_BUILD_TOKEN": f"e2e-build-{secrets.token_hex(16)}"}
+
+
+@pytest.fixture(scope="session")
+def e2e_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("e2e")
+
+
+def _used_subnets() -> set[ipaddress.IPv4Network]:
+    ids = run(["docker", "network", "ls", "-q"], check=True).stdout.split()
+    info = json.loads(run(["docker", "network", "inspect", *ids], check=True).stdout) if ids else []
+    used = set()
+    for network in info:
+        for config in (network.get("IPAM") or {}).get("Config") or []:
+            if "Subnet" in config and ":" not in config["Subnet"]:
+                used.add(ipaddress.ip_network(config["Subnet"]))
+    return used
+
+
+@pytest.fixture(scope="session")
+def outside(engine: None, token: str) -> Outside:
+    """A /24 of 198.18.0.0/15 that no network on this engine uses yet."""
+    used = _used_subnets()
+    subnets = list(OUTSIDE_POOL.subnets(new_prefix=24))
+    start = int(token, 16) % len(subnets)
+    for subnet in subnets[start:] + subnets[:start]:
+        if not any(subnet.overlaps(u) for u in used):
+            hosts = list(subnet.hosts())
+            return Outside(subnet, str(hosts[199]), str(hosts[200]))
+    pytest.fail("no free /24 in 198.18.0.0/15 for the outside network")
+
+
+@pytest.fixture(scope="session")
+def certs(e2e_dir: Path) -> Path:
+    """A throwaway CA and a server certificate for web.allowed.test (the HTTPS-over-CONNECT test)."""
+    folder = e2e_dir / "certs"
+    folder.mkdir(mode=0o755)
+
+    def openssl(*args: str) -> None:
+        run(["openssl", *args], check=True)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=sandkit-e2e-ca",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+            "-keyout", str(folder / "ca.key"), "-out", str(folder / "ca.pem"))
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={WEB}",
+            "-keyout", str(folder / "server.key"), "-out", str(folder / "server.csr"))
+    (folder / "san.ext").write_text(f"subjectAltName=DNS:{WEB}\n")
+    openssl("x509", "-req", "-in", str(folder / "server.csr"), "-CA", str(folder / "ca.pem"),
+            "-CAkey", str(folder / "ca.key"), "-CAcreateserial", "-days", "2",
+            "-extfile", str(folder / "san.ext"), "-out", str(folder / "server.pem"))
+    for name in ("server.key", "server.pem"):
+        (folder / name).chmod(0o644)  # read by the server's unprivileged user; a test key only
+    return folder
+
+
+@pytest.fixture(scope="session")
+def git_repo(e2e_dir: Path) -> GitRepo:
+    """A repository on branch main, published as a bare repository for dumb-HTTP cloning."""
+    work = e2e_dir / "repo-work"
+    served = e2e_dir / "git-served"
+    work.mkdir()
+    served.mkdir(mode=0o755)
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(e2e_dir),
+           "GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@example.invalid",
+           "GIT_COMMITTER_NAME": "e2e", "GIT_COMMITTER_EMAIL": "e2e@example.invalid"}
+
+    def git(*args: str, cwd: Path = work) -> str:
+        return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    (work / "README.md").write_text(README_MD)
+    (work / "AGENTS.md").write_text(REPO_AGENTS_MD)
+    git("add", "README.md", "AGENTS.md")
+    git("commit", "-q", "-m", "e2e fixture")
+    git("clone", "-q", "--bare", str(work), str(served / "repo.git"), cwd=e2e_dir)
+    git("update-server-info", cwd=served / "repo.git")
+    for path in served.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return GitRepo(served, git("rev-parse", "HEAD"))
+
+
+def _env_file(path: Path, values: dict[str, str]) -> Path:
+    path.write_text("".join(f"{key}={value}\n" for key, value in values.items()))
+    path.chmod(0o600)
+    return path
+
+
+@pytest.fixture(scope="session")
+def run_secret_file(e2e_dir: Path, secret_values: dict[str, str]) -> Path:
+    """The runtime secret as the agent's owner keeps it: a file readable by uid 1000 only."""
+    path = e2e_dir / "run-token"
+    path.write_text(secret_values["E2E_RUN_TOKEN"])
+    os.chown(path, 1000, 1000)
+    path.chmod(0o400)
+    return path
+
+
+def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, token: str) -> Path:
+    """Test servers on the project's `outside` network, and DNS answers the proxy must refuse."""
+    image = f"sandkit-e2e/outside:{token}"
+    server = {"image": image, "read_only": True, "cap_drop": ["ALL"], "restart": "no"}
+    document = {
+        "services": {
+            "web": {**server, "build": {"context": str(OUTSIDE_DIR)},
+                    "environment": {"SERVER_ID": ALLOWED_ID},
+                    "volumes": [f"{certs}:/certs:ro", f"{repo.served}:/srv/git:ro"],
+                    "networks": {"outside": {"ipv4_address": outside.allowed_ip,
+                                             "aliases": [WEB, GIT, WILD_OK, WILD_DENIED, BOTH]}}},
+            "other": {**server, "environment": {"SERVER_ID": OTHER_ID},
+                      "networks": {"outside": {"ipv4_address": outside.other_ip, "aliases": [OTHER]}}},
+            "egress": {"extra_hosts": [f"{host}:{ip}" for host, ip in RESOLVES_TO_REFUSED.items()]},
+        },
+        "networks": {"outside": {"ipam": {"config": [{"subnet": str(outside.subnet)}]}}},
+    }
+    path.write_text(json.dumps(document, indent=2))  # JSON is YAML, and needs no quoting rules
+    return path
+
+
+@pytest.fixture(scope="session")
+def net_project(engine: None, token: str, e2e_dir: Path, outside: Outside, certs: Path, git_repo: GitRepo,
+                secret_values: dict[str, str], run_secret_file: Path) -> Iterator[Project]:
+    """The allowlist kit, built and up with its proxy and the outside servers."""
+    folder = e2e_dir / "net"
+    folder.mkdir()
+    (folder / "outside-ca.pem").write_bytes((certs / "ca.pem").read_bytes())
+    kit = folder / "kit.yaml"
+    kit.write_text(net_kit(f"e2e-{token}-net", "./outside-ca.pem"))
+    output = compile_kit(kit, folder / "sandbox", env=secret_values)  # values in reach: none may leak
+    override = _outside_override(folder / "outside.override.yaml", outside, certs, git_repo, token)
+    env_file = _env_file(folder / "e2e.env", {"E2E_BUILD_TOKEN": secret_values["E2E_BUILD_TOKEN"],
+                                              "E2E_RUN_TOKEN_FILE": str(run_secret_file)})
+    project = Project(f"e2e-{token}-net", output, [output / "compose.yaml", override], env_file)
+    yield from _services(project, ["build", "up -d --wait --wait-timeout 120 egress web other"])
+
+
+def _services(project: Project, setup: list[str]) -> Iterator[Project]:
+    """Set the project up inside pytest-docker's context, so a failed build or start is cleaned up too."""
+    command = f'docker compose --env-file "{project.env_file}"'
+    files = [str(f) for f in project.files]
+    with get_docker_services(command, files, project.name, [], CLEANUP):
+        executor = DockerComposeExecutor(command, files, project.name)
+        for step in setup:
+            executor.execute(step)
+        yield project
+
+
+def _offline(token: str, e2e_dir: Path, suffix: str, **kit: str) -> Project:
+    folder = e2e_dir / suffix
+    folder.mkdir()
+    (folder / "kit.yaml").write_text(offline_kit(f"e2e-{token}-{suffix}", **kit))
+    if kit.get("workspace", "").startswith("mount"):
+        workspace = folder / "ws"
+        workspace.mkdir()
+        (workspace / "from-host.txt").write_text("written on the host\n")
+        os.chown(workspace, 1000, 1000)  # the agent's owner's folder, as on a developer machine
+    output = compile_kit(folder / "kit.yaml", folder / "sandbox")
+    env_file = _env_file(folder / "e2e.env", {})
+    return Project(f"e2e-{token}-{suffix}", output, [output / "compose.yaml"], env_file)
+
+
+@pytest.fixture(scope="session")
+def offline_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
+    yield from _services(_offline(token, e2e_dir, "offline"), ["build"])
+
+
+@pytest.fixture(scope="session")
+def gvisor_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
+    yield from _services(_offline(token, e2e_dir, "gvisor", runtime="gvisor"), ["build"])
+
+
+@pytest.fixture(scope="session")
+def mount_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
+    yield from _services(_offline(token, e2e_dir, "mount", workspace="mount"), ["build"])
+
+
+@pytest.fixture(scope="session")
+def mount_ro_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
+    yield from _services(_offline(token, e2e_dir, "mount-ro", workspace="mount-readonly"), ["build"])

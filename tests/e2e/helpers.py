@@ -1,0 +1,232 @@
+"""Driving compiled sandboxes in the real engine: the kits the suite compiles, and a Compose
+project handle that runs probes inside the agent container.
+
+Everything a test creates is named from one per-session token (kit names, so image tags and
+Compose project names too), so concurrent sessions on one engine never touch each other's things.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.conftest import REPO
+
+OUTSIDE_DIR = Path(__file__).resolve().parent / "outside"
+ALLOWED_ID, OTHER_ID = "allowed", "other"
+
+#: Names the kit allows (all on port 8080 unless said otherwise) and what each resolves to.
+WEB = "web.allowed.test"
+GIT = "git.allowed.test"
+WILD_OK = "a.wild.test"
+WILD_DENIED = "denied.wild.test"
+BOTH = "both.test"
+OTHER = "other.test"
+#: Allowed names that the proxy's resolver maps to addresses it must refuse.
+RESOLVES_TO_REFUSED = {
+    "intranet.allowed.test": "10.1.2.3",
+    "loopback.allowed.test": "127.0.0.1",
+    "metadata.allowed.test": "169.254.169.254",
+}
+
+README_MD = "# e2e repository\n"
+REPO_AGENTS_MD = "Repository rules: keep tests green.\n"
+
+#: env values that a shell, Compose, YAML, Jinja or a Dockerfile would take as syntax.
+HOSTILE_ENV = {
+    "E2E_SUBSHELL": "$(touch /tmp/e2e-pwned)",
+    "E2E_BACKTICKS": "`touch /tmp/e2e-pwned`",
+    "E2E_EXPANSION": "${HOME} $HOME $$ $1 ${E2E_RUN_TOKEN_FILE:-x}",
+    "E2E_QUOTES": "it's \"quoted\" 'twice'",
+    "E2E_BACKSLASHES": "a\\b\\\\c\\n\\",
+    "E2E_NEWLINES": "first\nexport E2E_INJECTED=1\n\nlast\n",
+    "E2E_SPACES": "  leading and trailing  \t",
+    "E2E_UNICODE": "ünïcødé ✓ 😀 \u202e reversed \u2028 sep",
+    "E2E_YAML": "--- \nkey: value\n- item\n&anchor *alias !tag",
+    "E2E_TEMPLATES": "{{ p.name }} {% if true %}x{% endif %} ${{ github.token }}",
+    "E2E_SEMICOLON": "; touch /tmp/e2e-pwned; # comment",
+    "E2E_CARRIAGE": "line\r\nwith crlf\r",
+    "E2E_EMPTY": "",
+}
+
+INSTRUCTIONS = (
+    "Review the code; never push.\n"
+    "Odd bytes stay as they are: `id` $(id) ${{ secrets.X }} {{ jinja }} 'single' \"double\" ✓\n"
+)
+SETTINGS_JSON = '{"telemetry": false, "quote": "it\'s"}\n'
+README_TXT = "kit file placed at build time\n"
+
+AGENT_SCRIPT = """#!/bin/sh
+# The kit's agent command in the end-to-end suite: say who runs it and what ran before it.
+echo "agent uid=$(id -u)" >> /tmp/e2e-order.log
+cat /tmp/e2e-order.log
+"""
+
+
+#: Characters a YAML reader may take as line breaks even inside quotes: written as escapes.
+_YAML_BREAKS = {"\u0085": "\\x85", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+@dataclass(frozen=True)
+class Outside:
+    subnet: ipaddress.IPv4Network
+    allowed_ip: str
+    other_ip: str
+
+
+@dataclass(frozen=True)
+class GitRepo:
+    served: Path  # the folder mounted into the server as /srv/git
+    commit: str
+
+
+def yaml_str(value: str) -> str:
+    """A YAML double-quoted scalar (JSON's string syntax is a subset of it)."""
+    text = json.dumps(value, ensure_ascii=False)
+    for char, escape in _YAML_BREAKS.items():
+        text = text.replace(char, escape)
+    return text
+
+
+def net_kit(name: str, ca_file: str) -> str:
+    """The allowlist kit: egress through the proxy, clone, secrets, startup, files, hostile env."""
+    allow = [f"{WEB}:8080", f"{WEB}:8443", f"{GIT}:8080", '"*.wild.test:8080"', f"{BOTH}:8080",
+             *(f"{host}:8080" for host in RESOLVES_TO_REFUSED)]
+    env = "\n".join(f"  {key}: {yaml_str(value)}" for key, value in HOSTILE_ENV.items())
+    return f"""apiVersion: sandkit/v1
+kind: Kit
+name: {name}
+description: end-to-end kit with an egress allowlist
+image:
+  ca_certificates: [{ca_file}]
+  packages:
+    apt: [curl]
+install:
+  - test -s /run/secrets/E2E_BUILD_TOKEN
+  - sha256sum < /run/secrets/E2E_BUILD_TOKEN > /etc/e2e-build-token.sha256
+startup:
+  - 'echo "startup0 uid=$(id -u) user=$(id -un)" >> /tmp/e2e-order.log'
+  - 'echo "startup1 uid=$(id -u)" >> /tmp/e2e-order.log'
+env:
+{env}
+secrets:
+  - name: E2E_RUN_TOKEN
+  - name: E2E_OPTIONAL_TOKEN
+    required: false
+  - name: E2E_BUILD_TOKEN
+    build: true
+network:
+  egress: allowlist
+  allow: [{", ".join(allow)}]
+  deny: ["{WILD_DENIED}:8080", "{BOTH}:8080"]
+agent:
+  command: [/opt/e2e/agent.sh]
+  instructions: {yaml_str(INSTRUCTIONS)}
+  instructions_file: AGENTS.md
+files:
+  - path: /opt/e2e/agent.sh
+    content: {yaml_str(AGENT_SCRIPT)}
+    mode: "0755"
+  - path: /etc/e2e/readme.txt
+    content: {yaml_str(README_TXT)}
+  - path: /home/agent/.config/e2e/settings.json
+    content: {yaml_str(SETTINGS_JSON)}
+    mode: "0600"
+workspace:
+  mode: clone
+  repo: http://{GIT}:8080/git/repo.git
+  ref: main
+resources:
+  cpus: 0.5
+  memory: 256Mi
+  pids: 64
+  timeout: 10m
+"""
+
+
+def offline_kit(name: str, *, runtime: str = "default", workspace: str = "none") -> str:
+    """A kit with no network at all; ``workspace`` mount modes mount ./ws beside the kit."""
+    source = "\n  source: ./ws" if workspace.startswith("mount") else ""
+    return f"""apiVersion: sandkit/v1
+kind: Kit
+name: {name}
+description: end-to-end kit without a network
+network:
+  egress: none
+agent:
+  command: [sleep, "1"]
+workspace:
+  mode: {workspace}{source}
+resources:
+  cpus: 1
+  memory: 128Mi
+  pids: 64
+  timeout: 5m
+isolation:
+  runtime: {runtime}
+"""
+
+
+def compile_kit(kit: Path, output: Path, env: dict[str, str] | None = None) -> Path:
+    """`sandkit build` for the docker and compose targets (``env`` added to its environment)."""
+    done = subprocess.run([sys.executable, "-m", "sandkit", "build", str(kit), "-o", str(output), "-q",
+                           "--target", "docker,compose"], cwd=REPO, capture_output=True, text=True, check=False,
+                          env={**os.environ, **(env or {})})
+    assert done.returncode == 0, f"sandkit build failed:\n{done.stdout}{done.stderr}"
+    folders = [p for p in output.iterdir() if p.is_dir()]
+    assert len(folders) == 1, folders
+    return folders[0]
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return f"exit {self.returncode}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+@dataclass
+class Project:
+    """One Compose project of the suite: the generated compose.yaml plus the test's override."""
+
+    name: str
+    folder: Path  # the generated output, untouched
+    files: list[Path]
+    env_file: Path
+
+    def compose_argv(self, *args: str, env_file: Path | None = None) -> list[str]:
+        argv = ["docker", "compose", "--env-file", str(env_file or self.env_file)]
+        for path in self.files:
+            argv += ["-f", str(path)]
+        return [*argv, "-p", self.name, *args]
+
+    def compose(self, *args: str, timeout: float = 120, env_file: Path | None = None) -> Result:
+        return run(self.compose_argv(*args, env_file=env_file), timeout=timeout)
+
+    def agent(self, script: str | None = None, *, timeout: float = 60, env_file: Path | None = None,
+              extra: tuple[str, ...] = ()) -> Result:
+        """Run the agent service through its entrypoint; with a script, as ``bash -c script``."""
+        command = ("bash", "-c", script) if script is not None else ()
+        return self.compose("run", "--rm", "-T", *extra, "agent", *command, timeout=timeout, env_file=env_file)
+
+    def logs(self, service: str) -> str:
+        return self.compose("logs", "--no-color", "--no-log-prefix", service).stdout
+
+
+def run(argv: list[str], *, timeout: float = 120, check: bool = False) -> Result:
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"{' '.join(argv[:8])}... did not finish within {timeout} s") from exc
+    result = Result(done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace"))
+    if check and done.returncode != 0:
+        raise AssertionError(f"{' '.join(argv)} failed: {result}")
+    return result

@@ -1,0 +1,63 @@
+"""A stand-in for the internet in the end-to-end tests.
+
+Answers every HTTP request on port 8080 (and HTTPS on 8443 when /certs holds a key pair) with its
+own name and the Host header it was asked for, and serves /srv/git as a dumb-HTTP git server, so a
+test can tell which server (if any) a request from the sandbox reached. Every request is logged to
+stdout, which the tests read to prove that a refused request never arrived.
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import ssl
+import threading
+from pathlib import Path
+
+SERVER_ID = os.environ.get("SERVER_ID", "outside")
+GIT_ROOT = "/srv"
+CERT, KEY = Path("/certs/server.pem"), Path("/certs/server.key")
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, directory=GIT_ROOT, **kwargs)  # type: ignore[arg-type]
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/git/"):
+            super().do_GET()
+            return
+        host = self.headers.get("Host", "")
+        body = f"sandkit-e2e-outside server={SERVER_ID} host={host} path={self.path}\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        print(f"request server={SERVER_ID} client={self.client_address[0]} {format % args}", flush=True)
+
+
+def serve(port: int, context: ssl.SSLContext | None) -> None:
+    server = http.server.ThreadingHTTPServer(("0.0.0.0", port), Handler)
+    if context is not None:
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.serve_forever()
+
+
+def main() -> None:
+    threads = [threading.Thread(target=serve, args=(8080, None), daemon=True)]
+    if CERT.exists() and KEY.exists():
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(CERT, KEY)
+        threads.append(threading.Thread(target=serve, args=(8443, context), daemon=True))
+    for thread in threads:
+        thread.start()
+    print(f"listening server={SERVER_ID}", flush=True)
+    for thread in threads:
+        thread.join()
+
+
+if __name__ == "__main__":
+    main()
