@@ -207,11 +207,17 @@ def _services(project: Project, setup: list[str]) -> Iterator[Project]:
     """Set the project up inside pytest-docker's context, so a failed build or start is cleaned up too."""
     command = f'docker compose --env-file "{project.env_file}"'
     files = [str(f) for f in project.files]
-    with get_docker_services(command, files, project.name, [], CLEANUP):
-        executor = DockerComposeExecutor(command, files, project.name)
-        for step in setup:
-            executor.execute(step)
-        yield project
+    tags = project.compose("config", "--images").stdout.split()
+    try:
+        with get_docker_services(command, files, project.name, [], CLEANUP):
+            executor = DockerComposeExecutor(command, files, project.name)
+            for step in setup:
+                executor.execute(step)
+            yield project
+    finally:  # `down --rmi all` skips an image it finds no container of; its tags are removed here
+        left = [tag for tag in tags if run(["docker", "image", "inspect", tag]).returncode == 0]
+        if left:
+            run(["docker", "image", "rm", *left])
 
 
 def _offline(token: str, e2e_dir: Path, suffix: str, **kit: str) -> Project:

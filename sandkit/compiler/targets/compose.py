@@ -217,8 +217,8 @@ def _pids_fidelity(plan: Plan) -> Fidelity:
         return Fidelity("resources.pids", "enforced", "pids_limit")
     return Fidelity("resources.pids", "best-effort",
                     f"under gVisor the engine's pids_limit counts the gVisor kernel's threads, not the agent's "
-                    f"processes (which are gVisor tasks): pids_limit is {plan.pids} + {GVISOR_THREADS} for them, "
-                    "and the memory limit is what bounds a fork bomb")
+                    f"processes (which are gVisor tasks): pids_limit is {plan.pids} + {GVISOR_THREADS} for them; "
+                    "a fork bomb ends the whole sandbox at that limit or the memory limit instead of failing forks")
 
 
 def _workspace_reason(plan: Plan) -> str:
