@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,6 +220,21 @@ class Project:
 
     def logs(self, service: str) -> str:
         return self.compose("logs", "--no-color", "--no-log-prefix", service).stdout
+
+    def addresses(self, service: str) -> list[str]:
+        """The IPv4 addresses of the service's running container, one per network."""
+        container = self.compose("ps", "-q", service).stdout.strip()
+        inspect = json.loads(run(["docker", "inspect", container], check=True).stdout)
+        return sorted(n["IPAddress"] for n in inspect[0]["NetworkSettings"]["Networks"].values())
+
+    def log_with(self, service: str, text: str, seconds: float = 10) -> str:
+        """The service's log once it holds ``text`` (or after ``seconds``): log lines may lag a reply."""
+        deadline = time.monotonic() + seconds
+        log = self.logs(service)
+        while text not in log and time.monotonic() < deadline:
+            time.sleep(0.5)
+            log = self.logs(service)
+        return log
 
 
 def run(argv: list[str], *, timeout: float = 120, check: bool = False) -> Result:

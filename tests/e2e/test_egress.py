@@ -3,7 +3,6 @@ host:port pairs answer, through the proxy, over plain HTTP and CONNECT; nothing 
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -18,7 +17,6 @@ from tests.e2e.helpers import (
     WILD_OK,
     Outside,
     Project,
-    run,
 )
 
 pytestmark = pytest.mark.docker
@@ -45,7 +43,8 @@ def test_allowed_name_answers_over_http_through_the_proxy(net_project: Project) 
     assert f"server={ALLOWED_ID} host={WEB}:8080 path=/over-http" in result.stdout, (
         f"the allowed server did not answer a plain HTTP request through the proxy:\n{result}")
     assert _status(result.stdout) == ("000", "200"), result
-    assert f"method=GET url=http://{WEB}:8080/over-http" in net_project.logs("egress"), (
+    logged = f"method=GET url=http://{WEB}:8080/over-http"
+    assert logged in net_project.log_with("egress", logged), (
         "the request reached the server without passing the proxy's log")
 
 
@@ -54,7 +53,8 @@ def test_allowed_name_answers_https_through_connect(net_project: Project) -> Non
     assert f"server={ALLOWED_ID} host={WEB}:8443 path=/over-connect" in result.stdout, (
         f"HTTPS via CONNECT to an allowed host:port failed (TLS checked against the kit's CA):\n{result}")
     assert _status(result.stdout) == ("200", "200"), result
-    assert f"method=CONNECT url={WEB}:8443" in net_project.logs("egress")
+    logged = f"method=CONNECT url={WEB}:8443"
+    assert logged in net_project.log_with("egress", logged), "the CONNECT did not pass the proxy's log"
 
 
 def test_name_not_on_the_list_is_refused_by_the_proxy(net_project: Project) -> None:
@@ -118,16 +118,10 @@ def test_allowed_names_resolving_to_private_loopback_or_metadata_are_refused(net
     assert statuses[1][0] == "403", f"{name} resolves to {address} and the proxy tunnelled to it:\n{result}"
 
 
-def _container_ips(project: Project, service: str) -> list[str]:
-    container = project.compose("ps", "-q", service).stdout.strip()
-    networks = json.loads(run(["docker", "inspect", container], check=True).stdout)[0]["NetworkSettings"]["Networks"]
-    return sorted(n["IPAddress"] for n in networks.values())
-
-
 def test_egress_none_reaches_nothing_not_even_the_proxy(offline_project: Project, net_project: Project,
                                                         outside: Outside) -> None:
     """The net project's proxy is running: even its addresses are out of reach."""
-    targets = [f"{ip}:3128" for ip in _container_ips(net_project, "egress")] + [f"{outside.allowed_ip}:8080"]
+    targets = [f"{ip}:3128" for ip in net_project.addresses("egress")] + [f"{outside.allowed_ip}:8080"]
     script = f"""
     for i in /sys/class/net/*; do echo "interface=${{i##*/}}"; done
     if timeout 5 getent hosts egress; then echo "resolved egress"; fi

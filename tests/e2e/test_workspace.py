@@ -17,11 +17,15 @@ def test_clone_comes_from_the_git_server_through_the_proxy(net_project: Project,
                                "cat /workspace/README.md")
     assert result.stdout.splitlines()[:3] == [git_repo.commit, "main", README_MD.rstrip("\n")], (
         f"the workspace is not a clone of the server's main branch:\n{result}")
-    proxy_log = net_project.logs("egress")
-    assert f"url=http://{GIT}:8080/git/repo.git/info/refs" in proxy_log, (
+    fetch = f"url=http://{GIT}:8080/git/repo.git/info/refs"
+    proxy_log = net_project.log_with("egress", fetch)
+    assert fetch in proxy_log, (
         f"the clone did not go through the egress proxy:\n{proxy_log}")
-    fetched = [line for line in net_project.logs("web").splitlines() if "/git/repo.git/" in line]
+    fetched = [line for line in net_project.log_with("web", "/git/repo.git/").splitlines() if "/git/repo.git/" in line]
     assert fetched, "the git server saw no fetch"
+    proxy = set(net_project.addresses("egress"))
+    clients = {line.split("client=")[1].split()[0] for line in fetched}
+    assert clients <= proxy, f"the git server was fetched from {clients - proxy}, not only from the proxy {proxy}"
 
 
 def _host_folder(project: Project) -> Path:
