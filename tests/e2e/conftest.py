@@ -43,7 +43,8 @@ from tests.e2e.helpers import (
     run,
 )
 
-OUTSIDE_POOL = ipaddress.ip_network("198.18.0.0/15")
+#: The lower half of 198.18.0.0/15; tests/compiler/test_kubernetes_docker.py takes its networks from 198.19.
+OUTSIDE_POOL = ipaddress.ip_network("198.18.0.0/16")
 #: Removes the project's containers, networks, volumes and the images it built (by their tags).
 CLEANUP = ["down -v --remove-orphans --rmi all --timeout 1"]
 
@@ -88,7 +89,7 @@ def _used_subnets() -> set[ipaddress.IPv4Network]:
 
 @pytest.fixture(scope="session")
 def outside(engine: None, token: str) -> Outside:
-    """A /24 of 198.18.0.0/15 that no network on this engine uses yet."""
+    """A /24 of 198.18.0.0/16 that no network on this engine uses yet."""
     used = _used_subnets()
     subnets = list(OUTSIDE_POOL.subnets(new_prefix=24))
     start = int(token, 16) % len(subnets)
@@ -96,7 +97,7 @@ def outside(engine: None, token: str) -> Outside:
         if not any(subnet.overlaps(u) for u in used):
             hosts = list(subnet.hosts())
             return Outside(subnet, str(hosts[199]), str(hosts[200]))
-    pytest.fail("no free /24 in 198.18.0.0/15 for the outside network")
+    pytest.fail(f"no free /24 in {OUTSIDE_POOL} for the outside network")
 
 
 @pytest.fixture(scope="session")
