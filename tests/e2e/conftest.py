@@ -78,7 +78,9 @@ def e2e_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _used_subnets() -> set[ipaddress.IPv4Network]:
     ids = run(["docker", "network", "ls", "-q"], check=True).stdout.split()
-    info = json.loads(run(["docker", "network", "inspect", *ids], check=True).stdout) if ids else []
+    # not checked: a network removed between `ls` and `inspect` only drops out of the answer
+    answer = run(["docker", "network", "inspect", *ids]).stdout if ids else ""
+    info = json.loads(answer) if answer.strip() else []
     used = set()
     for network in info:
         for config in (network.get("IPAM") or {}).get("Config") or []:
