@@ -255,3 +255,8 @@ def mount_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
 @pytest.fixture(scope="session")
 def mount_ro_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
     yield from _services(_offline(token, e2e_dir, "mount-ro", workspace="mount-readonly"), ["build"])
+
+
+@pytest.fixture(scope="session")
+def timeout_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
+    yield from _services(_offline(token, e2e_dir, "timeout", timeout="3s"), ["build"])

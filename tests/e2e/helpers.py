@@ -150,7 +150,7 @@ resources:
 """
 
 
-def offline_kit(name: str, *, runtime: str = "default", workspace: str = "none") -> str:
+def offline_kit(name: str, *, runtime: str = "default", workspace: str = "none", timeout: str = "5m") -> str:
     """A kit with no network at all; ``workspace`` mount modes mount ./ws beside the kit."""
     source = "\n  source: ./ws" if workspace.startswith("mount") else ""
     return f"""apiVersion: sandkit/v1
@@ -167,7 +167,7 @@ resources:
   cpus: 1
   memory: 128Mi
   pids: 64
-  timeout: 5m
+  timeout: {timeout}
 isolation:
   runtime: {runtime}
 """
