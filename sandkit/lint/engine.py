@@ -55,14 +55,13 @@ def scan(targets: list[str], root: str, options: ScanOptions,
     """Scan ``targets`` and return every finding (suppressions applied, baseline not)."""
     discovered = discover(targets, root, exclude)
     head = list(itertools.islice(discovered, PARALLEL_THRESHOLD))
-    paths: list[str] = []
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if workers > 1 and len(head) >= PARALLEL_THRESHOLD:
         results: Iterable[FileResult] = _parallel(
-            _recording(itertools.chain(head, discovered), paths), options, workers)
+            itertools.chain(head, discovered), options, workers)
     else:
         checker = _Checker(options)
-        results = (checker.check(c) for c in _recording(itertools.chain(head, discovered), paths))
+        results = (checker.check(c) for c in itertools.chain(head, discovered))
     findings: list[Finding] = []
     crashes: list[str] = []
     files = 0
@@ -73,15 +72,9 @@ def scan(targets: list[str], root: str, options: ScanOptions,
     from sandkit.lint.repository import RepositoryView, run_passes
 
     all_rules()  # family modules register their passes on import
-    view = RepositoryView(root, frozenset(paths))
+    view = RepositoryView(root)
     findings, pass_crashes = run_passes(findings, view)
     return ScanResult(findings, files, crashes + pass_crashes)
-
-
-def _recording(candidates: Iterator[Candidate], paths: list[str]) -> Iterator[Candidate]:
-    for candidate in candidates:
-        paths.append(candidate.path)
-        yield candidate
 
 
 def _parallel(candidates: Iterator[Candidate], options: ScanOptions,

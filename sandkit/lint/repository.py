@@ -30,8 +30,7 @@ from sandkit.lint.model import Finding
 class RepositoryView:
     """What a pass may know about the scanned tree besides the findings."""
 
-    root: str
-    paths: frozenset[str]  # every file the scan considered, relative and "/"-separated
+    root: str  # no list of every scanned path: memory must not grow with the tree
 
     def read(self, rel: str, limit: int = 65536) -> str | None:
         """The text of ``rel`` under the root (at most ``limit`` bytes), or None."""

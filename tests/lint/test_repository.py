@@ -26,7 +26,7 @@ def test_passes_rewrite_and_a_failing_pass_keeps_its_input() -> None:
     saved = list(repository._PASSES)
     repository._PASSES[:] = [("lower", lower), ("broken", broken)]
     try:
-        out, crashes = run_passes([_finding("b"), _finding("a")], RepositoryView(".", frozenset()))
+        out, crashes = run_passes([_finding("b"), _finding("a")], RepositoryView("."))
     finally:
         repository._PASSES[:] = saved
     assert [f.path for f in out] == ["a", "b"]
@@ -38,7 +38,7 @@ def test_view_reads_inside_the_root_only(tmp_path: Path) -> None:
     (tmp_path / "inside").mkdir()
     (tmp_path / "inside" / ".dockerignore").write_text(".env\n")
     (tmp_path / "secret").write_text("outside")
-    view = RepositoryView(str(tmp_path / "inside"), frozenset({".dockerignore"}))
+    view = RepositoryView(str(tmp_path / "inside"))
     assert view.read(".dockerignore") == ".env\n"
     assert view.read("../secret") is None
     assert view.read("missing") is None
