@@ -42,8 +42,8 @@ NON_PUBLIC_V6 = ("::/128", "::1/128", "::ffff:0:0/96", "64:ff9b::/96", "fc00::/7
 GLOBAL_UNICAST_V6 = "2000::/3"
 #: sandkit's linter rightly flags 0.0.0.0/0 in a NetworkPolicy; the proxy's rule is the one place it
 #: is meant (with every non-public range excepted), so that line carries a reasoned suppression.
-EVERY_PUBLIC_V4 = "cidr: 0.0.0.0/0\n"
-EVERY_PUBLIC_V4_NOTE = ("cidr: 0.0.0.0/0  # sandkit: ignore[EG002] the egress proxy reaches any public address; "
+EVERY_PUBLIC_V4 = "cidr: '0.0.0.0/0'\n"
+EVERY_PUBLIC_V4_NOTE = ("cidr: '0.0.0.0/0'  # sandkit: ignore[EG002] the egress proxy reaches any public address; "
                         "squid allows only the kit's names, and non-public ranges are excepted below\n")
 #: The proxy is healthy when it answers a request from loopback with its own refusal (as compose checks).
 PROXY_PROBE = ["bash", "-c", f"exec 3<>/dev/tcp/127.0.0.1/{PROXY_PORT} && printf 'GET http://healthcheck.invalid/ "
