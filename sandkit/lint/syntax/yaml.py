@@ -132,8 +132,9 @@ class _Converter:
             result = PSeq(pos)
             self.seen[id(node)] = result
             for item in node.value:
-                result.append(self.convert(item))
-                result.item_pos.append(_pos(item))
+                value = self.convert(item)
+                result.append(value)
+                result.item_pos.append(getattr(value, "pos", None) or _pos(item))
         return result
 
     def _fill_map(self, target: PMap, node: Any) -> None:
@@ -145,9 +146,10 @@ class _Converter:
             key = self.convert(key_node)
             if isinstance(key, PMap | PSeq):
                 key = str(key_node.start_mark)  # unhashable complex key: keep it addressable
-            target[key] = self.convert(value_node)
-            target.key_pos[key] = _pos(key_node)
-            target.value_pos[key] = _pos(value_node)
+            value = self.convert(value_node)
+            target[key] = value
+            target.key_pos[key] = getattr(key, "pos", None) or _pos(key_node)
+            target.value_pos[key] = getattr(value, "pos", None) or _pos(value_node)
 
     def _merge(self, target: PMap, value_node: Any) -> None:
         sources = value_node.value if value_node.id == "sequence" else [value_node]
