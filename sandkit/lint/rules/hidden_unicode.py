@@ -27,6 +27,7 @@ _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u061c\u200e\u200f]+")
 _FORMAT = re.compile(
     "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f"
     "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a\U000e0100-\U000e01ef]+")
+_ANY = re.compile(f"{_TAGS.pattern}|{_BIDI.pattern}|{_FORMAT.pattern}")
 _STRONG = (kinds.AGENT_INSTRUCTIONS, kinds.AGENT_CONFIG)
 #: Instruction and configuration files, plus prose an agent reads (Markdown, text).
 _KINDS = tuple(k for k in kinds.KINDS if k != kinds.TEXT)
@@ -77,8 +78,11 @@ def _shown(text: str, limit: int = 120) -> str:
 
 
 def _in_scope(file: SourceFile) -> bool:
-    """Configuration and instruction kinds, and text files that are prose or settings."""
-    return file.kind != kinds.TEXT or file.path.lower().endswith(_PROSE)
+    """In scope (configuration, instruction, prose) and holding any hidden character at all;
+    one scan shared by the three rules."""
+    return file.memo("hidden_unicode_scope", lambda: not file.text.isascii() and (
+        file.kind != kinds.TEXT or file.path.lower().endswith(_PROSE))
+        and _ANY.search(file.text) is not None)
 
 
 def _severity(file: SourceFile, strong: str, weak: str) -> str:

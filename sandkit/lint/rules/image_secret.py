@@ -11,7 +11,7 @@ import posixpath
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
-from sandkit.credentials import is_placeholder, is_secret_key
+from sandkit.credentials import TOKEN_HINTS, is_placeholder, is_secret_key
 from sandkit.lint.kinds import DOCKERFILE
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import rule
@@ -20,6 +20,7 @@ from sandkit.lint.rules._secrets import find_tokens
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import parse_commands
 
+TOKEN_HINTS_FLAT = {hint for hints in TOKEN_HINTS.values() for hint in hints}
 _SECRET_FILES = (".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa", "id_dsa", "id_ecdsa",
                  "id_ed25519", ".npmrc", ".pypirc", ".netrc", ".git-credentials", "*.p12",
                  "*.pfx", "*.jks", "*.keystore", "credentials", "credentials.json",
@@ -28,6 +29,11 @@ _SECRET_FILES = (".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa", "id_dsa"
 _NOT_SECRET = (".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults",
                "*.pub", "*.example", "*.sample")
 _CONTEXT_WIDE = (".", "./", "*", "./*", "/", "")
+# ENV/ARG can only hold a secret under a secret-like name or in a known token format.
+_ENV_TRIGGERS = tuple(sorted({*TOKEN_HINTS_FLAT, "KEY", "Key", "key", "TOKEN", "Token", "token",
+                              "SECRET", "Secret", "secret", "PASS", "Pass", "pass", "PWD", "Pwd",
+                              "pwd", "AUTH", "Auth", "auth", "CREDENTIAL", "Credential",
+                              "credential"}))
 
 
 def _dockerfile_pairs(args: str) -> Iterator[tuple[str, str, int]]:
@@ -42,7 +48,7 @@ def _dockerfile_pairs(args: str) -> Iterator[tuple[str, str, int]]:
 
 
 @rule("IS001", "secret-in-image-env", category="image-secret", severity="high",
-      kinds=(DOCKERFILE,), triggers=("ENV", "ARG", "env", "arg"))
+      kinds=(DOCKERFILE,), triggers=_ENV_TRIGGERS)
 def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     """ENV or ARG carries a secret into the image, in any build stage.
 
@@ -91,7 +97,7 @@ def _copy_sources(args: str, exec_form: list[str] | None) -> list[str]:
 
 
 def _secret_file(source: str) -> bool:
-    name = posixpath.basename(source.rstrip("/")).lower()
+    name = posixpath.basename(source.rstrip("/"))
     if any(fnmatchcase(name, p) for p in _NOT_SECRET):
         return False
     if name == "config.json":
@@ -101,7 +107,11 @@ def _secret_file(source: str) -> bool:
 
 
 @rule("IS002", "secret-file-copied", category="image-secret", severity="high",
-      kinds=(DOCKERFILE,), triggers=("COPY", "ADD", "copy", "add"))
+      kinds=(DOCKERFILE,), triggers=(".env", ".pem", ".key", "id_", "npmrc", "pypirc", "netrc",
+                                     "credentials", ".p12", ".pfx", ".jks", ".keystore",
+                                     "config.json", ".htpasswd", "secrets.", ".tfvars",
+                                     "kubeconfig", "dockercfg", ".ssh", ".aws",
+                                     "service-account", "-sa-key"))
 def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
     """COPY or ADD puts a .env file, a private key or a credential file into the image.
 
@@ -129,7 +139,8 @@ def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
 
 
 @rule("IS003", "context-copy-without-dockerignore", category="image-secret", severity="medium",
-      kinds=(DOCKERFILE,), triggers=("COPY", "ADD", "copy", "add"))
+      kinds=(DOCKERFILE,), triggers=(" . ", " ./ ", " * ", " ./* ", '"."', '"./"', '"*"', "\t.",
+                                     " .\n", " /\n"))
 def context_copy_without_dockerignore(file: SourceFile) -> Iterator[Hit]:
     """`COPY . .` copies the whole build context and no .dockerignore keeps .env out.
 

@@ -20,12 +20,19 @@ from sandkit.lint.rules._secrets import find_configured, find_tokens, literal_se
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq
 
-_HINTS = tuple(sorted({h for hints in TOKEN_HINTS.values() for h in hints}))
+_ALL_HINTS = {h for hints in TOKEN_HINTS.values() for h in hints}
+# A hint that contains a shorter one adds nothing to an "any of these occurs" pre-check.
+_HINTS = tuple(sorted(h for h in _ALL_HINTS if not any(o != h and o in h for o in _ALL_HINTS)))
 _INI_NAMES = (".npmrc", ".pypirc", ".ini", ".cfg", ".properties", ".netrc", ".yarnrc",
               ".gemrc", ".s3cfg", ".pgpass", "credentials")
 _INI_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_/:.][A-Za-z0-9_./:@-]{0,120})"
                        r"[ \t]*[=:][ \t]*(\S[^\n]{0,500})$")
 _NETRC_PASSWORD = re.compile(r"\bpassword[ \t]+(\S{1,256})")
+# A secret-like word right before ":" or "=" (a key), or after "name:" (Kubernetes env lists).
+# One linear scan decides whether the file is worth parsing for PS002 at all.
+_SECRET_KEY_HINT = re.compile(
+    r"(?i)(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|auth|credentials?)[\"']?[ \t]*[:=]|"
+    r"(?i:name)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]{0,64}?(?:key|token|secret|pass|pwd|auth|credential)")
 _STRUCTURED = (kinds.COMPOSE, kinds.KUBERNETES, kinds.WORKFLOW, kinds.ACTION, kinds.DEVCONTAINER,
                kinds.KIT, kinds.YAML, kinds.JSON, kinds.TOML, kinds.AGENT_CONFIG)
 _ENV_LIKE = (kinds.ENV, kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE)
@@ -83,10 +90,7 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
 
 
 @rule("PS002", "secret-named-literal", category="plaintext-secret", severity="medium",
-      kinds=(*_STRUCTURED, *_ENV_LIKE, kinds.TEXT),
-      triggers=("KEY", "key", "Key", "TOKEN", "token", "Token", "SECRET", "secret", "Secret",
-                "PASS", "pass", "Pass", "PWD", "pwd", "AUTH", "auth", "Auth", "CREDENTIAL",
-                "credential", "Credential"))
+      kinds=(*_STRUCTURED, *_ENV_LIKE, kinds.TEXT))
 def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     """A secret-named key (PASSWORD, API_KEY, TOKEN, clientSecret ...) has a literal value.
 
@@ -110,6 +114,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Reference the secret instead (`${DB_PASSWORD}`, a CI or kit secret, a secret store), and
     rotate the value that was committed.
     """
+    if file.kind == kinds.TEXT and not file.path.lower().endswith(_INI_NAMES):
+        return
+    if not _SECRET_KEY_HINT.search(file.text):
+        return  # no secret-like name before a ":" or "=": nothing to parse for
     known = {file.pos_at(t.start).line for t in find_tokens(file.text)}
     claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
     seen: set[Pos] = set()
