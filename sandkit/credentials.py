@@ -87,7 +87,7 @@ _PLACEHOLDER_VALUES = frozenset({
 })
 # References to a secret kept elsewhere: environment and template variables, secret stores.
 _REFERENCE = re.compile(
-    r"\$\{|\$\(|\{\{|\}\}|%\(|^\$[A-Za-z_]|^%[A-Za-z_][A-Za-z0-9_]*%$|^(?:/run/secrets/|/var/run/secrets/|"
+    r"\$\{|\$\(|\{\{|\}\}|%\(|%s|^\{[^{}\s]{1,80}\}$|^\$[A-Za-z_]|^%[A-Za-z_][A-Za-z0-9_]*%$|^(?:/run/secrets/|/var/run/secrets/|"
     r"file:|env:|vault:|op://|ref\+|sm://|arn:aws:|secretsmanager:|projects/[^/]{1,64}/secrets/|"
     r"azurekeyvault|keyvault:|!)",
     re.IGNORECASE,
@@ -98,6 +98,7 @@ def is_placeholder(value: str) -> bool:
     """True when ``value`` is a stand-in or a reference, not a literal credential.
 
     Covers empty and very short values, ``${VAR}``/``$VAR``/``{{ template }}`` references,
+    format placeholders (``{token}``, ``%s``),
     secret-store references (``/run/secrets/...``, ``op://``, ``vault:``, ARNs), words such as
     changeme, example, dummy or ``<token>``, runs of one character, and a few words that are
     names rather than values (``password``, ``none``, ``true``).
@@ -127,7 +128,8 @@ def is_secret_key(name: str) -> bool:
         return False
     if re.search(r"(?i)(?:^|_)(?:public|publishable|primary|sort|partition|foreign|idempotency|"
                  r"cache|ssh_host|host|gpg|signing_public|lookup|dedup|routing|hash|object|"
-                 r"i18n|translation|hot|short|map|sign_in|api_key_name|key_id)_?key$", snake):
+                 r"i18n|translation|hot|short|map|sign_in|api_key_name|key_id|result|limit|s3|sort|"
+                 r"row|dict|group|query|shard|index|media|license)_?key$", snake):
         return False
     return is_secret_name(snake) or bool(re.search(r"(?i)(?:^|_)pass$", snake))
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_PATTERNS, is_placeholder, is_secret_key
 
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]{40,}")
 _SEQUENCES = ("abcdefgh", "bcdefghi", "12345678", "23456789", "qwertyui", "ABCDEFGH")
 _MIXED_KINDS = frozenset({
@@ -128,7 +129,9 @@ def literal_secret(name: str, value: object) -> bool:
     """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
 
     Values with whitespace (prose), upper-case identifiers (the name of another variable),
-    paths, booleans and numbers are not literal secrets.
+    paths, booleans and numbers are not literal secrets; neither are plain words and
+    identifiers ("NextToken", "result-key") except under password-like names, where a word
+    is a (weak) password.
     """
     if not isinstance(value, str) or not is_secret_key(str(name)):
         return False
@@ -137,4 +140,11 @@ def literal_secret(name: str, value: object) -> bool:
         return False
     if re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", text) or text.startswith(("/", "./", "~", "../")):
         return False
+    if re.fullmatch(r"[A-Za-z]+(?:[._-][A-Za-z]+)*", text) and not re.search(r"(?i)pass|pwd",
+                                                                              str(name)):
+        return False  # a word or identifier ("NextToken", "result-key"): a name, not a key
+    if _UUID.fullmatch(text) and not re.search(r"(?i)api_?key|secret|pass", str(name)):
+        return False  # request and change tokens are ids; API keys in UUID form still count
+    if "/" in text and re.search(r"\.[A-Za-z]{1,5}$", text):
+        return False  # a file path
     return not re.fullmatch(r"https?://[^@\s]*|\d+(?:\.\d+)?", text)

@@ -145,3 +145,17 @@ def test_adversarial_input_stays_fast(text: str) -> None:
     list(find_tokens(text))
     lint_text("big.env", text)
     assert time.perf_counter() - start < 3.0
+
+
+def test_identifier_values_are_names_not_secrets() -> None:
+    text = '{"input_token": "NextToken", "result_key": "findings", "limit_key": "MaxResults"}'
+    assert at(lint_text("data/paginators-1.json", text), "PS002") == []
+    assert at(lint_text("app/.env", "DB_PASSWORD=mysecretpassword\n"), "PS002") == [(1, 13)]
+    assert at(lint_text("url.py", 'u = f"https://{user}:{self.token}@host/x"\n'), "PS001") == []
+
+
+def test_request_ids_and_paths_under_token_names() -> None:
+    text = ('{"ChangeToken": "abcdef01-2345-6789-abcd-ef0123456789",\n'
+            ' "S3Key": "my-app/5026-stage.war", "result_key": "PublicIpv4Pools",\n'
+            ' "HEROKU_API_KEY": "01234567-89ab-cdef-0123-456789abcdef"}')
+    assert at(lint_text("data/examples-1.json", text), "PS002") == [(3, 20)]
