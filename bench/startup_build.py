@@ -2,7 +2,7 @@
 
 Start-up is reported against the interpreter's own start (`python -c pass`), as a difference and a
 ratio, so the figure means the same on a slower machine. The build benchmark compiles N generated
-kits (docker and compose targets) in one process.
+kits (every target) in one process.
 
     python bench/startup_build.py [--runs 15] [--kits 100]
 """
@@ -65,7 +65,7 @@ def build(count: int) -> None:
         took = time.perf_counter() - started
         files = sum(1 for p in (Path(folder) / "out").rglob("*") if p.is_file())
     print(f"build: {count} kits -> {files} files in {took:.2f} s ({took / count * 1000:.1f} ms per kit, "
-          "one process, docker+compose targets)")
+          "one process, every target)")
 
 
 def main() -> None:
