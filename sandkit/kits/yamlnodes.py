@@ -20,6 +20,10 @@ MAX_NODES = 50_000
 MAX_DEPTH = 64
 
 Scalar = str | int | float | bool | None
+#: Characters that YAML 1.1 treats as line breaks and YAML 1.2 does not: a value holding one raw
+#: would not come out byte-exact, so the loader asks for the escape instead.
+_AMBIGUOUS_BREAKS = {"\u2028": "U+2028 LINE SEPARATOR", "\u2029": "U+2029 PARAGRAPH SEPARATOR",
+                     "\x85": "U+0085 NEXT LINE"}
 
 
 @dataclass
@@ -53,7 +57,15 @@ def _decode(path: str, data: bytes) -> str:
         line = before.count(b"\n") + 1
         column = exc.start - (before.rfind(b"\n") + 1) + 1
         raise _fail(path, "file is not valid UTF-8 (a kit must be UTF-8 text)", line, column) from None
-    return text.removeprefix("\ufeff")
+    text = text.removeprefix("\ufeff")
+    for char, name in _AMBIGUOUS_BREAKS.items():
+        offset = text.find(char)
+        if offset >= 0:
+            before = text[:offset]
+            line, column = before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+            raise _fail(path, f"raw {name} in the file: YAML readers disagree on whether it breaks the line; "
+                        f"write it as the escape \\u{ord(char):04x} inside double quotes", line, column)
+    return text
 
 
 def _parse(path: str, text: str) -> Any:

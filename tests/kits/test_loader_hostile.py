@@ -98,6 +98,14 @@ def test_nul_character_is_refused(tmp_path: Path) -> None:
     assert _error(path) == ":3:10: error: a NUL character cannot reach a program (argv and environment end at it)"
 
 
+def test_raw_unicode_line_separators_ask_for_an_escape(tmp_path: Path) -> None:
+    path = _kit(tmp_path, 'apiVersion: sandkit/v1\nname: demo\ndescription: "a \u2028 b"\n')
+    assert _error(path) == (":3:17: error: raw U+2028 LINE SEPARATOR in the file: YAML readers disagree on whether "
+                            "it breaks the line; write it as the escape \\u2028 inside double quotes")
+    escaped = _kit(tmp_path, 'apiVersion: sandkit/v1\nname: demo\nagent: {command: [x]}\ndescription: "a \\u2028 b"\n')
+    assert load_kit(escaped).kit.description == "a \u2028 b"
+
+
 def test_bom_is_accepted(tmp_path: Path) -> None:
     path = _kit(tmp_path, "\ufeffapiVersion: sandkit/v1\nname: demo\nagent: {command: [x]}\n")
     assert load_kit(path).kit.name == "demo"
