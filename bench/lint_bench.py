@@ -150,6 +150,26 @@ def generate(root: Path, files: int) -> Counter[str]:
     return planted
 
 
+def generate_elsewhere(root: Path, files: int) -> tuple[Counter[str], float]:
+    """Generate in a child process, so this process stays small.
+
+    A child's peak RSS (``ru_maxrss``) starts at its parent's size when it is forked, so a
+    bench process that had built a 100k-file tree itself would report its own memory as
+    every tool's peak.
+    """
+    import json
+
+    code = ("import json, shutil, sys; sys.path.insert(0, sys.argv[1]); import lint_bench as b; "
+            "from pathlib import Path; root = Path(sys.argv[2]); "
+            "shutil.rmtree(root, ignore_errors=True); planted = b.generate(root, int(sys.argv[3]));"
+            " size = sum(p.stat().st_size for p in root.rglob('*') if p.is_file()); "
+            "print(json.dumps([planted, size]))")
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), str(root),
+                          str(files)], capture_output=True, text=True, check=True).stdout
+    planted, size = json.loads(out)
+    return Counter(planted), size / 1e6
+
+
 READ_ALL = """
 import os, sys
 total = 0
@@ -222,9 +242,7 @@ def main() -> int:
     rows = []
     for size in sizes:
         root = work / f"repo-{size}"
-        shutil.rmtree(root, ignore_errors=True)
-        planted = generate(root, size)
-        megabytes = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 1e6
+        planted, megabytes = generate_elsewhere(root, size)
         # every tool runs inside the tree on "." (detect-secrets scans nothing outside its
         # working directory), so paths and work are the same for all of them
         read_s = run([sys.executable, "-c", READ_ALL, "."], cwd=root)[0]
