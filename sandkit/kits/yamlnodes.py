@@ -61,8 +61,8 @@ def _decode(path: str, data: bytes) -> str:
     for char, name in _AMBIGUOUS_BREAKS.items():
         offset = text.find(char)
         if offset >= 0:
-            before = text[:offset]
-            line, column = before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+            preceding = text[:offset]
+            line, column = preceding.count("\n") + 1, offset - (preceding.rfind("\n") + 1) + 1
             raise _fail(path, f"raw {name} in the file: YAML readers disagree on whether it breaks the line; "
                         f"write it as the escape \\u{ord(char):04x} inside double quotes", line, column)
     return text
