@@ -14,9 +14,11 @@ from types import ModuleType
 
 #: Every target, in build order; compose builds on docker's files (its build context), and the
 #: actions workflow builds the same Dockerfile and compose's egress proxy; kubernetes needs the
-#: Dockerfile and writes the proxy's egress/ build context itself (the same bytes as compose).
-TARGETS = ("docker", "compose", "kubernetes", "actions")
-REQUIRES = {"compose": ("docker",), "kubernetes": ("docker",), "actions": ("docker", "compose")}
+#: Dockerfile and writes the proxy's egress/ build context itself (the same bytes as compose); the
+#: devcontainer opens compose's agent service.
+TARGETS = ("docker", "compose", "kubernetes", "actions", "devcontainer")
+REQUIRES = {"compose": ("docker",), "kubernetes": ("docker",), "actions": ("docker", "compose"),
+            "devcontainer": ("docker", "compose")}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,69 @@
+"""devcontainer: .devcontainer/devcontainer.json that opens the compose sandbox in an editor.
+
+It reuses compose.yaml, so the same read-only, capability-free agent service behind the same egress
+proxy is what the editor attaches to; nothing here loosens it (no privileged mode, no extra
+capabilities, no mounts, no features). The agent command is replaced by an idle loop so that a person
+can work in the sandbox, and the entrypoint still bounds the session by resources.timeout.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.output import commented_header, header_lines
+from sandkit.compiler.plan import PROXY_SERVICE, Plan
+from sandkit.compiler.targets import RenderContext
+from sandkit.compiler.yamlout import dump_yaml
+
+NAME = "devcontainer"
+FILE = ".devcontainer/devcontainer.json"
+OVERRIDE = ".devcontainer/compose.devcontainer.yaml"
+AGENT_SERVICE = "agent"
+
+
+def document(plan: Plan) -> dict[str, Any]:
+    services = [AGENT_SERVICE, PROXY_SERVICE] if plan.egress == "allowlist" else [AGENT_SERVICE]
+    return {
+        "name": f"sandkit {plan.name}",
+        "dockerComposeFile": ["../compose.yaml", "compose.devcontainer.yaml"],
+        "service": AGENT_SERVICE,
+        "runServices": services,
+        "workspaceFolder": plan.workspace_path,
+        "shutdownAction": "stopCompose",
+        "overrideCommand": False,
+        "remoteUser": plan.user,
+        "updateRemoteUserUID": False,
+        "remoteEnv": dict(plan.env),
+    }
+
+
+def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+    header = "".join(f"// {line}\n" for line in header_lines(*plan.header_fields))
+    body = json.dumps(document(plan), indent=2, ensure_ascii=True)
+    override = {"services": {AGENT_SERVICE: {"command": ["sleep", "infinity"]}}}
+    return {
+        FILE: (header + body + "\n").encode(),
+        OVERRIDE: (commented_header("#", *plan.header_fields) + dump_yaml(override)).encode(),
+    }
+
+
+def fidelity(plan: Plan) -> list[Fidelity]:
+    held = "the editor attaches to compose.yaml's agent service, which holds it"
+    rows = [Fidelity(setting, "enforced", held) for setting in (
+        "network.egress", "image.user", "isolation.read_only_root", "capabilities", "resources.memory",
+        "resources.cpus", "workspace.mode")]
+    rows.append(Fidelity("secrets", "best-effort", "files under /run/secrets as in compose; the entrypoint exports "
+                         "them to its own process tree, not to the editor's shells", requested=False))
+    rows += [
+        Fidelity("resources.timeout", "enforced", "the entrypoint ends the session after the timeout, editor or not"),
+        Fidelity("agent.command", "best-effort", "replaced by `sleep infinity` so a person can work in the "
+                 "sandbox; run the agent from a terminal there", requested=False),
+        Fidelity("env", "enforced", "the entrypoint's environment, and remoteEnv for the editor's shells"),
+        Fidelity("editor server", "best-effort", "an editor that downloads its server into the container needs "
+                 "its hosts in network.allow; sandkit does not widen the allowlist for it", requested=False),
+    ]
+    if plan.kit.triggers:
+        rows.append(Fidelity("triggers", "unsupported", "a dev container starts when a person opens it"))
+    return rows
