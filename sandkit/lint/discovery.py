@@ -14,6 +14,7 @@ import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from sandkit.lint.kinds import Kind, is_agent_file, kind_by_name
 
@@ -27,8 +28,13 @@ DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-package
 class Candidate:
     abspath: str
     path: str  # relative to the root, "/"-separated
-    kind: Kind
     in_dependency: bool
+
+    @cached_property
+    def kind(self) -> Kind:
+        """The kind its name implies; computed where the file is checked (a worker process),
+        not in the walk, which is the one part that cannot run in parallel."""
+        return kind_by_name(self.path)
 
 
 class PathPatterns:
@@ -90,7 +96,7 @@ def discover(targets: list[str], root: str,
                 continue
             if seen_files is not None:
                 seen_files.add(rel)
-            yield Candidate(os.path.abspath(target), rel, kind_by_name(rel), _in_dependency(rel))
+            yield Candidate(os.path.abspath(target), rel, _in_dependency(rel))
 
 
 def _relative(path: str, root_real: str) -> str:
@@ -130,27 +136,31 @@ def _walk(top: str, root_real: str, exclude: PathPatterns,
         subfolders: list[tuple[str, str, bool]] = []
         for entry in entries:
             rel = entry.name if rel_folder in ("", ".") else f"{rel_folder}/{entry.name}"
-            if exclude.match(rel):
+            if exclude and exclude.match(rel):
                 continue
             try:
-                is_link = entry.is_symlink()
-                if is_link and not _inside(entry.path, root_real):
-                    continue
-                mode = os.stat(entry.path).st_mode if is_link else entry.stat().st_mode
+                if entry.is_symlink():
+                    if not _inside(entry.path, root_real):
+                        continue
+                    mode = os.stat(entry.path).st_mode
+                    is_dir, is_file = stat.S_ISDIR(mode), stat.S_ISREG(mode)
+                else:  # the directory entry's type, without a stat call per file
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    is_file = not is_dir and entry.is_file(follow_symlinks=False)
             except OSError:
                 continue
-            if stat.S_ISDIR(mode):
+            if is_dir:
                 if entry.name in SKIPPED_FOLDERS:
                     continue
                 subfolders.append((entry.path, rel, in_dep or entry.name in DEPENDENCY_FOLDERS))
-            elif stat.S_ISREG(mode):
+            elif is_file:
                 if in_dep and not is_agent_file(rel):
                     continue
                 if seen_files is not None:
                     if rel in seen_files:
                         continue
                     seen_files.add(rel)
-                yield Candidate(entry.path, rel, kind_by_name(rel), in_dep)
+                yield Candidate(entry.path, rel, in_dep)
         stack.extend(reversed(subfolders))
 
 

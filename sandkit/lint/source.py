@@ -94,7 +94,9 @@ class SourceFile:
     def validate(self) -> None:
         """Raise SyntaxProblem if the file does not parse, doing no more work than that."""
         if self.syntax == "yaml":
-            self._yaml_nodes()
+            from sandkit.lint.syntax.yaml import check_syntax
+
+            self.memo("yaml_valid", lambda: check_syntax(self.text))
         else:
             self.documents  # noqa: B018
 

@@ -41,6 +41,12 @@ def test_yaml_errors_are_located_with_either_composer(backend: str) -> None:
     with pytest.raises(SyntaxProblem) as caught:
         yaml_syntax.load_documents("a: b\nc: d: e\n")
     assert caught.value.pos.line == 2
+    with pytest.raises(SyntaxProblem) as caught:
+        yaml_syntax.check_syntax("a: b\nc: d: e\n")
+    assert caught.value.pos.line == 2
+    with pytest.raises(SyntaxProblem):  # an undefined alias is only found by composing
+        yaml_syntax.check_syntax("a: *nowhere\n")
+    yaml_syntax.check_syntax("a: &x 1\nb: *x\n")
 
 
 def test_jsonc_positions_comments_and_trailing_commas() -> None:
