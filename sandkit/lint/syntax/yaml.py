@@ -20,20 +20,20 @@ _BOOL_FALSE = {"false", "False", "FALSE"}
 _NULL = {"", "~", "null", "Null", "NULL"}
 _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
-_backend: tuple[Any, Any, Any] | None = None
-_validator: Any = None
+_backend: tuple[Any, Any, Any, Any] | None = None
 _IMPLICIT = "?implicit"
 
 
-def _composer() -> tuple[Any, Any, Any]:
-    """(compose_all function, marked error class, base error class) of the fastest backend."""
+def _composer() -> tuple[Any, Any, Any, Any]:
+    """(compose_all, marked error class, base error class, C validator or None) of the
+    fastest backend."""
     global _backend
     if _backend is None:
         _backend = _libyaml_backend() or _ruamel_backend()
     return _backend
 
 
-def _libyaml_backend() -> tuple[Any, Any, Any] | None:
+def _libyaml_backend() -> tuple[Any, Any, Any, Any] | None:
     try:
         import importlib
 
@@ -59,16 +59,14 @@ def _libyaml_backend() -> tuple[Any, Any, Any] | None:
         while composer.check_node():
             yield composer.get_node()
 
-    global _validator
-    _validator = libyaml.CParser
-    return compose_all, pyyaml.MarkedYAMLError, pyyaml.YAMLError
+    return compose_all, pyyaml.MarkedYAMLError, pyyaml.YAMLError, libyaml.CParser
 
 
-def _ruamel_backend() -> tuple[Any, Any, Any]:
+def _ruamel_backend() -> tuple[Any, Any, Any, Any]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-    return YAML(typ="safe", pure=True).compose_all, MarkedYAMLError, YAMLError
+    return YAML(typ="safe", pure=True).compose_all, MarkedYAMLError, YAMLError, None
 
 
 def load_documents(text: str) -> list[Any]:
@@ -82,13 +80,12 @@ def check_syntax(text: str) -> None:
     With libyaml the parser runs in C without building a node (several times faster than
     composing). Aliases are only resolved by the composer, so text with a ``*`` is composed.
     """
-    _composer()
-    if _validator is None or "*" in text:
+    _, marked_error, yaml_error, validator = _composer()
+    if validator is None or "*" in text:
         compose_nodes(text)
         return
-    _, marked_error, yaml_error = _composer()
     try:
-        _validator(text).raw_parse()
+        validator(text).raw_parse()
     except marked_error as exc:
         raise _located(exc) from None
     except yaml_error as exc:
@@ -103,7 +100,7 @@ def _located(exc: Any) -> SyntaxProblem:
 
 def compose_nodes(text: str) -> list[Any]:
     """The composer's node graph of every document (enough to know the text is valid)."""
-    compose_all, marked_error, yaml_error = _composer()
+    compose_all, marked_error, yaml_error, _ = _composer()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
