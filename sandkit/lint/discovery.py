@@ -130,7 +130,7 @@ def _walk(top: str, root_real: str, exclude: PathPatterns,
             if key in seen_dirs:
                 continue
             seen_dirs.add(key)
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = list(os.scandir(folder))  # unsorted: findings are sorted at the end
         except OSError:
             continue
         subfolders: list[tuple[str, str, bool]] = []
