@@ -74,7 +74,9 @@ def _lint(args: argparse.Namespace, targets: list[str], root: str, config: LintC
     options = ScanOptions(tuple(r.id for r in active),
                           RuleSettings(config.extra_secret_patterns), config.max_file_size)
     prefix = _config_prefix(config, root)
-    result = scan(targets, root, options, PathPatterns(config.exclude, prefix), args.jobs)
+    excluded = PathPatterns(config.exclude, prefix)
+    result = scan(targets, root, options, excluded, args.jobs)
+    _say_excluded_targets(targets, root, excluded, config)
     findings = _drop_per_path(result.findings, config.per_path_ignores, rules, prefix)
     if args.write_baseline:
         write_baseline(args.write_baseline, findings)
@@ -95,6 +97,15 @@ def _lint(args: argparse.Namespace, targets: list[str], root: str, config: LintC
         return 2
     fail_on = args.fail_on or config.fail_on
     return 1 if any(at_least(f.severity, fail_on) for f in findings) else 0
+
+
+def _say_excluded_targets(targets: list[str], root: str, excluded: PathPatterns, config: LintConfig) -> None:
+    """A path given on the command line but excluded by the config is skipped: say so, never silently."""
+    for target in targets:
+        rel = os.path.relpath(os.path.abspath(target), os.path.abspath(root)).replace(os.sep, "/")
+        if not rel.startswith("..") and excluded.match("" if rel == "." else rel):
+            print(f"sandkit: {target} is excluded by {config.path} (exclude); nothing scanned there",
+                  file=sys.stderr)
 
 
 def _config_prefix(config: LintConfig, root: str) -> str:

@@ -50,6 +50,13 @@ def test_config_in_sandkit_toml(tmp_path: Path) -> None:
     assert lint(tmp_path) == 0
 
 
+def test_an_excluded_path_given_on_the_command_line_is_named(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(tmp_path, {"ci/compose.yaml": SOCKET, ".sandkit.toml": 'exclude = ["ci"]\n'})
+    assert main(["lint", str(tmp_path / "ci")]) == 0
+    assert f"sandkit: {tmp_path / 'ci'} is excluded by" in capsys.readouterr().err
+
+
 def test_config_in_pyproject_and_located_errors(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     write_tree(tmp_path, {"pod.yaml": ESCALATION,
