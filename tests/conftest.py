@@ -10,11 +10,19 @@ import functools
 import os
 import shutil
 import subprocess
+import sysconfig
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+# The outside validators (hadolint, checkov, zizmor, ...) install as console scripts beside this
+# interpreter; find them there even when that folder is not on PATH (no venv activated, or a
+# version manager whose shims were not refreshed after `python -m pip install`).
+_SCRIPTS = sysconfig.get_path("scripts")
+if _SCRIPTS and _SCRIPTS not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + _SCRIPTS
 
 
 def docker_available() -> bool:
