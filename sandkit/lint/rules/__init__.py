@@ -81,6 +81,14 @@ What a rule gets: :class:`sandkit.lint.source.SourceFile`
       and environment, for compose, Kubernetes, devcontainer, workflows, actions, scripts,
       Makefiles, Dockerfiles, kits and agent configs).
 
+Questions about the whole repository
+    A rule sees one file. Where findings in different files combine (an autorun hook here and a
+    mounted socket there), or a neighbouring file settles one (a ``.dockerignore``), a family
+    module registers a repository pass with ``@repository_pass`` (:mod:`sandkit.lint.repository`):
+    it runs once after every file, over all findings, and may drop, re-rank or reword them.
+    ``escalation.py`` (severity escalation) and ``image_secret.py`` (``.dockerignore``) use it.
+    ``sandkit rules`` lists every rule ID; ``docs/lint.md`` groups them by category.
+
 Tests
     ``tests/lint/rules/test_<family>.py`` holds each rule's positive and negative cases
     (use ``tests.lint.helpers.lint_text(name, text)``), and ``tests/lint/corpus/<case>/`` small
