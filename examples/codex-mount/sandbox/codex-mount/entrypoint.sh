@@ -54,4 +54,5 @@ place_instructions
 if command -v timeout >/dev/null 2>&1; then
   exec timeout --kill-after=30 1200 "$@"
 fi
+echo "sandkit: timeout(1) is not in this image; resources.timeout is not enforced here" >&2
 exec "$@"
