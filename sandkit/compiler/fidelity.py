@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from sandkit.compiler.plan import Plan
 
 Level = Literal["enforced", "best-effort", "unsupported"]
 
@@ -17,6 +20,21 @@ class Fidelity:
 
     def as_dict(self) -> dict[str, str]:
         return {"level": self.level, "reason": self.reason}
+
+
+def proxy_deny_row(plan: Plan, enforced_reason: str) -> Fidelity:
+    """network.deny for targets whose squid proxy applies it: only an allowlist has a proxy."""
+    if plan.egress == "allowlist":
+        return Fidelity("network.deny", "enforced", enforced_reason)
+    return Fidelity("network.deny", "unsupported", f"with egress {plan.egress} there is no proxy to apply a deny list",
+                    requested=bool(plan.deny) and plan.egress == "open")
+
+
+def read_only_row(plan: Plan, mechanism: str) -> Fidelity:
+    """isolation.read_only_root, enforced by ``mechanism`` unless the kit turns it off."""
+    if plan.read_only_root:
+        return Fidelity("isolation.read_only_root", "enforced", mechanism)
+    return Fidelity("isolation.read_only_root", "best-effort", "the kit turns the read-only root off")
 
 
 def table(rows: dict[str, dict[str, Fidelity]], targets: list[str]) -> str:

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import Fidelity, proxy_deny_row, read_only_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import PROXY_SERVICE, Destination, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_image
@@ -369,15 +369,10 @@ def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         Fidelity("network.egress", *_egress_fidelity(plan)),  # type: ignore[arg-type]
-        Fidelity("network.deny", "enforced" if plan.egress == "allowlist" else "unsupported",
-                 "the squid proxy refuses denied names before any allow rule; denied entries never reach "
-                 "allowed-endpoints" if plan.egress == "allowlist"
-                 else f"with egress {plan.egress} there is no proxy to apply a deny list",
-                 requested=bool(plan.deny) and plan.egress == "open"),
+        proxy_deny_row(plan, "the squid proxy refuses denied names before any allow rule; denied entries never "
+                       "reach allowed-endpoints"),
         Fidelity("image.user", "enforced", f"docker run --user {plan.uid}:{plan.uid}"),
-        Fidelity("isolation.read_only_root", "enforced" if plan.read_only_root else "best-effort",
-                 "docker run --read-only with tmpfs /tmp and home" if plan.read_only_root
-                 else "the kit turns the read-only root off"),
+        read_only_row(plan, "docker run --read-only with tmpfs /tmp and home"),
         Fidelity("capabilities", "enforced", "--cap-drop ALL, no-new-privileges, never privileged"),
         Fidelity("resources.memory", "enforced", "--memory and --memory-swap (no swap)"),
         Fidelity("resources.cpus", "enforced", "--cpus"),

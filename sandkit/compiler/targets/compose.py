@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from sandkit.compiler.escape import compose_literal
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import Fidelity, proxy_deny_row, read_only_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import PROXY_SERVICE, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_files, proxy_image
@@ -176,14 +176,9 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     }[plan.egress]
     rows = [
         Fidelity("network.egress", *egress),  # type: ignore[arg-type]
-        Fidelity("network.deny", "enforced" if plan.egress == "allowlist" else "unsupported",
-                 "squid refuses denied names before any allow rule" if plan.egress == "allowlist"
-                 else f"with egress {plan.egress} there is no proxy to apply a deny list",
-                 requested=bool(plan.deny) and plan.egress == "open"),
+        proxy_deny_row(plan, "squid refuses denied names before any allow rule"),
         Fidelity("image.user", "enforced", f"user: {plan.uid}:{plan.uid}"),
-        Fidelity("isolation.read_only_root", "enforced" if plan.read_only_root else "best-effort",
-                 "read_only: true with tmpfs /tmp and home" if plan.read_only_root
-                 else "the kit turns the read-only root off"),
+        read_only_row(plan, "read_only: true with tmpfs /tmp and home"),
         Fidelity("capabilities", "enforced", "cap_drop: [ALL], no-new-privileges, never privileged"),
         Fidelity("resources.memory", "enforced", "mem_limit and memswap_limit (no swap)"),
         Fidelity("resources.cpus", "enforced", "cpus"),

@@ -13,7 +13,7 @@ import base64
 import hashlib
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import Fidelity, read_only_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import K8S_RUNTIME_CLASSES, PROXY_PORT, SANDKIT_ETC, Plan
 from sandkit.compiler.proxy import SQUID_CONF, proxy_env, proxy_files, proxy_image
@@ -474,9 +474,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         _egress_row(plan), _deny_row(plan),
         Fidelity("image.user", "enforced", f"runAsNonRoot, runAsUser {plan.uid}; restricted Pod Security Standard"),
-        Fidelity("isolation.read_only_root", "enforced" if plan.read_only_root else "best-effort",
-                 "readOnlyRootFilesystem with emptyDir /tmp, home and workspace" if plan.read_only_root
-                 else "the kit turns the read-only root off"),
+        read_only_row(plan, "readOnlyRootFilesystem with emptyDir /tmp, home and workspace"),
         Fidelity("capabilities", "enforced", "drop ALL, allowPrivilegeEscalation: false, seccomp RuntimeDefault"),
         Fidelity("resources.memory", "enforced", "memory requests and limits"),
         Fidelity("resources.cpus", "enforced", "cpu requests and limits"),
