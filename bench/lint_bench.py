@@ -108,10 +108,16 @@ JSON = '{{"id": {n}, "name": "item-{n}", "tags": ["a", "b"], "nested": {{"x": [1
 
 # (file name pattern, template builder, planted rule or None)
 KINDS = [
-    ("compose.yaml", "compose", "RS001"), ("deploy.yaml", "k8s", "PV001"),
-    (".github/workflows/ci.yml", "workflow", None), ("Dockerfile", "dockerfile", "RS001"),
-    ("build.sh", "shell", "HC001"), ("kit.yaml", "kit", "EG001"), ("app.py", "python", "secret"),
-    ("app2.py", "python", None), ("README.md", "markdown", None), ("data.json", "json", None),
+    ("compose.yaml", "compose", "RS001"),
+    ("deploy.yaml", "k8s", "PV001"),
+    (".github/workflows/ci.yml", "workflow", None),
+    ("Dockerfile", "dockerfile", "RS001"),
+    ("build.sh", "shell", "HC001"),
+    ("kit.yaml", "kit", "EG001"),
+    ("app.py", "python", "secret"),
+    ("app2.py", "python", None),
+    ("README.md", "markdown", None),
+    ("data.json", "json", None),
 ]
 
 
@@ -161,13 +167,19 @@ def generate_elsewhere(root: Path, files: int) -> tuple[Counter[str], float]:
     """
     import json
 
-    code = ("import json, shutil, sys; sys.path.insert(0, sys.argv[1]); import lint_bench as b; "
-            "from pathlib import Path; root = Path(sys.argv[2]); "
-            "shutil.rmtree(root, ignore_errors=True); planted = b.generate(root, int(sys.argv[3]));"
-            " size = sum(p.stat().st_size for p in root.rglob('*') if p.is_file()); "
-            "print(json.dumps([planted, size]))")
-    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), str(root),
-                          str(files)], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import json, shutil, sys; sys.path.insert(0, sys.argv[1]); import lint_bench as b; "
+        "from pathlib import Path; root = Path(sys.argv[2]); "
+        "shutil.rmtree(root, ignore_errors=True); planted = b.generate(root, int(sys.argv[3]));"
+        " size = sum(p.stat().st_size for p in root.rglob('*') if p.is_file()); "
+        "print(json.dumps([planted, size]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(Path(__file__).parent), str(root), str(files)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     planted, size = json.loads(out)
     return Counter(planted), size / 1e6
 
@@ -183,8 +195,9 @@ print(total)
 """
 
 
-def run(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None,
-        capture: bool = True) -> tuple[float, float, str]:
+def run(
+    argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None, capture: bool = True
+) -> tuple[float, float, str]:
     """(wall seconds, peak RSS of the largest process in MB, stdout) of one command.
 
     Output that is not needed is not read: a child's peak RSS starts at this process's size
@@ -192,8 +205,9 @@ def run(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = N
     """
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(argv, stdout=out if capture else subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        proc = subprocess.Popen(
+            argv, stdout=out if capture else subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+        )
         _, _, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = 0
@@ -202,8 +216,9 @@ def run(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = N
     return elapsed, usage.ru_maxrss / 1024, text
 
 
-def best(repeat: int, argv: list[str], env: dict[str, str] | None = None,
-         cwd: Path | None = None) -> tuple[float, float, str]:
+def best(
+    repeat: int, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[float, float, str]:
     """The fastest of ``repeat`` runs (the least disturbed by other load on the machine)."""
     return min((run(argv, env, cwd) for _ in range(max(repeat, 1))), key=lambda r: r[0])
 
@@ -241,13 +256,19 @@ def count_findings(json_text: str) -> Counter[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--checkov-up-to", type=int, default=10000,
-                        help="run Checkov only up to this many files (it is slow)")
-    parser.add_argument("--detect-secrets-up-to", type=int, default=100000,
-                        help="run detect-secrets only up to this many files")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="best of N runs for sandkit, plain reading and detect-secrets "
-                             "(detect-secrets once above --checkov-up-to; Checkov always once)")
+    parser.add_argument(
+        "--checkov-up-to", type=int, default=10000, help="run Checkov only up to this many files (it is slow)"
+    )
+    parser.add_argument(
+        "--detect-secrets-up-to", type=int, default=100000, help="run detect-secrets only up to this many files"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="best of N runs for sandkit, plain reading and detect-secrets "
+        "(detect-secrets once above --checkov-up-to; Checkov always once)",
+    )
     parser.add_argument("--checkov", default=shutil.which("checkov"))
     parser.add_argument("--detect-secrets", default=shutil.which("detect-secrets"))
     parser.add_argument("--workdir", default=None, help="where to generate (default: a temp dir)")
@@ -272,28 +293,37 @@ def main() -> int:
         if any(found[rule] != count for rule, count in ours.items()):
             print(f"warning: planted {ours} but found {dict(found)}", file=sys.stderr)
         row: dict[str, float] = {
-            "files": size, "mb": megabytes, "read": read_s, "sandkit": sandkit_s,
-            "serial": serial_s, "peak": peak_mb, "planted": sum(ours.values()),
-            "found": sum(found[r] for r in ours)}
+            "files": size,
+            "mb": megabytes,
+            "read": read_s,
+            "sandkit": sandkit_s,
+            "serial": serial_s,
+            "peak": peak_mb,
+            "planted": sum(ours.values()),
+            "found": sum(found[r] for r in ours),
+        }
         if args.checkov and size <= args.checkov_up_to:
-            row["checkov"] = run([args.checkov, "-d", ".", "--quiet", "--compact", "-o", "json",
-                                  "--skip-download"], cwd=root, capture=False)[0]
+            row["checkov"] = run(
+                [args.checkov, "-d", ".", "--quiet", "--compact", "-o", "json", "--skip-download"],
+                cwd=root,
+                capture=False,
+            )[0]
         if args.detect_secrets and size <= args.detect_secrets_up_to:
             times = repeat if size <= args.checkov_up_to else 1
-            seconds_, _, report = best(times, [args.detect_secrets, "scan", "--all-files", "."],
-                                       cwd=root)
+            seconds_, _, report = best(times, [args.detect_secrets, "scan", "--all-files", "."], cwd=root)
             row["detect"] = seconds_
             hits = report.count('"type": "Secret Keyword"')
             if hits < planted["secret"]:
-                print(f"warning: detect-secrets found {hits} of {planted['secret']} planted "
-                      "secrets", file=sys.stderr)
+                print(f"warning: detect-secrets found {hits} of {planted['secret']} planted secrets", file=sys.stderr)
         rows.append(row)
         print(f"done {size} files", file=sys.stderr)
     print_table(rows)
     lint_s, python_s = precommit_cost(work / f"repo-{sizes[0]}")
-    print(f"\npre-commit, 10 files: sandkit {lint_s * 1000:.0f} ms, `python -c pass` "
-          f"{python_s * 1000:.0f} ms: {1000 * (lint_s - python_s):.0f} ms beyond the "
-          "interpreter's start")
+    print(
+        f"\npre-commit, 10 files: sandkit {lint_s * 1000:.0f} ms, `python -c pass` "
+        f"{python_s * 1000:.0f} ms: {1000 * (lint_s - python_s):.0f} ms beyond the "
+        "interpreter's start"
+    )
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
     return 0
@@ -308,16 +338,20 @@ def seconds(row: dict[str, float], key: str) -> str:
 
 
 def print_table(rows: list[dict[str, float]]) -> None:
-    print("| files | MB | read s | sandkit s (2 cores) | sandkit s (1 core) | checkov s | "
-          "detect-secrets s | checkov / sandkit | detect-secrets / sandkit | "
-          "sandkit / read | ms per 1k files | peak MB | planted found |")
+    print(
+        "| files | MB | read s | sandkit s (2 cores) | sandkit s (1 core) | checkov s | "
+        "detect-secrets s | checkov / sandkit | detect-secrets / sandkit | "
+        "sandkit / read | ms per 1k files | peak MB | planted found |"
+    )
     print("|" + " --- |" * 13)
     for r in rows:
-        print(f"| {r['files']:.0f} | {r['mb']:.1f} | {r['read']:.2f} | {r['sandkit']:.2f} | "
-              f"{r['serial']:.2f} | {seconds(r, 'checkov')} | {seconds(r, 'detect')} | "
-              f"{ratio(r, 'checkov')} | {ratio(r, 'detect')} | "
-              f"{r['sandkit'] / r['read']:.1f}x | {1000 * r['sandkit'] / r['files'] * 1000:.0f} | "
-              f"{r['peak']:.0f} | {r['found']:.0f}/{r['planted']:.0f} |")
+        print(
+            f"| {r['files']:.0f} | {r['mb']:.1f} | {r['read']:.2f} | {r['sandkit']:.2f} | "
+            f"{r['serial']:.2f} | {seconds(r, 'checkov')} | {seconds(r, 'detect')} | "
+            f"{ratio(r, 'checkov')} | {ratio(r, 'detect')} | "
+            f"{r['sandkit'] / r['read']:.1f}x | {1000 * r['sandkit'] / r['files'] * 1000:.0f} | "
+            f"{r['peak']:.0f} | {r['found']:.0f}/{r['planted']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -33,16 +33,29 @@ CORPUS = REPO / "tests" / "lint" / "corpus"
 
 
 def _run(argv: list[str], cwd: Path | None = None) -> str:
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600,
-                          check=False)
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
     return done.stdout
 
 
 def sandkit(case: Path, config: Path) -> set[str]:
     # An empty config: the repository's own .sandkit.toml (found upwards) excludes folders
     # such as build/ that some cases use.
-    out = _run([sys.executable, "-m", "sandkit", "lint", str(case), "--format", "json",
-                "--fail-on", "critical", "--config", str(config)], cwd=REPO)
+    out = _run(
+        [
+            sys.executable,
+            "-m",
+            "sandkit",
+            "lint",
+            str(case),
+            "--format",
+            "json",
+            "--fail-on",
+            "critical",
+            "--config",
+            str(config),
+        ],
+        cwd=REPO,
+    )
     return {f["category"] for f in json.loads(out)["findings"]}
 
 
@@ -53,8 +66,7 @@ def checkov(tool: str, case: Path) -> int:
     except json.JSONDecodeError:
         return 0
     reports = data if isinstance(data, list) else [data]
-    return sum(len(r.get("results", {}).get("failed_checks", [])) for r in reports
-               if isinstance(r, dict))
+    return sum(len(r.get("results", {}).get("failed_checks", [])) for r in reports if isinstance(r, dict))
 
 
 def detect_secrets(tool: str, case: Path) -> int:
@@ -86,8 +98,7 @@ def main() -> int:
     parser.add_argument("--detect-secrets", default=shutil.which("detect-secrets"))
     parser.add_argument("--zizmor", default=shutil.which("zizmor"))
     args = parser.parse_args()
-    tools = {"checkov": args.checkov, "detect-secrets": args.detect_secrets,
-             "zizmor": args.zizmor}
+    tools = {"checkov": args.checkov, "detect-secrets": args.detect_secrets, "zizmor": args.zizmor}
     print("| case | must | sandkit | checkov | detect-secrets | zizmor |")
     print("| --- | --- | --- | --- | --- | --- |")
     totals = {name: [0, 0, 0, 0] for name in ("sandkit", *tools)}  # hit, pos, fp, neg
@@ -99,20 +110,23 @@ def main() -> int:
         positive = bool(must)
         found = sandkit(case, config)
         ok = must <= found if positive else not (found & must_not)
-        row = ["yes" if ok and positive else "clean" if ok else
-               ("**no**" if positive else f"**FP: {', '.join(sorted(found & must_not))}**")]
+        row = [
+            "yes"
+            if ok and positive
+            else "clean"
+            if ok
+            else ("**no**" if positive else f"**FP: {', '.join(sorted(found & must_not))}**")
+        ]
         _tally(totals["sandkit"], positive, ok)
         for name, tool in tools.items():
             if not tool:
                 row.append("-")
                 continue
-            count = {"checkov": checkov, "detect-secrets": detect_secrets,
-                     "zizmor": zizmor}[name](tool, case)
+            count = {"checkov": checkov, "detect-secrets": detect_secrets, "zizmor": zizmor}[name](tool, case)
             row.append(cell(count, positive))
             if count is not None:
                 _tally(totals[name], positive, bool(count) if positive else not count)
-        print(f"| {case.name} | {', '.join(sorted(must)) or '(look-alikes)'} | "
-              + " | ".join(row) + " |")
+        print(f"| {case.name} | {', '.join(sorted(must)) or '(look-alikes)'} | " + " | ".join(row) + " |")
     print()
     print("| tool | positives detected | look-alike cases with false alarms |")
     print("| --- | --- | --- |")

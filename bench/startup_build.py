@@ -64,8 +64,10 @@ def build(count: int) -> None:
         subprocess.run(argv, check=True)
         took = time.perf_counter() - started
         files = sum(1 for p in (Path(folder) / "out").rglob("*") if p.is_file())
-    print(f"build: {count} kits -> {files} files in {took:.2f} s ({took / count * 1000:.1f} ms per kit, "
-          "one process, every target)")
+    print(
+        f"build: {count} kits -> {files} files in {took:.2f} s ({took / count * 1000:.1f} ms per kit, "
+        "one process, every target)"
+    )
 
 
 def main() -> None:

@@ -62,16 +62,31 @@ def _run_explain(args: argparse.Namespace) -> int:
 def _add_build(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("build", help="compile kits into sandbox artefacts")
     p.add_argument("kits", nargs="+", metavar="KIT", help="kit files, or directories of kits")
-    p.add_argument("-o", "--output", default="sandbox", metavar="DIR",
-                   help="output folder; each kit gets DIR/NAME/ (default: sandbox)")
-    p.add_argument("--target", default=None, metavar="LIST",
-                   help="comma-separated targets (default: every target that is available)")
-    p.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 with a diff when the output on disk is stale")
-    p.add_argument("--strict", action="store_true",
-                   help="fail when a requested setting is unsupported by a requested target")
-    p.add_argument("--actions-dir", default=None, metavar="DIR",
-                   help="also write the actions workflow into DIR (e.g. .github/workflows)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default="sandbox",
+        metavar="DIR",
+        help="output folder; each kit gets DIR/NAME/ (default: sandbox)",
+    )
+    p.add_argument(
+        "--target",
+        default=None,
+        metavar="LIST",
+        help="comma-separated targets (default: every target that is available)",
+    )
+    p.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 with a diff when the output on disk is stale"
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="fail when a requested setting is unsupported by a requested target"
+    )
+    p.add_argument(
+        "--actions-dir",
+        default=None,
+        metavar="DIR",
+        help="also write the actions workflow into DIR (e.g. .github/workflows)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the fidelity table")
     p.set_defaults(run=_run_build)
 
@@ -105,8 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     i = sub.add_parser("init", help="write a new, commented kit")
     i.add_argument("path", nargs="?", default="sandkit.yaml", metavar="PATH")
-    i.add_argument("--preset", default=None, metavar="NAME",
-                   help="start from a bundled agent preset (claude-code, codex, ...)")
+    i.add_argument(
+        "--preset", default=None, metavar="NAME", help="start from a bundled agent preset (claude-code, codex, ...)"
+    )
     i.add_argument("--force", action="store_true", help="overwrite an existing file")
     i.set_defaults(run=_run_init)
 

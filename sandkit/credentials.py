@@ -21,16 +21,17 @@ TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("GitHub token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b")),
     ("GitHub fine-grained token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b")),
     # Personal, deploy, runner, pipeline-trigger, OAuth-application, feed and CI-job tokens.
-    ("GitLab token", re.compile(
-        r"\bgl(?:pat|dt|rt|ptt|soat|oas|ft|imt|cbt|agent)-[A-Za-z0-9_.-]{20,128}")),
+    ("GitLab token", re.compile(r"\bgl(?:pat|dt|rt|ptt|soat|oas|ft|imt|cbt|agent)-[A-Za-z0-9_.-]{20,128}")),
     ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,255}\b")),
     ("Stripe secret key", re.compile(r"\b[sr]k_live_[A-Za-z0-9]{16,255}\b")),
     ("Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,255}")),
     ("OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,255}")),
     ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     ("Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}")),
-    ("Slack webhook URL", re.compile(
-        r"\bhooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,12}/[A-Za-z0-9/]{20,80}")),
+    (
+        "Slack webhook URL",
+        re.compile(r"\bhooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,12}/[A-Za-z0-9/]{20,80}"),
+    ),
     ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
     ("PyPI token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,300}")),
     ("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{34}\b")),
@@ -79,12 +80,48 @@ _PLACEHOLDER_WORDS = re.compile(
     r"token[_-]?here|key[_-]?here|hunter2",
     re.IGNORECASE,
 )
-_PLACEHOLDER_VALUES = frozenset({
-    "password", "passwd", "secret", "token", "pass", "key", "apikey", "api_key", "admin",
-    "root", "test", "testing", "foo", "bar", "baz", "string", "value", "none", "null", "nil",
-    "undefined", "true", "false", "yes", "no", "on", "off", "required", "optional", "default",
-    "postgres", "mysql", "guest", "user", "username", "letmein", "qwerty", "s3cr3t",
-})
+_PLACEHOLDER_VALUES = frozenset(
+    {
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "pass",
+        "key",
+        "apikey",
+        "api_key",
+        "admin",
+        "root",
+        "test",
+        "testing",
+        "foo",
+        "bar",
+        "baz",
+        "string",
+        "value",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "required",
+        "optional",
+        "default",
+        "postgres",
+        "mysql",
+        "guest",
+        "user",
+        "username",
+        "letmein",
+        "qwerty",
+        "s3cr3t",
+    }
+)
 # References to a secret kept elsewhere: environment and template variables, secret stores.
 _REFERENCE = re.compile(
     r"\$\{|\$\(|\{\{|\}\}|%\(|%s|^\{[^{}\s]{1,80}\}$|^\$[A-Za-z_]|^%[A-Za-z_][A-Za-z0-9_]*%$|^(?:/run/secrets/|/var/run/secrets/|"
@@ -126,10 +163,13 @@ def is_secret_key(name: str) -> bool:
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip()).replace("-", "_").replace(".", "_")
     if not snake or snake.lower() in ("key", "auth", "keys", "token_type"):
         return False
-    if re.search(r"(?i)(?:^|_)(?:public|publishable|primary|sort|partition|foreign|idempotency|"
-                 r"cache|ssh_host|host|gpg|signing_public|lookup|dedup|routing|hash|object|"
-                 r"i18n|translation|hot|short|map|sign_in|api_key_name|key_id|result|limit|s3|sort|"
-                 r"row|dict|group|query|shard|index|media|license)_?key$", snake):
+    if re.search(
+        r"(?i)(?:^|_)(?:public|publishable|primary|sort|partition|foreign|idempotency|"
+        r"cache|ssh_host|host|gpg|signing_public|lookup|dedup|routing|hash|object|"
+        r"i18n|translation|hot|short|map|sign_in|api_key_name|key_id|result|limit|s3|sort|"
+        r"row|dict|group|query|shard|index|media|license)_?key$",
+        snake,
+    ):
         return False
     return is_secret_name(snake) or bool(re.search(r"(?i)(?:^|_)pass$", snake))
 

@@ -20,8 +20,9 @@ from pathlib import Path
 
 TABLE = Path(__file__).resolve().parent.parent / "sandkit/compiler/targets/action_pins.py"
 RELEASE = re.compile(r"refs/tags/(v(\d+)\.(\d+)\.(\d+))(\^\{\})?")
-ENTRY = re.compile(r'^    "(?P<action>[\w.-]+/[\w.-]+)": Pin\("(?P<sha>[0-9a-f]{40})", "(?P<version>[^"]+)"\),$',
-                   re.MULTILINE)
+ENTRY = re.compile(
+    r'^    "(?P<action>[\w.-]+/[\w.-]+)": Pin\("(?P<sha>[0-9a-f]{40})", "(?P<version>[^"]+)"\),$', re.MULTILINE
+)
 
 
 def latest_release(ls_remote: str) -> tuple[str, str]:
@@ -41,9 +42,11 @@ def latest_release(ls_remote: str) -> tuple[str, str]:
 
 def rewrite(table: str, pins: dict[str, tuple[str, str]]) -> str:
     """The table module's text with each listed action's SHA and version replaced."""
+
     def replace(match: re.Match[str]) -> str:
         sha, version = pins.get(match["action"], (match["sha"], match["version"]))
         return f'    "{match["action"]}": Pin("{sha}", "{version}"),'
+
     return ENTRY.sub(replace, table)
 
 
@@ -56,8 +59,7 @@ def repository_url(action: str) -> str:
 
 
 def ls_remote(url: str) -> str:
-    done = subprocess.run(["git", "ls-remote", "--tags", url], capture_output=True, text=True, timeout=120,
-                          check=False)
+    done = subprocess.run(["git", "ls-remote", "--tags", url], capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"git ls-remote {url} failed: {done.stderr.strip()}")
     return done.stdout

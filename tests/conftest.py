@@ -29,8 +29,9 @@ def docker_available() -> bool:
     if shutil.which("docker") is None:
         return False
     try:
-        result = subprocess.run(["docker", "info", "--format", "{{.ServerVersion}}"],
-                                capture_output=True, timeout=20, check=False)
+        result = subprocess.run(
+            ["docker", "info", "--format", "{{.ServerVersion}}"], capture_output=True, timeout=20, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return result.returncode == 0

@@ -75,10 +75,12 @@ def _fidelity_json(plan: Plan, targets: list[str], rows: dict[str, dict[str, Fid
 
 
 def _unsupported_requests(result: KitOutput) -> list[str]:
-    return [f"{result.plan.kit_display}: {setting} is unsupported by {target}: {row.reason}"
-            for setting, per_target in sorted(result.fidelity.items())
-            for target, row in sorted(per_target.items())
-            if row.level == "unsupported" and row.requested]
+    return [
+        f"{result.plan.kit_display}: {setting} is unsupported by {target}: {row.reason}"
+        for setting, per_target in sorted(result.fidelity.items())
+        for target, row in sorted(per_target.items())
+        if row.level == "unsupported" and row.requested
+    ]
 
 
 def _remove_stale(result: KitOutput) -> None:

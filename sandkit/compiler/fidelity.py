@@ -26,8 +26,12 @@ def proxy_deny_row(plan: Plan, enforced_reason: str) -> Fidelity:
     """network.deny for targets whose squid proxy applies it: only an allowlist has a proxy."""
     if plan.egress == "allowlist":
         return Fidelity("network.deny", "enforced", enforced_reason)
-    return Fidelity("network.deny", "unsupported", f"with egress {plan.egress} there is no proxy to apply a deny list",
-                    requested=bool(plan.deny) and plan.egress == "open")
+    return Fidelity(
+        "network.deny",
+        "unsupported",
+        f"with egress {plan.egress} there is no proxy to apply a deny list",
+        requested=bool(plan.deny) and plan.egress == "open",
+    )
 
 
 def read_only_row(plan: Plan, mechanism: str) -> Fidelity:

@@ -30,13 +30,26 @@ def proxy_image(plan: Plan) -> str:
 
 def proxy_files(plan: Plan, header: str) -> dict[str, str]:
     """egress/squid.conf and egress/Dockerfile (the proxy image's build context); header is commented."""
-    values = {"p": plan, "header": header.rstrip("\n"), "port": PROXY_PORT, "base": PROXY_BASE_IMAGE,
-              "match": squid_match}
-    return {SQUID_CONF: render_template("squid.conf.j2", **values),
-            DOCKERFILE: render_template("egress.Dockerfile.j2", **values)}
+    values = {
+        "p": plan,
+        "header": header.rstrip("\n"),
+        "port": PROXY_PORT,
+        "base": PROXY_BASE_IMAGE,
+        "match": squid_match,
+    }
+    return {
+        SQUID_CONF: render_template("squid.conf.j2", **values),
+        DOCKERFILE: render_template("egress.Dockerfile.j2", **values),
+    }
 
 
 def proxy_env(url: str) -> dict[str, str]:
     """The variables that send an agent's HTTP and HTTPS clients through the proxy at ``url``."""
-    return {"HTTP_PROXY": url, "HTTPS_PROXY": url, "http_proxy": url, "https_proxy": url,
-            "NO_PROXY": NO_PROXY, "no_proxy": NO_PROXY}
+    return {
+        "HTTP_PROXY": url,
+        "HTTPS_PROXY": url,
+        "http_proxy": url,
+        "https_proxy": url,
+        "NO_PROXY": NO_PROXY,
+        "no_proxy": NO_PROXY,
+    }

@@ -122,10 +122,10 @@ def _sequence(items: list[Any], indent: str) -> str:
     for item in items:
         if isinstance(item, dict) and item:
             nested = _mapping(item, indent + "  ")
-            lines.append(f"{indent}- {nested[len(indent) + 2:]}")
+            lines.append(f"{indent}- {nested[len(indent) + 2 :]}")
         elif isinstance(item, list) and item:
             nested = _sequence(item, indent + "  ")
-            lines.append(f"{indent}- {nested[len(indent) + 2:]}")
+            lines.append(f"{indent}- {nested[len(indent) + 2 :]}")
         else:
             lines.append(f"{indent}-{_value(item, indent)}")
     return "\n".join(lines)

@@ -8,8 +8,15 @@ _FIELDS: tuple[tuple[str, int, int, dict[str, int]], ...] = (
     ("minute", 0, 59, {}),
     ("hour", 0, 23, {}),
     ("day of month", 1, 31, {}),
-    ("month", 1, 12, {m: i + 1 for i, m in enumerate(
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"])}),
+    (
+        "month",
+        1,
+        12,
+        {
+            m: i + 1
+            for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"])
+        },
+    ),
     ("day of week", 0, 7, {d: i for i, d in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}),
 )
 _ITEM = re.compile(r"(\*|[0-9a-z]{1,3}(?:-[0-9a-z]{1,3})?)(?:/(\d{1,2}))?")
@@ -44,8 +51,7 @@ def check_cron(value: str) -> str:
     fields = value.split()
     if len(fields) != 5 or " ".join(fields) != value:
         raise ValueError(
-            "must be five cron fields separated by single spaces (minute hour day month weekday), "
-            "e.g. '0 9 * * 1'"
+            "must be five cron fields separated by single spaces (minute hour day month weekday), e.g. '0 9 * * 1'"
         )
     for text, (field, low, high, names) in zip(fields, _FIELDS, strict=True):
         _check_field(text, field, low, high, names)

@@ -25,9 +25,7 @@ def expand_kit_paths(arguments: list[str]) -> list[Path]:
     for argument in arguments:
         path = Path(argument)
         if path.is_dir():
-            kits = sorted(
-                p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file() and _looks_like_kit(p)
-            )
+            kits = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file() and _looks_like_kit(p))
             if not kits:
                 raise UsageError(f"{argument}: no kit files (YAML declaring apiVersion: {KIT_MARKER}) in this folder")
             found.extend(kits)

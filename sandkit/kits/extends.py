@@ -36,8 +36,9 @@ def _resolve(ref: str, node: Node, base: Path) -> tuple[Path, str]:
     if _is_preset_ref(ref):
         candidate = PRESET_DIR / f"{ref}.yaml"
         if not candidate.is_file():
-            raise KitError([Problem(node.loc, f"unknown preset {ref!r}",
-                                    hint="bundled presets: " + ", ".join(preset_names()))])
+            raise KitError(
+                [Problem(node.loc, f"unknown preset {ref!r}", hint="bundled presets: " + ", ".join(preset_names()))]
+            )
         return candidate, f"preset:{ref}"
     candidate = (base.parent / ref).resolve()
     if not candidate.is_file():

@@ -40,8 +40,19 @@ _SAFE_PATH = re.compile(r"[A-Za-z0-9._@+=,~/-]+")
 _SCP_URL = re.compile(r"[A-Za-z0-9._-]{1,64}@[A-Za-z0-9.-]{1,253}:[A-Za-z0-9._/~-]{1,1024}")
 
 UNIT_FACTORS = {
-    None: 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
-    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+    None: 1,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
 }
 
 
@@ -90,16 +101,12 @@ def _is_ip_literal(host: str) -> bool:
 def check_host(host: str) -> str:
     """A DNS host name (lowercase), never an IP literal."""
     if _is_ip_literal(host) or re.fullmatch(r"[0-9.]+", host):
-        raise ValueError(
-            f"{host!r} is an IP literal; the egress proxy refuses IP destinations, so allow a host name"
-        )
+        raise ValueError(f"{host!r} is an IP literal; the egress proxy refuses IP destinations, so allow a host name")
     if len(host) > 253:
         raise ValueError("a host name has at most 253 characters")
     labels = host.split(".")
     if not all(_HOST_LABEL.fullmatch(label) for label in labels):
-        raise ValueError(
-            f"{host!r} is not a valid host name (lowercase letters, digits and '-', dot-separated)"
-        )
+        raise ValueError(f"{host!r} is not a valid host name (lowercase letters, digits and '-', dot-separated)")
     if host == "localhost" or host.endswith(".localhost"):
         raise ValueError("localhost is never reachable from the sandbox; it is not an egress destination")
     return host
@@ -272,29 +279,61 @@ def _str_or_int(value: object) -> object:
 
 
 # Editors get the same shapes as JSON Schema patterns (the validators above give the messages).
-KitName = Annotated[str, AfterValidator(_dns_label), Field(max_length=63),
-                    WithJsonSchema({"type": "string", "pattern": "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"})]
-EnvName = Annotated[str, AfterValidator(_env_name),
-                    WithJsonSchema({"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})]
+KitName = Annotated[
+    str,
+    AfterValidator(_dns_label),
+    Field(max_length=63),
+    WithJsonSchema({"type": "string", "pattern": "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"}),
+]
+EnvName = Annotated[
+    str, AfterValidator(_env_name), WithJsonSchema({"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})
+]
 UserName = Annotated[str, AfterValidator(_user_name)]
-HostPattern = Annotated[str, AfterValidator(host_pattern), WithJsonSchema({
-    "type": "string", "pattern": "^(\\*\\.)?[a-z0-9_.-]+(:[0-9]{1,5})?$",
-    "examples": ["api.anthropic.com", "github.com:443", "*.githubusercontent.com"]})]
-Duration = Annotated[str, BeforeValidator(_str_or_int), AfterValidator(_duration),
-                     WithJsonSchema({"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$",
-                                     "examples": ["90s", "15m", "2h", "1h30m"]})]
-Quantity = Annotated[str, BeforeValidator(_str_or_int), AfterValidator(_quantity),
-                     WithJsonSchema({"anyOf": [
-                         {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"},
-                         {"type": "integer", "minimum": 1}], "examples": ["512Mi", "4Gi"]})]
+HostPattern = Annotated[
+    str,
+    AfterValidator(host_pattern),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": "^(\\*\\.)?[a-z0-9_.-]+(:[0-9]{1,5})?$",
+            "examples": ["api.anthropic.com", "github.com:443", "*.githubusercontent.com"],
+        }
+    ),
+]
+Duration = Annotated[
+    str,
+    BeforeValidator(_str_or_int),
+    AfterValidator(_duration),
+    WithJsonSchema(
+        {"type": "string", "pattern": "^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", "examples": ["90s", "15m", "2h", "1h30m"]}
+    ),
+]
+Quantity = Annotated[
+    str,
+    BeforeValidator(_str_or_int),
+    AfterValidator(_quantity),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"},
+                {"type": "integer", "minimum": 1},
+            ],
+            "examples": ["512Mi", "4Gi"],
+        }
+    ),
+]
 ImageRef = Annotated[str, AfterValidator(_image_ref)]
 AbsPath = Annotated[str, AfterValidator(_abs_path)]
 RelPath = Annotated[str, AfterValidator(_rel_path)]
 WorkspaceFile = Annotated[str, AfterValidator(_workspace_file)]
 RepoURL = Annotated[str, AfterValidator(_url)]
 GitRef = Annotated[str, AfterValidator(_git_ref)]
-OctalMode = Annotated[str, BeforeValidator(_reject_int_mode), AfterValidator(_octal_mode),
-                      WithJsonSchema({"type": "string", "pattern": "^0?[0-7]{3}$", "examples": ["0644"]})]
+OctalMode = Annotated[
+    str,
+    BeforeValidator(_reject_int_mode),
+    AfterValidator(_octal_mode),
+    WithJsonSchema({"type": "string", "pattern": "^0?[0-7]{3}$", "examples": ["0644"]}),
+]
 AptPackage = Annotated[str, _package(_PACKAGE_APT, "git or git=1:2.39.5-0+deb12u1")]
 PipPackage = Annotated[str, _package(_PACKAGE_PIP, "pytest==8.3.2")]
 NpmPackage = Annotated[str, _package(_PACKAGE_NPM, "@scope/name@1.2.3")]

@@ -54,8 +54,9 @@ def load_kit(path: Path, *, allow_mixin: bool = True) -> LoadedKit:
     if kit is None:  # a Mixin with only "missing" errors is valid on its own
         kit = _mixin_placeholder(data)
     if kit.kind == "Mixin" and not allow_mixin:
-        raise KitError([Problem(Location(display, 1, 1),
-                                "this file is a Mixin; only a Kit can be built (extend it from a Kit)")])
+        raise KitError(
+            [Problem(Location(display, 1, 1), "this file is a Mixin; only a Kit can be built (extend it from a Kit)")]
+        )
     _check_sources(kit, positions)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     return LoadedKit(kit=kit, path=path.resolve(), display=display, sha256=digest)
@@ -88,8 +89,9 @@ def _positions(root: Node) -> dict[PathKey, tuple[Location, Location | None]]:
     return out
 
 
-def _locate(key: PathKey, positions: dict[PathKey, tuple[Location, Location | None]],
-            use_key: bool = False) -> Location:
+def _locate(
+    key: PathKey, positions: dict[PathKey, tuple[Location, Location | None]], use_key: bool = False
+) -> Location:
     while key not in positions and key:
         key = key[:-1]
     value_loc, key_loc = positions[key]
@@ -127,8 +129,14 @@ def _dotted(path: PathKey) -> str:
     return text or "kit"
 
 
-def _problems(exc: ValidationError, data: Any, positions: dict[PathKey, tuple[Location, Location | None]],
-              root: Location, *, skip_missing: bool) -> list[Problem]:
+def _problems(
+    exc: ValidationError,
+    data: Any,
+    positions: dict[PathKey, tuple[Location, Location | None]],
+    root: Location,
+    *,
+    skip_missing: bool,
+) -> list[Problem]:
     problems = []
     for error in exc.errors(include_url=False):
         if error["type"] == "extra_forbidden":
@@ -171,8 +179,9 @@ def _container_of(annotation: Any) -> str:
     return "model"
 
 
-def _unknown_keys(data: Any, model: type[BaseModel], path: PathKey,
-                  positions: dict[PathKey, tuple[Location, Location | None]]) -> list[Problem]:
+def _unknown_keys(
+    data: Any, model: type[BaseModel], path: PathKey, positions: dict[PathKey, tuple[Location, Location | None]]
+) -> list[Problem]:
     """Unknown keys at every level, each with a 'did you mean' when a field name is close."""
     if not isinstance(data, dict):
         return []
@@ -183,8 +192,7 @@ def _unknown_keys(data: Any, model: type[BaseModel], path: PathKey,
             close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)
             hint = f"did you mean `{close[0]}`?" if close else "valid keys: " + ", ".join(sorted(fields))
             where = _dotted((*path, key))
-            problems.append(Problem(_locate((*path, key), positions, use_key=True),
-                                    f"unknown key `{where}`", hint))
+            problems.append(Problem(_locate((*path, key), positions, use_key=True), f"unknown key `{where}`", hint))
             continue
         annotation = fields[key].annotation
         sub = _model_for(annotation)
@@ -205,9 +213,7 @@ def _unknown_keys(data: Any, model: type[BaseModel], path: PathKey,
 def _check_sources(kit: Kit, positions: dict[PathKey, tuple[Location, Location | None]]) -> None:
     """Files named by the kit must exist and be reasonably small."""
     problems = []
-    named: list[tuple[PathKey, str]] = [
-        (("files", i, "source"), f.source) for i, f in enumerate(kit.files) if f.source
-    ]
+    named: list[tuple[PathKey, str]] = [(("files", i, "source"), f.source) for i, f in enumerate(kit.files) if f.source]
     named += [(("image", "ca_certificates", i), c) for i, c in enumerate(kit.image.ca_certificates)]
     for key, source in named:
         candidate = Path(source)

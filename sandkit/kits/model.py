@@ -35,14 +35,40 @@ from sandkit.kits.fields import (
 
 API_VERSION = "sandkit/v1"
 
-GITHUB_EVENTS = frozenset({
-    "branch_protection_rule", "check_run", "check_suite", "create", "delete", "deployment",
-    "deployment_status", "discussion", "discussion_comment", "fork", "gollum", "issue_comment",
-    "issues", "label", "merge_group", "milestone", "page_build", "public", "pull_request",
-    "pull_request_review", "pull_request_review_comment", "pull_request_target", "push",
-    "registry_package", "release", "repository_dispatch", "status", "watch", "workflow_call",
-    "workflow_run",
-})
+GITHUB_EVENTS = frozenset(
+    {
+        "branch_protection_rule",
+        "check_run",
+        "check_suite",
+        "create",
+        "delete",
+        "deployment",
+        "deployment_status",
+        "discussion",
+        "discussion_comment",
+        "fork",
+        "gollum",
+        "issue_comment",
+        "issues",
+        "label",
+        "merge_group",
+        "milestone",
+        "page_build",
+        "public",
+        "pull_request",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "pull_request_target",
+        "push",
+        "registry_package",
+        "release",
+        "repository_dispatch",
+        "status",
+        "watch",
+        "workflow_call",
+        "workflow_run",
+    }
+)
 #: Events whose runs hold the base repository's secrets while acting on what outsiders control: a
 #: fork's code (pull_request_target, workflow_run) or text anyone may post (issue and discussion comments).
 UNTRUSTED_EVENTS = {
@@ -51,16 +77,30 @@ UNTRUSTED_EVENTS = {
     "issue_comment": "runs with the repository's secrets whenever anyone comments",
     "discussion_comment": "runs with the repository's secrets whenever anyone comments",
 }
-ACTIONS_SCOPES = frozenset({
-    "actions", "attestations", "checks", "contents", "deployments", "discussions", "id-token",
-    "issues", "models", "packages", "pages", "pull-requests", "security-events", "statuses",
-})
+ACTIONS_SCOPES = frozenset(
+    {
+        "actions",
+        "attestations",
+        "checks",
+        "contents",
+        "deployments",
+        "discussions",
+        "id-token",
+        "issues",
+        "models",
+        "packages",
+        "pages",
+        "pull-requests",
+        "security-events",
+        "statuses",
+    }
+)
+
 
 def _not_secret_name(key: str) -> str:
     if is_secret_name(key):
         raise ValueError(
-            f"{key} looks like a secret; declare it under `secrets` (a reference) "
-            "instead of writing its value in `env`"
+            f"{key} looks like a secret; declare it under `secrets` (a reference) instead of writing its value in `env`"
         )
     return key
 
@@ -121,12 +161,8 @@ class Secret(Strict):
 
 
 class Network(Strict):
-    egress: Literal["allowlist", "none", "open"] = Field(
-        "allowlist", description="allowlist (default) | none | open"
-    )
-    allow: list[HostPattern] = Field(
-        default_factory=list, description="host (port 443 implied), host:port, or *.host"
-    )
+    egress: Literal["allowlist", "none", "open"] = Field("allowlist", description="allowlist (default) | none | open")
+    allow: list[HostPattern] = Field(default_factory=list, description="host (port 443 implied), host:port, or *.host")
     deny: list[HostPattern] = Field(default_factory=list, description="always wins over allow")
 
 
@@ -156,9 +192,7 @@ class Workspace(Strict):
     repo: RepoURL | None = Field(None, description="repository to clone (mode: clone)")
     ref: GitRef | None = None
     path: AbsPath = "/workspace"
-    source: RelPath | None = Field(
-        None, description="host folder to mount, relative to the kit (mount modes)"
-    )
+    source: RelPath | None = Field(None, description="host folder to mount, relative to the kit (mount modes)")
 
     @model_validator(mode="after")
     def _mode_fields(self) -> Workspace:
@@ -206,16 +240,13 @@ class GithubTrigger(Strict):
     types: list[PlainName] = Field(default_factory=list)
     branches: list[PlainName] = Field(default_factory=list)
     paths: list[PlainName] = Field(default_factory=list)
-    acknowledge_risk: bool = Field(
-        False, description="required for pull_request_target and workflow_run"
-    )
+    acknowledge_risk: bool = Field(False, description="required for pull_request_target and workflow_run")
 
     @field_validator("event")
     @classmethod
     def _known_event(cls, value: str) -> str:
         if value not in GITHUB_EVENTS:
-            hint = " (use `schedule:` or `manual:` triggers)" if value in (
-                "schedule", "workflow_dispatch") else ""
+            hint = " (use `schedule:` or `manual:` triggers)" if value in ("schedule", "workflow_dispatch") else ""
             raise ValueError(f"{value!r} is not a GitHub Actions event{hint}")
         return value
 
@@ -338,8 +369,12 @@ class Kit(Strict):
         from sandkit.kits.fields import repo_host_port
 
         if self.network.egress == "none":
-            raise ValueError(at("workspace.mode", "workspace mode clone needs the network, but egress is none; "
-                                "use mode mount or none"))
+            raise ValueError(
+                at(
+                    "workspace.mode",
+                    "workspace mode clone needs the network, but egress is none; use mode mount or none",
+                )
+            )
         if self.network.egress == "open" or self.workspace.repo is None:
             return
         host, port = repo_host_port(self.workspace.repo)

@@ -22,8 +22,11 @@ MAX_DEPTH = 64
 Scalar = str | int | float | bool | None
 #: Characters that YAML 1.1 treats as line breaks and YAML 1.2 does not: a value holding one raw
 #: would not come out byte-exact, so the loader asks for the escape instead.
-_AMBIGUOUS_BREAKS = {"\u2028": "U+2028 LINE SEPARATOR", "\u2029": "U+2029 PARAGRAPH SEPARATOR",
-                     "\x85": "U+0085 NEXT LINE"}
+_AMBIGUOUS_BREAKS = {
+    "\u2028": "U+2028 LINE SEPARATOR",
+    "\u2029": "U+2029 PARAGRAPH SEPARATOR",
+    "\x85": "U+0085 NEXT LINE",
+}
 
 
 @dataclass
@@ -63,8 +66,13 @@ def _decode(path: str, data: bytes) -> str:
         if offset >= 0:
             preceding = text[:offset]
             line, column = preceding.count("\n") + 1, offset - (preceding.rfind("\n") + 1) + 1
-            raise _fail(path, f"raw {name} in the file: YAML readers disagree on whether it breaks the line; "
-                        f"write it as the escape \\u{ord(char):04x} inside double quotes", line, column)
+            raise _fail(
+                path,
+                f"raw {name} in the file: YAML readers disagree on whether it breaks the line; "
+                f"write it as the escape \\u{ord(char):04x} inside double quotes",
+                line,
+                column,
+            )
     return text
 
 
@@ -101,7 +109,7 @@ def _duplicate_key_name(message: str) -> str:
     if start < 0:
         return "(each key may appear once in a mapping)"
     end = message.find('"', start + len(marker))
-    return f"{message[start + len(marker):end]!r} (each key may appear once in a mapping)"
+    return f"{message[start + len(marker) : end]!r} (each key may appear once in a mapping)"
 
 
 class _Builder:
@@ -123,7 +131,8 @@ class _Builder:
             raise _fail(
                 self.path,
                 f"YAML expands to more than {MAX_NODES} values (an alias bomb?); refusing to load it",
-                loc.line, loc.column,
+                loc.line,
+                loc.column,
             )
         if depth > MAX_DEPTH:
             raise _fail(self.path, f"YAML is nested more than {MAX_DEPTH} levels deep", loc.line, loc.column)
@@ -167,14 +176,20 @@ class _Builder:
             return float(value)
         if isinstance(value, str):
             if "\x00" in value:
-                raise _fail(self.path, "a NUL character cannot reach a program (argv and environment end at it)",
-                            loc.line, loc.column)
+                raise _fail(
+                    self.path,
+                    "a NUL character cannot reach a program (argv and environment end at it)",
+                    loc.line,
+                    loc.column,
+                )
             return str(value)
         if isinstance(value, datetime.date | datetime.datetime):
             raise _fail(self.path, "a date or time here must be quoted to be a string", loc.line, loc.column)
         raise _fail(
-            self.path, f"unsupported YAML value of type {type(value).__name__} (custom tags are not allowed)",
-            loc.line, loc.column,
+            self.path,
+            f"unsupported YAML value of type {type(value).__name__} (custom tags are not allowed)",
+            loc.line,
+            loc.column,
         )
 
 

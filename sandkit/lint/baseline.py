@@ -13,8 +13,10 @@ from sandkit.lint.model import Finding
 
 
 def write_baseline(path: str, findings: list[Finding]) -> None:
-    entries = [{"fingerprint": f.fingerprint, "rule": f.rule, "path": f.path}
-               for f in sorted(findings, key=lambda f: (f.path, f.rule, f.fingerprint))]
+    entries = [
+        {"fingerprint": f.fingerprint, "rule": f.rule, "path": f.path}
+        for f in sorted(findings, key=lambda f: (f.path, f.rule, f.fingerprint))
+    ]
     with open(path, "w", encoding="utf-8") as handle:
         json.dump({"version": 1, "findings": entries}, handle, indent=2)
         handle.write("\n")

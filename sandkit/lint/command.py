@@ -21,9 +21,11 @@ def _split(value: str | None) -> tuple[str, ...]:
 
 def rule_matches(rule: Rule, key: str) -> bool:
     """A key names a rule by ID, ID prefix ("RS"), name or category."""
-    return key.upper() == rule.id or (key.isalpha() and key.isupper() and
-                                      rule.id.startswith(key)) \
+    return (
+        key.upper() == rule.id
+        or (key.isalpha() and key.isupper() and rule.id.startswith(key))
         or key in (rule.name, rule.category)
+    )
 
 
 def select_rules(rules: list[Rule], select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]:
@@ -67,12 +69,10 @@ def _lint(args: argparse.Namespace, targets: list[str], root: str, config: LintC
     ignore = _split(args.ignore) + config.ignore
     for key in (*select, *ignore):
         if not any(rule_matches(r, key) for r in rules):
-            where = "--select/--ignore" if key in _split(args.select) + _split(args.ignore) \
-                else str(config.path)
+            where = "--select/--ignore" if key in _split(args.select) + _split(args.ignore) else str(config.path)
             raise SandkitError(f"{where}: error: '{key}' matches no rule ID, name or category")
     active = select_rules(rules, select, ignore)
-    options = ScanOptions(tuple(r.id for r in active),
-                          RuleSettings(config.extra_secret_patterns), config.max_file_size)
+    options = ScanOptions(tuple(r.id for r in active), RuleSettings(config.extra_secret_patterns), config.max_file_size)
     prefix = _config_prefix(config, root)
     excluded = PathPatterns(config.exclude, prefix)
     result = scan(targets, root, options, excluded, args.jobs)
@@ -80,16 +80,14 @@ def _lint(args: argparse.Namespace, targets: list[str], root: str, config: LintC
     findings = _drop_per_path(result.findings, config.per_path_ignores, rules, prefix)
     if args.write_baseline:
         write_baseline(args.write_baseline, findings)
-        print(f"sandkit: wrote {len(findings)} fingerprints to {args.write_baseline}",
-              file=sys.stderr)
+        print(f"sandkit: wrote {len(findings)} fingerprints to {args.write_baseline}", file=sys.stderr)
         return 2 if result.crashes else 0
     baselined = 0
     if args.baseline:
         known_prints = read_baseline(args.baseline)
         kept = [f for f in findings if f.fingerprint not in known_prints]
         baselined, findings = len(findings) - len(kept), kept
-    report = Report(findings, rules, files=result.files, baselined=baselined,
-                    tool_version=__version__)
+    report = Report(findings, rules, files=result.files, baselined=baselined, tool_version=__version__)
     _write(render(report, args.format), args.output)
     for crash in result.crashes:
         print(f"sandkit: internal error: {crash}", file=sys.stderr)
@@ -104,8 +102,7 @@ def _say_excluded_targets(targets: list[str], root: str, excluded: PathPatterns,
     for target in targets:
         rel = os.path.relpath(os.path.abspath(target), os.path.abspath(root)).replace(os.sep, "/")
         if not rel.startswith("..") and excluded.match("" if rel == "." else rel):
-            print(f"sandkit: {target} is excluded by {config.path} (exclude); nothing scanned there",
-                  file=sys.stderr)
+            print(f"sandkit: {target} is excluded by {config.path} (exclude); nothing scanned there", file=sys.stderr)
 
 
 def _config_prefix(config: LintConfig, root: str) -> str:
@@ -116,8 +113,9 @@ def _config_prefix(config: LintConfig, root: str) -> str:
     return "" if prefix.startswith("..") else prefix.replace(os.sep, "/")
 
 
-def _drop_per_path(findings: list[Finding], per_path: dict[str, tuple[str, ...]],
-                   rules: list[Rule], prefix: str) -> list[Finding]:
+def _drop_per_path(
+    findings: list[Finding], per_path: dict[str, tuple[str, ...]], rules: list[Rule], prefix: str
+) -> list[Finding]:
     if not per_path:
         return findings
     by_id = {r.id: r for r in rules}
@@ -126,8 +124,8 @@ def _drop_per_path(findings: list[Finding], per_path: dict[str, tuple[str, ...]]
     for f in findings:
         rule = by_id.get(f.rule)
         hidden = rule is not None and any(
-            patterns.match(f.path) and any(rule_matches(rule, k) for k in keys)
-            for patterns, keys in globs)
+            patterns.match(f.path) and any(rule_matches(rule, k) for k in keys) for patterns, keys in globs
+        )
         if not hidden:
             kept.append(f)
     return kept
@@ -144,8 +142,18 @@ def _write(text: str, output: str | None) -> None:
 def run_rules(args: argparse.Namespace) -> int:
     rules = all_rules()
     if args.format == "json":
-        entries = [{"id": r.id, "name": r.name, "category": r.category, "severity": r.severity,
-                    "kinds": sorted(r.kinds), "summary": r.summary, "fix": r.fix} for r in rules]
+        entries = [
+            {
+                "id": r.id,
+                "name": r.name,
+                "category": r.category,
+                "severity": r.severity,
+                "kinds": sorted(r.kinds),
+                "summary": r.summary,
+                "fix": r.fix,
+            }
+            for r in rules
+        ]
         sys.stdout.write(json.dumps(entries, indent=2) + "\n")
         return 0
     for r in rules:
@@ -158,6 +166,8 @@ def run_explain(args: argparse.Namespace) -> int:
     if found is None:
         return _fail(f"sandkit: error: no rule '{args.rule}' (see `sandkit rules`)")
     kinds = ", ".join(sorted(found.kinds)) or "(reported by the engine)"
-    sys.stdout.write(f"{found.id} {found.name}\ncategory: {found.category}; default severity: "
-                     f"{found.severity}; files: {kinds}\n\n{found.doc.strip()}\n")
+    sys.stdout.write(
+        f"{found.id} {found.name}\ncategory: {found.category}; default severity: "
+        f"{found.severity}; files: {kinds}\n\n{found.doc.strip()}\n"
+    )
     return 0

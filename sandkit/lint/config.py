@@ -112,14 +112,16 @@ def _build(path: str, data: PMap) -> LintConfig:
                 raise _error(path, pos, "max-file-size must be a number of bytes >= 1024")
             config.max_file_size = value
         else:
-            raise _error(path, data.pos_of_key(raw_key), f"unknown key '{raw_key}'",
-                         _did_you_mean(key))
+            raise _error(path, data.pos_of_key(raw_key), f"unknown key '{raw_key}'", _did_you_mean(key))
     for pattern in config.extra_secret_patterns:
         try:
             re.compile(pattern)
         except re.error as exc:
-            raise _error(path, data.pos_of("extra-secret-patterns"),
-                         f"extra secret pattern {pattern!r} is not a valid regex: {exc}") from None
+            raise _error(
+                path,
+                data.pos_of("extra-secret-patterns"),
+                f"extra secret pattern {pattern!r} is not a valid regex: {exc}",
+            ) from None
     return config
 
 
@@ -129,8 +131,11 @@ def _per_path(path: str, value: Any, pos: Pos) -> dict[str, tuple[str, ...]]:
     result: dict[str, tuple[str, ...]] = {}
     for glob, rules in value.items():
         if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
-            raise _error(path, value.pos_of(glob) if isinstance(value, PMap) else pos,
-                         f"per-path-ignores['{glob}'] must be a list of rule IDs")
+            raise _error(
+                path,
+                value.pos_of(glob) if isinstance(value, PMap) else pos,
+                f"per-path-ignores['{glob}'] must be a list of rule IDs",
+            )
         result[str(glob)] = tuple(rules)
     return result
 

@@ -18,10 +18,10 @@ from functools import cached_property
 
 from sandkit.lint.kinds import Kind, is_agent_file, kind_by_name
 
-SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache",
-                             ".mypy_cache", ".ruff_cache", ".hypothesis"})
-DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages", ".tox",
-                                ".nox"})
+SKIPPED_FOLDERS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
+)
+DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages", ".tox", ".nox"})
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,7 @@ class PathPatterns:
         parts = (self.prefix + rel).split("/")
         if any(p.match(part) for p in self.names for part in parts):
             return True
-        return any(p.match("/".join(parts[:depth])) for p in self.paths
-                   for depth in range(1, len(parts) + 1))
+        return any(p.match("/".join(parts[:depth])) for p in self.paths for depth in range(1, len(parts) + 1))
 
 
 def is_excluded(rel: str, patterns: Iterable[str]) -> bool:
@@ -76,8 +75,7 @@ def is_excluded(rel: str, patterns: Iterable[str]) -> bool:
     return PathPatterns(patterns).match(rel)
 
 
-def discover(targets: list[str], root: str,
-             exclude: PathPatterns | None = None) -> Iterator[Candidate]:
+def discover(targets: list[str], root: str, exclude: PathPatterns | None = None) -> Iterator[Candidate]:
     """Files under ``targets`` (files or folders), relative to ``root``."""
     exclude = exclude or PathPatterns()
     root_real = os.path.realpath(root)
@@ -91,8 +89,7 @@ def discover(targets: list[str], root: str,
             yield from _walk(target, root_real, exclude, seen_dirs, seen_files)
         elif os.path.isfile(real):
             rel = _relative(os.path.abspath(target), root_real)
-            if (seen_files is not None and rel in seen_files) or exclude.match(rel) \
-                    or _skipped(rel):
+            if (seen_files is not None and rel in seen_files) or exclude.match(rel) or _skipped(rel):
                 continue
             if seen_files is not None:
                 seen_files.add(rel)
@@ -118,8 +115,9 @@ def _in_dependency(rel: str) -> bool:
     return any(part in DEPENDENCY_FOLDERS for part in rel.split("/")[:-1])
 
 
-def _walk(top: str, root_real: str, exclude: PathPatterns,
-          seen_dirs: set[tuple[int, int]], seen_files: set[str] | None) -> Iterator[Candidate]:
+def _walk(
+    top: str, root_real: str, exclude: PathPatterns, seen_dirs: set[tuple[int, int]], seen_files: set[str] | None
+) -> Iterator[Candidate]:
     top_abs = os.path.abspath(top)
     stack: list[tuple[str, str, bool]] = [(top_abs, _relative(top_abs, root_real), False)]
     while stack:

@@ -52,15 +52,15 @@ class ScanResult:
     crashes: list[str]
 
 
-def scan(targets: list[str], root: str, options: ScanOptions,
-         exclude: PathPatterns | None = None, jobs: int | None = None) -> ScanResult:
+def scan(
+    targets: list[str], root: str, options: ScanOptions, exclude: PathPatterns | None = None, jobs: int | None = None
+) -> ScanResult:
     """Scan ``targets`` and return every finding (suppressions applied, baseline not)."""
     discovered = discover(targets, root, exclude)
     head = list(itertools.islice(discovered, PARALLEL_THRESHOLD))
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if workers > 1 and len(head) >= PARALLEL_THRESHOLD:
-        results: Iterable[FileResult] = _parallel(
-            itertools.chain(head, discovered), options, workers)
+        results: Iterable[FileResult] = _parallel(itertools.chain(head, discovered), options, workers)
     else:
         checker = _Checker(options)
         results = (checker.check(c) for c in itertools.chain(head, discovered))
@@ -79,8 +79,7 @@ def scan(targets: list[str], root: str, options: ScanOptions,
     return ScanResult(findings, files, crashes + pass_crashes)
 
 
-def _parallel(candidates: Iterator[Candidate], options: ScanOptions,
-              workers: int) -> Iterator[FileResult]:
+def _parallel(candidates: Iterator[Candidate], options: ScanOptions, workers: int) -> Iterator[FileResult]:
     """Check chunks in worker processes while discovery is still walking the tree.
 
     At most a few chunks per worker are in flight, so memory does not grow with the tree.
@@ -91,8 +90,9 @@ def _parallel(candidates: Iterator[Candidate], options: ScanOptions,
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                             initializer=_start_worker, initargs=(options,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(options,)
+    ) as pool:
         pending: deque[Future[list[FileResult]]] = deque()
         while chunk := list(itertools.islice(candidates, CHUNK)):
             pending.append(pool.submit(_check_chunk, chunk))
@@ -162,15 +162,23 @@ class _Checker:
             kind = Kind("shell", "shell")
         text = raw[: self.options.max_bytes].decode("utf-8", errors="replace")
         kind = kind_by_content(kind, text[:4096])
-        source = SourceFile(candidate.path, text, kind.kind, kind.syntax,
-                            in_dependency=candidate.in_dependency,
-                            settings=self.options.settings)
+        source = SourceFile(
+            candidate.path,
+            text,
+            kind.kind,
+            kind.syntax,
+            in_dependency=candidate.in_dependency,
+            settings=self.options.settings,
+        )
         result.scanned = 1
         hits: list[tuple[Rule, Hit]] = []
         if len(raw) > self.options.max_bytes:
-            hits.append((engine_rules.FILE_TOO_LARGE, Hit(
-                Pos(), f"file is larger than {self.options.max_bytes} bytes; "
-                       "only its beginning was checked")))
+            hits.append(
+                (
+                    engine_rules.FILE_TOO_LARGE,
+                    Hit(Pos(), f"file is larger than {self.options.max_bytes} bytes; only its beginning was checked"),
+                )
+            )
         problem = self._parse_problem(source)
         for rule in self._rules_for(kind.kind):
             if rule.triggers and not rule.triggered_by(text):
@@ -181,8 +189,7 @@ class _Checker:
             except SyntaxProblem as exc:
                 problem = problem or exc
             except Exception as exc:  # a rule bug must not stop the scan
-                result.crashes.append(f"{candidate.path}: rule {rule.id} failed: "
-                                      f"{type(exc).__name__}: {exc}")
+                result.crashes.append(f"{candidate.path}: rule {rule.id} failed: {type(exc).__name__}: {exc}")
         if problem is not None:
             hits.append((engine_rules.PARSE_ERROR, Hit(problem.pos, problem.message)))
         result.findings = self._finish(source, hits)
@@ -202,14 +209,23 @@ class _Checker:
         suppressions = find_suppressions(source.text)
         for s in suppressions:
             if not s.reason:
-                hits.append((engine_rules.UNEXPLAINED_SUPPRESSION, Hit(
-                    Pos(s.line, s.column), f"suppression of {', '.join(s.keys) or 'nothing'} "
-                    "has no reason, so it is ignored")))
-            unknown = [k for k in s.keys if k not in self.known_keys
-                       and k.upper() not in self.known_keys]
+                hits.append(
+                    (
+                        engine_rules.UNEXPLAINED_SUPPRESSION,
+                        Hit(
+                            Pos(s.line, s.column),
+                            f"suppression of {', '.join(s.keys) or 'nothing'} has no reason, so it is ignored",
+                        ),
+                    )
+                )
+            unknown = [k for k in s.keys if k not in self.known_keys and k.upper() not in self.known_keys]
             if unknown:
-                hits.append((engine_rules.UNKNOWN_SUPPRESSION, Hit(
-                    Pos(s.line, s.column), f"suppression names unknown rule {', '.join(unknown)}")))
+                hits.append(
+                    (
+                        engine_rules.UNKNOWN_SUPPRESSION,
+                        Hit(Pos(s.line, s.column), f"suppression names unknown rule {', '.join(unknown)}"),
+                    )
+                )
         findings: list[Finding] = []
         seen: dict[tuple[str, str], int] = {}
         for rule, hit in sorted(hits, key=lambda rh: (rh[1].pos, rh[0].id, rh[1].message)):
@@ -222,10 +238,16 @@ class _Checker:
             occurrence = seen.get((rule.id, line_text), 0)
             seen[(rule.id, line_text)] = occurrence + 1
             finding = Finding(
-                path=source.path, line=max(hit.pos.line, 1), column=max(hit.pos.column, 1),
-                rule=rule.id, category=rule.category, severity=hit.severity or rule.severity,
-                message=hit.message, fix=hit.fix or rule.fix,
-                fingerprint=fingerprint(rule.id, source.path, line_text, occurrence))
+                path=source.path,
+                line=max(hit.pos.line, 1),
+                column=max(hit.pos.column, 1),
+                rule=rule.id,
+                category=rule.category,
+                severity=hit.severity or rule.severity,
+                message=hit.message,
+                fix=hit.fix or rule.fix,
+                fingerprint=fingerprint(rule.id, source.path, line_text, occurrence),
+            )
             if finding not in findings:
                 findings.append(finding)
         return findings

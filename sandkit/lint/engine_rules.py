@@ -5,7 +5,11 @@ from __future__ import annotations
 from sandkit.lint.registry import add_rule
 
 PARSE_ERROR = add_rule(
-    "SK001", "parse-error", category="parse-error", severity="medium", kinds=(),
+    "SK001",
+    "parse-error",
+    category="parse-error",
+    severity="medium",
+    kinds=(),
     doc="""A file that the linter must understand could not be parsed.
 
 The scan goes on with the other files, but no rule could check this one, so whatever it
@@ -15,10 +19,15 @@ would usually fail on it too.
 Fix:
 Correct the syntax at the reported place, or exclude the file in [tool.sandkit] if it is a
 deliberately broken fixture.
-""")
+""",
+)
 
 FILE_TOO_LARGE = add_rule(
-    "SK002", "file-too-large", category="parse-error", severity="info", kinds=(),
+    "SK002",
+    "file-too-large",
+    category="parse-error",
+    severity="info",
+    kinds=(),
     doc="""A file is larger than the scan limit; only its beginning was checked.
 
 Huge files are capped so that one generated or vendored blob cannot stall the scan. Anything
@@ -26,10 +35,15 @@ after the limit is not checked.
 
 Fix:
 Exclude generated files in [tool.sandkit], or raise max-file-size if the file must be read.
-""")
+""",
+)
 
 UNEXPLAINED_SUPPRESSION = add_rule(
-    "SK003", "suppression-without-reason", category="suppression", severity="low", kinds=(),
+    "SK003",
+    "suppression-without-reason",
+    category="suppression",
+    severity="low",
+    kinds=(),
     doc="""An inline ``sandkit: ignore[...]`` comment gives no reason, so it suppresses nothing.
 
 A suppression is a decision someone made about a risk; the reason is what lets a reviewer
@@ -38,14 +52,20 @@ check it later. Without one, the finding it meant to hide is reported as well.
 Fix:
 Write why the finding does not apply after the brackets, e.g.
 ``# sandkit: ignore[RS001] CI-only runner that builds images``.
-""")
+""",
+)
 
 UNKNOWN_SUPPRESSION = add_rule(
-    "SK004", "unknown-rule-in-suppression", category="suppression", severity="low", kinds=(),
+    "SK004",
+    "unknown-rule-in-suppression",
+    category="suppression",
+    severity="low",
+    kinds=(),
     doc="""An inline suppression names a rule ID or category that does not exist.
 
 A typo in a suppression silently stops working, or never worked at all.
 
 Fix:
 Use an ID from ``sandkit rules`` or a category name, or delete the comment.
-""")
+""",
+)

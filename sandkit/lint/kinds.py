@@ -29,8 +29,26 @@ JSON = "json"
 TOML = "toml"
 TEXT = "text"
 
-KINDS = (KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, DEVCONTAINER, DOCKERFILE, DOCKERIGNORE,
-         SHELL, MAKEFILE, JUSTFILE, ENV, AGENT_CONFIG, AGENT_INSTRUCTIONS, YAML, JSON, TOML, TEXT)
+KINDS = (
+    KIT,
+    COMPOSE,
+    KUBERNETES,
+    WORKFLOW,
+    ACTION,
+    DEVCONTAINER,
+    DOCKERFILE,
+    DOCKERIGNORE,
+    SHELL,
+    MAKEFILE,
+    JUSTFILE,
+    ENV,
+    AGENT_CONFIG,
+    AGENT_INSTRUCTIONS,
+    YAML,
+    JSON,
+    TOML,
+    TEXT,
+)
 
 #: Kinds whose parse always runs, so a broken file is reported even when no rule fires.
 STRUCTURED = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, DEVCONTAINER, AGENT_CONFIG})
@@ -47,25 +65,76 @@ class Kind(NamedTuple):
 # Agent files, as lower-case glob patterns over the path relative to the scan root.
 # Instruction files are prose the agent reads; config files are settings it obeys.
 AGENT_INSTRUCTION_PATTERNS = (
-    "claude.md", "claude.local.md", "agents.md", "agent.md", "gemini.md", "skill.md",
-    ".cursorrules", ".windsurfrules", ".clinerules", ".clinerules/*", ".cursor/rules/*",
-    ".github/copilot-instructions.md", "*.instructions.md", ".github/prompts/*.prompt.md",
-    ".claude/commands/*", ".claude/agents/*", ".claude/skills/*", ".roo/*", ".continue/*",
-    ".windsurf/rules/*", ".kiro/steering/*", ".amazonq/rules/*", ".junie/guidelines.md",
-    ".gemini/styleguide.md", "conventions.md",
+    "claude.md",
+    "claude.local.md",
+    "agents.md",
+    "agent.md",
+    "gemini.md",
+    "skill.md",
+    ".cursorrules",
+    ".windsurfrules",
+    ".clinerules",
+    ".clinerules/*",
+    ".cursor/rules/*",
+    ".github/copilot-instructions.md",
+    "*.instructions.md",
+    ".github/prompts/*.prompt.md",
+    ".claude/commands/*",
+    ".claude/agents/*",
+    ".claude/skills/*",
+    ".roo/*",
+    ".continue/*",
+    ".windsurf/rules/*",
+    ".kiro/steering/*",
+    ".amazonq/rules/*",
+    ".junie/guidelines.md",
+    ".gemini/styleguide.md",
+    "conventions.md",
 )
 AGENT_CONFIG_PATTERNS = (
-    ".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".mcp.json",
-    "mcp.json", ".cursor/*.json", ".vscode/settings.json", ".vscode/tasks.json",
-    ".vscode/mcp.json", ".vscode/launch.json", ".gemini/settings.json", ".codex/config.toml",
-    ".continue/config.json", ".continue/config.yaml", ".continue/mcpservers/*", ".roo/mcp.json",
-    ".kiro/settings/mcp.json", ".amazonq/mcp.json", ".aider.conf.yml", "opencode.json",
-    "claude_desktop_config.json", ".windsurf/mcp.json", ".zed/settings.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude.json",
+    ".mcp.json",
+    "mcp.json",
+    ".cursor/*.json",
+    ".vscode/settings.json",
+    ".vscode/tasks.json",
+    ".vscode/mcp.json",
+    ".vscode/launch.json",
+    ".gemini/settings.json",
+    ".codex/config.toml",
+    ".continue/config.json",
+    ".continue/config.yaml",
+    ".continue/mcpservers/*",
+    ".roo/mcp.json",
+    ".kiro/settings/mcp.json",
+    ".amazonq/mcp.json",
+    ".aider.conf.yml",
+    "opencode.json",
+    "claude_desktop_config.json",
+    ".windsurf/mcp.json",
+    ".zed/settings.json",
     "*.code-workspace",
 )
 _SHELL_EXTENSIONS = (".sh", ".bash", ".zsh", ".ksh", ".envrc")
-_NOT_DOCKERFILE = (".md", ".py", ".txt", ".json", ".yml", ".yaml", ".sh", ".go", ".rs", ".js",
-                   ".ts", ".html", ".rst", ".toml", ".lock")
+_NOT_DOCKERFILE = (
+    ".md",
+    ".py",
+    ".txt",
+    ".json",
+    ".yml",
+    ".yaml",
+    ".sh",
+    ".go",
+    ".rs",
+    ".js",
+    ".ts",
+    ".html",
+    ".rst",
+    ".toml",
+    ".lock",
+)
 _SHEBANG = re.compile(rb"#![^\n]*\b(?:ba|z|da|k)?sh\b")
 
 
@@ -108,11 +177,11 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(AGENT_INSTRUCTIONS, _syntax_of(name))
     if name == ".dockerignore" or name.endswith(".dockerignore"):
         return Kind(DOCKERIGNORE, "text")
-    if (("dockerfile" in name or name.startswith("containerfile"))
-            and not name.endswith(_NOT_DOCKERFILE)):
+    if ("dockerfile" in name or name.startswith("containerfile")) and not name.endswith(_NOT_DOCKERFILE):
         return Kind(DOCKERFILE, "dockerfile")
     if name in ("devcontainer.json", ".devcontainer.json") or (
-            "/.devcontainer/" in f"/{lower}" and name.endswith(".json")):
+        "/.devcontainer/" in f"/{lower}" and name.endswith(".json")
+    ):
         return Kind(DEVCONTAINER, "json")
     if name in ("makefile", "gnumakefile") or name.endswith((".mk", ".mak")):
         return Kind(MAKEFILE, "makefile")

@@ -68,19 +68,38 @@ _loaded = False
 Trigger = str | re.Pattern[str]
 
 
-def rule(rule_id: str, name: str, *, category: str, severity: str, kinds: Iterable[str],
-         triggers: Iterable[Trigger] = ()) -> Callable[[Check], Check]:
+def rule(
+    rule_id: str, name: str, *, category: str, severity: str, kinds: Iterable[str], triggers: Iterable[Trigger] = ()
+) -> Callable[[Check], Check]:
     """Register the decorated function as rule ``rule_id``; its docstring is the documentation."""
+
     def register(check: Check) -> Check:
-        add_rule(rule_id, name, category=category, severity=severity, kinds=kinds,
-                 doc=_clean_doc(check.__doc__ or ""), check=check, triggers=triggers)
+        add_rule(
+            rule_id,
+            name,
+            category=category,
+            severity=severity,
+            kinds=kinds,
+            doc=_clean_doc(check.__doc__ or ""),
+            check=check,
+            triggers=triggers,
+        )
         return check
 
     return register
 
 
-def add_rule(rule_id: str, name: str, *, category: str, severity: str, kinds: Iterable[str],
-             doc: str, check: Check | None = None, triggers: Iterable[Trigger] = ()) -> Rule:
+def add_rule(
+    rule_id: str,
+    name: str,
+    *,
+    category: str,
+    severity: str,
+    kinds: Iterable[str],
+    doc: str,
+    check: Check | None = None,
+    triggers: Iterable[Trigger] = (),
+) -> Rule:
     if not _ID.fullmatch(rule_id):
         raise ValueError(f"rule ID {rule_id!r} must be two capitals and three digits")
     if rule_id in _REGISTRY:
@@ -92,10 +111,19 @@ def add_rule(rule_id: str, name: str, *, category: str, severity: str, kinds: It
     if not doc.strip() or "Fix:" not in doc:
         raise ValueError(f"{rule_id}: the docstring must document the rule and have a Fix: part")
     chosen = tuple(triggers)
-    new = Rule(rule_id, name, category, severity, frozenset(kinds), doc, check,
-               tuple(t if isinstance(t, str) else t.pattern for t in chosen), _sections(doc),
-               tuple(t for t in chosen if isinstance(t, str)),
-               tuple(t for t in chosen if isinstance(t, re.Pattern)))
+    new = Rule(
+        rule_id,
+        name,
+        category,
+        severity,
+        frozenset(kinds),
+        doc,
+        check,
+        tuple(t if isinstance(t, str) else t.pattern for t in chosen),
+        _sections(doc),
+        tuple(t for t in chosen if isinstance(t, str)),
+        tuple(t for t in chosen if isinstance(t, re.Pattern)),
+    )
     _REGISTRY[rule_id] = new
     return new
 

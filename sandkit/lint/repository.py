@@ -51,6 +51,7 @@ _PASSES: list[tuple[str, Pass]] = []
 
 def repository_pass(name: str) -> Callable[[Pass], Pass]:
     """Register the decorated function as a repository-level pass called ``name``."""
+
     def register(function: Pass) -> Pass:
         if any(existing == name for existing, _ in _PASSES):
             raise ValueError(f"repository pass {name!r} is registered twice")

@@ -30,8 +30,16 @@ class RuleSettings:
 class SourceFile:
     """A scanned file. ``path`` is relative to the scan root, with forward slashes."""
 
-    def __init__(self, path: str, text: str, kind: str, syntax: str, *,
-                 in_dependency: bool = False, settings: RuleSettings | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        kind: str,
+        syntax: str,
+        *,
+        in_dependency: bool = False,
+        settings: RuleSettings | None = None,
+    ) -> None:
         self.path = path
         self.text = text
         self.kind = kind
@@ -145,8 +153,7 @@ class SourceFile:
         if self.syntax in ("makefile", "justfile"):
             from sandkit.lint.syntax.makefile import justfile_recipes, makefile_recipes
 
-            recipes = (makefile_recipes if self.syntax == "makefile" else justfile_recipes)(
-                self.text)
+            recipes = (makefile_recipes if self.syntax == "makefile" else justfile_recipes)(self.text)
             out: list[Command] = []
             for recipe in recipes:
                 out.extend(_relocate(parse_commands(recipe.text), _shifted(recipe.pos)))
@@ -161,6 +168,7 @@ class SourceFile:
 
     def commands_in(self, value: PStr) -> list[Command]:
         """Shell commands inside a parsed string (a workflow ``run:``, a kit ``install`` line)."""
+
         def locate(p: Pos) -> Pos:
             lines = value.split("\n")
             offset = sum(len(line) + 1 for line in lines[: p.line - 1]) + p.column - 1
@@ -175,12 +183,14 @@ class SourceFile:
         text = " ".join(_shell_quote(a) for a in exec_form) if exec_form else ins.args
         if exec_form:
             return _relocate(parse_commands(text), lambda p: ins.pos)
-        return _relocate(parse_commands(text), lambda p: ins.pos_at(
-            starts[min(p.line, len(starts)) - 1] + p.column - 1))
+        return _relocate(
+            parse_commands(text), lambda p: ins.pos_at(starts[min(p.line, len(starts)) - 1] + p.column - 1)
+        )
 
 
 def _shifted(start: Pos) -> Callable[[Pos], Pos]:
     """Map positions in a text that begins at ``start`` of the file."""
+
     def locate(p: Pos) -> Pos:
         column = start.column + p.column - 1 if p.line == 1 else p.column
         return Pos(start.line + p.line - 1, column)

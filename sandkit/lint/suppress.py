@@ -38,5 +38,8 @@ def find_suppressions(text: str) -> list[Suppression]:
 
 def covers(suppression: Suppression, line: int, keys: tuple[str, ...]) -> bool:
     """True when the suppression sits on ``line`` or the line above and names one of ``keys``."""
-    return (suppression.line in (line, line - 1) and bool(suppression.reason)
-            and any(k in suppression.keys or k.upper() in suppression.keys for k in keys))
+    return (
+        suppression.line in (line, line - 1)
+        and bool(suppression.reason)
+        and any(k in suppression.keys or k.upper() in suppression.keys for k in keys)
+    )

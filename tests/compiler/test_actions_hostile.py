@@ -50,8 +50,13 @@ BASELINE = _compile(_kit(dict.fromkeys(["text", "env", "install", "startup", "ar
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=HOSTILE, env=HOSTILE, install=HOSTILE, startup=HOSTILE, arg=HOSTILE)
-@example(text="${{ secrets.X }}\n${{ github.event.issue.title }}", env="${{ toJSON(secrets) }}",
-         install="$(id)", startup="`id`", arg="${{ github.token }}")
+@example(
+    text="${{ secrets.X }}\n${{ github.event.issue.title }}",
+    env="${{ toJSON(secrets) }}",
+    install="$(id)",
+    startup="`id`",
+    arg="${{ github.token }}",
+)
 def test_free_text_never_reaches_the_workflow(text: str, env: str, install: str, startup: str, arg: str) -> None:
     out = _compile(_kit({"text": text, "env": env, "install": install, "startup": startup, "arg": arg}))
     assert _normalised(out) == _normalised(BASELINE)
@@ -59,8 +64,10 @@ def test_free_text_never_reaches_the_workflow(text: str, env: str, install: str,
 
 def _with_filters(value: str, runs_on: str) -> Kit:
     base = _kit(dict.fromkeys(["text", "env", "install", "startup", "arg"], "plain")).model_dump(by_alias=True)
-    base["triggers"] = [{"github": {"event": "push", "branches": [value], "paths": [value]}},
-                        {"github": {"event": "issues", "types": [value]}}]
+    base["triggers"] = [
+        {"github": {"event": "push", "branches": [value], "paths": [value]}},
+        {"github": {"event": "issues", "types": [value]}},
+    ]
     base["targets"]["actions"]["runs_on"] = runs_on
     return Kit.model_validate(base)
 
@@ -88,5 +95,6 @@ def test_structured_values_are_intact_or_refused(value: str, runs_on: str) -> No
     assert document["on"]["issues"] == {"types": [value]}
     assert document["jobs"]["agent"]["runs-on"] == runs_on
     assert sorted(EXPRESSION.findall(text)) == sorted(EXPRESSION.findall(BASELINE.files[WORKFLOW].decode()))
-    assert [s.get("run") for s in document["jobs"]["agent"]["steps"]] == \
-        [s.get("run") for s in YAML(typ="safe").load(BASELINE.files[WORKFLOW])["jobs"]["agent"]["steps"]]
+    assert [s.get("run") for s in document["jobs"]["agent"]["steps"]] == [
+        s.get("run") for s in YAML(typ="safe").load(BASELINE.files[WORKFLOW])["jobs"]["agent"]["steps"]
+    ]

@@ -20,16 +20,28 @@ def _script() -> ModuleType:
 
 
 def _git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "HOME": str(repo), "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True,
-                          env=env).stdout.strip()
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "HOME": str(repo),
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True, env=env
+    ).stdout.strip()
 
 
 def test_the_highest_release_tag_wins_and_annotated_tags_are_peeled(tmp_path: Path) -> None:
     _git(tmp_path, "init", "-q")
-    for tag, annotated in (("v1.9.0", False), ("v1.10.0", True), ("v2.0.0-beta.1", False), ("latest", False),
-                           ("v1.2.3", True)):
+    for tag, annotated in (
+        ("v1.9.0", False),
+        ("v1.10.0", True),
+        ("v2.0.0-beta.1", False),
+        ("latest", False),
+        ("v1.2.3", True),
+    ):
         _git(tmp_path, "commit", "-q", "--allow-empty", "-m", tag)
         _git(tmp_path, "tag", *(["-a", "-m", tag] if annotated else []), tag)
     script = _script()
@@ -47,4 +59,5 @@ def test_the_rewrite_changes_only_the_named_pins() -> None:
     rewritten = script.rewrite(text, moved)
     assert script.current(rewritten) == {**pinned, **moved}
     assert rewritten.replace(f'Pin("{"a" * 40}", "v99.0.0")', "X") == text.replace(
-        f'Pin("{action_pins.PINS["actions/checkout"].sha}", "{action_pins.PINS["actions/checkout"].version}")', "X")
+        f'Pin("{action_pins.PINS["actions/checkout"].sha}", "{action_pins.PINS["actions/checkout"].version}")', "X"
+    )

@@ -82,8 +82,9 @@ def test_stale_files_of_an_earlier_build_are_removed(tmp_path: Path) -> None:
         _kit(tmp_path, "one")
         assert main(["build", "one.yaml", "-o", "out", "-q"]) == 0
         assert (tmp_path / "out/one/egress/squid.conf").exists()
-        _kit(tmp_path, "one", "").write_text(KIT.format(name="one", extra="").replace(
-            "network: {allow: [api.example.com]}", "network: {egress: none}"))
+        _kit(tmp_path, "one", "").write_text(
+            KIT.format(name="one", extra="").replace("network: {allow: [api.example.com]}", "network: {egress: none}")
+        )
         assert main(["build", "one.yaml", "-o", "out", "-q"]) == 0
         assert not (tmp_path / "out/one/egress/squid.conf").exists()
 

@@ -19,26 +19,75 @@ from sandkit.credentials import credential_kind
 from sandkit.kits.dump import dump_kit
 from sandkit.kits.model import Kit
 
-BREAKERS = ["\n", "\r\n", "'", '"', "\\", "\\\n", "${{ secrets.X }}", "$(id)", "`id`", "$HOME", "${HOME}",
-            "\nRUN id", "\nUSER root", "key: value", "- item", "---", "...", "#", "&anchor", "*alias", "!!str",
-            '{"a": 1}', "]", "[", "}", "\u202e", "\u200b", "\u2066", "\x85", "\u2028", "\t", "%", "!", "|", ">"]
-HOSTILE = st.lists(st.one_of(st.sampled_from(BREAKERS),
-                             st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"),
-                                     max_size=12)), max_size=8).map("".join).filter(
-    lambda t: credential_kind(t) is None)
+BREAKERS = [
+    "\n",
+    "\r\n",
+    "'",
+    '"',
+    "\\",
+    "\\\n",
+    "${{ secrets.X }}",
+    "$(id)",
+    "`id`",
+    "$HOME",
+    "${HOME}",
+    "\nRUN id",
+    "\nUSER root",
+    "key: value",
+    "- item",
+    "---",
+    "...",
+    "#",
+    "&anchor",
+    "*alias",
+    "!!str",
+    '{"a": 1}',
+    "]",
+    "[",
+    "}",
+    "\u202e",
+    "\u200b",
+    "\u2066",
+    "\x85",
+    "\u2028",
+    "\t",
+    "%",
+    "!",
+    "|",
+    ">",
+]
+HOSTILE = (
+    st.lists(
+        st.one_of(
+            st.sampled_from(BREAKERS),
+            st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=12),
+        ),
+        max_size=8,
+    )
+    .map("".join)
+    .filter(lambda t: credential_kind(t) is None)
+)
 
 
 def _kit(values: dict[str, Any]) -> Kit:
-    return Kit.model_validate({
-        "apiVersion": "sandkit/v1", "name": "hostile", "description": values["text"],
-        "env": {"HOSTILE_ONE": values["env"], "HOSTILE_TWO": values["text"]},
-        "install": [values["install"]], "startup": [values["startup"], values["text"]],
-        "agent": {"command": ["agent", values["arg"], values["text"]], "instructions": values["text"],
-                  "instructions_file": "AGENTS.md"},
-        "files": [{"path": "/etc/hostile.txt", "content": values["text"]}],
-        "network": {"allow": ["api.example.com"]},
-        "workspace": {"mode": "none"},
-    })
+    return Kit.model_validate(
+        {
+            "apiVersion": "sandkit/v1",
+            "name": "hostile",
+            "description": values["text"],
+            "env": {"HOSTILE_ONE": values["env"], "HOSTILE_TWO": values["text"]},
+            "install": [values["install"]],
+            "startup": [values["startup"], values["text"]],
+            "agent": {
+                "command": ["agent", values["arg"], values["text"]],
+                "instructions": values["text"],
+                "instructions_file": "AGENTS.md",
+            },
+            "files": [{"path": "/etc/hostile.txt", "content": values["text"]}],
+            "network": {"allow": ["api.example.com"]},
+            "workspace": {"mode": "none"},
+        }
+    )
 
 
 def _compile(kit: Kit) -> KitOutput:
@@ -80,7 +129,7 @@ def _startup_commands(entrypoint: str) -> list[str]:
     lexer = shlex.shlex(entrypoint, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     tokens = list(lexer)
-    return [tokens[i + 2] for i in range(len(tokens) - 2) if tokens[i:i + 2] == ["sh", "-c"]]
+    return [tokens[i + 2] for i in range(len(tokens) - 2) if tokens[i : i + 2] == ["sh", "-c"]]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,8 +152,10 @@ def test_hostile_values_stay_values(text: str, env: str, install: str, startup: 
     baseline = YAML(typ="safe").load(BASELINE.files["compose.yaml"])
     assert compose.keys() == baseline.keys()
     assert compose["services"]["agent"].keys() == baseline["services"]["agent"].keys()
-    assert out.files["egress/squid.conf"].decode().splitlines()[3:] == \
-        BASELINE.files["egress/squid.conf"].decode().splitlines()[3:]
+    assert (
+        out.files["egress/squid.conf"].decode().splitlines()[3:]
+        == BASELINE.files["egress/squid.conf"].decode().splitlines()[3:]
+    )
     _assert_kubernetes_intact(out, arg, text)
 
 

@@ -178,8 +178,9 @@ def test_manifests_pass_the_strict_kubernetes_schemas(outputs: dict[str, KitOutp
             checked += 1
         for kind, template in pod_templates(out):
             if kind == "SandboxTemplate":  # its pod template is a core PodSpec: validate it as a Pod
-                _validate(version, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-                                    "spec": template["spec"]})
+                _validate(
+                    version, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": template["spec"]}
+                )
     assert checked >= 40
 
 
@@ -188,8 +189,15 @@ def test_a_schema_violation_is_caught() -> None:
     import kubernetes_validate
 
     with pytest.raises(kubernetes_validate.ValidationError):
-        _validate(KUBERNETES_VERSIONS[0], {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
-                                           "spec": {"template": {"spec": {"containers": []}}, "bogus": 1}})
+        _validate(
+            KUBERNETES_VERSIONS[0],
+            {
+                "apiVersion": "batch/v1",
+                "kind": "Job",
+                "metadata": {"name": "j"},
+                "spec": {"template": {"spec": {"containers": []}}, "bogus": 1},
+            },
+        )
 
 
 def test_checkov_kubernetes_checks_pass(outputs: dict[str, KitOutput], tmp_path: Path) -> None:
@@ -199,10 +207,26 @@ def test_checkov_kubernetes_checks_pass(outputs: dict[str, KitOutput], tmp_path:
                 target = tmp_path / f"kit{index:02d}" / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
-    done = subprocess.run([*_checkov(), "-d", str(tmp_path), "--framework", "kubernetes",
-                           "--skip-download", "--quiet", "--compact", "-o", "json",
-                           "--skip-check", ",".join(sorted(CHECKOV_SKIPS))],
-                          capture_output=True, text=True, check=False, env=_offline_env())
+    done = subprocess.run(
+        [
+            *_checkov(),
+            "-d",
+            str(tmp_path),
+            "--framework",
+            "kubernetes",
+            "--skip-download",
+            "--quiet",
+            "--compact",
+            "-o",
+            "json",
+            "--skip-check",
+            ",".join(sorted(CHECKOV_SKIPS)),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_offline_env(),
+    )
     report = json.loads(done.stdout)
     failed = [(f["check_id"], f["file_path"], f["resource"]) for f in report["results"]["failed_checks"]]
     assert not failed, failed
@@ -235,8 +259,9 @@ def test_sandkit_lint_finds_nothing(outputs: dict[str, KitOutput], tmp_path: Pat
                 target = tmp_path / f"kit{index:02d}" / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
-    done = subprocess.run([sys.executable, "-m", "sandkit", "lint", str(tmp_path)], cwd=REPO,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "sandkit", "lint", str(tmp_path)], cwd=REPO, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -320,13 +345,16 @@ def test_the_proxy_service_selects_the_proxy_and_the_agent_uses_it(outputs: dict
                 continue
             for box in template["spec"]["containers"]:
                 env = {e["name"]: e.get("value") for e in box["env"]}
-                assert env["HTTPS_PROXY"] == f"http://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}"
+                assert (
+                    env["HTTPS_PROXY"] == f"http://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}"
+                )
 
 
 def test_every_volume_mount_has_its_volume_and_every_item_its_key(outputs: dict[str, KitOutput]) -> None:
     for kit, out in outputs.items():
-        maps = {c["metadata"]["name"]: {**c.get("data", {}), **c.get("binaryData", {})}
-                for c in of_kind(out, "ConfigMap")}
+        maps = {
+            c["metadata"]["name"]: {**c.get("data", {}), **c.get("binaryData", {})} for c in of_kind(out, "ConfigMap")
+        }
         for kind, template in pod_templates(out):
             spec = template["spec"]
             volumes = {v["name"]: v for v in spec["volumes"]}
@@ -373,7 +401,9 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
                     assert context["runAsUser"] == out.plan.uid == 1000
         accounts = of_kind(out, "ServiceAccount")
         assert accounts[0]["automountServiceAccountToken"] is False
-        assert not ({"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"} & {d["kind"] for _, d in manifests(out)})
+        assert not (
+            {"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"} & {d["kind"] for _, d in manifests(out)}
+        )
         namespaces = of_kind(out, "Namespace")
         if out.plan.kit.targets.kubernetes.create_namespace:
             assert namespaces[0]["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
@@ -408,8 +438,10 @@ def test_secrets_are_referenced_never_contained(outputs: dict[str, KitOutput]) -
     out = outputs["clone-schedules"]
     agent = of_kind(out, "Job")[0]["spec"]["template"]["spec"]["containers"][0]
     refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in agent["env"] if "valueFrom" in e}
-    assert refs == {"API_KEY": {"name": "nightly-secrets", "key": "API_KEY", "optional": False},
-                    "OPTIONAL_TOKEN": {"name": "nightly-secrets", "key": "OPTIONAL_TOKEN", "optional": True}}
+    assert refs == {
+        "API_KEY": {"name": "nightly-secrets", "key": "API_KEY", "optional": False},
+        "OPTIONAL_TOKEN": {"name": "nightly-secrets", "key": "OPTIONAL_TOKEN", "optional": True},
+    }
     assert of_kind(out, "Job")[0]["metadata"]["annotations"]["sandkit.dev/secret-keys"] == "API_KEY,OPTIONAL_TOKEN"
 
 
@@ -421,11 +453,15 @@ def test_cilium_and_the_agent_sandbox_resources(outputs: dict[str, KitOutput]) -
     template_labels = of_kind(out, "SandboxTemplate")[0]["spec"]["podTemplate"]["metadata"]["labels"]
     assert matches(policy["spec"]["endpointSelector"]["matchLabels"], template_labels)
     dns, *by_port = policy["spec"]["egress"]
-    assert dns["toPorts"][0]["rules"]["dns"] == [{"matchName": "api.example.com"}, {"matchPattern": "*.example.org"},
-                                                 {"matchName": "git.example.net"}]
+    assert dns["toPorts"][0]["rules"]["dns"] == [
+        {"matchName": "api.example.com"},
+        {"matchPattern": "*.example.org"},
+        {"matchName": "git.example.net"},
+    ]
     assert [(r["toPorts"][0]["ports"][0]["port"], r["toFQDNs"]) for r in by_port] == [
         ("443", [{"matchName": "api.example.com"}, {"matchPattern": "*.example.org"}]),
-        ("8443", [{"matchName": "git.example.net"}])]
+        ("8443", [{"matchName": "git.example.net"}]),
+    ]
     assert {"cidr": "169.254.0.0/16"} in policy["spec"]["egressDeny"][0]["toCIDRSet"]
     agent = of_kind(out, "SandboxTemplate")[0]["spec"]["podTemplate"]["spec"]["containers"][0]
     assert not any(e["name"] == "HTTPS_PROXY" for e in agent["env"])

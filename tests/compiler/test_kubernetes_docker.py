@@ -76,8 +76,14 @@ def _docker(*args: str, check: bool = True, timeout: int = 600) -> subprocess.Co
 class Pod:
     """Starts one pod spec's containers with the settings a kubelet would apply."""
 
-    def __init__(self, spec: dict[str, Any], configmaps: dict[str, dict[str, Any]], root: Path, network: str,
-                 secret: dict[str, str]) -> None:
+    def __init__(
+        self,
+        spec: dict[str, Any],
+        configmaps: dict[str, dict[str, Any]],
+        root: Path,
+        network: str,
+        secret: dict[str, str],
+    ) -> None:
         self.spec, self.configmaps, self.root, self.network, self.secret = spec, configmaps, root, network, secret
         self.folders = {v["name"]: self._volume(v) for v in spec["volumes"]}
 
@@ -101,8 +107,18 @@ class Pod:
 
     def run_args(self, container: dict[str, Any], name: str) -> list[str]:
         context = container["securityContext"]
-        args = ["--name", name, "--network", self.network, "--user", f"{context['runAsUser']}:{context['runAsGroup']}",
-                "--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
+        args = [
+            "--name",
+            name,
+            "--network",
+            self.network,
+            "--user",
+            f"{context['runAsUser']}:{context['runAsGroup']}",
+            "--cap-drop",
+            "ALL",
+            "--security-opt",
+            "no-new-privileges",
+        ]
         if "fsGroup" in self.spec["securityContext"]:
             args += ["--group-add", str(self.spec["securityContext"]["fsGroup"])]
         if context["readOnlyRootFilesystem"]:
@@ -165,15 +181,48 @@ def _serve_git(srv: Path, image: str, network: str, server: str) -> None:
     """A bare repository with one commit over git's dumb HTTP, served by the agent image's python3
     under an allowed name and a name the kit does not allow."""
     work = srv.parent / "work"
-    for command in (["git", "init", "-q", "-b", "main", str(work)],
-                    ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
-                     "--allow-empty", "-m", "cloned by the init container"],
-                    ["git", "clone", "-q", "--bare", str(work), str(srv / "repo.git")],
-                    ["git", "-C", str(srv / "repo.git"), "update-server-info"]):
+    for command in (
+        ["git", "init", "-q", "-b", "main", str(work)],
+        [
+            "git",
+            "-C",
+            str(work),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "cloned by the init container",
+        ],
+        ["git", "clone", "-q", "--bare", str(work), str(srv / "repo.git")],
+        ["git", "-C", str(srv / "repo.git"), "update-server-info"],
+    ):
         subprocess.run(command, check=True, capture_output=True)
-    _docker("run", "-d", "--name", server, "--network", network, "--network-alias", "git.outside.test",
-            "--network-alias", "other.outside.test", "--entrypoint", "python3", "-v", f"{srv}:/srv:ro", image,
-            "-m", "http.server", "8080", "--directory", "/srv")
+    _docker(
+        "run",
+        "-d",
+        "--name",
+        server,
+        "--network",
+        network,
+        "--network-alias",
+        "git.outside.test",
+        "--network-alias",
+        "other.outside.test",
+        "--entrypoint",
+        "python3",
+        "-v",
+        f"{srv}:/srv:ro",
+        image,
+        "-m",
+        "http.server",
+        "8080",
+        "--directory",
+        "/srv",
+    )
 
 
 def _start_proxy(docs: list[dict[str, Any]], root: Path, inside: str, outside: str, name: str) -> None:
@@ -190,8 +239,12 @@ def _start_proxy(docs: list[dict[str, Any]], root: Path, inside: str, outside: s
 
 def _manifests(out: Any) -> list[dict[str, Any]]:
     yaml = YAML(typ="safe")
-    return [d for n, data in sorted(out.files.items()) if n.startswith("kubernetes/") and
-            n != "kubernetes/kustomization.yaml" for d in yaml.load_all(data)]
+    return [
+        d
+        for n, data in sorted(out.files.items())
+        if n.startswith("kubernetes/") and n != "kubernetes/kustomization.yaml"
+        for d in yaml.load_all(data)
+    ]
 
 
 def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(built: dict[str, Any]) -> None:
@@ -214,10 +267,18 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
         ran = _docker("run", *pod.run_args(agent, f"{name}-agent"), agent["image"], *agent["args"], check=False)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         lines = dict(line.split("=", 1) for line in ran.stdout.splitlines() if "=" in line)
-        assert lines == {"uid": "1000:1000", "greeting": "it's $(not run)", "secret": "s3cret value",
-                         "file": "from the ConfigMap", "home": "rc from the kit",
-                         "head": "cloned by the init container", "instructions": "From the ConfigMap.",
-                         "other": "refused", "direct": "refused", "root": "read-only"}
+        assert lines == {
+            "uid": "1000:1000",
+            "greeting": "it's $(not run)",
+            "secret": "s3cret value",
+            "file": "from the ConfigMap",
+            "home": "rc from the kit",
+            "head": "cloned by the init container",
+            "instructions": "From the ConfigMap.",
+            "other": "refused",
+            "direct": "refused",
+            "root": "read-only",
+        }
     finally:
         _docker("rm", "-f", f"{name}-clone", f"{name}-agent", check=False)
 

@@ -13,8 +13,13 @@ import pytest
 from tests.compiler.helpers import EXAMPLES, OWN_KITS, committed_output_folder
 from tests.conftest import REPO
 
-FOLDERS = sorted({committed_output_folder(k) / _name for k in EXAMPLES + OWN_KITS
-                  for _name in [k.stem if k.parent.name == "kits" else k.parent.name]})
+FOLDERS = sorted(
+    {
+        committed_output_folder(k) / _name
+        for k in EXAMPLES + OWN_KITS
+        for _name in [k.stem if k.parent.name == "kits" else k.parent.name]
+    }
+)
 
 
 def _dockerfiles() -> list[Path]:
@@ -34,21 +39,31 @@ def _hadolint() -> str:
 
 @pytest.mark.parametrize("dockerfile", _dockerfiles(), ids=_ids)
 def test_hadolint_finds_nothing(dockerfile: Path) -> None:
-    done = subprocess.run([_hadolint(), "--no-color", "--failure-threshold", "info", str(dockerfile)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [_hadolint(), "--no-color", "--failure-threshold", "info", str(dockerfile)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and not done.stdout.strip(), done.stdout
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=_ids)
 def test_compose_file_passes_the_compose_spec_schema(folder: Path) -> None:
-    done = subprocess.run(["check-jsonschema", "--builtin-schema", "vendor.compose-spec",
-                           str(folder / "compose.yaml")], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["check-jsonschema", "--builtin-schema", "vendor.compose-spec", str(folder / "compose.yaml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def _compose_client() -> bool:
-    return shutil.which("docker") is not None and subprocess.run(
-        ["docker", "compose", "version"], capture_output=True, check=False).returncode == 0
+    return (
+        shutil.which("docker") is not None
+        and subprocess.run(["docker", "compose", "version"], capture_output=True, check=False).returncode == 0
+    )
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=_ids)
@@ -58,8 +73,9 @@ def test_docker_compose_config_accepts_it(folder: Path) -> None:
             pytest.fail("SANDKIT_REQUIRE_DOCKER=1 but `docker compose` is not installed")
         pytest.skip("no docker compose client")
     env = {**os.environ, "ANTHROPIC_API_KEY": "x", "CODEX_API_KEY": "x", "GH_TOKEN": "x", "NPM_TOKEN": "x"}
-    done = subprocess.run(["docker", "compose", "config", "--quiet"], cwd=folder, env=env,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["docker", "compose", "config", "--quiet"], cwd=folder, env=env, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -69,8 +85,12 @@ def _workflows() -> list[Path]:
 
 @pytest.mark.parametrize("workflow", _workflows(), ids=_ids)
 def test_workflow_passes_the_github_workflow_schema(workflow: Path) -> None:
-    done = subprocess.run(["check-jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", str(workflow)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -81,6 +101,10 @@ def test_zizmor_finds_nothing_in_the_workflows() -> None:
         pytest.fail("zizmor is not installed (pip install zizmor; it is a test dependency)")
     workflows = _workflows()
     assert workflows
-    done = subprocess.run([zizmor, "--offline", "--persona", "auditor", "--no-progress", *map(str, workflows)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [zizmor, "--offline", "--persona", "auditor", "--no-progress", *map(str, workflows)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr

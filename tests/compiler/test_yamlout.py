@@ -12,13 +12,60 @@ from ruamel.yaml import YAML
 from sandkit.compiler.yamlout import LiteralBlock, dump_yaml
 
 TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=20)
-TRICKY = st.sampled_from(["no", "on", "Y", "~", "null", "1e3", "0o17", "0x1F", "1:20", "2001-01-01", ".inf",
-                          "-", "- x", ": x", "a: b", "a #b", "#", "${{ x }}", "*a", "&a", "!x", "%x", "@x",
-                          "<<", "=", "?", "|", ">", "'", '"', " x", "x ", "x:", "", "\u2028", "\x85", "\t"])
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63),
-                    st.floats(allow_nan=False, allow_infinity=False), TEXT, TRICKY)
-DATA = st.recursive(SCALARS, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.one_of(TEXT, TRICKY), inner, max_size=4)), max_leaves=30)
+TRICKY = st.sampled_from(
+    [
+        "no",
+        "on",
+        "Y",
+        "~",
+        "null",
+        "1e3",
+        "0o17",
+        "0x1F",
+        "1:20",
+        "2001-01-01",
+        ".inf",
+        "-",
+        "- x",
+        ": x",
+        "a: b",
+        "a #b",
+        "#",
+        "${{ x }}",
+        "*a",
+        "&a",
+        "!x",
+        "%x",
+        "@x",
+        "<<",
+        "=",
+        "?",
+        "|",
+        ">",
+        "'",
+        '"',
+        " x",
+        "x ",
+        "x:",
+        "",
+        "\u2028",
+        "\x85",
+        "\t",
+    ]
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**63),
+    st.floats(allow_nan=False, allow_infinity=False),
+    TEXT,
+    TRICKY,
+)
+DATA = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.one_of(TEXT, TRICKY), inner, max_size=4)),
+    max_leaves=30,
+)
 
 
 def _readers() -> list[Any]:

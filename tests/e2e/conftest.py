@@ -67,8 +67,10 @@ def token() -> str:
 
 @pytest.fixture(scope="session")
 def secret_values(token: str) -> dict[str, str]:
-    return {"E2E_RUN_TOKEN": f"e2e-run-{secrets.token_hex(16)}",
-            "E2E_BUILD_TOKEN": f"e2e-build-{secrets.token_hex(16)}"}
+    return {
+        "E2E_RUN_TOKEN": f"e2e-run-{secrets.token_hex(16)}",
+        "E2E_BUILD_TOKEN": f"e2e-build-{secrets.token_hex(16)}",
+    }
 
 
 @pytest.fixture(scope="session")
@@ -111,15 +113,55 @@ def certs(e2e_dir: Path) -> Path:
     def openssl(*args: str) -> None:
         run(["openssl", *args], check=True)
 
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=sandkit-e2e-ca",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
-            "-keyout", str(folder / "ca.key"), "-out", str(folder / "ca.pem"))
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={WEB}",
-            "-keyout", str(folder / "server.key"), "-out", str(folder / "server.csr"))
+    openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=sandkit-e2e-ca",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign",
+        "-keyout",
+        str(folder / "ca.key"),
+        "-out",
+        str(folder / "ca.pem"),
+    )
+    openssl(
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        f"/CN={WEB}",
+        "-keyout",
+        str(folder / "server.key"),
+        "-out",
+        str(folder / "server.csr"),
+    )
     (folder / "san.ext").write_text(f"subjectAltName=DNS:{WEB}\n")
-    openssl("x509", "-req", "-in", str(folder / "server.csr"), "-CA", str(folder / "ca.pem"),
-            "-CAkey", str(folder / "ca.key"), "-CAcreateserial", "-days", "2",
-            "-extfile", str(folder / "san.ext"), "-out", str(folder / "server.pem"))
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        str(folder / "server.csr"),
+        "-CA",
+        str(folder / "ca.pem"),
+        "-CAkey",
+        str(folder / "ca.key"),
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        str(folder / "san.ext"),
+        "-out",
+        str(folder / "server.pem"),
+    )
     for name in ("server.key", "server.pem"):
         (folder / name).chmod(0o644)  # read by the server's unprivileged user; a test key only
     return folder
@@ -132,13 +174,20 @@ def git_repo(e2e_dir: Path) -> GitRepo:
     served = e2e_dir / "git-served"
     work.mkdir()
     served.mkdir(mode=0o755)
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(e2e_dir),
-           "GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@example.invalid",
-           "GIT_COMMITTER_NAME": "e2e", "GIT_COMMITTER_EMAIL": "e2e@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(e2e_dir),
+        "GIT_AUTHOR_NAME": "e2e",
+        "GIT_AUTHOR_EMAIL": "e2e@example.invalid",
+        "GIT_COMMITTER_NAME": "e2e",
+        "GIT_COMMITTER_EMAIL": "e2e@example.invalid",
+    }
 
     def git(*args: str, cwd: Path = work) -> str:
-        return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     git("init", "-q", "-b", "main")
     (work / "README.md").write_text(README_MD)
@@ -174,13 +223,20 @@ def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, 
     server = {"image": image, "read_only": True, "cap_drop": ["ALL"], "restart": "no"}
     document = {
         "services": {
-            "web": {**server, "build": {"context": str(OUTSIDE_DIR)},
-                    "environment": {"SERVER_ID": ALLOWED_ID},
-                    "volumes": [f"{certs}:/certs:ro", f"{repo.served}:/srv/git:ro"],
-                    "networks": {"outside": {"ipv4_address": outside.allowed_ip,
-                                             "aliases": [WEB, GIT, WILD_OK, WILD_DENIED, BOTH]}}},
-            "other": {**server, "environment": {"SERVER_ID": OTHER_ID},
-                      "networks": {"outside": {"ipv4_address": outside.other_ip, "aliases": [OTHER]}}},
+            "web": {
+                **server,
+                "build": {"context": str(OUTSIDE_DIR)},
+                "environment": {"SERVER_ID": ALLOWED_ID},
+                "volumes": [f"{certs}:/certs:ro", f"{repo.served}:/srv/git:ro"],
+                "networks": {
+                    "outside": {"ipv4_address": outside.allowed_ip, "aliases": [WEB, GIT, WILD_OK, WILD_DENIED, BOTH]}
+                },
+            },
+            "other": {
+                **server,
+                "environment": {"SERVER_ID": OTHER_ID},
+                "networks": {"outside": {"ipv4_address": outside.other_ip, "aliases": [OTHER]}},
+            },
             "egress": {"extra_hosts": [f"{host}:{ip}" for host, ip in RESOLVES_TO_REFUSED.items()]},
         },
         "networks": {"outside": {"ipam": {"config": [{"subnet": str(outside.subnet)}]}}},
@@ -190,8 +246,16 @@ def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, 
 
 
 @pytest.fixture(scope="session")
-def net_project(engine: None, token: str, e2e_dir: Path, outside: Outside, certs: Path, git_repo: GitRepo,
-                secret_values: dict[str, str], run_secret_file: Path) -> Iterator[Project]:
+def net_project(
+    engine: None,
+    token: str,
+    e2e_dir: Path,
+    outside: Outside,
+    certs: Path,
+    git_repo: GitRepo,
+    secret_values: dict[str, str],
+    run_secret_file: Path,
+) -> Iterator[Project]:
     """The allowlist kit, built and up with its proxy and the outside servers."""
     folder = e2e_dir / "net"
     folder.mkdir()
@@ -200,8 +264,10 @@ def net_project(engine: None, token: str, e2e_dir: Path, outside: Outside, certs
     kit.write_text(net_kit(f"e2e-{token}-net", "./outside-ca.pem"))
     output = compile_kit(kit, folder / "sandbox", env=secret_values)  # values in reach: none may leak
     override = _outside_override(folder / "outside.override.yaml", outside, certs, git_repo, token)
-    env_file = _env_file(folder / "e2e.env", {"E2E_BUILD_TOKEN": secret_values["E2E_BUILD_TOKEN"],
-                                              "E2E_RUN_TOKEN_FILE": str(run_secret_file)})
+    env_file = _env_file(
+        folder / "e2e.env",
+        {"E2E_BUILD_TOKEN": secret_values["E2E_BUILD_TOKEN"], "E2E_RUN_TOKEN_FILE": str(run_secret_file)},
+    )
     project = Project(f"e2e-{token}-net", output, [output / "compose.yaml", override], env_file)
     yield from _services(project, ["build", "up -d --wait --wait-timeout 120 egress web other"])
 

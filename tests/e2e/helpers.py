@@ -96,8 +96,14 @@ def yaml_str(value: str) -> str:
 
 def net_kit(name: str, ca_file: str) -> str:
     """The allowlist kit: egress through the proxy, clone, secrets, startup, files, hostile env."""
-    allow = [f"{WEB}:8080", f"{WEB}:8443", f"{GIT}:8080", '"*.wild.test:8080"', f"{BOTH}:8080",
-             *(f"{host}:8080" for host in RESOLVES_TO_REFUSED)]
+    allow = [
+        f"{WEB}:8080",
+        f"{WEB}:8443",
+        f"{GIT}:8080",
+        '"*.wild.test:8080"',
+        f"{BOTH}:8080",
+        *(f"{host}:8080" for host in RESOLVES_TO_REFUSED),
+    ]
     env = "\n".join(f"  {key}: {yaml_str(value)}" for key, value in HOSTILE_ENV.items())
     return f"""apiVersion: sandkit/v1
 kind: Kit
@@ -175,9 +181,14 @@ isolation:
 
 def compile_kit(kit: Path, output: Path, env: dict[str, str] | None = None) -> Path:
     """`sandkit build` for the docker and compose targets (``env`` added to its environment)."""
-    done = subprocess.run([sys.executable, "-m", "sandkit", "build", str(kit), "-o", str(output), "-q",
-                           "--target", "docker,compose"], cwd=REPO, capture_output=True, text=True, check=False,
-                          env={**os.environ, **(env or {})})
+    done = subprocess.run(
+        [sys.executable, "-m", "sandkit", "build", str(kit), "-o", str(output), "-q", "--target", "docker,compose"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
     assert done.returncode == 0, f"sandkit build failed:\n{done.stdout}{done.stderr}"
     folders = [p for p in output.iterdir() if p.is_dir()]
     assert len(folders) == 1, folders
@@ -212,8 +223,14 @@ class Project:
     def compose(self, *args: str, timeout: float = 120, env_file: Path | None = None) -> Result:
         return run(self.compose_argv(*args, env_file=env_file), timeout=timeout)
 
-    def agent(self, script: str | None = None, *, timeout: float = 60, env_file: Path | None = None,
-              extra: tuple[str, ...] = ()) -> Result:
+    def agent(
+        self,
+        script: str | None = None,
+        *,
+        timeout: float = 60,
+        env_file: Path | None = None,
+        extra: tuple[str, ...] = (),
+    ) -> Result:
         """Run the agent service through its entrypoint; with a script, as ``bash -c script``."""
         command = ("bash", "-c", script) if script is not None else ()
         return self.compose("run", "--rm", "-T", *extra, "agent", *command, timeout=timeout, env_file=env_file)

@@ -12,8 +12,14 @@ from tests.e2e.helpers import Project, run
 
 pytestmark = pytest.mark.docker
 
-SOCKET_PATHS = ("/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
-                "/run/podman/podman.sock", "/run/crio/crio.sock", "/run/buildkit/buildkitd.sock")
+SOCKET_PATHS = (
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+    "/run/crio/crio.sock",
+    "/run/buildkit/buildkitd.sock",
+)
 
 
 def test_no_runtime_socket_and_no_docker_host(net_project: Project) -> None:

@@ -34,24 +34,30 @@ def _status(output: str) -> tuple[str, str]:
 
 def _external_requests(project: Project, server: str) -> list[str]:
     """Requests a test server received from anywhere but its own healthcheck."""
-    return [line for line in project.logs(server).splitlines()
-            if line.startswith("request ") and "client=127.0.0.1" not in line]
+    return [
+        line
+        for line in project.logs(server).splitlines()
+        if line.startswith("request ") and "client=127.0.0.1" not in line
+    ]
 
 
 def test_allowed_name_answers_over_http_through_the_proxy(net_project: Project) -> None:
     result = net_project.agent(f"{CURL} http://{WEB}:8080/over-http")
     assert f"server={ALLOWED_ID} host={WEB}:8080 path=/over-http" in result.stdout, (
-        f"the allowed server did not answer a plain HTTP request through the proxy:\n{result}")
+        f"the allowed server did not answer a plain HTTP request through the proxy:\n{result}"
+    )
     assert _status(result.stdout) == ("000", "200"), result
     logged = f"method=GET url=http://{WEB}:8080/over-http"
     assert logged in net_project.log_with("egress", logged), (
-        "the request reached the server without passing the proxy's log")
+        "the request reached the server without passing the proxy's log"
+    )
 
 
 def test_allowed_name_answers_https_through_connect(net_project: Project) -> None:
     result = net_project.agent(f"{CURL} https://{WEB}:8443/over-connect")
     assert f"server={ALLOWED_ID} host={WEB}:8443 path=/over-connect" in result.stdout, (
-        f"HTTPS via CONNECT to an allowed host:port failed (TLS checked against the kit's CA):\n{result}")
+        f"HTTPS via CONNECT to an allowed host:port failed (TLS checked against the kit's CA):\n{result}"
+    )
     assert _status(result.stdout) == ("200", "200"), result
     logged = f"method=CONNECT url={WEB}:8443"
     assert logged in net_project.log_with("egress", logged), "the CONNECT did not pass the proxy's log"
@@ -85,7 +91,9 @@ def test_no_direct_route_and_no_outside_dns(net_project: Project, outside: Outsi
     result = net_project.agent(script)
     assert "resolved" not in result.stdout, f"the agent resolved an outside name itself (DNS leak):\n{result}"
     assert re.search(r"by-name=(6|28)\b", result.stdout), f"direct connection by name was not refused:\n{result}"
-    assert re.search(r"by-ip=(7|28)\b", result.stdout), f"direct connection to {outside.other_ip} was not refused:\n{result}"
+    assert re.search(r"by-ip=(7|28)\b", result.stdout), (
+        f"direct connection to {outside.other_ip} was not refused:\n{result}"
+    )
     assert len(_external_requests(net_project, "other")) == before, "a direct request reached the outside server"
 
 
@@ -102,8 +110,10 @@ def test_deny_beats_allow(net_project: Project) -> None:
 def test_ip_literals_are_refused(net_project: Project, outside: Outside, address: str) -> None:
     """Also the allowed server's own address: an IP literal bypasses every name rule."""
     target = f"{outside.allowed_ip}:8080" if address == "ALLOWED" else address
-    script = (f"{CURL} --noproxy '' -x {PROXY} http://{target}/latest/meta-data/; "
-              f"{CURL} --noproxy '' -x {PROXY} -p http://{target}/")
+    script = (
+        f"{CURL} --noproxy '' -x {PROXY} http://{target}/latest/meta-data/; "
+        f"{CURL} --noproxy '' -x {PROXY} -p http://{target}/"
+    )
     result = net_project.agent(script)
     statuses = re.findall(r"connect=(\d+) status=(\d+)", result.stdout)
     assert statuses[0][1] == "403", f"the proxy forwarded a request to the IP literal {target}:\n{result}"
@@ -111,8 +121,7 @@ def test_ip_literals_are_refused(net_project: Project, outside: Outside, address
 
 
 @pytest.mark.parametrize("name", sorted(RESOLVES_TO_REFUSED))
-def test_allowed_names_resolving_to_private_loopback_or_metadata_are_refused(net_project: Project,
-                                                                             name: str) -> None:
+def test_allowed_names_resolving_to_private_loopback_or_metadata_are_refused(net_project: Project, name: str) -> None:
     address = RESOLVES_TO_REFUSED[name]
     result = net_project.agent(f"{CURL} http://{name}:8080/; {CURL} -p http://{name}:8080/")
     statuses = re.findall(r"connect=(\d+) status=(\d+)", result.stdout)
@@ -120,8 +129,9 @@ def test_allowed_names_resolving_to_private_loopback_or_metadata_are_refused(net
     assert statuses[1][0] == "403", f"{name} resolves to {address} and the proxy tunnelled to it:\n{result}"
 
 
-def test_egress_none_reaches_nothing_not_even_the_proxy(offline_project: Project, net_project: Project,
-                                                        outside: Outside) -> None:
+def test_egress_none_reaches_nothing_not_even_the_proxy(
+    offline_project: Project, net_project: Project, outside: Outside
+) -> None:
     """The net project's proxy is running: even its addresses are out of reach."""
     targets = [f"{ip}:3128" for ip in net_project.addresses("egress")] + [f"{outside.allowed_ip}:8080"]
     script = f"""

@@ -16,8 +16,9 @@ pytestmark = pytest.mark.docker
 def test_gvisor_runs_the_agent_under_runsc(gvisor_project: Project) -> None:
     """The engine's record says runsc, and the kernel the agent sees introduces itself as gVisor."""
     name = f"{gvisor_project.name}-probe"
-    started = gvisor_project.compose("run", "-d", "--name", name, "agent", "bash", "-c",
-                                     "dmesg | head -3; id -u; sleep 30")
+    started = gvisor_project.compose(
+        "run", "-d", "--name", name, "agent", "bash", "-c", "dmesg | head -3; id -u; sleep 30"
+    )
     assert started.returncode == 0, started
     try:
         runtime = json.loads(run(["docker", "inspect", name], check=True).stdout)[0]["HostConfig"]["Runtime"]
@@ -34,7 +35,9 @@ def test_gvisor_runs_the_agent_under_runsc(gvisor_project: Project) -> None:
 
 
 def test_gvisor_sandbox_has_no_network(gvisor_project: Project) -> None:
-    result = gvisor_project.agent("cat /proc/net/dev; timeout 5 bash -c 'exec 3<>/dev/tcp/198.18.0.1/80' && echo reached")
+    result = gvisor_project.agent(
+        "cat /proc/net/dev; timeout 5 bash -c 'exec 3<>/dev/tcp/198.18.0.1/80' && echo reached"
+    )
     assert result.returncode != 0 or "reached" not in result.stdout, result
     interfaces = [line.split(":")[0].strip() for line in result.stdout.splitlines() if ":" in line]
     assert interfaces in ([], ["lo"]), f"the gVisor sandbox has network interfaces: {interfaces}"
@@ -44,8 +47,9 @@ def test_gvisor_fork_bomb_ends_the_sandbox_quickly(gvisor_project: Project) -> N
     """Under runsc a fork bomb cannot fail forks at pids.max (the limit counts gVisor's own threads):
     the fidelity report says it ends the whole sandbox instead. Bounded in time either way."""
     started = time.monotonic()
-    result = gvisor_project.agent("bomb() { bomb | bomb & }; ( bomb ) 2>/dev/null & sleep 20; echo survived",
-                                  timeout=60)
+    result = gvisor_project.agent(
+        "bomb() { bomb | bomb & }; ( bomb ) 2>/dev/null & sleep 20; echo survived", timeout=60
+    )
     elapsed = time.monotonic() - started
     assert "survived" not in result.stdout, f"a fork bomb ran for 20 s inside the gVisor sandbox:\n{result}"
     assert result.returncode != 0, result

@@ -32,7 +32,8 @@ def test_runtime_secret_is_exported_from_run_secrets(net_project: Project, secre
     """
     result = net_project.agent(script)
     assert f"value={secret_values['E2E_RUN_TOKEN']}\n" in result.stdout, (
-        f"the run-time secret did not reach the agent's environment:\n{result}")
+        f"the run-time secret did not reach the agent's environment:\n{result}"
+    )
     assert "file=readable" in result.stdout, result
     assert "optional=set" not in result.stdout, "an optional secret nobody gave is set anyway"
     assert "build=" not in result.stdout, "the build-time secret reached the agent at run time"
@@ -58,8 +59,9 @@ def test_secrets_are_in_no_image_layer(net_project: Project, secret_values: dict
             assert value.encode() not in saved, f"{name}'s value is in a layer of {tag}"
 
 
-def test_secrets_are_not_in_history_image_config_or_container_config(net_project: Project,
-                                                                      secret_values: dict[str, str]) -> None:
+def test_secrets_are_not_in_history_image_config_or_container_config(
+    net_project: Project, secret_values: dict[str, str]
+) -> None:
     texts = {}
     for tag in _image_tags(net_project):
         texts[f"history of {tag}"] = run(["docker", "history", "--no-trunc", tag], check=True).stdout

@@ -13,14 +13,15 @@ pytestmark = pytest.mark.docker
 
 
 def test_clone_comes_from_the_git_server_through_the_proxy(net_project: Project, git_repo: GitRepo) -> None:
-    result = net_project.agent("git -C /workspace rev-parse HEAD; git -C /workspace branch --show-current; "
-                               "cat /workspace/README.md")
+    result = net_project.agent(
+        "git -C /workspace rev-parse HEAD; git -C /workspace branch --show-current; cat /workspace/README.md"
+    )
     assert result.stdout.splitlines()[:3] == [git_repo.commit, "main", README_MD.rstrip("\n")], (
-        f"the workspace is not a clone of the server's main branch:\n{result}")
+        f"the workspace is not a clone of the server's main branch:\n{result}"
+    )
     fetch = f"url=http://{GIT}:8080/git/repo.git/info/refs"
     proxy_log = net_project.log_with("egress", fetch)
-    assert fetch in proxy_log, (
-        f"the clone did not go through the egress proxy:\n{proxy_log}")
+    assert fetch in proxy_log, f"the clone did not go through the egress proxy:\n{proxy_log}"
     fetched = [line for line in net_project.log_with("web", "/git/repo.git/").splitlines() if "/git/repo.git/" in line]
     assert fetched, "the git server saw no fetch"
     proxy = set(net_project.addresses("egress"))
@@ -34,7 +35,9 @@ def _host_folder(project: Project) -> Path:
 
 def test_mount_is_the_host_folder_read_write(mount_project: Project) -> None:
     host = _host_folder(mount_project)
-    result = mount_project.agent("cat /workspace/from-host.txt && echo 'written by the agent' > /workspace/from-agent.txt")
+    result = mount_project.agent(
+        "cat /workspace/from-host.txt && echo 'written by the agent' > /workspace/from-agent.txt"
+    )
     assert result.returncode == 0, f"the agent could not read and write the mounted folder:\n{result}"
     assert result.stdout == (host / "from-host.txt").read_text(), "the agent does not see the host's file"
     assert (host / "from-agent.txt").read_text() == "written by the agent\n", "the write did not reach the host"
@@ -43,11 +46,14 @@ def test_mount_is_the_host_folder_read_write(mount_project: Project) -> None:
 def test_mount_readonly_can_be_read_but_not_written(mount_ro_project: Project) -> None:
     host = _host_folder(mount_ro_project)
     before = sorted(p.name for p in host.iterdir())
-    result = mount_ro_project.agent("cat /workspace/from-host.txt; "
-                                    "if echo x > /workspace/from-agent.txt; then echo wrote; fi; "
-                                    "if rm /workspace/from-host.txt; then echo removed; fi")
+    result = mount_ro_project.agent(
+        "cat /workspace/from-host.txt; "
+        "if echo x > /workspace/from-agent.txt; then echo wrote; fi; "
+        "if rm /workspace/from-host.txt; then echo removed; fi"
+    )
     assert "written on the host" in result.stdout, f"the agent cannot read the read-only mount:\n{result}"
     assert "wrote" not in result.stdout and "removed" not in result.stdout, (
-        f"the agent changed a mount-readonly workspace:\n{result}")
+        f"the agent changed a mount-readonly workspace:\n{result}"
+    )
     assert "Read-only file system" in result.stderr, result
     assert sorted(p.name for p in host.iterdir()) == before, "the host folder changed"

@@ -29,8 +29,10 @@ def errors(folder: Path, text: str, name: str = "kit.yaml") -> list[str]:
     try:
         load_kit(path)
     except KitError as exc:
-        return [f"{p.location.line}:{p.location.column}: {p.message}" + (f" ({p.hint})" if p.hint else "")
-                for p in exc.problems]
+        return [
+            f"{p.location.line}:{p.location.column}: {p.message}" + (f" ({p.hint})" if p.hint else "")
+            for p in exc.problems
+        ]
     return []
 
 

@@ -28,7 +28,10 @@ agent: {command: [base-agent, --flag]}
 
 def test_merge_rules(tmp_path: Path) -> None:
     write(tmp_path, BASE, "mixins/base.yaml")
-    kit = load_kit(write(tmp_path, """\
+    kit = load_kit(
+        write(
+            tmp_path,
+            """\
         apiVersion: sandkit/v1
         name: child
         extends: [./mixins/base.yaml]
@@ -39,7 +42,9 @@ def test_merge_rules(tmp_path: Path) -> None:
           - {name: TOKEN_ONE, description: from child, required: false}
         network: {allow: [b.example.com, c.example.com]}
         agent: {command: [child-agent]}
-        """)).kit
+        """,
+        )
+    ).kit
     assert kit.image.packages.apt == ["git", "curl", "jq"]  # lists append, duplicates dropped
     assert kit.env == {"A": "1", "B": "two", "C": "3"}  # mappings merge, scalars replaced
     assert [(s.name, s.description, s.required) for s in kit.secrets] == [("TOKEN_ONE", "from child", False)]
@@ -101,10 +106,14 @@ def test_error_in_parent_is_reported_in_the_parent_file(tmp_path: Path) -> None:
 
 def test_relative_paths_resolve_against_the_declaring_file(tmp_path: Path) -> None:
     write(tmp_path, "{}", "mixins/files/cfg.json")
-    write(tmp_path, "apiVersion: sandkit/v1\nkind: Mixin\nname: m\nfiles: [{path: /etc/cfg.json, "
-                    "source: files/cfg.json}]\n", "mixins/m.yaml")
-    kit = load_kit(write(tmp_path, "apiVersion: sandkit/v1\nname: k\nextends: [mixins/m.yaml]\n"
-                                   "agent: {command: [x]}\n")).kit
+    write(
+        tmp_path,
+        "apiVersion: sandkit/v1\nkind: Mixin\nname: m\nfiles: [{path: /etc/cfg.json, source: files/cfg.json}]\n",
+        "mixins/m.yaml",
+    )
+    kit = load_kit(
+        write(tmp_path, "apiVersion: sandkit/v1\nname: k\nextends: [mixins/m.yaml]\nagent: {command: [x]}\n")
+    ).kit
     assert kit.files[0].source == str((tmp_path / "mixins" / "files" / "cfg.json").resolve())
 
 

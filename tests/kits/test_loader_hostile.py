@@ -17,7 +17,7 @@ def _error(path: Path) -> str:
     assert len(caught.value.problems) == 1
     text = str(caught.value.problems[0])
     assert text.startswith(str(path))
-    return text[len(str(path)):]
+    return text[len(str(path)) :]
 
 
 def _kit(tmp_path: Path, data: bytes | str) -> Path:
@@ -28,18 +28,19 @@ def _kit(tmp_path: Path, data: bytes | str) -> Path:
 
 def test_syntax_error_is_located(tmp_path: Path) -> None:
     assert _error(_kit(tmp_path, "apiVersion: sandkit/v1\nname: [demo\n")) == (
-        ":3:1: error: YAML syntax error: expected ',' or ']', but got '<stream end>'")
+        ":3:1: error: YAML syntax error: expected ',' or ']', but got '<stream end>'"
+    )
 
 
 def test_not_a_mapping(tmp_path: Path) -> None:
     assert _error(_kit(tmp_path, "- a\n- b\n")) == (
-        ":1:1: error: a kit must be a YAML mapping (key: value pairs), not a list")
+        ":1:1: error: a kit must be a YAML mapping (key: value pairs), not a list"
+    )
 
 
 def test_duplicate_keys(tmp_path: Path) -> None:
     text = "apiVersion: sandkit/v1\nname: a\nname: b\n"
-    assert _error(_kit(tmp_path, text)) == (
-        ":3:1: error: duplicate key 'name' (each key may appear once in a mapping)")
+    assert _error(_kit(tmp_path, text)) == (":3:1: error: duplicate key 'name' (each key may appear once in a mapping)")
 
 
 def test_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
@@ -100,8 +101,10 @@ def test_nul_character_is_refused(tmp_path: Path) -> None:
 
 def test_raw_unicode_line_separators_ask_for_an_escape(tmp_path: Path) -> None:
     path = _kit(tmp_path, 'apiVersion: sandkit/v1\nname: demo\ndescription: "a \u2028 b"\n')
-    assert _error(path) == (":3:17: error: raw U+2028 LINE SEPARATOR in the file: YAML readers disagree on whether "
-                            "it breaks the line; write it as the escape \\u2028 inside double quotes")
+    assert _error(path) == (
+        ":3:17: error: raw U+2028 LINE SEPARATOR in the file: YAML readers disagree on whether "
+        "it breaks the line; write it as the escape \\u2028 inside double quotes"
+    )
     escaped = _kit(tmp_path, 'apiVersion: sandkit/v1\nname: demo\nagent: {command: [x]}\ndescription: "a \\u2028 b"\n')
     assert load_kit(escaped).kit.description == "a \u2028 b"
 

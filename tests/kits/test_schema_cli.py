@@ -23,7 +23,8 @@ GOLDEN = REPO / "tests" / "golden" / "init"
 
 def test_committed_schema_matches_the_model() -> None:
     assert PACKAGED_SCHEMA.read_text(encoding="utf-8") == render_schema(), (
-        "schema drifted: run `sandkit schema > sandkit/schemas/kit.schema.json`")
+        "schema drifted: run `sandkit schema > sandkit/schemas/kit.schema.json`"
+    )
     assert (REPO / "schemas" / "kit.schema.json").read_text(encoding="utf-8") == render_schema()
 
 
@@ -34,7 +35,8 @@ def test_schema_checks_kits_like_an_editor_would() -> None:
     assert not list(validator.iter_errors(good))
     bad = {**good, "netwrk": {}}
     assert [e.message for e in validator.iter_errors(bad)] == [
-        "Additional properties are not allowed ('netwrk' was unexpected)"]
+        "Additional properties are not allowed ('netwrk' was unexpected)"
+    ]
 
 
 def test_examples_and_presets_pass_the_schema() -> None:
@@ -48,7 +50,9 @@ def test_examples_and_presets_pass_the_schema() -> None:
     assert not list(validator.iter_errors(partial)), "a Mixin needs no agent or name"
     assert list(validator.iter_errors({**partial, "kind": "Kit"})), "a Kit does"
     wrong = {"apiVersion": "sandkit/v1", "name": "k", "agent": {"command": ["a"]}, "resources": {"timeout": "2 hours"}}
-    assert [e.message for e in validator.iter_errors(wrong)] == ["'2 hours' does not match '^([0-9]+h)?([0-9]+m)?([0-9]+s)?$'"]
+    assert [e.message for e in validator.iter_errors(wrong)] == [
+        "'2 hours' does not match '^([0-9]+h)?([0-9]+m)?([0-9]+s)?$'"
+    ]
 
 
 def test_schema_command_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,8 +100,10 @@ def test_init_unknown_preset_is_a_usage_error(tmp_path: Path, capsys: pytest.Cap
 
 
 def _imported_after(argv: list[str]) -> set[str]:
-    code = ("import sys, runpy; sys.argv = ['sandkit', *sys.argv[1:]];\n"
-            "from sandkit.cli import main\ntry: main(sys.argv[1:])\nfinally: print('\\n'.join(sys.modules), file=sys.stderr)")
+    code = (
+        "import sys, runpy; sys.argv = ['sandkit', *sys.argv[1:]];\n"
+        "from sandkit.cli import main\ntry: main(sys.argv[1:])\nfinally: print('\\n'.join(sys.modules), file=sys.stderr)"
+    )
     done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=REPO, check=False)
     return set(done.stderr.split())
 
@@ -110,6 +116,7 @@ def test_start_up_stays_light(argv: list[str]) -> None:
 
 
 def test_python_dash_m_works() -> None:
-    done = subprocess.run([sys.executable, "-m", "sandkit", "--version"], capture_output=True, text=True,
-                          cwd=REPO, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "sandkit", "--version"], capture_output=True, text=True, cwd=REPO, check=False
+    )
     assert done.returncode == 0 and done.stdout.startswith("sandkit ")

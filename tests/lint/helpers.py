@@ -14,8 +14,9 @@ from sandkit.lint.registry import all_rules
 from sandkit.lint.source import RuleSettings
 
 
-def lint_tree(root: Path, select: tuple[str, ...] = (), jobs: int = 1,
-              exclude: tuple[str, ...] = (), max_bytes: int = 2_000_000) -> list[Finding]:
+def lint_tree(
+    root: Path, select: tuple[str, ...] = (), jobs: int = 1, exclude: tuple[str, ...] = (), max_bytes: int = 2_000_000
+) -> list[Finding]:
     """Scan ``root`` with every rule (or the selected ones) in this process."""
     rules = select_rules(all_rules(), select, ())
     options = ScanOptions(tuple(r.id for r in rules), RuleSettings(), max_bytes)

@@ -11,8 +11,10 @@ from sandkit.cli import main
 from tests.lint.helpers import write_tree
 
 SOCKET = "services:\n  b:\n    volumes: [/var/run/docker.sock:/var/run/docker.sock]\n"
-ESCALATION = ("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n"
-              "      securityContext: {allowPrivilegeEscalation: true}\n")
+ESCALATION = (
+    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n"
+    "      securityContext: {allowPrivilegeEscalation: true}\n"
+)
 
 
 def lint(tmp_path: Path, *args: str) -> int:
@@ -44,24 +46,30 @@ def test_select_and_ignore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_config_in_sandkit_toml(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"compose.yaml": SOCKET, "ci/compose.yaml": SOCKET,
-                          ".sandkit.toml": 'exclude = ["ci"]\n'
-                                           'per-path-ignores = {"compose.yaml" = ["RS"]}\n'})
+    write_tree(
+        tmp_path,
+        {
+            "compose.yaml": SOCKET,
+            "ci/compose.yaml": SOCKET,
+            ".sandkit.toml": 'exclude = ["ci"]\nper-path-ignores = {"compose.yaml" = ["RS"]}\n',
+        },
+    )
     assert lint(tmp_path) == 0
 
 
-def test_an_excluded_path_given_on_the_command_line_is_named(tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_excluded_path_given_on_the_command_line_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     write_tree(tmp_path, {"ci/compose.yaml": SOCKET, ".sandkit.toml": 'exclude = ["ci"]\n'})
     assert main(["lint", str(tmp_path / "ci")]) == 0
     assert f"sandkit: {tmp_path / 'ci'} is excluded by" in capsys.readouterr().err
 
 
-def test_config_in_pyproject_and_located_errors(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    write_tree(tmp_path, {"pod.yaml": ESCALATION,
-                          "pyproject.toml": '[project]\nname = "x"\n\n[tool.sandkit]\n'
-                                            'fail-on = "high"\n'})
+def test_config_in_pyproject_and_located_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(
+        tmp_path,
+        {"pod.yaml": ESCALATION, "pyproject.toml": '[project]\nname = "x"\n\n[tool.sandkit]\nfail-on = "high"\n'},
+    )
     assert lint(tmp_path) == 0
     (tmp_path / "pyproject.toml").write_text('[tool.sandkit]\nfail-onn = "high"\n')
     assert lint(tmp_path) == 2
@@ -112,17 +120,23 @@ def test_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "XX999"]) == 2
 
 
-def test_unwritable_output_is_a_usage_error(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_unwritable_output_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert lint(tmp_path, "--output", str(tmp_path / "missing" / "out.txt")) == 2
     err = capsys.readouterr().err
     assert "out.txt: error:" in err and "Traceback" not in err
 
 
 def test_config_globs_are_relative_to_the_config_file(tmp_path: Path) -> None:
-    write_tree(tmp_path, {".sandkit.toml": 'exclude = ["/build", "sub/fixtures"]\n',
-                          "build/compose.yaml": SOCKET, "sub/fixtures/compose.yaml": SOCKET,
-                          "sub/ci/build/compose.yaml": SOCKET, ".git/HEAD": "x\n"})
+    write_tree(
+        tmp_path,
+        {
+            ".sandkit.toml": 'exclude = ["/build", "sub/fixtures"]\n',
+            "build/compose.yaml": SOCKET,
+            "sub/fixtures/compose.yaml": SOCKET,
+            "sub/ci/build/compose.yaml": SOCKET,
+            ".git/HEAD": "x\n",
+        },
+    )
     assert lint(tmp_path / "sub" / "fixtures") == 0  # excluded even when scanned directly
     assert lint(tmp_path / "sub") == 1  # "/build" is anchored: sub/ci/build is scanned
     (tmp_path / "sub" / "ci" / "build" / "compose.yaml").unlink()

@@ -31,16 +31,18 @@ def test_jsonc_comments_and_trailing_commas_are_not_errors() -> None:
 
 
 def test_discovery_reads_hidden_folders_skips_git_and_dependencies(tmp_path: Path) -> None:
-    write_tree(tmp_path, {
-        ".hidden/compose.yaml": "services: {}\n",
-        ".git/config.yaml": "x: 1\n",
-        "node_modules/pkg/compose.yaml": "services: {}\n",
-        "node_modules/pkg/CLAUDE.md": "hi\n",
-        "vendor/x/.mcp.json": "{}\n",
-    })
+    write_tree(
+        tmp_path,
+        {
+            ".hidden/compose.yaml": "services: {}\n",
+            ".git/config.yaml": "x: 1\n",
+            "node_modules/pkg/compose.yaml": "services: {}\n",
+            "node_modules/pkg/CLAUDE.md": "hi\n",
+            "vendor/x/.mcp.json": "{}\n",
+        },
+    )
     found = {c.path: c.in_dependency for c in discover([str(tmp_path)], str(tmp_path))}
-    assert found == {".hidden/compose.yaml": False, "node_modules/pkg/CLAUDE.md": True,
-                     "vendor/x/.mcp.json": True}
+    assert found == {".hidden/compose.yaml": False, "node_modules/pkg/CLAUDE.md": True, "vendor/x/.mcp.json": True}
 
 
 def test_discovery_never_escapes_the_root_or_loops(tmp_path: Path) -> None:
@@ -86,11 +88,18 @@ def test_suppression_with_reason_hides_the_finding_below_it() -> None:
 
 
 def test_named_files_follow_the_same_skips_as_a_walk(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"node_modules/p/compose.yaml": "services: [\n",
-                          "node_modules/p/CLAUDE.md": "hi\n", ".git/compose.yaml": "x: [\n",
-                          "compose.yaml": "services: {}\n"})
-    names = [str(tmp_path / n) for n in ("node_modules/p/compose.yaml",
-                                         "node_modules/p/CLAUDE.md", ".git/compose.yaml",
-                                         "compose.yaml")]
+    write_tree(
+        tmp_path,
+        {
+            "node_modules/p/compose.yaml": "services: [\n",
+            "node_modules/p/CLAUDE.md": "hi\n",
+            ".git/compose.yaml": "x: [\n",
+            "compose.yaml": "services: {}\n",
+        },
+    )
+    names = [
+        str(tmp_path / n)
+        for n in ("node_modules/p/compose.yaml", "node_modules/p/CLAUDE.md", ".git/compose.yaml", "compose.yaml")
+    ]
     found = [c.path for c in discover(names, str(tmp_path))]
     assert found == ["node_modules/p/CLAUDE.md", "compose.yaml"]

@@ -10,21 +10,78 @@ from hypothesis import strategies as st
 
 from tests.lint.helpers import lint_tree
 
-NAMES = ["compose.yaml", "k8s.yaml", "kits/kit.yaml", ".github/workflows/ci.yml", "action.yml",
-         ".devcontainer/devcontainer.json", "Dockerfile", "run.sh", "Makefile", "justfile",
-         ".env", ".mcp.json", ".claude/settings.json", ".codex/config.toml", "CLAUDE.md",
-         "data.json", "conf.toml", "notes.txt", "script"]
-PREFIXES = ["", "apiVersion: sandkit/v1\n", "apiVersion: v1\nkind: Pod\n", "services:\n",
-            "on: push\njobs:\n", "#!/bin/sh\n", "{", "FROM x\n"]
-FRAGMENTS = ["docker run -v ", "/var/run/docker.sock", ":", "\\\n", "'", '"', "${HOME", "[",
-             "]", "{", "}", "- ", "  ", "\t", "\n", "<<EOF", "privileged: true", "&a", "*a",
-             "<<: *a", "\x00", "\ufeff", "\u202e", "hostPath:", "volumes:", "--mount=", "=",
-             "cap_add: [", "//", "/*", "#", "!!binary", "%YAML 1.2\n---\n"]
+NAMES = [
+    "compose.yaml",
+    "k8s.yaml",
+    "kits/kit.yaml",
+    ".github/workflows/ci.yml",
+    "action.yml",
+    ".devcontainer/devcontainer.json",
+    "Dockerfile",
+    "run.sh",
+    "Makefile",
+    "justfile",
+    ".env",
+    ".mcp.json",
+    ".claude/settings.json",
+    ".codex/config.toml",
+    "CLAUDE.md",
+    "data.json",
+    "conf.toml",
+    "notes.txt",
+    "script",
+]
+PREFIXES = [
+    "",
+    "apiVersion: sandkit/v1\n",
+    "apiVersion: v1\nkind: Pod\n",
+    "services:\n",
+    "on: push\njobs:\n",
+    "#!/bin/sh\n",
+    "{",
+    "FROM x\n",
+]
+FRAGMENTS = [
+    "docker run -v ",
+    "/var/run/docker.sock",
+    ":",
+    "\\\n",
+    "'",
+    '"',
+    "${HOME",
+    "[",
+    "]",
+    "{",
+    "}",
+    "- ",
+    "  ",
+    "\t",
+    "\n",
+    "<<EOF",
+    "privileged: true",
+    "&a",
+    "*a",
+    "<<: *a",
+    "\x00",
+    "\ufeff",
+    "\u202e",
+    "hostPath:",
+    "volumes:",
+    "--mount=",
+    "=",
+    "cap_add: [",
+    "//",
+    "/*",
+    "#",
+    "!!binary",
+    "%YAML 1.2\n---\n",
+]
 
 text_strategy = st.builds(
     lambda prefix, parts: prefix + "".join(parts),
-    st.sampled_from(PREFIXES), st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=8),
-                                        max_size=40))
+    st.sampled_from(PREFIXES),
+    st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=8), max_size=40),
+)
 
 
 def scan_one(name: str, content: bytes) -> None:
@@ -52,8 +109,13 @@ def test_deep_nesting_and_alias_bombs_are_bounded() -> None:
     scan_one(".devcontainer/devcontainer.json", b"[" * 5000 + b"]" * 5000)
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
-        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(12))
-    for name, head in (("compose.yaml", "services: {}\n"), ("k8s.yaml", "kind: List\n"),
-                       (".github/workflows/ci.yml", "on: push\njobs: {}\n"),
-                       (".continue/config.yaml", "")):
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(12)
+    )
+    for name, head in (
+        ("compose.yaml", "services: {}\n"),
+        ("k8s.yaml", "kind: List\n"),
+        (".github/workflows/ci.yml", "on: push\njobs: {}\n"),
+        (".continue/config.yaml", ""),
+    ):
         scan_one(name, (head + "apiVersion: v1\n" + bomb).encode())

@@ -40,13 +40,17 @@ def test_action_pins_upload_sarif_by_commit() -> None:
 
 @pytest.mark.skipif(shutil.which("check-jsonschema") is None, reason="check-jsonschema missing")
 def test_action_matches_the_github_action_schema() -> None:
-    result = subprocess.run(["check-jsonschema", "--builtin-schema", "vendor.github-actions",
-                             str(REPO / "action.yml")], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(
+        ["check-jsonschema", "--builtin-schema", "vendor.github-actions", str(REPO / "action.yml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_repository_lints_itself_clean() -> None:
-    result = subprocess.run(["python", "-m", "sandkit", "lint", "."], cwd=REPO,
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        ["python", "-m", "sandkit", "lint", "."], cwd=REPO, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr

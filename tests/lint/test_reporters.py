@@ -14,11 +14,28 @@ from sandkit.lint.reporters import Report, render
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 FINDINGS = [
-    Finding("compose.yaml", 5, 9, "RS001", "runtime-socket", "critical",
-            'service "builder" mounts the container runtime socket /var/run/docker.sock',
-            "Do not mount it.", "f" * 32),
-    Finding("deploy/a b.yaml", 12, 3, "PV005", "privileged", "medium",
-            "allowPrivilegeEscalation: true, 100%\nsecond line", "", "0" * 32),
+    Finding(
+        "compose.yaml",
+        5,
+        9,
+        "RS001",
+        "runtime-socket",
+        "critical",
+        'service "builder" mounts the container runtime socket /var/run/docker.sock',
+        "Do not mount it.",
+        "f" * 32,
+    ),
+    Finding(
+        "deploy/a b.yaml",
+        12,
+        3,
+        "PV005",
+        "privileged",
+        "medium",
+        "allowPrivilegeEscalation: true, 100%\nsecond line",
+        "",
+        "0" * 32,
+    ),
 ]
 
 
@@ -32,7 +49,8 @@ def test_text_output_is_exact() -> None:
         'compose.yaml:5:9: critical RS001 service "builder" mounts the container runtime socket'
         " /var/run/docker.sock [fix: Do not mount it.]\n"
         "deploy/a b.yaml:12:3: medium PV005 allowPrivilegeEscalation: true, 100% second line\n"
-        "2 findings (1 critical, 1 medium) in 3 files.\n")
+        "2 findings (1 critical, 1 medium) in 3 files.\n"
+    )
 
 
 def test_text_output_without_findings() -> None:
@@ -44,18 +62,34 @@ def test_json_output_is_exact() -> None:
     assert document == {
         "version": 1,
         "findings": [
-            {"rule": "RS001", "category": "runtime-socket", "severity": "critical",
-             "path": "compose.yaml", "line": 5, "column": 9,
-             "message": 'service "builder" mounts the container runtime socket '
-                        "/var/run/docker.sock", "fix": "Do not mount it."},
-            {"rule": "PV005", "category": "privileged", "severity": "medium",
-             "path": "deploy/a b.yaml", "line": 12, "column": 3,
-             "message": "allowPrivilegeEscalation: true, 100%\nsecond line", "fix": ""},
+            {
+                "rule": "RS001",
+                "category": "runtime-socket",
+                "severity": "critical",
+                "path": "compose.yaml",
+                "line": 5,
+                "column": 9,
+                "message": 'service "builder" mounts the container runtime socket /var/run/docker.sock',
+                "fix": "Do not mount it.",
+            },
+            {
+                "rule": "PV005",
+                "category": "privileged",
+                "severity": "medium",
+                "path": "deploy/a b.yaml",
+                "line": 12,
+                "column": 3,
+                "message": "allowPrivilegeEscalation: true, 100%\nsecond line",
+                "fix": "",
+            },
         ],
-        "summary": {"files": 3, "findings": 2,
-                    "by_severity": {"critical": 1, "medium": 1},
-                    "by_category": {"runtime-socket": 1, "privileged": 1},
-                    "baselined": 0},
+        "summary": {
+            "files": 3,
+            "findings": 2,
+            "by_severity": {"critical": 1, "medium": 1},
+            "by_category": {"runtime-socket": 1, "privileged": 1},
+            "baselined": 0,
+        },
     }
 
 
@@ -65,7 +99,8 @@ def test_github_annotations_escape_data_and_properties() -> None:
         'service "builder" mounts the container runtime socket /var/run/docker.sock%0A'
         "Fix: Do not mount it.\n"
         "::warning file=deploy/a b.yaml,line=12,col=3,title=PV005 (privileged%2C medium)::"
-        "allowPrivilegeEscalation: true, 100%25%0Asecond line\n")
+        "allowPrivilegeEscalation: true, 100%25%0Asecond line\n"
+    )
 
 
 def test_sarif_is_valid_and_carries_rules_and_fingerprints() -> None:
@@ -87,8 +122,9 @@ def test_sarif_is_valid_and_carries_rules_and_fingerprints() -> None:
 def test_sarif_of_a_real_scan_is_valid(tmp_path: Path) -> None:
     from tests.lint.helpers import lint_tree, write_tree
 
-    write_tree(tmp_path, {"compose.yaml": "services:\n  a:\n    privileged: true\n",
-                          "bad/compose.yaml": "services: [\n"})
+    write_tree(
+        tmp_path, {"compose.yaml": "services:\n  a:\n    privileged: true\n", "bad/compose.yaml": "services: [\n"}
+    )
     document = json.loads(render(report(lint_tree(tmp_path)), "sarif"))
     jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(document)
     assert {r["ruleId"] for r in document["runs"][0]["results"]} == {"PV001", "SK001"}

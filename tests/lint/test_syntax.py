@@ -12,18 +12,33 @@ from sandkit.lint.syntax.shell import parse_commands
 from sandkit.lint.syntax.toml import load_toml
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
 
-YAML_TEXT = ("on: push\nn: 010\nh: 0x1f\ns: !!str 12\nf: 1.5\nz: ~\nw: yes\nq: \"1\"\n"
-             "base: &b {k: 1}\nm:\n  <<: *b\n  z: 2\nblock: |\n  one\n  two\n---\n- a\n")
-EXPECTED = [{"on": "push", "n": 10, "h": 31, "s": "12", "f": 1.5, "z": None, "w": "yes",
-             "q": "1", "base": {"k": 1}, "m": {"k": 1, "z": 2}, "block": "one\ntwo\n"}, ["a"]]
+YAML_TEXT = (
+    'on: push\nn: 010\nh: 0x1f\ns: !!str 12\nf: 1.5\nz: ~\nw: yes\nq: "1"\n'
+    "base: &b {k: 1}\nm:\n  <<: *b\n  z: 2\nblock: |\n  one\n  two\n---\n- a\n"
+)
+EXPECTED = [
+    {
+        "on": "push",
+        "n": 10,
+        "h": 31,
+        "s": "12",
+        "f": 1.5,
+        "z": None,
+        "w": "yes",
+        "q": "1",
+        "base": {"k": 1},
+        "m": {"k": 1, "z": 2},
+        "block": "one\ntwo\n",
+    },
+    ["a"],
+]
 
 
 @pytest.fixture(params=["libyaml", "ruamel"])
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "libyaml" and yaml_syntax._libyaml_backend() is None:
         pytest.skip("PyYAML with libyaml is not installed")
-    chosen = (yaml_syntax._libyaml_backend() if request.param == "libyaml"
-              else yaml_syntax._ruamel_backend())
+    chosen = yaml_syntax._libyaml_backend() if request.param == "libyaml" else yaml_syntax._ruamel_backend()
     monkeypatch.setattr(yaml_syntax, "_backend", chosen)
     return str(request.param)
 
@@ -67,20 +82,21 @@ def test_toml_keys_are_located() -> None:
 
 
 def test_dockerfile_continuations_comments_and_heredocs() -> None:
-    instructions = parse_dockerfile(
-        "FROM a AS b\nRUN one \\\n  # note\n  two\nRUN <<EOF\ndocker run x\nEOF\nfrom c\n")
-    assert [(i.keyword, i.stage) for i in instructions] == [
-        ("FROM", 0), ("RUN", 0), ("RUN", 0), ("FROM", 1)]
+    instructions = parse_dockerfile("FROM a AS b\nRUN one \\\n  # note\n  two\nRUN <<EOF\ndocker run x\nEOF\nfrom c\n")
+    assert [(i.keyword, i.stage) for i in instructions] == [("FROM", 0), ("RUN", 0), ("RUN", 0), ("FROM", 1)]
     assert instructions[1].args == "one    two"
     assert instructions[1].pos_at(7) == Pos(4, 3)
     assert "docker run x" in instructions[2].args
 
 
 def test_shell_words_quotes_continuations_and_operators() -> None:
-    commands = parse_commands("A=1 sudo docker run \\\n  -v \"$HOME/x:/y\" img > out && "
-                              "echo '# not a comment' # comment\n")
+    commands = parse_commands(
+        "A=1 sudo docker run \\\n  -v \"$HOME/x:/y\" img > out && echo '# not a comment' # comment\n"
+    )
     assert [c.argv() for c in commands] == [
-        ["sudo", "docker", "run", "-v", "$HOME/x:/y", "img"], ["echo", "# not a comment"]]
+        ["sudo", "docker", "run", "-v", "$HOME/x:/y", "img"],
+        ["echo", "# not a comment"],
+    ]
     assert commands[0].assignments[0].text == "A=1"
     assert commands[0].words[4].pos == Pos(2, 6)
     assert commands[0].program() == ("docker", 1)

@@ -17,8 +17,12 @@ from types import ModuleType
 #: Dockerfile and writes the proxy's egress/ build context itself (the same bytes as compose); the
 #: devcontainer opens compose's agent service.
 TARGETS = ("docker", "compose", "kubernetes", "actions", "devcontainer")
-REQUIRES = {"compose": ("docker",), "kubernetes": ("docker",), "actions": ("docker", "compose"),
-            "devcontainer": ("docker", "compose")}
+REQUIRES = {
+    "compose": ("docker",),
+    "kubernetes": ("docker",),
+    "actions": ("docker", "compose"),
+    "devcontainer": ("docker", "compose"),
+}
 
 
 @dataclass(frozen=True)

@@ -35,16 +35,13 @@ HARDEN_RUNNER = "step-security/harden-runner"
 #: The repository (or organisation) variable naming the registries the image builds pull from.
 BUILD_ENDPOINTS_VARIABLE = "SANDKIT_BUILD_ENDPOINTS"
 #: What the job itself reaches besides the allowlist, and why (also in the fidelity report).
-JOB_ENDPOINTS = (
-    (Destination("github.com", 443), "actions/checkout fetches the sandbox folder over HTTPS with git"),
-)
+JOB_ENDPOINTS = ((Destination("github.com", 443), "actions/checkout fetches the sandbox folder over HTTPS with git"),)
 #: Minutes the job may spend on checkout and image builds before the agent's own time starts.
 BUILD_MINUTES = 30
 #: Seconds the entrypoint's timeout(1) gives the agent after its time is up (--kill-after).
 KILL_AFTER = 30
 #: Events whose workflow syntax has no activity types, or no branch or path filters.
-NO_TYPES = frozenset({"create", "delete", "fork", "gollum", "page_build", "public", "push", "status",
-                      "workflow_call"})
+NO_TYPES = frozenset({"create", "delete", "fork", "gollum", "page_build", "public", "push", "status", "workflow_call"})
 BRANCH_FILTERS = frozenset({"push", "pull_request", "pull_request_target", "merge_group"})
 PATH_FILTERS = frozenset({"push", "pull_request", "pull_request_target"})
 RUNNER_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -199,8 +196,9 @@ def _inexpressible(github: Any) -> str | None:
 
 def _merge_filters(current: dict[str, Any] | None, github: Any) -> dict[str, Any]:
     """Two triggers on one event run on either: a filter stays only where both have one."""
-    given = {k: list(v) for k, v in (("types", github.types), ("branches", github.branches),
-                                     ("paths", github.paths)) if v}
+    given = {
+        k: list(v) for k, v in (("types", github.types), ("branches", github.branches), ("paths", github.paths)) if v
+    }
     if current is None:
         return given
     return {k: list(dict.fromkeys(current[k] + given[k])) for k in current if k in given}
@@ -210,8 +208,9 @@ def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
     permissions = {"contents": "read", **plan.kit.targets.actions.permissions}
     runs_on = plan.kit.targets.actions.runs_on
     if not RUNNER_LABEL.fullmatch(runs_on):
-        raise _problem(plan, "targets.actions.runs_on",
-                       f"{runs_on!r} is not a runner label (letters, digits, '.', '_' and '-')")
+        raise _problem(
+            plan, "targets.actions.runs_on", f"{runs_on!r} is not a runner label (letters, digits, '.', '_' and '-')"
+        )
     return {
         "name": f"run {plan.name} in its sandbox",
         "runs-on": runs_on,
@@ -241,21 +240,43 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
     folder = sandbox_folder(plan, context)
     names = _names(plan)
     out = [_harden_runner(plan), _checkout(folder)]
-    out.append({"name": "Build the sandbox image", "env": {"SANDKIT_FOLDER": folder, "SANDKIT_IMAGE": plan.image_tag},
-                "run": BUILD_SCRIPT})
+    out.append(
+        {
+            "name": "Build the sandbox image",
+            "env": {"SANDKIT_FOLDER": folder, "SANDKIT_IMAGE": plan.image_tag},
+            "run": BUILD_SCRIPT,
+        }
+    )
     if plan.egress == "allowlist":
-        out.append({"name": "Build the egress proxy image",
-                    "env": {"SANDKIT_FOLDER": folder, "SANDKIT_PROXY_IMAGE": names["proxy_image"]},
-                    "run": PROXY_BUILD_SCRIPT})
-        out.append({"name": "Start the egress proxy on the sandbox network",
-                    "env": {"SANDKIT_NETWORK": names["network"], "SANDKIT_PROXY": names["proxy"],
-                            "SANDKIT_PROXY_IMAGE": names["proxy_image"], "SANDKIT_PROXY_ALIAS": PROXY_SERVICE},
-                    "run": PROXY_START_SCRIPT})
+        out.append(
+            {
+                "name": "Build the egress proxy image",
+                "env": {"SANDKIT_FOLDER": folder, "SANDKIT_PROXY_IMAGE": names["proxy_image"]},
+                "run": PROXY_BUILD_SCRIPT,
+            }
+        )
+        out.append(
+            {
+                "name": "Start the egress proxy on the sandbox network",
+                "env": {
+                    "SANDKIT_NETWORK": names["network"],
+                    "SANDKIT_PROXY": names["proxy"],
+                    "SANDKIT_PROXY_IMAGE": names["proxy_image"],
+                    "SANDKIT_PROXY_ALIAS": PROXY_SERVICE,
+                },
+                "run": PROXY_START_SCRIPT,
+            }
+        )
     out.append(_agent_step(plan, names))
     if plan.egress == "allowlist":
-        out.append({"name": "Egress proxy decisions", "if": Expression(_expression("always()")),
-                    "env": {"SANDKIT_NETWORK": names["network"], "SANDKIT_PROXY": names["proxy"]},
-                    "run": PROXY_LOG_SCRIPT})
+        out.append(
+            {
+                "name": "Egress proxy decisions",
+                "if": Expression(_expression("always()")),
+                "env": {"SANDKIT_NETWORK": names["network"], "SANDKIT_PROXY": names["proxy"]},
+                "run": PROXY_LOG_SCRIPT,
+            }
+        )
     return out
 
 
@@ -274,10 +295,16 @@ def _harden_runner(plan: Plan) -> dict[str, Any]:
     if plan.egress == "open":
         policy = {"egress-policy": "audit"}
     else:
-        policy = {"egress-policy": "block", "disable-telemetry": "true",
-                  "allowed-endpoints": Expression(" ".join(allowed_endpoints(plan)))}
-    return {"name": "Hold the runner's egress to the allowlist and the job's needs", "uses": uses(HARDEN_RUNNER),
-            "with": policy}
+        policy = {
+            "egress-policy": "block",
+            "disable-telemetry": "true",
+            "allowed-endpoints": Expression(" ".join(allowed_endpoints(plan))),
+        }
+    return {
+        "name": "Hold the runner's egress to the allowlist and the job's needs",
+        "uses": uses(HARDEN_RUNNER),
+        "with": policy,
+    }
 
 
 def allowed_endpoints(plan: Plan) -> list[str]:
@@ -290,35 +317,45 @@ def allowed_endpoints(plan: Plan) -> list[str]:
 def _checkout(folder: str) -> dict[str, Any]:
     # No `ref:`: checkout's default is the commit the event names, and for pull_request_target and
     # workflow_run that is the base repository's, never the pull request's head.
-    return {"name": "Check out the sandbox folder", "uses": uses(CHECKOUT),
-            "with": {"persist-credentials": False, "sparse-checkout": folder}}
+    return {
+        "name": "Check out the sandbox folder",
+        "uses": uses(CHECKOUT),
+        "with": {"persist-credentials": False, "sparse-checkout": folder},
+    }
 
 
 def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
     env: dict[str, str] = {name: _expression(f"secrets.{name}") for name, _ in plan.secrets}
     network = {"allowlist": names["network"], "none": "none", "open": "bridge"}[plan.egress]
     clone = plan.workspace_mode == "clone"
-    env.update({
-        "SANDKIT_IMAGE": plan.image_tag,
-        "SANDKIT_AGENT": names["agent"],
-        "SANDKIT_USER": f"{plan.uid}:{plan.uid}",
-        "SANDKIT_NETWORK": network,
-        "SANDKIT_MEMORY": str(plan.memory_bytes),
-        "SANDKIT_CPUS": f"{plan.cpus:g}",
-        "SANDKIT_PIDS": str(plan.pids),
-        "SANDKIT_TMPFS_TMP": _tmpfs(plan, "/tmp", owned=False),
-        "SANDKIT_TMPFS_HOME": _tmpfs(plan, plan.home, owned=True),
-        "SANDKIT_TMPFS_WORKSPACE": "" if clone else _tmpfs(plan, plan.workspace_path, owned=True),
-        "SANDKIT_WORKSPACE": plan.workspace_path,
-        "SANDKIT_WORKSPACE_VOLUME": names["volume"] if clone else "",
-        "SANDKIT_READ_ONLY": "true" if plan.read_only_root else "false",
-        "SANDKIT_RUNTIME": plan.docker_runtime or "",
-        "SANDKIT_PROXY_ENV": " ".join(f"{k}={v}" for k, v in proxy_env(plan.proxy_url).items())
-        if plan.egress == "allowlist" else "",
-        "SANDKIT_SECRET_NAMES": " ".join(name for name, _ in plan.secrets),
-    })
-    return {"name": "Run the agent in its sandbox", "timeout-minutes": _agent_minutes(plan), "env": env,
-            "run": AGENT_SCRIPT}
+    env.update(
+        {
+            "SANDKIT_IMAGE": plan.image_tag,
+            "SANDKIT_AGENT": names["agent"],
+            "SANDKIT_USER": f"{plan.uid}:{plan.uid}",
+            "SANDKIT_NETWORK": network,
+            "SANDKIT_MEMORY": str(plan.memory_bytes),
+            "SANDKIT_CPUS": f"{plan.cpus:g}",
+            "SANDKIT_PIDS": str(plan.pids),
+            "SANDKIT_TMPFS_TMP": _tmpfs(plan, "/tmp", owned=False),
+            "SANDKIT_TMPFS_HOME": _tmpfs(plan, plan.home, owned=True),
+            "SANDKIT_TMPFS_WORKSPACE": "" if clone else _tmpfs(plan, plan.workspace_path, owned=True),
+            "SANDKIT_WORKSPACE": plan.workspace_path,
+            "SANDKIT_WORKSPACE_VOLUME": names["volume"] if clone else "",
+            "SANDKIT_READ_ONLY": "true" if plan.read_only_root else "false",
+            "SANDKIT_RUNTIME": plan.docker_runtime or "",
+            "SANDKIT_PROXY_ENV": " ".join(f"{k}={v}" for k, v in proxy_env(plan.proxy_url).items())
+            if plan.egress == "allowlist"
+            else "",
+            "SANDKIT_SECRET_NAMES": " ".join(name for name, _ in plan.secrets),
+        }
+    )
+    return {
+        "name": "Run the agent in its sandbox",
+        "timeout-minutes": _agent_minutes(plan),
+        "env": env,
+        "run": AGENT_SCRIPT,
+    }
 
 
 def sandbox_folder(plan: Plan, context: RenderContext) -> str:
@@ -369,8 +406,10 @@ def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         Fidelity("network.egress", *_egress_fidelity(plan)),  # type: ignore[arg-type]
-        proxy_deny_row(plan, "the squid proxy refuses denied names before any allow rule; denied entries never "
-                       "reach allowed-endpoints"),
+        proxy_deny_row(
+            plan,
+            "the squid proxy refuses denied names before any allow rule; denied entries never reach allowed-endpoints",
+        ),
         Fidelity("image.user", "enforced", f"docker run --user {plan.uid}:{plan.uid}"),
         read_only_row(plan, "docker run --read-only with tmpfs /tmp and home"),
         Fidelity("capabilities", "enforced", "--cap-drop ALL, no-new-privileges, never privileged"),
@@ -378,29 +417,53 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity("resources.cpus", "enforced", "--cpus"),
         Fidelity("resources.pids", "enforced", "--pids-limit"),
         Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size"),
-        Fidelity("resources.timeout", "enforced",
-                 f"timeout(1) in the entrypoint; the agent step's timeout-minutes is {_agent_minutes(plan)} and "
-                 f"the job's adds {BUILD_MINUTES} minutes for checkout and image builds"),
-        Fidelity("secrets", "enforced", "${{ secrets.NAME }} only in the env of the step that runs the agent, "
-                 "passed to the container by name (docker run --env NAME)"),
+        Fidelity(
+            "resources.timeout",
+            "enforced",
+            f"timeout(1) in the entrypoint; the agent step's timeout-minutes is {_agent_minutes(plan)} and "
+            f"the job's adds {BUILD_MINUTES} minutes for checkout and image builds",
+        ),
+        Fidelity(
+            "secrets",
+            "enforced",
+            "${{ secrets.NAME }} only in the env of the step that runs the agent, "
+            "passed to the container by name (docker run --env NAME)",
+        ),
         Fidelity("workspace.mode", *_workspace_fidelity(plan)),  # type: ignore[arg-type]
-        Fidelity("isolation.runtime", "enforced",
-                 f"docker run --runtime {plan.docker_runtime}: GitHub-hosted runners do not have it, so the job "
-                 "fails there instead of running without it; use a self-hosted runner that does"
-                 if plan.docker_runtime else "Docker's default runtime (runc) with its default seccomp profile"),
+        Fidelity(
+            "isolation.runtime",
+            "enforced",
+            f"docker run --runtime {plan.docker_runtime}: GitHub-hosted runners do not have it, so the job "
+            "fails there instead of running without it; use a self-hosted runner that does"
+            if plan.docker_runtime
+            else "Docker's default runtime (runc) with its default seccomp profile",
+        ),
         Fidelity("triggers", *_trigger_fidelity(plan)),  # type: ignore[arg-type]
-        Fidelity("targets.actions.permissions", "enforced",
-                 "permissions: {} for the workflow; the job gets contents: read"
-                 + "".join(f", {s}: {level}" for s, level in sorted(plan.kit.targets.actions.permissions.items()))),
+        Fidelity(
+            "targets.actions.permissions",
+            "enforced",
+            "permissions: {} for the workflow; the job gets contents: read"
+            + "".join(f", {s}: {level}" for s, level in sorted(plan.kit.targets.actions.permissions.items())),
+        ),
     ]
     if plan.build_secrets:
-        rows.append(Fidelity("secrets (build)", "unsupported",
-                             "secrets reach only the step that runs the agent, so the image build gets none of "
-                             + ", ".join(plan.build_secrets)))
+        rows.append(
+            Fidelity(
+                "secrets (build)",
+                "unsupported",
+                "secrets reach only the step that runs the agent, so the image build gets none of "
+                + ", ".join(plan.build_secrets),
+            )
+        )
     if plan.in_sandbox_docker != "none":
-        rows.append(Fidelity("isolation.docker", "unsupported",
-                             "a rootless daemon inside the sandbox needs user namespaces and mounts that a "
-                             "hardened container does not grant; sandkit never mounts the host's socket"))
+        rows.append(
+            Fidelity(
+                "isolation.docker",
+                "unsupported",
+                "a rootless daemon inside the sandbox needs user namespaces and mounts that a "
+                "hardened container does not grant; sandkit never mounts the host's socket",
+            )
+        )
     if plan.ports:
         rows.append(Fidelity("ports", "unsupported", "a CI job publishes no ports"))
     return rows
@@ -410,15 +473,17 @@ def _egress_fidelity(plan: Plan) -> tuple[str, str]:
     if plan.egress == "none":
         return "enforced", "docker run --network none; harden-runner blocks the runner to the job's own needs"
     if plan.egress == "open":
-        return "enforced", ("a normal network, as the kit asks; harden-runner only audits "
-                            "(the linter reports open egress)")
+        return "enforced", (
+            "a normal network, as the kit asks; harden-runner only audits (the linter reports open egress)"
+        )
     needs = "; ".join(f"{d}: {why}" for d, why in JOB_ENDPOINTS)
     return "enforced", (
         "twice: the agent is only on an internal Docker network whose one way out is the squid allowlist "
         "proxy (as compose), and harden-runner (egress-policy: block) lets the runner reach only the "
         f"allowlist plus {needs}; and vars.{BUILD_ENDPOINTS_VARIABLE}: the registries the image builds "
         "pull from (unset: the builds fail closed). harden-runner's *.name may match deeper names; squid's "
-        "matches exactly one label")
+        "matches exactly one label"
+    )
 
 
 def _workspace_fidelity(plan: Plan) -> tuple[str, str]:
@@ -430,8 +495,11 @@ def _workspace_fidelity(plan: Plan) -> tuple[str, str]:
 
 
 def _trigger_fidelity(plan: Plan) -> tuple[str, str]:
-    left_out = [f"{t.github.event}: {why}" for t in plan.kit.triggers
-                if t.github is not None and (why := _inexpressible(t.github)) is not None]
+    left_out = [
+        f"{t.github.event}: {why}"
+        for t in plan.kit.triggers
+        if t.github is not None and (why := _inexpressible(t.github)) is not None
+    ]
     if left_out:
         return "unsupported", "left out of on: " + "; ".join(left_out)
     if not plan.kit.triggers:

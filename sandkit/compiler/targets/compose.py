@@ -88,8 +88,13 @@ def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str]
     if plan.workspace_mode == "none" or plan.workspace_source is None:
         return [], [_tmpfs(plan, plan.workspace_path, owned=True)], {}
     source = os.path.relpath(plan.workspace_source, context.output_folder.resolve())
-    mount = {"type": "bind", "source": source, "target": plan.workspace_path,
-             "read_only": plan.workspace_mode == "mount-readonly", "bind": {"create_host_path": False}}
+    mount = {
+        "type": "bind",
+        "source": source,
+        "target": plan.workspace_path,
+        "read_only": plan.workspace_mode == "mount-readonly",
+        "bind": {"create_host_path": False},
+    }
     return [mount], [], {}
 
 
@@ -129,8 +134,10 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
     else:
         service["networks"] = [OUTSIDE_NET]
         if plan.ports:
-            service["ports"] = [{"target": c, "published": str(h or c), "host_ip": ip, "protocol": proto}
-                                for ip, h, c, proto in plan.ports]
+            service["ports"] = [
+                {"target": c, "published": str(h or c), "host_ip": ip, "protocol": proto}
+                for ip, h, c, proto in plan.ports
+            ]
     return service, top_volumes
 
 
@@ -169,8 +176,11 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
 
 def fidelity(plan: Plan) -> list[Fidelity]:
     egress = {
-        "allowlist": ("enforced", "agent only on an internal network; squid allows only the listed host:port "
-                                  "pairs and refuses IP literals and private, loopback and link-local addresses"),
+        "allowlist": (
+            "enforced",
+            "agent only on an internal network; squid allows only the listed host:port "
+            "pairs and refuses IP literals and private, loopback and link-local addresses",
+        ),
         "none": ("enforced", "network_mode: none"),
         "open": ("enforced", "a normal network, as the kit asks (the linter reports open egress)"),
     }[plan.egress]
@@ -185,35 +195,63 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         _pids_fidelity(plan),
         Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size"),
         Fidelity("resources.timeout", "enforced", "the entrypoint runs the agent under timeout(1)"),
-        Fidelity("secrets", "enforced", "run-time secrets from host files named by NAME_FILE, bind-mounted "
-                 "read-only under /run/secrets (an environment source cannot reach a read-only root); "
-                 "build secrets from the host's environment as BuildKit secret mounts"),
+        Fidelity(
+            "secrets",
+            "enforced",
+            "run-time secrets from host files named by NAME_FILE, bind-mounted "
+            "read-only under /run/secrets (an environment source cannot reach a read-only root); "
+            "build secrets from the host's environment as BuildKit secret mounts",
+        ),
         Fidelity("workspace.mode", "enforced", _workspace_reason(plan)),
-        Fidelity("isolation.runtime", "enforced", f"runtime: {plan.docker_runtime}" if plan.docker_runtime
-                 else "Docker's default runtime (runc) with its default seccomp profile"),
+        Fidelity(
+            "isolation.runtime",
+            "enforced",
+            f"runtime: {plan.docker_runtime}"
+            if plan.docker_runtime
+            else "Docker's default runtime (runc) with its default seccomp profile",
+        ),
     ]
     if plan.in_sandbox_docker != "none":
-        rows.append(Fidelity("isolation.docker", "unsupported",
-                             "a rootless daemon inside the sandbox needs user namespaces and mounts that a "
-                             "hardened container does not grant; sandkit never mounts the host's socket"))
+        rows.append(
+            Fidelity(
+                "isolation.docker",
+                "unsupported",
+                "a rootless daemon inside the sandbox needs user namespaces and mounts that a "
+                "hardened container does not grant; sandkit never mounts the host's socket",
+            )
+        )
     if plan.ports:
         published = plan.egress == "open"
-        rows.append(Fidelity("ports", "enforced" if published else "unsupported",
-                             "published on the given host address" if published
-                             else "Docker does not publish ports of a container on an internal network"))
+        rows.append(
+            Fidelity(
+                "ports",
+                "enforced" if published else "unsupported",
+                "published on the given host address"
+                if published
+                else "Docker does not publish ports of a container on an internal network",
+            )
+        )
     if plan.kit.triggers:
-        rows.append(Fidelity("triggers", "unsupported", "compose starts when you run it; use the actions or "
-                             "kubernetes target for schedules and events"))
+        rows.append(
+            Fidelity(
+                "triggers",
+                "unsupported",
+                "compose starts when you run it; use the actions or kubernetes target for schedules and events",
+            )
+        )
     return rows
 
 
 def _pids_fidelity(plan: Plan) -> Fidelity:
     if plan.docker_runtime != "runsc":
         return Fidelity("resources.pids", "enforced", "pids_limit")
-    return Fidelity("resources.pids", "best-effort",
-                    f"under gVisor the engine's pids_limit counts the gVisor kernel's threads, not the agent's "
-                    f"processes (which are gVisor tasks): pids_limit is {plan.pids} + {GVISOR_THREADS} for them; "
-                    "a fork bomb ends the whole sandbox at that limit or the memory limit instead of failing forks")
+    return Fidelity(
+        "resources.pids",
+        "best-effort",
+        f"under gVisor the engine's pids_limit counts the gVisor kernel's threads, not the agent's "
+        f"processes (which are gVisor tasks): pids_limit is {plan.pids} + {GVISOR_THREADS} for them; "
+        "a fork bomb ends the whole sandbox at that limit or the memory limit instead of failing forks",
+    )
 
 
 def _workspace_reason(plan: Plan) -> str:

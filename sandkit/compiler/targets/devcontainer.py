@@ -51,18 +51,43 @@ def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
 
 def fidelity(plan: Plan) -> list[Fidelity]:
     held = "the editor attaches to compose.yaml's agent service, which holds it"
-    rows = [Fidelity(setting, "enforced", held) for setting in (
-        "network.egress", "image.user", "isolation.read_only_root", "capabilities", "resources.memory",
-        "resources.cpus", "workspace.mode")]
-    rows.append(Fidelity("secrets", "best-effort", "files under /run/secrets as in compose; the entrypoint exports "
-                         "them to its own process tree, not to the editor's shells", requested=False))
+    rows = [
+        Fidelity(setting, "enforced", held)
+        for setting in (
+            "network.egress",
+            "image.user",
+            "isolation.read_only_root",
+            "capabilities",
+            "resources.memory",
+            "resources.cpus",
+            "workspace.mode",
+        )
+    ]
+    rows.append(
+        Fidelity(
+            "secrets",
+            "best-effort",
+            "files under /run/secrets as in compose; the entrypoint exports "
+            "them to its own process tree, not to the editor's shells",
+            requested=False,
+        )
+    )
     rows += [
         Fidelity("resources.timeout", "enforced", "the entrypoint ends the session after the timeout, editor or not"),
-        Fidelity("agent.command", "best-effort", "replaced by `sleep infinity` so a person can work in the "
-                 "sandbox; run the agent from a terminal there", requested=False),
+        Fidelity(
+            "agent.command",
+            "best-effort",
+            "replaced by `sleep infinity` so a person can work in the sandbox; run the agent from a terminal there",
+            requested=False,
+        ),
         Fidelity("env", "enforced", "the entrypoint's environment, and remoteEnv for the editor's shells"),
-        Fidelity("editor server", "best-effort", "an editor that downloads its server into the container needs "
-                 "its hosts in network.allow; sandkit does not widen the allowlist for it", requested=False),
+        Fidelity(
+            "editor server",
+            "best-effort",
+            "an editor that downloads its server into the container needs "
+            "its hosts in network.allow; sandkit does not widen the allowlist for it",
+            requested=False,
+        ),
     ]
     if plan.kit.triggers:
         rows.append(Fidelity("triggers", "unsupported", "a dev container starts when a person opens it"))

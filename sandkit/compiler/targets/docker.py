@@ -21,7 +21,11 @@ _PINNED_NPM = re.compile(r".+@[0-9][^@]*$")
 def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
     header = commented_header("#", *plan.header_fields)
     values = {
-        "p": plan, "header": header.rstrip("\n"), "etc": SANDKIT_ETC, "venv": VENV, "skel": SKELETON,
+        "p": plan,
+        "header": header.rstrip("\n"),
+        "etc": SANDKIT_ETC,
+        "venv": VENV,
+        "skel": SKELETON,
         "entrypoint": ENTRYPOINT_PATH,
         "install_scripts": [f"install/{i:02d}.sh" for i in range(1, len(plan.install) + 1)],
         "apt_unpinned": any(not _PINNED_APT.fullmatch(p) for p in plan.apt),
@@ -56,21 +60,42 @@ def _instructions(plan: Plan) -> str:
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         Fidelity("image.user", "enforced", f"USER {plan.uid}:{plan.uid}; the image never switches back to root"),
-        Fidelity("network.egress", "unsupported" if plan.egress != "open" else "enforced",
-                 "an image alone cannot hold egress to a policy; run it with the compose target's proxy"
-                 if plan.egress != "open" else "open egress needs nothing from the image"),
-        Fidelity("secrets", "enforced", "never in the image; the entrypoint reads them at start from /run/secrets "
-                 "or the environment, and build-time ones arrive only as BuildKit secret mounts"),
+        Fidelity(
+            "network.egress",
+            "unsupported" if plan.egress != "open" else "enforced",
+            "an image alone cannot hold egress to a policy; run it with the compose target's proxy"
+            if plan.egress != "open"
+            else "open egress needs nothing from the image",
+        ),
+        Fidelity(
+            "secrets",
+            "enforced",
+            "never in the image; the entrypoint reads them at start from /run/secrets "
+            "or the environment, and build-time ones arrive only as BuildKit secret mounts",
+        ),
         Fidelity("resources.timeout", "enforced", "the entrypoint runs the agent under timeout(1)"),
-        Fidelity("agent.instructions", "enforced" if plan.workspace_mode not in ("mount", "mount-readonly")
-                 else "best-effort",
-                 "written into the workspace at start" if plan.workspace_mode not in ("mount", "mount-readonly")
-                 else f"the host's folder is not modified; the file is at {SANDKIT_ETC}/instructions/"),
+        Fidelity(
+            "agent.instructions",
+            "enforced" if plan.workspace_mode not in ("mount", "mount-readonly") else "best-effort",
+            "written into the workspace at start"
+            if plan.workspace_mode not in ("mount", "mount-readonly")
+            else f"the host's folder is not modified; the file is at {SANDKIT_ETC}/instructions/",
+        ),
     ]
-    runtime_only = ("isolation.read_only_root", "resources.memory", "resources.cpus", "resources.pids",
-                    "isolation.runtime", "workspace.mode")
-    rows += [Fidelity(s, "unsupported", "a run-time setting; the image cannot carry it (compose applies it)",
-                      requested=False) for s in runtime_only]
+    runtime_only = (
+        "isolation.read_only_root",
+        "resources.memory",
+        "resources.cpus",
+        "resources.pids",
+        "isolation.runtime",
+        "workspace.mode",
+    )
+    rows += [
+        Fidelity(
+            s, "unsupported", "a run-time setting; the image cannot carry it (compose applies it)", requested=False
+        )
+        for s in runtime_only
+    ]
     if plan.kit.triggers:
         rows.append(Fidelity("triggers", "unsupported", "an image does not start itself"))
     return rows

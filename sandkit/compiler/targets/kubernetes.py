@@ -35,19 +35,34 @@ PROXY_UID = 13  # Debian's proxy user, as egress/Dockerfile runs squid
 SANDBOX_API = "extensions.agents.x-k8s.io/v1beta1"
 #: Addresses the proxy may never reach: private, loopback, link-local (the metadata address
 #: 169.254.169.254 among them), shared, multicast and reserved ranges.
-NON_PUBLIC_V4 = ("0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-                 "192.0.0.0/24", "192.168.0.0/16", "224.0.0.0/3")
+NON_PUBLIC_V4 = (
+    "0.0.0.0/8",
+    "10.0.0.0/8",
+    "100.64.0.0/10",
+    "127.0.0.0/8",
+    "169.254.0.0/16",
+    "172.16.0.0/12",
+    "192.0.0.0/24",
+    "192.168.0.0/16",
+    "224.0.0.0/3",
+)
 NON_PUBLIC_V6 = ("::/128", "::1/128", "::ffff:0:0/96", "64:ff9b::/96", "fc00::/7", "fe80::/10", "ff00::/8")
 #: IPv6's public space: global unicast, which none of NON_PUBLIC_V6 overlaps.
 GLOBAL_UNICAST_V6 = "2000::/3"
 #: sandkit's linter rightly flags 0.0.0.0/0 in a NetworkPolicy; the proxy's rule is the one place it
 #: is meant (with every non-public range excepted), so that line carries a reasoned suppression.
 EVERY_PUBLIC_V4 = "cidr: '0.0.0.0/0'\n"
-EVERY_PUBLIC_V4_NOTE = ("cidr: '0.0.0.0/0'  # sandkit: ignore[EG002] the egress proxy reaches any public address; "
-                        "squid allows only the kit's names, and non-public ranges are excepted below\n")
+EVERY_PUBLIC_V4_NOTE = (
+    "cidr: '0.0.0.0/0'  # sandkit: ignore[EG002] the egress proxy reaches any public address; "
+    "squid allows only the kit's names, and non-public ranges are excepted below\n"
+)
 #: The proxy is healthy when it answers a request from loopback with its own refusal (as compose checks).
-PROXY_PROBE = ["bash", "-c", f"exec 3<>/dev/tcp/127.0.0.1/{PROXY_PORT} && printf 'GET http://healthcheck.invalid/ "
-               "HTTP/1.0\\r\\n\\r\\n' >&3 && read -r -t 2 _ code _ <&3 && [ \"$code\" = 403 ]"]
+PROXY_PROBE = [
+    "bash",
+    "-c",
+    f"exec 3<>/dev/tcp/127.0.0.1/{PROXY_PORT} && printf 'GET http://healthcheck.invalid/ "
+    'HTTP/1.0\\r\\n\\r\\n\' >&3 && read -r -t 2 _ code _ <&3 && [ "$code" = 403 ]',
+]
 
 
 def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
@@ -57,8 +72,7 @@ def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
     if PROXY_FILE in files:  # constants and validated host names only: no kit free text is in this file
         files[PROXY_FILE] = files[PROXY_FILE].replace(EVERY_PUBLIC_V4, EVERY_PUBLIC_V4_NOTE)
     applied = [name for name in documents if name not in (SESSION_FILE, CLAIM_FILE)]
-    kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                     "resources": applied}
+    kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": applied}
     files[f"{FOLDER}/kustomization.yaml"] = header + dump_yaml(kustomization)
     if _uses_proxy(plan):
         files.update(proxy_files(plan, header))
@@ -89,6 +103,7 @@ def _documents(plan: Plan) -> dict[str, list[dict[str, Any]]]:
 
 
 # Names and labels ---------------------------------------------------------------------------------
+
 
 def namespace(plan: Plan) -> str:
     return plan.kit.targets.kubernetes.namespace or plan.name
@@ -142,6 +157,7 @@ def _uses_proxy(plan: Plan) -> bool:
 
 # Namespace, ServiceAccount, agent configuration -------------------------------------------------
 
+
 def _namespace(plan: Plan) -> dict[str, Any]:
     labels = {"app.kubernetes.io/managed-by": "sandkit"}
     for mode in ("enforce", "audit", "warn"):
@@ -152,8 +168,12 @@ def _namespace(plan: Plan) -> dict[str, Any]:
 
 def _service_account(plan: Plan) -> dict[str, Any]:
     """The kit's own identity: no Role binds it, and no pod mounts its token."""
-    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(plan, plan.name),
-            "automountServiceAccountToken": False}
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": _meta(plan, plan.name),
+        "automountServiceAccountToken": False,
+    }
 
 
 def _config_entries(plan: Plan) -> list[ConfigEntry]:
@@ -168,12 +188,18 @@ def _config_entries(plan: Plan) -> list[ConfigEntry]:
     built = docker.render(plan, RenderContext(output_folder=plan.kit_folder))  # its files ignore the folder
     entries = [("env.sh", f"{SANDKIT_ETC}/env.sh", built["env.sh"], 0o444)]
     if plan.instructions_file:
-        entries.append(("instructions", f"{SANDKIT_ETC}/instructions/{plan.instructions_file}",
-                        built[f"instructions/{plan.instructions_file}"], 0o444))
+        entries.append(
+            (
+                "instructions",
+                f"{SANDKIT_ETC}/instructions/{plan.instructions_file}",
+                built[f"instructions/{plan.instructions_file}"],
+                0o444,
+            )
+        )
     for index, placed in enumerate((*plan.files, *plan.home_files), start=1):
         target = placed.path
         if placed in plan.home_files:
-            target = f"{docker.SKELETON}{placed.path[len(plan.home):]}"
+            target = f"{docker.SKELETON}{placed.path[len(plan.home) :]}"
         elif any(_under(placed.path, folder) for folder in _empty_dirs(plan).values()):
             continue
         entries.append((f"file-{index:02d}", target, placed.content, int(placed.mode, 8)))
@@ -196,14 +222,19 @@ def _agent_config(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
             binary[key] = base64.b64encode(content).decode()
         else:
             data[key] = text
-    config: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap",
-                              "metadata": _meta(plan, resource_name(plan, "agent"), AGENT_ROLE), "data": data}
+    config: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _meta(plan, resource_name(plan, "agent"), AGENT_ROLE),
+        "data": data,
+    }
     if binary:
         config["binaryData"] = binary
     return config
 
 
 # The agent pod ------------------------------------------------------------------------------------
+
 
 def _empty_dirs(plan: Plan) -> dict[str, str]:
     return {"tmp": "/tmp", "home": plan.home, "workspace": plan.workspace_path}
@@ -228,17 +259,27 @@ def _resources(cpu: str, memory: str, disk: str) -> dict[str, Any]:
 
 
 def _container_security(uid: int, read_only_root: bool) -> dict[str, Any]:
-    return {"runAsNonRoot": True, "runAsUser": uid, "runAsGroup": uid, "privileged": False,
-            "allowPrivilegeEscalation": False, "readOnlyRootFilesystem": read_only_root,
-            "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
+    return {
+        "runAsNonRoot": True,
+        "runAsUser": uid,
+        "runAsGroup": uid,
+        "privileged": False,
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": read_only_root,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
 
 
 def _safe_workspace(plan: Plan) -> list[dict[str, Any]]:
     """Git refuses a work tree whose folder another user owns, and an emptyDir's root is root's
     (fsGroup sets only its group); marking the workspace safe in git's command-line scope, which
     counts as protected configuration, lets the clone and the agent use it."""
-    return [{"name": "GIT_CONFIG_COUNT", "value": "1"}, {"name": "GIT_CONFIG_KEY_0", "value": "safe.directory"},
-            {"name": "GIT_CONFIG_VALUE_0", "value": plan.workspace_path}]
+    return [
+        {"name": "GIT_CONFIG_COUNT", "value": "1"},
+        {"name": "GIT_CONFIG_KEY_0", "value": "safe.directory"},
+        {"name": "GIT_CONFIG_VALUE_0", "value": plan.workspace_path},
+    ]
 
 
 def _agent_env(plan: Plan) -> list[dict[str, Any]]:
@@ -254,12 +295,14 @@ def _agent_env(plan: Plan) -> list[dict[str, Any]]:
 
 def _agent_mounts(plan: Plan, entries: list[ConfigEntry]) -> list[dict[str, Any]]:
     mounts: list[dict[str, Any]] = [{"name": name, "mountPath": path} for name, path in _empty_dirs(plan).items()]
-    return mounts + [{"name": "config", "mountPath": path, "subPath": key, "readOnly": True}
-                     for key, path, _, _ in entries]
+    return mounts + [
+        {"name": "config", "mountPath": path, "subPath": key, "readOnly": True} for key, path, _, _ in entries
+    ]
 
 
-def _agent_container(plan: Plan, entries: list[ConfigEntry], name: str, extra_env: list[dict[str, Any]],
-                     args: list[str]) -> dict[str, Any]:
+def _agent_container(
+    plan: Plan, entries: list[ConfigEntry], name: str, extra_env: list[dict[str, Any]], args: list[str]
+) -> dict[str, Any]:
     disk = _quantity(plan.disk_bytes)
     return {
         "name": name,
@@ -283,27 +326,35 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
         # The pause container becomes PID 1 and reaps orphans: the init process compose gets from init: true.
         "shareProcessNamespace": True,
         "restartPolicy": "Never",
-        "securityContext": {"runAsNonRoot": True, "runAsUser": plan.uid, "runAsGroup": plan.uid,
-                            "fsGroup": plan.uid, "seccompProfile": {"type": "RuntimeDefault"}},
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": plan.uid,
+            "runAsGroup": plan.uid,
+            "fsGroup": plan.uid,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
     }
     runtime_class = K8S_RUNTIME_CLASSES[plan.runtime]
     if runtime_class:
         spec["runtimeClassName"] = runtime_class
     if plan.workspace_mode == "clone" and plan.workspace_repo:
         # The image's own entrypoint clones and stops (SANDKIT_ONLY=clone); `true` is never the agent.
-        spec["initContainers"] = [_agent_container(plan, entries, "clone",
-                                                   [{"name": "SANDKIT_ONLY", "value": "clone"}], ["true"])]
+        spec["initContainers"] = [
+            _agent_container(plan, entries, "clone", [{"name": "SANDKIT_ONLY", "value": "clone"}], ["true"])
+        ]
     spec["containers"] = [_agent_container(plan, entries, "agent", [], list(plan.command))]
     config_items = [{"key": key, "path": key, "mode": mode} for key, _, _, mode in entries]
     spec["volumes"] = [{"name": name, "emptyDir": {"sizeLimit": disk}} for name in _empty_dirs(plan)] + [
-        {"name": "config", "configMap": {"name": resource_name(plan, "agent"), "items": config_items}}]
+        {"name": "config", "configMap": {"name": resource_name(plan, "agent"), "items": config_items}}
+    ]
     return spec
 
 
 def _pod_template(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
-    return {"metadata": {"labels": _labels(plan, AGENT_ROLE), "annotations": {"sandkit.dev/kit-sha256":
-                                                                                plan.kit_sha256}},
-            "spec": agent_pod_spec(plan, entries)}
+    return {
+        "metadata": {"labels": _labels(plan, AGENT_ROLE), "annotations": {"sandkit.dev/kit-sha256": plan.kit_sha256}},
+        "spec": agent_pod_spec(plan, entries),
+    }
 
 
 def active_deadline(plan: Plan) -> int:
@@ -312,8 +363,12 @@ def active_deadline(plan: Plan) -> int:
 
 
 def _job_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
-    return {"backoffLimit": 0, "activeDeadlineSeconds": active_deadline(plan),
-            "ttlSecondsAfterFinished": max(plan.timeout_seconds, 3600), "template": _pod_template(plan, entries)}
+    return {
+        "backoffLimit": 0,
+        "activeDeadlineSeconds": active_deadline(plan),
+        "ttlSecondsAfterFinished": max(plan.timeout_seconds, 3600),
+        "template": _pod_template(plan, entries),
+    }
 
 
 def _secret_annotations(plan: Plan) -> dict[str, str]:
@@ -335,49 +390,86 @@ def _cronjob(plan: Plan, entries: list[ConfigEntry], index: int, schedule: str) 
     meta = _meta(plan, resource_name(plan, f"schedule-{index}", limit=52), AGENT_ROLE)
     if plan.secrets:
         meta["annotations"] = _secret_annotations(plan)
-    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": meta, "spec": {
-        "schedule": schedule, "timeZone": "Etc/UTC", "concurrencyPolicy": "Forbid",
-        "startingDeadlineSeconds": 300, "successfulJobsHistoryLimit": 3, "failedJobsHistoryLimit": 3,
-        "jobTemplate": {"metadata": {"labels": _labels(plan, AGENT_ROLE)}, "spec": _job_spec(plan, entries)}}}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": meta,
+        "spec": {
+            "schedule": schedule,
+            "timeZone": "Etc/UTC",
+            "concurrencyPolicy": "Forbid",
+            "startingDeadlineSeconds": 300,
+            "successfulJobsHistoryLimit": 3,
+            "failedJobsHistoryLimit": 3,
+            "jobTemplate": {"metadata": {"labels": _labels(plan, AGENT_ROLE)}, "spec": _job_spec(plan, entries)},
+        },
+    }
 
 
 # agent-sandbox (kubernetes-sigs) ------------------------------------------------------------------
+
 
 def _sandbox_template(plan: Plan, entries: list[ConfigEntry]) -> list[dict[str, Any]]:
     """A SandboxTemplate of the same pod, and a warm pool of zero that claims start from cold."""
     pod = _pod_template(plan, entries)
     pod["spec"]["activeDeadlineSeconds"] = active_deadline(plan)
-    template = {"apiVersion": SANDBOX_API, "kind": "SandboxTemplate", "metadata": _meta(plan, plan.name),
-                "spec": {"podTemplate": pod, "networkPolicyManagement": "Unmanaged",
-                         "envVarsInjectionPolicy": "Disallowed"}}
-    pool = {"apiVersion": SANDBOX_API, "kind": "SandboxWarmPool", "metadata": _meta(plan, plan.name),
-            "spec": {"replicas": 0, "sandboxTemplateRef": {"name": plan.name}}}
+    template = {
+        "apiVersion": SANDBOX_API,
+        "kind": "SandboxTemplate",
+        "metadata": _meta(plan, plan.name),
+        "spec": {"podTemplate": pod, "networkPolicyManagement": "Unmanaged", "envVarsInjectionPolicy": "Disallowed"},
+    }
+    pool = {
+        "apiVersion": SANDBOX_API,
+        "kind": "SandboxWarmPool",
+        "metadata": _meta(plan, plan.name),
+        "spec": {"replicas": 0, "sandboxTemplateRef": {"name": plan.name}},
+    }
     return [template, pool]
 
 
 def _sandbox_claim(plan: Plan) -> dict[str, Any]:
-    return {"apiVersion": SANDBOX_API, "kind": "SandboxClaim", "metadata": _session_meta(plan),
-            "spec": {"warmPoolRef": {"name": plan.name},
-                     "lifecycle": {"ttlSecondsAfterFinished": max(plan.timeout_seconds, 3600),
-                                   "shutdownPolicy": "Delete"}}}
+    return {
+        "apiVersion": SANDBOX_API,
+        "kind": "SandboxClaim",
+        "metadata": _session_meta(plan),
+        "spec": {
+            "warmPoolRef": {"name": plan.name},
+            "lifecycle": {"ttlSecondsAfterFinished": max(plan.timeout_seconds, 3600), "shutdownPolicy": "Delete"},
+        },
+    }
 
 
 # Egress --------------------------------------------------------------------------------------------
 
+
 def _agent_policies(plan: Plan) -> list[dict[str, Any]]:
     """Ingress denied always; egress per kit: DNS and the proxy, nothing, everything, or Cilium's FQDNs."""
     cilium = plan.egress == "allowlist" and plan.kit.targets.kubernetes.egress == "cilium"
-    spec: dict[str, Any] = {"podSelector": {"matchLabels": selector(plan, AGENT_ROLE)}, "policyTypes": ["Ingress"],
-                            "ingress": []}
+    spec: dict[str, Any] = {
+        "podSelector": {"matchLabels": selector(plan, AGENT_ROLE)},
+        "policyTypes": ["Ingress"],
+        "ingress": [],
+    }
     if plan.egress == "none" or _uses_proxy(plan):
         spec["policyTypes"] = ["Ingress", "Egress"]
         spec["egress"] = []
     if _uses_proxy(plan):
-        spec["egress"] = [_dns_rule(),
-                          {"to": [{"podSelector": {"matchLabels": selector(plan, PROXY_ROLE)}}],
-                           "ports": [{"protocol": "TCP", "port": PROXY_PORT}]}]
-    policies = [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-                 "metadata": _meta(plan, resource_name(plan, "agent"), AGENT_ROLE), "spec": spec}]
+        spec["egress"] = [
+            _dns_rule(),
+            {
+                "to": [{"podSelector": {"matchLabels": selector(plan, PROXY_ROLE)}}],
+                "ports": [{"protocol": "TCP", "port": PROXY_PORT}],
+            },
+        ]
+    policies = [
+        {
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "NetworkPolicy",
+            "metadata": _meta(plan, resource_name(plan, "agent"), AGENT_ROLE),
+            "spec": spec,
+        }
+    ]
     if cilium:
         policies.append(_cilium_policy(plan))
     return policies
@@ -387,62 +479,99 @@ def _cilium_policy(plan: Plan) -> dict[str, Any]:
     """toFQDNs per allowed port, DNS only for the allowed names (Cilium's DNS proxy learns the IPs)."""
     names = [({"matchPattern": d.host} if d.wildcard else {"matchName": d.host}) for d in plan.allow]
     unique_names = list({str(n): n for n in names}.values())
-    dns = {"toEndpoints": [{"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system",
-                                            "k8s:k8s-app": "kube-dns"}}],
-           "toPorts": [{"ports": [{"port": "53", "protocol": "ANY"}], "rules": {"dns": unique_names}}]}
+    dns = {
+        "toEndpoints": [{"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system", "k8s:k8s-app": "kube-dns"}}],
+        "toPorts": [{"ports": [{"port": "53", "protocol": "ANY"}], "rules": {"dns": unique_names}}],
+    }
     egress = [dns]
     for port in sorted({d.port for d in plan.allow}):
-        fqdns = [({"matchPattern": d.host} if d.wildcard else {"matchName": d.host})
-                 for d in plan.allow if d.port == port]
+        fqdns = [
+            ({"matchPattern": d.host} if d.wildcard else {"matchName": d.host}) for d in plan.allow if d.port == port
+        ]
         egress.append({"toFQDNs": fqdns, "toPorts": [{"ports": [{"port": str(port), "protocol": "TCP"}]}]})
     deny = [{"toCIDRSet": [{"cidr": c} for c in (*NON_PUBLIC_V4, *NON_PUBLIC_V6)]}]
-    return {"apiVersion": "cilium.io/v2", "kind": "CiliumNetworkPolicy",
-            "metadata": _meta(plan, resource_name(plan, "agent-fqdn"), AGENT_ROLE),
-            "spec": {"endpointSelector": {"matchLabels": selector(plan, AGENT_ROLE)}, "egress": egress,
-                     "egressDeny": deny}}
+    return {
+        "apiVersion": "cilium.io/v2",
+        "kind": "CiliumNetworkPolicy",
+        "metadata": _meta(plan, resource_name(plan, "agent-fqdn"), AGENT_ROLE),
+        "spec": {"endpointSelector": {"matchLabels": selector(plan, AGENT_ROLE)}, "egress": egress, "egressDeny": deny},
+    }
 
 
 def _proxy_manifests(plan: Plan) -> list[dict[str, Any]]:
     name = proxy_name(plan)
     squid = proxy_files(plan, commented_header("#", *plan.header_fields))[SQUID_CONF]
-    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(plan, name, PROXY_ROLE),
-              "data": {"squid.conf": LiteralBlock(squid)}}  # sandkit's own text: constants and validated hosts
-    service = {"apiVersion": "v1", "kind": "Service", "metadata": _meta(plan, name, PROXY_ROLE),
-               "spec": {"type": "ClusterIP", "selector": selector(plan, PROXY_ROLE),
-                        "ports": [{"name": "proxy", "protocol": "TCP", "port": PROXY_PORT,
-                                   "targetPort": PROXY_PORT}]}}
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _meta(plan, name, PROXY_ROLE),
+        "data": {"squid.conf": LiteralBlock(squid)},
+    }  # sandkit's own text: constants and validated hosts
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": _meta(plan, name, PROXY_ROLE),
+        "spec": {
+            "type": "ClusterIP",
+            "selector": selector(plan, PROXY_ROLE),
+            "ports": [{"name": "proxy", "protocol": "TCP", "port": PROXY_PORT, "targetPort": PROXY_PORT}],
+        },
+    }
     return [config, _proxy_deployment(plan), service, _proxy_policy(plan)]
 
 
 def _proxy_deployment(plan: Plan) -> dict[str, Any]:
     name = proxy_name(plan)
     container = {
-        "name": "squid", "image": proxy_image(plan), "imagePullPolicy": "Always",
+        "name": "squid",
+        "image": proxy_image(plan),
+        "imagePullPolicy": "Always",
         "ports": [{"name": "proxy", "containerPort": PROXY_PORT, "protocol": "TCP"}],
         "resources": _resources("500m", "256Mi", "64Mi"),
         "securityContext": _container_security(PROXY_UID, True),
         "readinessProbe": _proxy_probe(initialDelaySeconds=2),
         "livenessProbe": _proxy_probe(initialDelaySeconds=10, failureThreshold=3),
-        "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"},
-                         {"name": "config", "mountPath": "/etc/squid/squid.conf", "subPath": "squid.conf",
-                          "readOnly": True}],
+        "volumeMounts": [
+            {"name": "tmp", "mountPath": "/tmp"},
+            {"name": "config", "mountPath": "/etc/squid/squid.conf", "subPath": "squid.conf", "readOnly": True},
+        ],
     }
-    pod = {"metadata": {"labels": _labels(plan, PROXY_ROLE)}, "spec": {
-        "serviceAccountName": plan.name, "automountServiceAccountToken": False, "enableServiceLinks": False,
-        "securityContext": {"runAsNonRoot": True, "runAsUser": PROXY_UID, "runAsGroup": PROXY_UID,
-                            "seccompProfile": {"type": "RuntimeDefault"}},
-        "containers": [container],
-        "volumes": [{"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
-                    {"name": "config", "configMap": {"name": name, "items": [
-                        {"key": "squid.conf", "path": "squid.conf", "mode": 0o444}]}}]}}
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(plan, name, PROXY_ROLE),
-            "spec": {"replicas": 1, "selector": {"matchLabels": selector(plan, PROXY_ROLE)}, "template": pod}}
+    pod = {
+        "metadata": {"labels": _labels(plan, PROXY_ROLE)},
+        "spec": {
+            "serviceAccountName": plan.name,
+            "automountServiceAccountToken": False,
+            "enableServiceLinks": False,
+            "securityContext": {
+                "runAsNonRoot": True,
+                "runAsUser": PROXY_UID,
+                "runAsGroup": PROXY_UID,
+                "seccompProfile": {"type": "RuntimeDefault"},
+            },
+            "containers": [container],
+            "volumes": [
+                {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
+                {
+                    "name": "config",
+                    "configMap": {"name": name, "items": [{"key": "squid.conf", "path": "squid.conf", "mode": 0o444}]},
+                },
+            ],
+        },
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta(plan, name, PROXY_ROLE),
+        "spec": {"replicas": 1, "selector": {"matchLabels": selector(plan, PROXY_ROLE)}, "template": pod},
+    }
 
 
 def _dns_rule() -> dict[str, Any]:
     """Egress to the cluster's DNS (kube-dns in kube-system), UDP and TCP port 53."""
-    kube_dns = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
-                "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
+    kube_dns = {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
+    }
     return {"to": [kube_dns], "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}
 
 
@@ -454,48 +583,85 @@ def _proxy_probe(**timing: int) -> dict[str, Any]:
 def _proxy_policy(plan: Plan) -> dict[str, Any]:
     """Agents in, public addresses on the allowed ports out; the proxy's own ACLs do the naming."""
     ports = [{"protocol": "TCP", "port": port} for port in sorted({d.port for d in plan.allow})]
-    public = [{"ipBlock": {"cidr": "0.0.0.0/0", "except": list(NON_PUBLIC_V4)}},
-              {"ipBlock": {"cidr": GLOBAL_UNICAST_V6}}]
+    public = [
+        {"ipBlock": {"cidr": "0.0.0.0/0", "except": list(NON_PUBLIC_V4)}},
+        {"ipBlock": {"cidr": GLOBAL_UNICAST_V6}},
+    ]
     egress: list[dict[str, Any]] = [_dns_rule()]
     if ports:
         egress.append({"to": public, "ports": ports})
-    spec = {"podSelector": {"matchLabels": selector(plan, PROXY_ROLE)}, "policyTypes": ["Ingress", "Egress"],
-            "ingress": [{"from": [{"podSelector": {"matchLabels": selector(plan, AGENT_ROLE)}}],
-                         "ports": [{"protocol": "TCP", "port": PROXY_PORT}]}],
-            "egress": egress}
-    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-            "metadata": _meta(plan, proxy_name(plan), PROXY_ROLE), "spec": spec}
+    spec = {
+        "podSelector": {"matchLabels": selector(plan, PROXY_ROLE)},
+        "policyTypes": ["Ingress", "Egress"],
+        "ingress": [
+            {
+                "from": [{"podSelector": {"matchLabels": selector(plan, AGENT_ROLE)}}],
+                "ports": [{"protocol": "TCP", "port": PROXY_PORT}],
+            }
+        ],
+        "egress": egress,
+    }
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": _meta(plan, proxy_name(plan), PROXY_ROLE),
+        "spec": spec,
+    }
 
 
 # Fidelity ------------------------------------------------------------------------------------------
 
+
 def fidelity(plan: Plan) -> list[Fidelity]:
     settings = plan.kit.targets.kubernetes
     rows = [
-        _egress_row(plan), _deny_row(plan),
+        _egress_row(plan),
+        _deny_row(plan),
         Fidelity("image.user", "enforced", f"runAsNonRoot, runAsUser {plan.uid}; restricted Pod Security Standard"),
         read_only_row(plan, "readOnlyRootFilesystem with emptyDir /tmp, home and workspace"),
         Fidelity("capabilities", "enforced", "drop ALL, allowPrivilegeEscalation: false, seccomp RuntimeDefault"),
         Fidelity("resources.memory", "enforced", "memory requests and limits"),
         Fidelity("resources.cpus", "enforced", "cpu requests and limits"),
-        Fidelity("resources.pids", "best-effort", "a pod spec has no process limit; the kubelet's "
-                 "podPidsLimit (a node setting) bounds it", requested=False),
+        Fidelity(
+            "resources.pids",
+            "best-effort",
+            "a pod spec has no process limit; the kubelet's podPidsLimit (a node setting) bounds it",
+            requested=False,
+        ),
         Fidelity("resources.disk", "enforced", "ephemeral-storage limits and emptyDir sizeLimit (the kubelet evicts)"),
-        Fidelity("resources.timeout", "enforced", f"activeDeadlineSeconds {active_deadline(plan)} on the pod's "
-                 "Job, and timeout(1) in the entrypoint"),
+        Fidelity(
+            "resources.timeout",
+            "enforced",
+            f"activeDeadlineSeconds {active_deadline(plan)} on the pod's Job, and timeout(1) in the entrypoint",
+        ),
         Fidelity("secrets", "enforced", f"secretKeyRef to the Secret {secret_name(plan)} that the user creates"),
         Fidelity("workspace.mode", *_workspace_row(plan)),  # type: ignore[arg-type]
-        Fidelity("isolation.runtime", "enforced", f"runtimeClassName: {K8S_RUNTIME_CLASSES[plan.runtime]} (the "
-                 "cluster must define that RuntimeClass)" if K8S_RUNTIME_CLASSES[plan.runtime]
-                 else "the cluster's default runtime with seccomp RuntimeDefault"),
+        Fidelity(
+            "isolation.runtime",
+            "enforced",
+            f"runtimeClassName: {K8S_RUNTIME_CLASSES[plan.runtime]} (the cluster must define that RuntimeClass)"
+            if K8S_RUNTIME_CLASSES[plan.runtime]
+            else "the cluster's default runtime with seccomp RuntimeDefault",
+        ),
     ]
     if settings.sandbox_crd:
-        rows.append(Fidelity("targets.kubernetes.sandbox_crd", "best-effort",
-                             "SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim for the agent-sandbox "
-                             "controller; a warm pod would start its agent at once, so claims start cold"))
+        rows.append(
+            Fidelity(
+                "targets.kubernetes.sandbox_crd",
+                "best-effort",
+                "SandboxTemplate, SandboxWarmPool (0 replicas) and SandboxClaim for the agent-sandbox "
+                "controller; a warm pod would start its agent at once, so claims start cold",
+            )
+        )
     if plan.in_sandbox_docker != "none":
-        rows.append(Fidelity("isolation.docker", "unsupported", "a rootless daemon needs user namespaces and "
-                             "mounts the restricted Pod Security Standard forbids; never the node's socket"))
+        rows.append(
+            Fidelity(
+                "isolation.docker",
+                "unsupported",
+                "a rootless daemon needs user namespaces and "
+                "mounts the restricted Pod Security Standard forbids; never the node's socket",
+            )
+        )
     if plan.ports:
         rows.append(Fidelity("ports", "unsupported", "the agent pod gets no Service and its ingress is denied"))
     if plan.kit.triggers:
@@ -509,23 +675,31 @@ def _egress_row(plan: Plan) -> Fidelity:
         "none": "a NetworkPolicy that denies all egress (DNS too)",
         "open": "no egress policy, as the kit asks (the linter reports open egress); ingress is denied",
         "allowlist": "CiliumNetworkPolicy: toFQDNs per allowed port, DNS only for allowed names, non-public "
-                     "addresses denied" if cilium else
-                     "default-deny NetworkPolicy: agent pods reach only kube-dns and the squid proxy, whose own "
-                     "policy allows public addresses on the allowed ports; needs a CNI that enforces NetworkPolicy",
+        "addresses denied"
+        if cilium
+        else "default-deny NetworkPolicy: agent pods reach only kube-dns and the squid proxy, whose own "
+        "policy allows public addresses on the allowed ports; needs a CNI that enforces NetworkPolicy",
     }[plan.egress]
     return Fidelity("network.egress", "enforced", reason)
 
 
 def _deny_row(plan: Plan) -> Fidelity:
     if plan.egress != "allowlist":
-        return Fidelity("network.deny", "unsupported", f"with egress {plan.egress} there is no allowlist to apply "
-                        "a deny list to", requested=bool(plan.deny) and plan.egress == "open")
+        return Fidelity(
+            "network.deny",
+            "unsupported",
+            f"with egress {plan.egress} there is no allowlist to apply a deny list to",
+            requested=bool(plan.deny) and plan.egress == "open",
+        )
     if plan.kit.targets.kubernetes.egress != "cilium":
         return Fidelity("network.deny", "enforced", "squid refuses denied names before any allow rule")
     inside_wildcard = [str(d) for d in plan.deny if any(a.wildcard and a.covers(d) for a in plan.allow)]
     if inside_wildcard:
-        return Fidelity("network.deny", "unsupported", "toFQDNs cannot refuse a name inside an allowed wildcard: "
-                        + ", ".join(inside_wildcard))
+        return Fidelity(
+            "network.deny",
+            "unsupported",
+            "toFQDNs cannot refuse a name inside an allowed wildcard: " + ", ".join(inside_wildcard),
+        )
     return Fidelity("network.deny", "enforced", "denied names are left out of toFQDNs and the DNS rule")
 
 
@@ -540,8 +714,15 @@ def _workspace_row(plan: Plan) -> tuple[str, str]:
 def _trigger_row(plan: Plan) -> Fidelity:
     github = [t.github.event for t in plan.kit.triggers if t.github]
     if github:
-        return Fidelity("triggers", "unsupported", "a cluster does not receive GitHub events ("
-                        + ", ".join(github) + "); schedules become CronJobs, manual runs `kubectl create -f`")
-    return Fidelity("triggers", "enforced", "a CronJob per schedule (concurrencyPolicy Forbid); manual runs "
-                    "`kubectl create -f` of the session Job")
-
+        return Fidelity(
+            "triggers",
+            "unsupported",
+            "a cluster does not receive GitHub events ("
+            + ", ".join(github)
+            + "); schedules become CronJobs, manual runs `kubectl create -f`",
+        )
+    return Fidelity(
+        "triggers",
+        "enforced",
+        "a CronJob per schedule (concurrencyPolicy Forbid); manual runs `kubectl create -f` of the session Job",
+    )

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from sandkit.lint.reporters import Report
 
-_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "notice",
-          "info": "notice"}
+_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "notice", "info": "notice"}
 
 
 def _data(text: str) -> str:
@@ -21,6 +20,8 @@ def render(report: Report) -> str:
     for f in report.findings:
         title = _property(f"{f.rule} ({f.category}, {f.severity})")
         message = f.message + (f"\nFix: {f.fix}" if f.fix else "")
-        lines.append(f"::{_LEVEL[f.severity]} file={_property(f.path)},line={f.line},"
-                     f"col={f.column},title={title}::{_data(message)}")
+        lines.append(
+            f"::{_LEVEL[f.severity]} file={_property(f.path)},line={f.line},"
+            f"col={f.column},title={title}::{_data(message)}"
+        )
     return "".join(line + "\n" for line in lines)

@@ -9,11 +9,9 @@ from sandkit.lint.registry import Rule
 from sandkit.lint.reporters import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note",
-          "info": "note"}
+_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
 # GitHub ranks code-scanning alerts by this number (CVSS-like, 0.0 - 10.0).
-_SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0",
-                      "info": "1.0"}
+_SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "1.0"}
 
 
 def _rule(rule: Rule) -> dict[str, object]:
@@ -40,29 +38,39 @@ def render(report: Report) -> str:
     results = []
     for f in report.findings:
         text = f.message + (f" Fix: {f.fix}" if f.fix else "")
-        results.append({
-            "ruleId": f.rule,
-            "ruleIndex": index.get(f.rule, -1),
-            "level": _LEVEL[f.severity],
-            "message": {"text": text},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": quote(f.path), "uriBaseId": "%SRCROOT%"},
-                "region": {"startLine": f.line, "startColumn": f.column},
-            }}],
-            "partialFingerprints": {"sandkit/v1": f.fingerprint},
-            "properties": {"category": f.category, "severity": f.severity},
-        })
+        results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": index.get(f.rule, -1),
+                "level": _LEVEL[f.severity],
+                "message": {"text": text},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": quote(f.path), "uriBaseId": "%SRCROOT%"},
+                            "region": {"startLine": f.line, "startColumn": f.column},
+                        }
+                    }
+                ],
+                "partialFingerprints": {"sandkit/v1": f.fingerprint},
+                "properties": {"category": f.category, "severity": f.severity},
+            }
+        )
     document = {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "sandkit",
-                "version": report.tool_version,
-                "rules": [_rule(r) for r in rules],
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "sandkit",
+                        "version": report.tool_version,
+                        "rules": [_rule(r) for r in rules],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

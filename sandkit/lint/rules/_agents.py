@@ -22,7 +22,8 @@ FETCH_RUN = re.compile(
     r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;&\n]{0,500}\|\s*"
     r"(?:sudo\s+)?(?:(?:ba|z|da)?sh|python3?|node|perl|ruby|iex|invoke-expression)\b|"
     r"<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-)|"
-    r"\beval\s+\"?\$\(\s*(?:curl|wget)\b")
+    r"\beval\s+\"?\$\(\s*(?:curl|wget)\b"
+)
 _SERVER_TABLES = ("mcpServers", "mcp_servers", "servers", "mcp", "context_servers")
 _URL_KEYS = ("url", "serverUrl", "httpUrl", "uri")
 
@@ -107,15 +108,15 @@ def _server(name: str, spec: PMap, pos: Pos) -> McpServer:
     elif isinstance(command, str):
         server.command, server.command_pos = str(command), pos_of(command, spec.pos)
     if isinstance(args, PSeq):
-        server.args += [Item("", str(a), args.pos_of(i)) for i, a in enumerate(args)
-                        if isinstance(a, str | int | float)]
+        server.args += [
+            Item("", str(a), args.pos_of(i)) for i, a in enumerate(args) if isinstance(a, str | int | float)
+        ]
     for key in ("env", "environment", "headers", "http_headers", "env_vars"):
         table = spec.get(key)
         if isinstance(table, PMap):
             for env_name, env_value in table.items():
                 if isinstance(env_value, str):
-                    server.env.append(Item(str(env_name), str(env_value),
-                                           table.pos_of(env_name)))
+                    server.env.append(Item(str(env_name), str(env_value), table.pos_of(env_name)))
     for key in _URL_KEYS:
         url = spec.get(key)
         if isinstance(url, PStr):

@@ -18,9 +18,19 @@ from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
 
 #: The file kinds in which containers are configured; container rules subscribe to these.
-CONTAINER_KINDS = (kinds.COMPOSE, kinds.KUBERNETES, kinds.DEVCONTAINER, kinds.WORKFLOW,
-                   kinds.ACTION, kinds.KIT, kinds.AGENT_CONFIG, kinds.DOCKERFILE, kinds.SHELL,
-                   kinds.MAKEFILE, kinds.JUSTFILE)
+CONTAINER_KINDS = (
+    kinds.COMPOSE,
+    kinds.KUBERNETES,
+    kinds.DEVCONTAINER,
+    kinds.WORKFLOW,
+    kinds.ACTION,
+    kinds.KIT,
+    kinds.AGENT_CONFIG,
+    kinds.DOCKERFILE,
+    kinds.SHELL,
+    kinds.MAKEFILE,
+    kinds.JUSTFILE,
+)
 #: Where environment variables are set: container kinds plus .env files.
 ENV_KINDS = (*CONTAINER_KINDS, kinds.ENV)
 
@@ -56,7 +66,8 @@ def _containers(file: SourceFile) -> Iterator[Container]:
     elif kind == kinds.DOCKERFILE:
         yield from _dockerfile(file)
     if kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE) and any(
-            runtime in file.text for runtime in RUNTIMES):
+        runtime in file.text for runtime in RUNTIMES
+    ):
         yield from from_commands(file.commands)
 
 
@@ -95,8 +106,7 @@ def _env_items(value: Any, default: Pos) -> Iterator[Setting]:
     """Environment written as a mapping or as a list of NAME=value strings."""
     if isinstance(value, PMap):
         for key, item in value.items():
-            text = "" if item is None else str(item).lower() if isinstance(item, bool) \
-                else str(item)
+            text = "" if item is None else str(item).lower() if isinstance(item, bool) else str(item)
             yield Setting(str(key), text, value.pos_of(key))
     elif isinstance(value, PSeq):
         for index, item in enumerate(value):
@@ -104,8 +114,11 @@ def _env_items(value: Any, default: Pos) -> Iterator[Setting]:
                 name, _, text = item.partition("=")
                 yield Setting(name, text, value.pos_of(index))
             elif isinstance(item, PMap) and "name" in item:  # Kubernetes env
-                yield Setting(str(item["name"]), str(item.get("value") or ""),
-                              item.pos_of("value") if "value" in item else item.pos)
+                yield Setting(
+                    str(item["name"]),
+                    str(item.get("value") or ""),
+                    item.pos_of("value") if "value" in item else item.pos,
+                )
 
 
 # ----- Compose ------------------------------------------------------------------------------
@@ -120,9 +133,14 @@ def _compose(file: SourceFile) -> Iterator[Container]:
 
 
 def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
-    box = Container(label=f'service "{name}"', pos=pos, image=str(service.get("image") or ""),
-                    command=" ".join(str(c) for c in _strings(service.get("command"))) + " "
-                    + " ".join(str(c) for c in _strings(service.get("entrypoint"))))
+    box = Container(
+        label=f'service "{name}"',
+        pos=pos,
+        image=str(service.get("image") or ""),
+        command=" ".join(str(c) for c in _strings(service.get("command")))
+        + " "
+        + " ".join(str(c) for c in _strings(service.get("entrypoint"))),
+    )
     volumes = service.get("volumes")
     for index, volume in enumerate(_strings(volumes)):
         at = volumes.pos_of(index) if isinstance(volumes, PSeq) else pos
@@ -131,16 +149,25 @@ def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
             box.mounts.append(Mount(source, target, pos_of(volume, at)))
         elif isinstance(volume, PMap):
             source = volume.get("source") or volume.get("src") or ""
-            box.mounts.append(Mount(str(source), str(volume.get("target") or ""),
-                                    pos_of(source, at), str(volume.get("type") or "volume")))
+            box.mounts.append(
+                Mount(
+                    str(source),
+                    str(volume.get("target") or ""),
+                    pos_of(source, at),
+                    str(volume.get("type") or "volume"),
+                )
+            )
     if service.get("privileged") is True:
         box.settings.append(Setting("privileged", "true", service.pos_of("privileged")))
     for key in _COMPOSE_HOST_MODES:
         if isinstance(service.get(key), str):
-            box.settings.append(Setting(_COMPOSE_SETTING.get(key, key), str(service[key]),
-                                        service.pos_of(key)))
-    for key, setting in (("cap_add", "cap-add"), ("security_opt", "security-opt"),
-                         ("devices", "device"), ("extra_hosts", "add-host")):
+            box.settings.append(Setting(_COMPOSE_SETTING.get(key, key), str(service[key]), service.pos_of(key)))
+    for key, setting in (
+        ("cap_add", "cap-add"),
+        ("security_opt", "security-opt"),
+        ("devices", "device"),
+        ("extra_hosts", "add-host"),
+    ):
         _list_settings(box, service.get(key), setting, service.pos_of(key))
     box.env.extend(_env_items(service.get("environment"), service.pos_of("environment")))
     return box
@@ -166,8 +193,7 @@ def _kubernetes(document: Any) -> Iterator[Container]:
     yield from _pod_specs(document, f"{kind}/{name}" if name else kind, 0)
 
 
-def _pod_specs(node: Any, owner: str, depth: int,
-               seen: set[int] | None = None) -> Iterator[Container]:
+def _pod_specs(node: Any, owner: str, depth: int, seen: set[int] | None = None) -> Iterator[Container]:
     """Every pod spec under ``node``: any mapping with a ``containers`` list (all workloads,
     templates, CronJob job templates, Lists and custom resources alike). Shared (aliased)
     nodes are visited once, so alias bombs stay linear."""
@@ -221,16 +247,17 @@ def _pod(spec: PMap, owner: str) -> Iterator[Container]:
         host_path = volume.get("hostPath") if isinstance(volume, PMap) else None
         if isinstance(host_path, PMap) and isinstance(host_path.get("path"), str):
             path = host_path["path"]
-            pod.mounts.append(Mount(path, str(volume.get("name") or ""),
-                                    pos_of(path, host_path.pos), "hostPath"))
+            pod.mounts.append(Mount(path, str(volume.get("name") or ""), pos_of(path, host_path.pos), "hostPath"))
     yield pod
 
 
 def _k8s_container(item: PMap, owner: str) -> Container:
-    box = Container(label=f'container "{item.get("name") or "?"}" of {owner}', pos=item.pos,
-                    image=str(item.get("image") or ""),
-                    command=" ".join(str(c) for c in _strings(item.get("command")) +
-                                     _strings(item.get("args"))))
+    box = Container(
+        label=f'container "{item.get("name") or "?"}" of {owner}',
+        pos=item.pos,
+        image=str(item.get("image") or ""),
+        command=" ".join(str(c) for c in _strings(item.get("command")) + _strings(item.get("args"))),
+    )
     _security_context(box, item.get("securityContext"))
     box.env.extend(_env_items(item.get("env"), item.pos))
     return box
@@ -242,8 +269,7 @@ def _security_context(box: Container, context: Any) -> None:
     if context.get("privileged") is True:
         box.settings.append(Setting("privileged", "true", context.pos_of("privileged")))
     if context.get("allowPrivilegeEscalation") is True:
-        box.settings.append(Setting("allow-privilege-escalation", "true",
-                                    context.pos_of("allowPrivilegeEscalation")))
+        box.settings.append(Setting("allow-privilege-escalation", "true", context.pos_of("allowPrivilegeEscalation")))
     capabilities = context.get("capabilities")
     added = capabilities.get("add") if isinstance(capabilities, PMap) else None
     if isinstance(added, PSeq):
@@ -260,24 +286,26 @@ def _devcontainer(file: SourceFile) -> Iterator[Container]:
     config = file.documents[0] if file.documents else None
     if not isinstance(config, PMap):
         return
-    run_args = [Word(str(a), config["runArgs"].pos_of(i))
-                for i, a in enumerate(_strings(config.get("runArgs")))
-                if isinstance(config.get("runArgs"), PSeq)]
-    box = container_from_args(run_args, "dev container", config.pos,
-                              image_known=str(config.get("image") or "dev container image"))
+    run_args = [
+        Word(str(a), config["runArgs"].pos_of(i))
+        for i, a in enumerate(_strings(config.get("runArgs")))
+        if isinstance(config.get("runArgs"), PSeq)
+    ]
+    box = container_from_args(
+        run_args, "dev container", config.pos, image_known=str(config.get("image") or "dev container image")
+    )
     mounts = config.get("mounts")
     for index, mount in enumerate(_strings(mounts)):
         at = mounts.pos_of(index) if isinstance(mounts, PSeq) else config.pos
-        fields: dict[str, Any] = (split_kv_list(mount) if isinstance(mount, str)
-                                  else dict(mount) if isinstance(mount, PMap) else {})
+        fields: dict[str, Any] = (
+            split_kv_list(mount) if isinstance(mount, str) else dict(mount) if isinstance(mount, PMap) else {}
+        )
         source = fields.get("source") or fields.get("src") or ""
-        box.mounts.append(Mount(str(source), str(fields.get("target") or ""), at,
-                                str(fields.get("type") or "bind")))
+        box.mounts.append(Mount(str(source), str(fields.get("target") or ""), at, str(fields.get("type") or "bind")))
     workspace = config.get("workspaceMount")
     if isinstance(workspace, str):
         fields = split_kv_list(workspace)
-        box.mounts.append(Mount(fields.get("source", ""), fields.get("target", ""),
-                                config.pos_of("workspaceMount")))
+        box.mounts.append(Mount(fields.get("source", ""), fields.get("target", ""), config.pos_of("workspaceMount")))
     if config.get("privileged") is True:
         box.settings.append(Setting("privileged", "true", config.pos_of("privileged")))
     for key, name in (("capAdd", "cap-add"), ("securityOpt", "security-opt")):
@@ -297,18 +325,17 @@ def _workflow(file: SourceFile) -> Iterator[Container]:
         if not isinstance(document, PMap):
             continue
         jobs = document.get("jobs")
-        for job_name, job in (jobs.items() if isinstance(jobs, PMap) else ()):
+        for job_name, job in jobs.items() if isinstance(jobs, PMap) else ():
             if not isinstance(job, PMap):
                 continue
             if "container" in job:
-                yield from _job_container(file, job.get("container"), f'job "{job_name}"',
-                                          job.pos_of("container"))
+                yield from _job_container(file, job.get("container"), f'job "{job_name}"', job.pos_of("container"))
             services = job.get("services")
             if isinstance(services, PMap):
                 for name, service in services.items():
-                    yield from _job_container(file, service,
-                                              f'service "{name}" of job "{job_name}"',
-                                              services.pos_of_key(name))
+                    yield from _job_container(
+                        file, service, f'service "{name}" of job "{job_name}"', services.pos_of_key(name)
+                    )
             yield from _step_runs(file, job.get("steps"))
         runs = document.get("runs")
         if isinstance(runs, PMap):
@@ -322,8 +349,7 @@ def _job_container(file: SourceFile, spec: Any, label: str, pos: Pos) -> Iterato
     if not isinstance(spec, PMap):
         return
     options = spec.get("options")
-    words = [w for c in file.commands_in(options) for w in c.words] \
-        if isinstance(options, PStr) else []
+    words = [w for c in file.commands_in(options) for w in c.words] if isinstance(options, PStr) else []
     box = container_from_args(words, label, pos, image_known=str(spec.get("image") or "image"))
     volumes = spec.get("volumes")
     for index, volume in enumerate(_strings(volumes)):
@@ -349,8 +375,7 @@ def _kit(file: SourceFile) -> Iterator[Container]:
         box = Container(label=f'kit "{kit.get("name") or "?"}"', pos=kit.pos, agent=True)
         for entry in _strings(kit.get("files")):
             if isinstance(entry, PMap) and isinstance(entry.get("source"), str):
-                box.mounts.append(Mount(entry["source"], str(entry.get("path") or ""),
-                                        entry.pos_of("source"), "copy"))
+                box.mounts.append(Mount(entry["source"], str(entry.get("path") or ""), entry.pos_of("source"), "copy"))
         workspace = kit.get("workspace")
         if isinstance(workspace, PMap):
             for key in ("repo", "path", "source"):
@@ -359,8 +384,7 @@ def _kit(file: SourceFile) -> Iterator[Container]:
                     box.mounts.append(Mount(value, "", workspace.pos_of(key), "workspace"))
         isolation = kit.get("isolation")
         if isinstance(isolation, PMap) and isinstance(isolation.get("docker"), str):
-            box.settings.append(Setting("docker", isolation["docker"],
-                                        isolation.pos_of("docker")))
+            box.settings.append(Setting("docker", isolation["docker"], isolation.pos_of("docker")))
         box.env.extend(_env_items(kit.get("env"), kit.pos_of("env")))
         yield box
         for key in ("install", "startup"):
@@ -383,8 +407,7 @@ def _servers(node: Any, depth: int, seen: set[int] | None = None) -> Iterator[Co
     if isinstance(node, PMap):
         command, args = node.get("command"), node.get("args")
         if isinstance(command, PStr) and isinstance(args, PSeq):
-            words = [Word(command, command.pos)] + [
-                Word(str(a), args.pos_of(i)) for i, a in enumerate(args)]
+            words = [Word(command, command.pos)] + [Word(str(a), args.pos_of(i)) for i, a in enumerate(args)]
             for box in from_commands([Command(words=words)]):
                 box.env.extend(_env_items(node.get("env"), node.pos))
                 yield box
@@ -430,7 +453,7 @@ def _environment(file: SourceFile) -> Iterator[Setting]:
                 yield Setting(name, value, word.pos)
             program, index = command.program()
             if program == "export":
-                for word in command.words[index + 1:]:
+                for word in command.words[index + 1 :]:
                     name, eq, value = word.text.partition("=")
                     if eq:
                         yield Setting(name, value, word.pos)

@@ -14,26 +14,124 @@ from sandkit.lint.syntax.tree import Pos
 
 RUNTIMES = frozenset({"docker", "podman", "nerdctl", "finch"})
 _SHORT_WITH_VALUE = set("acehlmpuvw")
-_LONG_WITH_VALUE = frozenset({
-    "add-host", "annotation", "attach", "blkio-weight", "cap-add", "cap-drop", "cgroup-parent",
-    "cgroupns", "cidfile", "cpu-period", "cpu-quota", "cpu-shares", "cpus", "cpuset-cpus",
-    "cpuset-mems", "device", "device-cgroup-rule", "dns", "dns-option", "dns-search",
-    "domainname", "entrypoint", "env", "env-file", "expose", "gpus", "group-add",
-    "health-cmd", "health-interval", "health-retries", "health-start-period", "health-timeout",
-    "hostname", "ip", "ip6", "ipc", "isolation", "kernel-memory", "label", "label-file", "link",
-    "log-driver", "log-opt", "mac-address", "memory", "memory-reservation", "memory-swap",
-    "mount", "name", "network", "net", "network-alias", "oom-score-adj", "pid", "pids-limit",
-    "platform", "publish", "pull", "restart", "runtime", "security-opt", "shm-size",
-    "stop-signal", "stop-timeout", "storage-opt", "sysctl", "tmpfs", "ulimit", "user",
-    "userns", "uts", "volume", "volumes-from", "workdir", "volume-driver", "arch", "os",
-    "secret", "hooks-dir", "pod", "userns-uid-map", "uidmap", "gidmap", "subuidname",
-})
-_FLAG_NAMES = {"v": "volume", "e": "env", "net": "network", "u": "user", "p": "publish",
-               "w": "workdir", "h": "hostname", "l": "label", "m": "memory", "a": "attach",
-               "c": "cpu-shares"}
-_GLOBAL_WITH_VALUE = frozenset({"-H", "--host", "-c", "--context", "--config", "-l",
-                                "--log-level", "--tlscacert", "--tlscert", "--tlskey",
-                                "--url", "--connection", "--remote"})
+_LONG_WITH_VALUE = frozenset(
+    {
+        "add-host",
+        "annotation",
+        "attach",
+        "blkio-weight",
+        "cap-add",
+        "cap-drop",
+        "cgroup-parent",
+        "cgroupns",
+        "cidfile",
+        "cpu-period",
+        "cpu-quota",
+        "cpu-shares",
+        "cpus",
+        "cpuset-cpus",
+        "cpuset-mems",
+        "device",
+        "device-cgroup-rule",
+        "dns",
+        "dns-option",
+        "dns-search",
+        "domainname",
+        "entrypoint",
+        "env",
+        "env-file",
+        "expose",
+        "gpus",
+        "group-add",
+        "health-cmd",
+        "health-interval",
+        "health-retries",
+        "health-start-period",
+        "health-timeout",
+        "hostname",
+        "ip",
+        "ip6",
+        "ipc",
+        "isolation",
+        "kernel-memory",
+        "label",
+        "label-file",
+        "link",
+        "log-driver",
+        "log-opt",
+        "mac-address",
+        "memory",
+        "memory-reservation",
+        "memory-swap",
+        "mount",
+        "name",
+        "network",
+        "net",
+        "network-alias",
+        "oom-score-adj",
+        "pid",
+        "pids-limit",
+        "platform",
+        "publish",
+        "pull",
+        "restart",
+        "runtime",
+        "security-opt",
+        "shm-size",
+        "stop-signal",
+        "stop-timeout",
+        "storage-opt",
+        "sysctl",
+        "tmpfs",
+        "ulimit",
+        "user",
+        "userns",
+        "uts",
+        "volume",
+        "volumes-from",
+        "workdir",
+        "volume-driver",
+        "arch",
+        "os",
+        "secret",
+        "hooks-dir",
+        "pod",
+        "userns-uid-map",
+        "uidmap",
+        "gidmap",
+        "subuidname",
+    }
+)
+_FLAG_NAMES = {
+    "v": "volume",
+    "e": "env",
+    "net": "network",
+    "u": "user",
+    "p": "publish",
+    "w": "workdir",
+    "h": "hostname",
+    "l": "label",
+    "m": "memory",
+    "a": "attach",
+    "c": "cpu-shares",
+}
+_GLOBAL_WITH_VALUE = frozenset(
+    {
+        "-H",
+        "--host",
+        "-c",
+        "--context",
+        "--config",
+        "-l",
+        "--log-level",
+        "--tlscacert",
+        "--tlscert",
+        "--tlskey",
+        "--url",
+        "--connection",
+        "--remote",
+    }
+)
 
 
 def run_invocation(command: Command) -> tuple[list[Word], list[Word]] | None:
@@ -41,7 +139,7 @@ def run_invocation(command: Command) -> tuple[list[Word], list[Word]] | None:
     program, index = command.program()
     if program not in RUNTIMES:
         return None
-    words = command.words[index + 1:]
+    words = command.words[index + 1 :]
     globals_: list[Word] = []
     i = 0
     while i < len(words) and words[i].text.startswith("-"):
@@ -50,16 +148,15 @@ def run_invocation(command: Command) -> tuple[list[Word], list[Word]] | None:
             globals_.append(words[i + 1])
             i += 1
         i += 1
-    rest = [w.text for w in words[i:i + 2]]
+    rest = [w.text for w in words[i : i + 2]]
     if rest[:1] in (["run"], ["create"]):
-        return globals_, words[i + 1:]
+        return globals_, words[i + 1 :]
     if rest == ["container", "run"] or rest == ["container", "create"]:
-        return globals_, words[i + 2:]
+        return globals_, words[i + 2 :]
     return None
 
 
-def container_from_args(words: Sequence[Word], label: str, pos: Pos,
-                        image_known: str = "") -> Container:
+def container_from_args(words: Sequence[Word], label: str, pos: Pos, image_known: str = "") -> Container:
     """Read ``run`` flags (up to the image) into a Container; the rest is its command."""
     box = Container(label=label, pos=pos, image=image_known)
     i = 0
@@ -106,7 +203,7 @@ def _flag(words: Sequence[Word], i: int) -> tuple[str, str, int]:
     cluster = text[1:]
     for k, ch in enumerate(cluster):
         if ch in _SHORT_WITH_VALUE:
-            glued = cluster[k + 1:].lstrip("=")
+            glued = cluster[k + 1 :].lstrip("=")
             name = _FLAG_NAMES.get(ch, ch)
             return (name, glued, 1) if glued else (name, nxt, 2)
     return "", "", 1
@@ -124,8 +221,19 @@ def _apply(box: Container, name: str, value: str, pos: Pos) -> None:
     elif name == "env":
         key, _, val = value.partition("=")
         box.env.append(Setting(key, val, pos))
-    elif name in ("privileged", "network", "pid", "ipc", "uts", "userns", "cgroupns",
-                  "cap-add", "security-opt", "device", "add-host"):
+    elif name in (
+        "privileged",
+        "network",
+        "pid",
+        "ipc",
+        "uts",
+        "userns",
+        "cgroupns",
+        "cap-add",
+        "security-opt",
+        "device",
+        "add-host",
+    ):
         if name == "privileged" and value.lower() in ("false", "0"):
             return
         box.settings.append(Setting(name, value, pos))

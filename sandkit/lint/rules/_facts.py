@@ -10,7 +10,8 @@ from sandkit.lint.syntax.tree import Pos
 _AGENT_WORDS = re.compile(
     r"(?i)(?<![a-z])(claude(-code)?|codex|aider|openhands|opendevin|gemini(-cli)?|goose|opencode|"
     r"cline|copilot|cursor-agent|swe-?agent|open-?interpreter|(?:coding|ai|llm)[-_]agent|"
-    r"agent[-_]sandbox)(?![a-z])")
+    r"agent[-_]sandbox)(?![a-z])"
+)
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,7 @@ class Container:
     @property
     def is_agent(self) -> bool:
         """Runs a coding agent: a kit, or an agent's name in its image, command or name."""
-        return self.agent or bool(_AGENT_WORDS.search(f"{self.label} {self.image} "
-                                                      f"{self.command}"))
+        return self.agent or bool(_AGENT_WORDS.search(f"{self.label} {self.image} {self.command}"))
 
     def setting(self, name: str) -> list[Setting]:
         return [s for s in self.settings if s.name == name]

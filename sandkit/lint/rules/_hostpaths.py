@@ -17,26 +17,62 @@ _BRACED = re.compile(r"\$\{(?:localEnv:|env:)?(\w+)(?:(:?[-=?+]|:)([^}]*))?\}")
 _BARE = re.compile(r"\$(\w+)")
 _USER_HOME = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
 _USER_RUNTIME = re.compile(r"^/run/user/(?:\d+|UID|\$\(id -u\)|\$\{?UID\}?)(?=/|$)")
-_SOCKET_NAMES = ("docker.sock", "containerd.sock", "podman.sock", "crio.sock",
-                 "cri-dockerd.sock", "dockershim.sock", "buildkitd.sock", "docker.proxy.sock",
-                 "docker_engine", "colima.sock", "nerdctl.sock")
+_SOCKET_NAMES = (
+    "docker.sock",
+    "containerd.sock",
+    "podman.sock",
+    "crio.sock",
+    "cri-dockerd.sock",
+    "dockershim.sock",
+    "buildkitd.sock",
+    "docker.proxy.sock",
+    "docker_engine",
+    "colima.sock",
+    "nerdctl.sock",
+)
 
 RUNTIME_SOCKETS = (
-    "/var/run/docker.sock", "/run/docker.sock", "/var/run/containerd/containerd.sock",
-    "/run/containerd/containerd.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock",
-    "/run/user/UID/podman/podman.sock", "/run/user/UID/docker.sock", "/var/run/crio/crio.sock",
-    "/run/crio/crio.sock", "/var/run/cri-dockerd.sock", "/run/k3s/containerd/containerd.sock",
-    "/run/buildkit/buildkitd.sock", "/run/host-services/docker.proxy.sock",
-    "~/.docker/run/docker.sock", "~/.colima/default/docker.sock", "~/.colima/docker.sock",
-    "~/.rd/docker.sock", "~/.orbstack/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/docker.sock",
+    "/var/run/containerd/containerd.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+    "/var/run/podman/podman.sock",
+    "/run/user/UID/podman/podman.sock",
+    "/run/user/UID/docker.sock",
+    "/var/run/crio/crio.sock",
+    "/run/crio/crio.sock",
+    "/var/run/cri-dockerd.sock",
+    "/run/k3s/containerd/containerd.sock",
+    "/run/buildkit/buildkitd.sock",
+    "/run/host-services/docker.proxy.sock",
+    "~/.docker/run/docker.sock",
+    "~/.colima/default/docker.sock",
+    "~/.colima/docker.sock",
+    "~/.rd/docker.sock",
+    "~/.orbstack/run/docker.sock",
     "~/.local/share/containers/podman/machine/podman.sock",
 )
 
 CREDENTIAL_PATHS = (
-    "~/.ssh", "~/.aws", "~/.kube", "~/.config/gcloud", "~/.azure", "~/.docker/config.json",
-    "~/.netrc", "~/.npmrc", "~/.pypirc", "~/.git-credentials", "~/.config/gh", "~/.gnupg",
-    "~/.vault-token", "~/.terraform.d/credentials.tfrc.json", "~/.cargo/credentials.toml",
-    "~/.config/hub", "~/.gem/credentials", "~/.claude/.credentials.json",
+    "~/.ssh",
+    "~/.aws",
+    "~/.kube",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.docker/config.json",
+    "~/.netrc",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.git-credentials",
+    "~/.config/gh",
+    "~/.gnupg",
+    "~/.vault-token",
+    "~/.terraform.d/credentials.tfrc.json",
+    "~/.cargo/credentials.toml",
+    "~/.config/hub",
+    "~/.gem/credentials",
+    "~/.claude/.credentials.json",
 )
 # Files inside ~/.ssh that hold nothing secret (public keys, host keys, client settings).
 HARMLESS_SSH = re.compile(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")
@@ -46,12 +82,30 @@ HARMLESS_SSH = re.compile(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")
 # starts with a literal, so the regex engine can skip ahead quickly).
 ROOT_MOUNT = re.compile(r"/(?=[:\s\"',\]}]|$)", re.MULTILINE)
 HOME_SPELLINGS = ("~", "HOME", "/home", "/root", "/Users", "USERPROFILE")
-SOCKET_TRIGGERS = ("/run", "/var", ".sock", "docker_engine", "isolation", ".docker", ".colima",
-                   ".rd", ".orbstack", ".local", "XDG_RUNTIME_DIR", ROOT_MOUNT)
+SOCKET_TRIGGERS = (
+    "/run",
+    "/var",
+    ".sock",
+    "docker_engine",
+    "isolation",
+    ".docker",
+    ".colima",
+    ".rd",
+    ".orbstack",
+    ".local",
+    "XDG_RUNTIME_DIR",
+    ROOT_MOUNT,
+)
 CREDENTIAL_TRIGGERS = (*HOME_SPELLINGS, ROOT_MOUNT)
 
-METADATA_ADDRESSES = ("169.254.169.254", "fd00:ec2::254", "metadata.google.internal",
-                      "169.254.170.2", "100.100.100.200", "metadata.azure.com")
+METADATA_ADDRESSES = (
+    "169.254.169.254",
+    "fd00:ec2::254",
+    "metadata.google.internal",
+    "169.254.170.2",
+    "100.100.100.200",
+    "metadata.azure.com",
+)
 _METADATA_V4 = ipaddress.ip_address("169.254.169.254")
 
 
@@ -139,9 +193,11 @@ def credential_path(raw: str) -> str:
 def is_ssh_agent(raw: str) -> bool:
     """A mount source or value that forwards the host's SSH agent socket."""
     text = raw.strip()
-    return ("SSH_AUTH_SOCK" in text or "/run/host-services/ssh-auth.sock" in text
-            or bool(re.search(r"/tmp/ssh-[^/\s]+/agent\.\d+|/ssh-agent\.sock|gpg-agent\.ssh",
-                              text)))
+    return (
+        "SSH_AUTH_SOCK" in text
+        or "/run/host-services/ssh-auth.sock" in text
+        or bool(re.search(r"/tmp/ssh-[^/\s]+/agent\.\d+|/ssh-agent\.sock|gpg-agent\.ssh", text))
+    )
 
 
 def is_metadata(host: str) -> bool:

@@ -21,15 +21,30 @@ from sandkit.credentials import TOKEN_HINTS, TOKEN_PATTERNS, is_placeholder, is_
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]{40,}")
 _SEQUENCES = ("abcdefgh", "bcdefghi", "12345678", "23456789", "qwertyui", "ABCDEFGH")
-_MIXED_KINDS = frozenset({
-    "GitHub token", "GitHub fine-grained token", "GitLab token", "Stripe secret key",
-    "Anthropic API key", "OpenAI API key", "Google API key", "Google OAuth client secret",
-    "npm token", "Hugging Face token", "Docker Hub token", "SendGrid API key",
-    "AWS access key ID", "PyPI token", "Slack token",
-})
-_PREFIX = re.compile(r"^(?:[a-z]{2,6}_(?:pat_)?|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|[sr]k_live_|"
-                     r"sk-(?:ant-(?:api\d\d-|admin\d\d-)?|proj-|svcacct-|admin-)?|AIza|GOCSPX-|"
-                     r"npm_|hf_|dckr_pat_|SG\.|pypi-|A[KSBC][IC]A)")
+_MIXED_KINDS = frozenset(
+    {
+        "GitHub token",
+        "GitHub fine-grained token",
+        "GitLab token",
+        "Stripe secret key",
+        "Anthropic API key",
+        "OpenAI API key",
+        "Google API key",
+        "Google OAuth client secret",
+        "npm token",
+        "Hugging Face token",
+        "Docker Hub token",
+        "SendGrid API key",
+        "AWS access key ID",
+        "PyPI token",
+        "Slack token",
+    }
+)
+_PREFIX = re.compile(
+    r"^(?:[a-z]{2,6}_(?:pat_)?|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|[sr]k_live_|"
+    r"sk-(?:ant-(?:api\d\d-|admin\d\d-)?|proj-|svcacct-|admin-)?|AIza|GOCSPX-|"
+    r"npm_|hf_|dckr_pat_|SG\.|pypi-|A[KSBC][IC]A)"
+)
 
 
 @dataclass(frozen=True)
@@ -70,8 +85,7 @@ def find_configured(text: str, sources: tuple[str, ...]) -> Iterator[Token]:
             continue
         for match in configured.finditer(text):
             if match.end() > match.start():
-                yield Token(f"configured secret pattern {index + 1}", match.start(),
-                            match.end(), match.group())
+                yield Token(f"configured secret pattern {index + 1}", match.start(), match.end(), match.group())
 
 
 _EXTRA: dict[str, re.Pattern[str] | None] = {}
@@ -140,8 +154,7 @@ def literal_secret(name: str, value: object) -> bool:
         return False
     if re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", text) or text.startswith(("/", "./", "~", "../")):
         return False
-    if re.fullmatch(r"[A-Za-z]+(?:[._-][A-Za-z]+)*", text) and not re.search(r"(?i)pass|pwd",
-                                                                              str(name)):
+    if re.fullmatch(r"[A-Za-z]+(?:[._-][A-Za-z]+)*", text) and not re.search(r"(?i)pass|pwd", str(name)):
         return False  # a word or identifier ("NextToken", "result-key"): a name, not a key
     if _UUID.fullmatch(text) and not re.search(r"(?i)api_?key|secret|pass", str(name)):
         return False  # request and change tokens are ids; API keys in UUID form still count

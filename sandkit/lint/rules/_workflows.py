@@ -18,7 +18,8 @@ _HEAD_REF = re.compile(
     r"github\.event\.pull_request\.head\.(?:sha|ref)|github\.head_ref|"
     r"github\.event\.workflow_run\.head_(?:sha|branch)|refs/pull/|"
     r"github\.event\.pull_request\.merge_commit_sha|github\.event\.number|"
-    r"github\.event\.pull_request\.number")
+    r"github\.event\.pull_request\.number"
+)
 
 
 @dataclass
@@ -70,8 +71,9 @@ def untrusted_checkout(step: PMap) -> PStr | None:
         return None
     for key in ("ref", "repository"):
         value = with_.get(key)
-        if isinstance(value, PStr) and (_HEAD_REF.search(value) or (
-                key == "repository" and "github.event.pull_request.head.repo" in value)):
+        if isinstance(value, PStr) and (
+            _HEAD_REF.search(value) or (key == "repository" and "github.event.pull_request.head.repo" in value)
+        ):
             return value
     return None
 

@@ -22,7 +22,8 @@ from sandkit.lint.syntax.tree import Pos
 
 _HIDDEN_SCRIPT = re.compile(
     r"(?:^|[\s`(\"'])(?:bash|sh|zsh|source|python3?|node|deno|pwsh|\.)[ \t]+(?:\./)?"
-    r"(\.(?!github/|devcontainer/|\.)[A-Za-z0-9_-]{1,40}/[^\s`\"')]{1,200})")
+    r"(\.(?!github/|devcontainer/|\.)[A-Za-z0-9_-]{1,40}/[^\s`\"')]{1,200})"
+)
 _DOWNLOAD = re.compile(r"(?i)\b(?:curl|wget)\b")
 _OUTPUT = re.compile(r"[ \t](?:-o|-O|--output)[ \t]+\S")
 _THEN_RUN = re.compile(r"(?:&&|;)[ \t]*(?:chmod[ \t]+\+x|(?:ba|z)?sh[ \t]|python3?[ \t]|\./|/)")
@@ -31,19 +32,21 @@ _NEGATED = re.compile(r"(?i)\b(?:never|don'?t|do not|avoid|instead of|rather tha
 _TOOL_COMMENT = re.compile(
     r"(?i)^\s*(?:markdownlint|prettier|eslint|vale|textlint|cspell|toc|/?toc|end|begin|start|"
     r"stop|sandkit:|omit|include|snippet|region|endregion|lint|@|#|\w+-(?:start|end)|"
-    r"all-contributors|github-only|badges?|readme|---)")
+    r"all-contributors|github-only|badges?|readme|---)"
+)
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{200,}={0,2}")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
-_RISKY_WORDS = re.compile(r"(?i)\b(?:ignore|disregard|do not (?:tell|mention|reveal)|secret|"
-                          r"token|password|credential|curl|wget|exfiltrat\w*|send|upload|run|"
-                          r"execute|install)\b")
+_RISKY_WORDS = re.compile(
+    r"(?i)\b(?:ignore|disregard|do not (?:tell|mention|reveal)|secret|"
+    r"token|password|credential|curl|wget|exfiltrat\w*|send|upload|run|"
+    r"execute|install)\b"
+)
 
 
 def _instruction(file: SourceFile, pos: Pos, offset: int) -> bool:
     """A download aimed at something (a URL, a host, a variable) and not a warning about one."""
-    line = file.line_text(pos.line)[: 4000]
-    return bool(_TARGET.search(line, pos.column - 1)) and not _NEGATED.search(
-        line[: pos.column - 1])
+    line = file.line_text(pos.line)[:4000]
+    return bool(_TARGET.search(line, pos.column - 1)) and not _NEGATED.search(line[: pos.column - 1])
 
 
 def _snippet(text: str, limit: int = 90) -> str:
@@ -51,10 +54,14 @@ def _snippet(text: str, limit: int = 90) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-@rule("AI001", "instructions-fetch-and-execute", category="agent-instructions",
-      severity="high", kinds=(AGENT_INSTRUCTIONS,),
-      triggers=("curl", "wget", "irm", "iwr", "iex", "bash", "sh ", "source", "python", "node",
-                ". ."))
+@rule(
+    "AI001",
+    "instructions-fetch-and-execute",
+    category="agent-instructions",
+    severity="high",
+    kinds=(AGENT_INSTRUCTIONS,),
+    triggers=("curl", "wget", "irm", "iwr", "iex", "bash", "sh ", "source", "python", "node", ". ."),
+)
 def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     """An instruction file tells the agent to download and run code, or to run a hidden script.
 
@@ -77,28 +84,33 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     for match, pos in file.search(FETCH_RUN):
         if _instruction(file, pos, match.start()) and pos.line not in seen:
             seen.add(pos.line)
-            yield Hit(pos, "instructions tell the agent to download code and run it: "
-                           f"{_snippet(match.group())}")
+            yield Hit(pos, f"instructions tell the agent to download code and run it: {_snippet(match.group())}")
     for match, pos in file.search(_DOWNLOAD):
-        line = file.line_text(pos.line)[: 4000]
-        rest = line[pos.column - 1:]
+        line = file.line_text(pos.line)[:4000]
+        rest = line[pos.column - 1 :]
         output = _OUTPUT.search(rest)
         if output is None or pos.line in seen or not _instruction(file, pos, match.start()):
             continue
         if _THEN_RUN.search(rest, output.end()):
             seen.add(pos.line)
-            yield Hit(pos, "instructions tell the agent to download a file and run it: "
-                           f"{_snippet(rest)}")
+            yield Hit(pos, f"instructions tell the agent to download a file and run it: {_snippet(rest)}")
     for match, _pos in file.search(_HIDDEN_SCRIPT):
         pos = file.pos_at(match.start(1))
         if pos.line not in seen:
             seen.add(pos.line)
-            yield Hit(pos, f"instructions tell the agent to run {match.group(1)} from a hidden "
-                           "folder", severity="medium")
+            yield Hit(
+                pos, f"instructions tell the agent to run {match.group(1)} from a hidden folder", severity="medium"
+            )
 
 
-@rule("AI002", "instructions-hidden-comment", category="agent-instructions", severity="medium",
-      kinds=(AGENT_INSTRUCTIONS,), triggers=("<!--",))
+@rule(
+    "AI002",
+    "instructions-hidden-comment",
+    category="agent-instructions",
+    severity="medium",
+    kinds=(AGENT_INSTRUCTIONS,),
+    triggers=("<!--",),
+)
 def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
     """An instruction file carries text in an HTML comment, invisible when rendered.
 
@@ -120,15 +132,17 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
         end = text.find("-->", start + 4)
         if end < 0:
             return  # an unclosed comment: nothing after it can close one either
-        body = text[start + 4: end]
+        body = text[start + 4 : end]
         start = text.find("<!--", end + 3)
         words = body.split()
         if _TOOL_COMMENT.match(body) or (len(words) < 6 and "://" not in body):
             continue
         risky = _RISKY_WORDS.search(body) or FETCH_RUN.search(body) or "://" in body
-        yield Hit(file.pos_at(text.rfind("<!--", 0, end)),
-                  f"HTML comment hides {len(words)} words from readers: {_snippet(body)!r}",
-                  severity="high" if risky else "")
+        yield Hit(
+            file.pos_at(text.rfind("<!--", 0, end)),
+            f"HTML comment hides {len(words)} words from readers: {_snippet(body)!r}",
+            severity="high" if risky else "",
+        )
 
 
 def _decoded_preview(blob: str) -> str:
@@ -141,8 +155,9 @@ def _decoded_preview(blob: str) -> str:
     return text if text and printable / len(text) > 0.9 else ""
 
 
-@rule("AI003", "instructions-encoded-blob", category="agent-instructions", severity="medium",
-      kinds=(AGENT_INSTRUCTIONS,))
+@rule(
+    "AI003", "instructions-encoded-blob", category="agent-instructions", severity="medium", kinds=(AGENT_INSTRUCTIONS,)
+)
 def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
     """An instruction file carries a long base64 or hex blob (200 characters or more).
 
@@ -157,7 +172,7 @@ def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
     Remove the blob; if the agent needs the content, commit it in readable form.
     """
     for match, pos in file.search(_BASE64):
-        lead = file.text[max(match.start() - 40, 0): match.start()]
+        lead = file.text[max(match.start() - 40, 0) : match.start()]
         if "base64," in lead and "data:" in lead:
             continue
         blob = match.group()
@@ -170,8 +185,13 @@ def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
         yield Hit(pos, message, severity="high" if preview else "")
 
 
-@rule("AI004", "agent-file-in-dependency", category="agent-instructions", severity="high",
-      kinds=(AGENT_CONFIG, AGENT_INSTRUCTIONS))
+@rule(
+    "AI004",
+    "agent-file-in-dependency",
+    category="agent-instructions",
+    severity="high",
+    kinds=(AGENT_CONFIG, AGENT_INSTRUCTIONS),
+)
 def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
     """Agent configuration or instructions sit inside a dependency folder.
 
@@ -190,5 +210,8 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
     """
     if file.in_dependency:
         what = "agent configuration" if file.kind == AGENT_CONFIG else "agent instructions"
-        yield Hit(file.pos_at(0), f"{what} planted inside a dependency folder",
-                  severity="" if file.kind == AGENT_CONFIG else "medium")
+        yield Hit(
+            file.pos_at(0),
+            f"{what} planted inside a dependency folder",
+            severity="" if file.kind == AGENT_CONFIG else "medium",
+        )

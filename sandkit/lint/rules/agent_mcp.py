@@ -89,8 +89,12 @@ def _unpinned(server: McpServer) -> tuple[str, Pos] | None:
             if not arg.startswith("-"):
                 spec = arg
                 break
-        if spec and not spec.startswith((".", "/")) and not _PY_EXACT.search(spec) and \
-                not re.search(r"@[0-9a-f]{40}$", spec):
+        if (
+            spec
+            and not spec.startswith((".", "/"))
+            and not _PY_EXACT.search(spec)
+            and not re.search(r"@[0-9a-f]{40}$", spec)
+        ):
             at = positions[args.index(spec)] if spec in args else server.pos
             return spec, at
     return None
@@ -102,17 +106,21 @@ def _fetch_and_run(server: McpServer) -> str:
     if program in _SHELLS and FETCH_RUN.search(joined):
         return "downloads a script and pipes it into an interpreter"
     for arg in (a.value for a in server.args):
-        if program in _NPM_RUNNERS | _PY_RUNNERS | {"deno", "bun"} and re.match(
-                r"(?:git\+)?https?://", arg):
+        if program in _NPM_RUNNERS | _PY_RUNNERS | {"deno", "bun"} and re.match(r"(?:git\+)?https?://", arg):
             if "git+" in arg and re.search(r"@[0-9a-f]{40}$", arg):
                 continue
             return f"runs code straight from {arg[:80]}"
     return ""
 
 
-@rule("AM001", "unpinned-mcp-package", category="agent-mcp", severity="medium",
-      kinds=(AGENT_CONFIG,), triggers=("npx", "bunx", "pnpx", "dlx", "uvx", "pipx", "uv",
-                                         "exec", '"x"'))
+@rule(
+    "AM001",
+    "unpinned-mcp-package",
+    category="agent-mcp",
+    severity="medium",
+    kinds=(AGENT_CONFIG,),
+    triggers=("npx", "bunx", "pnpx", "dlx", "uvx", "pipx", "uv", "exec", '"x"'),
+)
 def unpinned_mcp_package(file: SourceFile) -> Iterator[Hit]:
     """An MCP server is a package that npx, uvx, pipx or a dlx runner fetches unpinned.
 
@@ -137,12 +145,17 @@ def unpinned_mcp_package(file: SourceFile) -> Iterator[Hit]:
         found = _unpinned(server)
         if found is not None:
             package, pos = found
-            yield Hit(pos, f'MCP server "{server.name}" runs {package} by {_program(server)} '
-                           "without an exact version")
+            yield Hit(pos, f'MCP server "{server.name}" runs {package} by {_program(server)} without an exact version')
 
 
-@rule("AM002", "mcp-fetch-and-execute", category="agent-mcp", severity="high",
-      kinds=(AGENT_CONFIG,), triggers=("curl", "wget", "http", "iex", "irm", "iwr"))
+@rule(
+    "AM002",
+    "mcp-fetch-and-execute",
+    category="agent-mcp",
+    severity="high",
+    kinds=(AGENT_CONFIG,),
+    triggers=("curl", "wget", "http", "iex", "irm", "iwr"),
+)
 def mcp_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     """An MCP server's command downloads code and runs it.
 
@@ -163,8 +176,14 @@ def mcp_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
             yield Hit(server.command_pos, f'MCP server "{server.name}" {what}')
 
 
-@rule("AM003", "mcp-plaintext-token", category="agent-mcp", severity="high",
-      kinds=(AGENT_CONFIG,), triggers=("env", "headers", "environment"))
+@rule(
+    "AM003",
+    "mcp-plaintext-token",
+    category="agent-mcp",
+    severity="high",
+    kinds=(AGENT_CONFIG,),
+    triggers=("env", "headers", "environment"),
+)
 def mcp_plaintext_token(file: SourceFile) -> Iterator[Hit]:
     """An MCP server's env or headers hold a literal token.
 
@@ -190,15 +209,14 @@ def mcp_plaintext_token(file: SourceFile) -> Iterator[Hit]:
             else:
                 named = literal_secret(item.name, value)
             if tokens:
-                yield Hit(item.pos, f'MCP server "{server.name}" has a {tokens[0].kind} in '
-                                    f"{item.name} ({tokens[0].shown})")
+                yield Hit(
+                    item.pos, f'MCP server "{server.name}" has a {tokens[0].kind} in {item.name} ({tokens[0].shown})'
+                )
             elif named:
-                yield Hit(item.pos, f'MCP server "{server.name}" has a literal secret in '
-                                    f"{item.name}")
+                yield Hit(item.pos, f'MCP server "{server.name}" has a literal secret in {item.name}')
 
 
-@rule("AM004", "mcp-plain-http", category="agent-mcp", severity="medium",
-      kinds=(AGENT_CONFIG,), triggers=("http://",))
+@rule("AM004", "mcp-plain-http", category="agent-mcp", severity="medium", kinds=(AGENT_CONFIG,), triggers=("http://",))
 def mcp_plain_http(file: SourceFile) -> Iterator[Hit]:
     """An MCP server is reached over plain http to a host that is not this machine.
 
@@ -220,5 +238,4 @@ def mcp_plain_http(file: SourceFile) -> Iterator[Hit]:
                 continue
             host = item.value[7:].split("/", 1)[0].split("@")[-1]
             if not host.lower().startswith(_LOCAL_HOSTS):
-                yield Hit(item.pos, f'MCP server "{server.name}" is reached over plain http: '
-                                    f"{item.value[:80]}")
+                yield Hit(item.pos, f'MCP server "{server.name}" is reached over plain http: {item.value[:80]}')

@@ -16,8 +16,14 @@ from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PStr
 
 
-@rule("CP001", "write-all-or-missing-permissions", category="ci-permissions", severity="medium",
-      kinds=(WORKFLOW,), triggers=("jobs",))
+@rule(
+    "CP001",
+    "write-all-or-missing-permissions",
+    category="ci-permissions",
+    severity="medium",
+    kinds=(WORKFLOW,),
+    triggers=("jobs",),
+)
 def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
     """`permissions: write-all`, or no `permissions` for a job at all.
 
@@ -40,8 +46,7 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
         return
     top = doc.get("permissions")
     if isinstance(top, PStr) and top == "write-all":
-        yield Hit(top.pos, "workflow grants permissions: write-all to every job",
-                  severity="high")
+        yield Hit(top.pos, "workflow grants permissions: write-all to every job", severity="high")
     missing = []
     for job in jobs(doc):
         perms = job.spec.get("permissions")
@@ -50,12 +55,21 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
         elif perms is None and "uses" not in job.spec:
             missing.append(job.name)
     if top is None and missing:
-        yield Hit(doc.pos_of_key("jobs"), f"no permissions set for job(s) {', '.join(missing)}: "
-                                          "the token gets the repository default", severity="low")
+        yield Hit(
+            doc.pos_of_key("jobs"),
+            f"no permissions set for job(s) {', '.join(missing)}: the token gets the repository default",
+            severity="low",
+        )
 
 
-@rule("CP002", "workflow-level-write-scope", category="ci-permissions", severity="medium",
-      kinds=(WORKFLOW,), triggers=("write",))
+@rule(
+    "CP002",
+    "workflow-level-write-scope",
+    category="ci-permissions",
+    severity="medium",
+    kinds=(WORKFLOW,),
+    triggers=("write",),
+)
 def workflow_level_write_scope(file: SourceFile) -> Iterator[Hit]:
     """A write scope is granted at workflow level to a workflow with several jobs.
 
@@ -82,12 +96,19 @@ def workflow_level_write_scope(file: SourceFile) -> Iterator[Hit]:
         return
     for scope, level in top.items():
         if level == "write":
-            yield Hit(top.pos_of_key(scope), f"{scope}: write at workflow level reaches jobs "
-                                             f"{', '.join(inheriting[:4])}")
+            yield Hit(
+                top.pos_of_key(scope), f"{scope}: write at workflow level reaches jobs {', '.join(inheriting[:4])}"
+            )
 
 
-@rule("CP003", "pull-request-target-checkout", category="ci-permissions", severity="high",
-      kinds=(WORKFLOW,), triggers=("pull_request_target", "workflow_run"))
+@rule(
+    "CP003",
+    "pull-request-target-checkout",
+    category="ci-permissions",
+    severity="high",
+    kinds=(WORKFLOW,),
+    triggers=("pull_request_target", "workflow_run"),
+)
 def pull_request_target_checkout(file: SourceFile) -> Iterator[Hit]:
     """A pull_request_target (or workflow_run) job checks out the pull request's head.
 
@@ -114,5 +135,4 @@ def pull_request_target_checkout(file: SourceFile) -> Iterator[Hit]:
         for step in job.steps:
             ref = untrusted_checkout(step)
             if ref is not None:
-                yield Hit(ref.pos, f'job "{job.name}" on {"/".join(sorted(risky))} checks out '
-                                   f"untrusted code: {ref}")
+                yield Hit(ref.pos, f'job "{job.name}" on {"/".join(sorted(risky))} checks out untrusted code: {ref}')

@@ -39,8 +39,14 @@ def _env_secrets(env: object) -> Iterator[tuple[str, str, PStr]]:
                     yield str(name), match.group(1) or match.group(2), value
 
 
-@rule("CS001", "secrets-in-broad-env", category="ci-secret-exposure", severity="medium",
-      kinds=(WORKFLOW,), triggers=("secrets",))
+@rule(
+    "CS001",
+    "secrets-in-broad-env",
+    category="ci-secret-exposure",
+    severity="medium",
+    kinds=(WORKFLOW,),
+    triggers=("secrets",),
+)
 def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     """A secret is put in workflow-level or job-level `env`, so every step sees it.
 
@@ -59,16 +65,26 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     if doc is None:
         return
     scopes = [("workflow-level env", doc.get("env"), "every job")]
-    scopes += [(f'env of job "{job.name}"', job.spec.get("env"), f'every step of job "{job.name}"')
-               for job in jobs(doc)]
+    scopes += [
+        (f'env of job "{job.name}"', job.spec.get("env"), f'every step of job "{job.name}"') for job in jobs(doc)
+    ]
     for label, env, reach in scopes:
         for name, secret, value in _env_secrets(env):
-            yield Hit(value.pos, f"{label} exposes secrets.{secret} (as {name}) to {reach}",
-                      severity="low" if secret in _TOKEN_ONLY else "")
+            yield Hit(
+                value.pos,
+                f"{label} exposes secrets.{secret} (as {name}) to {reach}",
+                severity="low" if secret in _TOKEN_ONLY else "",
+            )
 
 
-@rule("CS002", "secrets-inherit", category="ci-secret-exposure", severity="medium",
-      kinds=(WORKFLOW,), triggers=("inherit",))
+@rule(
+    "CS002",
+    "secrets-inherit",
+    category="ci-secret-exposure",
+    severity="medium",
+    kinds=(WORKFLOW,),
+    triggers=("inherit",),
+)
 def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
     """A reusable workflow is called with `secrets: inherit`, passing every secret.
 
@@ -91,12 +107,21 @@ def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
             uses = str(job.spec.get("uses") or "")
             local = uses.startswith("./")
             target = uses or "a reusable workflow"
-            yield Hit(value.pos, f'job "{job.name}" passes every secret to {target} '
-                                 "(secrets: inherit)", severity="low" if local else "")
+            yield Hit(
+                value.pos,
+                f'job "{job.name}" passes every secret to {target} (secrets: inherit)',
+                severity="low" if local else "",
+            )
 
 
-@rule("CS003", "secrets-with-untrusted-code", category="ci-secret-exposure", severity="critical",
-      kinds=(WORKFLOW,), triggers=("pull_request_target", "workflow_run"))
+@rule(
+    "CS003",
+    "secrets-with-untrusted-code",
+    category="ci-secret-exposure",
+    severity="critical",
+    kinds=(WORKFLOW,),
+    triggers=("pull_request_target", "workflow_run"),
+)
 def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
     """A pull_request_target or workflow_run job checks out untrusted code and has secrets.
 
@@ -128,13 +153,22 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
         names = sorted({s for s, _ in secret_refs(job.spec)} | inherited)
         names = [n for n in names if n != "GITHUB_TOKEN"] or names
         if names:
-            yield Hit(checkout.pos, f'job "{job.name}" runs on {"/".join(sorted(risky))}, checks '
-                                    f"out untrusted code ({checkout}) and has secrets "
-                                    f"({', '.join(names[:4])})")
+            yield Hit(
+                checkout.pos,
+                f'job "{job.name}" runs on {"/".join(sorted(risky))}, checks '
+                f"out untrusted code ({checkout}) and has secrets "
+                f"({', '.join(names[:4])})",
+            )
 
 
-@rule("CS004", "secret-printed-or-written", category="ci-secret-exposure", severity="high",
-      kinds=(WORKFLOW,), triggers=("secrets",))
+@rule(
+    "CS004",
+    "secret-printed-or-written",
+    category="ci-secret-exposure",
+    severity="high",
+    kinds=(WORKFLOW,),
+    triggers=("secrets",),
+)
 def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     """A `run:` step echoes a secret or writes it to a file.
 
@@ -172,14 +206,14 @@ def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:
         if _MASK in line:
             continue
         used = SECRET_REF.search(line) or next(
-            (m for n in names for m in [re.search(r"\$\{?" + re.escape(n) + r"\b", line)] if m),
-            None)
+            (m for n in names for m in [re.search(r"\$\{?" + re.escape(n) + r"\b", line)] if m), None
+        )
         if used is None:
             continue
         before, pipe, _after = line.partition("|")
-        if _TO_FILE.search(line[used.end():]) and not pipe:
-            yield Hit(file.str_pos(run, start + used.start()),
-                      f"run step writes {used.group().strip('${ ')} to a file")
+        if _TO_FILE.search(line[used.end() :]) and not pipe:
+            yield Hit(file.str_pos(run, start + used.start()), f"run step writes {used.group().strip('${ ')} to a file")
         elif _PRINT.search(before) and not pipe and used.start() < len(before):
-            yield Hit(file.str_pos(run, start + used.start()),
-                      f"run step prints {used.group().strip('${ ')} to the log")
+            yield Hit(
+                file.str_pos(run, start + used.start()), f"run step prints {used.group().strip('${ ')} to the log"
+            )

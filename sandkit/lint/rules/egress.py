@@ -21,8 +21,14 @@ from sandkit.lint.syntax.tree import PMap
 _EVERYTHING = ("0.0.0.0/0", "::/0", "0.0.0.0", "*")
 
 
-@rule("EG001", "open-egress", category="egress", severity="high",
-      kinds=(kinds.KIT, kinds.KUBERNETES), triggers=("open", "egress"))
+@rule(
+    "EG001",
+    "open-egress",
+    category="egress",
+    severity="high",
+    kinds=(kinds.KIT, kinds.KUBERNETES),
+    triggers=("open", "egress"),
+)
 def open_egress(file: SourceFile) -> Iterator[Hit]:
     """A sandbox may connect anywhere.
 
@@ -41,8 +47,7 @@ def open_egress(file: SourceFile) -> Iterator[Hit]:
         for kit in file.documents:
             network = kit.get("network") if isinstance(kit, PMap) else None
             if isinstance(network, PMap) and network.get("egress") == "open":
-                yield Hit(network.pos_of("egress"), "network.egress is open: the sandbox may "
-                                                     "connect anywhere")
+                yield Hit(network.pos_of("egress"), "network.egress is open: the sandbox may connect anywhere")
     for egress_rule in network_policy_egress(file):
         if not egress_rule:
             yield Hit(egress_rule.pos, "NetworkPolicy egress rule {} allows every destination")
@@ -70,8 +75,14 @@ def _host_part(entry: str) -> str:
     return entry
 
 
-@rule("EG002", "wildcard-allowlist", category="egress", severity="high",
-      kinds=(kinds.KIT, kinds.KUBERNETES), triggers=("*", "/0", "0.0.0.0"))
+@rule(
+    "EG002",
+    "wildcard-allowlist",
+    category="egress",
+    severity="high",
+    kinds=(kinds.KIT, kinds.KUBERNETES),
+    triggers=("*", "/0", "0.0.0.0"),
+)
 def wildcard_allowlist(file: SourceFile) -> Iterator[Hit]:
     """An allowlist entry allows everything, or far more than one domain.
 
@@ -99,14 +110,14 @@ def wildcard_allowlist(file: SourceFile) -> Iterator[Hit]:
             continue
         excepted = block.get("except")
         if isinstance(excepted, list) and excepted:
-            yield Hit(pos, f"NetworkPolicy egress to {cidr} allows every address outside its "
-                           f"{len(excepted)} excepted ranges")
+            yield Hit(
+                pos, f"NetworkPolicy egress to {cidr} allows every address outside its {len(excepted)} excepted ranges"
+            )
         else:
             yield Hit(pos, f"NetworkPolicy egress to {cidr} allows every address")
 
 
-@rule("EG003", "agent-host-network", category="egress", severity="high", kinds=CONTAINER_KINDS,
-      triggers=("host",))
+@rule("EG003", "agent-host-network", category="egress", severity="high", kinds=CONTAINER_KINDS, triggers=("host",))
 def agent_host_network(file: SourceFile) -> Iterator[Hit]:
     """A coding agent's container uses the host's network.
 

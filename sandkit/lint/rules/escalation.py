@@ -44,13 +44,17 @@ def escalate(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
     for finding in findings:
         if id(finding) in entry_ids:
             finding = dataclasses.replace(
-                finding, severity="critical",
+                finding,
+                severity="critical",
                 message=f"{finding.message} (escalated: with {_others(hosts)} in this "
-                        "repository, what this runs unattended can reach the host)")
+                "repository, what this runs unattended can reach the host)",
+            )
         elif id(finding) in host_ids:
             finding = dataclasses.replace(
-                finding, severity="critical",
+                finding,
+                severity="critical",
                 message=f"{finding.message} (escalated: {_others(entries)} runs commands with "
-                        "no one asked, so this is a path to the host)")
+                "no one asked, so this is a path to the host)",
+            )
         out.append(finding)
     return out

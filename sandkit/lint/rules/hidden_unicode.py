@@ -26,20 +26,44 @@ _TAGS = re.compile("[\U000e0000-\U000e007f]+")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u061c\u200e\u200f]+")
 _FORMAT = re.compile(
     "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f"
-    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a\U000e0100-\U000e01ef]+")
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a\U000e0100-\U000e01ef]+"
+)
 _ANY = re.compile(f"{_TAGS.pattern}|{_BIDI.pattern}|{_FORMAT.pattern}")
 _STRONG = (kinds.AGENT_INSTRUCTIONS, kinds.AGENT_CONFIG)
 #: Instruction and configuration files, plus prose an agent reads (Markdown, text).
 _KINDS = tuple(k for k in kinds.KINDS if k != kinds.TEXT)
-_PROSE = (".md", ".mdc", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".prompt", ".cfg",
-          ".ini", ".conf", ".properties", ".xml", ".plist")
+_PROSE = (
+    ".md",
+    ".mdc",
+    ".markdown",
+    ".mdx",
+    ".rst",
+    ".txt",
+    ".adoc",
+    ".prompt",
+    ".cfg",
+    ".ini",
+    ".conf",
+    ".properties",
+    ".xml",
+    ".plist",
+)
 _BLACK_FLAG = "\U0001f3f4"
 _CANCEL_TAG = "\U000e007f"
 _MAX_PER_FILE = 50
 _BIDI_NAMES = {
-    "\u202a": "LRE", "\u202b": "RLE", "\u202c": "PDF", "\u202d": "LRO", "\u202e": "RLO",
-    "\u2066": "LRI", "\u2067": "RLI", "\u2068": "FSI", "\u2069": "PDI", "\u061c": "ALM",
-    "\u200e": "LRM", "\u200f": "RLM",
+    "\u202a": "LRE",
+    "\u202b": "RLE",
+    "\u202c": "PDF",
+    "\u202d": "LRO",
+    "\u202e": "RLO",
+    "\u2066": "LRI",
+    "\u2067": "RLI",
+    "\u2068": "FSI",
+    "\u2069": "PDI",
+    "\u061c": "ALM",
+    "\u200e": "LRM",
+    "\u200f": "RLM",
 }
 
 
@@ -67,9 +91,13 @@ def decode_selectors(run: str) -> bytes:
 def _is_flag_sequence(text: str, start: int, run: str) -> bool:
     """An emoji subdivision flag: black flag, 2-6 lower-case letter or digit tags, cancel tag."""
     body = run[:-1]
-    return (start > 0 and text[start - 1] == _BLACK_FLAG and run.endswith(_CANCEL_TAG)
-            and 2 <= len(body) <= 6
-            and all("a" <= decode_tags(c) <= "z" or "0" <= decode_tags(c) <= "9" for c in body))
+    return (
+        start > 0
+        and text[start - 1] == _BLACK_FLAG
+        and run.endswith(_CANCEL_TAG)
+        and 2 <= len(body) <= 6
+        and all("a" <= decode_tags(c) <= "z" or "0" <= decode_tags(c) <= "9" for c in body)
+    )
 
 
 def _shown(text: str, limit: int = 120) -> str:
@@ -80,17 +108,21 @@ def _shown(text: str, limit: int = 120) -> str:
 def _in_scope(file: SourceFile) -> bool:
     """In scope (configuration, instruction, prose) and holding any hidden character at all;
     one scan shared by the three rules."""
-    return file.memo("hidden_unicode_scope", lambda: not file.text.isascii() and (
-        file.kind != kinds.TEXT or file.path.lower().endswith(_PROSE))
-        and _ANY.search(file.text) is not None)
+    return file.memo(
+        "hidden_unicode_scope",
+        lambda: (
+            not file.text.isascii()
+            and (file.kind != kinds.TEXT or file.path.lower().endswith(_PROSE))
+            and _ANY.search(file.text) is not None
+        ),
+    )
 
 
 def _severity(file: SourceFile, strong: str, weak: str) -> str:
     return strong if file.kind in _STRONG else weak
 
 
-@rule("HU001", "unicode-tag-characters", category="hidden-unicode", severity="high",
-      kinds=(*_KINDS, kinds.TEXT))
+@rule("HU001", "unicode-tag-characters", category="hidden-unicode", severity="high", kinds=(*_KINDS, kinds.TEXT))
 def unicode_tag_characters(file: SourceFile) -> Iterator[Hit]:
     """Invisible Unicode tag characters (U+E0000-U+E007F) spell out hidden text.
 
@@ -114,9 +146,11 @@ def unicode_tag_characters(file: SourceFile) -> Iterator[Hit]:
         if _is_flag_sequence(file.text, match.start(), match.group()):
             continue
         hidden = decode_tags(match.group())
-        yield Hit(file.pos_at(match.start()),
-                  f"{len(match.group())} invisible tag characters spell: {_shown(hidden)!r}",
-                  severity=_severity(file, "critical", ""))
+        yield Hit(
+            file.pos_at(match.start()),
+            f"{len(match.group())} invisible tag characters spell: {_shown(hidden)!r}",
+            severity=_severity(file, "critical", ""),
+        )
 
 
 def _has_any(text: str, low: str, high: str) -> bool:
@@ -124,8 +158,7 @@ def _has_any(text: str, low: str, high: str) -> bool:
     return re.search(f"[{low}-{high}]", text) is not None
 
 
-@rule("HU002", "bidi-control", category="hidden-unicode", severity="high",
-      kinds=(*_KINDS, kinds.TEXT))
+@rule("HU002", "bidi-control", category="hidden-unicode", severity="high", kinds=(*_KINDS, kinds.TEXT))
 def bidi_control(file: SourceFile) -> Iterator[Hit]:
     """Bidirectional control characters change the order text is displayed in.
 
@@ -151,12 +184,13 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
         if set(run) <= {"\u200e", "\u200f", "\u061c"} and _near_rtl(file.text, match):
             continue
         names = ", ".join(dict.fromkeys(_BIDI_NAMES.get(c, "?") for c in run))
-        yield Hit(file.pos_at(match.start()), f"bidirectional control character(s) {names} "
-                                              "reorder how this line is displayed")
+        yield Hit(
+            file.pos_at(match.start()), f"bidirectional control character(s) {names} reorder how this line is displayed"
+        )
 
 
 def _near_rtl(text: str, match: re.Match[str]) -> bool:
-    around = text[max(match.start() - 1, 0): match.start()] + text[match.end(): match.end() + 1]
+    around = text[max(match.start() - 1, 0) : match.start()] + text[match.end() : match.end() + 1]
     return any(unicodedata.bidirectional(c) in ("R", "AL") for c in around)
 
 
@@ -166,11 +200,19 @@ def _legit_format(text: str, start: int, run: str) -> bool:
     after = text[start + len(run)] if start + len(run) < len(text) else ""
     if run == "\ufeff" and start == 0:
         return True  # byte order mark
-    if set(run) <= {"\u200d", "\ufe0f", "\ufe0e"} and len(run) <= 3 and (
-            _emoji(before) or before in "\ufe0f\u20e3" or (before.isdigit() or before in "#*")):
+    if (
+        set(run) <= {"\u200d", "\ufe0f", "\ufe0e"}
+        and len(run) <= 3
+        and (_emoji(before) or before in "\ufe0f\u20e3" or (before.isdigit() or before in "#*"))
+    ):
         return True  # emoji ZWJ sequences and presentation selectors
-    if set(run) <= {"\u200c", "\u200d"} and len(run) == 1 and before.isalpha() and \
-            after.isalpha() and ord(before) > 0x0590:
+    if (
+        set(run) <= {"\u200c", "\u200d"}
+        and len(run) == 1
+        and before.isalpha()
+        and after.isalpha()
+        and ord(before) > 0x0590
+    ):
         return True  # joiners inside Arabic, Persian, Indic and other scripts
     if run == "\u00ad" and before.isalpha() and after.isalpha():
         return True  # soft hyphen inside a word
@@ -187,8 +229,7 @@ def _cjk(ch: str) -> bool:
     return bool(ch) and (0x3400 <= ord(ch) <= 0x9FFF or 0x20000 <= ord(ch) <= 0x3FFFF)
 
 
-@rule("HU003", "invisible-format-character", category="hidden-unicode", severity="medium",
-      kinds=(*_KINDS, kinds.TEXT))
+@rule("HU003", "invisible-format-character", category="hidden-unicode", severity="medium", kinds=(*_KINDS, kinds.TEXT))
 def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
     """Zero-width or other invisible format characters (ZWSP, word joiner, variation selectors).
 
@@ -224,6 +265,8 @@ def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
         extra = ""
         if len(data) >= 4:
             extra = f"; as variation-selector bytes they read {_shown(data.decode('utf-8', 'replace'))!r}"
-        yield Hit(file.pos_at(match.start()),
-                  f"{len(run)} invisible character(s) ({names}){extra}",
-                  severity=_severity(file, "high", ""))
+        yield Hit(
+            file.pos_at(match.start()),
+            f"{len(run)} invisible character(s) ({names}){extra}",
+            severity=_severity(file, "high", ""),
+        )

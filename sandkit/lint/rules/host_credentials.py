@@ -20,8 +20,14 @@ from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PSeq, pos_of
 
 
-@rule("HC001", "credential-mount", category="host-credentials", severity="critical",
-      kinds=CONTAINER_KINDS, triggers=CREDENTIAL_TRIGGERS)
+@rule(
+    "HC001",
+    "credential-mount",
+    category="host-credentials",
+    severity="critical",
+    kinds=CONTAINER_KINDS,
+    triggers=CREDENTIAL_TRIGGERS,
+)
 def credential_mount(file: SourceFile) -> Iterator[Hit]:
     """A home credential folder or file (or the whole home) is mounted into a container.
 
@@ -47,8 +53,14 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(mount.pos, f"{box.label} {verb} {mount.source}: {found}")
 
 
-@rule("HC002", "ssh-agent-forwarding", category="host-credentials", severity="high",
-      kinds=CONTAINER_KINDS, triggers=("SSH_AUTH_SOCK", "ssh-auth", "ssh-", "agent"))
+@rule(
+    "HC002",
+    "ssh-agent-forwarding",
+    category="host-credentials",
+    severity="high",
+    kinds=CONTAINER_KINDS,
+    triggers=("SSH_AUTH_SOCK", "ssh-auth", "ssh-", "agent"),
+)
 def ssh_agent_forwarding(file: SourceFile) -> Iterator[Hit]:
     """The host's SSH agent is forwarded into a container.
 
@@ -71,10 +83,14 @@ def ssh_agent_forwarding(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(env.pos, f"{box.label} sets SSH_AUTH_SOCK, forwarding the SSH agent")
 
 
-@rule("HC003", "metadata-reachable", category="host-credentials", severity="high",
-      kinds=(kinds.KIT, kinds.KUBERNETES, *CONTAINER_KINDS),
-      triggers=("169.254.", "metadata.google", "metadata.azure", "fd00:ec2", "100.100.100.200",
-                re.compile(r"\d/\d")))  # any CIDR may contain the address
+@rule(
+    "HC003",
+    "metadata-reachable",
+    category="host-credentials",
+    severity="high",
+    kinds=(kinds.KIT, kinds.KUBERNETES, *CONTAINER_KINDS),
+    triggers=("169.254.", "metadata.google", "metadata.azure", "fd00:ec2", "100.100.100.200", re.compile(r"\d/\d")),
+)  # any CIDR may contain the address
 def metadata_reachable(file: SourceFile) -> Iterator[Hit]:
     """The cloud metadata service is explicitly reachable from a sandbox.
 
@@ -93,21 +109,17 @@ def metadata_reachable(file: SourceFile) -> Iterator[Hit]:
     if file.kind == kinds.KIT:
         for entry, pos in kit_allow_entries(file):
             if is_metadata(entry):
-                yield Hit(pos, f"network.allow lets the sandbox reach the metadata service "
-                               f"({entry})")
+                yield Hit(pos, f"network.allow lets the sandbox reach the metadata service ({entry})")
     if file.kind == kinds.KUBERNETES:
         for block, pos in network_policy_blocks(file):
             cidr = str(block.get("cidr") or "")
             excepted = any(is_metadata(str(e)) for e in block.get("except") or [])
             if is_metadata(cidr) and not excepted:
-                yield Hit(pos, f"NetworkPolicy egress to {cidr} includes the cloud metadata "
-                               "address 169.254.169.254")
+                yield Hit(pos, f"NetworkPolicy egress to {cidr} includes the cloud metadata address 169.254.169.254")
     for box in containers(file):
         for setting in box.setting("add-host"):
-            if is_metadata(setting.value.rsplit(":", 1)[-1]) or is_metadata(
-                    setting.value.split(":", 1)[0]):
-                yield Hit(setting.pos, f"{box.label} maps a host to the metadata address "
-                                       f"({setting.value})")
+            if is_metadata(setting.value.rsplit(":", 1)[-1]) or is_metadata(setting.value.split(":", 1)[0]):
+                yield Hit(setting.pos, f"{box.label} maps a host to the metadata address ({setting.value})")
 
 
 def kit_allow_entries(file: SourceFile) -> Iterator[tuple[str, Any]]:

@@ -21,19 +21,75 @@ from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import parse_commands
 
 TOKEN_HINTS_FLAT = {hint for hints in TOKEN_HINTS.values() for hint in hints}
-_SECRET_FILES = (".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa", "id_dsa", "id_ecdsa",
-                 "id_ed25519", ".npmrc", ".pypirc", ".netrc", ".git-credentials", "*.p12",
-                 "*.pfx", "*.jks", "*.keystore", "credentials", "credentials.json",
-                 "service-account*.json", "*-sa-key.json", "config.json", ".htpasswd",
-                 "secrets.*", "*.tfvars", "kubeconfig", ".dockercfg")
-_NOT_SECRET = (".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults",
-               "*.pub", "*.example", "*.sample")
+_SECRET_FILES = (
+    ".env",
+    ".env.*",
+    "*.env",
+    "*.pem",
+    "*.key",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".git-credentials",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "credentials",
+    "credentials.json",
+    "service-account*.json",
+    "*-sa-key.json",
+    "config.json",
+    ".htpasswd",
+    "secrets.*",
+    "*.tfvars",
+    "kubeconfig",
+    ".dockercfg",
+)
+_NOT_SECRET = (
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    ".env.dist",
+    ".env.defaults",
+    "*.pub",
+    "*.example",
+    "*.sample",
+)
 _CONTEXT_WIDE = (".", "./", "*", "./*", "/", "")
 # ENV/ARG can only hold a secret under a secret-like name or in a known token format.
-_ENV_TRIGGERS = tuple(sorted({*TOKEN_HINTS_FLAT, "KEY", "Key", "key", "TOKEN", "Token", "token",
-                              "SECRET", "Secret", "secret", "PASS", "Pass", "pass", "PWD", "Pwd",
-                              "pwd", "AUTH", "Auth", "auth", "CREDENTIAL", "Credential",
-                              "credential"}))
+_ENV_TRIGGERS = tuple(
+    sorted(
+        {
+            *TOKEN_HINTS_FLAT,
+            "KEY",
+            "Key",
+            "key",
+            "TOKEN",
+            "Token",
+            "token",
+            "SECRET",
+            "Secret",
+            "secret",
+            "PASS",
+            "Pass",
+            "pass",
+            "PWD",
+            "Pwd",
+            "pwd",
+            "AUTH",
+            "Auth",
+            "auth",
+            "CREDENTIAL",
+            "Credential",
+            "credential",
+        }
+    )
+)
 
 
 def _dockerfile_pairs(args: str) -> Iterator[tuple[str, str, int]]:
@@ -47,8 +103,14 @@ def _dockerfile_pairs(args: str) -> Iterator[tuple[str, str, int]]:
         yield name, value, word.pos.column - 1
 
 
-@rule("IS001", "secret-in-image-env", category="image-secret", severity="high",
-      kinds=(DOCKERFILE,), triggers=_ENV_TRIGGERS)
+@rule(
+    "IS001",
+    "secret-in-image-env",
+    category="image-secret",
+    severity="high",
+    kinds=(DOCKERFILE,),
+    triggers=_ENV_TRIGGERS,
+)
 def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     """ENV or ARG carries a secret into the image, in any build stage.
 
@@ -70,8 +132,11 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
         if ins.keyword not in ("ENV", "ARG"):
             continue
         for token in find_tokens(ins.args):
-            yield Hit(ins.pos_at(token.start), f"{ins.keyword} in build stage {ins.stage + 1} "
-                      f"holds a {token.kind} ({token.shown})", severity="critical")
+            yield Hit(
+                ins.pos_at(token.start),
+                f"{ins.keyword} in build stage {ins.stage + 1} holds a {token.kind} ({token.shown})",
+                severity="critical",
+            )
         for name, value, offset in _dockerfile_pairs(ins.args):
             if not is_secret_key(name) or any(find_tokens(value)):
                 continue
@@ -79,17 +144,19 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
             stage = f"build stage {ins.stage + 1}"
             if ins.keyword == "ARG":
                 literal = value and not is_placeholder(value)
-                yield Hit(pos, f"ARG {name} in {stage} passes a secret as a build argument"
-                          + (" with a literal default" if literal else "")
-                          + "; it is recorded in the image history",
-                          severity="high" if literal else "medium")
+                yield Hit(
+                    pos,
+                    f"ARG {name} in {stage} passes a secret as a build argument"
+                    + (" with a literal default" if literal else "")
+                    + "; it is recorded in the image history",
+                    severity="high" if literal else "medium",
+                )
             elif value.strip("\"'"):
                 yield Hit(pos, f"ENV {name} in {stage} bakes a secret into the image config")
 
 
 def _copy_sources(args: str, exec_form: list[str] | None) -> list[str]:
-    words = exec_form if exec_form is not None else [
-        w.text for c in parse_commands(args) for w in c.words]
+    words = exec_form if exec_form is not None else [w.text for c in parse_commands(args) for w in c.words]
     if any(w.startswith("--from") for w in words):
         return []
     words = [w for w in words if not w.startswith("--")]
@@ -102,16 +169,40 @@ def _secret_file(source: str) -> bool:
         return False
     if name == "config.json":
         return ".docker" in source
-    return any(fnmatchcase(name, p) for p in _SECRET_FILES) or "/.ssh/" in f"/{source}" \
-        or "/.aws/" in f"/{source}"
+    return any(fnmatchcase(name, p) for p in _SECRET_FILES) or "/.ssh/" in f"/{source}" or "/.aws/" in f"/{source}"
 
 
-@rule("IS002", "secret-file-copied", category="image-secret", severity="high",
-      kinds=(DOCKERFILE,), triggers=(".env", ".pem", ".key", "id_", "npmrc", "pypirc", "netrc",
-                                     "credentials", ".p12", ".pfx", ".jks", ".keystore",
-                                     "config.json", ".htpasswd", "secrets.", ".tfvars",
-                                     "kubeconfig", "dockercfg", ".ssh", ".aws",
-                                     "service-account", "-sa-key"))
+@rule(
+    "IS002",
+    "secret-file-copied",
+    category="image-secret",
+    severity="high",
+    kinds=(DOCKERFILE,),
+    triggers=(
+        ".env",
+        ".pem",
+        ".key",
+        "id_",
+        "npmrc",
+        "pypirc",
+        "netrc",
+        "credentials",
+        ".p12",
+        ".pfx",
+        ".jks",
+        ".keystore",
+        "config.json",
+        ".htpasswd",
+        "secrets.",
+        ".tfvars",
+        "kubeconfig",
+        "dockercfg",
+        ".ssh",
+        ".aws",
+        "service-account",
+        "-sa-key",
+    ),
+)
 def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
     """COPY or ADD puts a .env file, a private key or a credential file into the image.
 
@@ -134,13 +225,17 @@ def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
         for source in _copy_sources(ins.args, ins.exec_form()):
             if _secret_file(source):
                 offset = max(ins.args.find(source), 0)
-                yield Hit(ins.pos_at(offset), f"{ins.keyword} {source} puts a credential file "
-                                              "into the image")
+                yield Hit(ins.pos_at(offset), f"{ins.keyword} {source} puts a credential file into the image")
 
 
-@rule("IS003", "context-copy-without-dockerignore", category="image-secret", severity="medium",
-      kinds=(DOCKERFILE,), triggers=(" . ", " ./ ", " * ", " ./* ", '"."', '"./"', '"*"', "\t.",
-                                     " .\n", " /\n"))
+@rule(
+    "IS003",
+    "context-copy-without-dockerignore",
+    category="image-secret",
+    severity="medium",
+    kinds=(DOCKERFILE,),
+    triggers=(" . ", " ./ ", " * ", " ./* ", '"."', '"./"', '"*"', "\t.", " .\n", " /\n"),
+)
 def context_copy_without_dockerignore(file: SourceFile) -> Iterator[Hit]:
     """`COPY . .` copies the whole build context and no .dockerignore keeps .env out.
 
@@ -165,8 +260,9 @@ def context_copy_without_dockerignore(file: SourceFile) -> Iterator[Hit]:
         sources = _copy_sources(ins.args, ins.exec_form())
         wide = [s for s in sources if s in _CONTEXT_WIDE]
         if wide:
-            yield Hit(ins.pos_at(max(ins.args.find(wide[0]), 0)),
-                      f"{ins.keyword} {wide[0]} copies the whole build context")
+            yield Hit(
+                ins.pos_at(max(ins.args.find(wide[0]), 0)), f"{ins.keyword} {wide[0]} copies the whole build context"
+            )
 
 
 def _ignores(text: str, name: str) -> bool:
@@ -186,8 +282,7 @@ def _ignores(text: str, name: str) -> bool:
 
 
 @repository_pass("dockerignore")
-def keep_context_copies_without_ignore(findings: list[Finding],
-                                       repo: RepositoryView) -> list[Finding]:
+def keep_context_copies_without_ignore(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
     """Settle IS003: drop it where a .dockerignore keeps .env out of the build context."""
     out: list[Finding] = []
     for finding in findings:
@@ -198,11 +293,11 @@ def keep_context_copies_without_ignore(findings: list[Finding],
         if text is not None and _ignores(text, ".env"):
             continue
         if text is not None:
-            finding = dataclasses.replace(
-                finding, message=f"{finding.message} and {ignore_path} does not exclude .env")
+            finding = dataclasses.replace(finding, message=f"{finding.message} and {ignore_path} does not exclude .env")
         else:
-            finding = dataclasses.replace(finding, message=f"{finding.message} and no "
-                                          ".dockerignore keeps .env and keys out")
+            finding = dataclasses.replace(
+                finding, message=f"{finding.message} and no .dockerignore keeps .env and keys out"
+            )
         out.append(finding)
     return out
 
@@ -221,4 +316,3 @@ def _nearest_dockerignore(dockerfile: str, repo: RepositoryView) -> tuple[str, s
         if not folder:
             return "", None
         folder = posixpath.dirname(folder)
-

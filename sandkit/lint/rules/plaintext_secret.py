@@ -23,24 +23,49 @@ from sandkit.lint.syntax.tree import PMap, Pos, PSeq
 _ALL_HINTS = {h for hints in TOKEN_HINTS.values() for h in hints}
 # A hint that contains a shorter one adds nothing to an "any of these occurs" pre-check.
 _HINTS = tuple(sorted(h for h in _ALL_HINTS if not any(o != h and o in h for o in _ALL_HINTS)))
-_INI_NAMES = (".npmrc", ".pypirc", ".ini", ".cfg", ".properties", ".netrc", ".yarnrc",
-              ".gemrc", ".s3cfg", ".pgpass", "credentials")
-_INI_LINE = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_/:.][A-Za-z0-9_./:@-]{0,120})"
-                       r"[ \t]*[=:][ \t]*(\S[^\n]{0,500})$")
+_INI_NAMES = (
+    ".npmrc",
+    ".pypirc",
+    ".ini",
+    ".cfg",
+    ".properties",
+    ".netrc",
+    ".yarnrc",
+    ".gemrc",
+    ".s3cfg",
+    ".pgpass",
+    "credentials",
+)
+_INI_LINE = re.compile(
+    r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_/:.][A-Za-z0-9_./:@-]{0,120})"
+    r"[ \t]*[=:][ \t]*(\S[^\n]{0,500})$"
+)
 _NETRC_PASSWORD = re.compile(r"\bpassword[ \t]+(\S{1,256})")
 # A secret-like word right before ":" or "=" (a key), or after "name:" (Kubernetes env lists).
 # One linear scan decides whether the file is worth parsing for PS002 at all.
 _SECRET_KEY_HINT = re.compile(
     r"(?i)(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|auth|credentials?)[\"']?[ \t]*[:=]|"
-    r"(?i:name)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]{0,64}?(?:key|token|secret|pass|pwd|auth|credential)")
-_STRUCTURED = (kinds.COMPOSE, kinds.KUBERNETES, kinds.WORKFLOW, kinds.ACTION, kinds.DEVCONTAINER,
-               kinds.KIT, kinds.YAML, kinds.JSON, kinds.TOML, kinds.AGENT_CONFIG)
+    r"(?i:name)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]{0,64}?(?:key|token|secret|pass|pwd|auth|credential)"
+)
+_STRUCTURED = (
+    kinds.COMPOSE,
+    kinds.KUBERNETES,
+    kinds.WORKFLOW,
+    kinds.ACTION,
+    kinds.DEVCONTAINER,
+    kinds.KIT,
+    kinds.YAML,
+    kinds.JSON,
+    kinds.TOML,
+    kinds.AGENT_CONFIG,
+)
 _ENV_LIKE = (kinds.ENV, kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE)
 
 
 def claimed_lines(file: SourceFile) -> set[int]:
     """Lines another category reports secrets on: Dockerfile ENV/ARG (image-secret) and MCP
     server env and headers (agent-mcp); plaintext-secret leaves them to those rules."""
+
     def build() -> set[int]:
         lines: set[int] = set()
         if file.kind == kinds.DOCKERFILE:
@@ -56,8 +81,7 @@ def claimed_lines(file: SourceFile) -> set[int]:
     return file.memo("secret_claimed_lines", build)
 
 
-@rule("PS001", "known-credential-format", category="plaintext-secret", severity="high",
-      kinds=("*",), triggers=_HINTS)
+@rule("PS001", "known-credential-format", category="plaintext-secret", severity="high", kinds=("*",), triggers=_HINTS)
 def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     """A value in a known credential format is written in a file.
 
@@ -89,8 +113,13 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
         yield Hit(pos, f"{token.kind} written in plain text ({token.shown})")
 
 
-@rule("PS002", "secret-named-literal", category="plaintext-secret", severity="medium",
-      kinds=(*_STRUCTURED, *_ENV_LIKE, kinds.TEXT))
+@rule(
+    "PS002",
+    "secret-named-literal",
+    category="plaintext-secret",
+    severity="medium",
+    kinds=(*_STRUCTURED, *_ENV_LIKE, kinds.TEXT),
+)
 def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     """A secret-named key (PASSWORD, API_KEY, TOKEN, clientSecret ...) has a literal value.
 
@@ -145,8 +174,13 @@ def _pairs(file: SourceFile) -> Iterator[tuple[str, Any, Pos]]:
         for entry in file.env_entries:
             yield str(entry.name), str(entry.value), entry.value.pos
         return
-    if file.kind in _ENV_LIKE or file.kind in (kinds.COMPOSE, kinds.KUBERNETES,
-                                               kinds.DEVCONTAINER, kinds.WORKFLOW, kinds.KIT):
+    if file.kind in _ENV_LIKE or file.kind in (
+        kinds.COMPOSE,
+        kinds.KUBERNETES,
+        kinds.DEVCONTAINER,
+        kinds.WORKFLOW,
+        kinds.KIT,
+    ):
         for setting in environment(file):
             yield setting.name, setting.value, setting.pos
     if file.syntax in ("yaml", "json", "toml"):
@@ -169,8 +203,7 @@ def _walk(node: Any, depth: int, seen: set[int]) -> Iterator[tuple[str, Any, Pos
             yield from _walk(item, depth + 1, seen)
 
 
-@rule("PS003", "configured-secret-pattern", category="plaintext-secret", severity="high",
-      kinds=("*",))
+@rule("PS003", "configured-secret-pattern", category="plaintext-secret", severity="high", kinds=("*",))
 def configured_secret_pattern(file: SourceFile) -> Iterator[Hit]:
     """A value matches one of the configuration's own secret patterns.
 

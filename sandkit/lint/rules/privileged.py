@@ -9,15 +9,21 @@ from sandkit.lint.registry import rule
 from sandkit.lint.rules._containers import CONTAINER_KINDS, containers
 from sandkit.lint.source import SourceFile
 
-DANGEROUS_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "NET_ADMIN", "SYS_PTRACE", "SYS_MODULE",
-                                    "SYS_RAWIO", "DAC_READ_SEARCH", "BPF", "SYS_BOOT"})
+DANGEROUS_CAPABILITIES = frozenset(
+    {"ALL", "SYS_ADMIN", "NET_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "DAC_READ_SEARCH", "BPF", "SYS_BOOT"}
+)
 _NAMESPACES = ("network", "pid", "ipc", "uts", "userns", "cgroupns")
 _DOCKER_FEATURES = ("docker-in-docker", "docker-outside-of-docker", "docker-from-docker")
 
 
-@rule("PV001", "privileged-container", category="privileged", severity="critical",
-      kinds=CONTAINER_KINDS,
-      triggers=("privileged",))
+@rule(
+    "PV001",
+    "privileged-container",
+    category="privileged",
+    severity="critical",
+    kinds=CONTAINER_KINDS,
+    triggers=("privileged",),
+)
 def privileged_container(file: SourceFile) -> Iterator[Hit]:
     """A container runs in privileged mode.
 
@@ -37,8 +43,7 @@ def privileged_container(file: SourceFile) -> Iterator[Hit]:
             yield Hit(setting.pos, f"{box.label} runs privileged")
 
 
-@rule("PV002", "host-namespace", category="privileged", severity="high", kinds=CONTAINER_KINDS,
-      triggers=("host",))
+@rule("PV002", "host-namespace", category="privileged", severity="high", kinds=CONTAINER_KINDS, triggers=("host",))
 def host_namespace(file: SourceFile) -> Iterator[Hit]:
     """A container shares the host's network, PID, IPC, UTS, user or cgroup namespace.
 
@@ -64,9 +69,14 @@ def host_namespace(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(setting.pos, f"{box.label} uses the host's {name} namespace")
 
 
-@rule("PV003", "dangerous-capability", category="privileged", severity="high",
-      kinds=CONTAINER_KINDS,
-      triggers=("cap", "CAP"))
+@rule(
+    "PV003",
+    "dangerous-capability",
+    category="privileged",
+    severity="high",
+    kinds=CONTAINER_KINDS,
+    triggers=("cap", "CAP"),
+)
 def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
     """A container is given a capability that allows escaping it.
 
@@ -90,9 +100,14 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(setting.pos, f"{box.label} adds capability {capability}")
 
 
-@rule("PV004", "unconfined-profile", category="privileged", severity="high",
-      kinds=CONTAINER_KINDS,
-      triggers=("unconfined", "Unconfined", "disable"))
+@rule(
+    "PV004",
+    "unconfined-profile",
+    category="privileged",
+    severity="high",
+    kinds=CONTAINER_KINDS,
+    triggers=("unconfined", "Unconfined", "disable"),
+)
 def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
     """Seccomp, AppArmor or SELinux confinement is switched off for a container.
 
@@ -112,16 +127,24 @@ def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
         for setting in box.settings:
             value = setting.value.strip().lower().replace("=", ":")
             if setting.name == "security-opt" and value in (
-                    "seccomp:unconfined", "apparmor:unconfined", "label:disable",
-                    "systempaths:unconfined"):
+                "seccomp:unconfined",
+                "apparmor:unconfined",
+                "label:disable",
+                "systempaths:unconfined",
+            ):
                 yield Hit(setting.pos, f"{box.label} sets security option {setting.value}")
             elif setting.name in ("seccomp", "apparmor") and value == "unconfined":
-                yield Hit(setting.pos, f"{box.label} runs with an unconfined {setting.name} "
-                                       "profile")
+                yield Hit(setting.pos, f"{box.label} runs with an unconfined {setting.name} profile")
 
 
-@rule("PV005", "privilege-escalation", category="privileged", severity="medium",
-      kinds=CONTAINER_KINDS, triggers=("allowPrivilegeEscalation",))
+@rule(
+    "PV005",
+    "privilege-escalation",
+    category="privileged",
+    severity="medium",
+    kinds=CONTAINER_KINDS,
+    triggers=("allowPrivilegeEscalation",),
+)
 def privilege_escalation(file: SourceFile) -> Iterator[Hit]:
     """A Kubernetes container explicitly allows privilege escalation.
 
@@ -140,8 +163,7 @@ def privilege_escalation(file: SourceFile) -> Iterator[Hit]:
             yield Hit(setting.pos, f"{box.label} sets allowPrivilegeEscalation: true")
 
 
-@rule("PV006", "docker-feature", category="privileged", severity="high",
-      kinds=CONTAINER_KINDS, triggers=("docker-",))
+@rule("PV006", "docker-feature", category="privileged", severity="high", kinds=CONTAINER_KINDS, triggers=("docker-",))
 def docker_feature(file: SourceFile) -> Iterator[Hit]:
     """A devcontainer feature runs Docker inside the container or hands it the host's daemon.
 
@@ -161,5 +183,7 @@ def docker_feature(file: SourceFile) -> Iterator[Hit]:
             feature = setting.value.lower()
             for name in _DOCKER_FEATURES:
                 if f"/{name}" in feature or feature.startswith(name):
-                    yield Hit(setting.pos, f"devcontainer feature {setting.value} gives the "
-                                           "container a Docker daemon with host power")
+                    yield Hit(
+                        setting.pos,
+                        f"devcontainer feature {setting.value} gives the container a Docker daemon with host power",
+                    )

@@ -17,8 +17,14 @@ from sandkit.lint.source import SourceFile
 _SAFE_KIT_DOCKER = ("none", "rootless")
 
 
-@rule("RS001", "runtime-socket-mount", category="runtime-socket", severity="critical",
-      kinds=CONTAINER_KINDS, triggers=SOCKET_TRIGGERS)
+@rule(
+    "RS001",
+    "runtime-socket-mount",
+    category="runtime-socket",
+    severity="critical",
+    kinds=CONTAINER_KINDS,
+    triggers=SOCKET_TRIGGERS,
+)
 def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     """A container runtime socket, or a folder holding one, is mounted into a container.
 
@@ -51,17 +57,25 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
                 verb = "declares a volume at" if mount.how == "declared" else "mounts"
                 yield Hit(mount.pos, f"{box.label} {verb} the container runtime socket {path}")
             elif found:
-                yield Hit(mount.pos, f"{box.label} mounts {path}, a folder that holds the "
-                                     "container runtime socket")
+                yield Hit(mount.pos, f"{box.label} mounts {path}, a folder that holds the container runtime socket")
         for setting in box.setting("docker"):
             if setting.value not in _SAFE_KIT_DOCKER:
-                yield Hit(setting.pos, f"{box.label} asks for isolation.docker: "
-                                       f"{setting.value}; only none or rootless keep the host's "
-                                       "daemon out")
+                yield Hit(
+                    setting.pos,
+                    f"{box.label} asks for isolation.docker: "
+                    f"{setting.value}; only none or rootless keep the host's "
+                    "daemon out",
+                )
 
 
-@rule("RS002", "docker-host-env", category="runtime-socket", severity="high", kinds=ENV_KINDS,
-      triggers=("DOCKER_HOST", "-H", "--host", "--url"))
+@rule(
+    "RS002",
+    "docker-host-env",
+    category="runtime-socket",
+    severity="high",
+    kinds=ENV_KINDS,
+    triggers=("DOCKER_HOST", "-H", "--host", "--url"),
+)
 def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     """DOCKER_HOST (or `docker -H`) points at a host socket or a TCP/SSH daemon.
 
@@ -86,5 +100,6 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
             yield Hit(setting.pos, f"DOCKER_HOST={value} hands over the host's runtime socket")
         elif scheme in ("tcp", "ssh", "http", "https"):
             plain = scheme in ("tcp", "http") and value.rstrip("/").endswith(":2375")
-            yield Hit(setting.pos, f"DOCKER_HOST={value} points at a remote Docker daemon"
-                      + (" without TLS" if plain else ""))
+            yield Hit(
+                setting.pos, f"DOCKER_HOST={value} points at a remote Docker daemon" + (" without TLS" if plain else "")
+            )

@@ -29,6 +29,7 @@ def parse_env(text: str) -> list[EnvEntry]:
         elif " #" in raw:
             value = raw.split(" #", 1)[0]
         name = PStr(match.group(1), Pos(number, match.start(1) + 1))
-        entries.append(EnvEntry(name, PStr(value.strip() if not quote else value,
-                                           Pos(number, match.start(2) + 1), quote)))
+        entries.append(
+            EnvEntry(name, PStr(value.strip() if not quote else value, Pos(number, match.start(2) + 1), quote))
+        )
     return entries

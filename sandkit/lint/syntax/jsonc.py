@@ -160,12 +160,12 @@ class _Parser:
                 raise self.fail("unterminated string")
 
     def escape(self) -> str:
-        code = self.text[self.i + 1: self.i + 2]
+        code = self.text[self.i + 1 : self.i + 2]
         if code in _ESCAPES:
             self.i += 2
             return _ESCAPES[code]
         if code == "u":
-            digits = self.text[self.i + 2: self.i + 6]
+            digits = self.text[self.i + 2 : self.i + 6]
             if len(digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in digits):
                 self.i += 6
                 return chr(int(digits, 16))

@@ -36,8 +36,7 @@ class _KeyIndex:
         if not path:
             return Pos()
         key = path[-1]
-        pattern = re.compile(
-            r"^\s*(?:\[\[?\s*)?(?:[\w\"'.-]+\.)?[\"']?" + re.escape(key) + r"[\"']?\s*(?:=|\]|\.)")
+        pattern = re.compile(r"^\s*(?:\[\[?\s*)?(?:[\w\"'.-]+\.)?[\"']?" + re.escape(key) + r"[\"']?\s*(?:=|\]|\.)")
         table_hint = ".".join(path[:-1])
         start = 0
         if table_hint:

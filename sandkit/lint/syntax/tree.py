@@ -95,8 +95,7 @@ class PSeq(list[Any]):
         return (_rebuild_seq, (self.pos, list(self), self.item_pos))
 
 
-def _rebuild_map(pos: Pos, items: dict[Any, Any], key_pos: dict[Any, Pos],
-                 value_pos: dict[Any, Pos]) -> PMap:
+def _rebuild_map(pos: Pos, items: dict[Any, Any], key_pos: dict[Any, Pos], value_pos: dict[Any, Pos]) -> PMap:
     m = PMap(pos)
     m.update(items)
     m.key_pos.update(key_pos)

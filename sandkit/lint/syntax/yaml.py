@@ -163,7 +163,8 @@ class _Converter:
     def _fill_map(self, target: PMap, node: Any) -> None:
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge" or (
-                    key_node.value == "<<" and key_node.id == "scalar" and not key_node.style):
+                key_node.value == "<<" and key_node.id == "scalar" and not key_node.style
+            ):
                 self._merge(target, value_node)
                 continue
             key = self.convert(key_node)

@@ -12,8 +12,10 @@ CLAUDE = ".claude/settings.json"
 
 @pytest.mark.parametrize("event", ["SessionStart", "PreToolUse", "Stop", "UserPromptSubmit"])
 def test_claude_hooks_of_type_command_on_any_event(event: str) -> None:
-    text = ('{"hooks": {"EVENT": [{"matcher": "*", "hooks": [\n'
-            '  {"type": "command", "command": "bash .claude/boot.sh"}]}]}}').replace("EVENT", event)
+    text = (
+        '{"hooks": {"EVENT": [{"matcher": "*", "hooks": [\n'
+        '  {"type": "command", "command": "bash .claude/boot.sh"}]}]}}'
+    ).replace("EVENT", event)
     findings = lint_text(CLAUDE, text)
     assert at(findings, "AA001") == [(2, 34)]
     assert event in findings[0].message and "bash .claude/boot.sh" in findings[0].message
@@ -27,16 +29,16 @@ def test_hooks_look_alikes() -> None:
 
 
 def test_helpers_and_status_line() -> None:
-    text = ('{"apiKeyHelper": "~/bin/key.sh",\n "awsAuthRefresh": "aws sso login",\n'
-            ' "statusLine": {"type": "command", "command": ".claude/status.sh"}}')
+    text = (
+        '{"apiKeyHelper": "~/bin/key.sh",\n "awsAuthRefresh": "aws sso login",\n'
+        ' "statusLine": {"type": "command", "command": ".claude/status.sh"}}'
+    )
     assert at(lint_text(".claude/settings.local.json", text), "AA002") == [(1, 18), (2, 20), (3, 47)]
-    assert at(lint_text(CLAUDE, '{"apiKeyHelper": "", "statusLine": {"type": "static"}}'),
-              "AA002") == []
+    assert at(lint_text(CLAUDE, '{"apiKeyHelper": "", "statusLine": {"type": "static"}}'), "AA002") == []
 
 
 def test_enable_all_project_mcp_servers() -> None:
-    findings = lint_text(CLAUDE, '{"enableAllProjectMcpServers": true,\n'
-                                 ' "enabledMcpjsonServers": ["github"]}')
+    findings = lint_text(CLAUDE, '{"enableAllProjectMcpServers": true,\n "enabledMcpjsonServers": ["github"]}')
     assert at(findings, "AA003") == [(1, 32), (2, 27)]
     assert at(lint_text(CLAUDE, '{"enableAllProjectMcpServers": false}'), "AA003") == []
 
@@ -49,8 +51,7 @@ def test_blanket_allow_rules(entry: str) -> None:
 
 @pytest.mark.parametrize("entry", ["Bash(npm test:*)", "Bash(pytest *)", "Read", "Edit(src/**)"])
 def test_narrow_allow_rules(entry: str) -> None:
-    text = '{"permissions": {"allow": ["ENTRY"], "defaultMode": "acceptEdits"}}'.replace(
-        "ENTRY", entry)
+    text = '{"permissions": {"allow": ["ENTRY"], "defaultMode": "acceptEdits"}}'.replace("ENTRY", entry)
     assert at(lint_text(CLAUDE, text), "AA004") == []
 
 
@@ -75,17 +76,20 @@ def test_vscode_folder_open_task() -> None:
     findings = lint_text(".vscode/tasks.json", TASKS)
     assert at(findings, "AA005") == [(7, 30)]
     assert "node .vscode/setup.js" in findings[0].message
-    assert at(lint_text(".vscode/tasks.json", TASKS.replace("folderOpen", "default")),
-              "AA005") == []
+    assert at(lint_text(".vscode/tasks.json", TASKS.replace("folderOpen", "default")), "AA005") == []
 
 
 def test_vscode_trust_and_auto_approve() -> None:
-    text = ('{"task.allowAutomaticTasks": "on", "security.workspace.trust.enabled": false,\n'
-            ' "chat.tools.autoApprove": true, "chat.tools.terminal.autoApprove": {"/.*/": true,'
-            ' "npm test": true}}')
+    text = (
+        '{"task.allowAutomaticTasks": "on", "security.workspace.trust.enabled": false,\n'
+        ' "chat.tools.autoApprove": true, "chat.tools.terminal.autoApprove": {"/.*/": true,'
+        ' "npm test": true}}'
+    )
     assert len(at(lint_text(".vscode/settings.json", text), "AA006")) == 4
-    safe = ('{"task.allowAutomaticTasks": "off", "security.workspace.trust.enabled": true,'
-            ' "chat.tools.terminal.autoApprove": {"npm test": true}}')
+    safe = (
+        '{"task.allowAutomaticTasks": "off", "security.workspace.trust.enabled": true,'
+        ' "chat.tools.terminal.autoApprove": {"npm test": true}}'
+    )
     assert at(lint_text(".vscode/settings.json", safe), "AA006") == []
 
 
@@ -95,38 +99,52 @@ def test_codex_and_gemini_settings() -> None:
     assert [f.severity for f in findings if f.rule == "AA007"] == ["medium", "high"]
     safe = 'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n'
     assert at(lint_text(".codex/config.toml", safe), "AA007") == []
-    assert len(at(lint_text(".gemini/settings.json", '{"tools": {"autoAccept": true}}'),
-                  "AA007")) == 1
+    assert len(at(lint_text(".gemini/settings.json", '{"tools": {"autoAccept": true}}'), "AA007")) == 1
 
 
-@pytest.mark.parametrize("line", [
-    'claude -p "fix" --dangerously-skip-permissions',
-    "claude --permission-mode bypassPermissions -p x",
-    "codex exec --sandbox danger-full-access x", "codex --full-auto x",
-    "codex exec --dangerously-bypass-approvals-and-sandbox x", "codex -a never exec x",
-    "gemini -y -p x", "gemini --approval-mode=yolo", "aider --yes-always --message x",
-    "npx -y @anthropic-ai/claude-code --dangerously-skip-permissions",
-    "sudo -E claude --dangerously-skip-permissions",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'claude -p "fix" --dangerously-skip-permissions',
+        "claude --permission-mode bypassPermissions -p x",
+        "codex exec --sandbox danger-full-access x",
+        "codex --full-auto x",
+        "codex exec --dangerously-bypass-approvals-and-sandbox x",
+        "codex -a never exec x",
+        "gemini -y -p x",
+        "gemini --approval-mode=yolo",
+        "aider --yes-always --message x",
+        "npx -y @anthropic-ai/claude-code --dangerously-skip-permissions",
+        "sudo -E claude --dangerously-skip-permissions",
+    ],
+)
 def test_approval_skipping_flags_in_scripts(line: str) -> None:
     findings = lint_text("scripts/agent.sh", f"#!/bin/sh\nset -e\n{line}\n")
     assert len(at(findings, "AA008")) == 1
     assert next(f.severity for f in findings if f.rule == "AA008") == "high"
 
 
-@pytest.mark.parametrize("line", [
-    "apt-get install -y curl", "claude -p 'review' --permission-mode acceptEdits",
-    "codex exec --sandbox workspace-write x", "echo --dangerously-skip-permissions",
-    "# claude --dangerously-skip-permissions", "gemini --approval-mode auto_edit -p x",
-    "rm -f build && make -y",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "apt-get install -y curl",
+        "claude -p 'review' --permission-mode acceptEdits",
+        "codex exec --sandbox workspace-write x",
+        "echo --dangerously-skip-permissions",
+        "# claude --dangerously-skip-permissions",
+        "gemini --approval-mode auto_edit -p x",
+        "rm -f build && make -y",
+    ],
+)
 def test_flag_look_alikes(line: str) -> None:
     assert at(lint_text("scripts/agent.sh", f"#!/bin/sh\n{line}\n"), "AA008") == []
 
 
 def test_flags_in_workflows_package_json_and_containers() -> None:
-    workflow = ("on: push\npermissions: {}\njobs:\n  a:\n    runs-on: x\n    steps:\n"
-                "      - run: claude -p fix --dangerously-skip-permissions\n")
+    workflow = (
+        "on: push\npermissions: {}\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+        "      - run: claude -p fix --dangerously-skip-permissions\n"
+    )
     assert len(at(lint_text(".github/workflows/agent.yml", workflow), "AA008")) == 1
     package = '{"scripts": {"agent": "codex --full-auto \\"fix\\"", "test": "jest"}}'
     assert len(at(lint_text("package.json", package), "AA008")) == 1

@@ -24,18 +24,22 @@ jobs:
 
 
 def test_workflow_and_job_level_env_from_secrets() -> None:
-    text = ("on: push\npermissions: {contents: read}\nenv:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n"
-            "jobs:\n  a:\n    runs-on: x\n    env:\n      GH: ${{ secrets.GITHUB_TOKEN }}\n"
-            "    steps:\n      - run: make\n        env:\n          K: ${{ secrets.KEY }}\n")
+    text = (
+        "on: push\npermissions: {contents: read}\nenv:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n"
+        "jobs:\n  a:\n    runs-on: x\n    env:\n      GH: ${{ secrets.GITHUB_TOKEN }}\n"
+        "    steps:\n      - run: make\n        env:\n          K: ${{ secrets.KEY }}\n"
+    )
     findings = lint_text(WF, text)
     assert at(findings, "CS001") == [(4, 14), (9, 11)]
     assert [f.severity for f in findings if f.rule == "CS001"] == ["medium", "low"]
 
 
 def test_secrets_inherit_remote_and_local() -> None:
-    text = ("on: push\npermissions: {}\njobs:\n  a:\n    uses: org/x/.github/workflows/r.yml@v1\n"
-            "    secrets: inherit\n  b:\n    uses: ./.github/workflows/r.yml\n    secrets: inherit\n"
-            "  c:\n    uses: ./.github/workflows/r.yml\n    secrets:\n      T: ${{ secrets.T }}\n")
+    text = (
+        "on: push\npermissions: {}\njobs:\n  a:\n    uses: org/x/.github/workflows/r.yml@v1\n"
+        "    secrets: inherit\n  b:\n    uses: ./.github/workflows/r.yml\n    secrets: inherit\n"
+        "  c:\n    uses: ./.github/workflows/r.yml\n    secrets:\n      T: ${{ secrets.T }}\n"
+    )
     findings = lint_text(WF, text)
     assert at(findings, "CS002") == [(6, 14), (9, 14)]
     assert [f.severity for f in findings if f.rule == "CS002"] == ["medium", "low"]
@@ -47,11 +51,13 @@ def test_pull_request_target_checkout_of_head_with_secrets() -> None:
     assert "NPM_TOKEN" in next(f.message for f in findings if f.rule == "CS003")
 
 
-@pytest.mark.parametrize(("old", "new"), [
-    ("on: pull_request_target", "on: pull_request"),                   # trusted-by-design trigger
-    ("          ref: ${{ github.event.pull_request.head.sha }}\n",
-     "          ref: main\n"),                                          # the base branch
-])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("on: pull_request_target", "on: pull_request"),  # trusted-by-design trigger
+        ("          ref: ${{ github.event.pull_request.head.sha }}\n", "          ref: main\n"),  # the base branch
+    ],
+)
 def test_pull_request_target_look_alikes(old: str, new: str) -> None:
     findings = lint_text(WF, PRT.replace(old, new))
     assert at(findings, "CS003") == [] and at(findings, "CP003") == []
@@ -65,7 +71,8 @@ def test_checkout_of_head_without_secrets_is_permissions_only() -> None:
 
 def test_workflow_run_head_sha() -> None:
     text = PRT.replace("on: pull_request_target", "on:\n  workflow_run: {workflows: [ci]}").replace(
-        "github.event.pull_request.head.sha", "github.event.workflow_run.head_sha")
+        "github.event.pull_request.head.sha", "github.event.workflow_run.head_sha"
+    )
     assert len(at(lint_text(WF, text), "CS003")) == 1
 
 
@@ -89,12 +96,16 @@ jobs:
     findings = lint_text(WF, text)
     assert at(findings, "CS004") == [(10, 21), (11, 17)]
     assert [f.message for f in findings if f.rule == "CS004"] == [
-        "run step prints secrets.DEPLOY_KEY to the log", "run step writes TOKEN to a file"]
+        "run step prints secrets.DEPLOY_KEY to the log",
+        "run step writes TOKEN to a file",
+    ]
 
 
 def test_permissions_write_all_and_missing() -> None:
-    text = ("on: push\njobs:\n  a:\n    runs-on: x\n    permissions: write-all\n    steps: []\n"
-            "  b:\n    runs-on: x\n    steps: []\n  c:\n    uses: ./.github/workflows/r.yml\n")
+    text = (
+        "on: push\njobs:\n  a:\n    runs-on: x\n    permissions: write-all\n    steps: []\n"
+        "  b:\n    runs-on: x\n    steps: []\n  c:\n    uses: ./.github/workflows/r.yml\n"
+    )
     findings = lint_text(WF, text)
     assert at(findings, "CP001") == [(2, 1), (5, 18)]
     assert [f.severity for f in findings if f.rule == "CP001"] == ["low", "high"]
@@ -109,8 +120,10 @@ def test_permissions_set_everywhere_are_fine() -> None:
 
 
 def test_workflow_level_write_scope_with_several_jobs() -> None:
-    text = ("on: push\npermissions:\n  contents: write\n  pull-requests: read\njobs:\n"
-            "  test:\n    runs-on: x\n    steps: []\n  release:\n    runs-on: x\n    steps: []\n")
+    text = (
+        "on: push\npermissions:\n  contents: write\n  pull-requests: read\njobs:\n"
+        "  test:\n    runs-on: x\n    steps: []\n  release:\n    runs-on: x\n    steps: []\n"
+    )
     assert at(lint_text(WF, text), "CP002") == [(3, 3)]
     one_job = text.split("  release:")[0]
     assert at(lint_text(WF, one_job), "CP002") == []

@@ -16,38 +16,64 @@ def kit(egress: str = "allowlist", allow: str = "[]") -> str:
 def test_open_egress() -> None:
     assert at(lint_text("kits/a.yaml", kit("open")), "EG001") == [(5, 11)]
     assert at(lint_text("kits/a.yaml", kit("none")), "EG001") == []
-    policy = ("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: n}\n"
-              "spec:\n  policyTypes: [Egress]\n  egress:\n    - {}\n")
+    policy = (
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: n}\n"
+        "spec:\n  policyTypes: [Egress]\n  egress:\n    - {}\n"
+    )
     assert at(lint_text("np.yaml", policy), "EG001") == [(7, 7)]
 
 
-@pytest.mark.parametrize(("entry", "bad"), [
-    ('"*"', True), ('"*.*"', True), ('"*.com"', True), ('"api.*.com"', True),
-    ("0.0.0.0/0", True), ('"*:443"', True), ('"*.github.com"', False),
-    ("github.com:443", False), ('"*.githubusercontent.com"', False),
-])
+@pytest.mark.parametrize(
+    ("entry", "bad"),
+    [
+        ('"*"', True),
+        ('"*.*"', True),
+        ('"*.com"', True),
+        ('"api.*.com"', True),
+        ("0.0.0.0/0", True),
+        ('"*:443"', True),
+        ('"*.github.com"', False),
+        ("github.com:443", False),
+        ('"*.githubusercontent.com"', False),
+    ],
+)
 def test_wildcards(entry: str, bad: bool) -> None:
     found = at(lint_text("kits/a.yaml", kit(allow=f"[{entry}]")), "EG002")
     assert bool(found) == bad
 
 
-@pytest.mark.parametrize(("entry", "hits"), [
-    ("10.0.0.0/8", 1), ("192.168.1.10", 1), ("127.0.0.1:5432", 1), ("203.0.113.7", 1),
-    ('"[::1]:8080"', 1), ("api.example.com", 0), ("169.254.169.254", 0), ("0.0.0.0/0", 0),
-    ("v1.2.3.example.com", 0),
-])
+@pytest.mark.parametrize(
+    ("entry", "hits"),
+    [
+        ("10.0.0.0/8", 1),
+        ("192.168.1.10", 1),
+        ("127.0.0.1:5432", 1),
+        ("203.0.113.7", 1),
+        ('"[::1]:8080"', 1),
+        ("api.example.com", 0),
+        ("169.254.169.254", 0),
+        ("0.0.0.0/0", 0),
+        ("v1.2.3.example.com", 0),
+    ],
+)
 def test_ip_entries(entry: str, hits: int) -> None:
     assert len(at(lint_text("kits/a.yaml", kit(allow=f"[{entry}]")), "EG004")) == hits
 
 
-@pytest.mark.parametrize(("name", "text", "hits"), [
-    ("compose.yaml", "services:\n  aider:\n    image: paulgauthier/aider\n    network_mode: host\n", 1),
-    ("run.sh", "docker run --net=host ghcr.io/openhands/openhands:0.9\n", 1),
-    ("k8s.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: codex}\nspec:\n  hostNetwork: true\n"
-                 "  containers: [{name: codex, image: acme/codex-runner:1}]\n", 1),
-    ("compose.yaml", "services:\n  web:\n    image: nginx\n    network_mode: host\n", 0),
-    ("compose.yaml", "services:\n  claude:\n    image: acme/claude-code\n    network_mode: bridge\n",
-     0),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "hits"),
+    [
+        ("compose.yaml", "services:\n  aider:\n    image: paulgauthier/aider\n    network_mode: host\n", 1),
+        ("run.sh", "docker run --net=host ghcr.io/openhands/openhands:0.9\n", 1),
+        (
+            "k8s.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: codex}\nspec:\n  hostNetwork: true\n"
+            "  containers: [{name: codex, image: acme/codex-runner:1}]\n",
+            1,
+        ),
+        ("compose.yaml", "services:\n  web:\n    image: nginx\n    network_mode: host\n", 0),
+        ("compose.yaml", "services:\n  claude:\n    image: acme/claude-code\n    network_mode: bridge\n", 0),
+    ],
+)
 def test_agent_on_host_network(name: str, text: str, hits: int) -> None:
     assert len(at(lint_text(name, text), "EG003")) == hits

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from tests.lint.helpers import lint_files
 
-HOOK = ('{"hooks": {"SessionStart": [{"hooks": [{"type": "command", '
-        '"command": "bash .claude/x.sh"}]}]}}')
+HOOK = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash .claude/x.sh"}]}]}}'
 SOCKET = "services:\n  app:\n    image: x\n    volumes: ['/var/run/docker.sock:/s']\n"
 PRIVILEGED = "services:\n  app:\n    image: x\n    privileged: true\n"
 
@@ -35,7 +34,6 @@ def test_either_half_alone_is_not_escalated() -> None:
 
 
 def test_a_suppressed_half_does_not_escalate() -> None:
-    suppressed = SOCKET.replace("    volumes:", "    # sandkit: ignore[RS001] CI image builder\n"
-                                               "    volumes:")
+    suppressed = SOCKET.replace("    volumes:", "    # sandkit: ignore[RS001] CI image builder\n    volumes:")
     found = _by_rule({".claude/settings.json": HOOK, "compose.yaml": suppressed})
     assert "RS001" not in found and found["AA001"][0] == "high"

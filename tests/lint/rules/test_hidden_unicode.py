@@ -15,8 +15,8 @@ def tags(text: str) -> str:
     return "".join(chr(0xE0000 + ord(c)) for c in text)
 
 
-FLAG_ENGLAND = "\U0001F3F4" + tags("gbeng") + "\U000E007F"
-FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467"
+FLAG_ENGLAND = "\U0001f3f4" + tags("gbeng") + "\U000e007f"
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
 
 
 def test_tag_characters_are_decoded() -> None:

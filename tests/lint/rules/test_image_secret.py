@@ -10,9 +10,11 @@ TOKEN = "ghp" + "_" + "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8Ke"
 
 
 def test_env_and_arg_with_secret_names_in_every_stage() -> None:
-    text = ("FROM node:22 AS build\nARG NPM_TOKEN\nARG DB_PASSWORD=Vq8xR2mN5tLw\n"
-            "FROM alpine\nENV API_KEY=${API_KEY} LOG=info\nENV LEGACY_SECRET value123\n"
-            f"ENV GH={TOKEN}\n")
+    text = (
+        "FROM node:22 AS build\nARG NPM_TOKEN\nARG DB_PASSWORD=Vq8xR2mN5tLw\n"
+        "FROM alpine\nENV API_KEY=${API_KEY} LOG=info\nENV LEGACY_SECRET value123\n"
+        f"ENV GH={TOKEN}\n"
+    )
     findings = lint_text("Dockerfile", text)
     assert at(findings, "IS001") == [(2, 5), (3, 5), (5, 5), (6, 5), (7, 8)]
     severities = [f.severity for f in findings if f.rule == "IS001"]
@@ -20,27 +22,47 @@ def test_env_and_arg_with_secret_names_in_every_stage() -> None:
     assert "build stage 2" in findings[2].message
 
 
-@pytest.mark.parametrize("line", [
-    "ENV GPG_KEY A035C8C19219BA821ECEA86B64E628F8D684696D",  # python images: a fingerprint
-    'ENV API_KEY=""', "ENV PUBLIC_KEY=/etc/app/pub.pem", "ARG CACHE_KEY=v2", "ENV TOKENS=5",
-    "# ENV API_KEY=Vq8xR2mN5tLw", "RUN --mount=type=secret,id=npm_token npm ci",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ENV GPG_KEY A035C8C19219BA821ECEA86B64E628F8D684696D",  # python images: a fingerprint
+        'ENV API_KEY=""',
+        "ENV PUBLIC_KEY=/etc/app/pub.pem",
+        "ARG CACHE_KEY=v2",
+        "ENV TOKENS=5",
+        "# ENV API_KEY=Vq8xR2mN5tLw",
+        "RUN --mount=type=secret,id=npm_token npm ci",
+    ],
+)
 def test_env_look_alikes(line: str) -> None:
     assert at(lint_text("Dockerfile", f"FROM alpine\n{line}\n"), "IS001") == []
 
 
-@pytest.mark.parametrize("line", [
-    "COPY .env /app/.env", "ADD id_rsa /root/.ssh/id_rsa", "COPY [\"certs/server.key\", \"/k\"]",
-    "COPY --chown=app .npmrc ./", "COPY .aws/ /root/.aws/", "COPY config/.env.production .",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "COPY .env /app/.env",
+        "ADD id_rsa /root/.ssh/id_rsa",
+        'COPY ["certs/server.key", "/k"]',
+        "COPY --chown=app .npmrc ./",
+        "COPY .aws/ /root/.aws/",
+        "COPY config/.env.production .",
+    ],
+)
 def test_secret_files_copied(line: str) -> None:
     assert len(at(lint_text("Dockerfile", f"FROM alpine\n{line}\n"), "IS002")) == 1
 
 
-@pytest.mark.parametrize("line", [
-    "COPY .env.example /app/.env", "COPY --from=build /root/.ssh/id_rsa /x",
-    "COPY id_ed25519.pub /etc/keys/", "COPY environment.yml .", "COPY keys.py /app/",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "COPY .env.example /app/.env",
+        "COPY --from=build /root/.ssh/id_rsa /x",
+        "COPY id_ed25519.pub /etc/keys/",
+        "COPY environment.yml .",
+        "COPY keys.py /app/",
+    ],
+)
 def test_copy_look_alikes(line: str) -> None:
     assert at(lint_text("Dockerfile", f"FROM alpine\n{line}\n"), "IS002") == []
 
@@ -54,8 +76,7 @@ def test_context_copy_without_dockerignore() -> None:
     assert "no .dockerignore" in findings[0].message
 
 
-@pytest.mark.parametrize("ignore", [".env\n", ".env*\n", "**/.env*\n", "*\n!src\n",
-                                    "# secrets\n/.env\n.env.*\n"])
+@pytest.mark.parametrize("ignore", [".env\n", ".env*\n", "**/.env*\n", "*\n!src\n", "# secrets\n/.env\n.env.*\n"])
 def test_dockerignore_that_keeps_env_out(ignore: str) -> None:
     assert at(lint_files({"Dockerfile": DOCKERFILE, ".dockerignore": ignore}), "IS003") == []
 

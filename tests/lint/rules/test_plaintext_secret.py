@@ -47,21 +47,24 @@ def test_known_format_in_markdown_yaml_and_private_key() -> None:
     assert at(lint_text("config.yaml", f"db: {url}\n"), "PS001") == [(1, 5)]
 
 
-@pytest.mark.parametrize("text", [
-    "AKIAIOSFODNN7EXAMPLE",                               # AWS's documented example
-    "ghp" + "_" + "x" * 36,                               # placeholder run
-    "ghp" + "_" + "abcdefghijklmnopqrstuvwxyz0123456789",  # counting sequence
-    "sk" + "-ant-api03-abcdefghijklmnopqrstuvwxyz",       # one character class
-    "-----BEGIN " + "PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",  # no key material
-    "postgres://user:${DB_PASSWORD}@db/app",              # reference
-    "postgres://postgres:postgres@localhost/app",         # password equals user
-    "https://user:<password>@example.com",                # placeholder
-    # the jwt.io sample token
-    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
-    "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
-    "sha256:" + "ab" * 32,                                # image digest
-    "risk-assessment-framework-document-v2",             # "sk-" inside a word
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AKIAIOSFODNN7EXAMPLE",  # AWS's documented example
+        "ghp" + "_" + "x" * 36,  # placeholder run
+        "ghp" + "_" + "abcdefghijklmnopqrstuvwxyz0123456789",  # counting sequence
+        "sk" + "-ant-api03-abcdefghijklmnopqrstuvwxyz",  # one character class
+        "-----BEGIN " + "PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",  # no key material
+        "postgres://user:${DB_PASSWORD}@db/app",  # reference
+        "postgres://postgres:postgres@localhost/app",  # password equals user
+        "https://user:<password>@example.com",  # placeholder
+        # the jwt.io sample token
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
+        "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        "sha256:" + "ab" * 32,  # image digest
+        "risk-assessment-framework-document-v2",  # "sk-" inside a word
+    ],
+)
 def test_look_alikes_are_not_findings(text: str) -> None:
     assert at(lint_text("notes.md", f"value: {text}\n"), "PS001") == []
 
@@ -70,7 +73,7 @@ def test_dockerfile_env_and_mcp_env_are_left_to_their_own_rules() -> None:
     docker = f"FROM alpine\nENV TOKEN={REAL['GitHub token']}\nRUN echo {REAL['npm token']}\n"
     findings = lint_text("Dockerfile", docker)
     assert at(findings, "PS001") == [(3, 10)] and at(findings, "IS001")
-    mcp = ('{"mcpServers": {"a": {"command": "x", "env": {"T": "' + REAL["GitHub token"] + '"}}}}')
+    mcp = '{"mcpServers": {"a": {"command": "x", "env": {"T": "' + REAL["GitHub token"] + '"}}}}'
     findings = lint_text(".mcp.json", mcp)
     assert at(findings, "PS001") == [] and at(findings, "AM003")
 
@@ -89,30 +92,42 @@ def test_extra_secret_patterns_from_the_config() -> None:
     assert [(f.line, f.column) for f in result.findings] == [(1, 12)]
 
 
-@pytest.mark.parametrize(("name", "text", "where"), [
-    ("app/.env", "DB_PASSWORD=Vq8xR2mN5tLw\n", [(1, 13)]),
-    ("compose.yaml", "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: Vq8xR2mN5tLw\n",
-     [(4, 26)]),
-    ("settings.json", '{"auth": {"clientSecret": "Vq8xR2mN5tLw9"}}', [(1, 27)]),
-    ("config.toml", 'api_key = "Vq8xR2mN5tLw9"\n', [(1, 1)]),  # TOML values: line only
-    ("run.sh", "export GITHUB_TOKEN=Vq8xR2mN5tLw9\n", [(1, 8)]),
-    ("k8s/pod.yaml", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      env:\n"
-     "        - name: DB_PASS\n          value: Vq8xR2mN5tLw\n", [(8, 18)]),
-    ("project/.npmrc", "//registry.example.com/:_authToken=Vq8xR2mN5tLw9\n", [(1, 36)]),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("app/.env", "DB_PASSWORD=Vq8xR2mN5tLw\n", [(1, 13)]),
+        ("compose.yaml", "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: Vq8xR2mN5tLw\n", [(4, 26)]),
+        ("settings.json", '{"auth": {"clientSecret": "Vq8xR2mN5tLw9"}}', [(1, 27)]),
+        ("config.toml", 'api_key = "Vq8xR2mN5tLw9"\n', [(1, 1)]),  # TOML values: line only
+        ("run.sh", "export GITHUB_TOKEN=Vq8xR2mN5tLw9\n", [(1, 8)]),
+        (
+            "k8s/pod.yaml",
+            "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      env:\n"
+            "        - name: DB_PASS\n          value: Vq8xR2mN5tLw\n",
+            [(8, 18)],
+        ),
+        ("project/.npmrc", "//registry.example.com/:_authToken=Vq8xR2mN5tLw9\n", [(1, 36)]),
+    ],
+)
 def test_secret_named_literals(name: str, text: str, where: list[tuple[int, int]]) -> None:
     assert at(lint_text(name, text), "PS002") == where
 
 
-@pytest.mark.parametrize(("name", "text"), [
-    ("app/.env", "DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=\nTOKEN=changeme\nSECRET=<secret>\n"),
-    ("app/.env.example", "OPENAI_API_KEY=your-api-key-here\nPASSWORD=xxxxxxxx\n"),
-    ("ci.yml", "cache:\n  key: ${{ runner.os }}-pip-abc123\n  primary_key: abcdef1234\n"),
-    ("compose.yaml", "services:\n  a:\n    environment:\n      TOKEN_FILE: /run/secrets/token\n"
-     "      API_KEY: API_KEY_FROM_ENV\n      PASSWORD_HASH: 5f4dcc3b5aa765d61d8327deb882cf99\n"),
-    ("settings.json", '{"publicKey": "pk_test_abc123def456", "token": "the token used by CI"}'),
-    ("config.toml", 'password = true\nmax_tokens = 4096\nsecret = "op://vault/item/field"\n'),
-])
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("app/.env", "DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=\nTOKEN=changeme\nSECRET=<secret>\n"),
+        ("app/.env.example", "OPENAI_API_KEY=your-api-key-here\nPASSWORD=xxxxxxxx\n"),
+        ("ci.yml", "cache:\n  key: ${{ runner.os }}-pip-abc123\n  primary_key: abcdef1234\n"),
+        (
+            "compose.yaml",
+            "services:\n  a:\n    environment:\n      TOKEN_FILE: /run/secrets/token\n"
+            "      API_KEY: API_KEY_FROM_ENV\n      PASSWORD_HASH: 5f4dcc3b5aa765d61d8327deb882cf99\n",
+        ),
+        ("settings.json", '{"publicKey": "pk_test_abc123def456", "token": "the token used by CI"}'),
+        ("config.toml", 'password = true\nmax_tokens = 4096\nsecret = "op://vault/item/field"\n'),
+    ],
+)
 def test_secret_named_look_alikes(name: str, text: str) -> None:
     assert at(lint_text(name, text), "PS002") == []
 
@@ -124,22 +139,32 @@ def test_planted_token_is_found_anywhere(before: str, after: str) -> None:
     token = REAL["GitHub token"]
     text = f"{before} {token} {after}"
     found = [t for t in find_tokens(text) if t.kind == "GitHub token"]
-    assert any(text[t.start:t.end] == token for t in found)
+    assert any(text[t.start : t.end] == token for t in found)
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=500))
 def test_finder_accepts_any_text(text: str) -> None:
     for token in find_tokens(text):
-        assert text[token.start:token.end] == token.text
+        assert text[token.start : token.end] == token.text
         assert credential_kind(token.text) is not None
 
 
-@pytest.mark.parametrize("text", [
-    "a" * 300_000, "sk-" * 100_000, "eyJ" * 100_000 + ".", "x://" + ":" * 300_000 + "@",
-    "ghp_" + "A" * 300_000, "-----BEGIN " * 30_000, "AKIA" * 80_000, "@" * 300_000,
-    ("DB_PASSWORD=" + "a" * 50 + "\n") * 5_000,
-], ids=["letters", "sk", "jwt", "url", "ghp", "pem", "akia", "at", "env-lines"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 300_000,
+        "sk-" * 100_000,
+        "eyJ" * 100_000 + ".",
+        "x://" + ":" * 300_000 + "@",
+        "ghp_" + "A" * 300_000,
+        "-----BEGIN " * 30_000,
+        "AKIA" * 80_000,
+        "@" * 300_000,
+        ("DB_PASSWORD=" + "a" * 50 + "\n") * 5_000,
+    ],
+    ids=["letters", "sk", "jwt", "url", "ghp", "pem", "akia", "at", "env-lines"],
+)
 def test_adversarial_input_stays_fast(text: str) -> None:
     start = time.perf_counter()
     list(find_tokens(text))
@@ -155,7 +180,9 @@ def test_identifier_values_are_names_not_secrets() -> None:
 
 
 def test_request_ids_and_paths_under_token_names() -> None:
-    text = ('{"ChangeToken": "abcdef01-2345-6789-abcd-ef0123456789",\n'
-            ' "S3Key": "my-app/5026-stage.war", "result_key": "PublicIpv4Pools",\n'
-            ' "HEROKU_API_KEY": "01234567-89ab-cdef-0123-456789abcdef"}')
+    text = (
+        '{"ChangeToken": "abcdef01-2345-6789-abcd-ef0123456789",\n'
+        ' "S3Key": "my-app/5026-stage.war", "result_key": "PublicIpv4Pools",\n'
+        ' "HEROKU_API_KEY": "01234567-89ab-cdef-0123-456789abcdef"}'
+    )
     assert at(lint_text("data/examples-1.json", text), "PS002") == [(3, 20)]

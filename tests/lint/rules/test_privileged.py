@@ -10,50 +10,96 @@ from tests.lint.helpers import at, lint_text, rules_of
 POD = "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n{spec}"
 
 
-@pytest.mark.parametrize(("name", "text", "rule", "where"), [
-    ("compose.yaml", "services:\n  a:\n    privileged: true\n", "PV001", [(3, 17)]),
-    ("k8s.yaml", POD.format(spec="  containers:\n    - name: a\n      securityContext:\n"
-                                 "        privileged: true\n"), "PV001", [(8, 21)]),
-    (".devcontainer/devcontainer.json", '{"privileged": true}', "PV001", [(1, 16)]),
-    ("run.sh", "docker run --privileged img\n", "PV001", [(1, 12)]),
-    ("compose.yaml", "services:\n  a:\n    pid: host\n    ipc: host\n", "PV002",
-     [(3, 10), (4, 10)]),
-    ("k8s.yaml", POD.format(spec="  hostNetwork: true\n  hostPID: true\n  containers: []\n"),
-     "PV002", [(5, 16), (6, 12)]),
-    ("run.sh", "podman run --pid=host --network host img\n", "PV002", [(1, 18), (1, 33)]),
-    ("compose.yaml", "services:\n  a:\n    cap_add: [NET_ADMIN, CAP_SYS_ADMIN, chown]\n",
-     "PV003", [(3, 15), (3, 26)]),
-    ("k8s.yaml", POD.format(spec="  containers:\n    - name: a\n      securityContext:\n"
-                                 "        capabilities: {add: [ALL]}\n"), "PV003", [(8, 30)]),
-    ("compose.yaml", "services:\n  a:\n    security_opt: [seccomp:unconfined, 'apparmor=unconfined']\n",
-     "PV004", [(3, 20), (3, 40)]),
-    ("k8s.yaml", POD.format(spec="  securityContext:\n    seccompProfile: {type: Unconfined}\n"
-                                 "  containers: []\n"), "PV004", [(6, 28)]),
-    ("k8s.yaml", POD.format(spec="  containers:\n    - name: a\n      securityContext:\n"
-                                 "        allowPrivilegeEscalation: true\n"), "PV005", [(8, 35)]),
-    (".devcontainer/devcontainer.json",
-     '{"features": {"ghcr.io/devcontainers/features/docker-in-docker:2": {}}}', "PV006",
-     [(1, 15)]),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "rule", "where"),
+    [
+        ("compose.yaml", "services:\n  a:\n    privileged: true\n", "PV001", [(3, 17)]),
+        (
+            "k8s.yaml",
+            POD.format(spec="  containers:\n    - name: a\n      securityContext:\n        privileged: true\n"),
+            "PV001",
+            [(8, 21)],
+        ),
+        (".devcontainer/devcontainer.json", '{"privileged": true}', "PV001", [(1, 16)]),
+        ("run.sh", "docker run --privileged img\n", "PV001", [(1, 12)]),
+        ("compose.yaml", "services:\n  a:\n    pid: host\n    ipc: host\n", "PV002", [(3, 10), (4, 10)]),
+        (
+            "k8s.yaml",
+            POD.format(spec="  hostNetwork: true\n  hostPID: true\n  containers: []\n"),
+            "PV002",
+            [(5, 16), (6, 12)],
+        ),
+        ("run.sh", "podman run --pid=host --network host img\n", "PV002", [(1, 18), (1, 33)]),
+        (
+            "compose.yaml",
+            "services:\n  a:\n    cap_add: [NET_ADMIN, CAP_SYS_ADMIN, chown]\n",
+            "PV003",
+            [(3, 15), (3, 26)],
+        ),
+        (
+            "k8s.yaml",
+            POD.format(
+                spec="  containers:\n    - name: a\n      securityContext:\n        capabilities: {add: [ALL]}\n"
+            ),
+            "PV003",
+            [(8, 30)],
+        ),
+        (
+            "compose.yaml",
+            "services:\n  a:\n    security_opt: [seccomp:unconfined, 'apparmor=unconfined']\n",
+            "PV004",
+            [(3, 20), (3, 40)],
+        ),
+        (
+            "k8s.yaml",
+            POD.format(spec="  securityContext:\n    seccompProfile: {type: Unconfined}\n  containers: []\n"),
+            "PV004",
+            [(6, 28)],
+        ),
+        (
+            "k8s.yaml",
+            POD.format(
+                spec="  containers:\n    - name: a\n      securityContext:\n        allowPrivilegeEscalation: true\n"
+            ),
+            "PV005",
+            [(8, 35)],
+        ),
+        (
+            ".devcontainer/devcontainer.json",
+            '{"features": {"ghcr.io/devcontainers/features/docker-in-docker:2": {}}}',
+            "PV006",
+            [(1, 15)],
+        ),
+    ],
+)
 def test_positive(name: str, text: str, rule: str, where: list[tuple[int, int]]) -> None:
     assert at(lint_text(name, text), rule) == where
 
 
-@pytest.mark.parametrize(("name", "text"), [
-    ("compose.yaml", "services:\n  a:\n    privileged: false\n    command: echo --privileged\n"),
-    ("compose.yaml", "services:\n  a:\n    network_mode: 'service:b'\n    pid: 'container:b'\n"),
-    ("compose.yaml", "services:\n  a:\n    cap_add: [NET_BIND_SERVICE, CHOWN]\n"
-                     "    cap_drop: [ALL, SYS_ADMIN]\n"),
-    ("compose.yaml", "services:\n  a:\n    security_opt: [no-new-privileges:true, seccomp=./p.json]\n"),
-    ("k8s.yaml", POD.format(spec="  hostNetwork: false\n  containers:\n    - name: a\n"
-                                 "      securityContext: {allowPrivilegeEscalation: false,"
-                                 " seccompProfile: {type: RuntimeDefault}}\n")),
-    ("run.sh", "echo docker run --privileged\ndocker ps --filter network=host\n"),
-    (".devcontainer/devcontainer.json",
-     '{"features": {"ghcr.io/devcontainers/features/github-cli:1": {}},\n'
-     ' // "privileged": true\n "runArgs": ["--init"]}'),
-    ("README.md", "Set `privileged: true` and `--cap-add SYS_ADMIN` only on throwaway VMs.\n"),
-])
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("compose.yaml", "services:\n  a:\n    privileged: false\n    command: echo --privileged\n"),
+        ("compose.yaml", "services:\n  a:\n    network_mode: 'service:b'\n    pid: 'container:b'\n"),
+        ("compose.yaml", "services:\n  a:\n    cap_add: [NET_BIND_SERVICE, CHOWN]\n    cap_drop: [ALL, SYS_ADMIN]\n"),
+        ("compose.yaml", "services:\n  a:\n    security_opt: [no-new-privileges:true, seccomp=./p.json]\n"),
+        (
+            "k8s.yaml",
+            POD.format(
+                spec="  hostNetwork: false\n  containers:\n    - name: a\n"
+                "      securityContext: {allowPrivilegeEscalation: false,"
+                " seccompProfile: {type: RuntimeDefault}}\n"
+            ),
+        ),
+        ("run.sh", "echo docker run --privileged\ndocker ps --filter network=host\n"),
+        (
+            ".devcontainer/devcontainer.json",
+            '{"features": {"ghcr.io/devcontainers/features/github-cli:1": {}},\n'
+            ' // "privileged": true\n "runArgs": ["--init"]}',
+        ),
+        ("README.md", "Set `privileged: true` and `--cap-add SYS_ADMIN` only on throwaway VMs.\n"),
+    ],
+)
 def test_negative(name: str, text: str) -> None:
     assert not {r for r in rules_of(lint_text(name, text)) if r.startswith("PV")}
 

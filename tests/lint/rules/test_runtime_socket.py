@@ -17,8 +17,7 @@ WORKLOADS = {
     "CronJob": "spec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          {pod}",
     "PodTemplate": "template:\n  spec:\n    {pod}",
 }
-POD = ("{{containers: [{{name: a, image: b}}], volumes: [{{name: s, hostPath: "
-       "{{path: {path}}}}}]}}")
+POD = "{{containers: [{{name: a, image: b}}], volumes: [{{name: s, hostPath: {{path: {path}}}}}]}}"
 
 
 @pytest.mark.parametrize("kind", sorted(WORKLOADS))
@@ -28,39 +27,63 @@ def test_host_path_socket_in_every_workload_kind(kind: str) -> None:
     assert len(at(lint_text("k8s/x.yaml", text), "RS001")) == 1
 
 
-@pytest.mark.parametrize("source", [
-    "/var/run/docker.sock", "/run/docker.sock", "${DOCKER_SOCK:-/var/run/docker.sock}",
-    "/run/podman/podman.sock", "${XDG_RUNTIME_DIR}/podman/podman.sock",
-    "/run/user/1000/podman/podman.sock", "/var/run/crio/crio.sock", "~/.docker/run/docker.sock",
-    "$HOME/.colima/default/docker.sock", "/var/run", "/run", "/",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "/var/run/docker.sock",
+        "/run/docker.sock",
+        "${DOCKER_SOCK:-/var/run/docker.sock}",
+        "/run/podman/podman.sock",
+        "${XDG_RUNTIME_DIR}/podman/podman.sock",
+        "/run/user/1000/podman/podman.sock",
+        "/var/run/crio/crio.sock",
+        "~/.docker/run/docker.sock",
+        "$HOME/.colima/default/docker.sock",
+        "/var/run",
+        "/run",
+        "/",
+    ],
+)
 def test_compose_short_syntax_sockets_and_parents(source: str) -> None:
     text = f'services:\n  a:\n    volumes:\n      - "{source}:/x"\n'
     assert at(lint_text("compose.yaml", text), "RS001") == [(4, 9)]
 
 
-@pytest.mark.parametrize("source", [
-    "./docker.sock", "docker-sock", "/var/lib/app", "/srv/run", "${SOCK}", "/run-data",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "./docker.sock",
+        "docker-sock",
+        "/var/lib/app",
+        "/srv/run",
+        "${SOCK}",
+        "/run-data",
+    ],
+)
 def test_compose_look_alikes_are_not_sockets(source: str) -> None:
     text = f"services:\n  a:\n    volumes:\n      - {source}:/var/run/docker.sock\n"
     assert at(lint_text("compose.yaml", text), "RS001") == []
 
 
 def test_compose_long_syntax_and_socket_in_comment() -> None:
-    text = ("services:\n  a:\n    # - /var/run/docker.sock:/var/run/docker.sock\n"
-            "    volumes:\n      - type: bind\n        source: /var/run/docker.sock\n"
-            "        target: /s\n")
+    text = (
+        "services:\n  a:\n    # - /var/run/docker.sock:/var/run/docker.sock\n"
+        "    volumes:\n      - type: bind\n        source: /var/run/docker.sock\n"
+        "        target: /s\n"
+    )
     assert at(lint_text("compose.yaml", text), "RS001") == [(6, 17)]
 
 
 def test_devcontainer_mounts_run_args_and_workflow_services() -> None:
-    devcontainer = ('{"mounts": ["source=/var/run/docker.sock,target=/s,type=bind"],\n'
-                    ' "runArgs": ["--volume=/run/docker.sock:/s"]}')
+    devcontainer = (
+        '{"mounts": ["source=/var/run/docker.sock,target=/s,type=bind"],\n "runArgs": ["--volume=/run/docker.sock:/s"]}'
+    )
     assert len(at(lint_text(".devcontainer/devcontainer.json", devcontainer), "RS001")) == 2
-    workflow = ("on: push\njobs:\n  a:\n    runs-on: x\n    services:\n      d:\n"
-                "        image: docker:dind\n        options: --mount type=bind,src=/var/run,dst=/h\n"
-                "    steps: [{run: echo /var/run/docker.sock}]\n")
+    workflow = (
+        "on: push\njobs:\n  a:\n    runs-on: x\n    services:\n      d:\n"
+        "        image: docker:dind\n        options: --mount type=bind,src=/var/run,dst=/h\n"
+        "    steps: [{run: echo /var/run/docker.sock}]\n"
+    )
     assert at(lint_text(".github/workflows/w.yml", workflow), "RS001") == [(8, 26)]
 
 
@@ -74,23 +97,27 @@ def test_scripts_makefiles_and_dockerfile_volume() -> None:
 
 
 def test_kit_isolation_docker_and_files() -> None:
-    kit = ("apiVersion: sandkit/v1\nkind: Kit\nname: a\nisolation: {docker: host}\n"
-           "files: [{path: /x, source: /var/run/docker.sock}]\n")
+    kit = (
+        "apiVersion: sandkit/v1\nkind: Kit\nname: a\nisolation: {docker: host}\n"
+        "files: [{path: /x, source: /var/run/docker.sock}]\n"
+    )
     assert at(lint_text("kits/a.yaml", kit), "RS001") == [(4, 21), (5, 28)]
     safe = "apiVersion: sandkit/v1\nkind: Kit\nname: a\nisolation: {docker: rootless}\n"
     assert at(lint_text("kits/a.yaml", safe), "RS001") == []
 
 
-@pytest.mark.parametrize(("name", "text", "hits"), [
-    ("compose.yaml", "services:\n  a:\n    environment:\n      DOCKER_HOST: tcp://h:2375\n", 1),
-    ("compose.yaml", "services:\n  a:\n    environment: [DOCKER_HOST=unix:///var/run/docker.sock]\n",
-     1),
-    ("Dockerfile", "FROM x\nENV DOCKER_HOST tcp://docker:2376\n", 1),
-    (".env", "DOCKER_HOST=ssh://me@host\n", 1),
-    ("run.sh", "export DOCKER_HOST=tcp://10.0.0.2:2375\ndocker -H tcp://h:2375 run x\n", 2),
-    ("compose.yaml", "services:\n  a:\n    environment: {DOCKER_HOST_NOTE: tcp://x:2375}\n", 0),
-    ("run.sh", "echo DOCKER_HOST=tcp://h:2375\nunset DOCKER_HOST\n", 0),
-    (".env", "DOCKER_HOST=\n", 0),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "hits"),
+    [
+        ("compose.yaml", "services:\n  a:\n    environment:\n      DOCKER_HOST: tcp://h:2375\n", 1),
+        ("compose.yaml", "services:\n  a:\n    environment: [DOCKER_HOST=unix:///var/run/docker.sock]\n", 1),
+        ("Dockerfile", "FROM x\nENV DOCKER_HOST tcp://docker:2376\n", 1),
+        (".env", "DOCKER_HOST=ssh://me@host\n", 1),
+        ("run.sh", "export DOCKER_HOST=tcp://10.0.0.2:2375\ndocker -H tcp://h:2375 run x\n", 2),
+        ("compose.yaml", "services:\n  a:\n    environment: {DOCKER_HOST_NOTE: tcp://x:2375}\n", 0),
+        ("run.sh", "echo DOCKER_HOST=tcp://h:2375\nunset DOCKER_HOST\n", 0),
+        (".env", "DOCKER_HOST=\n", 0),
+    ],
+)
 def test_docker_host(name: str, text: str, hits: int) -> None:
     assert len(at(lint_text(name, text), "RS002")) == hits
