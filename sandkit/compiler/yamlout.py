@@ -84,7 +84,9 @@ def _double_quoted(value: str) -> str:
 def _literal(value: LiteralBlock, indent: str) -> str | None:
     """A ``|`` block for our own scripts, or None when the text cannot be one exactly."""
     lines = value.split("\n")
-    if not value.strip() or lines[0].startswith(" ") or not all(_LITERAL_LINE.fullmatch(line) for line in lines):
+    first = next((line for line in lines if line), "")
+    # A block's indentation is read from its first non-empty line, so that line must not start indented.
+    if not value.strip() or first.startswith(" ") or not all(_LITERAL_LINE.fullmatch(line) for line in lines):
         return None
     if any(line and not line.strip() for line in lines):
         return None  # a line of only spaces is ambiguous inside a block
