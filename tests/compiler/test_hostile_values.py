@@ -60,7 +60,7 @@ HOSTILE = (
     st.lists(
         st.one_of(
             st.sampled_from(BREAKERS),
-            st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=12),
+            st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=12),
         ),
         max_size=8,
     )

@@ -11,7 +11,7 @@ from ruamel.yaml import YAML
 
 from sandkit.compiler.yamlout import LiteralBlock, dump_yaml
 
-TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=20)
+TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=20)
 TRICKY = st.sampled_from(
     [
         "no",

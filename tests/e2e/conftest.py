@@ -44,7 +44,7 @@ from tests.e2e.helpers import (
 )
 
 #: The lower half of 198.18.0.0/15; tests/compiler/test_kubernetes_docker.py takes its networks from 198.19.
-OUTSIDE_POOL = ipaddress.ip_network("198.18.0.0/16")
+OUTSIDE_POOL = ipaddress.IPv4Network("198.18.0.0/16")
 #: Removes the project's containers, networks, volumes and the images it built (by their tags).
 CLEANUP = ["down -v --remove-orphans --rmi all --timeout 1"]
 
@@ -83,11 +83,11 @@ def _used_subnets() -> set[ipaddress.IPv4Network]:
     # not checked: a network removed between `ls` and `inspect` only drops out of the answer
     answer = run(["docker", "network", "inspect", *ids]).stdout if ids else ""
     info = json.loads(answer) if answer.strip() else []
-    used = set()
+    used: set[ipaddress.IPv4Network] = set()
     for network in info:
         for config in (network.get("IPAM") or {}).get("Config") or []:
             if "Subnet" in config and ":" not in config["Subnet"]:
-                used.add(ipaddress.ip_network(config["Subnet"]))
+                used.add(ipaddress.IPv4Network(config["Subnet"]))
     return used
 
 

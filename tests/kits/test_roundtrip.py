@@ -14,7 +14,7 @@ from sandkit.kits.loader import load_kit
 from sandkit.kits.model import Kit
 
 # Any Unicode but lone surrogates (not UTF-8) and NUL (refused by the loader: no program can receive it).
-TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=40).filter(
+TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40).filter(
     lambda t: credential_kind(t) is None
 )
 LABEL = st.from_regex(r"[a-z][a-z0-9]{0,10}", fullmatch=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from sandkit.lint.command import select_rules
@@ -25,7 +26,7 @@ def lint_tree(
     return result.findings
 
 
-def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> None:
     for rel, content in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,7 +36,7 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(content, encoding="utf-8")
 
 
-def lint_files(files: dict[str, str | bytes], select: tuple[str, ...] = ()) -> list[Finding]:
+def lint_files(files: Mapping[str, str | bytes], select: tuple[str, ...] = ()) -> list[Finding]:
     """Write ``files`` into a fresh folder and scan it."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
