@@ -1,6 +1,6 @@
 """``extends``: resolve parents (bundled presets or relative paths) and merge located trees.
 
-Merge rules (kit.md): mappings merge key by key, lists append with duplicates dropped and order
+Merge rules (docs/kit-format.md, "Merging"): mappings merge key by key, lists append with duplicates dropped and order
 kept, scalars are replaced, the kit itself last. Two refinements a user expects: list entries that
 carry an identity (secrets by ``name``, files by ``path``, ports by ``container``) replace an
 earlier entry with the same identity instead of sitting beside it, and ``agent.command`` is one

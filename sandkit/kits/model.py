@@ -1,4 +1,4 @@
-"""The kit model, version 1 (../shared/design/kit.md is the contract for every field name).
+"""The kit model, version 1: its field names are the format's contract (docs/kit-format.md lists them).
 
 Unknown keys are refused everywhere (``extra="forbid"``); the loader turns pydantic's errors into
 located problems. Defaults here are the secure ones: allowlist egress, non-root, read-only root.

@@ -1,5 +1,5 @@
 """Hostile free text goes in; every output still parses, has no extra instruction or key, and
-carries the value intact (targets.md: "cannot be steered by kit values")."""
+carries the value intact: no kit value can steer a generated file."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Machine-readable output in the shape lint.md fixes (version 1)."""
+"""Machine-readable output, version 1: `version`, `findings` and `summary` (tests/lint/test_reporters.py pins it)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""hidden-unicode HU001-HU003: positives, the not-findings the design names, and hypothesis
+"""hidden-unicode HU001-HU003: positives, the not-findings each rule's docstring names, and hypothesis
 properties of the detectors. Every invisible character here is written as an escape."""
 
 from __future__ import annotations
