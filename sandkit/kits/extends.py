@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from sandkit.errors import KitError, Location, Problem
-from sandkit.kits.yamlnodes import Node, load_yaml_nodes
+from sandkit.kits.files import FILE_SYSTEM, KitFiles, PathRefused
+from sandkit.kits.yamlnodes import Node
 
 PRESET_DIR = Path(__file__).parent / "presets"
 NOT_INHERITED = frozenset({"name", "kind", "description", "extends", "apiVersion"})
@@ -32,40 +33,36 @@ def _is_preset_ref(ref: str) -> bool:
     return "/" not in ref and not ref.endswith((".yaml", ".yml"))
 
 
-def _resolve(ref: str, node: Node, base: Path) -> tuple[Path, str]:
+def _resolve(ref: str, node: Node, base: Path, files: KitFiles) -> tuple[Path, str, KitFiles]:
+    """The parent ``ref`` names, how to show it, and where to read it (presets: the package)."""
     if _is_preset_ref(ref):
         candidate = PRESET_DIR / f"{ref}.yaml"
         if not candidate.is_file():
             raise KitError(
                 [Problem(node.loc, f"unknown preset {ref!r}", hint="bundled presets: " + ", ".join(preset_names()))]
             )
-        return candidate, f"preset:{ref}"
-    candidate = (base.parent / ref).resolve()
-    if not candidate.is_file():
-        raise KitError([Problem(node.loc, f"extended kit {ref!r} not found (looked for {candidate})")])
-    return candidate, _display(candidate)
-
-
-def _display(path: Path) -> str:
-    """Relative to the working folder when below it, absolute otherwise."""
+        return candidate, f"preset:{ref}", FILE_SYSTEM
     try:
-        return path.resolve().relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return path.as_posix()
+        candidate = files.resolve(base.parent, ref)
+    except PathRefused as exc:
+        raise KitError([Problem(node.loc, f"extends {ref!r}: {exc}")]) from None
+    if not files.is_file(candidate):
+        raise KitError([Problem(node.loc, f"extended kit {ref!r} not found (looked for {files.display(candidate)})")])
+    return candidate, files.display(candidate), files
 
 
-def load_merged(path: Path, display: str, chain: tuple[str, ...] = ()) -> Node:
+def load_merged(path: Path, display: str, chain: tuple[str, ...] = (), files: KitFiles = FILE_SYSTEM) -> Node:
     """Load ``path`` and everything it extends, merged, with every node's origin kept."""
-    key = str(path.resolve())
+    key = files.identity(path)
     if key in chain:
         names = [*chain, key]
         start = names.index(key)
-        cycle = " -> ".join(_display(Path(n)) for n in names[start:])
+        cycle = " -> ".join(files.display(Path(n)) for n in names[start:])
         raise KitError([Problem(Location(display), f"extends cycle: {cycle}")])
     if len(chain) >= MAX_CHAIN:
         raise KitError([Problem(Location(display), f"extends chain deeper than {MAX_CHAIN} files")])
-    root = load_yaml_nodes(path, display)
-    _rebase_paths(root, path.parent)
+    root = files.load_nodes(path, display)
+    _rebase_paths(root, path.parent, files)
     parents = root.value.get("extends")
     if parents is None:
         return root
@@ -77,9 +74,9 @@ def load_merged(path: Path, display: str, chain: tuple[str, ...] = ()) -> Node:
     merged: Node | None = None
     for ref_node in refs if isinstance(refs, list) else []:
         ref = ref_node.value
-        parent_path, parent_display = _resolve(ref, ref_node, path)
+        parent_path, parent_display, parent_files = _resolve(ref, ref_node, path, files)
         try:
-            parent = load_merged(parent_path, parent_display, (*chain, key))
+            parent = load_merged(parent_path, parent_display, (*chain, key), parent_files)
         except KitError as exc:
             note = f" (extended from {ref_node.loc})"
             raise KitError([Problem(p.location, p.message + note, p.hint) for p in exc.problems]) from None
@@ -119,7 +116,7 @@ def _identity(node: Node, identity: str | None) -> object:
     return None
 
 
-def _rebase_paths(root: Node, folder: Path) -> None:
+def _rebase_paths(root: Node, folder: Path, files: KitFiles) -> None:
     """Store paths declared relative to their own file as absolute, so they survive merging."""
     problems = []
     for pattern in RELATIVE_PATH_FIELDS:
@@ -129,7 +126,10 @@ def _rebase_paths(root: Node, folder: Path) -> None:
             if node.value.startswith("/") or "\\" in node.value:
                 problems.append(Problem(node.loc, f"{node.value!r} must be a path relative to the kit file"))
             else:
-                node.value = str((folder / node.value).resolve())
+                try:
+                    node.value = str(files.resolve(folder, node.value))
+                except PathRefused as exc:
+                    problems.append(Problem(node.loc, f"{node.value!r}: {exc}"))
     if problems:
         raise KitError(problems)
 

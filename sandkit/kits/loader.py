@@ -6,7 +6,7 @@ import difflib
 import hashlib
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from sandkit.errors import KitError, Location, Problem
 from sandkit.kits.extends import load_merged
+from sandkit.kits.files import FILE_SYSTEM, KitFiles
 from sandkit.kits.model import API_VERSION, Kit
 from sandkit.kits.yamlnodes import Node
 
@@ -30,16 +31,20 @@ class LoadedKit:
     path: Path
     display: str
     sha256: str
+    #: Where each value of the merged kit was written (its file: a path, or ``preset:NAME``).
+    origins: dict[PathKey, Location] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
 
-def load_kit(path: Path, *, allow_mixin: bool = True) -> LoadedKit:
-    """Load and validate ``path``; raise KitError listing every problem found."""
-    display = path.as_posix()
-    root = load_merged(path, display)
+def load_kit(
+    path: Path, *, allow_mixin: bool = True, files: KitFiles = FILE_SYSTEM, display: str | None = None
+) -> LoadedKit:
+    """Load and validate ``path`` (read through ``files``); raise KitError listing every problem found."""
+    display = display or path.as_posix()
+    root = load_merged(path, display, files=files)
     positions = _positions(root)
     data = root.plain()
     is_mixin = data.get("kind") == "Mixin"
@@ -57,9 +62,16 @@ def load_kit(path: Path, *, allow_mixin: bool = True) -> LoadedKit:
         raise KitError(
             [Problem(Location(display, 1, 1), "this file is a Mixin; only a Kit can be built (extend it from a Kit)")]
         )
-    _check_sources(kit, positions)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return LoadedKit(kit=kit, path=path.resolve(), display=display, sha256=digest)
+    _check_sources(kit, positions, files)
+    digest = hashlib.sha256(files.read_bytes(path)).hexdigest()
+    origins = {key: value_loc for key, (value_loc, _) in positions.items()}
+    return LoadedKit(
+        kit=kit,
+        path=path.resolve() if files is FILE_SYSTEM else path,
+        display=display,
+        sha256=digest,
+        origins=origins,
+    )
 
 
 def _mixin_placeholder(data: dict[str, Any]) -> Kit:
@@ -210,18 +222,18 @@ def _unknown_keys(
     return problems
 
 
-def _check_sources(kit: Kit, positions: dict[PathKey, tuple[Location, Location | None]]) -> None:
+def _check_sources(kit: Kit, positions: dict[PathKey, tuple[Location, Location | None]], files: KitFiles) -> None:
     """Files named by the kit must exist and be reasonably small."""
     problems = []
     named: list[tuple[PathKey, str]] = [(("files", i, "source"), f.source) for i, f in enumerate(kit.files) if f.source]
     named += [(("image", "ca_certificates", i), c) for i, c in enumerate(kit.image.ca_certificates)]
     for key, source in named:
         candidate = Path(source)
-        if not candidate.is_file():
+        if not files.is_file(candidate):
             problems.append(Problem(_locate(key, positions), f"{_dotted(key)}: file {source} not found"))
-        elif candidate.stat().st_size > MAX_SOURCE_BYTES:
+        elif files.size(candidate) > MAX_SOURCE_BYTES:
             problems.append(Problem(_locate(key, positions), f"{_dotted(key)}: file is larger than 8 MiB"))
-    if kit.workspace.source and not Path(kit.workspace.source).is_dir():
+    if kit.workspace.source and not files.is_dir(Path(kit.workspace.source)):
         key = ("workspace", "source")
         problems.append(Problem(_locate(key, positions), f"workspace.source: folder {kit.workspace.source} not found"))
     if problems:
