@@ -11,7 +11,8 @@ from pathlib import Path
 from sandkit.compiler.fidelity import Fidelity, table
 from sandkit.compiler.output import stale_diff, write_atomic
 from sandkit.compiler.plan import Plan, make_plan
-from sandkit.compiler.targets import REQUIRES, TARGETS, RenderContext, load_target
+from sandkit.compiler.target import Files, RenderContext
+from sandkit.compiler.targets import NAMES, REGISTRY, with_requirements
 from sandkit.errors import KitError, UsageError
 from sandkit.kits.discover import expand_kit_paths
 from sandkit.kits.loader import load_kit
@@ -31,27 +32,28 @@ class KitOutput:
 
 def parse_targets(text: str | None) -> list[str]:
     if text is None:
-        return list(TARGETS)
+        return list(NAMES)
     wanted = [t.strip() for t in text.split(",") if t.strip()]
-    unknown = [t for t in wanted if t not in TARGETS]
+    unknown = [t for t in wanted if t not in REGISTRY]
     if unknown or not wanted:
-        raise UsageError(f"unknown target(s) {', '.join(unknown) or '(none)'}; available: {', '.join(TARGETS)}")
-    for target in list(wanted):
-        wanted[:0] = [r for r in REQUIRES.get(target, ()) if r not in wanted]
-    return [t for t in TARGETS if t in wanted]
+        raise UsageError(f"unknown target(s) {', '.join(unknown) or '(none)'}; available: {', '.join(NAMES)}")
+    return with_requirements(wanted)
 
 
 def compile_kit(path: Path, output: Path, targets: list[str], actions_dir: Path | None = None) -> KitOutput:
     """Everything one kit produces, in memory; nothing is written here."""
     plan = make_plan(load_kit(path, allow_mixin=False))
     folder = output / plan.name
-    context = RenderContext(output_folder=folder)
+    targets = with_requirements(targets)
+    rendered: dict[str, Files] = {}
     files: dict[str, bytes] = {}
     rows: dict[str, dict[str, Fidelity]] = {}
     for name in targets:
-        module = load_target(name)
-        files.update(module.render(plan, context))
-        for row in module.fidelity(plan):
+        target = REGISTRY[name]
+        context = RenderContext(folder, {required: rendered[required] for required in target.REQUIRES})
+        rendered[name] = target.render(plan, context)
+        files.update(rendered[name])
+        for row in target.fidelity(plan):
             rows.setdefault(row.setting, {})[name] = row
     files[FIDELITY_FILE] = _fidelity_json(plan, targets, rows, sorted(files))
     extra = {}

@@ -19,7 +19,11 @@ from sandkit.kits.model import Kit
 DEBIAN_LIKE = ("debian", "ubuntu")
 ENTRYPOINT_PATH = "/usr/local/bin/sandkit-entrypoint"
 SANDKIT_ETC = "/etc/sandkit"
+#: Where the image keeps the kit's files for the home folder, copied into the (tmpfs) home at start.
+HOME_SKELETON = f"{SANDKIT_ETC}/home"
 VENV = "/opt/sandkit/venv"
+#: Service (and host) names of the agent and its egress proxy, as compose and the devcontainer use them.
+AGENT_SERVICE = "agent"
 PROXY_SERVICE = "egress"
 PROXY_PORT = 3128
 PROXY_BASE_IMAGE = "debian:bookworm-slim"
@@ -147,7 +151,8 @@ def _auto_packages(kit: Kit, debian_like: bool) -> tuple[str, ...]:
     return tuple(dict.fromkeys(wanted))
 
 
-def _under(path: str, folder: str) -> bool:
+def is_under(path: str, folder: str) -> bool:
+    """Whether the absolute path ``path`` is ``folder`` or inside it."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
@@ -159,7 +164,7 @@ def _placed_files(kit: Kit, home: str) -> tuple[tuple[PlacedFile, ...], tuple[Pl
         content = spec.content.encode() if spec.content is not None else Path(spec.source or "").read_bytes()
         base = PurePosixPath(spec.path).name or "file"
         placed = PlacedFile(spec.path, content, spec.mode, f"{index:02d}-{base}")
-        (in_home if _under(spec.path, home) else regular).append(placed)
+        (in_home if is_under(spec.path, home) else regular).append(placed)
     return tuple(regular), tuple(in_home)
 
 

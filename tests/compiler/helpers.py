@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sandkit.compiler.command import KitOutput, compile_kit
-from sandkit.compiler.targets import TARGETS
+from sandkit.compiler.targets import NAMES
 from tests.conftest import REPO
 
 EXAMPLES = sorted((REPO / "examples").glob("*/kit.yaml"))
@@ -34,4 +34,4 @@ def compile_from_repo(kit: Path, output: Path | None = None, targets: list[str] 
     with in_folder(REPO):
         relative = kit.relative_to(REPO)
         out = (output or committed_output_folder(kit)).relative_to(REPO) if output is None else output
-        return compile_kit(relative, out, targets or list(TARGETS))
+        return compile_kit(relative, out, targets or list(NAMES))

@@ -1,36 +1,44 @@
-"""Targets: each module renders a Plan into files and says how faithfully it enforces the kit.
+"""The targets, one module each, and the registry that lists them in build order.
 
-A target module defines ``NAME``, ``render(plan, context) -> dict[str, bytes]`` (paths relative to
-the kit's output folder) and ``fidelity(plan) -> list[Fidelity]``. Adding a target is one module
-here plus an entry in TARGETS.
+Each module here satisfies ``sandkit.compiler.target.Target`` (read that module's docstring for the
+shape and its rules). Adding a target is one module here plus one entry in ``REGISTRY``; modules
+here that are not in it (``action_pins``) are pieces of a target, not targets.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
+from collections.abc import Iterable
 
-#: Every target, in build order; compose builds on docker's files (its build context), and the
-#: actions workflow builds the same Dockerfile and compose's egress proxy; kubernetes needs the
-#: Dockerfile and writes the proxy's egress/ build context itself (the same bytes as compose); the
-#: devcontainer opens compose's agent service.
-TARGETS = ("docker", "compose", "kubernetes", "actions", "devcontainer")
-REQUIRES = {
-    "compose": ("docker",),
-    "kubernetes": ("docker",),
-    "actions": ("docker", "compose"),
-    "devcontainer": ("docker", "compose"),
-}
+from sandkit.compiler.target import Target
+from sandkit.compiler.targets import actions, compose, devcontainer, docker, kubernetes
 
 
-@dataclass(frozen=True)
-class RenderContext:
-    """What a renderer may know beyond the plan: where its files will be written."""
+def _registry(*targets: Target) -> dict[str, Target]:
+    """Name to target, in the order given; each target must come after every target it requires."""
+    registry: dict[str, Target] = {}
+    for target in targets:
+        missing = [r for r in target.REQUIRES if r not in registry]
+        if target.NAME in registry or missing:
+            raise ValueError(f"target {target.NAME}: registered twice or before {', '.join(missing)}")
+        registry[target.NAME] = target
+    return registry
 
-    output_folder: Path
+
+#: Every target, in build order. compose runs docker's build context; kubernetes mounts docker's
+#: env.sh and instruction file from a ConfigMap (and writes the proxy's egress/ build context
+#: itself, the same bytes as compose); the actions workflow builds docker's Dockerfile and
+#: compose's egress proxy; the devcontainer opens compose's agent service.
+REGISTRY = _registry(docker, compose, kubernetes, actions, devcontainer)
+NAMES = tuple(REGISTRY)
 
 
-def load_target(name: str) -> ModuleType:
-    return importlib.import_module(f"sandkit.compiler.targets.{name}")
+def with_requirements(names: Iterable[str]) -> list[str]:
+    """``names`` and every target they require, directly or not, in build order."""
+    wanted: set[str] = set()
+    pending = list(names)
+    while pending:
+        name = pending.pop()
+        if name not in wanted:
+            wanted.add(name)
+            pending.extend(REGISTRY[name].REQUIRES)
+    return [name for name in NAMES if name in wanted]

@@ -19,17 +19,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sandkit.compiler.engine import tmpfs
 from sandkit.compiler.fidelity import Fidelity, proxy_deny_row, read_only_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import PROXY_SERVICE, Destination, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_image
-from sandkit.compiler.targets import RenderContext
+from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets.action_pins import PINS, uses
-from sandkit.compiler.targets.compose import _tmpfs
 from sandkit.compiler.yamlout import LiteralBlock, dump_yaml
 from sandkit.errors import KitError, Location, Problem
 
 NAME = "actions"
+REQUIRES = ("docker", "compose")  # it builds the Dockerfile and compose's egress proxy
 CHECKOUT = "actions/checkout"
 HARDEN_RUNNER = "step-security/harden-runner"
 #: The repository (or organisation) variable naming the registries the image builds pull from.
@@ -123,7 +124,7 @@ docker network rm "$SANDKIT_NETWORK" >/dev/null
 SCRIPTS = (BUILD_SCRIPT, PROXY_BUILD_SCRIPT, PROXY_START_SCRIPT, AGENT_SCRIPT, PROXY_LOG_SCRIPT)
 
 
-def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+def render(plan: Plan, context: RenderContext) -> Files:
     return {f"workflows/{plan.name}.yml": workflow_text(plan, context).encode()}
 
 
@@ -337,9 +338,9 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
             "SANDKIT_MEMORY": str(plan.memory_bytes),
             "SANDKIT_CPUS": f"{plan.cpus:g}",
             "SANDKIT_PIDS": str(plan.pids),
-            "SANDKIT_TMPFS_TMP": _tmpfs(plan, "/tmp", owned=False),
-            "SANDKIT_TMPFS_HOME": _tmpfs(plan, plan.home, owned=True),
-            "SANDKIT_TMPFS_WORKSPACE": "" if clone else _tmpfs(plan, plan.workspace_path, owned=True),
+            "SANDKIT_TMPFS_TMP": tmpfs(plan, "/tmp", owned=False),
+            "SANDKIT_TMPFS_HOME": tmpfs(plan, plan.home, owned=True),
+            "SANDKIT_TMPFS_WORKSPACE": "" if clone else tmpfs(plan, plan.workspace_path, owned=True),
             "SANDKIT_WORKSPACE": plan.workspace_path,
             "SANDKIT_WORKSPACE_VOLUME": names["volume"] if clone else "",
             "SANDKIT_READ_ONLY": "true" if plan.read_only_root else "false",

@@ -9,16 +9,17 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from sandkit.compiler.engine import tmpfs
 from sandkit.compiler.escape import compose_literal
 from sandkit.compiler.fidelity import Fidelity, proxy_deny_row, read_only_row
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import PROXY_SERVICE, Plan
+from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_files, proxy_image
-from sandkit.compiler.targets import RenderContext
+from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
 
 NAME = "compose"
-AGENT = "agent"
+REQUIRES = ("docker",)  # its build context
 INTERNAL_NET = "sandbox"
 OUTSIDE_NET = "outside"
 #: Under runsc the container's pids cgroup also counts the gVisor kernel's own host threads (about
@@ -27,7 +28,7 @@ OUTSIDE_NET = "outside"
 GVISOR_THREADS = 256
 
 
-def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+def render(plan: Plan, context: RenderContext) -> Files:
     header = commented_header("#", *plan.header_fields)
     document = _escape(compose_document(plan, context))
     if plan.secrets:  # added after escaping: the one place Compose must interpolate (a path variable)
@@ -64,12 +65,6 @@ def runtime_secret_sources(plan: Plan) -> dict[str, Any]:
     return {name: {"file": f"${{{secret_file_variable(name)}:-/dev/null}}"} for name, _ in plan.secrets}
 
 
-def _tmpfs(plan: Plan, path: str, owned: bool) -> str:
-    size = min(plan.disk_bytes, plan.memory_bytes)
-    owner = f",uid={plan.uid},gid={plan.uid},mode=0700" if owned else ",mode=1777"
-    return f"{path}:rw,nosuid,nodev,size={size}{owner}"
-
-
 def _hardening(plan: Plan) -> dict[str, Any]:
     return {
         "read_only": plan.read_only_root,
@@ -86,7 +81,7 @@ def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str]
     if plan.workspace_mode == "clone":
         return [{"type": "volume", "source": "workspace", "target": plan.workspace_path}], [], {"workspace": {}}
     if plan.workspace_mode == "none" or plan.workspace_source is None:
-        return [], [_tmpfs(plan, plan.workspace_path, owned=True)], {}
+        return [], [tmpfs(plan, plan.workspace_path, owned=True)], {}
     source = os.path.relpath(plan.workspace_source, context.output_folder.resolve())
     mount = {
         "type": "bind",
@@ -109,7 +104,7 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
         "image": plan.image_tag,
         "user": f"{plan.uid}:{plan.uid}",
         **_hardening(plan),
-        "tmpfs": [_tmpfs(plan, "/tmp", owned=False), _tmpfs(plan, plan.home, owned=True), *extra_tmpfs],
+        "tmpfs": [tmpfs(plan, "/tmp", owned=False), tmpfs(plan, plan.home, owned=True), *extra_tmpfs],
         "cpus": plan.cpus,
         "mem_limit": plan.memory_bytes,
         "memswap_limit": plan.memory_bytes,
@@ -157,7 +152,7 @@ def proxy_service(plan: Plan) -> dict[str, Any]:
 
 def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
     agent, top_volumes = agent_service(plan, context)
-    services: dict[str, Any] = {AGENT: agent}
+    services: dict[str, Any] = {AGENT_SERVICE: agent}
     networks: dict[str, Any] = {}
     if plan.egress == "allowlist":
         services[PROXY_SERVICE] = proxy_service(plan)

@@ -13,14 +13,14 @@ from typing import Any
 
 from sandkit.compiler.fidelity import Fidelity
 from sandkit.compiler.output import commented_header, header_lines
-from sandkit.compiler.plan import PROXY_SERVICE, Plan
-from sandkit.compiler.targets import RenderContext
+from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
+from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
 
 NAME = "devcontainer"
+REQUIRES = ("docker", "compose")  # it opens compose.yaml's agent service
 FILE = ".devcontainer/devcontainer.json"
 OVERRIDE = ".devcontainer/compose.devcontainer.yaml"
-AGENT_SERVICE = "agent"
 
 
 def document(plan: Plan) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def document(plan: Plan) -> dict[str, Any]:
     }
 
 
-def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+def render(plan: Plan, context: RenderContext) -> Files:
     header = "".join(f"// {line}\n" for line in header_lines(*plan.header_fields))
     body = json.dumps(document(plan), indent=2, ensure_ascii=True)
     override = {"services": {AGENT_SERVICE: {"command": ["sleep", "infinity"]}}}

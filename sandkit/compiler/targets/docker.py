@@ -7,25 +7,25 @@ import re
 from sandkit.compiler.escape import sh_quote
 from sandkit.compiler.fidelity import Fidelity
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import ENTRYPOINT_PATH, SANDKIT_ETC, VENV, Plan
+from sandkit.compiler.plan import ENTRYPOINT_PATH, HOME_SKELETON, SANDKIT_ETC, VENV, Plan
 from sandkit.compiler.render import render_template
-from sandkit.compiler.targets import RenderContext
+from sandkit.compiler.target import Files, RenderContext
 
 NAME = "docker"
-SKELETON = f"{SANDKIT_ETC}/home"
+REQUIRES: tuple[str, ...] = ()
 _PINNED_APT = re.compile(r".+=.+")
 _PINNED_PIP = re.compile(r".+==.+")
 _PINNED_NPM = re.compile(r".+@[0-9][^@]*$")
 
 
-def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+def render(plan: Plan, context: RenderContext) -> Files:
     header = commented_header("#", *plan.header_fields)
     values = {
         "p": plan,
         "header": header.rstrip("\n"),
         "etc": SANDKIT_ETC,
         "venv": VENV,
-        "skel": SKELETON,
+        "skel": HOME_SKELETON,
         "entrypoint": ENTRYPOINT_PATH,
         "install_scripts": [f"install/{i:02d}.sh" for i in range(1, len(plan.install) + 1)],
         "apt_unpinned": any(not _PINNED_APT.fullmatch(p) for p in plan.apt),

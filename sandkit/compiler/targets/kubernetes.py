@@ -15,12 +15,13 @@ from typing import Any
 
 from sandkit.compiler.fidelity import Fidelity, read_only_row
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import K8S_RUNTIME_CLASSES, PROXY_PORT, SANDKIT_ETC, Plan
+from sandkit.compiler.plan import HOME_SKELETON, K8S_RUNTIME_CLASSES, PROXY_PORT, SANDKIT_ETC, Plan, is_under
 from sandkit.compiler.proxy import SQUID_CONF, proxy_env, proxy_files, proxy_image
-from sandkit.compiler.targets import RenderContext
+from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import LiteralBlock, dump_yaml
 
 NAME = "kubernetes"
+REQUIRES = ("docker",)  # its env.sh and instruction file go into the agent's ConfigMap
 FOLDER = "kubernetes"
 SESSION_FILE = "job.yaml"
 CLAIM_FILE = "sandbox-claim.yaml"
@@ -65,9 +66,9 @@ PROXY_PROBE = [
 ]
 
 
-def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
+def render(plan: Plan, context: RenderContext) -> Files:
     header = commented_header("#", *plan.header_fields)
-    documents = _documents(plan)
+    documents = _documents(plan, context)
     files = {f"{FOLDER}/{name}": header + dump_yaml(docs, documents=True) for name, docs in documents.items()}
     if PROXY_FILE in files:  # constants and validated host names only: no kit free text is in this file
         files[PROXY_FILE] = files[PROXY_FILE].replace(EVERY_PUBLIC_V4, EVERY_PUBLIC_V4_NOTE)
@@ -79,14 +80,14 @@ def render(plan: Plan, context: RenderContext) -> dict[str, bytes]:
     return {name: text.encode() for name, text in files.items()}
 
 
-def _documents(plan: Plan) -> dict[str, list[dict[str, Any]]]:
+def _documents(plan: Plan, context: RenderContext) -> dict[str, list[dict[str, Any]]]:
     """File name (under kubernetes/) to its manifests, in the order kustomize should apply them."""
     settings = plan.kit.targets.kubernetes
     out: dict[str, list[dict[str, Any]]] = {}
     if settings.create_namespace:
         out["namespace.yaml"] = [_namespace(plan)]
     out["serviceaccount.yaml"] = [_service_account(plan)]
-    entries = _config_entries(plan)
+    entries = _config_entries(plan, context)
     out["agent-config.yaml"] = [_agent_config(plan, entries)]
     out["networkpolicy.yaml"] = _agent_policies(plan)
     if _uses_proxy(plan):
@@ -176,16 +177,15 @@ def _service_account(plan: Plan) -> dict[str, Any]:
     }
 
 
-def _config_entries(plan: Plan) -> list[ConfigEntry]:
+def _config_entries(plan: Plan, context: RenderContext) -> list[ConfigEntry]:
     """(ConfigMap key, mount path, content, mode) for env.sh, the instructions and the kit's files.
 
-    The image already carries the same bytes (the docker target renders both); mounting them from
-    the ConfigMap makes the cluster's copy the one in force, so an overlay can change them without
-    a rebuild. Files under a path that is an emptyDir here (/tmp, the workspace) stay in the image.
+    The image already carries the same bytes (the docker target's files, handed over in the render
+    context); mounting them from the ConfigMap makes the cluster's copy the one in force, so an
+    overlay can change them without a rebuild. Files under a path that is an emptyDir here (/tmp,
+    the workspace) stay in the image.
     """
-    from sandkit.compiler.targets import docker
-
-    built = docker.render(plan, RenderContext(output_folder=plan.kit_folder))  # its files ignore the folder
+    built = context.files_of("docker")
     entries = [("env.sh", f"{SANDKIT_ETC}/env.sh", built["env.sh"], 0o444)]
     if plan.instructions_file:
         entries.append(
@@ -199,15 +199,11 @@ def _config_entries(plan: Plan) -> list[ConfigEntry]:
     for index, placed in enumerate((*plan.files, *plan.home_files), start=1):
         target = placed.path
         if placed in plan.home_files:
-            target = f"{docker.SKELETON}{placed.path[len(plan.home) :]}"
-        elif any(_under(placed.path, folder) for folder in _empty_dirs(plan).values()):
+            target = f"{HOME_SKELETON}{placed.path[len(plan.home) :]}"
+        elif any(is_under(placed.path, folder) for folder in _empty_dirs(plan).values()):
             continue
         entries.append((f"file-{index:02d}", target, placed.content, int(placed.mode, 8)))
     return entries
-
-
-def _under(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _agent_config(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
