@@ -1,8 +1,10 @@
 """One normalised plan per kit: every default applied, every per-target decision made once.
 
-Targets only render a Plan; none of them looks at the kit again. That keeps policy decisions
-(which packages the image needs, which host:port pairs the proxy allows, what the timeout is in
-seconds) in one place, so Docker, Compose, Kubernetes and Actions cannot drift apart.
+Targets only render a Plan; none of them looks at the kit again (the Plan holds no Kit). That keeps
+policy decisions (which packages the image needs, which host:port pairs the proxy allows, what the
+timeout is in seconds) in one place, so Docker, Compose, Kubernetes and Actions cannot drift apart.
+A new fact a target needs is a field here, filled in make_plan(); a target's own kit settings
+(``targets.NAME``) become a frozen settings record such as KubernetesSettings.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from sandkit import __version__
 from sandkit.kits.fields import duration_seconds, quantity_bytes
 from sandkit.kits.loader import LoadedKit
-from sandkit.kits.model import Kit
+from sandkit.kits.model import Kit, Trigger
 
 DEBIAN_LIKE = ("debian", "ubuntu")
 ENTRYPOINT_PATH = "/usr/local/bin/sandkit-entrypoint"
@@ -29,6 +32,10 @@ PROXY_PORT = 3128
 PROXY_BASE_IMAGE = "debian:bookworm-slim"
 RUNTIMES = {"default": None, "gvisor": "runsc", "kata": "kata-runtime"}
 K8S_RUNTIME_CLASSES = {"default": None, "gvisor": "gvisor", "kata": "kata"}
+
+Egress = Literal["allowlist", "none", "open"]
+WorkspaceMode = Literal["clone", "mount", "mount-readonly", "none"]
+Runtime = Literal["default", "gvisor", "kata"]
 
 
 @dataclass(frozen=True, order=True)
@@ -69,12 +76,53 @@ class PlacedFile:
 
 
 @dataclass(frozen=True)
+class GithubEvent:
+    """A GitHub event that starts the agent, with the kit's activity types and branch and path filters."""
+
+    event: str
+    types: tuple[str, ...] = ()
+    branches: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Triggers:
+    """What starts the agent besides a person: the kit's triggers by kind, each kind in the kit's order."""
+
+    schedules: tuple[str, ...] = ()  # cron lines, repeats kept
+    github: tuple[GithubEvent, ...] = ()
+    manual: bool = False
+
+    @property
+    def requested(self) -> bool:
+        """Whether the kit lists any trigger (a target that starts no runs itself reports them)."""
+        return bool(self.schedules or self.github or self.manual)
+
+
+@dataclass(frozen=True)
+class KubernetesSettings:
+    """``targets.kubernetes`` of the kit, the namespace defaulted to the kit's name."""
+
+    namespace: str
+    create_namespace: bool = True
+    egress: Literal["networkpolicy", "cilium"] = "networkpolicy"
+    sandbox_crd: bool = False
+    secret_name: str | None = None  # None: the kubernetes target names the Secret after the kit
+
+
+@dataclass(frozen=True)
+class ActionsSettings:
+    """``targets.actions`` of the kit; permissions sorted by scope."""
+
+    runs_on: str = "ubuntu-latest"
+    permissions: tuple[tuple[str, Literal["read", "write"]], ...] = ()
+
+
+@dataclass(frozen=True)
 class Plan:
-    kit: Kit
     name: str
     kit_display: str
     kit_sha256: str
-    kit_folder: Path
     version: str
     base_image: str
     debian_like: bool
@@ -96,10 +144,10 @@ class Plan:
     instructions: str | None
     files: tuple[PlacedFile, ...]
     home_files: tuple[PlacedFile, ...]
-    egress: str
+    egress: Egress
     allow: tuple[Destination, ...]
     deny: tuple[Destination, ...]
-    workspace_mode: str
+    workspace_mode: WorkspaceMode
     workspace_path: str
     workspace_repo: str | None
     workspace_ref: str | None
@@ -109,11 +157,14 @@ class Plan:
     pids: int
     disk_bytes: int
     timeout_seconds: int
-    runtime: str
+    runtime: Runtime
     docker_runtime: str | None
-    in_sandbox_docker: str
+    in_sandbox_docker: Literal["none", "rootless"]
     read_only_root: bool
     ports: tuple[tuple[str, int | None, int, str], ...]
+    triggers: Triggers
+    kubernetes: KubernetesSettings
+    actions: ActionsSettings
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -176,6 +227,15 @@ def _ca_files(kit: Kit) -> tuple[PlacedFile, ...]:
     return tuple(out)
 
 
+def _triggers(triggers: list[Trigger]) -> Triggers:
+    github = [t.github for t in triggers if t.github is not None]
+    return Triggers(
+        schedules=tuple(t.schedule for t in triggers if t.schedule is not None),
+        github=tuple(GithubEvent(g.event, tuple(g.types), tuple(g.branches), tuple(g.paths)) for g in github),
+        manual=any(t.manual is not None for t in triggers),
+    )
+
+
 def make_plan(loaded: LoadedKit) -> Plan:
     """Normalise a validated kit into the plan every target renders."""
     kit = loaded.kit
@@ -187,11 +247,9 @@ def make_plan(loaded: LoadedKit) -> Plan:
     regular, in_home = _placed_files(kit, home)
     notes = tuple(f"{a} is denied, so it is dropped from the allowlist" for a in allow_all if a not in allow)
     return Plan(
-        kit=kit,
         name=kit.name,
         kit_display=loaded.display,
         kit_sha256=loaded.sha256,
-        kit_folder=loaded.folder,
         version=__version__,
         base_image=kit.image.base,
         debian_like=debian_like,
@@ -231,5 +289,17 @@ def make_plan(loaded: LoadedKit) -> Plan:
         in_sandbox_docker=kit.isolation.docker,
         read_only_root=kit.isolation.read_only_root,
         ports=tuple((p.host_ip, p.host, p.container, p.protocol) for p in kit.ports),
+        triggers=_triggers(kit.triggers),
+        kubernetes=KubernetesSettings(
+            namespace=kit.targets.kubernetes.namespace or kit.name,
+            create_namespace=kit.targets.kubernetes.create_namespace,
+            egress=kit.targets.kubernetes.egress,
+            sandbox_crd=kit.targets.kubernetes.sandbox_crd,
+            secret_name=kit.targets.kubernetes.secret_name,
+        ),
+        actions=ActionsSettings(
+            runs_on=kit.targets.actions.runs_on,
+            permissions=tuple(sorted(kit.targets.actions.permissions.items())),
+        ),
         notes=notes,
     )

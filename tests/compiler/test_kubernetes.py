@@ -273,7 +273,7 @@ def test_kustomization_lists_everything_but_the_session(outputs: dict[str, KitOu
         assert sorted(kustomization["resources"]) == expected, kit
         for _, doc in manifests(out):
             if doc["kind"] != "Namespace":
-                assert doc["metadata"]["namespace"] == (out.plan.kit.targets.kubernetes.namespace or out.plan.name)
+                assert doc["metadata"]["namespace"] == out.plan.kubernetes.namespace
 
 
 def test_network_policies_select_the_agent_pods_and_only_them(outputs: dict[str, KitOutput]) -> None:
@@ -329,7 +329,7 @@ def test_egress_per_mode(outputs: dict[str, KitOutput]) -> None:
 def test_the_proxy_service_selects_the_proxy_and_the_agent_uses_it(outputs: dict[str, KitOutput]) -> None:
     for kit, out in outputs.items():
         services = of_kind(out, "Service")
-        if out.plan.egress != "allowlist" or out.plan.kit.targets.kubernetes.egress == "cilium":
+        if out.plan.egress != "allowlist" or out.plan.kubernetes.egress == "cilium":
             assert not services, kit
             continue
         (service,), (deployment,) = services, of_kind(out, "Deployment")
@@ -405,7 +405,7 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
             {"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"} & {d["kind"] for _, d in manifests(out)}
         )
         namespaces = of_kind(out, "Namespace")
-        if out.plan.kit.targets.kubernetes.create_namespace:
+        if out.plan.kubernetes.create_namespace:
             assert namespaces[0]["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
         else:
             assert not namespaces

@@ -22,7 +22,7 @@ from typing import Any
 from sandkit.compiler.engine import tmpfs
 from sandkit.compiler.fidelity import Fidelity, proxy_deny_row, read_only_row
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import PROXY_SERVICE, Destination, Plan
+from sandkit.compiler.plan import PROXY_SERVICE, Destination, GithubEvent, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets.action_pins import PINS, uses
@@ -166,23 +166,21 @@ def workflow_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
 def triggers(plan: Plan) -> dict[str, Any]:
     """The kit's triggers as ``on:``; a trigger that cannot be written exactly is left out (see fidelity)."""
     on: dict[str, Any] = {}
-    crons = [t.schedule for t in plan.kit.triggers if t.schedule is not None]
-    if crons:
-        on["schedule"] = [{"cron": cron} for cron in dict.fromkeys(crons)]
-    for trigger in plan.kit.triggers:
-        github = trigger.github
-        if github is None or _inexpressible(github) is not None:
+    if plan.triggers.schedules:
+        on["schedule"] = [{"cron": cron} for cron in dict.fromkeys(plan.triggers.schedules)]
+    for github in plan.triggers.github:
+        if _inexpressible(github) is not None:
             continue
         for key, values in (("types", github.types), ("branches", github.branches), ("paths", github.paths)):
             for value in values:
                 _literal(plan, value, f"triggers: github {github.event} {key}")
         on[github.event] = _merge_filters(on.get(github.event), github)
-    if any(t.manual is not None for t in plan.kit.triggers) or not on:
+    if plan.triggers.manual or not on:
         on["workflow_dispatch"] = {}
     return on
 
 
-def _inexpressible(github: Any) -> str | None:
+def _inexpressible(github: GithubEvent) -> str | None:
     """Why a github trigger cannot be written as it is, or None."""
     if github.event == "workflow_run":
         return "workflow_run needs the names of the workflows it follows, which the kit format cannot say"
@@ -195,7 +193,7 @@ def _inexpressible(github: Any) -> str | None:
     return None
 
 
-def _merge_filters(current: dict[str, Any] | None, github: Any) -> dict[str, Any]:
+def _merge_filters(current: dict[str, Any] | None, github: GithubEvent) -> dict[str, Any]:
     """Two triggers on one event run on either: a filter stays only where both have one."""
     given = {
         k: list(v) for k, v in (("types", github.types), ("branches", github.branches), ("paths", github.paths)) if v
@@ -206,8 +204,8 @@ def _merge_filters(current: dict[str, Any] | None, github: Any) -> dict[str, Any
 
 
 def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
-    permissions = {"contents": "read", **plan.kit.targets.actions.permissions}
-    runs_on = plan.kit.targets.actions.runs_on
+    permissions = {"contents": "read", **dict(plan.actions.permissions)}
+    runs_on = plan.actions.runs_on
     if not RUNNER_LABEL.fullmatch(runs_on):
         raise _problem(
             plan, "targets.actions.runs_on", f"{runs_on!r} is not a runner label (letters, digits, '.', '_' and '-')"
@@ -227,7 +225,7 @@ def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
 
 def _permission_reason(plan: Plan, scope: str) -> str:
     """Why the job holds a scope: a comment beside it (reviewers and zizmor ask for one)."""
-    asked = scope in plan.kit.targets.actions.permissions
+    asked = scope in dict(plan.actions.permissions)
     if scope == "contents":
         return "actions/checkout reads the sandbox folder" + ("; more as the kit asks" if asked else "")
     return "asked by targets.actions.permissions; the agent gets the token only as a GITHUB_TOKEN kit secret"
@@ -444,7 +442,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "targets.actions.permissions",
             "enforced",
             "permissions: {} for the workflow; the job gets contents: read"
-            + "".join(f", {s}: {level}" for s, level in sorted(plan.kit.targets.actions.permissions.items())),
+            + "".join(f", {s}: {level}" for s, level in plan.actions.permissions),
         ),
     ]
     if plan.build_secrets:
@@ -496,13 +494,9 @@ def _workspace_fidelity(plan: Plan) -> tuple[str, str]:
 
 
 def _trigger_fidelity(plan: Plan) -> tuple[str, str]:
-    left_out = [
-        f"{t.github.event}: {why}"
-        for t in plan.kit.triggers
-        if t.github is not None and (why := _inexpressible(t.github)) is not None
-    ]
+    left_out = [f"{g.event}: {why}" for g in plan.triggers.github if (why := _inexpressible(g)) is not None]
     if left_out:
         return "unsupported", "left out of on: " + "; ".join(left_out)
-    if not plan.kit.triggers:
+    if not plan.triggers.requested:
         return "enforced", "no triggers: workflow_dispatch, run by hand"
     return "enforced", "on: schedule, the GitHub events with their filters, workflow_dispatch for manual"

@@ -226,7 +226,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                 else "Docker does not publish ports of a container on an internal network",
             )
         )
-    if plan.kit.triggers:
+    if plan.triggers.requested:
         rows.append(
             Fidelity(
                 "triggers",

@@ -89,6 +89,6 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             requested=False,
         ),
     ]
-    if plan.kit.triggers:
+    if plan.triggers.requested:
         rows.append(Fidelity("triggers", "unsupported", "a dev container starts when a person opens it"))
     return rows

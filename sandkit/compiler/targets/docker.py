@@ -96,6 +96,6 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         )
         for s in runtime_only
     ]
-    if plan.kit.triggers:
+    if plan.triggers.requested:
         rows.append(Fidelity("triggers", "unsupported", "an image does not start itself"))
     return rows

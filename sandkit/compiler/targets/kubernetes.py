@@ -82,7 +82,7 @@ def render(plan: Plan, context: RenderContext) -> Files:
 
 def _documents(plan: Plan, context: RenderContext) -> dict[str, list[dict[str, Any]]]:
     """File name (under kubernetes/) to its manifests, in the order kustomize should apply them."""
-    settings = plan.kit.targets.kubernetes
+    settings = plan.kubernetes
     out: dict[str, list[dict[str, Any]]] = {}
     if settings.create_namespace:
         out["namespace.yaml"] = [_namespace(plan)]
@@ -92,7 +92,7 @@ def _documents(plan: Plan, context: RenderContext) -> dict[str, list[dict[str, A
     out["networkpolicy.yaml"] = _agent_policies(plan)
     if _uses_proxy(plan):
         out[PROXY_FILE.split("/")[1]] = _proxy_manifests(plan)
-    schedules = [t.schedule for t in plan.kit.triggers if t.schedule]
+    schedules = plan.triggers.schedules
     if schedules:
         out["cronjobs.yaml"] = [_cronjob(plan, entries, index, line) for index, line in enumerate(schedules, start=1)]
     if settings.sandbox_crd:
@@ -107,11 +107,11 @@ def _documents(plan: Plan, context: RenderContext) -> dict[str, list[dict[str, A
 
 
 def namespace(plan: Plan) -> str:
-    return plan.kit.targets.kubernetes.namespace or plan.name
+    return plan.kubernetes.namespace
 
 
 def secret_name(plan: Plan) -> str:
-    return plan.kit.targets.kubernetes.secret_name or resource_name(plan, "secrets")
+    return plan.kubernetes.secret_name or resource_name(plan, "secrets")
 
 
 def resource_name(plan: Plan, suffix: str, limit: int = 63) -> str:
@@ -153,7 +153,7 @@ def _meta(plan: Plan, name: str, role: str | None = None) -> dict[str, Any]:
 
 
 def _uses_proxy(plan: Plan) -> bool:
-    return plan.egress == "allowlist" and plan.kit.targets.kubernetes.egress == "networkpolicy"
+    return plan.egress == "allowlist" and plan.kubernetes.egress == "networkpolicy"
 
 
 # Namespace, ServiceAccount, agent configuration -------------------------------------------------
@@ -441,7 +441,7 @@ def _sandbox_claim(plan: Plan) -> dict[str, Any]:
 
 def _agent_policies(plan: Plan) -> list[dict[str, Any]]:
     """Ingress denied always; egress per kit: DNS and the proxy, nothing, everything, or Cilium's FQDNs."""
-    cilium = plan.egress == "allowlist" and plan.kit.targets.kubernetes.egress == "cilium"
+    cilium = plan.egress == "allowlist" and plan.kubernetes.egress == "cilium"
     spec: dict[str, Any] = {
         "podSelector": {"matchLabels": selector(plan, AGENT_ROLE)},
         "policyTypes": ["Ingress"],
@@ -609,7 +609,7 @@ def _proxy_policy(plan: Plan) -> dict[str, Any]:
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
-    settings = plan.kit.targets.kubernetes
+    settings = plan.kubernetes
     rows = [
         _egress_row(plan),
         _deny_row(plan),
@@ -660,13 +660,13 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         )
     if plan.ports:
         rows.append(Fidelity("ports", "unsupported", "the agent pod gets no Service and its ingress is denied"))
-    if plan.kit.triggers:
+    if plan.triggers.requested:
         rows.append(_trigger_row(plan))
     return rows
 
 
 def _egress_row(plan: Plan) -> Fidelity:
-    cilium = plan.kit.targets.kubernetes.egress == "cilium"
+    cilium = plan.kubernetes.egress == "cilium"
     reason = {
         "none": "a NetworkPolicy that denies all egress (DNS too)",
         "open": "no egress policy, as the kit asks (the linter reports open egress); ingress is denied",
@@ -687,7 +687,7 @@ def _deny_row(plan: Plan) -> Fidelity:
             f"with egress {plan.egress} there is no allowlist to apply a deny list to",
             requested=bool(plan.deny) and plan.egress == "open",
         )
-    if plan.kit.targets.kubernetes.egress != "cilium":
+    if plan.kubernetes.egress != "cilium":
         return Fidelity("network.deny", "enforced", "squid refuses denied names before any allow rule")
     inside_wildcard = [str(d) for d in plan.deny if any(a.wildcard and a.covers(d) for a in plan.allow)]
     if inside_wildcard:
@@ -708,7 +708,7 @@ def _workspace_row(plan: Plan) -> tuple[str, str]:
 
 
 def _trigger_row(plan: Plan) -> Fidelity:
-    github = [t.github.event for t in plan.kit.triggers if t.github]
+    github = [g.event for g in plan.triggers.github]
     if github:
         return Fidelity(
             "triggers",
