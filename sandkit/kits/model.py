@@ -132,53 +132,91 @@ class Strict(BaseModel):
 class Packages(Strict):
     """Structured installs, compiled into few cache-friendly layers."""
 
-    apt: list[AptPackage] = Field(default_factory=list, description="Debian packages")
-    pip: list[PipPackage] = Field(default_factory=list, description="Python packages (pin with ==)")
-    npm: list[NpmPackage] = Field(default_factory=list, description="npm packages (pin with @version)")
+    apt: list[AptPackage] = Field(
+        default_factory=list, description="Debian packages, with a version if wanted (`git=1:2.39.5-0+deb12u1`)."
+    )
+    pip: list[PipPackage] = Field(
+        default_factory=list,
+        description="Python packages, pinned with `==` (`pytest==8.3.2`); they go into the virtual environment "
+        "`/opt/sandkit/venv`, which is on PATH.",
+    )
+    npm: list[NpmPackage] = Field(
+        default_factory=list, description="npm packages, pinned with `@version` (`@scope/name@1.2.3`)."
+    )
 
 
 class Image(Strict):
-    base: ImageRef = Field("debian:bookworm-slim", description="a tag, or tag@sha256:digest")
-    user: UserName = Field("agent", description="non-root user the agent runs as")
-    uid: int = Field(1000, ge=1, le=2**31 - 2, description="the agent user's uid (never 0)")
-    workdir: AbsPath = "/workspace"
+    """What the sandbox image is built from, and who runs in it."""
+
+    base: ImageRef = Field(
+        "debian:bookworm-slim", description="The base image, `name[:tag][@sha256:<64 hex>]`; a digest pins it."
+    )
+    user: UserName = Field("agent", description="The user the agent runs as: a POSIX user name, never `root`.")
+    uid: int = Field(
+        1000,
+        ge=1,
+        le=2**31 - 2,
+        description="That user's uid, never 0; a user or group of the base image with this uid is replaced.",
+    )
+    workdir: AbsPath = Field(
+        "/workspace", description="The working folder: an absolute path of `[A-Za-z0-9._@+=,~/-]`."
+    )
     ca_certificates: list[RelPath] = Field(
         default_factory=list,
-        description="PEM files (relative to the kit) trusted at build and run time",
+        description="Extra certificate authorities (PEM files relative to the kit), for TLS-inspecting proxies: "
+        "the system, pip, npm, requests and git trust them while building and while running.",
     )
-    packages: Packages = Field(default_factory=Packages)
+    packages: Packages = Field(
+        default_factory=Packages, description="Packages to install, in few cache-friendly layers."
+    )
 
 
 class Secret(Strict):
-    name: EnvName
-    description: str = ""
-    required: bool = True
+    name: EnvName = Field(description="The environment variable the agent finds the secret in.")
+    description: str = Field("", description="What the secret is, for whoever supplies it.")
+    required: bool = Field(
+        True, description="A required secret that is missing or empty stops the sandbox (exit code 78)."
+    )
     build: bool = Field(
         False,
-        description="a build-time secret: given to `install` commands as the BuildKit secret file "
-        "/run/secrets/NAME (never ARG or ENV), and not to the agent at run time",
+        description="A build secret: `install` commands read it from the BuildKit secret file "
+        "`/run/secrets/NAME` (never an ARG or ENV), and the agent never receives it.",
     )
 
 
 class Network(Strict):
-    egress: Literal["allowlist", "none", "open"] = Field("allowlist", description="allowlist (default) | none | open")
-    allow: list[HostPattern] = Field(default_factory=list, description="host (port 443 implied), host:port, or *.host")
-    deny: list[HostPattern] = Field(default_factory=list, description="always wins over allow")
+    egress: Literal["allowlist", "none", "open"] = Field(
+        "allowlist",
+        description="`allowlist`: only the hosts in `allow`, through a proxy; `none`: no network at all; "
+        "`open`: anywhere (the linter reports it).",
+    )
+    allow: list[HostPattern] = Field(
+        default_factory=list,
+        description="Hosts the sandbox may reach: `host` (port 443), `host:port`, or `*.domain` (exactly one label "
+        "in front, like a TLS wildcard). `*`, broader wildcards, IP literals and `localhost` are errors.",
+    )
+    deny: list[HostPattern] = Field(
+        default_factory=list, description="Hosts never reached, in the forms of `allow`; a deny wins over an allow."
+    )
 
 
 class Agent(Strict):
-    command: list[str] = Field(min_length=1, description="exec form; the entry point")
-    instructions: str | None = Field(None, description="written to the agent's instruction file")
+    command: list[str] = Field(
+        min_length=1,
+        description="The agent's command line in exec form, at least one element; `extends` replaces it whole, "
+        "never appends to it.",
+    )
+    instructions: str | None = Field(None, description="Text written to the agent's instruction file.")
     instructions_file: WorkspaceFile | None = Field(
-        None, description="file name the agent reads, relative to the workspace"
+        None, description="The instruction file's name, relative to the workspace (a preset sets it)."
     )
 
 
 class FileSpec(Strict):
-    path: AbsPath
-    content: str | None = None
-    source: RelPath | None = Field(None, description="a file relative to the kit")
-    mode: OctalMode = "0644"
+    path: AbsPath = Field(description="Where the file goes in the image: an absolute path.")
+    content: str | None = Field(None, description="The file's text; give exactly one of `content` and `source`.")
+    source: RelPath | None = Field(None, description="A file, relative to the kit, copied as it is.")
+    mode: OctalMode = Field("0644", description='Permissions as a quoted octal string (`"0600"`).')
 
     @model_validator(mode="after")
     def _one_source(self) -> FileSpec:
@@ -188,11 +226,22 @@ class FileSpec(Strict):
 
 
 class Workspace(Strict):
-    mode: Literal["clone", "mount", "mount-readonly", "none"] = "clone"
-    repo: RepoURL | None = Field(None, description="repository to clone (mode: clone)")
-    ref: GitRef | None = None
-    path: AbsPath = "/workspace"
-    source: RelPath | None = Field(None, description="host folder to mount, relative to the kit (mount modes)")
+    mode: Literal["clone", "mount", "mount-readonly", "none"] = Field(
+        "clone",
+        description="`clone`: a clone of `repo`; `mount`, `mount-readonly`: the host folder `source`; "
+        "`none`: an empty folder.",
+    )
+    repo: RepoURL | None = Field(
+        None,
+        description="The repository to clone (mode `clone` only): `https://`, `http://`, `ssh://`, `git://` or "
+        "`git@host:path`, without a password. With an allowlist its host:port must be allowed and not denied; "
+        "`egress: none` cannot clone.",
+    )
+    ref: GitRef | None = Field(None, description="The branch, tag or commit to check out (mode `clone` only).")
+    path: AbsPath = Field("/workspace", description="Where the workspace is in the sandbox: an absolute path.")
+    source: RelPath | None = Field(
+        None, description="The host folder to mount, relative to the kit; the mount modes require it."
+    )
 
     @model_validator(mode="after")
     def _mode_fields(self) -> Workspace:
@@ -204,24 +253,38 @@ class Workspace(Strict):
 
 
 class Resources(Strict):
-    cpus: float = Field(2, gt=0, le=1024)
-    memory: Quantity = "4Gi"
-    pids: int = Field(512, ge=16, le=4_194_304)
-    disk: Quantity = "10Gi"
-    timeout: Duration = Field("1h", description="the longest a run may last")
+    cpus: float = Field(2, gt=0, le=1024, description="CPUs, fractions allowed (more than 0, at most 1024).")
+    memory: Quantity = Field(
+        "4Gi", description="Memory: a Kubernetes-style quantity (`512Mi`, `4Gi`) or a number of bytes."
+    )
+    pids: int = Field(512, ge=16, le=4_194_304, description="The most processes at once (16 to 4,194,304).")
+    disk: Quantity = Field("10Gi", description="Writable disk space, a quantity like `memory`.")
+    timeout: Duration = Field("1h", description="The longest a run may last: `90s`, `15m`, `2h`, `1h30m`.")
 
 
 class Isolation(Strict):
-    runtime: Literal["default", "gvisor", "kata"] = "default"
-    docker: Literal["none", "rootless"] = "none"
-    read_only_root: bool = True
+    runtime: Literal["default", "gvisor", "kata"] = Field(
+        "default",
+        description="The container runtime: the engine's `default`, `gvisor` (Docker's `runsc`) or `kata` "
+        "(`kata-runtime`).",
+    )
+    docker: Literal["none", "rootless"] = Field(
+        "none",
+        description="`rootless` asks for a private Docker daemon inside the sandbox (each target's fidelity "
+        "report says whether it can give one); the host's socket is never an option.",
+    )
+    read_only_root: bool = Field(
+        True, description="A read-only root filesystem; the workspace, the home folder and `/tmp` stay writable."
+    )
 
 
 class PortSpec(Strict):
-    container: Port
-    host: Port | None = None
-    host_ip: Annotated[str, AfterValidator(no_control)] = "127.0.0.1"
-    protocol: Literal["tcp", "udp"] = "tcp"
+    container: Port = Field(description="The port inside the sandbox.")
+    host: Port | None = Field(None, description="The port on the host; the container's port when left out.")
+    host_ip: Annotated[str, AfterValidator(no_control)] = Field(
+        "127.0.0.1", description="The host address the port is published on: an IP address."
+    )
+    protocol: Literal["tcp", "udp"] = Field("tcp", description="`tcp` or `udp`.")
 
     @field_validator("host_ip")
     @classmethod
@@ -236,11 +299,19 @@ class PortSpec(Strict):
 
 
 class GithubTrigger(Strict):
-    event: str
-    types: list[PlainName] = Field(default_factory=list)
-    branches: list[PlainName] = Field(default_factory=list)
-    paths: list[PlainName] = Field(default_factory=list)
-    acknowledge_risk: bool = Field(False, description="required for pull_request_target and workflow_run")
+    event: str = Field(
+        description="A GitHub Actions event (`pull_request`, `push`, ...); "
+        + ", ".join(f"`{event}`" for event in UNTRUSTED_EVENTS)
+        + " need `acknowledge_risk: true`."
+    )
+    types: list[PlainName] = Field(default_factory=list, description="Activity types (`opened`, `synchronize`).")
+    branches: list[PlainName] = Field(default_factory=list, description="Branch filters.")
+    paths: list[PlainName] = Field(default_factory=list, description="Path filters.")
+    acknowledge_risk: bool = Field(
+        False,
+        description="Accepts an event whose runs hold the repository's secrets while acting on what outsiders "
+        "control (a fork's code, anyone's comment).",
+    )
 
     @field_validator("event")
     @classmethod
@@ -266,9 +337,11 @@ class ManualTrigger(Strict):
 class Trigger(Strict):
     """Exactly one of ``schedule``, ``github`` or ``manual``."""
 
-    schedule: CronLine | None = None
-    github: GithubTrigger | None = None
-    manual: ManualTrigger | None = None
+    schedule: CronLine | None = Field(
+        None, description="Five cron fields (`0 9 * * 1`); shorthands such as `@daily` are errors."
+    )
+    github: GithubTrigger | None = Field(None, description="A GitHub event.")
+    manual: ManualTrigger | None = Field(None, description="A start by hand: `manual: {}`.")
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Trigger:
@@ -287,16 +360,27 @@ class ComposeTarget(Strict):
 
 
 class KubernetesTarget(Strict):
-    namespace: KitName | None = Field(None, description="defaults to the kit name")
-    create_namespace: bool = Field(True, description="emit the Namespace (false: use an existing one)")
-    egress: Literal["networkpolicy", "cilium"] = "networkpolicy"
-    sandbox_crd: bool = Field(False, description="emit agent-sandbox SandboxTemplate/SandboxClaim")
-    secret_name: KitName | None = Field(None, description="the Secret holding the kit's secrets")
+    namespace: KitName | None = Field(None, description="The namespace; the kit's name when left out.")
+    create_namespace: bool = Field(True, description="Write the Namespace; `false` uses an existing one.")
+    egress: Literal["networkpolicy", "cilium"] = Field(
+        "networkpolicy",
+        description="How egress is enforced: a NetworkPolicy with an egress proxy, or a CiliumNetworkPolicy.",
+    )
+    sandbox_crd: bool = Field(
+        False, description="Write agent-sandbox `SandboxTemplate` and `SandboxClaim` resources instead of a Job."
+    )
+    secret_name: KitName | None = Field(
+        None, description="The Secret that holds the kit's secrets; `NAME-secrets` when left out."
+    )
 
 
 class ActionsTarget(Strict):
-    runs_on: PlainName = "ubuntu-latest"
-    permissions: dict[str, Literal["read", "write"]] = Field(default_factory=dict)
+    runs_on: PlainName = Field("ubuntu-latest", description="The runner label (`runs-on`).")
+    permissions: dict[str, Literal["read", "write"]] = Field(
+        default_factory=dict,
+        description="Token scopes the job gets beyond `contents: read` (`pull-requests: write`); "
+        "an unknown scope is an error.",
+    )
 
     @field_validator("permissions")
     @classmethod
@@ -312,11 +396,15 @@ class DevcontainerTarget(Strict):
 
 
 class Targets(Strict):
-    docker: DockerTarget = Field(default_factory=DockerTarget)
-    compose: ComposeTarget = Field(default_factory=ComposeTarget)
-    kubernetes: KubernetesTarget = Field(default_factory=KubernetesTarget)
-    actions: ActionsTarget = Field(default_factory=ActionsTarget)
-    devcontainer: DevcontainerTarget = Field(default_factory=DevcontainerTarget)
+    docker: DockerTarget = Field(default_factory=DockerTarget, description="No settings yet.")
+    compose: ComposeTarget = Field(default_factory=ComposeTarget, description="No settings yet.")
+    kubernetes: KubernetesTarget = Field(
+        default_factory=KubernetesTarget, description="Kubernetes settings (docs/kubernetes.md)."
+    )
+    actions: ActionsTarget = Field(
+        default_factory=ActionsTarget, description="GitHub Actions settings (docs/actions.md)."
+    )
+    devcontainer: DevcontainerTarget = Field(default_factory=DevcontainerTarget, description="No settings yet.")
 
 
 class Kit(Strict):
@@ -327,27 +415,53 @@ class Kit(Strict):
         json_schema_extra={"$id": "https://sandkit.dev/schemas/kit.schema.json"},
     )
 
-    api_version: Literal["sandkit/v1"] = Field(alias="apiVersion")
-    kind: Literal["Kit", "Mixin"] = Field("Kit", description="Kit, or Mixin: a partial kit for extends")
-    name: KitName = Field(description="DNS-1123 label; names images, services, jobs, workflows")
-    description: str = ""
-    extends: list[PlainName] = Field(
-        default_factory=list, description="bundled presets by name, or paths relative to this file"
+    api_version: Literal["sandkit/v1"] = Field(alias="apiVersion", description="The format's version.")
+    kind: Literal["Kit", "Mixin"] = Field(
+        "Kit", description="A `Kit`, or a `Mixin`: a partial kit that is only pulled in by `extends`, never built."
     )
-    image: Image = Field(default_factory=Image)
-    install: list[str] = Field(default_factory=list, description="run once at build, as root")
-    startup: list[str] = Field(default_factory=list, description="run at every start, as the agent")
-    env: dict[EnvKey, EnvValue] = Field(default_factory=dict, description="plain, non-secret values")
-    secrets: list[Secret] = Field(default_factory=list, description="references only")
-    network: Network = Field(default_factory=Network)
-    agent: Agent
-    files: list[FileSpec] = Field(default_factory=list)
-    workspace: Workspace = Field(default_factory=Workspace)
-    resources: Resources = Field(default_factory=Resources)
-    isolation: Isolation = Field(default_factory=Isolation)
-    ports: list[PortSpec] = Field(default_factory=list)
-    triggers: list[Trigger] = Field(default_factory=list)
-    targets: Targets = Field(default_factory=Targets)
+    name: KitName = Field(
+        description="Names the images, services, jobs and workflows: a DNS-1123 label of at most 63 characters "
+        "(a Mixin may leave it out)."
+    )
+    description: str = Field("", description="Free text for the reader; not inherited.")
+    extends: list[PlainName] = Field(
+        default_factory=list,
+        description="Kits merged under this one, in order: bundled presets by name, or paths relative to this "
+        "file (a single string is accepted too).",
+    )
+    image: Image = Field(default_factory=Image, description="The image the agent runs in.")
+    install: list[str] = Field(
+        default_factory=list,
+        description="Shell commands run once while the image builds, as root, after the packages; each becomes "
+        "its own script `install/NN.sh`.",
+    )
+    startup: list[str] = Field(
+        default_factory=list, description="Shell commands run at every start, as the agent's user, before the agent."
+    )
+    env: dict[EnvKey, EnvValue] = Field(
+        default_factory=dict,
+        description="Plain values only: a secret-looking name (`*_KEY`, `*_TOKEN`, `*_SECRET`, `PASSWORD`, ...) or a "
+        "value in a known credential format is an error that points to `secrets`.",
+    )
+    secrets: list[Secret] = Field(
+        default_factory=list,
+        description="Secrets by name, never by value. At each start the entrypoint exports them into the agent's "
+        "environment from `/run/secrets/NAME` (compose: the host file named by `NAME_FILE`, readable by uid 1000) "
+        "or from a variable already set (a Kubernetes secretKeyRef, an Actions secret).",
+    )
+    network: Network = Field(default_factory=Network, description="Where the sandbox may connect.")
+    agent: Agent = Field(description="The agent that runs; a Mixin, or a kit whose parents give it, may leave it out.")
+    files: list[FileSpec] = Field(default_factory=list, description="Extra files placed in the image.")
+    workspace: Workspace = Field(default_factory=Workspace, description="The code the agent works on.")
+    resources: Resources = Field(default_factory=Resources, description="Limits of the sandbox.")
+    isolation: Isolation = Field(default_factory=Isolation, description="How the sandbox is set apart from the host.")
+    ports: list[PortSpec] = Field(default_factory=list, description="Ports published on the host.")
+    triggers: list[Trigger] = Field(
+        default_factory=list,
+        description="What starts a run, each exactly one of `schedule`, `github` or `manual`; each target's "
+        "fidelity report says which it honours.",
+    )
+    targets: Targets = Field(default_factory=Targets, description="Settings for each target.")
 
     @model_validator(mode="after")
     def _consistent(self) -> Kit:
