@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from sandkit.compiler.engine import tmpfs
-from sandkit.compiler.fidelity import Fidelity, proxy_deny_row, read_only_row
+from sandkit.compiler.fidelity import (
+    Fidelity,
+    engine_runtime_row,
+    hardened_container_docker_rows,
+    proxy_deny_row,
+    read_only_row,
+    tmpfs_disk_row,
+)
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import PROXY_SERVICE, Destination, GithubEvent, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_image
@@ -404,7 +411,7 @@ def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
 
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
-        Fidelity("network.egress", *_egress_fidelity(plan)),  # type: ignore[arg-type]
+        _egress_fidelity(plan),
         proxy_deny_row(
             plan,
             "the squid proxy refuses denied names before any allow rule; denied entries never reach allowed-endpoints",
@@ -415,7 +422,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity("resources.memory", "enforced", "--memory and --memory-swap (no swap)"),
         Fidelity("resources.cpus", "enforced", "--cpus"),
         Fidelity("resources.pids", "enforced", "--pids-limit"),
-        Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size"),
+        tmpfs_disk_row(),
         Fidelity(
             "resources.timeout",
             "enforced",
@@ -428,16 +435,13 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "${{ secrets.NAME }} only in the env of the step that runs the agent, "
             "passed to the container by name (docker run --env NAME)",
         ),
-        Fidelity("workspace.mode", *_workspace_fidelity(plan)),  # type: ignore[arg-type]
-        Fidelity(
-            "isolation.runtime",
-            "enforced",
+        _workspace_fidelity(plan),
+        engine_runtime_row(
+            plan,
             f"docker run --runtime {plan.docker_runtime}: GitHub-hosted runners do not have it, so the job "
-            "fails there instead of running without it; use a self-hosted runner that does"
-            if plan.docker_runtime
-            else "Docker's default runtime (runc) with its default seccomp profile",
+            "fails there instead of running without it; use a self-hosted runner that does",
         ),
-        Fidelity("triggers", *_trigger_fidelity(plan)),  # type: ignore[arg-type]
+        _trigger_fidelity(plan),
         Fidelity(
             "targets.actions.permissions",
             "enforced",
@@ -454,29 +458,23 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                 + ", ".join(plan.build_secrets),
             )
         )
-    if plan.in_sandbox_docker != "none":
-        rows.append(
-            Fidelity(
-                "isolation.docker",
-                "unsupported",
-                "a rootless daemon inside the sandbox needs user namespaces and mounts that a "
-                "hardened container does not grant; sandkit never mounts the host's socket",
-            )
-        )
+    rows += hardened_container_docker_rows(plan)
     if plan.ports:
         rows.append(Fidelity("ports", "unsupported", "a CI job publishes no ports"))
     return rows
 
 
-def _egress_fidelity(plan: Plan) -> tuple[str, str]:
+def _egress_fidelity(plan: Plan) -> Fidelity:
+    return Fidelity("network.egress", "enforced", _egress_reason(plan))
+
+
+def _egress_reason(plan: Plan) -> str:
     if plan.egress == "none":
-        return "enforced", "docker run --network none; harden-runner blocks the runner to the job's own needs"
+        return "docker run --network none; harden-runner blocks the runner to the job's own needs"
     if plan.egress == "open":
-        return "enforced", (
-            "a normal network, as the kit asks; harden-runner only audits (the linter reports open egress)"
-        )
+        return "a normal network, as the kit asks; harden-runner only audits (the linter reports open egress)"
     needs = "; ".join(f"{d}: {why}" for d, why in JOB_ENDPOINTS)
-    return "enforced", (
+    return (
         "twice: the agent is only on an internal Docker network whose one way out is the squid allowlist "
         "proxy (as compose), and harden-runner (egress-policy: block) lets the runner reach only the "
         f"allowlist plus {needs}; and vars.{BUILD_ENDPOINTS_VARIABLE}: the registries the image builds "
@@ -485,18 +483,24 @@ def _egress_fidelity(plan: Plan) -> tuple[str, str]:
     )
 
 
-def _workspace_fidelity(plan: Plan) -> tuple[str, str]:
+def _workspace_fidelity(plan: Plan) -> Fidelity:
     if plan.workspace_mode == "clone":
-        return "enforced", "the entrypoint clones into a Docker volume through the egress proxy"
+        return Fidelity(
+            "workspace.mode", "enforced", "the entrypoint clones into a Docker volume through the egress proxy"
+        )
     if plan.workspace_mode == "none":
-        return "enforced", "an empty tmpfs"
-    return "unsupported", "a CI job has no host folder to mount; the workspace is an empty tmpfs"
+        return Fidelity("workspace.mode", "enforced", "an empty tmpfs")
+    return Fidelity(
+        "workspace.mode", "unsupported", "a CI job has no host folder to mount; the workspace is an empty tmpfs"
+    )
 
 
-def _trigger_fidelity(plan: Plan) -> tuple[str, str]:
+def _trigger_fidelity(plan: Plan) -> Fidelity:
     left_out = [f"{g.event}: {why}" for g in plan.triggers.github if (why := _inexpressible(g)) is not None]
     if left_out:
-        return "unsupported", "left out of on: " + "; ".join(left_out)
+        return Fidelity("triggers", "unsupported", "left out of on: " + "; ".join(left_out))
     if not plan.triggers.requested:
-        return "enforced", "no triggers: workflow_dispatch, run by hand"
-    return "enforced", "on: schedule, the GitHub events with their filters, workflow_dispatch for manual"
+        return Fidelity("triggers", "enforced", "no triggers: workflow_dispatch, run by hand")
+    return Fidelity(
+        "triggers", "enforced", "on: schedule, the GitHub events with their filters, workflow_dispatch for manual"
+    )

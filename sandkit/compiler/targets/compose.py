@@ -11,9 +11,17 @@ from typing import Any
 
 from sandkit.compiler.engine import tmpfs
 from sandkit.compiler.escape import compose_literal
-from sandkit.compiler.fidelity import Fidelity, proxy_deny_row, read_only_row
+from sandkit.compiler.fidelity import (
+    Fidelity,
+    engine_runtime_row,
+    entrypoint_timeout_row,
+    hardened_container_docker_rows,
+    proxy_deny_row,
+    read_only_row,
+    tmpfs_disk_row,
+)
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
+from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_files, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
@@ -169,18 +177,17 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
     return document
 
 
+EGRESS_REASONS: dict[Egress, str] = {
+    "allowlist": "agent only on an internal network; squid allows only the listed host:port "
+    "pairs and refuses IP literals and private, loopback and link-local addresses",
+    "none": "network_mode: none",
+    "open": "a normal network, as the kit asks (the linter reports open egress)",
+}
+
+
 def fidelity(plan: Plan) -> list[Fidelity]:
-    egress = {
-        "allowlist": (
-            "enforced",
-            "agent only on an internal network; squid allows only the listed host:port "
-            "pairs and refuses IP literals and private, loopback and link-local addresses",
-        ),
-        "none": ("enforced", "network_mode: none"),
-        "open": ("enforced", "a normal network, as the kit asks (the linter reports open egress)"),
-    }[plan.egress]
     rows = [
-        Fidelity("network.egress", *egress),  # type: ignore[arg-type]
+        Fidelity("network.egress", "enforced", EGRESS_REASONS[plan.egress]),
         proxy_deny_row(plan, "squid refuses denied names before any allow rule"),
         Fidelity("image.user", "enforced", f"user: {plan.uid}:{plan.uid}"),
         read_only_row(plan, "read_only: true with tmpfs /tmp and home"),
@@ -188,8 +195,8 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity("resources.memory", "enforced", "mem_limit and memswap_limit (no swap)"),
         Fidelity("resources.cpus", "enforced", "cpus"),
         _pids_fidelity(plan),
-        Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size"),
-        Fidelity("resources.timeout", "enforced", "the entrypoint runs the agent under timeout(1)"),
+        tmpfs_disk_row(),
+        entrypoint_timeout_row(),
         Fidelity(
             "secrets",
             "enforced",
@@ -198,23 +205,9 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "build secrets from the host's environment as BuildKit secret mounts",
         ),
         Fidelity("workspace.mode", "enforced", _workspace_reason(plan)),
-        Fidelity(
-            "isolation.runtime",
-            "enforced",
-            f"runtime: {plan.docker_runtime}"
-            if plan.docker_runtime
-            else "Docker's default runtime (runc) with its default seccomp profile",
-        ),
+        engine_runtime_row(plan, f"runtime: {plan.docker_runtime}"),
+        *hardened_container_docker_rows(plan),
     ]
-    if plan.in_sandbox_docker != "none":
-        rows.append(
-            Fidelity(
-                "isolation.docker",
-                "unsupported",
-                "a rootless daemon inside the sandbox needs user namespaces and mounts that a "
-                "hardened container does not grant; sandkit never mounts the host's socket",
-            )
-        )
     if plan.ports:
         published = plan.egress == "open"
         rows.append(

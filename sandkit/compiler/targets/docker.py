@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from sandkit.compiler.escape import sh_quote
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import Fidelity, Setting, entrypoint_timeout_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import ENTRYPOINT_PATH, HOME_SKELETON, SANDKIT_ETC, VENV, Plan
 from sandkit.compiler.render import render_template
@@ -73,7 +73,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "never in the image; the entrypoint reads them at start from /run/secrets "
             "or the environment, and build-time ones arrive only as BuildKit secret mounts",
         ),
-        Fidelity("resources.timeout", "enforced", "the entrypoint runs the agent under timeout(1)"),
+        entrypoint_timeout_row(),
         Fidelity(
             "agent.instructions",
             "enforced" if plan.workspace_mode not in ("mount", "mount-readonly") else "best-effort",
@@ -82,7 +82,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             else f"the host's folder is not modified; the file is at {SANDKIT_ETC}/instructions/",
         ),
     ]
-    runtime_only = (
+    runtime_only: tuple[Setting, ...] = (
         "isolation.read_only_root",
         "resources.memory",
         "resources.cpus",

@@ -631,7 +631,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             f"activeDeadlineSeconds {active_deadline(plan)} on the pod's Job, and timeout(1) in the entrypoint",
         ),
         Fidelity("secrets", "enforced", f"secretKeyRef to the Secret {secret_name(plan)} that the user creates"),
-        Fidelity("workspace.mode", *_workspace_row(plan)),  # type: ignore[arg-type]
+        _workspace_row(plan),
         Fidelity(
             "isolation.runtime",
             "enforced",
@@ -699,12 +699,20 @@ def _deny_row(plan: Plan) -> Fidelity:
     return Fidelity("network.deny", "enforced", "denied names are left out of toFQDNs and the DNS rule")
 
 
-def _workspace_row(plan: Plan) -> tuple[str, str]:
+def _workspace_row(plan: Plan) -> Fidelity:
     if plan.workspace_mode in ("mount", "mount-readonly"):
-        return "unsupported", "a cluster has no host folder to mount; the workspace is an empty emptyDir"
+        return Fidelity(
+            "workspace.mode",
+            "unsupported",
+            "a cluster has no host folder to mount; the workspace is an empty emptyDir",
+        )
     if plan.workspace_mode == "clone":
-        return "enforced", "an init container (the image's entrypoint, SANDKIT_ONLY=clone) clones into an emptyDir"
-    return "enforced", "an empty emptyDir"
+        return Fidelity(
+            "workspace.mode",
+            "enforced",
+            "an init container (the image's entrypoint, SANDKIT_ONLY=clone) clones into an emptyDir",
+        )
+    return Fidelity("workspace.mode", "enforced", "an empty emptyDir")
 
 
 def _trigger_row(plan: Plan) -> Fidelity:
