@@ -16,6 +16,7 @@ from typing import Literal
 
 from sandkit import __version__
 from sandkit.kits.fields import duration_seconds, quantity_bytes
+from sandkit.kits.hosts import host_matches, wildcard_domain
 from sandkit.kits.loader import LoadedKit
 from sandkit.kits.model import Kit, Trigger
 
@@ -47,19 +48,15 @@ class Destination:
 
     @property
     def wildcard(self) -> bool:
-        return self.host.startswith("*.")
-
-    @property
-    def domain(self) -> str:
-        """The host without a leading ``*``: ``.example.com`` for ``*.example.com``."""
-        return self.host[1:] if self.wildcard else self.host
+        return wildcard_domain(self.host) is not None
 
     def covers(self, other: Destination) -> bool:
+        """Whether every connection ``other`` allows, this allows too (one label per wildcard)."""
         if self.port != other.port:
             return False
-        if self.wildcard:
-            return other.host.endswith(self.domain) and other.host != self.domain.lstrip(".")
-        return self.host == other.host
+        if self.host == other.host:
+            return True
+        return not other.wildcard and host_matches(self.host, other.host)
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"

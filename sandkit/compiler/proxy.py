@@ -6,10 +6,9 @@ allowlist decision holds everywhere; only how the agent is forced through it dif
 
 from __future__ import annotations
 
-import re
-
 from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, Destination, Plan
 from sandkit.compiler.render import render_template
+from sandkit.kits.hosts import wildcard_regex
 
 SQUID_CONF = "egress/squid.conf"
 DOCKERFILE = "egress/Dockerfile"
@@ -19,7 +18,7 @@ NO_PROXY = "localhost,127.0.0.1,::1"
 def squid_match(destination: Destination) -> str:
     """A squid ACL body for one host: exact name, or exactly one label before a wildcard's domain."""
     if destination.wildcard:
-        return "dstdom_regex -n -i ^[a-z0-9_-]+" + re.escape(destination.domain) + "$"
+        return f"dstdom_regex -n -i {wildcard_regex(destination.host)}"
     return f"dstdomain -n {destination.host}"
 
 

@@ -32,6 +32,7 @@ from sandkit.kits.fields import (
     WorkspaceFile,
     no_control,
 )
+from sandkit.kits.hosts import host_matches
 
 API_VERSION = "sandkit/v1"
 
@@ -493,17 +494,14 @@ class Kit(Strict):
             return
         host, port = repo_host_port(self.workspace.repo)
         wanted = f"{host}:{port}"
-        allowed = any(_matches(entry, host, port) for entry in self.network.allow)
-        denied = any(_matches(entry, host, port) for entry in self.network.deny)
+        allowed = any(_reaches(entry, host, port) for entry in self.network.allow)
+        denied = any(_reaches(entry, host, port) for entry in self.network.deny)
         if denied or not allowed:
             why = "is denied" if denied else "is not in `network.allow`"
             raise ValueError(at("workspace.repo", f"the clone of workspace.repo needs {wanted}, which {why}"))
 
 
-def _matches(entry: str, host: str, port: int) -> bool:
+def _reaches(entry: str, host: str, port: int) -> bool:
+    """Whether the allowlist entry ``entry`` (``host[:port]``, port 443 implied) covers host:port."""
     pattern, _, port_text = entry.partition(":")
-    if (int(port_text) if port_text else 443) != port:
-        return False
-    if pattern.startswith("*."):
-        return host.endswith(pattern[1:])
-    return pattern == host
+    return (int(port_text) if port_text else 443) == port and host_matches(pattern, host)

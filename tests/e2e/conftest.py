@@ -32,6 +32,7 @@ from tests.e2e.helpers import (
     REPO_AGENTS_MD,
     RESOLVES_TO_REFUSED,
     WEB,
+    WILD_DEEP,
     WILD_DENIED,
     WILD_OK,
     GitRepo,
@@ -229,7 +230,10 @@ def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, 
                 "environment": {"SERVER_ID": ALLOWED_ID},
                 "volumes": [f"{certs}:/certs:ro", f"{repo.served}:/srv/git:ro"],
                 "networks": {
-                    "outside": {"ipv4_address": outside.allowed_ip, "aliases": [WEB, GIT, WILD_OK, WILD_DENIED, BOTH]}
+                    "outside": {
+                        "ipv4_address": outside.allowed_ip,
+                        "aliases": [WEB, GIT, WILD_OK, WILD_DENIED, WILD_DEEP, BOTH],
+                    }
                 },
             },
             "other": {

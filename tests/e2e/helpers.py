@@ -26,6 +26,8 @@ WEB = "web.allowed.test"
 GIT = "git.allowed.test"
 WILD_OK = "a.wild.test"
 WILD_DENIED = "denied.wild.test"
+#: Two labels below the allowed `*.wild.test`: a one-label wildcard does not cover it.
+WILD_DEEP = "b.a.wild.test"
 BOTH = "both.test"
 OTHER = "other.test"
 #: Allowed names that the proxy's resolver maps to addresses it must refuse.

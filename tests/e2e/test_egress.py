@@ -13,6 +13,7 @@ from tests.e2e.helpers import (
     OTHER,
     RESOLVES_TO_REFUSED,
     WEB,
+    WILD_DEEP,
     WILD_DENIED,
     WILD_OK,
     Outside,
@@ -98,12 +99,13 @@ def test_no_direct_route_and_no_outside_dns(net_project: Project, outside: Outsi
 
 
 def test_deny_beats_allow(net_project: Project) -> None:
-    script = f"{CURL} http://{WILD_OK}:8080/; {CURL} http://{WILD_DENIED}:8080/; {CURL} http://{BOTH}:8080/"
-    result = net_project.agent(script)
+    hosts = (WILD_OK, WILD_DENIED, BOTH, WILD_DEEP)
+    result = net_project.agent("; ".join(f"{CURL} http://{host}:8080/" for host in hosts))
     statuses = [m.group(1) for m in re.finditer(r"status=(\d+)", result.stdout)]
     assert statuses[0] == "200", f"the wildcard allow entry (*.wild.test) did not admit {WILD_OK}:\n{result}"
     assert statuses[1] == "403", f"{WILD_DENIED} is denied but the wildcard allow let it through:\n{result}"
     assert statuses[2] == "403", f"{BOTH} is both allowed and denied, and was let through:\n{result}"
+    assert statuses[3] == "403", f"*.wild.test covers one label, yet the proxy admitted {WILD_DEEP}:\n{result}"
 
 
 @pytest.mark.parametrize("address", ["ALLOWED", "10.1.2.3", "127.0.0.1:3128", "169.254.169.254", "[::1]:3128"])
