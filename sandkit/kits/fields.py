@@ -124,6 +124,7 @@ def _split_port(entry: str) -> tuple[str, int | None]:
 def host_pattern(value: str) -> str:
     """``host``, ``*.host`` (one label), each optionally with ``:port``."""
     no_control(value)
+    _not_url(value)
     if value.strip("*.:") == "" or value.startswith("*:"):
         raise ValueError("'*' would allow every host; say `egress: open` if that is really meant")
     host, _port = _split_port(value)
@@ -141,6 +142,22 @@ def host_pattern(value: str) -> str:
     else:
         check_host(host)
     return value
+
+
+def _not_url(value: str) -> None:
+    """A URL or a path where a host belongs: say which host to write instead."""
+    from urllib.parse import urlsplit
+
+    if "://" in value:
+        parts = urlsplit(value)
+        try:
+            port = parts.port or {"http": 80}.get(parts.scheme, 443)
+        except ValueError:
+            port = 443
+        host = (parts.hostname or "example.com") + ("" if port == 443 else f":{port}")
+        raise ValueError(f"give a host, not a URL: {host!r} (port 443 is implied; add ':PORT' for another)")
+    if "/" in value:
+        raise ValueError(f"give a host without a path: {value.split('/', 1)[0]!r}")
 
 
 def _duration(value: str | int) -> str:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from sandkit.errors import KitError, Location, Problem
 from sandkit.kits.extends import load_merged
 from sandkit.kits.files import FILE_SYSTEM, KitFiles
+from sandkit.kits.messages import explain
 from sandkit.kits.model import API_VERSION, Kit
 from sandkit.kits.yamlnodes import Node
 
@@ -156,7 +157,7 @@ def _problems(
         if error["type"] == "missing" and skip_missing:
             continue
         path, on_key = _data_path(error["loc"], data)
-        message = str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        message = explain(dict(error), path)
         if error["type"] == "missing":
             field_name = error["loc"][-1]
             parent = path[:-1] if path and path[-1] == field_name else path

@@ -27,7 +27,7 @@ def test_minimal_kit_gets_secure_defaults(tmp_path: Path) -> None:
             "image:\n  user: root\n",
             "6:9: image.user: the agent never runs as root; choose a non-root user such as 'agent'",
         ),
-        ("image:\n  uid: 0\n", "6:8: image.uid: Input should be greater than or equal to 1"),
+        ("image:\n  uid: 0\n", "6:8: image.uid: give a number of at least 1; found 0"),
         (
             "network:\n  allow: ['*']\n",
             "6:11: network.allow[0]: '*' would allow every host; say `egress: open` if that is really meant",
@@ -55,7 +55,10 @@ def test_minimal_kit_gets_secure_defaults(tmp_path: Path) -> None:
             'network:\n  allow: ["a.example.com\\nb"]\n',
             "6:11: network.allow[0]: must not contain a newline or any other control character",
         ),
-        ("network:\n  egress: closed\n", "6:11: network.egress: Input should be 'allowlist', 'none' or 'open'"),
+        (
+            "network:\n  egress: closed\n",
+            "6:11: network.egress: give one of allowlist, none, open; found text 'closed'",
+        ),
         (
             "env:\n  API_TOKEN: abc\n",
             "6:3: env.API_TOKEN: API_TOKEN looks like a secret; declare it under `secrets` "
@@ -105,7 +108,7 @@ def test_minimal_kit_gets_secure_defaults(tmp_path: Path) -> None:
             "files:\n  - {path: /etc/x, content: x, mode: 0644}\n",
             '6:38: files[0].mode: write the mode as a quoted octal string such as "0644"',
         ),
-        ("ports:\n  - {container: 70000}\n", "6:17: ports[0].container: Input should be less than or equal to 65535"),
+        ("ports:\n  - {container: 70000}\n", "6:17: ports[0].container: give a number of at most 65535; found 70000"),
     ],
 )
 def test_rule_message_and_position(tmp_path: Path, extra: str, expected: str) -> None:
