@@ -19,7 +19,7 @@ Runner = Callable[[argparse.Namespace], int]
 def _run_validate(args: argparse.Namespace) -> int:
     from sandkit.kits.commands import validate
 
-    return validate(args.kits, quiet=args.quiet)
+    return validate(args.kits, quiet=args.quiet, root=args.root)
 
 
 def _run_init(args: argparse.Namespace) -> int:
@@ -59,6 +59,15 @@ def _run_explain(args: argparse.Namespace) -> int:
     return run_explain(args)
 
 
+def _add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="the folder kits may read files from (default: each kit's git top level, or its folder outside git)",
+    )
+
+
 def _add_build(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("build", help="compile kits into sandbox artefacts")
     p.add_argument("kits", nargs="+", metavar="KIT", help="kit files, or directories of kits")
@@ -88,6 +97,7 @@ def _add_build(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="also write the actions workflow into DIR (e.g. .github/workflows)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the fidelity table")
+    _add_root(p)
     p.set_defaults(run=_run_build)
 
 
@@ -116,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check kits and report every problem with its place")
     v.add_argument("kits", nargs="+", metavar="KIT", help="kit files, or directories of kits")
     v.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    _add_root(v)
     v.set_defaults(run=_run_validate)
 
     i = sub.add_parser("init", help="write a new, commented kit")

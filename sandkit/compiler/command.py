@@ -16,6 +16,7 @@ from sandkit.compiler.targets import NAMES, REGISTRY, with_requirements
 from sandkit.errors import KitError, UsageError
 from sandkit.kits.discover import expand_kit_paths
 from sandkit.kits.loader import load_kit
+from sandkit.kits.reading import root_folder
 
 FIDELITY_FILE = "fidelity.json"
 
@@ -40,9 +41,11 @@ def parse_targets(text: str | None) -> list[str]:
     return with_requirements(wanted)
 
 
-def compile_kit(path: Path, output: Path, targets: list[str], actions_dir: Path | None = None) -> KitOutput:
+def compile_kit(
+    path: Path, output: Path, targets: list[str], actions_dir: Path | None = None, root: Path | None = None
+) -> KitOutput:
     """Everything one kit produces, in memory; nothing is written here."""
-    plan = make_plan(load_kit(path, allow_mixin=False))
+    plan = make_plan(load_kit(path, allow_mixin=False, root=root))
     folder = output / plan.name
     targets = with_requirements(targets)
     rendered: dict[str, Files] = {}
@@ -103,13 +106,14 @@ def build(args: argparse.Namespace) -> int:
     actions_dir = Path(args.actions_dir) if getattr(args, "actions_dir", None) else None
     if actions_dir is not None and "actions" not in targets:
         raise UsageError("--actions-dir needs the actions target (add it to --target)")
+    root = root_folder(getattr(args, "root", None))
     results: list[KitOutput] = []
     problems: list[str] = []
     for path in expand_kit_paths(args.kits):
         if _is_mixin(path):
             continue
         try:
-            results.append(compile_kit(path, output, targets, actions_dir))
+            results.append(compile_kit(path, output, targets, actions_dir, root))
         except KitError as exc:
             problems.extend(str(p) for p in exc.problems)
     names = [r.plan.name for r in results]

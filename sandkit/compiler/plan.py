@@ -10,6 +10,7 @@ A new fact a target needs is a field here, filled in make_plan(); a target's own
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -204,23 +205,25 @@ def is_under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _placed_files(kit: Kit, home: str) -> tuple[tuple[PlacedFile, ...], tuple[PlacedFile, ...]]:
+def _placed_files(
+    kit: Kit, home: str, sources: Mapping[str, bytes]
+) -> tuple[tuple[PlacedFile, ...], tuple[PlacedFile, ...]]:
     """Kit files, split into those under the home folder (copied in at start) and the rest."""
     regular: list[PlacedFile] = []
     in_home: list[PlacedFile] = []
     for index, spec in enumerate(kit.files, start=1):
-        content = spec.content.encode() if spec.content is not None else Path(spec.source or "").read_bytes()
+        content = spec.content.encode() if spec.content is not None else sources[spec.source or ""]
         base = PurePosixPath(spec.path).name or "file"
         placed = PlacedFile(spec.path, content, spec.mode, f"{index:02d}-{base}")
         (in_home if is_under(spec.path, home) else regular).append(placed)
     return tuple(regular), tuple(in_home)
 
 
-def _ca_files(kit: Kit) -> tuple[PlacedFile, ...]:
+def _ca_files(kit: Kit, sources: Mapping[str, bytes]) -> tuple[PlacedFile, ...]:
     out = []
     for index, source in enumerate(kit.image.ca_certificates, start=1):
         name = f"sandkit-{index:02d}-{PurePosixPath(source).stem}.crt"
-        out.append(PlacedFile(f"/usr/local/share/ca-certificates/{name}", Path(source).read_bytes(), "0644", name))
+        out.append(PlacedFile(f"/usr/local/share/ca-certificates/{name}", sources[source], "0644", name))
     return tuple(out)
 
 
@@ -241,7 +244,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
     deny = tuple(sorted({_destination(d) for d in kit.network.deny}))
     allow_all = tuple(dict.fromkeys(_destination(a) for a in kit.network.allow))
     allow = tuple(a for a in allow_all if not any(d.covers(a) for d in deny))
-    regular, in_home = _placed_files(kit, home)
+    regular, in_home = _placed_files(kit, home, loaded.sources)
     notes = tuple(f"{a} is denied, so it is dropped from the allowlist" for a in allow_all if a not in allow)
     return Plan(
         name=kit.name,
@@ -257,7 +260,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
         apt=_auto_packages(kit, debian_like),
         pip=tuple(kit.image.packages.pip),
         npm=tuple(kit.image.packages.npm),
-        ca_certificates=_ca_files(kit),
+        ca_certificates=_ca_files(kit, loaded.sources),
         install=tuple(kit.install),
         build_secrets=tuple(s.name for s in kit.secrets if s.build),
         startup=tuple(kit.startup),

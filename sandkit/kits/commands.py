@@ -9,14 +9,16 @@ from pathlib import Path
 from sandkit.errors import KitError, UsageError
 from sandkit.kits.discover import expand_kit_paths
 from sandkit.kits.loader import load_kit
+from sandkit.kits.reading import root_folder
 
 
-def validate(arguments: list[str], *, quiet: bool = False) -> int:
+def validate(arguments: list[str], *, quiet: bool = False, root: str | None = None) -> int:
     """Validate every kit; print each problem located; exit 1 if any kit is invalid."""
     failed = 0
+    top = root_folder(root)
     for path in expand_kit_paths(arguments):
         try:
-            loaded = load_kit(path)
+            loaded = load_kit(path, root=top)
         except KitError as exc:
             failed += 1
             for problem in exc.problems:

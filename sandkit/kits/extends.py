@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sandkit.errors import KitError, Location, Problem
 from sandkit.kits.files import FILE_SYSTEM, KitFiles, PathRefused
+from sandkit.kits.messages import dotted
 from sandkit.kits.yamlnodes import Node
 
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -45,7 +46,7 @@ def _resolve(ref: str, node: Node, base: Path, files: KitFiles) -> tuple[Path, s
     try:
         candidate = files.resolve(base.parent, ref)
     except PathRefused as exc:
-        raise KitError([Problem(node.loc, f"extends {ref!r}: {exc}")]) from None
+        raise KitError([Problem(node.loc, f"extends: {exc}")]) from None
     if not files.is_file(candidate):
         raise KitError([Problem(node.loc, f"extended kit {ref!r} not found (looked for {files.display(candidate)})")])
     return candidate, files.display(candidate), files
@@ -120,27 +121,31 @@ def _rebase_paths(root: Node, folder: Path, files: KitFiles) -> None:
     """Store paths declared relative to their own file as absolute, so they survive merging."""
     problems = []
     for pattern in RELATIVE_PATH_FIELDS:
-        for node in _select(root, pattern):
+        for key, node in _select(root, pattern, ()):
             if not isinstance(node.value, str) or not node.value:
                 continue  # the model reports the wrong type
+            where = dotted(key)
             if node.value.startswith("/") or "\\" in node.value:
-                problems.append(Problem(node.loc, f"{node.value!r} must be a path relative to the kit file"))
+                problems.append(Problem(node.loc, f"{where}: {node.value!r} must be a path relative to the kit file"))
             else:
                 try:
                     node.value = str(files.resolve(folder, node.value))
                 except PathRefused as exc:
-                    problems.append(Problem(node.loc, f"{node.value!r}: {exc}"))
+                    problems.append(Problem(node.loc, f"{where}: {exc}"))
     if problems:
         raise KitError(problems)
 
 
-def _select(node: Node, pattern: tuple[str, ...]) -> list[Node]:
+def _select(
+    node: Node, pattern: tuple[str, ...], key: tuple[str | int, ...]
+) -> list[tuple[tuple[str | int, ...], Node]]:
+    """The nodes at ``pattern`` (``*``: every list item), each with its key path."""
     if not pattern:
-        return [node]
+        return [(key, node)]
     head, rest = pattern[0], pattern[1:]
     if head == "*":
         items = node.value if isinstance(node.value, list) else []
-        return [found for item in items for found in _select(item, rest)]
+        return [found for index, item in enumerate(items) for found in _select(item, rest, (*key, index))]
     if isinstance(node.value, dict) and head in node.value:
-        return _select(node.value[head], rest)
+        return _select(node.value[head], rest, (*key, head))
     return []

@@ -4,25 +4,41 @@ The loader does every read through a :class:`KitFiles`: the file system by defau
 revision read as data (``sandkit diff``, :mod:`sandkit.review.gitfiles`), so that ``extends`` and
 ``files[].source`` resolve inside the revision being reviewed and never in the working tree.
 Bundled presets always come from the installed package.
+
+On the file system a kit reaches only its own repository: every path it names must resolve, after
+following links, inside ``root`` (the git top level above the kit, its own folder outside git, or
+what ``--root`` says), and is read with a bounded read that never trusts ``stat``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from sandkit.kits.reading import PathRefused, inside, read_regular, repository_root
 from sandkit.kits.yamlnodes import Node, load_yaml_nodes
 
-
-class PathRefused(Exception):
-    """A path a kit names that the reader will not follow; the message says why, in words."""
+__all__ = ["FILE_SYSTEM", "KitFiles", "PathRefused", "repository_root"]
 
 
 class KitFiles:
-    """The file system, as ``sandkit validate`` and ``build`` read it."""
+    """The file system, as ``sandkit validate`` and ``build`` read it; confined below ``root`` when given."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root.resolve() if root is not None else None
 
     def resolve(self, folder: Path, relative: str) -> Path:
         """``relative`` (as written in a kit below ``folder``) as an absolute path, or PathRefused."""
-        return (folder / relative).resolve()
+        resolved = (folder / relative).resolve()
+        self.check_inside(resolved, relative)
+        return resolved
+
+    def check_inside(self, resolved: Path, shown: str) -> None:
+        """PathRefused when ``resolved`` lies outside the kit's repository."""
+        if self.root is not None and not inside(resolved, self.root):
+            raise PathRefused(
+                f"{shown} leads outside the kit's repository ({self.root.as_posix()}); a kit may name only "
+                "files inside it (`--root DIR` sets another top folder)"
+            )
 
     def identity(self, path: Path) -> str:
         """One string per file, so that ``extends`` cycles are found however a path is spelled."""
@@ -37,8 +53,9 @@ class KitFiles:
     def size(self, path: Path) -> int:
         return path.stat().st_size
 
-    def read_bytes(self, path: Path) -> bytes:
-        return path.read_bytes()
+    def read_bytes(self, path: Path, limit: int) -> bytes:
+        """At most ``limit + 1`` bytes of the regular file ``path`` (more than ``limit``: too large)."""
+        return read_regular(path, limit)
 
     def load_nodes(self, path: Path, display: str) -> Node:
         return load_yaml_nodes(path, display)

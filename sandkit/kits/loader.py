@@ -14,12 +14,21 @@ from pydantic import BaseModel, ValidationError
 
 from sandkit.errors import KitError, Location, Problem
 from sandkit.kits.extends import load_merged
-from sandkit.kits.files import FILE_SYSTEM, KitFiles
-from sandkit.kits.messages import explain
+from sandkit.kits.files import FILE_SYSTEM, KitFiles, PathRefused, repository_root
+from sandkit.kits.messages import dotted, explain
 from sandkit.kits.model import API_VERSION, Kit
 from sandkit.kits.yamlnodes import Node
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
+
+
+def mixin_not_built(path: Path) -> str:
+    """Why a Mixin on the command line is an error, and what it is for."""
+    return (
+        f"this file is a Mixin: a partial kit that Kits take in with `extends: [./{path.name}]`; "
+        "only a Kit can be built, so build a Kit that extends it"
+    )
+
 
 PathKey = tuple[str | int, ...]
 
@@ -34,44 +43,71 @@ class LoadedKit:
     sha256: str
     #: Where each value of the merged kit was written (its file: a path, or ``preset:NAME``).
     origins: dict[PathKey, Location] = field(default_factory=dict, compare=False, repr=False)
+    #: The folder the kit may read from (None: read through a reader that confines itself).
+    root: Path | None = None
+    #: The bytes of every file the kit names (files[].source, image.ca_certificates), by resolved path.
+    sources: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def folder(self) -> Path:
         return self.path.parent
 
+    @property
+    def relative_path(self) -> str:
+        """The kit's path from its repository's top folder: the same from any working folder."""
+        if self.root is None:
+            return self.display
+        return self.path.relative_to(self.root).as_posix()
+
 
 def load_kit(
-    path: Path, *, allow_mixin: bool = True, files: KitFiles = FILE_SYSTEM, display: str | None = None
+    path: Path,
+    *,
+    allow_mixin: bool = True,
+    files: KitFiles = FILE_SYSTEM,
+    display: str | None = None,
+    root: Path | None = None,
 ) -> LoadedKit:
-    """Load and validate ``path`` (read through ``files``); raise KitError listing every problem found."""
+    """Load and validate ``path`` (read through ``files``); raise KitError listing every problem found.
+
+    On the file system the kit reads only below ``root`` (default: its repository, see reading.py).
+    """
     display = display or path.as_posix()
-    root = load_merged(path, display, files=files)
-    positions = _positions(root)
-    data = root.plain()
+    on_disk = files is FILE_SYSTEM
+    if on_disk:
+        path = path.absolute().parent.resolve() / path.name
+        files = KitFiles(root if root is not None else repository_root(path))
+        try:
+            files.check_inside(path.resolve(), "the kit file")
+        except PathRefused as exc:
+            raise KitError([Problem(Location(display), str(exc))]) from None
+    merged = load_merged(path, display, files=files)
+    positions = _positions(merged)
+    data = merged.plain()
     is_mixin = data.get("kind") == "Mixin"
     problems = _unknown_keys(data, Kit, (), positions)
     try:
         kit = Kit.model_validate(data)
     except ValidationError as exc:
-        problems += _problems(exc, data, positions, root.loc, skip_missing=is_mixin)
+        problems += _problems(exc, data, positions, merged.loc, skip_missing=is_mixin)
         kit = None
     if problems:
         raise KitError(problems)
     if kit is None:  # a Mixin with only "missing" errors is valid on its own
         kit = _mixin_placeholder(data)
     if kit.kind == "Mixin" and not allow_mixin:
-        raise KitError(
-            [Problem(Location(display, 1, 1), "this file is a Mixin; only a Kit can be built (extend it from a Kit)")]
-        )
-    _check_sources(kit, positions, files)
-    digest = hashlib.sha256(files.read_bytes(path)).hexdigest()
+        raise KitError([Problem(Location(display, 1, 1), mixin_not_built(path))])
+    sources = _read_sources(kit, positions, files)
+    digest = hashlib.sha256(files.read_bytes(path, MAX_SOURCE_BYTES)).hexdigest()
     origins = {key: value_loc for key, (value_loc, _) in positions.items()}
     return LoadedKit(
         kit=kit,
-        path=path.resolve() if files is FILE_SYSTEM else path,
+        path=path,
         display=display,
         sha256=digest,
         origins=origins,
+        root=files.root if on_disk else None,
+        sources=sources,
     )
 
 
@@ -135,13 +171,6 @@ def _has(container: Any, part: Any) -> bool:
     return isinstance(container, list) and isinstance(part, int) and 0 <= part < len(container)
 
 
-def _dotted(path: PathKey) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text or "kit"
-
-
 def _problems(
     exc: ValidationError,
     data: Any,
@@ -162,13 +191,13 @@ def _problems(
             field_name = error["loc"][-1]
             parent = path[:-1] if path and path[-1] == field_name else path
             location = _locate(parent, positions) if parent else root
-            problems.append(Problem(location, f"{_dotted((*parent, field_name))} is required"))
+            problems.append(Problem(location, f"{dotted((*parent, field_name))} is required"))
             continue
         if message.startswith("@"):
             target, _, message = message[1:].partition(" ")
             path = (*path, *(int(p) if p.isdigit() else p for p in target.split(".")))
         location = _locate(path, positions, use_key=on_key)
-        problems.append(Problem(location, f"{_dotted(path)}: {message}"))
+        problems.append(Problem(location, f"{dotted(path)}: {message}"))
     return problems
 
 
@@ -204,7 +233,7 @@ def _unknown_keys(
         if key not in fields:
             close = difflib.get_close_matches(str(key), list(fields), n=1, cutoff=0.6)
             hint = f"did you mean `{close[0]}`?" if close else "valid keys: " + ", ".join(sorted(fields))
-            where = _dotted((*path, key))
+            where = dotted((*path, key))
             problems.append(Problem(_locate((*path, key), positions, use_key=True), f"unknown key `{where}`", hint))
             continue
         annotation = fields[key].annotation
@@ -223,19 +252,32 @@ def _unknown_keys(
     return problems
 
 
-def _check_sources(kit: Kit, positions: dict[PathKey, tuple[Location, Location | None]], files: KitFiles) -> None:
-    """Files named by the kit must exist and be reasonably small."""
+def _read_sources(
+    kit: Kit, positions: dict[PathKey, tuple[Location, Location | None]], files: KitFiles
+) -> dict[str, bytes]:
+    """Read every file the kit names, once and bounded; a folder where a folder belongs."""
     problems = []
+    sources: dict[str, bytes] = {}
     named: list[tuple[PathKey, str]] = [(("files", i, "source"), f.source) for i, f in enumerate(kit.files) if f.source]
     named += [(("image", "ca_certificates", i), c) for i, c in enumerate(kit.image.ca_certificates)]
     for key, source in named:
-        candidate = Path(source)
-        if not files.is_file(candidate):
-            problems.append(Problem(_locate(key, positions), f"{_dotted(key)}: file {source} not found"))
-        elif files.size(candidate) > MAX_SOURCE_BYTES:
-            problems.append(Problem(_locate(key, positions), f"{_dotted(key)}: file is larger than 8 MiB"))
-    if kit.workspace.source and not files.is_dir(Path(kit.workspace.source)):
-        key = ("workspace", "source")
-        problems.append(Problem(_locate(key, positions), f"workspace.source: folder {kit.workspace.source} not found"))
+        shown = files.display(Path(source))
+        try:
+            data = files.read_bytes(Path(source), MAX_SOURCE_BYTES)
+        except PathRefused as exc:
+            problems.append(Problem(_locate(key, positions), f"{dotted(key)}: {shown} {exc}"))
+            continue
+        if len(data) > MAX_SOURCE_BYTES:
+            problems.append(Problem(_locate(key, positions), f"{dotted(key)}: {shown} is larger than 8 MiB"))
+        sources[source] = data
+    folder = kit.workspace.source
+    if folder and not files.is_dir(Path(folder)):
+        why = "is not a folder" if Path(folder).exists() else "not found"
+        problems.append(
+            Problem(
+                _locate(("workspace", "source"), positions), f"workspace.source: {files.display(Path(folder))} {why}"
+            )
+        )
     if problems:
         raise KitError(problems)
+    return sources

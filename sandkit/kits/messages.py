@@ -36,6 +36,14 @@ FIELD_SHAPES = {
 }
 
 
+def dotted(path: tuple[str | int, ...]) -> str:
+    """``files[0].source`` for ``("files", 0, "source")``; ``kit`` for the whole kit."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "kit"
+
+
 def field_key(path: tuple[str | int, ...]) -> str:
     """``triggers[].github.types`` for ``("triggers", 0, "github", "types")``."""
     text = ""

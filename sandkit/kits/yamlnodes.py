@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sandkit.errors import KitError, Location, Problem
+from sandkit.kits.reading import PathRefused, read_regular
 
 MAX_BYTES = 1024 * 1024
 MAX_NODES = 50_000
@@ -52,7 +53,7 @@ def _fail(path: str, message: str, line: int = 0, column: int = 0) -> KitError:
 
 def _decode(path: str, data: bytes) -> str:
     if len(data) > MAX_BYTES:
-        raise _fail(path, f"file is {len(data)} bytes; a kit may be at most {MAX_BYTES} bytes")
+        raise _fail(path, f"file is too large: a kit may be at most {MAX_BYTES} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -202,16 +203,12 @@ def _safe(get: Any) -> tuple[int, int] | None:
 
 
 def load_yaml_nodes(path: Path, display: str | None = None) -> Node:
-    """Load one YAML mapping from ``path``; every failure is a located KitError."""
+    """Load one YAML mapping from ``path`` (a bounded read of a regular file); every failure is a located KitError."""
     shown = display or str(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise _fail(shown, "file not found") from None
-    except IsADirectoryError:
-        raise _fail(shown, "is a directory, not a kit file") from None
-    except OSError as exc:
-        raise _fail(shown, f"cannot read: {exc.strerror}") from None
+        data = read_regular(path.resolve(), MAX_BYTES)
+    except PathRefused as exc:
+        raise _fail(shown, f"{'file ' if str(exc) == 'not found' else ''}{exc}") from None
     return nodes_from_text(_decode(shown, data), shown)
 
 

@@ -197,9 +197,9 @@ triggers: [{schedule: "0 9 * * 1-5"}, {github: {event: pull_request, types: [ope
 
 def test_missing_source_file_is_located(tmp_path: Path) -> None:
     found = errors(tmp_path, MINIMAL + "files:\n  - {path: /x, source: nope.txt}\n")
-    assert found == [f"6:24: files[0].source: file {(tmp_path / 'nope.txt').resolve()} not found"]
+    assert found == [f"6:24: files[0].source: {(tmp_path / 'nope.txt').resolve()} not found"]
 
 
 def test_absolute_source_is_refused(tmp_path: Path) -> None:
     found = errors(tmp_path, MINIMAL + "files:\n  - {path: /x, source: /etc/passwd}\n")
-    assert found == ["6:24: '/etc/passwd' must be a path relative to the kit file"]
+    assert found == ["6:24: files[0].source: '/etc/passwd' must be a path relative to the kit file"]
