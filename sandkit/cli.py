@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from sandkit import __version__
 from sandkit.errors import SandkitError
@@ -19,7 +20,9 @@ Runner = Callable[[argparse.Namespace], int]
 def _run_validate(args: argparse.Namespace) -> int:
     from sandkit.kits.commands import validate
 
-    return validate(args.kits, quiet=args.quiet, root=args.root)
+    return validate(
+        args.kits, quiet=args.quiet, root=args.root, fmt=args.format, stdin_filename=args.stdin_filename
+    )
 
 
 def _run_init(args: argparse.Namespace) -> int:
@@ -48,13 +51,13 @@ def _run_lint(args: argparse.Namespace) -> int:
 
 
 def _run_rules(args: argparse.Namespace) -> int:
-    from sandkit.lint.command import run_rules
+    from sandkit.lint.catalogue import run_rules
 
     return run_rules(args)
 
 
 def _run_explain(args: argparse.Namespace) -> int:
-    from sandkit.lint.command import run_explain
+    from sandkit.lint.catalogue import run_explain
 
     return run_explain(args)
 
@@ -68,8 +71,26 @@ def _add_root(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_build(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("build", help="compile kits into sandbox artefacts")
+def _run_completion(args: argparse.Namespace) -> int:
+    from sandkit.completion import script
+
+    sys.stdout.write(script(build_parser(), args.shell))
+    return 0
+
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def _command(sub: Subparsers, name: str, help_text: str, run: Runner) -> argparse.ArgumentParser:
+    """A sub-command; abbreviated long flags are refused, so scripts keep working as flags are added."""
+    p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
+    p.set_defaults(run=run)
+    return p
+
+
+def _add_build(sub: Subparsers) -> None:
+    p = _command(sub, "build", "compile kits into sandbox artefacts", _run_build)
     p.add_argument("kits", nargs="+", metavar="KIT", help="kit files, or directories of kits")
     p.add_argument(
         "-o",
@@ -98,50 +119,70 @@ def _add_build(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the fidelity table")
     _add_root(p)
-    p.set_defaults(run=_run_build)
 
 
-def _add_lint(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_lint(sub: Subparsers) -> None:
     from sandkit.lint.arguments import add_lint_arguments
 
-    p = sub.add_parser("lint", help="scan a repository for what breaks a sandbox")
-    add_lint_arguments(p)
-    p.set_defaults(run=_run_lint)
-    r = sub.add_parser("rules", help="list the linter's rules")
-    r.add_argument("--format", choices=["text", "json"], default="text")
-    r.set_defaults(run=_run_rules)
-    e = sub.add_parser("explain", help="show the documentation of a lint rule")
-    e.add_argument("rule", metavar="ID")
-    e.set_defaults(run=_run_explain)
+    add_lint_arguments(_command(sub, "lint", "scan a repository for what breaks a sandbox", _run_lint))
+    r = _command(sub, "rules", "list the linter's rules", _run_rules)
+    r.add_argument(
+        "--category", default=None, metavar="LIST", help="comma-separated categories to list (any case; default: all)"
+    )
+    r.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=["text", "json", "markdown"],
+        default="text",
+        help="text (default), json, or markdown (the table in docs/lint.md)",
+    )
+    e = _command(sub, "explain", "show the documentation of lint rules", _run_explain)
+    e.add_argument("rules", nargs="+", metavar="RULE", help="a rule ID, ID prefix, rule name or category (any case)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sandkit",
         description="Run AI coding agents unattended, safely: kits in, sandboxes out.",
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"sandkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    v = sub.add_parser("validate", help="check kits and report every problem with its place")
-    v.add_argument("kits", nargs="+", metavar="KIT", help="kit files, or directories of kits")
+    v = _command(sub, "validate", "check kits and report every problem with its place", _run_validate)
+    v.add_argument(
+        "kits", nargs="+", metavar="KIT", help="kit files, or directories of kits; - reads one kit from standard input"
+    )
     v.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     _add_root(v)
-    v.set_defaults(run=_run_validate)
+    v.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=["text", "json"],
+        default="text",
+        help="text (default), or json: every kit with its problems, on standard output",
+    )
+    v.add_argument(
+        "--stdin-filename",
+        default=None,
+        metavar="PATH",
+        help="with -: the kit's path (for messages, and what its relative extends and files are read from)",
+    )
 
-    i = sub.add_parser("init", help="write a new, commented kit")
+    i = _command(sub, "init", "write a new, commented kit", _run_init)
     i.add_argument("path", nargs="?", default="sandkit.yaml", metavar="PATH")
     i.add_argument(
         "--preset", default=None, metavar="NAME", help="start from a bundled agent preset (claude-code, codex, ...)"
     )
     i.add_argument("--force", action="store_true", help="overwrite an existing file")
-    i.set_defaults(run=_run_init)
 
-    s = sub.add_parser("schema", help="print the kit JSON Schema")
-    s.set_defaults(run=_run_schema)
-
+    _command(sub, "schema", "print the kit JSON Schema", _run_schema)
     _add_build(sub)
     _add_lint(sub)
+    c = _command(sub, "completion", "print a shell completion script (bash, zsh or fish)", _run_completion)
+    c.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to complete sandkit in")
     return parser
 
 

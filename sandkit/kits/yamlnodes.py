@@ -209,6 +209,11 @@ def load_yaml_nodes(path: Path, display: str | None = None) -> Node:
         data = read_regular(path.resolve(), MAX_BYTES)
     except PathRefused as exc:
         raise _fail(shown, f"{'file ' if str(exc) == 'not found' else ''}{exc}") from None
+    return nodes_from_bytes(data, shown)
+
+
+def nodes_from_bytes(data: bytes, shown: str) -> Node:
+    """One YAML mapping from bytes read elsewhere (standard input, a git object), checked alike."""
     return nodes_from_text(_decode(shown, data), shown)
 
 

@@ -1,36 +1,33 @@
-"""``sandkit lint``, ``sandkit rules`` and ``sandkit explain``: arguments in, exit code out."""
+"""``sandkit lint``: arguments in, report out, exit code back.
+
+The steps: resolve the configuration and the rule selection, scan (paths, or one text from
+standard input), optionally fix, then filter what is shown (per-path ignores, baseline,
+``--min-severity``) and report. Exit 0: nothing at or above ``--fail-on`` (or ``--exit-zero``);
+1: findings (or, with ``--diff``, fixes to make); 2: a usage error or an internal error.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TextIO
 
 from sandkit import __version__
-from sandkit.errors import SandkitError
+from sandkit.console import Progress, color_enabled
+from sandkit.errors import SandkitError, UsageError
+from sandkit.lint.arguments import HUMAN_FORMATS
 from sandkit.lint.config import LintConfig, find_config, load_config
-from sandkit.lint.discovery import PathPatterns
+from sandkit.lint.discovery import AnyOf, PathPatterns, in_dependency
 from sandkit.lint.model import Finding, at_least
-from sandkit.lint.registry import Rule, all_rules, find_rule
+from sandkit.lint.registry import Rule, all_rules
+from sandkit.lint.selection import combine, rule_matches, split_list
 
+if TYPE_CHECKING:
+    from sandkit.lint.engine import ScanOptions
 
-def _split(value: str | None) -> tuple[str, ...]:
-    return tuple(v.strip() for v in (value or "").split(",") if v.strip())
-
-
-def rule_matches(rule: Rule, key: str) -> bool:
-    """A key names a rule by ID, ID prefix ("RS"), name or category."""
-    return (
-        key.upper() == rule.id
-        or (key.isalpha() and key.isupper() and rule.id.startswith(key))
-        or key in (rule.name, rule.category)
-    )
-
-
-def select_rules(rules: list[Rule], select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]:
-    chosen = [r for r in rules if not select or any(rule_matches(r, k) for k in select)]
-    return [r for r in chosen if not any(rule_matches(r, k) for k in ignore)]
+STDIN = "-"
 
 
 def _fail(message: str) -> int:
@@ -39,18 +36,98 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = list(args.paths) or ["."]
+    try:
+        return _run(args)
+    except SandkitError as exc:
+        return _fail(str(exc))
+    except OSError as exc:  # --output, --write-baseline or a fixed file cannot be written
+        return _fail(f"{exc.filename or 'sandkit'}: error: {exc.strerror or exc}")
+
+
+def _check_combinations(args: argparse.Namespace) -> None:
+    from sandkit.lint.reporters.statistics import FORMATS as STATISTICS_FORMATS
+
+    if STDIN in args.paths and len(args.paths) > 1:
+        raise UsageError("sandkit lint: error: - reads one file from standard input; give no other path with it")
+    if args.stdin_filename and args.paths != [STDIN]:
+        raise UsageError("sandkit lint: error: --stdin-filename goes with - (the text read from standard input)")
+    if args.statistics and args.format not in STATISTICS_FORMATS:
+        raise UsageError(f"sandkit lint: error: --statistics prints {', '.join(STATISTICS_FORMATS)}, not {args.format}")
+    if args.write_baseline and (args.fix or args.diff):
+        raise UsageError("sandkit lint: error: --write-baseline records findings; run it without --fix or --diff")
+
+
+@dataclass
+class Lint:
+    """One run's settings, resolved from the command line and the configuration."""
+
+    args: argparse.Namespace
+    root: str
+    config: LintConfig
+    rules: list[Rule]
+    active: list[Rule]
+    prefix: str
+    config_exclude: PathPatterns = field(default_factory=PathPatterns)
+    command_line_exclude: PathPatterns = field(default_factory=PathPatterns)
+    known_prints: frozenset[str] | None = None
+
+    @property
+    def human(self) -> bool:
+        return self.args.format in HUMAN_FORMATS and not self.args.statistics
+
+    @property
+    def exclude(self) -> AnyOf:
+        return AnyOf(self.config_exclude, self.command_line_exclude)
+
+    def excluded_by(self, rel: str) -> str | None:
+        """Which setting excludes ``rel`` (relative to the root), if one does."""
+        if self.command_line_exclude.match(rel):
+            return "--exclude/--extend-exclude"
+        if self.config_exclude.match(rel):
+            return f"{self.config.path} (exclude)"
+        return None
+
+    def options(self) -> ScanOptions:
+        from sandkit.lint.engine import ScanOptions
+        from sandkit.lint.source import RuleSettings
+
+        return ScanOptions(
+            tuple(r.id for r in self.active), RuleSettings(self.config.extra_secret_patterns), self.config.max_file_size
+        )
+
+    def shown(self, findings: list[Finding]) -> tuple[list[Finding], int]:
+        """The findings to report, and how many the baseline hid."""
+        findings = _drop_per_path(findings, self.config.per_path_ignores, self.rules, self.prefix)
+        baselined = 0
+        if self.known_prints is not None:
+            kept = [f for f in findings if f.fingerprint not in self.known_prints]
+            baselined, findings = len(findings) - len(kept), kept
+        if self.args.min_severity:
+            findings = [f for f in findings if at_least(f.severity, self.args.min_severity)]
+        return findings, baselined
+
+    def note(self, message: str) -> None:
+        """Something the user should know that is not a finding (on stderr, unless --quiet)."""
+        if not self.args.quiet:
+            print(f"sandkit: {message}", file=sys.stderr)
+
+
+def _run(args: argparse.Namespace) -> int:
+    _check_combinations(args)
+    from_stdin = args.paths == [STDIN]
+    targets = [] if from_stdin else (list(args.paths) or ["."])
     for target in targets:
         if not os.path.exists(target):
             return _fail(f"{target}: error: no such file or folder")
     root = targets[0] if len(targets) == 1 and os.path.isdir(targets[0]) else "."
-    try:
-        config = load_config(args.config) if args.config else _found_config(root)
-        return _lint(args, targets, root, config)
-    except SandkitError as exc:
-        return _fail(str(exc))
-    except OSError as exc:  # --output or --write-baseline cannot be written
-        return _fail(f"{exc.filename or 'sandkit'}: error: {exc.strerror or exc}")
+    start = root
+    if from_stdin:  # the configuration that applies where the text's file lives
+        start = os.path.dirname(args.stdin_filename or "") or "."
+    config = load_config(args.config) if args.config else _found_config(start)
+    lint = _prepare(args, root, config)
+    if from_stdin:
+        return _lint_stdin(lint)
+    return _lint_paths(lint, targets)
 
 
 def _found_config(root: str) -> LintConfig:
@@ -58,58 +135,168 @@ def _found_config(root: str) -> LintConfig:
     return load_config(path) if path else LintConfig()
 
 
-def _lint(args: argparse.Namespace, targets: list[str], root: str, config: LintConfig) -> int:
-    from sandkit.lint.baseline import read_baseline, write_baseline
-    from sandkit.lint.engine import ScanOptions, scan
-    from sandkit.lint.reporters import Report, render
-    from sandkit.lint.source import RuleSettings
-
+def _prepare(args: argparse.Namespace, root: str, config: LintConfig) -> Lint:
     rules = all_rules()
-    select = _split(args.select) or config.select
-    ignore = _split(args.ignore) + config.ignore
-    for key in (*select, *ignore):
-        if not any(rule_matches(r, key) for r in rules):
-            where = "--select/--ignore" if key in _split(args.select) + _split(args.ignore) else str(config.path)
-            raise SandkitError(f"{where}: error: '{key}' matches no rule ID, name or category")
-    active = select_rules(rules, select, ignore)
-    options = ScanOptions(tuple(r.id for r in active), RuleSettings(config.extra_secret_patterns), config.max_file_size)
+    selectors = combine(
+        config.select,
+        config.ignore,
+        str(config.path),
+        args.select,
+        args.extend_select,
+        args.ignore,
+        args.extend_ignore,
+    )
+    active = selectors.resolve(rules)
     prefix = _config_prefix(config, root)
-    excluded = PathPatterns(config.exclude, prefix)
-    result = scan(targets, root, options, excluded, args.jobs)
-    _say_excluded_targets(targets, root, excluded, config)
-    findings = _drop_per_path(result.findings, config.per_path_ignores, rules, prefix)
-    if args.write_baseline:
-        write_baseline(args.write_baseline, findings)
-        print(f"sandkit: wrote {len(findings)} fingerprints to {args.write_baseline}", file=sys.stderr)
-        return 2 if result.crashes else 0
-    baselined = 0
+    configured = [] if args.exclude is not None else list(config.exclude)
+    command_line = [*split_list(args.exclude), *split_list(args.extend_exclude)]
+    known_prints = None
     if args.baseline:
-        known_prints = read_baseline(args.baseline)
-        kept = [f for f in findings if f.fingerprint not in known_prints]
-        baselined, findings = len(findings) - len(kept), kept
-    report = Report(findings, rules, files=result.files, baselined=baselined, tool_version=__version__)
-    _write(render(report, args.format), args.output)
-    for crash in result.crashes:
+        from sandkit.lint.baseline import read_baseline
+
+        known_prints = frozenset(read_baseline(args.baseline))
+    return Lint(
+        args,
+        root,
+        config,
+        rules,
+        active,
+        prefix,
+        PathPatterns(configured, prefix),
+        PathPatterns(command_line, _cwd_prefix(root)),
+        known_prints,
+    )
+
+
+def _lint_paths(lint: Lint, targets: list[str]) -> int:
+    from sandkit.lint.engine import scan
+
+    args = lint.args
+    progress = Progress(sys.stderr, "scanned files:", enabled=lint.human and not args.quiet)
+    result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs, progress.update)
+    progress.finish()
+    _say_excluded_targets(lint, targets)
+    if args.write_baseline:
+        from sandkit.lint.baseline import write_baseline
+
+        findings = _drop_per_path(result.findings, lint.config.per_path_ignores, lint.rules, lint.prefix)
+        write_baseline(args.write_baseline, findings)
+        lint.note(f"wrote {len(findings)} fingerprints to {args.write_baseline}")
+        return _crashed(result.crashes) or 0
+    if args.fix or args.diff:
+        from sandkit.lint.fixing import fix_files
+
+        shown, _ = lint.shown(result.findings)
+        outcome = fix_files(lint, shown, targets, write=not args.diff)
+        if args.diff:
+            _write(outcome.diff, None)
+            _say_fixed(lint, outcome.fixed, outcome.files, would=True)
+            return _crashed(result.crashes) or (1 if outcome.diff else 0)
+        _say_fixed(lint, outcome.fixed, outcome.files, would=False)
+        if outcome.files:
+            result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs)
+    return _report(lint, result.findings, result.files, result.crashes)
+
+
+def _lint_stdin(lint: Lint) -> int:
+    """One text from standard input, named by --stdin-filename (its kind and its path in the report)."""
+    from sandkit.lint.engine import scan_bytes
+
+    args = lint.args
+    options = lint.options()
+    raw = sys.stdin.buffer.read(options.max_bytes + 1)
+    rel = _stdin_path(args.stdin_filename, lint.root)
+    where = lint.excluded_by(rel)
+    if where is not None:
+        lint.note(f"{args.stdin_filename} is excluded by {where}; nothing checked")
+        if args.fix:
+            sys.stdout.buffer.write(raw)
+        return 0
+    result = scan_bytes(rel, raw, lint.root, options, in_dependency=in_dependency(rel))
+    if args.fix or args.diff:
+        from sandkit.lint.fixing import fix_stdin
+
+        fixed, diff, count = fix_stdin(lint, rel, raw)
+        if args.diff:
+            _write(diff, None)
+            _say_fixed(lint, count, 1 if diff else 0, would=True)
+            return _crashed(result.crashes) or (1 if diff else 0)
+        sys.stdout.buffer.write(fixed)  # editors replace the buffer with standard output
+        sys.stdout.flush()
+        _say_fixed(lint, count, 1 if count else 0, would=False)
+        result = scan_bytes(rel, fixed, lint.root, options, in_dependency=in_dependency(rel))
+        return _report(lint, result.findings, result.files, result.crashes, to_stderr=True)
+    return _report(lint, result.findings, result.files, result.crashes)
+
+
+def _stdin_path(name: str | None, root: str) -> str:
+    """The path findings carry: --stdin-filename relative to the root, or "-"."""
+    if not name:
+        return STDIN
+    rel = os.path.relpath(os.path.abspath(name), os.path.abspath(root))
+    return (name if rel.startswith("..") else rel).replace(os.sep, "/")
+
+
+def _report(lint: Lint, findings: list[Finding], files: int, crashes: list[str], *, to_stderr: bool = False) -> int:
+    from sandkit.lint.reporters import Report, render
+
+    args = lint.args
+    shown, baselined = lint.shown(findings)
+    stream = sys.stderr if to_stderr else sys.stdout
+    color = lint.human and args.output is None and color_enabled(stream, no_color=args.no_color)
+    report = Report(
+        shown, lint.rules, files=files, baselined=baselined, tool_version=__version__, color=color, quiet=args.quiet
+    )
+    if args.statistics:
+        from sandkit.lint.reporters.statistics import render_statistics
+
+        text = render_statistics(report, args.format)
+    else:
+        text = render(report, args.format)
+    _write(text, args.output, stream)
+    if crashed := _crashed(crashes):
+        return crashed
+    if args.exit_zero:
+        return 0
+    fail_on = args.fail_on or lint.config.fail_on
+    return 1 if any(at_least(f.severity, fail_on) for f in shown) else 0
+
+
+def _crashed(crashes: list[str]) -> int:
+    for crash in crashes:
         print(f"sandkit: internal error: {crash}", file=sys.stderr)
-    if result.crashes:
-        return 2
-    fail_on = args.fail_on or config.fail_on
-    return 1 if any(at_least(f.severity, fail_on) for f in findings) else 0
+    return 2 if crashes else 0
 
 
-def _say_excluded_targets(targets: list[str], root: str, excluded: PathPatterns, config: LintConfig) -> None:
-    """A path given on the command line but excluded by the config is skipped: say so, never silently."""
+def _say_fixed(lint: Lint, fixed: int, files: int, *, would: bool) -> None:
+    if fixed or would:
+        verb = "would fix" if would else "fixed"
+        lint.note(f"{verb} {fixed} finding{'s' if fixed != 1 else ''} in {files} file{'s' if files != 1 else ''}")
+
+
+def _say_excluded_targets(lint: Lint, targets: list[str]) -> None:
+    """A path given on the command line but excluded is skipped: say so, never silently."""
     for target in targets:
-        rel = os.path.relpath(os.path.abspath(target), os.path.abspath(root)).replace(os.sep, "/")
-        if not rel.startswith("..") and excluded.match("" if rel == "." else rel):
-            print(f"sandkit: {target} is excluded by {config.path} (exclude); nothing scanned there", file=sys.stderr)
+        rel = os.path.relpath(os.path.abspath(target), os.path.abspath(lint.root)).replace(os.sep, "/")
+        where = None if rel.startswith("..") else lint.excluded_by("" if rel == "." else rel)
+        if where is not None:
+            print(f"sandkit: {target} is excluded by {where}; nothing scanned there", file=sys.stderr)
 
 
 def _config_prefix(config: LintConfig, root: str) -> str:
     """The scan root's path from the config file's folder (config globs are relative to it)."""
     if not config.path:
         return ""
-    prefix = os.path.relpath(os.path.abspath(root), os.path.dirname(os.path.abspath(config.path)))
+    return _prefix_from(os.path.dirname(os.path.abspath(config.path)), root)
+
+
+def _cwd_prefix(root: str) -> str:
+    """The scan root's path from the working folder (command-line globs are relative to it)."""
+    return _prefix_from(os.getcwd(), root)
+
+
+def _prefix_from(base: str, root: str) -> str:
+    prefix = os.path.relpath(os.path.abspath(root), base)
     return "" if prefix.startswith("..") else prefix.replace(os.sep, "/")
 
 
@@ -131,43 +318,19 @@ def _drop_per_path(
     return kept
 
 
-def _write(text: str, output: str | None) -> None:
+def _write(text: str, output: str | None, stream: TextIO | None = None) -> None:
+    """UTF-8 always; a character UTF-8 cannot carry (a lone surrogate from an undecodable file
+    name) is written as a backslash escape, which JSON and XML readers take as text."""
+    data = text.encode("utf-8", "backslashreplace")
     if output:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with open(output, "wb") as handle:
+            handle.write(data)
+        return
+    target = stream if stream is not None else sys.stdout
+    target.flush()
+    buffer = getattr(target, "buffer", None)
+    if buffer is None:
+        target.write(data.decode("utf-8"))
     else:
-        sys.stdout.write(text)
-
-
-def run_rules(args: argparse.Namespace) -> int:
-    rules = all_rules()
-    if args.format == "json":
-        entries = [
-            {
-                "id": r.id,
-                "name": r.name,
-                "category": r.category,
-                "severity": r.severity,
-                "kinds": sorted(r.kinds),
-                "summary": r.summary,
-                "fix": r.fix,
-            }
-            for r in rules
-        ]
-        sys.stdout.write(json.dumps(entries, indent=2) + "\n")
-        return 0
-    for r in rules:
-        sys.stdout.write(f"{r.id}  {r.severity:<8}  {r.category:<18}  {r.name}: {r.summary}\n")
-    return 0
-
-
-def run_explain(args: argparse.Namespace) -> int:
-    found = find_rule(args.rule)
-    if found is None:
-        return _fail(f"sandkit: error: no rule '{args.rule}' (see `sandkit rules`)")
-    kinds = ", ".join(sorted(found.kinds)) or "(reported by the engine)"
-    sys.stdout.write(
-        f"{found.id} {found.name}\ncategory: {found.category}; default severity: "
-        f"{found.severity}; files: {kinds}\n\n{found.doc.strip()}\n"
-    )
-    return 0
+        buffer.write(data)
+        buffer.flush()

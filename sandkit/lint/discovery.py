@@ -15,6 +15,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 from sandkit.lint.kinds import Kind, is_agent_file, kind_by_name
 
@@ -70,14 +71,35 @@ class PathPatterns:
         return any(p.match("/".join(parts[:depth])) for p in self.paths for depth in range(1, len(parts) + 1))
 
 
+class Matcher(Protocol):
+    """What discovery asks of its exclusions: whether a path (relative to the scan root) is out."""
+
+    def __bool__(self) -> bool: ...
+
+    def match(self, rel: str) -> bool: ...
+
+
+class AnyOf:
+    """Several pattern sets, each relative to its own folder (the config's, the working folder)."""
+
+    def __init__(self, *sets: Matcher) -> None:
+        self.sets = [s for s in sets if s]
+
+    def __bool__(self) -> bool:
+        return bool(self.sets)
+
+    def match(self, rel: str) -> bool:
+        return any(s.match(rel) for s in self.sets)
+
+
 def is_excluded(rel: str, patterns: Iterable[str]) -> bool:
     """``rel`` matches one of ``patterns`` (see :class:`PathPatterns`)."""
     return PathPatterns(patterns).match(rel)
 
 
-def discover(targets: list[str], root: str, exclude: PathPatterns | None = None) -> Iterator[Candidate]:
+def discover(targets: list[str], root: str, exclude: Matcher | None = None) -> Iterator[Candidate]:
     """Files under ``targets`` (files or folders), relative to ``root``."""
-    exclude = exclude or PathPatterns()
+    exclude = exclude if exclude is not None else PathPatterns()
     root_real = os.path.realpath(root)
     seen_dirs: set[tuple[int, int]] = set()
     # Only several targets can name a file twice; one folder's walk never does, so a single
@@ -93,7 +115,7 @@ def discover(targets: list[str], root: str, exclude: PathPatterns | None = None)
                 continue
             if seen_files is not None:
                 seen_files.add(rel)
-            yield Candidate(os.path.abspath(target), rel, _in_dependency(rel))
+            yield Candidate(os.path.abspath(target), rel, in_dependency(rel))
 
 
 def _relative(path: str, root_real: str) -> str:
@@ -108,15 +130,15 @@ def _skipped(rel: str) -> bool:
     folders = rel.split("/")[:-1]
     if any(part in SKIPPED_FOLDERS for part in folders):
         return True
-    return _in_dependency(rel) and not is_agent_file(rel)
+    return in_dependency(rel) and not is_agent_file(rel)
 
 
-def _in_dependency(rel: str) -> bool:
+def in_dependency(rel: str) -> bool:
     return any(part in DEPENDENCY_FOLDERS for part in rel.split("/")[:-1])
 
 
 def _walk(
-    top: str, root_real: str, exclude: PathPatterns, seen_dirs: set[tuple[int, int]], seen_files: set[str] | None
+    top: str, root_real: str, exclude: Matcher, seen_dirs: set[tuple[int, int]], seen_files: set[str] | None
 ) -> Iterator[Candidate]:
     top_abs = os.path.abspath(top)
     stack: list[tuple[str, str, bool]] = [(top_abs, _relative(top_abs, root_real), False)]

@@ -10,11 +10,11 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sandkit.lint import engine_rules
-from sandkit.lint.discovery import Candidate, PathPatterns, discover
+from sandkit.lint.discovery import Candidate, Matcher, discover
 from sandkit.lint.kinds import STRUCTURED, YAML_FAMILY, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import Rule, all_rules
@@ -53,9 +53,17 @@ class ScanResult:
 
 
 def scan(
-    targets: list[str], root: str, options: ScanOptions, exclude: PathPatterns | None = None, jobs: int | None = None
+    targets: list[str],
+    root: str,
+    options: ScanOptions,
+    exclude: Matcher | None = None,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> ScanResult:
-    """Scan ``targets`` and return every finding (suppressions applied, baseline not)."""
+    """Scan ``targets`` and return every finding (suppressions applied, baseline not).
+
+    ``progress`` is called with the number of files read so far, as results come in.
+    """
     discovered = discover(targets, root, exclude)
     head = list(itertools.islice(discovered, PARALLEL_THRESHOLD))
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
@@ -71,11 +79,26 @@ def scan(
         findings.extend(result.findings)
         crashes.extend(result.crashes)
         files += result.scanned
+        if progress is not None:
+            progress(files)
+    return _with_passes(findings, files, crashes, root)
+
+
+def scan_bytes(path: str, raw: bytes, root: str, options: ScanOptions, *, in_dependency: bool = False) -> ScanResult:
+    """Check one file's bytes that are not on disk as such (standard input, a fixed text).
+
+    ``path`` (relative to ``root``) decides the kind and is the path findings carry; the
+    repository passes run as in a scan of ``root``.
+    """
+    result = _Checker(options).check_bytes(Candidate(os.path.join(root, path), path, in_dependency), raw)
+    return _with_passes(result.findings, result.scanned, result.crashes, root)
+
+
+def _with_passes(findings: list[Finding], files: int, crashes: list[str], root: str) -> ScanResult:
     from sandkit.lint.repository import RepositoryView, run_passes
 
     all_rules()  # family modules register their passes on import
-    view = RepositoryView(root)
-    findings, pass_crashes = run_passes(findings, view)
+    findings, pass_crashes = run_passes(findings, RepositoryView(root))
     return ScanResult(findings, files, crashes + pass_crashes)
 
 
@@ -151,25 +174,18 @@ class _Checker:
         return rules
 
     def check(self, candidate: Candidate) -> FileResult:
-        result = FileResult()
         if not self.wants(candidate):
-            return result
+            return FileResult()
         raw = _read(candidate.abspath, self.options.max_bytes)
-        if raw is None or b"\0" in raw[:BINARY_PROBE]:
+        return FileResult() if raw is None else self.check_bytes(candidate, raw)
+
+    def check_bytes(self, candidate: Candidate, raw: bytes) -> FileResult:
+        """Check ``raw`` (at most ``max_bytes + 1`` bytes) as the content of ``candidate``."""
+        result = FileResult()
+        if b"\0" in raw[:BINARY_PROBE]:
             return result
-        kind = candidate.kind
-        if kind.kind == "text" and is_shell_script(raw[:200]):
-            kind = Kind("shell", "shell")
-        text = raw[: self.options.max_bytes].decode("utf-8", errors="replace")
-        kind = kind_by_content(kind, text[:4096])
-        source = SourceFile(
-            candidate.path,
-            text,
-            kind.kind,
-            kind.syntax,
-            in_dependency=candidate.in_dependency,
-            settings=self.options.settings,
-        )
+        source = source_of(candidate, raw, self.options)
+        text, kind = source.text, source.kind
         result.scanned = 1
         hits: list[tuple[Rule, Hit]] = []
         if len(raw) > self.options.max_bytes:
@@ -180,7 +196,7 @@ class _Checker:
                 )
             )
         problem = self._parse_problem(source)
-        for rule in self._rules_for(kind.kind):
+        for rule in self._rules_for(kind):
             if rule.triggers and not rule.triggered_by(text):
                 continue
             try:
@@ -251,6 +267,23 @@ class _Checker:
             if finding not in findings:
                 findings.append(finding)
         return findings
+
+
+def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceFile:
+    """The file as rules see it: decoded, its kind decided by name, then shebang and content."""
+    kind = candidate.kind
+    if kind.kind == "text" and is_shell_script(raw[:200]):
+        kind = Kind("shell", "shell")
+    text = raw[: options.max_bytes].decode("utf-8", errors="replace")
+    kind = kind_by_content(kind, text[:4096])
+    return SourceFile(
+        candidate.path,
+        text,
+        kind.kind,
+        kind.syntax,
+        in_dependency=candidate.in_dependency,
+        settings=options.settings,
+    )
 
 
 def fingerprint(rule_id: str, path: str, line_text: str, occurrence: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from sandkit.lint.syntax.tree import Pos
 
@@ -70,3 +71,25 @@ class Finding:
             "message": self.message,
             "fix": self.fix,
         }
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace characters ``start:end`` of a file's text with ``text`` (offsets, not positions)."""
+
+    start: int
+    end: int
+    text: str = ""
+
+
+class FixContext(Protocol):
+    """What a fixer may ask beyond its file: versions the repository locks, and a way to say why not."""
+
+    def locked_version(self, ecosystem: str, name: str, near: str) -> str | None:
+        """The one version of package ``name`` (ecosystem "npm" or "pypi") that lockfiles or
+        registry metadata near ``near`` (a scanned path) name, or None (after a note saying why)."""
+        ...
+
+    def note(self, message: str) -> None:
+        """Tell the user something about a fix that was not made."""
+        ...

@@ -9,13 +9,15 @@ import importlib
 import pkgutil
 import re
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from sandkit.lint.model import CATEGORIES, SEVERITIES, Hit
+from sandkit.lint.model import CATEGORIES, SEVERITIES, Edit, Finding, FixContext, Hit
 from sandkit.lint.source import SourceFile
 
 Check = Callable[[SourceFile], Iterable[Hit]]
+#: A fix: the edits that repair the given findings of one file (see :mod:`sandkit.lint.fixing`).
+Fixer = Callable[[SourceFile, Sequence[Finding], FixContext], Iterable[Edit]]
 
 _ID = re.compile(r"[A-Z]{2}\d{3}")
 _SECTION = re.compile(r"^(Why|Fix|Example|Examples|Not a finding):\s*$", re.MULTILINE)
@@ -154,6 +156,32 @@ def all_rules() -> list[Rule]:
                 importlib.import_module(f"{package.__name__}.{module.name}")
         _loaded = True
     return sorted(_REGISTRY.values(), key=lambda r: r.id)
+
+
+_FIXERS: dict[str, Fixer] = {}
+
+
+def fixer(*rule_ids: str) -> Callable[[Fixer], Fixer]:
+    """Register the decorated function as the ``--fix`` of rules ``rule_ids``.
+
+    A fixer is given a file and those of its reported findings that its rules made, and returns
+    edits of the file's text. It fixes only what is mechanical and safe; a finding it cannot
+    fix gets no edit (and, where a person would wonder why, a note through the context).
+    """
+
+    def register(function: Fixer) -> Fixer:
+        for rule_id in rule_ids:
+            if rule_id in _FIXERS:
+                raise ValueError(f"rule {rule_id} has two fixers")
+            _FIXERS[rule_id] = function
+        return function
+
+    return register
+
+
+def fixer_for(rule_id: str) -> Fixer | None:
+    all_rules()  # fixers register when their family module is imported
+    return _FIXERS.get(rule_id)
 
 
 def find_rule(key: str) -> Rule | None:

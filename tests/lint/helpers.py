@@ -7,11 +7,11 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from sandkit.lint.command import select_rules
 from sandkit.lint.discovery import PathPatterns
 from sandkit.lint.engine import ScanOptions, scan
 from sandkit.lint.model import Finding
 from sandkit.lint.registry import all_rules
+from sandkit.lint.selection import select_rules
 from sandkit.lint.source import RuleSettings
 
 

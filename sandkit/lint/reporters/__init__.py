@@ -21,6 +21,8 @@ class Report:
     baselined: int = 0
     tool_version: str = ""
     extra: dict[str, int] = field(default_factory=dict)
+    color: bool = False  # ANSI colour (text formats, on a terminal)
+    quiet: bool = False  # the findings only, without a summary line
 
     def summary(self) -> dict[str, object]:
         severities = Counter(f.severity for f in self.findings)

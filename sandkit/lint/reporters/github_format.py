@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 from sandkit.lint.reporters import Report
+
+# Control characters other than line breaks (which are %-escaped) would reach the log raw.
+_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 _LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "notice", "info": "notice"}
 
 
 def _data(text: str) -> str:
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

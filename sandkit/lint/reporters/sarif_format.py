@@ -30,6 +30,11 @@ def _rule(rule: Rule) -> dict[str, object]:
     }
 
 
+def _uri(path: str) -> str:
+    """A relative URI; a file name that is not UTF-8 keeps its bytes, percent-encoded."""
+    return quote(path, errors="surrogateescape")
+
+
 def render(report: Report) -> str:
     used = sorted({f.rule for f in report.findings})
     by_id = {r.id: r for r in report.rules}
@@ -47,7 +52,7 @@ def render(report: Report) -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": quote(f.path), "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
                             "region": {"startLine": f.line, "startColumn": f.column},
                         }
                     }

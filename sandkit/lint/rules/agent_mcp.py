@@ -8,11 +8,12 @@ endpoint it trusts with tool results). Trojanised MCP packages were published in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from sandkit.lint.kinds import AGENT_CONFIG
-from sandkit.lint.model import Hit
-from sandkit.lint.registry import rule
+from sandkit.lint.model import Edit, Finding, FixContext, Hit
+from sandkit.lint.registry import fixer, rule
 from sandkit.lint.rules._agents import FETCH_RUN, McpServer, mcp_servers
 from sandkit.lint.rules._secrets import find_tokens, literal_secret
 from sandkit.lint.source import SourceFile
@@ -57,8 +58,17 @@ def _npm_pinned(spec: str) -> bool:
     return bool(at) and bool(_NPM_EXACT.fullmatch(version))
 
 
-def _unpinned(server: McpServer) -> tuple[str, Pos] | None:
-    """(package, position) of a package runner started without an exact version."""
+class Unpinned(NamedTuple):
+    """A package a runner fetches without an exact version, and where it is written."""
+
+    spec: str  # as written: "pkg", "pkg@latest", "pkg>=1"
+    pos: Pos
+    ecosystem: str  # "npm" or "pypi"
+    arg: str  # the argument holding it ("pkg", or "--from=pkg")
+
+
+def _unpinned(server: McpServer) -> Unpinned | None:
+    """The package a runner starts without an exact version, if any."""
     program = _program(server)
     args = [a.value for a in server.args]
     positions = [a.pos for a in server.args]
@@ -67,7 +77,7 @@ def _unpinned(server: McpServer) -> tuple[str, Pos] | None:
     if program in _NPM_RUNNERS:
         package = _npm_package(args)
         if package and not package.startswith((".", "/", "http")) and not _npm_pinned(package):
-            return package, positions[args.index(package)] if package in args else server.pos
+            return _located(package, args, positions, server, "npm")
         return None
     if program in _PY_RUNNERS:
         if program == "uv":
@@ -95,9 +105,17 @@ def _unpinned(server: McpServer) -> tuple[str, Pos] | None:
             and not _PY_EXACT.search(spec)
             and not re.search(r"@[0-9a-f]{40}$", spec)
         ):
-            at = positions[args.index(spec)] if spec in args else server.pos
-            return spec, at
+            return _located(spec, args, positions, server, "pypi")
     return None
+
+
+def _located(spec: str, args: list[str], positions: list[Pos], server: McpServer, ecosystem: str) -> Unpinned:
+    """Where ``spec`` is written: its own argument, or the one that carries it (``--from=spec``)."""
+    for arg, pos in zip(args, positions, strict=True):
+        if arg == spec:
+            return Unpinned(spec, pos, ecosystem, arg)
+    holder = next((a for a in args if a.endswith("=" + spec)), spec)
+    return Unpinned(spec, server.pos, ecosystem, holder)
 
 
 def _fetch_and_run(server: McpServer) -> str:
@@ -144,8 +162,10 @@ def unpinned_mcp_package(file: SourceFile) -> Iterator[Hit]:
     for server in mcp_servers(file):
         found = _unpinned(server)
         if found is not None:
-            package, pos = found
-            yield Hit(pos, f'MCP server "{server.name}" runs {package} by {_program(server)} without an exact version')
+            yield Hit(
+                found.pos,
+                f'MCP server "{server.name}" runs {found.spec} by {_program(server)} without an exact version',
+            )
 
 
 @rule(
@@ -239,3 +259,61 @@ def mcp_plain_http(file: SourceFile) -> Iterator[Hit]:
             host = item.value[7:].split("/", 1)[0].split("@")[-1]
             if not host.lower().startswith(_LOCAL_HOSTS):
                 yield Hit(item.pos, f'MCP server "{server.name}" is reached over plain http: {item.value[:80]}')
+
+
+_NPM_NAME = re.compile(r"(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*", re.IGNORECASE)
+_PY_SPEC = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9,._ -]*\])?(?:(?:@|==|~=|>=|<=|>|<|!=)[^\s;]*)?")
+
+
+def _pinned_spec(found: Unpinned, file: SourceFile, context: FixContext) -> str | None:
+    """The spec rewritten to the version the repository locks (``pkg@1.4.2``, ``pkg[x]==0.6.1``)."""
+    if found.ecosystem == "npm":
+        name = "@" + found.spec[1:].partition("@")[0] if found.spec.startswith("@") else found.spec.partition("@")[0]
+        extras = ""
+        valid = _NPM_NAME.fullmatch(name) is not None
+    else:
+        match = _PY_SPEC.fullmatch(found.spec)
+        name, extras, valid = (match.group(1), match.group(2) or "", True) if match else ("", "", False)
+    if not valid:
+        context.note(f"{file.path}: {found.spec} is not a plain package name; pin it by hand")
+        return None
+    version = context.locked_version(found.ecosystem, name, file.path)
+    if version is None:
+        return None
+    return f"{name}@{version}" if found.ecosystem == "npm" else f"{name}{extras}=={version}"
+
+
+def _literal_at(file: SourceFile, value: str, after: Pos) -> int | None:
+    """The offset of ``value`` written as a whole string literal (quoted, or a plain YAML
+    scalar) at or after ``after``: where an edit inside it keeps the file's syntax."""
+    text = file.text
+    start = sum(len(line) + 1 for line in text.split("\n")[: after.line - 1])
+    pattern = re.compile(
+        rf"(?P<q>[\"'])(?P<v>{re.escape(value)})(?P=q)"
+        + (rf"|(?<=[\s\[,])(?P<plain>{re.escape(value)})(?=\s*(?:[,\]#]|$))" if file.syntax == "yaml" else ""),
+        re.MULTILINE,
+    )
+    match = pattern.search(text, start)
+    if match is None:
+        return None
+    return match.start("v") if match.group("v") is not None else match.start("plain")
+
+
+@fixer("AM001")
+def pin_mcp_package(file: SourceFile, findings: Sequence[Finding], context: FixContext) -> Iterator[Edit]:
+    """Pin each reported package to the one version the repository's lockfiles or registry
+    metadata name for it (see :mod:`sandkit.lint.lockfiles`); leave it, with a note, otherwise."""
+    wanted = {(f.line, f.column) for f in findings}
+    for server in mcp_servers(file):
+        found = _unpinned(server)
+        if found is None or tuple(found.pos) not in wanted:
+            continue
+        pinned = _pinned_spec(found, file, context)
+        if pinned is None:
+            continue
+        offset = _literal_at(file, found.arg, server.pos)
+        if offset is None:
+            context.note(f"{file.path}: {found.arg} is written in a way --fix does not edit; pin it by hand")
+            continue
+        start = offset + found.arg.rindex(found.spec)
+        yield Edit(start, start + len(found.spec), pinned)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from sandkit.lint import kinds
-from sandkit.lint.model import Hit
-from sandkit.lint.registry import rule
+from sandkit.lint.model import Edit, Finding, FixContext, Hit
+from sandkit.lint.registry import fixer, rule
 from sandkit.lint.source import SourceFile
 
 _TAGS = re.compile("[\U000e0000-\U000e007f]+")
@@ -270,3 +270,58 @@ def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
             f"{len(run)} invisible character(s) ({names}){extra}",
             severity=_severity(file, "high", ""),
         )
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The offset of a 1-based position, counting lines at "\\n" as ``SourceFile.pos_at`` does."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    return start + column - 1
+
+
+def _kept_format(before: str, run: str, after: str) -> str:
+    """What an emoji sequence needs of a flagged run: presentation selectors after an emoji or a
+    keycap base, and joiners between emoji. Everything else in the run is removed."""
+    kept: list[str] = []
+    previous = before
+    for ch in run:
+        selector = ch in "\ufe0e\ufe0f" and (_emoji(previous) or previous.isdigit() or previous in "#*")
+        joiner = ch == "\u200d" and (_emoji(previous) or previous == "\ufe0f") and _emoji(after)
+        if selector or joiner:
+            kept.append(ch)
+            previous = ch
+    return "".join(kept)
+
+
+def _kept_tags(before: str, run: str) -> str:
+    """The subdivision flag at the start of a tag run (black flag, letter tags, cancel tag), if any."""
+    end = run.find(_CANCEL_TAG)
+    head = run[: end + 1] if end >= 0 else ""
+    return head if before == _BLACK_FLAG and head and _is_flag_sequence(before + head, 1, head) else ""
+
+
+_RUNS = {"HU001": _TAGS, "HU002": _BIDI, "HU003": _FORMAT}
+
+
+@fixer("HU001", "HU002", "HU003")
+def remove_hidden_characters(file: SourceFile, findings: Sequence[Finding], context: FixContext) -> Iterator[Edit]:
+    """Remove each reported run of invisible characters, keeping what emoji sequences need
+    (joiners and presentation selectors between emoji, the tags of a subdivision flag)."""
+    text = file.text
+    for finding in findings:
+        try:
+            start = _offset(text, finding.line, finding.column)
+        except ValueError:
+            continue
+        match = _RUNS[finding.rule].match(text, start)
+        if match is None:
+            continue
+        run, before, after = match.group(), text[start - 1 : start], text[match.end() : match.end() + 1]
+        if finding.rule == "HU001":
+            kept = _kept_tags(before, run)
+        elif finding.rule == "HU003":
+            kept = _kept_format(before, run, after)
+        else:
+            kept = ""
+        yield Edit(start, match.end(), kept)
