@@ -20,9 +20,7 @@ Runner = Callable[[argparse.Namespace], int]
 def _run_validate(args: argparse.Namespace) -> int:
     from sandkit.kits.commands import validate
 
-    return validate(
-        args.kits, quiet=args.quiet, root=args.root, fmt=args.format, stdin_filename=args.stdin_filename
-    )
+    return validate(args.kits, quiet=args.quiet, root=args.root, fmt=args.format, stdin_filename=args.stdin_filename)
 
 
 def _run_init(args: argparse.Namespace) -> int:

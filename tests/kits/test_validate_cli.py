@@ -50,9 +50,11 @@ def test_a_kit_from_standard_input(tmp_path: Path) -> None:
     (tmp_path / "mixins").mkdir()
     (tmp_path / "mixins" / "base.yaml").write_text("apiVersion: sandkit/v1\nkind: Mixin\nenv: {A: '1'}\n")
     kit = GOOD + "extends: [../mixins/base.yaml]\n"
-    done = _validate(["-", "--stdin-filename", "kits/k.yaml"], kit.encode(), tmp_path)
+    done = _validate(["-", "--stdin-filename", "kits/k.yaml", "--root", "."], kit.encode(), tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"kits/k.yaml: ok (Kit good)\n"
+    confined = _validate(["-", "--stdin-filename", "kits/k.yaml"], kit.encode(), tmp_path)
+    assert confined.returncode == 1 and b"leads outside the kit's repository" in confined.stderr
     unnamed = _validate(["-", "--format", "json"], BAD.encode(), tmp_path)
     assert unnamed.returncode == 1
     problems = json.loads(unnamed.stdout)["kits"][0]["problems"]

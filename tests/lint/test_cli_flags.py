@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -46,9 +47,8 @@ def test_abbreviated_flags_are_refused_everywhere(tmp_path: Path, capsys: pytest
     assert main(["rules", "--form", "json"]) == 2
     assert main(["--vers"]) == 2
     parser = build_parser()
-    subparsers = next(a for a in parser._actions if a.dest == "command")
     assert parser.allow_abbrev is False
-    assert all(p.allow_abbrev is False for p in subparsers.choices.values())  # type: ignore[union-attr]
+    assert all(p.allow_abbrev is False for p in subcommands(parser).values())
 
 
 def test_exit_zero_keeps_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -156,7 +156,9 @@ def test_concise_has_no_fix_text(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert summary == "1 finding (1 critical) in 1 file."
 
 
-def _run(args: list[str], env: dict[str, str] | None = None, **kwargs: object) -> subprocess.CompletedProcess[str]:
+def _run(
+    args: list[str], env: dict[str, str] | None = None, *, input: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     full_env.update(env or {})
     return subprocess.run(
@@ -165,8 +167,14 @@ def _run(args: list[str], env: dict[str, str] | None = None, **kwargs: object) -
         text=True,
         env=full_env,
         check=False,
-        **kwargs,  # type: ignore[arg-type]
+        input=input,
+        cwd=cwd,
     )
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
 
 
 def test_colour_follows_no_color_force_color_and_the_flag(tmp_path: Path) -> None:
@@ -239,8 +247,7 @@ def test_every_lint_flag_is_in_help_and_docs(capsys: pytest.CaptureFixture[str])
     assert main(["lint", "--help"]) == 0
     help_text = capsys.readouterr().out
     docs = (REPO / "docs" / "lint.md").read_text()
-    parser = build_parser()
-    lint = next(a for a in parser._actions if a.dest == "command").choices["lint"]  # type: ignore[union-attr]
+    lint = subcommands(build_parser())["lint"]
     for action in lint._actions:
         for flag in action.option_strings:
             assert flag in help_text
