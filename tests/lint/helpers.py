@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -66,3 +68,20 @@ def chdir(path: Path) -> str:
     old = os.getcwd()
     os.chdir(path)
     return old
+
+
+def run_sandkit(
+    args: list[str], env: dict[str, str] | None = None, *, input: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m sandkit ARGS`` in a child process, without the caller's colour settings."""
+    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "sandkit", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        check=False,
+        input=input,
+        cwd=cwd,
+    )

@@ -13,7 +13,7 @@ import pytest
 
 from sandkit.cli import build_parser, main
 from tests.conftest import REPO
-from tests.lint.helpers import write_tree
+from tests.lint.helpers import run_sandkit, write_tree
 
 SOCKET = "services:\n  b:\n    volumes: [/var/run/docker.sock:/var/run/docker.sock]\n"
 ESCALATION = (
@@ -156,22 +156,6 @@ def test_concise_has_no_fix_text(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert summary == "1 finding (1 critical) in 1 file."
 
 
-def _run(
-    args: list[str], env: dict[str, str] | None = None, *, input: str | None = None, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "sandkit", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        check=False,
-        input=input,
-        cwd=cwd,
-    )
-
-
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
@@ -180,12 +164,12 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 def test_colour_follows_no_color_force_color_and_the_flag(tmp_path: Path) -> None:
     write_tree(tmp_path, {"compose.yaml": SOCKET})
     target = str(tmp_path)
-    assert "\x1b[" not in _run(["lint", target]).stdout  # a pipe is not a terminal
-    forced = _run(["lint", target], {"FORCE_COLOR": "1"}).stdout
+    assert "\x1b[" not in run_sandkit(["lint", target]).stdout  # a pipe is not a terminal
+    forced = run_sandkit(["lint", target], {"FORCE_COLOR": "1"}).stdout
     assert "\x1b[1;31mcritical\x1b[0m" in forced and "\x1b[1mcompose.yaml:3:15:\x1b[0m" in forced
-    assert "\x1b[" not in _run(["lint", target, "--no-color"], {"FORCE_COLOR": "1"}).stdout
-    assert "\x1b[" not in _run(["lint", target], {"FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
-    assert "\x1b[" not in _run(["lint", target, "--output-format", "json"], {"FORCE_COLOR": "1"}).stdout
+    assert "\x1b[" not in run_sandkit(["lint", target, "--no-color"], {"FORCE_COLOR": "1"}).stdout
+    assert "\x1b[" not in run_sandkit(["lint", target], {"FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
+    assert "\x1b[" not in run_sandkit(["lint", target, "--output-format", "json"], {"FORCE_COLOR": "1"}).stdout
 
 
 def test_colour_on_a_terminal(tmp_path: Path) -> None:
@@ -213,33 +197,33 @@ def test_hostile_file_names_cannot_drive_the_terminal(tmp_path: Path) -> None:
     name = os.fsencode("x\x1b]0;pwned\x07") + b"\xff.yaml"
     (tmp_path / os.fsdecode(name)).write_text("services:\n  a:\n    privileged: true\n")
     for fmt in ("text", "concise", "json", "sarif", "github", "gitlab", "junit"):
-        done = _run(["lint", str(tmp_path), "--output-format", fmt])
+        done = run_sandkit(["lint", str(tmp_path), "--output-format", fmt])
         assert done.returncode == 1, done.stderr
         assert "\x1b" not in done.stdout and "\x07" not in done.stdout and "Traceback" not in done.stderr
-    text = _run(["lint", str(tmp_path)]).stdout
+    text = run_sandkit(["lint", str(tmp_path)]).stdout
     assert "x\\x1b]0;pwned\\x07\\udcff.yaml:3:17: critical PV001" in text
 
 
 def test_stdin_with_a_file_name(tmp_path: Path) -> None:
     write_tree(tmp_path, {".sandkit.toml": 'per-path-ignores = {"ignored/**" = ["RS"]}\n'})
-    done = _run(
+    done = run_sandkit(
         ["lint", "-", "--stdin-filename", "deploy/compose.yaml", "--output-format", "concise"],
         input=SOCKET,
         cwd=tmp_path,
     )
     assert done.returncode == 1
     assert done.stdout.startswith("deploy/compose.yaml:3:15: critical RS001")
-    ignored = _run(["lint", "-", "--stdin-filename", "ignored/compose.yaml"], input=SOCKET, cwd=tmp_path)
+    ignored = run_sandkit(["lint", "-", "--stdin-filename", "ignored/compose.yaml"], input=SOCKET, cwd=tmp_path)
     assert ignored.returncode == 0 and "0 findings in 1 file" in ignored.stdout
-    unnamed = _run(["lint", "-"], input="#!/bin/sh\ndocker run -v /var/run/docker.sock:/s x\n", cwd=tmp_path)
+    unnamed = run_sandkit(["lint", "-"], input="#!/bin/sh\ndocker run -v /var/run/docker.sock:/s x\n", cwd=tmp_path)
     assert unnamed.returncode == 1 and unnamed.stdout.startswith("-:2:")
-    assert _run(["lint", "-", "other"], input="", cwd=tmp_path).returncode == 2
-    assert _run(["lint", "--stdin-filename", "x.yaml"], cwd=tmp_path).returncode == 2
+    assert run_sandkit(["lint", "-", "other"], input="", cwd=tmp_path).returncode == 2
+    assert run_sandkit(["lint", "--stdin-filename", "x.yaml"], cwd=tmp_path).returncode == 2
 
 
 def test_stdin_that_the_config_excludes_is_named_not_checked(tmp_path: Path) -> None:
     write_tree(tmp_path, {".sandkit.toml": 'exclude = ["vendored"]\n'})
-    done = _run(["lint", "-", "--stdin-filename", "vendored/compose.yaml"], input=SOCKET, cwd=tmp_path)
+    done = run_sandkit(["lint", "-", "--stdin-filename", "vendored/compose.yaml"], input=SOCKET, cwd=tmp_path)
     assert done.returncode == 0 and "vendored/compose.yaml is excluded by" in done.stderr
 
 

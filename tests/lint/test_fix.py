@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ import pytest
 from sandkit.cli import main
 from sandkit.lint import registry
 from sandkit.lint.model import Edit
-from tests.lint.helpers import write_tree
+from tests.lint.helpers import run_sandkit, write_tree
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
 ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
@@ -272,29 +270,15 @@ def test_hostile_lockfiles_pin_nothing_and_never_crash(
     assert (tmp_path / ".mcp.json").read_text() == NPX.format(spec="acme-mcp")
 
 
-def _sandkit(args: list[str], cwd: Path, stdin: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    return subprocess.run(
-        [sys.executable, "-m", "sandkit", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
-
-
 def test_fix_on_standard_input_writes_the_fixed_text(tmp_path: Path) -> None:
     write_tree(tmp_path, {"package-lock.json": _lock("acme-mcp", "1.0.3")})
     token = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
     server = {"command": "npx", "args": ["acme-mcp"], "env": {"GITHUB_TOKEN": token}}
     text = json.dumps({"mcpServers": {"a": server}}) + "\n"
-    done = _sandkit(
-        ["lint", "-", "--stdin-filename", ".mcp.json", "--fix", "--output-format", "concise"], tmp_path, text
-    )
+    args = ["lint", "-", "--stdin-filename", ".mcp.json", "--fix", "--output-format", "concise"]
+    done = run_sandkit(args, input=text, cwd=tmp_path)
     assert done.stdout == text.replace('"acme-mcp"', '"acme-mcp@1.0.3"')
     assert '"acme-mcp@1.0.3"' in done.stdout
     assert done.returncode == 1 and ".mcp.json:1:" in done.stderr and "AM003" in done.stderr
-    diff = _sandkit(["lint", "-", "--stdin-filename", ".mcp.json", "--diff"], tmp_path, text)
+    diff = run_sandkit(["lint", "-", "--stdin-filename", ".mcp.json", "--diff"], input=text, cwd=tmp_path)
     assert diff.returncode == 1 and diff.stdout.startswith("--- a/.mcp.json\n+++ b/.mcp.json\n")
