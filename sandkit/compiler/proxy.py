@@ -6,6 +6,7 @@ allowlist decision holds everywhere; only how the agent is forced through it dif
 
 from __future__ import annotations
 
+from sandkit.compiler.addresses import NON_PUBLIC_V4, NON_PUBLIC_V6, SANDBOX_CLIENTS
 from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, Destination, Plan
 from sandkit.compiler.render import render_template
 from sandkit.kits.hosts import wildcard_regex
@@ -35,6 +36,9 @@ def proxy_files(plan: Plan, header: str) -> dict[str, str]:
         "port": PROXY_PORT,
         "base": PROXY_BASE_IMAGE,
         "match": squid_match,
+        "sandbox_clients": SANDBOX_CLIENTS,
+        "non_public_v4": NON_PUBLIC_V4,
+        "non_public_v6": NON_PUBLIC_V6,
     }
     return {
         SQUID_CONF: render_template("squid.conf.j2", **values),

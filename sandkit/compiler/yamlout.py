@@ -6,23 +6,50 @@ same string; otherwise it is quoted (single quotes for printable ASCII, JSON-sty
 anything else, so no control, bidi or non-ASCII character reaches a file raw). It is several times
 faster than a general-purpose YAML library's emitter, and what it writes is checked by loading it
 back with ruamel.yaml in the tests.
+
+Two wrappers carry what plain data cannot say: ``LiteralBlock`` (a script of sandkit's own, shown as
+a ``|`` block) and ``Commented`` (a scalar with sandkit's note after it on the same line, such as an
+action pin's version or a reasoned lint suppression). Comments are written here, never patched into
+the text afterwards.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
+
+_PLAIN = re.compile(r"[A-Za-z_/$][A-Za-z0-9 _./@:=,+()$~*-]*")
+_RESERVED_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"})
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
 
 
 class LiteralBlock(str):
     """Text that sandkit itself wrote (a script), shown as a ``|`` block; never wrap a kit value in it."""
 
 
-_PLAIN = re.compile(r"[A-Za-z_/$][A-Za-z0-9 _./@:=,+()$~*-]*")
-_RESERVED_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"})
-_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
-_LITERAL_LINE = re.compile(r"[\x20-\x7e]*")
+Scalar = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class Commented:
+    """``value  # comment`` on one line: a note of sandkit's own beside a scalar (``gap`` spaces before ``#``).
+
+    Readers see only ``value``. The comment is one line of printable ASCII, so it cannot end the line
+    early or start a key; never put a kit value in it.
+    """
+
+    value: Scalar
+    comment: str
+    gap: int = 1
+
+    def __post_init__(self) -> None:
+        if not _PRINTABLE_ASCII.fullmatch(self.comment) or self.gap < 1:
+            raise ValueError(f"a YAML comment is one line of printable ASCII after a space: {self.comment!r}")
+
+    def text(self) -> str:
+        return f"{scalar(self.value)}{' ' * self.gap}# {self.comment}"
 
 
 def _is_plain(text: str) -> bool:
@@ -86,7 +113,7 @@ def _literal(value: LiteralBlock, indent: str) -> str | None:
     lines = value.split("\n")
     first = next((line for line in lines if line), "")
     # A block's indentation is read from its first non-empty line, so that line must not start indented.
-    if not value.strip() or first.startswith(" ") or not all(_LITERAL_LINE.fullmatch(line) for line in lines):
+    if not value.strip() or first.startswith(" ") or not all(_PRINTABLE_ASCII.fullmatch(line) for line in lines):
         return None
     if any(line and not line.strip() for line in lines):
         return None  # a line of only spaces is ambiguous inside a block
@@ -107,6 +134,8 @@ def _value(value: Any, indent: str) -> str:
         block = _literal(value, indent + "  ")
         if block is not None:
             return " " + block
+    if isinstance(value, Commented):
+        return " " + value.text()
     return " " + scalar(value)
 
 

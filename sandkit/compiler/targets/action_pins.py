@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sandkit.compiler.yamlout import Commented
+
 
 @dataclass(frozen=True)
 class Pin:
@@ -26,6 +28,7 @@ PINS: dict[str, Pin] = {
 # END PINS
 
 
-def uses(action: str) -> str:
-    """The ``uses:`` value for an action; its version comment is added by the renderer."""
-    return f"{action}@{PINS[action].sha}"
+def uses(action: str) -> Commented:
+    """The ``uses:`` value for an action, ``action@SHA # VERSION``."""
+    pin = PINS[action]
+    return Commented(f"{action}@{pin.sha}", pin.version)

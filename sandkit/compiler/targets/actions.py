@@ -32,8 +32,8 @@ from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import PROXY_SERVICE, Destination, GithubEvent, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_image
 from sandkit.compiler.target import Files, RenderContext
-from sandkit.compiler.targets.action_pins import PINS, uses
-from sandkit.compiler.yamlout import LiteralBlock, dump_yaml
+from sandkit.compiler.targets.action_pins import uses
+from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
 from sandkit.errors import KitError, Location, Problem
 
 NAME = "actions"
@@ -138,13 +138,7 @@ def render(plan: Plan, context: RenderContext) -> Files:
 def workflow_text(plan: Plan, context: RenderContext) -> str:
     document = workflow_document(plan, context)
     _refuse_foreign_expressions(plan, document, "")
-    text = dump_yaml(_plain(document))
-    for action, pin in sorted(PINS.items()):
-        text = text.replace(f"uses: {action}@{pin.sha}\n", f"uses: {action}@{pin.sha} # {pin.version}\n")
-    for scope, level in document["jobs"]["agent"]["permissions"].items():
-        line = f"\n      {scope}: {level}\n"  # scopes and levels come from closed sets (the kit model)
-        text = text.replace(line, f"\n      {scope}: {level} # {_permission_reason(plan, scope)}\n", 1)
-    return commented_header("#", *plan.header_fields) + _endpoint_notes(plan) + text
+    return commented_header("#", *plan.header_fields) + _endpoint_notes(plan) + dump_yaml(document)
 
 
 def _endpoint_notes(plan: Plan) -> str:
@@ -220,7 +214,10 @@ def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
     return {
         "name": f"run {plan.name} in its sandbox",
         "runs-on": runs_on,
-        "permissions": dict(sorted(permissions.items())),
+        # Each scope with why the job holds it beside it (reviewers and zizmor ask for one).
+        "permissions": {
+            scope: Commented(level, _permission_reason(plan, scope)) for scope, level in sorted(permissions.items())
+        },
         # A dedicated environment: its secrets and protection rules (reviewers, branches) hold for
         # this kit's agent and for nothing else in the repository.
         "environment": f"sandkit-{plan.name}",
@@ -231,7 +228,7 @@ def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
 
 
 def _permission_reason(plan: Plan, scope: str) -> str:
-    """Why the job holds a scope: a comment beside it (reviewers and zizmor ask for one)."""
+    """Why the job holds a scope (scopes come from a closed set in the kit model)."""
     asked = scope in dict(plan.actions.permissions)
     if scope == "contents":
         return "actions/checkout reads the sandbox folder" + ("; more as the kit asks" if asked else "")
@@ -385,17 +382,6 @@ def _problem(plan: Plan, where: str, message: str) -> KitError:
     return KitError([Problem(Location(plan.kit_display), f"{where}: {message}")])
 
 
-def _plain(value: Any) -> Any:
-    """The document with every ``Expression`` as a plain ``str`` (what the YAML dumper knows)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, LiteralBlock):
-        return value
-    return str(value) if isinstance(value, str) else value
-
-
 def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
     """Defence in depth: a ``${{`` anywhere but in sandkit's own expressions stops the build."""
     if isinstance(value, dict):
@@ -405,6 +391,9 @@ def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _refuse_foreign_expressions(plan, item, f"{path}[{index}]")
+    elif isinstance(value, Commented):
+        _refuse_foreign_expressions(plan, value.value, path)
+        _refuse_foreign_expressions(plan, value.comment, path)
     elif isinstance(value, str) and not isinstance(value, Expression):
         _literal(plan, value, f"the workflow's {path.lstrip('.')}")
 

@@ -13,12 +13,13 @@ import base64
 import hashlib
 from typing import Any
 
+from sandkit.compiler.addresses import EVERY_V4, GLOBAL_UNICAST_V6, NON_PUBLIC_V4, NON_PUBLIC_V6
 from sandkit.compiler.fidelity import Fidelity, read_only_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import HOME_SKELETON, K8S_RUNTIME_CLASSES, PROXY_PORT, SANDKIT_ETC, Plan, is_under
 from sandkit.compiler.proxy import SQUID_CONF, proxy_env, proxy_files, proxy_image
 from sandkit.compiler.target import Files, RenderContext
-from sandkit.compiler.yamlout import LiteralBlock, dump_yaml
+from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
 
 NAME = "kubernetes"
 REQUIRES = ("docker",)  # its env.sh and instruction file go into the agent's ConfigMap
@@ -34,28 +35,13 @@ PROXY_ROLE = "egress-proxy"
 ConfigEntry = tuple[str, str, bytes, int]
 PROXY_UID = 13  # Debian's proxy user, as egress/Dockerfile runs squid
 SANDBOX_API = "extensions.agents.x-k8s.io/v1beta1"
-#: Addresses the proxy may never reach: private, loopback, link-local (the metadata address
-#: 169.254.169.254 among them), shared, multicast and reserved ranges.
-NON_PUBLIC_V4 = (
-    "0.0.0.0/8",
-    "10.0.0.0/8",
-    "100.64.0.0/10",
-    "127.0.0.0/8",
-    "169.254.0.0/16",
-    "172.16.0.0/12",
-    "192.0.0.0/24",
-    "192.168.0.0/16",
-    "224.0.0.0/3",
-)
-NON_PUBLIC_V6 = ("::/128", "::1/128", "::ffff:0:0/96", "64:ff9b::/96", "fc00::/7", "fe80::/10", "ff00::/8")
-#: IPv6's public space: global unicast, which none of NON_PUBLIC_V6 overlaps.
-GLOBAL_UNICAST_V6 = "2000::/3"
 #: sandkit's linter rightly flags 0.0.0.0/0 in a NetworkPolicy; the proxy's rule is the one place it
-#: is meant (with every non-public range excepted), so that line carries a reasoned suppression.
-EVERY_PUBLIC_V4 = "cidr: '0.0.0.0/0'\n"
-EVERY_PUBLIC_V4_NOTE = (
-    "cidr: '0.0.0.0/0'  # sandkit: ignore[EG002] the egress proxy reaches any public address; "
-    "squid allows only the kit's names, and non-public ranges are excepted below\n"
+#: is meant (with every non-public range excepted), so that value carries a reasoned suppression.
+EVERY_PUBLIC_V4 = Commented(
+    EVERY_V4,
+    "sandkit: ignore[EG002] the egress proxy reaches any public address; "
+    "squid allows only the kit's names, and non-public ranges are excepted below",
+    gap=2,
 )
 #: The proxy is healthy when it answers a request from loopback with its own refusal (as compose checks).
 PROXY_PROBE = [
@@ -70,8 +56,6 @@ def render(plan: Plan, context: RenderContext) -> Files:
     header = commented_header("#", *plan.header_fields)
     documents = _documents(plan, context)
     files = {f"{FOLDER}/{name}": header + dump_yaml(docs, documents=True) for name, docs in documents.items()}
-    if PROXY_FILE in files:  # constants and validated host names only: no kit free text is in this file
-        files[PROXY_FILE] = files[PROXY_FILE].replace(EVERY_PUBLIC_V4, EVERY_PUBLIC_V4_NOTE)
     applied = [name for name in documents if name not in (SESSION_FILE, CLAIM_FILE)]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": applied}
     files[f"{FOLDER}/kustomization.yaml"] = header + dump_yaml(kustomization)
@@ -572,7 +556,7 @@ def _dns_rule() -> dict[str, Any]:
 
 
 def _proxy_probe(**timing: int) -> dict[str, Any]:
-    """A fresh probe each time: a shared object would be written as a YAML alias."""
+    """The proxy container's probe (the check egress/Dockerfile's HEALTHCHECK makes) with its timing."""
     return {"exec": {"command": list(PROXY_PROBE)}, "periodSeconds": 10, "timeoutSeconds": 3, **timing}
 
 
@@ -580,7 +564,7 @@ def _proxy_policy(plan: Plan) -> dict[str, Any]:
     """Agents in, public addresses on the allowed ports out; the proxy's own ACLs do the naming."""
     ports = [{"protocol": "TCP", "port": port} for port in sorted({d.port for d in plan.allow})]
     public = [
-        {"ipBlock": {"cidr": "0.0.0.0/0", "except": list(NON_PUBLIC_V4)}},
+        {"ipBlock": {"cidr": EVERY_PUBLIC_V4, "except": list(NON_PUBLIC_V4)}},
         {"ipBlock": {"cidr": GLOBAL_UNICAST_V6}},
     ]
     egress: list[dict[str, Any]] = [_dns_rule()]
