@@ -119,6 +119,31 @@ def _add_build(sub: Subparsers) -> None:
     _add_root(p)
 
 
+def _run_summary(args: argparse.Namespace) -> int:
+    from sandkit.review.summary import run_summary
+
+    return run_summary(args)
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    from sandkit.review.diff import run_diff
+
+    return run_diff(args)
+
+
+def _add_review(sub: Subparsers) -> None:
+    from sandkit.review.arguments import add_diff_arguments, add_summary_arguments
+
+    add_summary_arguments(
+        _command(
+            sub, "summary", "one kit's policy on a page: reach, secrets, triggers, writes, enforcement", _run_summary
+        )
+    )
+    add_diff_arguments(
+        _command(sub, "diff", "the policy changes of kits between two git revisions, with risk levels", _run_diff)
+    )
+
+
 def _add_lint(sub: Subparsers) -> None:
     from sandkit.lint.arguments import add_lint_arguments
 
@@ -179,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     _command(sub, "schema", "print the kit JSON Schema", _run_schema)
     _add_build(sub)
     _add_lint(sub)
+    _add_review(sub)
     c = _command(sub, "completion", "print a shell completion script (bash, zsh or fish)", _run_completion)
     c.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to complete sandkit in")
     return parser

@@ -1,0 +1,612 @@
+"""Policy changes between two versions of one kit: one small detector per part of the policy.
+
+A detector compares two :class:`~sandkit.review.policy.Policy` objects and yields a
+:class:`Change` per difference, naming the kind (its level and reason are in
+:mod:`sandkit.review.risks`), the kit field, and a sentence whose ``{}`` holes are filled with the
+values concerned. Values come from the kits, so they stay apart from the sentence: each output
+format quotes them its own way (a code span in Markdown, escapes in a terminal).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sandkit.compiler.plan import Destination
+from sandkit.review.policy import (
+    Filters,
+    Policy,
+    compared_fields,
+    package_name,
+    package_version,
+)
+from sandkit.review.risks import RISKS, Risk
+
+Detector = Callable[[Policy, Policy], Iterator["Change"]]
+DETECTORS: list[Detector] = []
+
+
+@dataclass(frozen=True)
+class Change:
+    """One policy change: its kind, the kit setting, and a sentence with ``{}`` for each value."""
+
+    kind: str
+    setting: str
+    template: str
+    values: tuple[str, ...] = ()
+    before: Any = field(default=None, compare=False)
+    after: Any = field(default=None, compare=False)
+
+    @property
+    def risk(self) -> Risk:
+        return RISKS[self.kind]
+
+    def message(self, quote: Callable[[str], str] = repr) -> str:
+        return self.template.format(*(quote(v) for v in self.values))
+
+
+def detector(function: Detector) -> Detector:
+    DETECTORS.append(function)
+    return function
+
+
+def compare(base: Policy, head: Policy) -> list[Change]:
+    """Every policy change from ``base`` to ``head``; none when they mean the same."""
+    changes = [change for detect in DETECTORS for change in detect(base, head)]
+    if not changes and base != head:
+        differing = [name for name in compared_fields() if getattr(base, name) != getattr(head, name)]
+        changes.append(Change("other-change", ", ".join(differing), "{} changed", (", ".join(differing),)))
+    return changes
+
+
+def _plural(values: Iterable[str]) -> str:
+    return ", ".join(sorted(values))
+
+
+# ----- the kit ------------------------------------------------------------------------------
+@detector
+def renamed(base: Policy, head: Policy) -> Iterator[Change]:
+    if base.name != head.name:
+        yield Change("kit-renamed", "name", "the kit is now called {} (was {})", (head.name, base.name))
+
+
+# ----- network ------------------------------------------------------------------------------
+def _reach(policy: Policy) -> set[Destination]:
+    """The allow entries a deny entry does not cover."""
+    return {a for a in policy.allow if not any(d.covers(a) for d in policy.deny)}
+
+
+@detector
+def egress(base: Policy, head: Policy) -> Iterator[Change]:
+    if head.egress == base.egress == "none" or head.egress == base.egress == "open":
+        return
+    if head.egress == "open":
+        yield Change("egress-opened", "network.egress", "egress is open (was {})", (base.egress,))
+        return
+    if head.egress == "none":
+        yield Change("egress-narrowed", "network.egress", "egress is none: no network at all (was {})", (base.egress,))
+        return
+    if base.egress == "open":
+        yield Change("egress-narrowed", "network.egress", "egress is an allowlist (was open)")
+    elif base.egress == "none":
+        yield Change("egress-enabled", "network.egress", "egress is an allowlist (was none)")
+    before = _reach(base) if base.egress == "allowlist" else set()
+    after = _reach(head)
+    if base.egress != "open":
+        yield from _destinations(before, after)
+    yield from _denies(base, head)
+
+
+def _destinations(before: set[Destination], after: set[Destination]) -> Iterator[Change]:
+    for dest in sorted(after - before):
+        if any(old.covers(dest) for old in before):
+            continue  # an existing wildcard already allowed it
+        if dest.wildcard:
+            yield Change(
+                "wildcard-added",
+                "network.allow",
+                "{} may be reached: every name one label under {}",
+                (str(dest), dest.domain.lstrip(".")),
+            )
+        elif any(old.host == dest.host for old in before):
+            yield Change("port-added", "network.allow", "{} may be reached (a new port on that host)", (str(dest),))
+        else:
+            yield Change("host-added", "network.allow", "{} may be reached", (str(dest),))
+    for dest in sorted(before - after):
+        if not any(new.covers(dest) for new in after):
+            yield Change("host-removed", "network.allow", "{} is no longer reachable", (str(dest),))
+
+
+def _denies(base: Policy, head: Policy) -> Iterator[Change]:
+    for dest in sorted(base.deny - head.deny):
+        yield Change("deny-removed", "network.deny", "{} is no longer denied", (str(dest),))
+    for dest in sorted(head.deny - base.deny):
+        yield Change("deny-added", "network.deny", "{} is denied", (str(dest),))
+
+
+# ----- secrets ------------------------------------------------------------------------------
+@detector
+def secrets(base: Policy, head: Policy) -> Iterator[Change]:
+    for name in sorted(head.secrets.keys() - base.secrets.keys()):
+        if head.secrets[name].build_only:
+            yield Change("build-secret-added", "secrets", "{} is given to install commands at build", (name,))
+        else:
+            yield Change("secret-added", "secrets", "{} is in the agent's environment", (name,))
+    for name in sorted(base.secrets.keys() - head.secrets.keys()):
+        yield Change("secret-removed", "secrets", "{} is no longer given", (name,))
+    for name in sorted(base.secrets.keys() & head.secrets.keys()):
+        old, new = base.secrets[name], head.secrets[name]
+        if old.build_only and not new.build_only:
+            yield Change(
+                "secret-broadened", "secrets", "{} now reaches the agent at run time (was build only)", (name,)
+            )
+        elif new.build_only and not old.build_only:
+            yield Change("secret-narrowed", "secrets", "{} is now given to the build only", (name,))
+        if old.required != new.required:
+            state = "required" if new.required else "optional"
+            yield Change("secret-changed", "secrets", "{} is now " + state, (name,))
+
+
+# ----- isolation and limits -----------------------------------------------------------------
+@detector
+def isolation(base: Policy, head: Policy) -> Iterator[Change]:
+    if base.runtime != head.runtime:
+        kind = (
+            "runtime-weakened"
+            if head.runtime == "default"
+            else ("runtime-strengthened" if base.runtime == "default" else "runtime-changed")
+        )
+        yield Change(kind, "isolation.runtime", "runtime {} (was {})", (head.runtime, base.runtime))
+    if base.read_only_root and not head.read_only_root:
+        yield Change("read-only-root-off", "isolation.read_only_root", "the root filesystem is writable")
+    elif head.read_only_root and not base.read_only_root:
+        yield Change("read-only-root-on", "isolation.read_only_root", "the root filesystem is read-only")
+    if base.docker != head.docker:
+        kind = "docker-in-sandbox" if head.docker == "rootless" else "docker-removed"
+        yield Change(kind, "isolation.docker", "in-sandbox Docker {} (was {})", (head.docker, base.docker))
+    if (base.user, base.uid) != (head.user, head.uid):
+        yield Change(
+            "user-changed",
+            "image.user",
+            "the agent runs as {} (was {})",
+            (f"{head.user} ({head.uid})", f"{base.user} ({base.uid})"),
+        )
+
+
+def _bytes(value: int) -> str:
+    for unit, factor in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if value >= factor and value % factor == 0:
+            return f"{value // factor}{unit}"
+    return f"{value} bytes"
+
+
+def duration(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return "".join(f"{n}{u}" for n, u in ((hours, "h"), (minutes, "m"), (secs, "s")) if n) or "0s"
+
+
+LIMITS: dict[str, Callable[[Any], str]] = {"cpus": lambda v: f"{v:g}", "memory": _bytes, "pids": str, "disk": _bytes}
+
+
+def show_limit(name: str, value: Any) -> str:
+    return LIMITS[name](value) if name in LIMITS else duration(value)
+
+
+@detector
+def limits(base: Policy, head: Policy) -> Iterator[Change]:
+    for name in (*LIMITS, "timeout"):
+        old, new = getattr(base, name), getattr(head, name)
+        if old == new:
+            continue
+        raised = new > old
+        kind = ("timeout-" if name == "timeout" else "limit-") + ("raised" if raised else "lowered")
+        yield Change(
+            kind, f"resources.{name}", f"{name} {{}} (was {{}})", (show_limit(name, new), show_limit(name, old))
+        )
+
+
+# ----- triggers and permissions -------------------------------------------------------------
+def _untrusted(event: str) -> bool:
+    from sandkit.review.policy import UNTRUSTED_OR_COMMENT_EVENTS
+
+    return event in UNTRUSTED_OR_COMMENT_EVENTS
+
+
+Phrases = list[tuple[str, tuple[str, ...]]]
+
+
+def _filter_changes(old: Filters, new: Filters) -> tuple[Phrases, Phrases]:
+    """Phrases (with their values) saying how ``new`` admits more events than ``old``, and fewer."""
+    wider: Phrases = []
+    narrower: Phrases = []
+    for name in ("types", "branches", "paths"):
+        before, after = getattr(old, name), getattr(new, name)
+        if before == after:
+            continue
+        if after is None:
+            wider.append((f"any {name} (the {name} filter is gone)", ()))
+        elif before is None:
+            narrower.append((f"{name} limited to {{}}", (_plural(after),)))
+        else:
+            if after - before:
+                wider.append((f"{name} also {{}}", (_plural(after - before),)))
+            if before - after:
+                narrower.append((f"{name} no longer {{}}", (_plural(before - after),)))
+    return wider, narrower
+
+
+def _joined(event: str, phrases: Phrases) -> tuple[str, tuple[str, ...]]:
+    return "{}: " + "; ".join(text for text, _ in phrases), (event, *(v for _, values in phrases for v in values))
+
+
+@detector
+def triggers(base: Policy, head: Policy) -> Iterator[Change]:
+    for event in sorted(head.events.keys() - base.events.keys()):
+        kind = "untrusted-trigger-added" if _untrusted(event) else "trigger-added"
+        yield Change(kind, "triggers", "the GitHub event {} starts the agent", (event,))
+    for event in sorted(base.events.keys() - head.events.keys()):
+        yield Change("trigger-removed", "triggers", "the GitHub event {} no longer starts the agent", (event,))
+    for event in sorted(base.events.keys() & head.events.keys()):
+        wider, narrower = _filter_changes(base.events[event], head.events[event])
+        if wider:
+            kind = "untrusted-trigger-broadened" if _untrusted(event) else "trigger-broadened"
+            yield Change(kind, "triggers", *_joined(event, wider))
+        if narrower:
+            yield Change("trigger-narrowed", "triggers", *_joined(event, narrower))
+    for cron in sorted(head.schedules - base.schedules):
+        yield Change("schedule-added", "triggers", "runs on the schedule {}", (cron,))
+    for cron in sorted(base.schedules - head.schedules):
+        yield Change("trigger-removed", "triggers", "no longer runs on the schedule {}", (cron,))
+    if head.manual and not base.manual:
+        yield Change("manual-trigger-added", "triggers", "can be started by hand")
+    elif base.manual and not head.manual:
+        yield Change("trigger-removed", "triggers", "can no longer be started by hand")
+
+
+def _credentials(policy: Policy) -> list[str]:
+    return [*policy.runtime_secrets(), *(f"{scope}: write" for scope in policy.write_scopes())]
+
+
+@detector
+def untrusted_with_credentials(base: Policy, head: Policy) -> Iterator[Change]:
+    """The combination the issue names: outside text starts an agent that holds a write token or secrets."""
+    events, held = head.triggered_by_untrusted(), _credentials(head)
+    if events and held and not (base.triggered_by_untrusted() and _credentials(base)):
+        yield Change(
+            "untrusted-trigger-with-credentials",
+            "triggers",
+            "{} starts the agent, which holds {}",
+            (_plural(events), _plural(held)),
+        )
+
+
+_PERMISSION_RANK = {"": 0, "read": 1, "write": 2}
+
+
+@detector
+def permissions(base: Policy, head: Policy) -> Iterator[Change]:
+    for scope in sorted(base.permissions.keys() | head.permissions.keys()):
+        old, new = base.permissions.get(scope, ""), head.permissions.get(scope, "")
+        if _PERMISSION_RANK[new] > _PERMISSION_RANK[old]:
+            kind = "permission-write-added" if new == "write" else "permission-read-added"
+            yield Change(kind, "targets.actions.permissions", "{} (was {})", (f"{scope}: {new}", old or "none"))
+        elif _PERMISSION_RANK[new] < _PERMISSION_RANK[old]:
+            yield Change(
+                "permission-lowered", "targets.actions.permissions", "{} (was {})", (f"{scope}: {new or 'none'}", old)
+            )
+    if base.runs_on != head.runs_on:
+        yield Change("runner-changed", "targets.actions.runs_on", "runs on {} (was {})", (head.runs_on, base.runs_on))
+
+
+@detector
+def target_settings(base: Policy, head: Policy) -> Iterator[Change]:
+    for key in sorted(base.kubernetes.keys() | head.kubernetes.keys()):
+        old, new = base.kubernetes.get(key), head.kubernetes.get(key)
+        if old != new:
+            yield Change("target-setting-changed", f"targets.kubernetes.{key}", "{} (was {})", (str(new), str(old)))
+
+
+# ----- the agent and what it runs -----------------------------------------------------------
+def _skipping_flags(command: tuple[str, ...]) -> dict[str, str]:
+    """Approval-skipping flags on an agent command line (the linter's list): flag as written -> what it does."""
+    from sandkit.lint.rules.agent_autorun import dangerous_flags
+    from sandkit.lint.syntax.shell import Word
+    from sandkit.lint.syntax.tree import Pos
+
+    found = {}
+    for word, _agent, what in dangerous_flags([Word(text, Pos(1, 1)) for text in command]):
+        if what.startswith(word.text + " "):  # "--flag value what it does"
+            flag, value, what = what.split(" ", 2)
+            found[f"{flag} {value}"] = what
+        else:
+            found[word.text] = what
+    return found
+
+
+@detector
+def agent(base: Policy, head: Policy) -> Iterator[Change]:
+    if base.command != head.command:
+        yield Change(
+            "agent-command-changed",
+            "agent.command",
+            "the agent runs {} (was {})",
+            (shlex.join(head.command), shlex.join(base.command) or "nothing"),
+        )
+        before, after = _skipping_flags(base.command), _skipping_flags(head.command)
+        for flag in sorted(after.keys() - before.keys()):
+            yield Change("approval-skipped", "agent.command", "{} " + after[flag], (flag,))
+    if (base.instructions, base.instructions_file) != (head.instructions, head.instructions_file):
+        lines = len((head.instructions or "").splitlines())
+        yield Change(
+            "instructions-changed",
+            "agent.instructions",
+            "{} now holds " + f"{lines} line{'s' if lines != 1 else ''} of instructions",
+            (head.instructions_file or "(no instruction file)",),
+            before=base.instructions,
+            after=head.instructions,
+        )
+    if base.presets != head.presets:
+        yield Change(
+            "preset-changed",
+            "extends",
+            "presets {} (were {})",
+            (_plural(head.presets) or "none", _plural(base.presets) or "none"),
+        )
+
+
+@detector
+def image(base: Policy, head: Policy) -> Iterator[Change]:
+    if base.image == head.image:
+        return
+    if "@sha256:" in base.image and "@sha256:" not in head.image:
+        yield Change("image-unpinned", "image.base", "{} (was {})", (head.image, base.image))
+    else:
+        yield Change("image-changed", "image.base", "{} (was {})", (head.image, base.image or "none"))
+
+
+def _pinned(manager: str, version: str) -> bool:
+    if manager == "npm":
+        return version.startswith("@") and not re.search(r"[\^~<>*|xX ]|^@latest$|^@next$", version)
+    if manager == "pip":
+        return version.startswith("==") and "*" not in version
+    return version.startswith("=")
+
+
+@detector
+def packages(base: Policy, head: Policy) -> Iterator[Change]:
+    agents = base.agent_packages | head.agent_packages
+    for manager in ("apt", "pip", "npm"):
+        old = {package_name(manager, s): package_version(manager, s) for s in base.packages.get(manager, ())}
+        new = {package_name(manager, s): package_version(manager, s) for s in head.packages.get(manager, ())}
+        where = f"image.packages.{manager}"
+        for name in sorted(new.keys() - old.keys()):
+            yield Change("package-added", where, "{}", (name + new[name],))
+        for name in sorted(old.keys() - new.keys()):
+            yield Change("package-removed", where, "{}", (name + old[name],))
+        for name in sorted(old.keys() & new.keys()):
+            if old[name] == new[name]:
+                continue
+            if _pinned(manager, old[name]) and not _pinned(manager, new[name]):
+                kind = "package-unpinned"
+            else:
+                kind = "agent-version-changed" if name in agents else "package-version-changed"
+            yield Change(kind, where, "{} (was {})", (name + new[name], name + old[name]))
+
+
+@detector
+def certificates(base: Policy, head: Policy) -> Iterator[Change]:
+    for path in sorted(head.ca_certificates):
+        if base.ca_certificates.get(path) != head.ca_certificates[path]:
+            verb = "is trusted" if path not in base.ca_certificates else "changed"
+            yield Change("ca-added", "image.ca_certificates", "{} " + verb, (path,))
+    for path in sorted(base.ca_certificates.keys() - head.ca_certificates.keys()):
+        yield Change("ca-removed", "image.ca_certificates", "{} is no longer trusted", (path,))
+
+
+_NETWORK_COMMAND = re.compile(
+    r"(?i)\b(?:curl|wget|aria2c|fetch|scp|rsync|ssh|nc|git\s+(?:clone|fetch|pull|submodule)|"
+    r"(?:pip3?|uv\s+pip|pipx|gem|cargo|go|composer)\s+(?:install|get|add)|uvx|npx|bunx|"
+    r"(?:npm|pnpm|yarn|bun)\s+(?:install|i|ci|add|dlx|exec)|apt(?:-get)?\s+(?:install|update|upgrade)|"
+    r"apk\s+add|dnf\s+install|yum\s+install|docker\s+(?:pull|run)|https?://)"
+)
+
+
+def _command_kind(command: str) -> str:
+    from sandkit.lint.rules._agents import FETCH_RUN
+
+    if FETCH_RUN.search(command):
+        return "fetch-and-run-added"
+    return "network-command-added" if _NETWORK_COMMAND.search(command) else "command-added"
+
+
+@detector
+def commands(base: Policy, head: Policy) -> Iterator[Change]:
+    for section in ("install", "startup"):
+        old, new = getattr(base, section), getattr(head, section)
+        for command in sorted(new - old):
+            yield Change(_command_kind(command), section, "{}", (command,))
+        for command in sorted(old - new):
+            yield Change("command-removed", section, "{}", (command,))
+
+
+@detector
+def environment(base: Policy, head: Policy) -> Iterator[Change]:
+    for name in sorted(base.env.keys() | head.env.keys()):
+        old, new = base.env.get(name), head.env.get(name)
+        if old == new:
+            continue
+        if old is None:
+            yield Change("env-changed", f"env.{name}", "{} is set to {}", (name, str(new)))
+        elif new is None:
+            yield Change("env-changed", f"env.{name}", "{} is no longer set (was {})", (name, old))
+        else:
+            yield Change("env-changed", f"env.{name}", "{} is {} (was {})", (name, new, old))
+
+
+# ----- files, workspace, ports --------------------------------------------------------------
+#: Files a shell, git, a package manager or the dynamic linker reads and acts on by themselves.
+_AUTORUN_HOME = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".config/fish/config.fish",
+        ".gitconfig",
+        ".config/git/config",
+        ".npmrc",
+        ".yarnrc",
+        ".yarnrc.yml",
+        ".pip/pip.conf",
+        ".config/pip/pip.conf",
+        ".pydistutils.cfg",
+        ".curlrc",
+        ".wgetrc",
+        ".ssh/config",
+        ".ssh/rc",
+        ".docker/config.json",
+    }
+)
+_AUTORUN_SYSTEM = (
+    "/etc/profile",
+    "/etc/profile.d/",
+    "/etc/bash.bashrc",
+    "/etc/environment",
+    "/etc/ld.so.preload",
+    "/etc/ld.so.conf.d/",
+    "/etc/gitconfig",
+    "/etc/pip.conf",
+    "/etc/npmrc",
+    "/usr/local/etc/npmrc",
+    "/etc/sudoers",
+    "/etc/sudoers.d/",
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+)
+
+
+def _file_kind(path: str, home: str) -> str:
+    from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS, kind_by_name
+
+    in_home = path.startswith(home.rstrip("/") + "/")
+    inside = path[len(home.rstrip("/")) + 1 :] if in_home else path.lstrip("/")
+    if (
+        (in_home and inside in _AUTORUN_HOME)
+        or path.startswith(_AUTORUN_SYSTEM)
+        or kind_by_name(inside).kind in (AGENT_CONFIG, AGENT_INSTRUCTIONS)
+    ):
+        return "autorun-file-added"
+    return "home-file-added" if in_home else "file-added"
+
+
+@detector
+def placed_files(base: Policy, head: Policy) -> Iterator[Change]:
+    for path in sorted(head.files):
+        old, new = base.files.get(path), head.files[path]
+        if old == new:
+            continue
+        if old is None:
+            what = f"is placed in the image ({new.size} bytes, mode {new.mode})"
+        elif old.sha256 != new.sha256:
+            what = f"has new content ({new.size} bytes, mode {new.mode})"
+        else:
+            what = f"mode {new.mode} (was {old.mode})"
+        yield Change(_file_kind(path, head.home), "files", "{} " + what, (path,))
+    for path in sorted(base.files.keys() - head.files.keys()):
+        yield Change("file-removed", "files", "{} is no longer placed in the image", (path,))
+
+
+_WORKSPACE_REACH = {"none": 0, "clone": 0, "mount-readonly": 1, "mount": 2}
+
+
+@detector
+def workspace(base: Policy, head: Policy) -> Iterator[Change]:
+    old, new = _WORKSPACE_REACH[base.workspace_mode], _WORKSPACE_REACH[head.workspace_mode]
+    source = head.workspace_source or ""
+    if new > old or (new and base.workspace_source != head.workspace_source):
+        kind = "workspace-writable-mount" if new == 2 else "workspace-mount-added"
+        yield Change(
+            kind,
+            "workspace",
+            "mode {} of the host folder {} (was {})",
+            (head.workspace_mode, source, base.workspace_mode),
+        )
+    elif new < old:
+        yield Change(
+            "workspace-narrowed", "workspace.mode", "mode {} (was {})", (head.workspace_mode, base.workspace_mode)
+        )
+    elif base.workspace_mode != head.workspace_mode:
+        if head.workspace_mode == "clone":
+            repo = head.workspace_repo or "the run's repository"
+            yield Change(
+                "workspace-changed", "workspace.mode", "mode clone of {} (was {})", (repo, base.workspace_mode)
+            )
+        else:
+            yield Change(
+                "workspace-changed", "workspace.mode", "mode {} (was {})", (head.workspace_mode, base.workspace_mode)
+            )
+    for name in ("repo", "ref", "path") if base.workspace_mode == head.workspace_mode else ():
+        before, after = getattr(base, f"workspace_{name}"), getattr(head, f"workspace_{name}")
+        if before != after:
+            yield Change(
+                "workspace-changed", f"workspace.{name}", "{} (was {})", (str(after or "none"), str(before or "none"))
+            )
+
+
+@detector
+def ports(base: Policy, head: Policy) -> Iterator[Change]:
+    for port in sorted(head.ports - base.ports, key=str):
+        kind = "port-published" if port.host_ip.startswith("127.") or port.host_ip == "::1" else "port-exposed"
+        yield Change(kind, "ports", "{}", (str(port),))
+    for port in sorted(base.ports - head.ports, key=str):
+        yield Change("port-removed", "ports", "{}", (str(port),))
+
+
+def added_kit_baseline(head: Policy) -> Policy:
+    """What a new kit is compared with: nothing granted, sandkit's defaults for the rest."""
+    from sandkit.kits.model import Isolation, Resources
+    from sandkit.review.policy import duration_seconds, quantity_bytes
+
+    resources, isolation = Resources(), Isolation()
+    return replace(
+        head,
+        command=(),
+        instructions_file=None,
+        instructions=None,
+        image="",
+        packages={},
+        ca_certificates={},
+        install=frozenset(),
+        startup=frozenset(),
+        env={},
+        secrets={},
+        egress="none",
+        allow=frozenset(),
+        deny=frozenset(),
+        files={},
+        workspace_mode="none",
+        workspace_repo=None,
+        workspace_ref=None,
+        workspace_source=None,
+        cpus=resources.cpus,
+        memory=quantity_bytes(resources.memory),
+        pids=resources.pids,
+        disk=quantity_bytes(resources.disk),
+        timeout=duration_seconds(resources.timeout),
+        runtime=isolation.runtime,
+        docker=isolation.docker,
+        read_only_root=isolation.read_only_root,
+        ports=frozenset(),
+        schedules=frozenset(),
+        manual=False,
+        events={},
+        permissions={},
+        origins={},
+    )

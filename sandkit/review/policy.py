@@ -1,0 +1,319 @@
+"""A kit's policy as a reviewer reads it, normalised so that kits that mean the same compare equal.
+
+Built from the resolved kit (after ``extends`` and presets): what the agent is and runs, what it
+can reach, which secrets it holds, what starts it, what it may write, how it is held. Lists that
+are sets (hosts, secrets, packages, commands, triggers) are sets; ``host`` is ``host:443``;
+durations are seconds and quantities bytes; a file is its digest. Comments, order and the file a
+value was written in do not count, so moving a setting into a Mixin changes nothing here. Where a
+value came from (a preset, a mixin) is kept beside the policy for display only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from sandkit.compiler.plan import Destination
+from sandkit.kits.fields import duration_seconds, quantity_bytes
+from sandkit.kits.files import FILE_SYSTEM, KitFiles
+from sandkit.kits.loader import LoadedKit, PathKey
+from sandkit.kits.model import UNTRUSTED_EVENTS, Kit
+
+#: Events whose runs act on text anyone may write or on code from forks (kit.md's untrusted
+#: events, plus the review events whose text comes from whoever reviews).
+UNTRUSTED_OR_COMMENT_EVENTS = frozenset(
+    {*UNTRUSTED_EVENTS, "pull_request_review", "pull_request_review_comment", "issues", "discussion"}
+)
+PRESET_PREFIX = "preset:"
+
+
+def destination(entry: str) -> Destination:
+    host, _, port = entry.partition(":")
+    return Destination(host, int(port) if port else 443)
+
+
+@dataclass(frozen=True)
+class PlacedFile:
+    """A file the kit places in the image: its digest, mode and size."""
+
+    sha256: str
+    mode: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Secret:
+    build_only: bool
+    required: bool
+
+    @property
+    def where(self) -> str:
+        return "install commands at build time only" if self.build_only else "the agent's environment at run time"
+
+
+@dataclass(frozen=True)
+class Filters:
+    """A GitHub event's filters, merged over every trigger on it; None means "any"."""
+
+    types: frozenset[str] | None
+    branches: frozenset[str] | None
+    paths: frozenset[str] | None
+
+
+@dataclass(frozen=True)
+class Port:
+    host_ip: str
+    host: int | None
+    container: int
+    protocol: str
+
+    def __str__(self) -> str:
+        published = f"{self.host_ip}:{self.host}" if self.host else f"{self.host_ip}:(any)"
+        return f"{published} -> {self.container}/{self.protocol}"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Everything about one kit that a review compares (``origins`` and ``path`` excepted)."""
+
+    name: str
+    command: tuple[str, ...]
+    instructions_file: str | None
+    instructions: str | None
+    image: str
+    user: str
+    uid: int
+    workdir: str
+    home: str
+    packages: dict[str, frozenset[str]]
+    ca_certificates: dict[str, str]
+    install: frozenset[str]
+    startup: frozenset[str]
+    env: dict[str, str]
+    secrets: dict[str, Secret]
+    egress: str
+    allow: frozenset[Destination]
+    deny: frozenset[Destination]
+    files: dict[str, PlacedFile]
+    workspace_mode: str
+    workspace_repo: str | None
+    workspace_ref: str | None
+    workspace_path: str
+    workspace_source: str | None
+    cpus: float
+    memory: int
+    pids: int
+    disk: int
+    timeout: int
+    runtime: str
+    docker: str
+    read_only_root: bool
+    ports: frozenset[Port]
+    schedules: frozenset[str]
+    manual: bool
+    events: dict[str, Filters]
+    runs_on: str
+    permissions: dict[str, str]
+    kubernetes: dict[str, Any]
+    # Display only: never compared.
+    path: str = field(default="", compare=False)
+    description: str = field(default="", compare=False)
+    kind: str = field(default="Kit", compare=False)
+    origins: dict[str, str] = field(default_factory=dict, compare=False)
+    order: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+
+    def origin(self, section: str, item: str) -> str:
+        """Where a list item came from: "" for the kit itself, ``preset NAME`` or a mixin's path."""
+        return self.origins.get(f"{section}\0{item}", "")
+
+    @property
+    def presets(self) -> tuple[str, ...]:
+        names = {o.removeprefix("preset ") for o in self.origins.values() if o.startswith("preset ")}
+        return tuple(sorted(names))
+
+    @property
+    def agent_packages(self) -> frozenset[str]:
+        """Names of the npm and pip packages a preset installs: the agent itself."""
+        return frozenset(
+            package_name(manager, spec)
+            for manager, specs in self.packages.items()
+            if manager != "apt"
+            for spec in specs
+            if self.origin(f"image.packages.{manager}", spec).startswith("preset ")
+        )
+
+    def triggered_by_untrusted(self) -> list[str]:
+        return sorted(e for e in self.events if e in UNTRUSTED_OR_COMMENT_EVENTS)
+
+    def runtime_secrets(self) -> list[str]:
+        return sorted(n for n, s in self.secrets.items() if not s.build_only)
+
+    def write_scopes(self) -> list[str]:
+        return sorted(s for s, level in self.permissions.items() if level == "write")
+
+
+def compared_fields() -> list[str]:
+    """The names of every field a review compares (the catch-all in the diff relies on this)."""
+    return [f.name for f in fields(Policy) if f.compare]
+
+
+def package_name(manager: str, spec: str) -> str:
+    """The package's name without its version (``@scope/pkg@1.0`` -> ``@scope/pkg``)."""
+    if manager == "npm":
+        at = spec.find("@", 1)
+        return spec[:at] if at > 0 else spec
+    if manager == "pip":
+        for index, char in enumerate(spec):
+            if char in "=<>~![":
+                return spec[:index].lower()
+        return spec.lower()
+    return spec.split("=", 1)[0]
+
+
+def package_version(manager: str, spec: str) -> str:
+    """What follows the name: ``@1.0`` (npm), ``=1.0`` (apt), ``==1.0`` or ``>=1,<2`` (pip); "" when unpinned."""
+    return spec[len(package_name(manager, spec)) :]
+
+
+def _packages(manager: str, specs: list[str]) -> frozenset[str]:
+    """One spec per package name: of two (a preset's and the kit's), the later one is what installs last."""
+    return frozenset({package_name(manager, spec): spec for spec in specs}.values())
+
+
+def _origin_label(location_path: str, kit_display: str) -> str:
+    if location_path.startswith(PRESET_PREFIX):
+        return "preset " + location_path.removeprefix(PRESET_PREFIX)
+    return "" if location_path == kit_display else location_path
+
+
+def _origins(loaded: LoadedKit) -> dict[str, str]:
+    """``section\\0item`` -> where that list or mapping item was written, for items not in the kit itself."""
+    kit = loaded.kit
+    lists: dict[PathKey, list[str]] = {
+        ("network", "allow"): [str(destination(a)) for a in kit.network.allow],
+        ("network", "deny"): [str(destination(d)) for d in kit.network.deny],
+        ("secrets",): [s.name for s in kit.secrets],
+        ("install",): list(kit.install),
+        ("startup",): list(kit.startup),
+        ("files",): [f.path for f in kit.files],
+        ("image", "packages", "apt"): list(kit.image.packages.apt),
+        ("image", "packages", "pip"): list(kit.image.packages.pip),
+        ("image", "packages", "npm"): list(kit.image.packages.npm),
+    }
+    out: dict[str, str] = {}
+    for key, items in lists.items():
+        section = ".".join(str(k) for k in key)
+        for index, item in enumerate(items):
+            location = loaded.origins.get((*key, index))
+            label = _origin_label(location.path, loaded.display) if location else ""
+            if label:
+                out[f"{section}\0{item}"] = label
+    for name in kit.env:
+        location = loaded.origins.get(("env", name))
+        label = _origin_label(location.path, loaded.display) if location else ""
+        if label:
+            out[f"env\0{name}"] = label
+    for key in (("agent", "command"), ("image", "base"), ("agent", "instructions_file")):
+        location = loaded.origins.get(key)
+        label = _origin_label(location.path, loaded.display) if location else ""
+        if label:
+            out[f"{'.'.join(key)}\0"] = label
+    return out
+
+
+def _events(kit: Kit) -> dict[str, Filters]:
+    merged: dict[str, Filters] = {}
+    for trigger in kit.triggers:
+        github = trigger.github
+        if github is None:
+            continue
+        given = Filters(
+            frozenset(github.types) or None, frozenset(github.branches) or None, frozenset(github.paths) or None
+        )
+        before = merged.get(github.event)
+        merged[github.event] = given if before is None else _union(before, given)
+    return merged
+
+
+def _union(a: Filters, b: Filters) -> Filters:
+    def one(x: frozenset[str] | None, y: frozenset[str] | None) -> frozenset[str] | None:
+        return None if x is None or y is None else x | y
+
+    return Filters(one(a.types, b.types), one(a.branches, b.branches), one(a.paths, b.paths))
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _relative(path: str, root: Path | None) -> str:
+    if root is None:
+        return path
+    text, base = posixpath.normpath(path), root.as_posix().rstrip("/")
+    return text[len(base) + 1 :] if text.startswith(base + "/") else ("." if text == base else text)
+
+
+def policy_of(loaded: LoadedKit, files: KitFiles = FILE_SYSTEM, root: Path | None = None) -> Policy:
+    """The policy of a loaded kit; ``files`` reads what ``files[].source`` and CAs name (bounded)."""
+    kit = loaded.kit
+    home = posixpath.join("/home", kit.image.user)
+    placed = {
+        f.path: PlacedFile(_digest(data), f.mode, len(data))
+        for f in kit.files
+        for data in [f.content.encode() if f.content is not None else files.read_bytes(Path(f.source or ""))]
+    }
+    cas = {_relative(c, root): _digest(files.read_bytes(Path(c))) for c in kit.image.ca_certificates}
+    targets = kit.targets
+    return Policy(
+        name=kit.name,
+        command=tuple(kit.agent.command),
+        instructions_file=kit.agent.instructions_file,
+        instructions=kit.agent.instructions,
+        image=kit.image.base,
+        user=kit.image.user,
+        uid=kit.image.uid,
+        workdir=kit.image.workdir,
+        home=home,
+        packages={m: _packages(m, getattr(kit.image.packages, m)) for m in ("apt", "pip", "npm")},
+        ca_certificates=cas,
+        install=frozenset(kit.install),
+        startup=frozenset(kit.startup),
+        env=dict(kit.env),
+        secrets={s.name: Secret(s.build, s.required) for s in kit.secrets},
+        egress=kit.network.egress,
+        allow=frozenset(destination(a) for a in kit.network.allow),
+        deny=frozenset(destination(d) for d in kit.network.deny),
+        files=placed,
+        workspace_mode=kit.workspace.mode,
+        workspace_repo=kit.workspace.repo,
+        workspace_ref=kit.workspace.ref,
+        workspace_path=kit.workspace.path,
+        workspace_source=_relative(kit.workspace.source, root) if kit.workspace.source else None,
+        cpus=kit.resources.cpus,
+        memory=quantity_bytes(kit.resources.memory),
+        pids=kit.resources.pids,
+        disk=quantity_bytes(kit.resources.disk),
+        timeout=duration_seconds(kit.resources.timeout),
+        runtime=kit.isolation.runtime,
+        docker=kit.isolation.docker,
+        read_only_root=kit.isolation.read_only_root,
+        ports=frozenset(Port(p.host_ip, p.host, p.container, p.protocol) for p in kit.ports),
+        schedules=frozenset(t.schedule for t in kit.triggers if t.schedule),
+        manual=any(t.manual is not None for t in kit.triggers),
+        events=_events(kit),
+        runs_on=targets.actions.runs_on,
+        permissions=dict(targets.actions.permissions),
+        kubernetes=targets.kubernetes.model_dump(),
+        path=_relative(loaded.display, None),
+        description=kit.description,
+        kind=kit.kind,
+        origins=_origins(loaded),
+        order={
+            "install": tuple(kit.install),
+            "startup": tuple(kit.startup),
+            "allow": tuple(str(destination(a)) for a in kit.network.allow),
+        },
+    )

@@ -1,0 +1,170 @@
+"""``sandkit diff`` over a git repository built here, whose two revisions cover every change kind."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sandkit.review.risks import RISKS
+from tests.review.helpers import check_golden, sandkit
+from tests.review.repo import make_repo, run_git, write_files
+
+Repo = tuple[Path, str, str]
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
+    return make_repo(tmp_path_factory.mktemp("diff"))
+
+
+def _report(repo: Repo, capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    code, out, err = sandkit(repo[0], capsys, "diff", *args, "--format", "json")
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize(("fmt", "golden"), [("text", "diff.txt"), ("markdown", "diff.md"), ("json", "diff.json")])
+def test_report_matches_the_golden_file(repo: Repo, capsys: pytest.CaptureFixture[str], fmt: str, golden: str) -> None:
+    code, out, err = sandkit(repo[0], capsys, "diff", "main", "change", "--format", fmt)
+    assert (code, err) == (0, "")
+    check_golden(golden, out)
+
+
+def test_every_change_kind_occurs_in_the_repository(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    report = _report(repo, capsys, "main", "change")
+    seen = {c["kind"] for kit in report["kits"] for c in kit["changes"]}
+    assert seen == set(RISKS), f"not exercised: {sorted(set(RISKS) - seen)}"
+
+
+def test_reordering_comments_and_mixins_are_no_policy_change(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    report = _report(repo, capsys, "main", "change", "kits/same.yaml")
+    assert [(k["path"], k["status"], k["changes"]) for k in report["kits"]] == [("kits/same.yaml", "unchanged", [])]
+
+
+def test_mixins_are_not_kits_of_their_own(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    report = _report(repo, capsys, "main", "change", "kits/mixins")
+    assert report["kits"] == []
+
+
+def test_fail_on_counts_the_highest_level(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    root = repo[0]
+    assert sandkit(root, capsys, "diff", "main", "change", "--fail-on", "critical")[0] == 1
+    assert sandkit(root, capsys, "diff", "main", "change", "kits/net.yaml", "--fail-on", "high")[0] == 1
+    assert sandkit(root, capsys, "diff", "main", "change", "kits/net.yaml", "--fail-on", "critical")[0] == 0
+    assert sandkit(root, capsys, "diff", "main", "change", "kits/same.yaml", "--fail-on", "info")[0] == 0
+    assert sandkit(root, capsys, "diff", "main", "change", "kits/old.yaml", "--fail-on", "low")[0] == 0
+
+
+def test_a_base_kit_that_does_not_load_is_a_change_not_a_crash(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    kit = _report(repo, capsys, "main", "change", "kits/fixed.yaml")["kits"][0]
+    assert kit["status"] == "changed"
+    assert kit["changes"][-1]["kind"] == "kit-invalid-in-base"
+    assert "kits/fixed.yaml:4:1: error: YAML syntax error" in kit["problems"][0]
+
+
+def test_extends_cannot_leave_the_revision(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    kit = _report(repo, capsys, "main", "change", "kits/breaks.yaml")["kits"][0]
+    assert kit["status"] == "invalid"
+    assert "extends '../../../../etc/escape.yaml': leaves the repository" in kit["problems"][0]
+
+
+def test_three_dots_compare_with_the_merge_base(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    root, base, head = repo
+    report = _report(repo, capsys, "main...change", "kits/net.yaml")
+    assert (report["base"]["commit"], report["head"]["commit"]) == (base, head)
+    assert report["base"]["title"] == f"{base[:12]} (the merge base of main and change)"
+
+
+def test_defaults_merge_base_with_main_and_the_working_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root, base, _ = make_repo(tmp_path)
+    write_files(root, {"kits/opened.yaml": "apiVersion: sandkit/v1\nname: opened\nagent: {command: [agent]}\n"})
+    write_files(root, {"kits/untracked.yaml": "apiVersion: sandkit/v1\nname: untracked\nagent: {command: [a]}\n"})
+    (root / ".gitignore").write_text("ignored/\n")
+    write_files(root, {"ignored/kit.yaml": "apiVersion: sandkit/v1\nname: ignored\nagent: {command: [a]}\n"})
+    report = _report((root, base, ""), capsys)
+    assert report["base"] == {"label": base[:12], "title": f"{base[:12]} (the merge base of HEAD and main)", "commit": base}
+    assert report["head"]["title"] == "the working tree"
+    kits = {k["path"]: k for k in report["kits"]}
+    assert "ignored/kit.yaml" not in kits and kits["kits/untracked.yaml"]["status"] == "added"
+    # The working tree's opened.yaml went back to the default clone workspace and an empty allowlist.
+    assert [c["kind"] for c in kits["kits/opened.yaml"]["changes"]] == ["workspace-changed", "host-removed"]
+
+
+def test_staged_compares_the_index_with_head(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root, _, _ = make_repo(tmp_path)
+    write_files(root, {"kits/same.yaml": (root / "kits/same.yaml").read_text() + "isolation: {read_only_root: false}\n"})
+    code, out, _ = sandkit(root, capsys, "diff", "--staged", "--fail-on", "high")
+    assert (code, "read-only-root-off" in out) == (0, False), out  # not staged yet
+    run_git(root, "add", "kits/same.yaml")
+    code, out, _ = sandkit(root, capsys, "diff", "--staged", "--fail-on", "high")
+    assert code == 1 and "read-only-root-off" in out and out.startswith("sandkit diff: ")
+    assert "-> the index (staged changes)" in out.splitlines()[0]
+
+
+def test_staged_in_a_repository_without_commits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    run_git(root, "init", "-q")
+    write_files(root, {"kit.yaml": "apiVersion: sandkit/v1\nname: first\nagent: {command: [a]}\nnetwork: {egress: open}\n"})
+    run_git(root, "add", "kit.yaml")
+    code, out, _ = sandkit(root, capsys, "diff", "--staged", "--fail-on", "high")
+    assert code == 1 and "egress-opened" in out and "nothing (the repository has no commit yet)" in out
+
+
+def test_a_bare_repository_is_read_as_data(repo: Repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bare = tmp_path / "bare.git"
+    run_git(tmp_path, "clone", "-q", "--bare", str(repo[0]), str(bare))
+    assert _report((bare, "", ""), capsys, "main", "change") == _report(repo, capsys, "main", "change")
+    code, _, err = sandkit(bare, capsys, "diff", "main")
+    assert code == 2 and "a bare repository has no working tree; name both revisions" in err
+
+
+def test_paths_and_subfolders(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    root = repo[0]
+    paths = lambda r: [k["path"] for k in r["kits"]]  # noqa: E731
+    assert paths(_report(repo, capsys, "main", "change", "kits/net.yaml", "kits/old.yaml")) == [
+        "kits/net.yaml",
+        "kits/old.yaml",
+    ]
+    code, out, err = sandkit(root / "kits", capsys, "diff", "main", "change", "net.yaml", "--format", "json")
+    assert code == 0 and [k["path"] for k in json.loads(out)["kits"]] == ["kits/net.yaml"], err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["no-such-rev", "change"], "no-such-rev"),
+        (["main", "change", "../outside"], "../outside: outside the repository"),
+        (["main...change", "main"], "A...B already names both sides"),
+        (["--fail-on", "severe"], "invalid choice"),
+    ],
+)
+def test_usage_errors_exit_2(repo: Repo, capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    code, out, err = sandkit(repo[0], capsys, "diff", *args)
+    assert code == 2 and message in err, (out, err)
+
+
+def test_a_folder_that_is_no_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = sandkit(tmp_path, capsys, "diff")
+    assert code == 2 and "git rev-parse failed: fatal: not a git repository" in err
+
+
+def test_without_git_installed(repo: Repo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(repo[0]))
+    assert shutil.which("git") is None
+    code, _, err = sandkit(repo[0], capsys, "diff")
+    assert code == 2 and "git is not installed" in err
+
+
+def test_a_revision_that_is_also_a_path_is_ambiguous(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    root = repo[0]
+    run_git(root, "branch", "kits", "main")
+    try:
+        code, _, err = sandkit(root, capsys, "diff", "kits")
+        assert code == 2 and "kits is both a revision and a path; write ./kits for the path" in err
+        assert sandkit(root, capsys, "diff", "main", "change", "./kits/net.yaml")[0] == 0
+    finally:
+        run_git(root, "branch", "-D", "kits")
