@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sandkit.compiler.plan import Destination
+from sandkit.kits.hosts import wildcard_domain
 from sandkit.review.policy import (
     Filters,
     Policy,
@@ -109,7 +110,7 @@ def _destinations(before: set[Destination], after: set[Destination]) -> Iterator
                 "wildcard-added",
                 "network.allow",
                 "{} may be reached: every name one label under {}",
-                (str(dest), dest.domain.lstrip(".")),
+                (str(dest), str(wildcard_domain(dest.host))),
             )
         elif any(old.host == dest.host for old in before):
             yield Change("port-added", "network.allow", "{} may be reached (a new port on that host)", (str(dest),))

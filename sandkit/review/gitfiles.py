@@ -19,7 +19,6 @@ from typing import IO
 
 from sandkit.errors import KitError, Location, Problem, UsageError
 from sandkit.kits.files import KitFiles, PathRefused
-from sandkit.kits.loader import MAX_SOURCE_BYTES
 from sandkit.kits.yamlnodes import MAX_BYTES, Node, nodes_from_bytes
 
 #: More entries than this in one revision's tree is refused rather than held in memory.
@@ -159,8 +158,8 @@ def tree_entries(repo: Path, commit: str) -> tuple[dict[str, Entry], set[str]]:
     return entries, folders
 
 
-def index_entries(repo: Path) -> tuple[dict[str, Entry], set[str]]:
-    """Files of the index (the staged revision); an unmerged path keeps no entry (it cannot be read)."""
+def index_entries(repo: Path) -> tuple[dict[str, Entry], set[str], set[str]]:
+    """Files and folders of the index (the staged revision), and the paths with a merge conflict."""
     entries: dict[str, Entry] = {}
     unmerged: set[str] = set()
     for record in _records(repo, ["ls-files", "-s", "-z"]):
@@ -169,33 +168,41 @@ def index_entries(repo: Path) -> tuple[dict[str, Entry], set[str]]:
         path = name.decode("utf-8", "surrogateescape")
         if stage != "0":
             unmerged.add(path)
-        elif mode != "160000":
-            entries[path] = Entry(mode, sha)
-    for path in unmerged:
-        entries.pop(path, None)
+        if mode != "160000" and (stage in ("0", "2") or path not in entries):
+            entries[path] = Entry(mode, sha)  # for a conflict, "ours" tells whether it is a kit at all
     folders = {posixpath.dirname(p) for p in entries}
     for folder in list(folders):
         while folder:
             folders.add(folder)
             folder = posixpath.dirname(folder)
     folders.discard("")
-    return entries, folders
+    return entries, folders, unmerged
 
 
 class GitFiles(KitFiles):
     """A revision's files, seen by the loader as if below ``root``; nothing outside it exists."""
 
-    def __init__(self, root: Path, label: str, entries: dict[str, Entry], folders: set[str], blobs: Blobs) -> None:
-        self.root = root
+    def __init__(
+        self,
+        root: Path,
+        label: str,
+        entries: dict[str, Entry],
+        folders: set[str],
+        blobs: Blobs,
+        unmerged: set[str] | None = None,
+    ) -> None:
+        super().__init__(None)  # confinement is lexical, below; nothing is read from the file system
+        self.tree_root = root
         self.label = label
         self.entries = entries
         self.folders = folders
         self.blobs = blobs
+        self.unmerged = unmerged or set()
 
     def relative(self, path: Path) -> str | None:
         """``path`` relative to the tree's root, or None when it is outside."""
         text = posixpath.normpath(path.as_posix())
-        root = self.root.as_posix().rstrip("/")
+        root = self.tree_root.as_posix().rstrip("/")
         if text == root:
             return ""
         return text[len(root) + 1 :] if text.startswith(root + "/") else None
@@ -204,13 +211,13 @@ class GitFiles(KitFiles):
         candidate = Path(posixpath.normpath((folder / relative).as_posix()))
         inside = self.relative(candidate)
         if inside is None:
-            raise PathRefused("leaves the repository; a kit reaches only its own repository")
+            raise PathRefused(f"{relative} leads outside the repository; a kit may name only files inside it")
         parts = inside.split("/") if inside else []
         for depth in range(1, len(parts) + 1):
             prefix = "/".join(parts[:depth])
             entry = self.entries.get(prefix)
             if entry is not None and entry.mode == SYMLINK_MODE:
-                raise PathRefused(f"{prefix} is a symbolic link in {self.label}; links are not followed in a revision")
+                raise PathRefused(f"{relative}: {prefix} is a symbolic link; links are not followed in a revision")
         return candidate
 
     def identity(self, path: Path) -> str:
@@ -232,18 +239,16 @@ class GitFiles(KitFiles):
         entry = self._entry(path)
         return self.blobs.size(entry.sha) if entry else 0
 
-    def read_bytes(self, path: Path) -> bytes:
-        return self.read_limited(path, MAX_SOURCE_BYTES)
-
-    def read_limited(self, path: Path, limit: int) -> bytes:
+    def read_bytes(self, path: Path, limit: int) -> bytes:
+        """At most ``limit + 1`` bytes of a regular file of the revision (more than ``limit``: too large)."""
         entry = self._entry(path)
-        shown = self.display(path)
-        if entry is None or not entry.regular:
-            raise KitError([Problem(Location(shown), f"not a regular file in {self.label}")])
-        size, data = self.blobs.read(entry.sha, limit)
-        if size > limit:
-            raise KitError([Problem(Location(shown), f"file is {size} bytes; the limit here is {limit} bytes")])
-        return data
+        if self.relative(path) in self.unmerged:
+            raise PathRefused("has a merge conflict in the index")
+        if entry is None:
+            raise PathRefused(f"not found in {self.label}")
+        if not entry.regular:
+            raise PathRefused(f"is not a regular file in {self.label} (git mode {entry.mode})")
+        return self.blobs.read(entry.sha, limit + 1)[1]
 
     def head(self, path: Path, length: int) -> bytes:
         """The first ``length`` bytes of a file (to tell kits from other YAML)."""
@@ -251,6 +256,8 @@ class GitFiles(KitFiles):
         return self.blobs.read(entry.sha, length)[1] if entry and entry.regular else b""
 
     def load_nodes(self, path: Path, display: str) -> Node:
+        if self.relative(path) in self.unmerged:
+            raise KitError([Problem(Location(display), "has a merge conflict in the index; resolve it first")])
         entry = self._entry(path)
         if entry is None:
             raise KitError([Problem(Location(display), f"file not found in {self.label}")])

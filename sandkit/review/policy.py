@@ -18,11 +18,10 @@ from typing import Any
 
 from sandkit.compiler.plan import Destination
 from sandkit.kits.fields import duration_seconds, quantity_bytes
-from sandkit.kits.files import FILE_SYSTEM, KitFiles
 from sandkit.kits.loader import LoadedKit, PathKey
 from sandkit.kits.model import UNTRUSTED_EVENTS, Kit
 
-#: Events whose runs act on text anyone may write or on code from forks (kit.md's untrusted
+#: Events whose runs act on text anyone may write or on code from forks (the model's untrusted
 #: events, plus the review events whose text comes from whoever reviews).
 UNTRUSTED_OR_COMMENT_EVENTS = frozenset(
     {*UNTRUSTED_EVENTS, "pull_request_review", "pull_request_review_comment", "issues", "discussion"}
@@ -256,16 +255,16 @@ def _relative(path: str, root: Path | None) -> str:
     return text[len(base) + 1 :] if text.startswith(base + "/") else ("." if text == base else text)
 
 
-def policy_of(loaded: LoadedKit, files: KitFiles = FILE_SYSTEM, root: Path | None = None) -> Policy:
-    """The policy of a loaded kit; ``files`` reads what ``files[].source`` and CAs name (bounded)."""
+def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
+    """The policy of a loaded kit; paths it names are shown relative to ``root``."""
     kit = loaded.kit
     home = posixpath.join("/home", kit.image.user)
     placed = {
         f.path: PlacedFile(_digest(data), f.mode, len(data))
         for f in kit.files
-        for data in [f.content.encode() if f.content is not None else files.read_bytes(Path(f.source or ""))]
+        for data in [f.content.encode() if f.content is not None else loaded.sources[f.source or ""]]
     }
-    cas = {_relative(c, root): _digest(files.read_bytes(Path(c))) for c in kit.image.ca_certificates}
+    cas = {_relative(c, root): _digest(loaded.sources[c]) for c in kit.image.ca_certificates}
     targets = kit.targets
     return Policy(
         name=kit.name,

@@ -65,7 +65,7 @@ class Side:
             loaded = load_kit(path, files=self.files, display=shown)
             if loaded.kit.kind == "Mixin":
                 return None
-            return Loaded(rel, policy_of(loaded, self.files, self.root))
+            return Loaded(rel, policy_of(loaded, self.root))
         except KitError as exc:
             if self._is_mixin(path, shown):
                 return None
@@ -162,8 +162,8 @@ class Repository:
 
     def index_side(self) -> Side:
         self._need_work_tree("index")
-        entries, folders = index_entries(self.root)
-        files = GitFiles(self.root, "index", entries, folders, self.blobs)
+        entries, folders, unmerged = index_entries(self.root)
+        files = GitFiles(self.root, "index", entries, folders, self.blobs, unmerged)
         return Side("index", "the index (staged changes)", self.root, files, names=sorted(entries))
 
     def worktree_side(self) -> Side:

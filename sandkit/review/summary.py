@@ -18,6 +18,7 @@ from typing import Any
 
 from sandkit.errors import KitError
 from sandkit.kits.discover import expand_kit_paths
+from sandkit.kits.hosts import wildcard_domain
 from sandkit.kits.loader import LoadedKit, load_kit
 from sandkit.review.changes import LIMITS, added_kit_baseline, compare, show_limit
 from sandkit.review.policy import UNTRUSTED_OR_COMMENT_EVENTS, Filters, Policy, policy_of
@@ -37,13 +38,14 @@ class Summary:
     targets: list[str] = field(default_factory=list)
 
 
-def _from(policy: Policy, section: str, item: str) -> str:
-    origin = policy.origin(section, item)
-    return f" ({origin})" if origin else ""
+def _line(p: Policy, section: str, item: str, template: str, *values: str) -> Line:
+    """A line about one item, with where it came from (a preset, a mixin's path) when not the kit itself."""
+    origin = p.origin(section, item)
+    return (template + " (from {})", (*values, origin)) if origin else (template, values)
 
 
 def _agent(p: Policy) -> list[Line]:
-    lines: list[Line] = [("runs {}" + _from(p, "agent.command", ""), (shlex.join(p.command),))]
+    lines: list[Line] = [_line(p, "agent.command", "", "runs {}", shlex.join(p.command))]
     for preset in p.presets:
         packages = sorted(
             spec
@@ -68,12 +70,12 @@ def _runs(p: Policy) -> list[Line]:
     lines: list[Line] = []
     for manager in ("apt", "pip", "npm"):
         for spec in sorted(p.packages.get(manager, ())):
-            lines.append((f"{manager} package {{}}" + _from(p, f"image.packages.{manager}", spec), (spec,)))
+            lines.append(_line(p, f"image.packages.{manager}", spec, f"{manager} package {{}}", spec))
     for section, when in (("install", "at build, as root"), ("startup", "at every start, as the agent")):
         for command in p.order.get(section, ()):
-            lines.append((f"{section} ({when}): {{}}" + _from(p, section, command), (command,)))
+            lines.append(_line(p, section, command, f"{section} ({when}): {{}}", command))
     for name in sorted(p.env):
-        lines.append(("env {}={}" + _from(p, "env", name), (name, p.env[name])))
+        lines.append(_line(p, "env", name, "env {}={}", name, p.env[name]))
     return lines
 
 
@@ -83,20 +85,23 @@ def _reach(p: Policy) -> list[Line]:
     if p.egress == "open":
         return [("any host on any port (egress: open): nothing is held back", ())]
     lines: list[Line] = [("only these host:port pairs, through the allowlist proxy:", ())]
-    denied = [d for d in p.deny]
+    denied = sorted(p.deny)
     for entry in p.order.get("allow", ()):
         dest = next(a for a in p.allow if str(a) == entry)
-        notes = []
+        notes: list[str] = []
+        values = [entry]
         if dest.wildcard:
-            notes.append("wildcard: every name one label under " + dest.domain.lstrip("."))
+            notes.append("wildcard: every name one label under {}")
+            values.append(str(wildcard_domain(dest.host)))
         if any(d.covers(dest) for d in denied):
             notes.append("denied, so dropped")
         origin = p.origin("network.allow", entry)
         if origin:
-            notes.append(origin)
-        lines.append(("  {}" + (f" ({'; '.join(notes)})" if notes else ""), (entry,)))
+            notes.append("from {}")
+            values.append(origin)
+        lines.append(("  {}" + (f" ({'; '.join(notes)})" if notes else ""), tuple(values)))
     for dest in sorted(denied):
-        lines.append(("  denied: {}" + _from(p, "network.deny", str(dest)), (str(dest),)))
+        lines.append(_line(p, "network.deny", str(dest), "  denied: {}", str(dest)))
     return lines
 
 
@@ -104,7 +109,7 @@ def _secrets(p: Policy) -> list[Line]:
     if not p.secrets:
         return [("none", ())]
     return [
-        ("{}" + f" ({'required' if s.required else 'optional'}): {s.where}" + _from(p, "secrets", name), (name,))
+        _line(p, "secrets", name, "{}" + f" ({'required' if s.required else 'optional'}): {s.where}", name)
         for name, s in sorted(p.secrets.items())
     ]
 
@@ -158,9 +163,7 @@ def _writes(p: Policy) -> list[Line]:
     )
     for path, placed in sorted(p.files.items()):
         where = "in its home" if path.startswith(p.home.rstrip("/") + "/") else "in the image"
-        lines.append(
-            ("file {} " + f"{where}, mode {placed.mode}, {placed.size} bytes" + _from(p, "files", path), (path,))
-        )
+        lines.append(_line(p, "files", path, "file {} " + f"{where}, mode {placed.mode}, {placed.size} bytes", path))
     scopes = ", ".join(f"{scope}: {level}" for scope, level in sorted(p.permissions.items()))
     lines.append(("GitHub token (actions target): contents: read" + (f", {scopes}" if scopes else " only"), ()))
     lines += [("published port {}", (str(port),)) for port in sorted(p.ports, key=str)]
@@ -247,9 +250,7 @@ def render_markdown(s: Summary) -> str:
     lines += ["", f"Kit {md_code(s.policy.path, table=False)}."]
     for title, body in s.sections:
         lines += ["", f"**{title}**", ""]
-        lines += [
-            f"- {template.strip().format(*(md_code(v, table=False) for v in values))}" for template, values in body
-        ]
+        lines += [_md_item(template, values) for template, values in body]
     lines += ["", "**Enforced by each target**", "", "| setting | " + " | ".join(s.targets) + " |"]
     lines.append("| --- |" + " --- |" * len(s.targets))
     for setting in sorted(s.fidelity):

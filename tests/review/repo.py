@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 DIGEST = "a" * 64
@@ -429,7 +430,7 @@ def run_git(repo: Path, *args: str, date: str = "2026-01-01T00:00:00+00:00") -> 
     return done.stdout.strip()
 
 
-def write_files(repo: Path, files: dict[str, str | None]) -> None:
+def write_files(repo: Path, files: Mapping[str, str | None]) -> None:
     for name, text in files.items():
         path = repo / name
         if text is None:
@@ -439,7 +440,7 @@ def write_files(repo: Path, files: dict[str, str | None]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def commit(repo: Path, files: dict[str, str | None], message: str, date: str) -> str:
+def commit(repo: Path, files: Mapping[str, str | None], message: str, date: str) -> str:
     write_files(repo, files)
     run_git(repo, "add", "-A")
     run_git(repo, "commit", "-q", "-m", message, date=date)

@@ -68,11 +68,11 @@ def test_a_base_kit_that_does_not_load_is_a_change_not_a_crash(repo: Repo, capsy
 def test_extends_cannot_leave_the_revision(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     kit = _report(repo, capsys, "main", "change", "kits/breaks.yaml")["kits"][0]
     assert kit["status"] == "invalid"
-    assert "extends '../../../../etc/escape.yaml': leaves the repository" in kit["problems"][0]
+    assert "extends: ../../../../etc/escape.yaml leads outside the repository" in kit["problems"][0]
 
 
 def test_three_dots_compare_with_the_merge_base(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    root, base, head = repo
+    _, base, head = repo
     report = _report(repo, capsys, "main...change", "kits/net.yaml")
     assert (report["base"]["commit"], report["head"]["commit"]) == (base, head)
     assert report["base"]["title"] == f"{base[:12]} (the merge base of main and change)"
@@ -85,7 +85,11 @@ def test_defaults_merge_base_with_main_and_the_working_tree(tmp_path: Path, caps
     (root / ".gitignore").write_text("ignored/\n")
     write_files(root, {"ignored/kit.yaml": "apiVersion: sandkit/v1\nname: ignored\nagent: {command: [a]}\n"})
     report = _report((root, base, ""), capsys)
-    assert report["base"] == {"label": base[:12], "title": f"{base[:12]} (the merge base of HEAD and main)", "commit": base}
+    assert report["base"] == {
+        "label": base[:12],
+        "title": f"{base[:12]} (the merge base of HEAD and main)",
+        "commit": base,
+    }
     assert report["head"]["title"] == "the working tree"
     kits = {k["path"]: k for k in report["kits"]}
     assert "ignored/kit.yaml" not in kits and kits["kits/untracked.yaml"]["status"] == "added"
@@ -95,7 +99,9 @@ def test_defaults_merge_base_with_main_and_the_working_tree(tmp_path: Path, caps
 
 def test_staged_compares_the_index_with_head(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root, _, _ = make_repo(tmp_path)
-    write_files(root, {"kits/same.yaml": (root / "kits/same.yaml").read_text() + "isolation: {read_only_root: false}\n"})
+    write_files(
+        root, {"kits/same.yaml": (root / "kits/same.yaml").read_text() + "isolation: {read_only_root: false}\n"}
+    )
     code, out, _ = sandkit(root, capsys, "diff", "--staged", "--fail-on", "high")
     assert (code, "read-only-root-off" in out) == (0, False), out  # not staged yet
     run_git(root, "add", "kits/same.yaml")
@@ -108,7 +114,9 @@ def test_staged_in_a_repository_without_commits(tmp_path: Path, capsys: pytest.C
     root = tmp_path / "fresh"
     root.mkdir()
     run_git(root, "init", "-q")
-    write_files(root, {"kit.yaml": "apiVersion: sandkit/v1\nname: first\nagent: {command: [a]}\nnetwork: {egress: open}\n"})
+    write_files(
+        root, {"kit.yaml": "apiVersion: sandkit/v1\nname: first\nagent: {command: [a]}\nnetwork: {egress: open}\n"}
+    )
     run_git(root, "add", "kit.yaml")
     code, out, _ = sandkit(root, capsys, "diff", "--staged", "--fail-on", "high")
     assert code == 1 and "egress-opened" in out and "nothing (the repository has no commit yet)" in out
