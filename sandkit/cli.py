@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from sandkit import __version__
-from sandkit.errors import SandkitError
+from sandkit.errors import SandkitError, UsageError
 
 Runner = Callable[[argparse.Namespace], int]
 
@@ -39,7 +39,26 @@ def _run_schema(args: argparse.Namespace) -> int:
 def _run_build(args: argparse.Namespace) -> int:
     from sandkit.compiler.command import build
 
+    _build_settings_from_config(args)
     return build(args)
+
+
+def _build_settings_from_config(args: argparse.Namespace) -> None:
+    """Kits and output folder from ``[tool.sandkit]`` (or .sandkit.toml) where the command line
+    gives none, so the pre-commit hook `sandkit build --check` works without arguments."""
+    if args.kits and args.output is not None:
+        return
+    from sandkit.lint.config import LintConfig, find_config, load_config
+
+    found = find_config(".")
+    config = load_config(found) if found else LintConfig()
+    if not args.kits:
+        if not config.kits:
+            where = found or "pyproject.toml [tool.sandkit] or .sandkit.toml"
+            raise UsageError(f"sandkit build: error: no kits given: name kit files or folders, or set kits in {where}")
+        args.kits = [config.relative(k) for k in config.kits]
+    if args.output is None:
+        args.output = config.relative(config.output) if config.output else "sandbox"
 
 
 def _run_lint(args: argparse.Namespace) -> int:
@@ -89,13 +108,18 @@ def _command(sub: Subparsers, name: str, help_text: str, run: Runner) -> argpars
 
 def _add_build(sub: Subparsers) -> None:
     p = _command(sub, "build", "compile kits into sandbox artefacts", _run_build)
-    p.add_argument("kits", nargs="+", metavar="KIT", help="kit files, or directories of kits")
+    p.add_argument(
+        "kits",
+        nargs="*",
+        metavar="KIT",
+        help="kit files, or directories of kits (default: `kits` in [tool.sandkit] of pyproject.toml or .sandkit.toml)",
+    )
     p.add_argument(
         "-o",
         "--output",
-        default="sandbox",
+        default=None,
         metavar="DIR",
-        help="output folder; each kit gets DIR/NAME/ (default: sandbox)",
+        help="output folder; each kit gets DIR/NAME/ (default: output under [tool.sandkit], else sandbox)",
     )
     p.add_argument(
         "--target",

@@ -10,7 +10,14 @@ Keys (``-`` and ``_`` are interchangeable)::
     extra-secret-patterns = ["acme_[0-9a-f]{32}"]   # more credential formats (regexes)
     max-file-size = 2000000              # bytes read per file; the rest is reported, not read
 
-A bad file is a located error, never a traceback.
+``sandkit build`` reads two keys of the same table, so that ``sandkit build --check`` (the
+pre-commit hook) needs no arguments::
+
+    kits = ["kits/"]                     # kit files or folders, when the command line names none
+    output = "sandbox"                   # where build writes (-o), when the command line says not
+
+Paths are relative to the folder of the file that holds them. A bad file is a located error,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from sandkit.lint.model import SEVERITIES
 from sandkit.lint.syntax.tree import PMap, Pos, SyntaxProblem
 
 CONFIG_NAMES = (".sandkit.toml", "pyproject.toml")
-_LISTS = ("select", "ignore", "exclude", "extra-secret-patterns")
+_LISTS = ("select", "ignore", "exclude", "extra-secret-patterns", "kits")
 
 
 class ConfigError(UsageError):
@@ -41,7 +48,14 @@ class LintConfig:
     exclude: tuple[str, ...] = ()
     extra_secret_patterns: tuple[str, ...] = ()
     max_file_size: int = 2_000_000
+    kits: tuple[str, ...] = ()
+    output: str | None = None
     path: str | None = None
+
+    def relative(self, path: str) -> str:
+        """``path`` as written in this file, from the working folder."""
+        folder = os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
+        return os.path.relpath(os.path.normpath(os.path.join(folder, path)))
 
 
 def find_config(start: str) -> str | None:
@@ -107,6 +121,10 @@ def _build(path: str, data: PMap) -> LintConfig:
             if value not in SEVERITIES:
                 raise _error(path, pos, f"fail-on must be one of {', '.join(SEVERITIES)}")
             config.fail_on = str(value)
+        elif key == "output":
+            if not isinstance(value, str) or not value:
+                raise _error(path, pos, "output must be a folder path (a string)")
+            config.output = value
         elif key == "max-file-size":
             if not isinstance(value, int) or isinstance(value, bool) or value < 1024:
                 raise _error(path, pos, "max-file-size must be a number of bytes >= 1024")
@@ -143,6 +161,6 @@ def _per_path(path: str, value: Any, pos: Pos) -> dict[str, tuple[str, ...]]:
 def _did_you_mean(key: str) -> str:
     import difflib
 
-    known = [*_LISTS, "per-path-ignores", "fail-on", "max-file-size"]
+    known = [*_LISTS, "per-path-ignores", "fail-on", "max-file-size", "output"]
     close = difflib.get_close_matches(key, known, n=1)
     return f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(known)}"

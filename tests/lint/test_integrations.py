@@ -22,7 +22,7 @@ def test_pre_commit_hooks() -> None:
     hooks = {h["id"]: h for h in load(".pre-commit-hooks.yaml")}
     assert hooks["sandkit-lint"]["entry"] == "sandkit lint"
     assert hooks["sandkit-lint"]["pass_filenames"] is True
-    assert hooks["sandkit-build-check"]["entry"] == "sandkit build --check kits/"
+    assert hooks["sandkit-build-check"]["entry"] == "sandkit build --check"  # kits: args or [tool.sandkit]
     assert hooks["sandkit-build-check"]["pass_filenames"] is False
 
 
@@ -54,3 +54,12 @@ def test_repository_lints_itself_clean() -> None:
         ["python", "-m", "sandkit", "lint", "."], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_build_check_without_arguments_uses_the_repository_config() -> None:
+    """This repository's own hook: `sandkit build --check` finds `kits` in .sandkit.toml."""
+    result = subprocess.run(
+        ["python", "-m", "sandkit", "build", "--check"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "kit(s) up to date" in result.stdout
