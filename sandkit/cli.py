@@ -127,8 +127,14 @@ def _add_build(sub: Subparsers) -> None:
         metavar="LIST",
         help="comma-separated targets (default: every target that is available)",
     )
-    p.add_argument(
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 with a diff when the output on disk is stale"
+    )
+    mode.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="write nothing; list every file the build would create, update, rewrite unchanged or remove",
     )
     p.add_argument(
         "--strict", action="store_true", help="fail when a requested setting is unsupported by a requested target"

@@ -13,6 +13,7 @@ from sandkit.compiler.output import stale_diff, write_atomic
 from sandkit.compiler.plan import Plan, make_plan
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets import NAMES, REGISTRY, with_requirements
+from sandkit.console import Progress
 from sandkit.errors import KitError, UsageError
 from sandkit.kits.discover import expand_kit_paths
 from sandkit.kits.loader import load_kit
@@ -88,16 +89,19 @@ def _unsupported_requests(result: KitOutput) -> list[str]:
     ]
 
 
-def _remove_stale(result: KitOutput) -> None:
-    """Delete files an earlier build wrote here (per its fidelity.json) that this build no longer makes."""
+def stale_names(result: KitOutput) -> list[str]:
+    """Files an earlier build wrote here (per its fidelity.json) that this build no longer makes."""
     previous = result.folder / FIDELITY_FILE
     try:
         names = json.loads(previous.read_text(encoding="utf-8")).get("files", [])
-    except (OSError, ValueError):
-        return
-    for name in names:
-        if isinstance(name, str) and name not in result.files and ".." not in Path(name).parts:
-            (result.folder / name).unlink(missing_ok=True)
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [n for n in names if isinstance(n, str) and n not in result.files and ".." not in Path(n).parts]
+
+
+def _remove_stale(result: KitOutput) -> None:
+    for name in stale_names(result):
+        (result.folder / name).unlink(missing_ok=True)
 
 
 def build(args: argparse.Namespace) -> int:
@@ -109,13 +113,17 @@ def build(args: argparse.Namespace) -> int:
     root = root_folder(getattr(args, "root", None))
     results: list[KitOutput] = []
     problems: list[str] = []
-    for path in expand_kit_paths(args.kits):
+    paths = expand_kit_paths(args.kits)
+    progress = Progress(sys.stderr, "compiled kits:", enabled=not args.quiet)
+    for done, path in enumerate(paths, 1):
         if _is_mixin(path):
             continue
         try:
             results.append(compile_kit(path, output, targets, actions_dir, root))
         except KitError as exc:
             problems.extend(str(p) for p in exc.problems)
+        progress.update(done, len(paths))
+    progress.finish()
     names = [r.plan.name for r in results]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -130,6 +138,10 @@ def build(args: argparse.Namespace) -> int:
             print("\n".join(refused), file=sys.stderr)
             print("sandkit build --strict: nothing written", file=sys.stderr)
             return 1
+    if getattr(args, "dry_run", False):
+        from sandkit.compiler.dry_run import dry_run
+
+        return dry_run(results)
     return _check(results) if args.check else _write(results, targets, quiet=args.quiet)
 
 
