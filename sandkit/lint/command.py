@@ -189,9 +189,7 @@ def _lint_paths(lint: Lint, targets: list[str]) -> int:
         shown, _ = lint.shown(result.findings)
         outcome = fix_files(lint, shown, targets, write=not args.diff)
         if args.diff:
-            _write(outcome.diff, None)
-            _say_fixed(lint, outcome.fixed, outcome.files, would=True)
-            return _crashed(result.crashes) or (1 if outcome.diff else 0)
+            return _show_diff(lint, outcome.diff, outcome.fixed, outcome.files, result.crashes)
         _say_fixed(lint, outcome.fixed, outcome.files, would=False)
         if outcome.files:
             result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs)
@@ -218,15 +216,20 @@ def _lint_stdin(lint: Lint) -> int:
 
         fixed, diff, count = fix_stdin(lint, rel, raw)
         if args.diff:
-            _write(diff, None)
-            _say_fixed(lint, count, 1 if diff else 0, would=True)
-            return _crashed(result.crashes) or (1 if diff else 0)
+            return _show_diff(lint, diff, count, 1 if diff else 0, result.crashes)
         sys.stdout.buffer.write(fixed)  # editors replace the buffer with standard output
         sys.stdout.flush()
         _say_fixed(lint, count, 1 if count else 0, would=False)
         result = scan_bytes(rel, fixed, lint.root, options, in_dependency=in_dependency(rel))
         return _report(lint, result.findings, result.files, result.crashes, to_stderr=True)
     return _report(lint, result.findings, result.files, result.crashes)
+
+
+def _show_diff(lint: Lint, diff: str, fixed: int, files: int, crashes: list[str]) -> int:
+    """The patch instead of the report (to --output when given); exit 1 when there is one."""
+    _write(diff, lint.args.output)
+    _say_fixed(lint, fixed, files, would=True)
+    return _crashed(crashes) or (1 if diff and not lint.args.exit_zero else 0)
 
 
 def _stdin_path(name: str | None, root: str) -> str:

@@ -81,12 +81,14 @@ def test_diff_writes_nothing_and_applies_with_git(tmp_path: Path, capsys: pytest
     assert captured.out.startswith("--- a/CLAUDE.md\n+++ b/CLAUDE.md\n")
     assert "\\ No newline at end of file" in captured.out
     assert "sandkit: would fix 1 finding in 1 file" in captured.err
+    patch = tmp_path / "fix.patch"
+    assert main(["lint", str(repo), "--diff", "--exit-zero", "--output", str(patch)]) == 0
+    assert patch.read_text() == captured.out and (repo / "CLAUDE.md").read_bytes() == before
     if shutil.which("git"):
-        (tmp_path / "fix.patch").write_text(captured.out)
         subprocess.run(["git", "apply", "--unsafe-paths", "--directory", "repo", "fix.patch"], cwd=tmp_path, check=True)
         assert (repo / "CLAUDE.md").read_text() == "keep\nRun tests\nend"
-    assert main(["lint", str(repo), "--diff"]) == 0
-    assert capsys.readouterr().out == ""
+        assert main(["lint", str(repo), "--diff"]) == 0
+        assert capsys.readouterr().out == ""
 
 
 def test_mode_is_kept_and_other_files_are_untouched(tmp_path: Path) -> None:
