@@ -2,11 +2,13 @@
 
 A reader who follows a reference must land on something: a path rooted at one of the repository's
 folders (``docs/lint.md``, ``tests/conftest.py``) exists, a Markdown link resolves, and nothing
-points outside the checkout (the maintainers' design notes, a developer's machine).
+points outside the checkout (the maintainers' design notes, a developer's machine). The recipes in
+CONTRIBUTING.md name the files to change, a test to copy and commands that exist.
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import re
@@ -129,3 +131,41 @@ def test_the_checker_sees_what_it_should(line: str, problem: str | None) -> None
         assert found == []
     else:
         assert len(found) == 1 and problem in found[0], found
+
+
+CONTRIBUTING = REPO / "CONTRIBUTING.md"
+RECIPES = ("Add a target", "Add a lint rule", "Add an agent")
+CODE = re.compile(r"```sh\n(.*?)```|`([^`\n]+)`", re.DOTALL)
+
+
+def _section(title: str) -> str:
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end > 0 else len(text)]
+
+
+def _subcommands() -> set[str]:
+    from sandkit.cli import build_parser
+
+    actions = build_parser()._actions
+    return {name for action in actions if isinstance(action, argparse._SubParsersAction) for name in action.choices}
+
+
+@pytest.mark.parametrize("title", RECIPES)
+def test_each_recipe_names_files_a_test_to_copy_and_commands(title: str) -> None:
+    section = _section(title)
+    named = [match.group(1) for match in ROOTED.finditer(section)]
+    assert [path for path in named if path.startswith("sandkit/") and _exists(path)], "the files to change"
+    assert [path for path in named if re.fullmatch(r"tests/.*test_\w+\.py", path) and _exists(path)], "a test to copy"
+    assert "```sh\n" in section, "the commands to run"
+
+
+def test_contributing_names_real_files_and_commands() -> None:
+    """Top-level files it names exist, and every `sandkit X` it shows is a sub-command."""
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    code = [block or span for block, span in CODE.findall(text)]
+    top_level = {span for span in code if re.fullmatch(r"\.?[\w-]+\.(md|toml|ya?ml)", span)}
+    assert top_level and all((REPO / name).is_file() for name in top_level), top_level
+    used = {word for snippet in code for word in re.findall(r"(?<![\w/.-])sandkit ([a-z]+)", snippet)}
+    assert used and used <= _subcommands(), used - _subcommands()
