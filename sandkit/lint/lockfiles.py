@@ -136,6 +136,18 @@ def _registry_metadata(ecosystem: str) -> Reader:
     return read
 
 
+_LOCAL_SOURCES = frozenset({"editable", "virtual", "path", "directory", "file", "git", "url", "vcs", "archive"})
+
+
+def _from_an_index(package: dict[str, Any]) -> bool:
+    """False for the project itself and for packages from a folder, an archive or git: their
+    version may never have been published, so pinning a runner to it would break the server."""
+    source = package.get("source")
+    if isinstance(source, dict) and (_LOCAL_SOURCES & source.keys() or source.get("type") in _LOCAL_SOURCES):
+        return False  # uv.lock: {editable = "."}; poetry.lock: [package.source] type = "directory"
+    return not (_LOCAL_SOURCES & package.keys())  # pylock.toml: directory, vcs, archive tables
+
+
 def _toml_packages(table: str) -> Reader:
     """uv.lock and poetry.lock (``[[package]]``), pylock.toml (``[[packages]]``)."""
 
@@ -143,7 +155,7 @@ def _toml_packages(table: str) -> Reader:
         data = tomllib.loads(text)
         out = _Collector("pypi")
         for package in data.get(table, []) if isinstance(data.get(table), list) else ():
-            if isinstance(package, dict):
+            if isinstance(package, dict) and _from_an_index(package):
                 out.add(package.get("name"), package.get("version"))
         return out.found
 

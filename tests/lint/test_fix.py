@@ -213,6 +213,41 @@ def test_python_packages_are_pinned_in_every_spelling(tmp_path: Path, lockfile: 
     ).replace("mcp-server-fetch[cli]>=2024", "mcp-server-fetch[cli]==2025.4.7")
 
 
+def test_local_and_linked_packages_are_not_versions_to_pin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Shapes from a real monorepo's lockfiles: an npm workspace link, uv's editable project."""
+    npm_lock = {
+        "lockfileVersion": 3,
+        "packages": {
+            "node_modules/acme-sdk": {"version": "1.30.0"},
+            "node_modules/acme-server": {"resolved": "src/server", "link": True},
+            "src/server": {"name": "acme-server", "version": "0.6.2"},
+        },
+    }
+    uv_lock = (
+        'version = 1\n\n[[package]]\nname = "acme-fetch"\nversion = "0.6.3"\nsource = { editable = "." }\n\n'
+        '[[package]]\nname = "httpx"\nversion = "0.27.2"\nsource = { registry = "https://pypi.example.com/simple" }\n'
+    )
+    servers = {
+        "sdk": {"command": "npx", "args": ["-y", "acme-sdk"]},
+        "server": {"command": "npx", "args": ["-y", "acme-server"]},
+        "fetch": {"command": "uvx", "args": ["acme-fetch"]},
+        "http": {"command": "uvx", "args": ["httpx"]},
+    }
+    write_tree(
+        tmp_path,
+        {
+            ".mcp.json": json.dumps({"mcpServers": servers}),
+            "package-lock.json": json.dumps(npm_lock),
+            "uv.lock": uv_lock,
+        },
+    )
+    assert fix(tmp_path) == 1
+    pinned = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
+    assert [pinned[n]["args"][-1] for n in servers] == ["acme-sdk@1.30.0", "acme-server", "acme-fetch", "httpx==0.27.2"]
+    err = capsys.readouterr().err
+    assert "acme-server is not pinned" in err and "acme-fetch is not pinned" in err
+
+
 def test_a_yaml_plain_scalar_is_pinned(tmp_path: Path) -> None:
     config = "mcpServers:\n  - name: acme\n    command: npx\n    args:\n      - -y\n      - acme-mcp\n"
     write_tree(tmp_path, {".continue/mcpServers/acme.yaml": config, "package-lock.json": _lock("acme-mcp", "1.0.3")})
