@@ -15,8 +15,8 @@ from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets import NAMES, REGISTRY, with_requirements
 from sandkit.console import Progress
 from sandkit.errors import KitError, UsageError
-from sandkit.kits.discover import expand_kit_paths
-from sandkit.kits.loader import load_kit
+from sandkit.kits.discover import find_kits
+from sandkit.kits.loader import LoadedKit, load_kit, name_clashes
 from sandkit.kits.reading import root_folder
 
 FIDELITY_FILE = "fidelity.json"
@@ -30,6 +30,8 @@ class KitOutput:
     fidelity: dict[str, dict[str, Fidelity]]
     #: Files outside ``folder`` (the workflow copy for --actions-dir), written and checked alike.
     extra: dict[Path, bytes] = field(default_factory=dict)
+    #: The kit as loaded (where it came from, its repository).
+    loaded: LoadedKit | None = None
 
 
 def parse_targets(text: str | None) -> list[str]:
@@ -46,7 +48,8 @@ def compile_kit(
     path: Path, output: Path, targets: list[str], actions_dir: Path | None = None, root: Path | None = None
 ) -> KitOutput:
     """Everything one kit produces, in memory; nothing is written here."""
-    plan = make_plan(load_kit(path, allow_mixin=False, root=root))
+    loaded = load_kit(path, allow_mixin=False, root=root)
+    plan = make_plan(loaded)
     folder = output / plan.name
     targets = with_requirements(targets)
     rendered: dict[str, Files] = {}
@@ -64,7 +67,7 @@ def compile_kit(
     if actions_dir is not None:
         workflow = f"{plan.name}.yml"
         extra[actions_dir / workflow] = files[f"workflows/{workflow}"]
-    return KitOutput(plan, folder, files, rows, extra)
+    return KitOutput(plan, folder, files, rows, extra, loaded)
 
 
 def _fidelity_json(plan: Plan, targets: list[str], rows: dict[str, dict[str, Fidelity]], names: list[str]) -> bytes:
@@ -113,21 +116,18 @@ def build(args: argparse.Namespace) -> int:
     root = root_folder(getattr(args, "root", None))
     results: list[KitOutput] = []
     problems: list[str] = []
-    paths = expand_kit_paths(args.kits)
+    sources = find_kits(args.kits)
     progress = Progress(sys.stderr, "compiled kits:", enabled=not args.quiet)
-    for done, path in enumerate(paths, 1):
-        if _is_mixin(path):
-            continue
+    for done, source in enumerate(sources, 1):
+        if source.kind == "Mixin" and not source.named:
+            continue  # a partial kit in a folder of kits: built only through the Kits that extend it
         try:
-            results.append(compile_kit(path, output, targets, actions_dir, root))
+            results.append(compile_kit(source.path, output, targets, actions_dir, root))
         except KitError as exc:
             problems.extend(str(p) for p in exc.problems)
-        progress.update(done, len(paths))
+        progress.update(done, len(sources))
     progress.finish()
-    names = [r.plan.name for r in results]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        problems.append(f"two kits share the name {', '.join(duplicates)}; each kit needs its own output folder")
+    problems.extend(str(p) for p in name_clashes([r.loaded for r in results if r.loaded]))
     if problems:
         print("\n".join(problems), file=sys.stderr)
         print("sandkit build: nothing written", file=sys.stderr)
@@ -143,14 +143,6 @@ def build(args: argparse.Namespace) -> int:
 
         return dry_run(results)
     return _check(results) if args.check else _write(results, targets, quiet=args.quiet)
-
-
-def _is_mixin(path: Path) -> bool:
-    try:
-        head = path.read_text(encoding="utf-8", errors="replace")[:4096]
-    except OSError:
-        return False
-    return any(line.strip() == "kind: Mixin" for line in head.splitlines())
 
 
 def _check(results: list[KitOutput]) -> int:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from sandkit.errors import KitError, Problem, UsageError
-from sandkit.kits.discover import expand_kit_paths
+from sandkit.kits.discover import find_kits
 from sandkit.kits.files import KitFiles, repository_root
-from sandkit.kits.loader import LoadedKit, load_kit
+from sandkit.kits.loader import LoadedKit, load_kit, name_clashes
 from sandkit.kits.reading import root_folder
 from sandkit.kits.yamlnodes import Node
 
@@ -59,8 +59,8 @@ def _loaded(
         return
     if stdin_filename:
         raise UsageError("sandkit validate: error: --stdin-filename goes with - (a kit read from standard input)")
-    for path in expand_kit_paths(arguments):
-        yield path.as_posix(), _load(path, root=root)
+    for source in find_kits(arguments):
+        yield source.path.as_posix(), _load(source.path, root=root)
 
 
 def _load(path: Path, **how: Any) -> LoadedKit | list[Problem]:
@@ -94,7 +94,7 @@ def validate(
     Text goes to standard output (kits that are fine) and standard error (problems); JSON is
     one document on standard output: ``{"version": 1, "kits": [...], "summary": {...}}``.
     """
-    results = list(_loaded(arguments, stdin_filename, root_folder(root)))
+    results = _with_name_clashes(list(_loaded(arguments, stdin_filename, root_folder(root))))
     failed = sum(1 for _, result in results if isinstance(result, list))
     if fmt == "json":
         kits = []
@@ -115,6 +115,18 @@ def validate(
         elif not quiet:
             print(f"{display}: ok ({result.kit.kind} {result.kit.name})")
     return 1 if failed else 0
+
+
+def _with_name_clashes(
+    results: list[tuple[str, LoadedKit | list[Problem]]],
+) -> list[tuple[str, LoadedKit | list[Problem]]]:
+    """Each Kit that shares its name with another becomes a problem naming every such file."""
+    clashes = name_clashes([result for _, result in results if isinstance(result, LoadedKit)])
+    by_file = {problem.location.path: [problem] for problem in clashes}
+    return [
+        (display, by_file[result.display] if isinstance(result, LoadedKit) and result.display in by_file else result)
+        for display, result in results
+    ]
 
 
 def _kit_name(path: Path) -> str:

@@ -111,6 +111,28 @@ def load_kit(
     )
 
 
+def name_clashes(kits: list[LoadedKit]) -> list[Problem]:
+    """One problem per Kit whose name another Kit also has, naming every file of that name."""
+    by_name: dict[str, list[LoadedKit]] = {}
+    for loaded in kits:
+        if loaded.kit.kind == "Kit":
+            by_name.setdefault(loaded.kit.name, []).append(loaded)
+    return [
+        Problem(
+            _name_location(loaded),
+            f"{len(same)} kits are named {name}: {', '.join(k.display for k in same)}; "
+            "each kit needs a name of its own (it names the output folder, images and workflows)",
+        )
+        for name, same in sorted(by_name.items())
+        if len(same) > 1
+        for loaded in same
+    ]
+
+
+def _name_location(loaded: LoadedKit) -> Location:
+    return loaded.origins.get(("name",), Location(loaded.display))
+
+
 def _mixin_placeholder(data: dict[str, Any]) -> Kit:
     """Validate a partial Mixin by filling the fields only a Kit must have."""
     filled = dict(data)

@@ -94,7 +94,10 @@ def explain(error: dict[str, Any], path: tuple[str | int, ...]) -> str:
         limit = ctx.get(key, "")
         found = ctx["actual_length"] if "actual_length" in ctx else _found(value)
         return template.format(limit=limit, s="" if limit == 1 else "s") + f"; found {found}"
-    return str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    message = str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    if message.startswith("Input should be "):  # a pydantic check without words of our own yet
+        return f"give {message.removeprefix('Input should be ').split(',')[0]}; found {_found(value)}"
+    return message
 
 
 def _quote_hint(kind: str, value: Any) -> str:
@@ -107,6 +110,7 @@ def _quote_hint(kind: str, value: Any) -> str:
 _SHAPES = {
     "list_type": "a list, such as [a, b]",
     "string_type": "text",
+    "string_unicode": "text",
     "int_type": "a whole number",
     "int_parsing": "a whole number",
     "int_from_float": "a whole number",

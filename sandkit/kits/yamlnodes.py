@@ -9,6 +9,7 @@ still knows the file and place it came from. Aliases are expanded with a node bu
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ MAX_NODES = 50_000
 MAX_DEPTH = 64
 
 Scalar = str | int | float | bool | None
+_SURROGATE = re.compile("[\ud800-\udfff]")
 #: Characters that YAML 1.1 treats as line breaks and YAML 1.2 does not: a value holding one raw
 #: would not come out byte-exact, so the loader asks for the escape instead.
 _AMBIGUOUS_BREAKS = {
@@ -160,6 +162,7 @@ class _Builder:
             key_loc = self.loc(_safe(lambda k=key: lc.key(k))) if lc else loc
             if not isinstance(key, str):
                 raise _fail(self.path, f"mapping key {key!r} must be a string", key_loc.line, key_loc.column)
+            _refuse_surrogates(self.path, key, key_loc)
             value_loc = self.loc(_safe(lambda k=key: lc.value(k))) if lc else loc
             if key_loc.line == 0:
                 key_loc = value_loc = loc
@@ -183,12 +186,26 @@ class _Builder:
                     loc.line,
                     loc.column,
                 )
+            _refuse_surrogates(self.path, value, loc)
             return str(value)
         if isinstance(value, datetime.date | datetime.datetime):
             raise _fail(self.path, "a date or time here must be quoted to be a string", loc.line, loc.column)
         raise _fail(
             self.path,
             f"unsupported YAML value of type {type(value).__name__} (custom tags are not allowed)",
+            loc.line,
+            loc.column,
+        )
+
+
+def _refuse_surrogates(path: str, value: str, loc: Location) -> None:
+    """A \\ud800-style escape of half a character: no UTF-8 file, path or argument can hold it."""
+    half = _SURROGATE.search(value)
+    if half:
+        raise _fail(
+            path,
+            f"the escape \\u{ord(half.group()):04x} is half of a UTF-16 pair, not a character; "
+            "write the character itself, or its \\U00XXXXXX escape",
             loc.line,
             loc.column,
         )

@@ -94,7 +94,9 @@ def test_two_kits_with_one_name_are_refused(tmp_path: Path, capsys: pytest.Captu
         _kit(tmp_path, "same")
         (tmp_path / "copy.yaml").write_text((tmp_path / "same.yaml").read_text())
         assert main(["build", ".", "-o", "out"]) == 1
-        assert "two kits share the name same" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "copy.yaml:2:7: error: 2 kits are named same: copy.yaml, same.yaml" in err
+        assert "same.yaml:2:7: error: 2 kits are named same" in err
 
 
 def test_hundred_kits_compile_quickly(tmp_path: Path) -> None:

@@ -112,3 +112,12 @@ def test_raw_unicode_line_separators_ask_for_an_escape(tmp_path: Path) -> None:
 def test_bom_is_accepted(tmp_path: Path) -> None:
     path = _kit(tmp_path, "\ufeffapiVersion: sandkit/v1\nname: demo\nagent: {command: [x]}\n")
     assert load_kit(path).kit.name == "demo"
+
+
+def test_half_of_a_utf16_pair_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    """JSON writers escape U+10000 as "\\ud800\\udc00"; YAML reads two lone halves no path can encode."""
+    path = _kit(tmp_path, 'apiVersion: sandkit/v1\nname: demo\nimage: {ca_certificates: ["\\ud800\\udc00"]}\n')
+    assert _error(path) == (
+        ":3:27: error: the escape \\ud800 is half of a UTF-16 pair, not a character; "
+        "write the character itself, or its \\U00XXXXXX escape"
+    )
