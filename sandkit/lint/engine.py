@@ -208,6 +208,8 @@ class _Checker:
                 result.crashes.append(f"{candidate.path}: rule {rule.id} failed: {type(exc).__name__}: {exc}")
         if problem is not None:
             hits.append((engine_rules.PARSE_ERROR, Hit(problem.pos, problem.message)))
+        for bound in source.budget.hits.values():
+            hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))
         result.findings = self._finish(source, hits)
         return result
 
@@ -242,7 +244,7 @@ class _Checker:
                         Hit(Pos(s.line, s.column), f"suppression names unknown rule {', '.join(unknown)}"),
                     )
                 )
-        findings: list[Finding] = []
+        findings: dict[Finding, None] = {}  # insertion-ordered, and a repeat costs one lookup
         seen: dict[tuple[str, str], int] = {}
         for rule, hit in sorted(hits, key=lambda rh: (rh[1].pos, rh[0].id, rh[1].message)):
             if rule.check is None and rule.id not in self.report_engine:
@@ -264,9 +266,8 @@ class _Checker:
                 fix=hit.fix or rule.fix,
                 fingerprint=fingerprint(rule.id, source.path, line_text, occurrence),
             )
-            if finding not in findings:
-                findings.append(finding)
-        return findings
+            findings.setdefault(finding)
+        return list(findings)
 
 
 def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceFile:

@@ -69,3 +69,22 @@ Fix:
 Use an ID from ``sandkit rules`` or a category name, or delete the comment.
 """,
 )
+
+WALK_BOUND = add_rule(
+    "SK005",
+    "walk-bound-exceeded",
+    category="parse-error",
+    severity="medium",
+    kinds=(),
+    doc="""A file's data is nested deeper, or holds more values, than the linter walks.
+
+Every walk over a parsed file is bounded: 100 levels of nesting, and two million values for all
+the rules together (aliased YAML nodes count once). Past a bound the linter skips what is deeper,
+or stops walking the file, so it cannot hang on a planted file; what it skipped was not checked.
+Real configuration comes nowhere near either bound.
+
+Fix:
+Flatten or split the file. If it is generated data that needs no checking, exclude it in
+[tool.sandkit].
+""",
+)

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
-from sandkit.lint.syntax.tree import Pos, PStr, SyntaxProblem
+from sandkit.lint.syntax.tree import Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, walk
 
 T = TypeVar("T")
+_DOCUMENTS: Any = object()  # walk's default root: every document of the file
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class SourceFile:
         self.settings = settings or RuleSettings()
         self._memo: dict[str, Any] = {}
         self._line_starts: list[int] | None = None
+        self.budget = TreeBudget()
 
     # ----- text and positions -------------------------------------------------------------
     @property
@@ -93,6 +95,23 @@ class SourceFile:
             raise value
         return value
 
+    def walk(self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None) -> Iterator[Node]:
+        """Every mapping and sequence under ``root`` (by default, in each document), each once.
+
+        See :func:`sandkit.lint.syntax.tree.walk`; every walk of the file draws on one budget,
+        and the engine reports a bound that was met (SK005).
+        """
+        for top in self.documents if root is _DOCUMENTS else (root,):
+            yield from walk(top, self.budget, prune=prune, within=within)
+
+    def mappings(
+        self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None
+    ) -> Iterator[PMap]:
+        """The mappings :meth:`walk` visits (the usual question: which mapping has key X?)."""
+        for node in self.walk(root, prune=prune, within=within):
+            if isinstance(node, PMap):
+                yield node
+
     # ----- parsed forms -------------------------------------------------------------------
     @property
     def documents(self) -> list[Any]:
@@ -117,7 +136,7 @@ class SourceFile:
         if self.syntax == "yaml":
             from sandkit.lint.syntax.yaml import convert_nodes
 
-            return convert_nodes(self._yaml_nodes())
+            return convert_nodes(self._yaml_nodes(), self.budget)
         if self.syntax == "json":
             from sandkit.lint.syntax.jsonc import load_jsonc
 

@@ -67,6 +67,14 @@ What a rule gets: :class:`sandkit.lint.source.SourceFile`
       with ``.pos``, ``.pos_of(key)``, ``.pos_of_key(key)``), ``PSeq`` (a list with ``.pos``,
       ``.pos_of(i)``) and ``PStr`` (a str with ``.pos``). Numbers, booleans and None are plain.
       ``file.str_pos(pstr, offset)`` locates a character inside a (block) string.
+    - ``file.walk(root)`` / ``file.mappings(root)``: every sequence and mapping (or only the
+      mappings) under ``root``, by default in every document, depth-first in document order.
+      This is the only way to search parsed data: never write a recursive function over it
+      (``tests/lint/test_architecture.py`` checks). Nodes shared by YAML aliases are visited
+      once, cycles end, and the walk stays within the file's bounds (depth and values, see
+      :mod:`sandkit.lint.syntax.tree`); the engine reports a bound that was met (SK005).
+      ``prune=("env",)`` keeps out of keys the rule reads itself; ``within=N`` stays N levels
+      below ``root``.
     - ``file.instructions``: Dockerfile instructions (``keyword``, ``args``, ``pos``, ``stage``,
       ``exec_form()``, ``pos_at(offset)``), continuations and heredocs joined.
     - ``file.commands``: shell commands of a script, Makefile/justfile recipe, or Dockerfile

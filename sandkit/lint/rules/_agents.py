@@ -10,6 +10,7 @@ Kiro, Amazon Q and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,31 +55,20 @@ def mcp_servers(file: SourceFile) -> list[McpServer]:
     return file.memo("mcp_servers", lambda: list(_servers(file)))
 
 
-def _servers(file: SourceFile) -> Any:
-    for document in file.documents:
-        yield from _walk(document, 0, set())
-
-
-def _walk(node: Any, depth: int, seen: set[int]) -> Any:
-    if depth > 8 or id(node) in seen:
-        return
-    seen.add(id(node))
-    if isinstance(node, PMap):
+def _servers(file: SourceFile) -> Iterator[McpServer]:
+    """Servers in a server table (``mcpServers`` and the like) at any level of the file."""
+    for node in file.mappings(prune=_SERVER_TABLES):
         for key, value in node.items():
             if key in _SERVER_TABLES:
                 yield from _table(value)
-            elif key == "mcp" or isinstance(value, PMap | PSeq):
-                yield from _walk(value, depth + 1, seen)
-    elif isinstance(node, PSeq):
-        for item in node:
-            yield from _walk(item, depth + 1, seen)
 
 
-def _table(value: Any) -> Any:
+def _table(value: Any) -> Iterator[McpServer]:
+    seen: set[int] = set()
+    while isinstance(value, PMap) and isinstance(value.get("servers"), PMap) and id(value) not in seen:
+        seen.add(id(value))  # VS Code nests them: "mcp": {"servers": {...}}; aliases may loop
+        value = value["servers"]
     if isinstance(value, PMap):
-        if "servers" in value and isinstance(value["servers"], PMap):  # VS Code "mcp": {"servers"}
-            yield from _table(value["servers"])
-            return
         for name, spec in value.items():
             if isinstance(spec, PMap) and _is_server(spec):
                 yield _server(str(name), spec, value.pos_of_key(name))

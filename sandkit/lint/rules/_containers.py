@@ -54,7 +54,7 @@ def _containers(file: SourceFile) -> Iterator[Container]:
         yield from _compose(file)
     elif kind == kinds.KUBERNETES:
         for document in file.documents:
-            yield from _kubernetes(document)
+            yield from _kubernetes(file, document)
     elif kind == kinds.DEVCONTAINER:
         yield from _devcontainer(file)
     elif kind in (kinds.WORKFLOW, kinds.ACTION):
@@ -184,36 +184,24 @@ def _list_settings(box: Container, value: Any, name: str, default: Pos) -> None:
 
 
 # ----- Kubernetes ---------------------------------------------------------------------------
-def _kubernetes(document: Any) -> Iterator[Container]:
+def _kubernetes(file: SourceFile, document: Any) -> Iterator[Container]:
     if not isinstance(document, PMap):
         return
     kind = str(document.get("kind") or "object")
     meta = document.get("metadata")
     name = str(meta.get("name") or "") if isinstance(meta, PMap) else ""
-    yield from _pod_specs(document, f"{kind}/{name}" if name else kind, 0)
+    yield from _pod_specs(file, document, f"{kind}/{name}" if name else kind)
 
 
-def _pod_specs(node: Any, owner: str, depth: int, seen: set[int] | None = None) -> Iterator[Container]:
-    """Every pod spec under ``node``: any mapping with a ``containers`` list (all workloads,
-    templates, CronJob job templates, Lists and custom resources alike). Shared (aliased)
-    nodes are visited once, so alias bombs stay linear."""
-    seen = set() if seen is None else seen
-    if depth > 12 or id(node) in seen:
-        return
-    if isinstance(node, PMap):
-        seen.add(id(node))
+def _pod_specs(file: SourceFile, document: PMap, owner: str) -> Iterator[Container]:
+    """Every pod spec in ``document``: any mapping with a ``containers`` list (all workloads,
+    templates, CronJob job templates, Lists and custom resources alike)."""
+    for node in file.mappings(document, prune=("containers",)):
         if isinstance(node.get("containers"), PSeq):
             yield from _pod(node, owner)
         annotations = _annotations(node)
         if annotations is not None:
             yield annotations
-        for key, value in node.items():
-            if key != "containers":
-                yield from _pod_specs(value, owner, depth + 1, seen)
-    elif isinstance(node, PSeq):
-        seen.add(id(node))
-        for item in node:
-            yield from _pod_specs(item, owner, depth + 1, seen)
 
 
 def _annotations(node: PMap) -> Container | None:
@@ -395,27 +383,14 @@ def _kit(file: SourceFile) -> Iterator[Container]:
 
 # ----- agent configuration (MCP servers started with docker run) ----------------------------
 def _agent_config(file: SourceFile) -> Iterator[Container]:
-    for document in file.documents:
-        yield from _servers(document, 0)
-
-
-def _servers(node: Any, depth: int, seen: set[int] | None = None) -> Iterator[Container]:
-    seen = set() if seen is None else seen
-    if depth > 10 or id(node) in seen:
-        return
-    seen.add(id(node))
-    if isinstance(node, PMap):
+    """Containers that agent configuration starts: ``command`` + ``args`` running ``docker run``."""
+    for node in file.mappings():
         command, args = node.get("command"), node.get("args")
         if isinstance(command, PStr) and isinstance(args, PSeq):
             words = [Word(command, command.pos)] + [Word(str(a), args.pos_of(i)) for i, a in enumerate(args)]
             for box in from_commands([Command(words=words)]):
                 box.env.extend(_env_items(node.get("env"), node.pos))
                 yield box
-        for value in node.values():
-            yield from _servers(value, depth + 1, seen)
-    elif isinstance(node, PSeq):
-        for item in node:
-            yield from _servers(item, depth + 1, seen)
 
 
 # ----- Dockerfiles --------------------------------------------------------------------------
@@ -473,21 +448,7 @@ def _dockerfile_env(file: SourceFile) -> Iterator[Setting]:
 
 
 def _workflow_env(file: SourceFile) -> Iterator[Setting]:
-    for document in file.documents:
-        yield from _env_blocks(document, 0)
-
-
-def _env_blocks(node: Any, depth: int, seen: set[int] | None = None) -> Iterator[Setting]:
-    seen = set() if seen is None else seen
-    if depth > 8 or id(node) in seen:
-        return
-    seen.add(id(node))
-    if isinstance(node, PMap):
-        for key, value in node.items():
-            if key == "env":
-                yield from _env_items(value, node.pos_of(key))
-            elif key != "container" and key != "services":
-                yield from _env_blocks(value, depth + 1, seen)
-    elif isinstance(node, PSeq):
-        for item in node:
-            yield from _env_blocks(item, depth + 1, seen)
+    """``env`` blocks at any level of a workflow (containers and services are containers')."""
+    for node in file.mappings(prune=("env", "container", "services")):
+        if "env" in node:
+            yield from _env_items(node["env"], node.pos_of("env"))

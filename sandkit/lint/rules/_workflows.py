@@ -78,18 +78,21 @@ def untrusted_checkout(step: PMap) -> PStr | None:
     return None
 
 
-def secret_refs(node: Any, depth: int = 0) -> Iterator[tuple[str, PStr]]:
+def secret_refs(file: SourceFile, node: Any) -> Iterator[tuple[str, PStr]]:
     """Every ``secrets.NAME`` referenced in strings under ``node`` (and ``secrets: inherit``)."""
-    if depth > 30:
-        return
-    if isinstance(node, PMap):
-        for key, value in node.items():
-            if key == "secrets" and value == "inherit" and isinstance(value, PStr):
-                yield "inherit", value
-            yield from secret_refs(value, depth + 1)
-    elif isinstance(node, PSeq):
-        for item in node:
-            yield from secret_refs(item, depth + 1)
-    elif isinstance(node, PStr) and "secrets" in node:
-        for match in SECRET_REF.finditer(node):
-            yield match.group(1) or match.group(2), node
+    if isinstance(node, PStr):
+        yield from _refs_in(node)
+    for holder in file.walk(node):
+        if isinstance(holder, PMap):
+            inherit = holder.get("secrets")
+            if inherit == "inherit" and isinstance(inherit, PStr):
+                yield "inherit", inherit
+        for value in holder.values() if isinstance(holder, PMap) else holder:
+            if isinstance(value, PStr):
+                yield from _refs_in(value)
+
+
+def _refs_in(value: PStr) -> Iterator[tuple[str, PStr]]:
+    if "secrets" in value:
+        for match in SECRET_REF.finditer(value):
+            yield match.group(1) or match.group(2), value

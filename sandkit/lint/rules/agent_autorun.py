@@ -375,27 +375,24 @@ def agent_approval_disabled(file: SourceFile) -> Iterator[Hit]:
     config = _settings(file)
     if config is None:
         return
-    yield from _codex(config, 0)
+    yield from _codex(file, config)
     tools = config.get("tools")
     for holder in (config, tools if isinstance(tools, PMap) else None):
         if isinstance(holder, PMap) and holder.get("autoAccept") is True:
             yield Hit(holder.pos_of("autoAccept"), "autoAccept approves tool calls without asking", severity="medium")
 
 
-def _codex(table: PMap, depth: int) -> Iterator[Hit]:
-    if depth > 3:
-        return
-    if table.get("sandbox_mode") == "danger-full-access":
-        yield Hit(table.pos_of("sandbox_mode"), "sandbox_mode danger-full-access turns the agent's sandbox off")
-    if table.get("approval_policy") == "never":
-        yield Hit(
-            table.pos_of("approval_policy"),
-            "approval_policy never runs every command without asking",
-            severity="medium",
-        )
-    for value in table.values():
-        if isinstance(value, PMap):
-            yield from _codex(value, depth + 1)
+def _codex(file: SourceFile, config: PMap) -> Iterator[Hit]:
+    """Codex keys at the top and in tables up to three levels down (``[profiles.NAME]``)."""
+    for table in file.mappings(config, within=3):
+        if table.get("sandbox_mode") == "danger-full-access":
+            yield Hit(table.pos_of("sandbox_mode"), "sandbox_mode danger-full-access turns the agent's sandbox off")
+        if table.get("approval_policy") == "never":
+            yield Hit(
+                table.pos_of("approval_policy"),
+                "approval_policy never runs every command without asking",
+                severity="medium",
+            )
 
 
 # ----- approval-skipping flags on agent command lines ---------------------------------------
@@ -430,7 +427,7 @@ def _commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:
         for command in file.commands:
             yield command.words, "host"
     elif kind in (kinds.WORKFLOW, kinds.ACTION):
-        for run in _strings_under(file.documents, "run"):
+        for run in _strings_under(file, "run"):
             for command in file.commands_in(run):
                 yield command.words, "CI runner"
     elif kind == kinds.JSON and _name(file) == "package.json":
@@ -451,41 +448,29 @@ def _commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:
             for command in parse_commands(box.command):
                 yield [Word(w.text, box.pos) for w in command.words], "container"
     elif kind == kinds.AGENT_CONFIG:
-        for argv in _argv_lists(file.documents, 0):
+        for argv in _argv_lists(file):
             yield argv, "host"
 
 
-def _strings_under(node: Any, key: str, depth: int = 0) -> Iterator[PStr]:
-    if depth > 12:
-        return
-    if isinstance(node, PMap | dict):
-        for k, value in node.items():
-            if k == key and isinstance(value, PStr):
-                yield value
-            else:
-                yield from _strings_under(value, key, depth + 1)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _strings_under(item, key, depth + 1)
+def _strings_under(file: SourceFile, key: str) -> Iterator[PStr]:
+    """Every string value of ``key`` in any mapping of the file."""
+    for node in file.mappings():
+        value = node.get(key)
+        if isinstance(value, PStr):
+            yield value
 
 
-def _argv_lists(node: Any, depth: int) -> Iterator[list[Word]]:
+def _argv_lists(file: SourceFile) -> Iterator[list[Word]]:
     """``command`` + ``args`` pairs (MCP servers, tasks) and command strings in agent config."""
-    if depth > 12:
-        return
-    if isinstance(node, PMap):
-        command, args = node.get("command"), node.get("args")
-        if isinstance(command, PStr):
-            words = [w for c in parse_commands(str(command)) for w in c.words]
-            words = [Word(w.text, command.pos) for w in words]
-            if isinstance(args, PSeq):
-                words += [Word(str(a), args.pos_of(i)) for i, a in enumerate(args)]
-            yield words
-        for value in node.values():
-            yield from _argv_lists(value, depth + 1)
-    elif isinstance(node, PSeq):
-        for item in node:
-            yield from _argv_lists(item, depth + 1)
+    for node in file.mappings():
+        command = node.get("command")
+        if not isinstance(command, PStr):
+            continue
+        words = [Word(w.text, command.pos) for c in parse_commands(str(command)) for w in c.words]
+        args = node.get("args")
+        if isinstance(args, PSeq):
+            words += [Word(str(a), args.pos_of(i)) for i, a in enumerate(args)]
+        yield words
 
 
 def kit_egress(file: SourceFile) -> str:

@@ -145,12 +145,12 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
     risky = triggers(doc) & set(UNTRUSTED_TRIGGERS)
     if not risky:
         return
-    inherited = {name for name, _ in secret_refs(doc.get("env"))}
+    inherited = {name for name, _ in secret_refs(file, doc.get("env"))}
     for job in jobs(doc):
         checkout = next((c for c in map(untrusted_checkout, job.steps) if c is not None), None)
         if checkout is None:
             continue
-        names = sorted({s for s, _ in secret_refs(job.spec)} | inherited)
+        names = sorted({s for s, _ in secret_refs(file, job.spec)} | inherited)
         names = [n for n in names if n != "GITHUB_TOKEN"] or names
         if names:
             yield Hit(

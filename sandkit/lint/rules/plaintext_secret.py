@@ -18,7 +18,7 @@ from sandkit.lint.rules._agents import mcp_servers
 from sandkit.lint.rules._containers import environment
 from sandkit.lint.rules._secrets import find_configured, find_tokens, literal_secret
 from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.tree import PMap, Pos, PSeq
+from sandkit.lint.syntax.tree import Pos
 
 _ALL_HINTS = {h for hints in TOKEN_HINTS.values() for h in hints}
 # A hint that contains a shorter one adds nothing to an "any of these occurs" pre-check.
@@ -184,23 +184,10 @@ def _pairs(file: SourceFile) -> Iterator[tuple[str, Any, Pos]]:
         for setting in environment(file):
             yield setting.name, setting.value, setting.pos
     if file.syntax in ("yaml", "json", "toml"):
-        for document in file.documents:
-            yield from _walk(document, 0, set())
-
-
-def _walk(node: Any, depth: int, seen: set[int]) -> Iterator[tuple[str, Any, Pos]]:
-    if depth > 40 or id(node) in seen:
-        return
-    seen.add(id(node))
-    if isinstance(node, PMap):
-        for key, value in node.items():
-            if isinstance(value, PMap | PSeq):
-                yield from _walk(value, depth + 1, seen)
-            elif isinstance(value, str):
-                yield str(key), value, node.pos_of(key)
-    elif isinstance(node, PSeq):
-        for item in node:
-            yield from _walk(item, depth + 1, seen)
+        for node in file.mappings():
+            for key, value in node.items():
+                if isinstance(value, str):
+                    yield str(key), value, node.pos_of(key)
 
 
 @rule("PS003", "configured-secret-pattern", category="plaintext-secret", severity="high", kinds=("*",))

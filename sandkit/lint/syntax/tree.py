@@ -7,6 +7,8 @@ Numbers, booleans and nulls stay plain Python values; ask their container with `
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -133,3 +135,89 @@ def as_map(value: Any) -> PMap | None:
 
 def as_seq(value: Any) -> PSeq | None:
     return value if isinstance(value, PSeq) else None
+
+
+# ----- bounds and walking -----------------------------------------------------------------------
+#: What one file's data may cost. The text is capped before parsing (2 MB by default); these bound
+#: what aliases add to the data and what rules do with it, so a planted file costs at most this.
+MAX_ALIAS_VALUES = 100_000  # values that YAML aliases and merge keys may add, beyond the text's own
+MAX_DEPTH = 100  # levels of nesting a walk enters
+MAX_VALUES = 2_000_000  # values all the walks over the file may visit together
+
+_BOUND_MESSAGES = {
+    "aliases": "references to the YAML anchor here would make aliases add more than {} values; those "
+    "references were left out and not checked",
+    "depth": "data nested more than {} levels deep here; what lies deeper was not checked",
+    "values": "more than {} values to walk in this file; the rest was not checked",
+}
+
+
+@dataclass(frozen=True)
+class BoundHit:
+    """A bound was met at ``pos``: ``bound`` is "aliases", "depth" or "values"."""
+
+    bound: str
+    limit: int
+    pos: Pos
+
+    @property
+    def message(self) -> str:
+        return _BOUND_MESSAGES[self.bound].format(self.limit)
+
+
+@dataclass
+class TreeBudget:
+    """What one file's data may still cost, and the first place each bound was met."""
+
+    aliases: int = MAX_ALIAS_VALUES
+    depth: int = MAX_DEPTH
+    values: int = MAX_VALUES
+    hits: dict[str, BoundHit] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.values_left = self.values
+
+    def met(self, bound: str, pos: Pos) -> None:
+        limit = {"aliases": self.aliases, "depth": self.depth, "values": self.values}[bound]
+        self.hits.setdefault(bound, BoundHit(bound, limit, pos))
+
+
+Node = PMap | PSeq
+
+
+def walk(root: Any, budget: TreeBudget, *, prune: Collection[Any] = (), within: int | None = None) -> Iterator[Node]:
+    """Every mapping and sequence in ``root`` (``root`` first), depth-first in document order.
+
+    This is the one way rules walk parsed data. A node shared by YAML aliases or merge keys is
+    visited once, however many times it is referenced, so alias bombs cost what their text
+    costs. ``prune`` names mapping keys whose values are not entered (the caller reads those
+    itself); ``within`` stops at that many levels below ``root`` (the scope of a question, such
+    as Codex profiles one table down). The budget bounds depth and the values visited: a
+    subtree deeper than its depth is skipped, and once its values are spent the walk ends;
+    either way the budget records where, and the engine reports it (SK005).
+    Scalars are not yielded: read them from their mapping or sequence.
+    """
+    if not isinstance(root, PMap | PSeq):
+        return
+    seen: set[int] = set()
+    stack: list[tuple[Node, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if depth > budget.depth:
+            budget.met("depth", node.pos)
+            continue
+        cost = 1 + len(node)
+        if cost > budget.values_left:
+            budget.values_left = 0
+            budget.met("values", node.pos)
+            return
+        budget.values_left -= cost
+        yield node
+        if within is not None and depth >= within:
+            continue
+        children = (v for k, v in node.items() if k not in prune) if isinstance(node, PMap) else iter(node)
+        below = [(child, depth + 1) for child in children if isinstance(child, PMap | PSeq)]
+        stack.extend(reversed(below))

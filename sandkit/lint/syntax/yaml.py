@@ -1,10 +1,11 @@
 """YAML with positions, every document of a stream, from a YAML composer's node graph.
 
 Only the composer runs (no object construction), so unknown tags such as ``!Ref`` or
-``!reference`` never fail a parse. Aliases are converted once and shared, which keeps
-"billion laughs" documents linear. Plain scalars are typed here by the YAML 1.2 core schema
-(``on:`` stays a string), whichever composer ran: libyaml's (through PyYAML, some thirty
-times faster) when it is installed, ruamel's otherwise.
+``!reference`` never fail a parse. Aliases are converted once and shared, and what their
+references add is bounded (``TreeBudget.aliases``), so "billion laughs" documents stay small for
+rules that walk them and for those that simply loop over them. Plain scalars are typed here by
+the YAML 1.2 core schema (``on:`` stays a string), whichever composer ran: libyaml's (through
+PyYAML, some thirty times faster) when it is installed, ruamel's otherwise.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 import warnings
 from typing import Any
 
-from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem, TreeBudget
 
 _BOOL_TRUE = {"true", "True", "TRUE"}
 _BOOL_FALSE = {"false", "False", "FALSE"}
@@ -70,8 +71,13 @@ def _ruamel_backend() -> tuple[Any, Any, Any, Any]:
 
 
 def load_documents(text: str) -> list[Any]:
-    """Every document of a YAML stream as positioned data; raises SyntaxProblem."""
-    return convert_nodes(compose_nodes(text))
+    """Every document of a YAML stream as positioned data; raises SyntaxProblem, also when
+    aliases would add more than the default bound."""
+    budget = TreeBudget()
+    documents = convert_nodes(compose_nodes(text), budget)
+    for hit in budget.hits.values():
+        raise SyntaxProblem(hit.message, hit.pos)
+    return documents
 
 
 def check_syntax(text: str) -> None:
@@ -113,9 +119,13 @@ def compose_nodes(text: str) -> list[Any]:
         raise SyntaxProblem("invalid YAML: nested too deeply", Pos()) from None
 
 
-def convert_nodes(nodes: list[Any]) -> list[Any]:
-    """Positioned data for composed nodes; aliases are converted once and shared."""
-    converter = _Converter()
+def convert_nodes(nodes: list[Any], budget: TreeBudget) -> list[Any]:
+    """Positioned data for composed nodes; aliases are converted once and shared.
+
+    A reference that would take the values aliases add past ``budget.aliases`` becomes None,
+    and the budget records where.
+    """
+    converter = _Converter(budget)
     try:
         return [converter.convert(node) for node in nodes]
     except RecursionError:
@@ -135,18 +145,26 @@ def _reader_pos(exc: Exception, text: str) -> Pos:
 
 
 class _Converter:
-    def __init__(self) -> None:
+    """Converts each node once; counts the values of the data as if aliases were copies."""
+
+    def __init__(self, budget: TreeBudget) -> None:
         self.seen: dict[int, Any] = {}
+        self.sizes: dict[int, int] = {}  # values under a converted node, aliases counted in full
+        self.budget = budget
+        self.values = 0
+        self.added = 0  # what alias references have added so far
 
     def convert(self, node: Any) -> Any:
         mark = node.start_mark
         pos = Pos(mark.line + 1, mark.column + 1)
         kind = node.id
+        self.values += 1
         if kind == "scalar":
             return _scalar(node, pos)
         known = self.seen.get(id(node))
         if known is not None:
-            return known
+            return self._reference(id(node), known, pos)
+        before = self.values
         if kind == "mapping":
             result: Any = PMap(pos)
             self.seen[id(node)] = result
@@ -158,7 +176,18 @@ class _Converter:
                 value = self.convert(item)
                 result.append(value)
                 result.item_pos.append(getattr(value, "pos", None) or _pos(item))
+        self.sizes[id(node)] = self.values - before
         return result
+
+    def _reference(self, key: int, known: Any, pos: Pos) -> Any:
+        """An alias: the shared value, unless what aliases add would pass the bound."""
+        size = self.sizes.get(key, 0)
+        if self.added + size > self.budget.aliases:
+            self.budget.met("aliases", pos)
+            return None
+        self.added += size
+        self.values += size
+        return known
 
     def _fill_map(self, target: PMap, node: Any) -> None:
         for key_node, value_node in node.value:

@@ -1,0 +1,107 @@
+"""Planted files cannot stall the scan: every walk is bounded, a bound met is a finding (SK005),
+and the rest of the file and of the scan is still checked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sandkit.lint import source
+from sandkit.lint.syntax.tree import TreeBudget
+from tests.lint.helpers import lint_files, write_tree
+from tests.lint.test_tree import alias_bomb
+
+
+def lint_json(root: Path, *args: str, timeout: float) -> tuple[list[dict[str, object]], float]:
+    """``sandkit lint`` in a child process (so a hang fails the test instead of stalling it)."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "sandkit", "lint", "--format", "json", "--fail-on", "critical", *args, "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)["findings"], time.monotonic() - started
+
+
+def test_alias_bomb_with_a_trigger_word_in_a_comment_does_not_hang_the_agent_autorun_rules(tmp_path: Path) -> None:
+    """The reproduction from issue 20 / 13: 1.3 KB, and the word that wakes AA008 in a comment."""
+    workflow = (
+        "# run: agent --yolo\non: push\n"
+        + alias_bomb()
+        + "jobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        + "      - run: claude -p task --dangerously-skip-permissions\n"
+        + "        with: *a11\n"
+    )
+    assert len(workflow) < 1400
+    write_tree(tmp_path, {".github/workflows/bomb.yml": workflow})
+    findings, seconds = lint_json(tmp_path, "--select", "AA", timeout=60)
+    assert [(f["rule"], f["line"]) for f in findings] == [("AA008", 19)]
+    assert seconds < 30
+
+
+def test_aliases_that_copy_a_big_step_list_into_every_job_are_cut_and_reported(tmp_path: Path) -> None:
+    """Rules loop over jobs and steps directly; the copies aliases make are what bounds them."""
+    lines = ["on: push", "steps: &steps"]
+    lines += [f"  - run: docker run --rm -v ./data{i}:/data img" for i in range(300)]
+    lines += ["jobs:"] + [f"  j{j}: {{runs-on: x, steps: *steps}}" for j in range(4000)]
+    lines += ["  last:", "    runs-on: x", "    container: {image: x, options: --privileged}", "    steps: []"]
+    write_tree(tmp_path, {".github/workflows/copies.yml": "\n".join(lines) + "\n"})
+    findings, seconds = lint_json(tmp_path, timeout=120)  # before the bound: minutes
+    bounds = [f for f in findings if f["rule"] == "SK005"]
+    assert [(f["line"], f["column"]) for f in bounds] == [(2, 8)]  # the anchor the references copy
+    assert "aliases add more than 100000 values" in str(bounds[0]["message"])
+    assert any(f["rule"] == "PV001" and f["line"] == 4306 for f in findings)  # the rest is still checked
+    assert seconds < 30
+
+
+def test_data_nested_past_the_depth_bound_is_reported_and_the_rest_checked() -> None:
+    deep = "[" * 150 + "]" * 150
+    manifest = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+        f"  labels: {{x: '1'}}\nextra: {deep}\n"
+        "spec:\n  containers:\n    - name: c\n      image: x\n      securityContext: {privileged: true}\n"
+    )
+    findings = lint_files({"pod.yaml": manifest})
+    bound = [f for f in findings if f.rule == "SK005"]
+    assert [(f.line, f.column) for f in bound] == [(6, 8 + 100)]  # the first list past 100 levels
+    assert "nested more than 100 levels deep" in bound[0].message
+    assert bound[0].severity == "medium" and bound[0].category == "parse-error"
+    assert any(f.rule == "PV001" for f in findings)
+
+
+def test_when_the_values_bound_is_spent_the_file_says_so_and_the_scan_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(source, "TreeBudget", lambda: TreeBudget(values=40))
+    services = "".join(f"  s{i}:\n    image: x\n    environment: {{A: '1', DB_PASSWORD: $P}}\n" for i in range(20))
+    compose = "services:\n  first:\n    image: x\n    privileged: true\n" + services
+    findings = lint_files({"compose.yaml": compose, "other/compose.yaml": compose})
+    bound = [(f.path, f.rule) for f in findings if f.rule == "SK005"]
+    assert bound == [("compose.yaml", "SK005"), ("other/compose.yaml", "SK005")]  # each file its own budget
+    assert {f.path for f in findings if f.rule == "PV001"} == {"compose.yaml", "other/compose.yaml"}
+
+
+def test_aliases_that_make_data_loop_back_on_itself_neither_hang_nor_crash_a_rule() -> None:
+    """YAML lets an anchor refer to itself, which makes the parsed data cyclic."""
+    findings = lint_files(
+        {
+            ".continue/config.yaml": "mcp: &a {servers: *a, command: npx, args: [x]}\n"
+            "mcpServers: &b [{name: s, command: npx, args: [*b]}]\n",
+            ".github/workflows/w.yml": "on: push\nx: &a {run: claude --yolo, env: *a, steps: [*a]}\n"
+            "jobs:\n  j: &j {runs-on: x, steps: [*a, {run: echo}], env: *a, container: *j, services: {s: *j}}\n",
+            "compose.yaml": "services: &s\n  a: {image: x, volumes: *s, environment: *s}\n  b: *s\n",
+            "k8s.yaml": "apiVersion: v1\nkind: Pod\nmetadata: &m {name: p, annotations: *m}\n"
+            "spec: &p {containers: [{name: c, image: x, env: *p}], template: *p, volumes: [*p]}\n",
+        }
+    )  # lint_files fails on any rule's internal error (before: RecursionError in AM001)
+    assert {(f.path, f.rule) for f in findings} >= {
+        (".continue/config.yaml", "AM001"),
+        (".github/workflows/w.yml", "AA008"),
+    }
