@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 @functools.cache
-def _environment() -> Any:
-    import jinja2
+def _environment() -> jinja2.Environment:
+    import jinja2  # here, not at the top: only a build needs it
 
     from sandkit.compiler.escape import json_array, json_string, sh_quote
 
@@ -28,4 +31,4 @@ def _environment() -> Any:
 
 
 def render_template(name: str, **values: Any) -> str:
-    return str(_environment().get_template(name).render(**values))
+    return _environment().get_template(name).render(**values)

@@ -62,7 +62,7 @@ def _is_plain(text: str) -> bool:
     )
 
 
-def scalar(value: Any) -> str:
+def scalar(value: object) -> str:
     """One scalar as YAML text."""
     if value is None:
         return "null"
@@ -162,7 +162,7 @@ def _sequence(items: list[Any], indent: str) -> str:
     return "\n".join(lines)
 
 
-def _document(data: Any) -> str:
+def _document(data: object) -> str:
     if isinstance(data, dict):
         return (_mapping(data, "") if data else "{}") + "\n"
     if isinstance(data, list):
@@ -170,8 +170,10 @@ def _document(data: Any) -> str:
     return scalar(data) + "\n"
 
 
-def dump_yaml(data: Any, *, documents: bool = False) -> str:
-    """Block-style YAML, keys in insertion order, ASCII only; ``documents`` writes a ``---`` stream."""
+def dump_yaml(data: object, *, documents: bool = False) -> str:
+    """Block-style YAML, keys in insertion order, ASCII only; ``documents``: a list written as a ``---`` stream."""
     if documents:
+        if not isinstance(data, list):
+            raise TypeError("a YAML stream is written from a list of documents")
         return "".join("---\n" + _document(item) for item in data)
     return _document(data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,3 +36,18 @@ def compile_from_repo(kit: Path, output: Path | None = None, targets: list[str] 
         relative = kit.relative_to(REPO)
         out = (output or committed_output_folder(kit)).relative_to(REPO) if output is None else output
         return compile_kit(relative, out, targets or list(NAMES))
+
+
+def compile_text(folder: Path, text: str, targets: list[str] | None = None, name: str = "kit.yaml") -> KitOutput:
+    """Write ``text`` as folder/NAME and compile it (into folder/out) for ``targets`` (default: all)."""
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return compile_kit(path, folder / "out", targets or list(NAMES))
+
+
+def schema_problems(builtin: str, path: Path) -> str:
+    """What check-jsonschema's built-in schema ``builtin`` finds wrong with ``path`` ("" when valid)."""
+    done = subprocess.run(
+        ["check-jsonschema", "--builtin-schema", builtin, str(path)], capture_output=True, text=True, check=False
+    )
+    return "" if done.returncode == 0 else done.stdout + done.stderr

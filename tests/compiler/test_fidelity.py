@@ -7,11 +7,10 @@ from typing import Any, cast
 
 import pytest
 
-from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.compiler.command import KitOutput
 from sandkit.compiler.fidelity import LEVELS, SETTINGS, Fidelity
 from sandkit.compiler.plan import Plan
-from sandkit.compiler.targets import NAMES
-from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo
+from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo, compile_text
 
 #: Between them these ask for everything a row can be about (build secrets, rootless Docker, ports,
 #: triggers, the agent-sandbox resources, a runtime, instructions, open egress with a deny list).
@@ -43,9 +42,7 @@ isolation: {docker: rootless}
 def outputs(tmp_path_factory: pytest.TempPathFactory) -> list[KitOutput]:
     folder = tmp_path_factory.mktemp("fidelity")
     built = [compile_from_repo(kit, folder / "repo") for kit in EXAMPLES + OWN_KITS]
-    for name, text in KITS.items():
-        (folder / f"{name}.yaml").write_text(text, encoding="utf-8")
-        built.append(compile_kit(folder / f"{name}.yaml", folder / "out", list(NAMES)))
+    built += [compile_text(folder, text, name=f"{name}.yaml") for name, text in KITS.items()]
     return built
 
 

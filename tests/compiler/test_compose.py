@@ -1,0 +1,189 @@
+"""compose: the services, networks, mounts and secrets compose.yaml holds for each kind of kit.
+
+The running behaviour is proved against the engine in tests/e2e; these check what the file says, for
+kits the committed examples do not cover, and pass each through the Compose Specification schema.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from sandkit.compiler.command import KitOutput
+from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.targets.compose import GVISOR_THREADS
+from tests.compiler.helpers import compile_text, schema_problems
+
+KIT = """\
+apiVersion: sandkit/v1
+name: composed
+image: {uid: 1234}
+env: {PRICE: "$5 and ${HOME}"}
+secrets: [{name: MODEL_KEY}, {name: OPTIONAL, required: false}, {name: NPM_TOKEN, build: true}]
+agent: {command: [agent, "$HOME"]}
+resources: {cpus: 1.5, memory: 1Gi, disk: 3Gi, pids: 100}
+"""
+ALLOWLIST = KIT + "network: {allow: [api.example.com]}\nworkspace: {mode: none}\n"
+VARIANTS = {
+    "allowlist": ALLOWLIST,
+    "none": KIT + "network: {egress: none}\nworkspace: {mode: none}\nisolation: {runtime: gvisor}\n",
+    "open": KIT + "network: {egress: open}\nworkspace: {mode: mount, source: src $HOME}\n"
+    "ports: [{container: 3000}, {container: 53, host: 5353, host_ip: '::1', protocol: udp}]\n",
+    "clone": KIT + "network: {allow: [github.com]}\n"
+    "workspace: {mode: clone, repo: 'https://github.com/acme/app.git'}\n"
+    "isolation: {read_only_root: false, docker: rootless}\ntriggers: [{schedule: '0 9 * * 1'}]\n",
+}
+
+
+#: The mounted folder's name holds a `$`, which Compose would expand unless it is written `$$`.
+SOURCE = "src $HOME"
+
+
+def _build(tmp_path: Path, variant: str) -> KitOutput:
+    (tmp_path / SOURCE).mkdir(parents=True, exist_ok=True)
+    return compile_text(tmp_path, VARIANTS[variant], ["compose"])
+
+
+def _compose(out: KitOutput) -> dict[str, Any]:
+    data = yaml.safe_load(out.files["compose.yaml"])
+    assert isinstance(data, dict)
+    return data
+
+
+def _rows(out: KitOutput) -> dict[str, Fidelity]:
+    return {setting: per_target["compose"] for setting, per_target in out.fidelity.items() if "compose" in per_target}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_agent_service_is_hardened_and_bounded(tmp_path: Path, variant: str) -> None:
+    out = _build(tmp_path, variant)
+    agent = _compose(out)["services"]["agent"]
+    assert agent["user"] == "1234:1234"
+    assert agent["read_only"] is (variant != "clone")
+    assert agent["cap_drop"] == ["ALL"] and agent["security_opt"] == ["no-new-privileges:true"]
+    assert agent["privileged"] is False and agent["init"] is True and agent["restart"] == "no"
+    assert agent["mem_limit"] == agent["memswap_limit"] == 1 << 30 and agent["cpus"] == 1.5
+    assert agent["pids_limit"] == 100 + (GVISOR_THREADS if variant == "none" else 0)
+    assert agent["stdin_open"] is False and agent["tty"] is False
+    size = 1 << 30  # the smaller of disk (3Gi) and memory (1Gi)
+    assert agent["tmpfs"][:2] == [
+        f"/tmp:rw,nosuid,nodev,size={size},mode=1777",
+        f"/home/agent:rw,nosuid,nodev,size={size},uid=1234,gid=1234,mode=0700",
+    ]
+    assert agent["build"] == {"context": ".", "dockerfile": "Dockerfile", "secrets": ["NPM_TOKEN"]}
+    assert agent["image"] == f"sandkit/composed:{out.plan.kit_sha256[:12]}"
+    assert ("runtime" in agent) is (variant == "none") and agent.get("runtime", "runsc") == "runsc"
+
+
+def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) -> None:
+    out = _build(tmp_path, "allowlist")
+    compose = _compose(out)
+    agent, proxy = compose["services"]["agent"], compose["services"]["egress"]
+    assert compose["networks"] == {"sandbox": {"internal": True}, "outside": {}}
+    assert agent["networks"] == ["sandbox"] and proxy["networks"] == ["sandbox", "outside"]
+    assert agent["depends_on"] == {"egress": {"condition": "service_healthy"}}
+    assert agent["environment"]["HTTPS_PROXY"] == agent["environment"]["http_proxy"] == "http://egress:3128"
+    assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"] and proxy["build"]["context"] == "egress"
+    assert {"egress/squid.conf", "egress/Dockerfile"} <= set(out.files)
+    assert "ports" not in agent
+
+
+def test_no_egress_means_no_network_and_no_proxy(tmp_path: Path) -> None:
+    out = _build(tmp_path, "none")
+    compose = _compose(out)
+    assert compose["services"]["agent"]["network_mode"] == "none"
+    assert set(compose["services"]) == {"agent"} and "networks" not in compose
+    assert not any(name.startswith("egress/") for name in out.files)
+
+
+def test_open_egress_publishes_ports_and_binds_the_host_folder(tmp_path: Path) -> None:
+    out = _build(tmp_path, "open")
+    agent = _compose(out)["services"]["agent"]
+    assert agent["networks"] == ["outside"]
+    assert agent["ports"] == [
+        {"target": 3000, "published": "3000", "host_ip": "127.0.0.1", "protocol": "tcp"},
+        {"target": 53, "published": "5353", "host_ip": "::1", "protocol": "udp"},
+    ]
+    (mount,) = agent["volumes"]
+    # The source is relative to the output folder, so the committed file works from any checkout.
+    assert mount == {
+        "type": "bind",
+        "source": os.path.relpath(tmp_path / SOURCE, (tmp_path / "out" / "composed").resolve()).replace("$", "$$"),
+        "target": "/workspace",
+        "read_only": False,
+        "bind": {"create_host_path": False},
+    }
+    assert "$$HOME" in mount["source"]
+
+
+def test_clone_uses_a_named_volume(tmp_path: Path) -> None:
+    compose = _compose(_build(tmp_path, "clone"))
+    agent = compose["services"]["agent"]
+    assert agent["volumes"] == [{"type": "volume", "source": "workspace", "target": "/workspace"}]
+    assert compose["volumes"] == {"workspace": {}}
+    assert len(agent["tmpfs"]) == 2, "the workspace is the volume, not a tmpfs"
+
+
+def test_secrets_come_from_files_and_kit_text_is_never_interpolated(tmp_path: Path) -> None:
+    out = _build(tmp_path, "open")
+    compose = _compose(out)
+    assert compose["secrets"] == {
+        "MODEL_KEY": {"file": "${MODEL_KEY_FILE:-/dev/null}"},
+        "NPM_TOKEN": {"environment": "NPM_TOKEN"},
+        "OPTIONAL": {"file": "${OPTIONAL_FILE:-/dev/null}"},
+    }
+    assert compose["services"]["agent"]["secrets"] == ["MODEL_KEY", "OPTIONAL"]
+    text = out.files["compose.yaml"].decode()
+    # Compose expands a single `$`: the only ones are the secret file variables; the kit's are doubled.
+    expanded = {line.strip() for line in text.splitlines() if "$" in line.replace("$$", "")}
+    assert expanded == {"file: '${MODEL_KEY_FILE:-/dev/null}'", "file: '${OPTIONAL_FILE:-/dev/null}'"}
+    assert "$$HOME" in text
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_compose_reads_the_file_as_written(tmp_path: Path, variant: str) -> None:
+    """The Compose Specification schema accepts the file and, where a compose client is installed,
+    `docker compose config` resolves it: the mounted folder's `$` stays literal, and an unset
+    NAME_FILE falls back to /dev/null."""
+    out = _build(tmp_path, variant)
+    folder = tmp_path / "out" / "composed"
+    for name, data in out.files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    assert not schema_problems("vendor.compose-spec", folder / "compose.yaml")
+    if shutil.which("docker") is None or _run(["docker", "compose", "version"]).returncode != 0:
+        if os.environ.get("SANDKIT_REQUIRE_DOCKER") == "1":
+            pytest.fail("SANDKIT_REQUIRE_DOCKER=1 but `docker compose` is not installed")
+        pytest.skip("no docker compose client")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_FILE")} | {"NPM_TOKEN": "x"}
+    done = _run(["docker", "compose", "config", "--format", "json"], cwd=folder, env=env)
+    assert done.returncode == 0, done.stderr
+    resolved = json.loads(done.stdout)
+    assert resolved["name"] == "composed"
+    assert resolved["secrets"]["MODEL_KEY"]["file"] == "/dev/null"
+    if variant == "open":
+        # `config` prints a literal `$` as `$$` again (an expanded $HOME would show the home folder).
+        source = resolved["services"]["agent"]["volumes"][0]["source"]
+        assert source == str((tmp_path / SOURCE).resolve()).replace("$", "$$")
+
+
+def _run(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, capture_output=True, text=True, check=False, **options)
+
+
+def test_fidelity_per_egress_and_what_compose_cannot_do(tmp_path: Path) -> None:
+    none, open_, clone = (_rows(_build(tmp_path / v, v)) for v in ("none", "open", "clone"))
+    assert none["network.egress"] == Fidelity("network.egress", "enforced", "network_mode: none")
+    assert none["resources.pids"].level == "best-effort", "under gVisor pids_limit counts gVisor's threads"
+    assert none["isolation.runtime"].reason == "runtime: runsc"
+    assert open_["ports"].level == "enforced" and open_["workspace.mode"].reason.startswith("bind mount")
+    assert clone["isolation.docker"].level == "unsupported" and clone["triggers"].level == "unsupported"
+    assert clone["isolation.read_only_root"].level == "best-effort"
+    assert "ports" not in none and "triggers" not in none
