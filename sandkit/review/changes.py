@@ -314,7 +314,7 @@ def target_settings(base: Policy, head: Policy) -> Iterator[Change]:
 # ----- the agent and what it runs -----------------------------------------------------------
 def _skipping_flags(command: tuple[str, ...]) -> dict[str, str]:
     """Approval-skipping flags on an agent command line (the linter's list): flag as written -> what it does."""
-    from sandkit.lint.rules.agent_autorun import dangerous_flags
+    from sandkit.lint.facts.agent_commands import dangerous_flags
     from sandkit.lint.syntax.shell import Word
     from sandkit.lint.syntax.tree import Pos
 
@@ -417,7 +417,7 @@ _NETWORK_COMMAND = re.compile(
 
 
 def _command_kind(command: str) -> str:
-    from sandkit.lint.rules._agents import FETCH_RUN
+    from sandkit.lint.facts.agent_commands import FETCH_RUN
 
     if FETCH_RUN.search(command):
         return "fetch-and-run-added"

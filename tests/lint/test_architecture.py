@@ -1,4 +1,5 @@
-"""How the linter's code is laid out, checked: rules walk parsed data only through the one walker."""
+"""How the linter's code is laid out, checked: rule families stand alone on shared facts, and
+parsed data is searched only through the one bounded walker."""
 
 from __future__ import annotations
 
@@ -8,13 +9,30 @@ from pathlib import Path
 from tests.conftest import REPO
 
 LINT = REPO / "sandkit" / "lint"
-RULE_CODE = sorted((LINT / "rules").glob("*.py"))
+FAMILIES = sorted(p for p in (LINT / "rules").glob("*.py") if p.name != "__init__.py")
+FACTS = sorted((LINT / "facts").glob("*.py"))
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _imported(path: Path) -> set[str]:
+    """Every module ``path`` imports (``from a.b import c`` counts as a.b and a.b.c)."""
+    names: set[str] = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
 
 
 def _self_calls(path: Path) -> list[str]:
     """Functions in ``path`` that call themselves (hand-written recursion)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.FunctionDef):
             calls = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
             if node.name in calls:
@@ -22,8 +40,31 @@ def _self_calls(path: Path) -> list[str]:
     return found
 
 
+def test_the_rules_package_holds_only_rule_families() -> None:
+    """Helpers shared by families live in sandkit/lint/facts/, so rules/ reads as a list of families."""
+    assert FAMILIES
+    assert [p.name for p in FAMILIES if p.name.startswith("_")] == []
+
+
+def test_no_rule_family_imports_another() -> None:
+    family_modules = {f"sandkit.lint.rules.{p.stem}" for p in FAMILIES}
+    crossing = {
+        str(path.relative_to(REPO)): sorted((_imported(path) & family_modules) - {f"sandkit.lint.rules.{path.stem}"})
+        for path in FAMILIES
+    }
+    assert {path: names for path, names in crossing.items() if names} == {}
+
+
+def test_shared_facts_never_import_a_rule_family() -> None:
+    assert FACTS
+    uses_rules = {
+        str(path.relative_to(REPO)): sorted(n for n in _imported(path) if n.startswith("sandkit.lint.rules"))
+        for path in FACTS
+    }
+    assert {path: names for path, names in uses_rules.items() if names} == {}
+
+
 def test_rules_and_their_shared_facts_never_recurse_over_data_themselves() -> None:
     """Recursion over parsed data is where alias bombs, cycles and deep nesting bite; the walker
     (``SourceFile.walk`` / ``SourceFile.mappings``) visits each node once within the file's bounds."""
-    assert RULE_CODE
-    assert [f for path in RULE_CODE for f in _self_calls(path)] == []
+    assert [f for path in FAMILIES + FACTS for f in _self_calls(path)] == []

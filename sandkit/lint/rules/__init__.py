@@ -4,9 +4,11 @@ The rule author's contract
 ==========================
 
 Adding a family
-    Create ``sandkit/lint/rules/<family>.py`` (no leading underscore). Every module in this
-    package is imported by :func:`sandkit.lint.registry.all_rules`; nothing else to wire.
-    Modules whose name starts with ``_`` are private helpers and are not imported.
+    Create ``sandkit/lint/rules/<family>.py``. Every module in this package is a family and is
+    imported by :func:`sandkit.lint.registry.all_rules`; nothing else to wire. A family never
+    imports another family: what two families share (reading containers, MCP servers,
+    workflows, host paths, secret values) lives in :mod:`sandkit.lint.facts`.
+    ``tests/lint/test_architecture.py`` checks it.
 
 Writing a rule
     A rule is a pure function from a parsed file to hits, registered with a decorator::
@@ -84,10 +86,13 @@ What a rule gets: :class:`sandkit.lint.source.SourceFile`
       for one Dockerfile instruction.
     - ``file.env_entries``: ``NAME=value`` pairs of a .env file.
     - ``file.search(regex)``: matches in the raw text with positions; ``file.pos_at(offset)``.
-    - ``file.memo(key, build)``: compute shared facts once per file (see ``_containers.py``:
-      ``containers(file)`` gives every container a file configures, with its mounts, flags
-      and environment, for compose, Kubernetes, devcontainer, workflows, actions, scripts,
-      Makefiles, Dockerfiles, kits and agent configs).
+    - ``file.memo(key, build)``: compute shared facts once per file. The shared ones are in
+      :mod:`sandkit.lint.facts`: ``containers(file)`` (``facts/containers.py``) gives every
+      container a file configures, with its mounts, flags and environment, for compose,
+      Kubernetes, devcontainer, workflows, actions, scripts, Makefiles, Dockerfiles, kits and
+      agent configs; ``mcp_servers(file)`` every MCP server an agent config starts;
+      ``facts/workflows.py`` jobs, triggers and secret references; ``facts/host_paths.py``
+      sockets and credential paths however they are spelled.
 
 Questions about the whole repository
     A rule sees one file. Where findings in different files combine (an autorun hook here and a

@@ -13,10 +13,10 @@ import binascii
 import re
 from collections.abc import Iterator
 
+from sandkit.lint.facts.agent_commands import FETCH_RUN
 from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
-from sandkit.lint.rules._agents import FETCH_RUN
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import Pos
 

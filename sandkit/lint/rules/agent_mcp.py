@@ -11,11 +11,12 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
+from sandkit.lint.facts.agent_commands import FETCH_RUN
+from sandkit.lint.facts.mcp_servers import McpServer, mcp_servers
+from sandkit.lint.facts.secret_values import find_tokens, literal_secret
 from sandkit.lint.kinds import AGENT_CONFIG
 from sandkit.lint.model import Edit, Finding, FixContext, Hit
 from sandkit.lint.registry import fixer, rule
-from sandkit.lint.rules._agents import FETCH_RUN, McpServer, mcp_servers
-from sandkit.lint.rules._secrets import find_tokens, literal_secret
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import Pos
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sandkit.lint.facts.workflows import jobs, triggers, untrusted_checkout, workflow
 from sandkit.lint.kinds import WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
-from sandkit.lint.rules._workflows import jobs, triggers, untrusted_checkout, workflow
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PStr
 

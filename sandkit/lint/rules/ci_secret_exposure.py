@@ -9,10 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sandkit.lint.kinds import WORKFLOW
-from sandkit.lint.model import Hit
-from sandkit.lint.registry import rule
-from sandkit.lint.rules._workflows import (
+from sandkit.lint.facts.workflows import (
     SECRET_REF,
     UNTRUSTED_TRIGGERS,
     jobs,
@@ -21,6 +18,9 @@ from sandkit.lint.rules._workflows import (
     untrusted_checkout,
     workflow,
 )
+from sandkit.lint.kinds import WORKFLOW
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PStr
 

@@ -6,15 +6,15 @@ import ipaddress
 from collections.abc import Iterator
 
 from sandkit.lint import kinds
-from sandkit.lint.model import Hit
-from sandkit.lint.registry import rule
-from sandkit.lint.rules._containers import CONTAINER_KINDS, containers
-from sandkit.lint.rules._hostpaths import is_metadata
-from sandkit.lint.rules.host_credentials import (
+from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
+from sandkit.lint.facts.host_paths import is_metadata
+from sandkit.lint.facts.network import (
     kit_allow_entries,
     network_policy_blocks,
     network_policy_egress,
 )
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap
 

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from sandkit.lint import kinds
-from sandkit.lint.model import Hit
-from sandkit.lint.registry import rule
-from sandkit.lint.rules._containers import CONTAINER_KINDS, containers
-from sandkit.lint.rules._hostpaths import (
+from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
+from sandkit.lint.facts.host_paths import (
     CREDENTIAL_TRIGGERS,
     credential_path,
     is_metadata,
     is_ssh_agent,
 )
+from sandkit.lint.facts.network import kit_allow_entries, network_policy_blocks
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.tree import PMap, PSeq, pos_of
 
 
 @rule(
@@ -120,34 +119,3 @@ def metadata_reachable(file: SourceFile) -> Iterator[Hit]:
         for setting in box.setting("add-host"):
             if is_metadata(setting.value.rsplit(":", 1)[-1]) or is_metadata(setting.value.split(":", 1)[0]):
                 yield Hit(setting.pos, f"{box.label} maps a host to the metadata address ({setting.value})")
-
-
-def kit_allow_entries(file: SourceFile) -> Iterator[tuple[str, Any]]:
-    """(entry, position) for each string in a kit's ``network.allow``."""
-    for kit in file.documents:
-        network = kit.get("network") if isinstance(kit, PMap) else None
-        allow = network.get("allow") if isinstance(network, PMap) else None
-        if isinstance(allow, PSeq):
-            for index, entry in enumerate(allow):
-                if isinstance(entry, str | int):
-                    yield str(entry), allow.pos_of(index)
-
-
-def network_policy_blocks(file: SourceFile) -> Iterator[tuple[PMap, Any]]:
-    """(ipBlock, position) for each egress ipBlock of each NetworkPolicy document."""
-    for rule_ in network_policy_egress(file):
-        for peer in rule_.get("to") or []:
-            block = peer.get("ipBlock") if isinstance(peer, PMap) else None
-            if isinstance(block, PMap):
-                yield block, pos_of(block.get("cidr"), block.pos)
-
-
-def network_policy_egress(file: SourceFile) -> Iterator[PMap]:
-    """Egress rules of the NetworkPolicy documents of a Kubernetes file."""
-    for document in file.documents:
-        if not isinstance(document, PMap) or document.get("kind") != "NetworkPolicy":
-            continue
-        spec = document.get("spec")
-        egress = spec.get("egress") if isinstance(spec, PMap) else None
-        if isinstance(egress, PSeq):
-            yield from (r for r in egress if isinstance(r, PMap))

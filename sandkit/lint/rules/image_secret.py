@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from sandkit.credentials import TOKEN_HINTS, is_placeholder, is_secret_key
+from sandkit.lint.facts.secret_values import find_tokens
 from sandkit.lint.kinds import DOCKERFILE
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.repository import RepositoryView, repository_pass
-from sandkit.lint.rules._secrets import find_tokens
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import parse_commands
 

@@ -12,11 +12,11 @@ from typing import Any
 
 from sandkit.credentials import TOKEN_HINTS
 from sandkit.lint import kinds
+from sandkit.lint.facts.containers import environment
+from sandkit.lint.facts.mcp_servers import mcp_servers
+from sandkit.lint.facts.secret_values import find_configured, find_tokens, literal_secret
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
-from sandkit.lint.rules._agents import mcp_servers
-from sandkit.lint.rules._containers import environment
-from sandkit.lint.rules._secrets import find_configured, find_tokens, literal_secret
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import Pos
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
-from sandkit.lint.rules._containers import CONTAINER_KINDS, containers
 from sandkit.lint.source import SourceFile
 
 DANGEROUS_CAPABILITIES = frozenset(

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sandkit.lint.facts.containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
+from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, runtime_socket
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
-from sandkit.lint.rules._containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
-from sandkit.lint.rules._hostpaths import SOCKET_TRIGGERS, runtime_socket
 from sandkit.lint.source import SourceFile
 
 _SAFE_KIT_DOCKER = ("none", "rootless")

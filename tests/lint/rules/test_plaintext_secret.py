@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandkit.credentials import credential_kind
-from sandkit.lint.rules._secrets import find_tokens
+from sandkit.lint.facts.secret_values import find_tokens
 from tests.lint.helpers import at, lint_text
 
 BODY = "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8Ke"

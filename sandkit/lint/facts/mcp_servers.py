@@ -9,7 +9,6 @@ Kiro, Amazon Q and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,14 +16,6 @@ from typing import Any
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
 
-#: Downloading code and running it in one go: ``curl ... | sh``, ``bash <(curl ...)``,
-#: ``irm ... | iex``, piping into python/node/perl/ruby, ``eval "$(curl ...)"``.
-FETCH_RUN = re.compile(
-    r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;&\n]{0,500}\|\s*"
-    r"(?:sudo\s+)?(?:(?:ba|z|da)?sh|python3?|node|perl|ruby|iex|invoke-expression)\b|"
-    r"<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-)|"
-    r"\beval\s+\"?\$\(\s*(?:curl|wget)\b"
-)
 _SERVER_TABLES = ("mcpServers", "mcp_servers", "servers", "mcp", "context_servers")
 _URL_KEYS = ("url", "serverUrl", "httpUrl", "uri")
 

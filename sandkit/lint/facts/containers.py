@@ -1,4 +1,4 @@
-"""Every container a file configures, whatever its kind, as :class:`_facts.Container` records.
+"""Every container a file configures, whatever its kind, as :class:`~.container_model.Container` records.
 
 ``containers(file)`` and ``environment(file)`` are computed once per file (``file.memo``) and
 shared by the runtime-socket, privileged, host-credentials and egress rules, so each of those
@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from sandkit.lint import kinds
-from sandkit.lint.rules._docker_cli import RUNTIMES, container_from_args, run_invocation
-from sandkit.lint.rules._facts import Container, Mount, Setting, split_kv_list, split_volume
+from sandkit.lint.facts.container_model import Container, Mount, Setting, split_kv_list, split_volume
+from sandkit.lint.facts.docker_cli import RUNTIMES, container_from_args, run_invocation
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sandkit.lint.rules._facts import Container, Mount, Setting, split_kv_list, split_volume
+from sandkit.lint.facts.container_model import Container, Mount, Setting, split_kv_list, split_volume
 from sandkit.lint.syntax.shell import Command, Word
 from sandkit.lint.syntax.tree import Pos
 
