@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,20 +12,9 @@ from sandkit.compiler.target import RenderContext
 from sandkit.compiler.targets import NAMES, REGISTRY, _registry, with_requirements
 from sandkit.errors import UsageError
 from tests.compiler.helpers import EXAMPLES, compile_from_repo
+from tests.python_source import imported_modules
 
 TARGETS_FOLDER = Path(__file__).resolve().parents[2] / "sandkit" / "compiler" / "targets"
-
-
-def _imported_modules(path: Path) -> set[str]:
-    """Every module ``path`` imports, ``from a import b`` counted as both ``a`` and ``a.b``."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return found
 
 
 def test_every_target_module_is_registered_under_its_own_name() -> None:
@@ -41,7 +29,7 @@ def test_every_target_module_is_registered_under_its_own_name() -> None:
 def test_no_target_imports_another_target(name: str) -> None:
     """Shared pieces live in shared modules; a target reads another's files only from its context."""
     others = {f"sandkit.compiler.targets.{other}" for other in NAMES if other != name}
-    assert not _imported_modules(TARGETS_FOLDER / f"{name}.py") & others
+    assert not imported_modules(TARGETS_FOLDER / f"{name}.py") & others
 
 
 def test_a_target_registered_before_what_it_requires_is_refused() -> None:

@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 from tests.conftest import REPO
+from tests.python_source import imported_modules
 
 LINT = REPO / "sandkit" / "lint"
 FAMILIES = sorted(p for p in (LINT / "rules").glob("*.py") if p.name != "__init__.py")
@@ -15,18 +16,6 @@ FACTS = sorted((LINT / "facts").glob("*.py"))
 
 def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"))
-
-
-def _imported(path: Path) -> set[str]:
-    """Every module ``path`` imports (``from a.b import c`` counts as a.b and a.b.c)."""
-    names: set[str] = set()
-    for node in ast.walk(_tree(path)):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
 
 
 def _self_calls(path: Path) -> list[str]:
@@ -49,7 +38,9 @@ def test_the_rules_package_holds_only_rule_families() -> None:
 def test_no_rule_family_imports_another() -> None:
     family_modules = {f"sandkit.lint.rules.{p.stem}" for p in FAMILIES}
     crossing = {
-        str(path.relative_to(REPO)): sorted((_imported(path) & family_modules) - {f"sandkit.lint.rules.{path.stem}"})
+        str(path.relative_to(REPO)): sorted(
+            (imported_modules(path) & family_modules) - {f"sandkit.lint.rules.{path.stem}"}
+        )
         for path in FAMILIES
     }
     assert {path: names for path, names in crossing.items() if names} == {}
@@ -58,7 +49,7 @@ def test_no_rule_family_imports_another() -> None:
 def test_shared_facts_never_import_a_rule_family() -> None:
     assert FACTS
     uses_rules = {
-        str(path.relative_to(REPO)): sorted(n for n in _imported(path) if n.startswith("sandkit.lint.rules"))
+        str(path.relative_to(REPO)): sorted(n for n in imported_modules(path) if n.startswith("sandkit.lint.rules"))
         for path in FACTS
     }
     assert {path: names for path, names in uses_rules.items() if names} == {}
