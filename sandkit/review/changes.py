@@ -341,12 +341,17 @@ def agent(base: Policy, head: Policy) -> Iterator[Change]:
         for flag in sorted(after.keys() - before.keys()):
             yield Change("approval-skipped", "agent.command", "{} " + after[flag], (flag,))
     if (base.instructions, base.instructions_file) != (head.instructions, head.instructions_file):
-        lines = len((head.instructions or "").splitlines())
+        where = head.instructions_file or "(no instruction file)"
+        if head.instructions is None:
+            message = "the agent reads {} (the kit writes no instructions into it)"
+        else:
+            lines = len(head.instructions.splitlines())
+            message = "{} now holds " + f"{lines} line{'s' if lines != 1 else ''} of instructions"
         yield Change(
             "instructions-changed",
             "agent.instructions",
-            "{} now holds " + f"{lines} line{'s' if lines != 1 else ''} of instructions",
-            (head.instructions_file or "(no instruction file)",),
+            message,
+            (where,),
             before=base.instructions,
             after=head.instructions,
         )

@@ -171,3 +171,12 @@ def highest(levels: list[str]) -> str | None:
 
 def fails(level: str, threshold: str | None) -> bool:
     return threshold is not None and rank(level) >= rank(threshold)
+
+
+def risks_markdown() -> str:
+    """The table above as Markdown, grouped by category (docs/review.md holds it)."""
+    lines = ["| change | level | direction | why |", "| --- | --- | --- | --- |"]
+    for category in dict.fromkeys(r.category for r in RISKS.values()):
+        for risk in (r for r in RISKS.values() if r.category == category):
+            lines.append(f"| `{risk.kind}` | {risk.level} | {risk.direction} | {risk.reason} |")
+    return "\n".join(lines) + "\n"

@@ -40,8 +40,15 @@ class Summary:
 
 def _line(p: Policy, section: str, item: str, template: str, *values: str) -> Line:
     """A line about one item, with where it came from (a preset, a mixin's path) when not the kit itself."""
-    origin = p.origin(section, item)
-    return (template + " (from {})", (*values, origin)) if origin else (template, values)
+    words, origin = _origin(p.origin(section, item))
+    return (template + words, (*values, origin)) if origin else (template, values)
+
+
+def _origin(origin: str) -> tuple[str, str]:
+    """How to say where an item came from, and the value to quote: a preset's name or a mixin's path."""
+    if origin.startswith("preset "):
+        return " (from the preset {})", origin.removeprefix("preset ")
+    return " (from {})", origin
 
 
 def _agent(p: Policy) -> list[Line]:
@@ -95,9 +102,9 @@ def _reach(p: Policy) -> list[Line]:
             values.append(str(wildcard_domain(dest.host)))
         if any(d.covers(dest) for d in denied):
             notes.append("denied, so dropped")
-        origin = p.origin("network.allow", entry)
+        words, origin = _origin(p.origin("network.allow", entry))
         if origin:
-            notes.append("from {}")
+            notes.append(words.strip(" ()"))
             values.append(origin)
         lines.append(("  {}" + (f" ({'; '.join(notes)})" if notes else ""), tuple(values)))
     for dest in sorted(denied):
