@@ -251,14 +251,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # a reader that went away shows here, not after the exit code is decided
+        return code
     except SandkitError as exc:
         print(str(exc), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return 0
+        return _broken_pipe()
+
+
+def _broken_pipe() -> int:
+    """The reader of standard output went away (``| head -1``): not a success, and no traceback.
+
+    Exit 141, what a shell reports for a command a broken pipe ended (128 + SIGPIPE), so that
+    ``set -o pipefail`` and CI see it; standard output goes to /dev/null so that Python's own
+    flush at exit cannot fail again.
+    """
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 if __name__ == "__main__":

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sandkit.compiler import writes
 from sandkit.compiler.fidelity import Fidelity, table
-from sandkit.compiler.output import stale_diff, write_atomic
+from sandkit.compiler.output import stale_diff
 from sandkit.compiler.plan import Plan, make_plan
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets import NAMES, REGISTRY, with_requirements
@@ -17,7 +19,7 @@ from sandkit.console import Progress
 from sandkit.errors import KitError, UsageError
 from sandkit.kits.discover import find_kits
 from sandkit.kits.loader import LoadedKit, load_kit, name_clashes
-from sandkit.kits.reading import root_folder
+from sandkit.kits.reading import inside, kit_path, root_folder
 
 FIDELITY_FILE = "fidelity.json"
 
@@ -92,21 +94,6 @@ def _unsupported_requests(result: KitOutput) -> list[str]:
     ]
 
 
-def stale_names(result: KitOutput) -> list[str]:
-    """Files an earlier build wrote here (per its fidelity.json) that this build no longer makes."""
-    previous = result.folder / FIDELITY_FILE
-    try:
-        names = json.loads(previous.read_text(encoding="utf-8")).get("files", [])
-    except (OSError, ValueError, AttributeError):
-        return []
-    return [n for n in names if isinstance(n, str) and n not in result.files and ".." not in Path(n).parts]
-
-
-def _remove_stale(result: KitOutput) -> None:
-    for name in stale_names(result):
-        (result.folder / name).unlink(missing_ok=True)
-
-
 def build(args: argparse.Namespace) -> int:
     targets = parse_targets(args.target)
     output = Path(args.output)
@@ -138,33 +125,60 @@ def build(args: argparse.Namespace) -> int:
             print("\n".join(refused), file=sys.stderr)
             print("sandkit build --strict: nothing written", file=sys.stderr)
             return 1
+    plans = plan_writes(results, output, actions_dir, _scope(args.kits))
     if getattr(args, "dry_run", False):
         from sandkit.compiler.dry_run import dry_run
 
-        return dry_run(results)
-    return _check(results) if args.check else _write(results, targets, quiet=args.quiet)
-
-
-def _check(results: list[KitOutput]) -> int:
-    diffs = [stale_diff(r.folder, r.files) for r in results]
-    diffs += [stale_diff(p.parent, {p.name: data}) for r in results for p, data in sorted(r.extra.items())]
-    stale = "".join(diffs)
-    if stale:
-        sys.stdout.write(stale)
-        print("sandkit build --check: generated files are stale; run `sandkit build`", file=sys.stderr)
-        return 1
-    print(f"sandkit build --check: {len(results)} kit(s) up to date")
+        return dry_run(plans, len(results))
+    if args.check:
+        return _check(plans, len(results))
+    writes.write(plans)
+    if not args.quiet:
+        for result in results:
+            print(f"{result.plan.kit_display} -> {result.folder.as_posix()}/ ({len(result.files)} files)")
+            print(table(result.fidelity, targets), end="")
     return 0
 
 
-def _write(results: list[KitOutput], targets: list[str], *, quiet: bool) -> int:
+def plan_writes(
+    results: list[KitOutput], output: Path, actions_dir: Path | None, in_scope: Callable[[Path], bool]
+) -> list[writes.RootPlan]:
+    """What the build writes into the output folder (and the actions folder), and what it removes."""
+    roots = [writes.Root(output, "-o")]
+    if actions_dir is not None:
+        roots.append(writes.Root(actions_dir, "--actions-dir"))
     for result in results:
-        _remove_stale(result)
-        for name, data in sorted(result.files.items()):
-            write_atomic(result.folder / name, data)
-        for path, data in sorted(result.extra.items()):
-            write_atomic(path, data)
-        if not quiet:
-            print(f"{result.plan.kit_display} -> {result.folder.as_posix()}/ ({len(result.files)} files)")
-            print(table(result.fidelity, targets), end="")
+        assert result.loaded is not None
+        owner = writes.kit_key(roots[0], result.loaded.path)
+        for name, data in result.files.items():
+            roots[0].add(f"{result.plan.name}/{name}", data, owner)
+        for path, data in result.extra.items():
+            roots[1].add(path.name, data, writes.kit_key(roots[1], result.loaded.path))
+    return [writes.plan_root(root, in_scope) for root in roots]
+
+
+def _scope(arguments: list[str]) -> Callable[[Path], bool]:
+    """Whether a kit path is one this build was asked about: named, or below a folder named."""
+    folders = [Path(a).resolve() for a in arguments if Path(a).is_dir()]
+    named = {kit_path(Path(a)) for a in arguments if not Path(a).is_dir()}
+    return lambda kit: kit in named or any(inside(kit, folder) for folder in folders)
+
+
+def _check(plans: list[writes.RootPlan], kits: int) -> int:
+    """Exit 1 with a diff when any generated file is stale or an orphan is left; write nothing."""
+    writes.preflight(plans)
+    stale = "".join(writes_diff for plan in plans if (writes_diff := stale_diff(plan.root.folder, plan.wanted())))
+    orphans = [(plan.root.folder / name, kit) for plan in plans for name, kit in plan.orphans.items()]
+    if stale:
+        sys.stdout.write(stale)
+    for path, kit in orphans:
+        print(
+            f"sandkit build --check: {path.as_posix()} is left over: {kit} no longer makes it "
+            "(`sandkit build` removes it)",
+            file=sys.stderr,
+        )
+    if stale or orphans:
+        print("sandkit build --check: generated files are stale; run `sandkit build`", file=sys.stderr)
+        return 1
+    print(f"sandkit build --check: {kits} kit(s) up to date")
     return 0

@@ -8,6 +8,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from sandkit.kits.reading import PathRefused, read_regular
+
 DO_NOT_EDIT = "Do not edit: change the kit and run `sandkit build`."
 
 
@@ -38,13 +40,29 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def stale_diff(folder: Path, files: Mapping[str, bytes]) -> str:
-    """A unified diff of what would change under ``folder``; empty when everything is current."""
+    """A unified diff of what would change under ``folder``; empty when everything is current.
+
+    What is on disk is read bounded and never through a final link, so a stale file that became a
+    link to a secret, a device or a huge file shows as changed without its content.
+    """
     chunks: list[str] = []
     for name in sorted(files):
         path = folder / name
         wanted = files[name].decode("utf-8", "replace").splitlines(keepends=True)
-        current = path.read_bytes().decode("utf-8", "replace").splitlines(keepends=True) if path.is_file() else []
-        if current != wanted:
+        found = _current(path, len(files[name]))
+        if found is None or found.splitlines(keepends=True) != wanted:
             shown = path.as_posix()
+            current = (found or "").splitlines(keepends=True)
             chunks.extend(difflib.unified_diff(current, wanted, fromfile=f"a/{shown}", tofile=f"b/{shown}"))
     return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
+
+
+def _current(path: Path, expected: int) -> str | None:
+    """The file's text when it is a regular file of at most ``expected`` bytes; None when absent."""
+    try:
+        data = read_regular(path, expected)
+    except PathRefused as exc:
+        return None if str(exc) == "not found" else f"({path.name} {exc})\n"
+    if len(data) > expected:
+        return f"({path.name} is larger than the generated file)\n"
+    return data.decode("utf-8", "replace")

@@ -17,6 +17,7 @@ from sandkit.kits.extends import load_merged
 from sandkit.kits.files import FILE_SYSTEM, KitFiles, PathRefused, repository_root
 from sandkit.kits.messages import dotted, explain
 from sandkit.kits.model import API_VERSION, Kit
+from sandkit.kits.reading import kit_path
 from sandkit.kits.yamlnodes import Node
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
@@ -75,7 +76,7 @@ def load_kit(
     display = display or path.as_posix()
     on_disk = files is FILE_SYSTEM
     if on_disk:
-        path = path.absolute().parent.resolve() / path.name
+        path = kit_path(path)
         files = KitFiles(root if root is not None else repository_root(path))
         try:
             files.check_inside(path.resolve(), "the kit file")

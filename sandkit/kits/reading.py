@@ -66,6 +66,11 @@ def read_regular(path: Path, limit: int) -> bytes:
         os.close(handle)
 
 
+def kit_path(path: Path) -> Path:
+    """A kit's absolute path with its folder's links resolved (the kit file itself may be a link)."""
+    return path.absolute().parent.resolve() / path.name
+
+
 def repository_root(kit: Path) -> Path:
     """The folder a kit may read from: the git top level above it, or its own folder outside git."""
     folder = kit.absolute().parent.resolve()

@@ -54,7 +54,7 @@ def test_folder_of_kits_builds_each_and_skips_mixins(tmp_path: Path) -> None:
         _kit(tmp_path, "second")
         (tmp_path / "mixin.yaml").write_text("apiVersion: sandkit/v1\nkind: Mixin\nname: m\n")
         assert main(["build", ".", "-o", "out", "-q"]) == 0
-        assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["first", "second"]
+        assert sorted(p.name for p in (tmp_path / "out").iterdir() if p.is_dir()) == ["first", "second"]
 
 
 def test_strict_fails_on_unsupported_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
