@@ -10,6 +10,8 @@ import fnmatch
 import re
 from typing import NamedTuple
 
+from sandkit.agents import CATALOGUE, unique
+
 KIT = "kit"
 COMPOSE = "compose"
 KUBERNETES = "kubernetes"
@@ -62,61 +64,10 @@ class Kind(NamedTuple):
     syntax: str  # yaml | json | toml | dockerfile | shell | makefile | justfile | env | text
 
 
-# Agent files, as lower-case glob patterns over the path relative to the scan root.
-# Instruction files are prose the agent reads; config files are settings it obeys.
-AGENT_INSTRUCTION_PATTERNS = (
-    "claude.md",
-    "claude.local.md",
-    "agents.md",
-    "agent.md",
-    "gemini.md",
-    "skill.md",
-    ".cursorrules",
-    ".windsurfrules",
-    ".clinerules",
-    ".clinerules/*",
-    ".cursor/rules/*",
-    ".github/copilot-instructions.md",
-    "*.instructions.md",
-    ".github/prompts/*.prompt.md",
-    ".claude/commands/*",
-    ".claude/agents/*",
-    ".claude/skills/*",
-    ".roo/*",
-    ".continue/*",
-    ".windsurf/rules/*",
-    ".kiro/steering/*",
-    ".amazonq/rules/*",
-    ".junie/guidelines.md",
-    ".gemini/styleguide.md",
-    "conventions.md",
-)
-AGENT_CONFIG_PATTERNS = (
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".claude.json",
-    ".mcp.json",
-    "mcp.json",
-    ".cursor/*.json",
-    ".vscode/settings.json",
-    ".vscode/tasks.json",
-    ".vscode/mcp.json",
-    ".vscode/launch.json",
-    ".gemini/settings.json",
-    ".codex/config.toml",
-    ".continue/config.json",
-    ".continue/config.yaml",
-    ".continue/mcpservers/*",
-    ".roo/mcp.json",
-    ".kiro/settings/mcp.json",
-    ".amazonq/mcp.json",
-    ".aider.conf.yml",
-    "opencode.json",
-    "claude_desktop_config.json",
-    ".windsurf/mcp.json",
-    ".zed/settings.json",
-    "*.code-workspace",
-)
+# Agent files, as lower-case glob patterns over the path relative to the scan root, from the
+# agent catalogue. Instruction files are prose the agent reads; config files are settings it obeys.
+AGENT_INSTRUCTION_PATTERNS = unique([pattern for agent in CATALOGUE for pattern in agent.instruction_files])
+AGENT_CONFIG_PATTERNS = unique([pattern for agent in CATALOGUE for pattern in agent.config_files])
 _SHELL_EXTENSIONS = (".sh", ".bash", ".zsh", ".ksh", ".envrc")
 _NOT_DOCKERFILE = (
     ".md",

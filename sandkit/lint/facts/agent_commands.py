@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sandkit.agents import CATALOGUE
 from sandkit.lint.syntax.shell import Word
 
 #: Downloading code and running it in one go: ``curl ... | sh``, ``bash <(curl ...)``,
@@ -18,56 +19,27 @@ FETCH_RUN = re.compile(
     r"<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-)|"
     r"\beval\s+\"?\$\(\s*(?:curl|wget)\b"
 )
-_AGENTS = frozenset(
-    {
-        "claude",
-        "codex",
-        "gemini",
-        "aider",
-        "cursor-agent",
-        "copilot",
-        "goose",
-        "opencode",
-        "amp",
-        "qwen",
-        "q",
-        "agy",
-        "crush",
-        "cline",
-        "kiro",
-        "kiro-cli",
-        "openhands",
-        "auggie",
-        "@anthropic-ai/claude-code",
-        "@openai/codex",
-        "@google/gemini-cli",
-        "@github/copilot",
-        "aider-chat",
-        "@sourcegraph/amp",
-        "opencode-ai",
-    }
-)
-# Flags that turn approval (or the agent's own sandbox) off, by themselves.
-_ALWAYS = {
-    "--dangerously-skip-permissions": "skips every permission prompt",
-    "--dangerously-bypass-approvals-and-sandbox": "bypasses approvals and the sandbox",
-    "--yolo": "approves every tool call",
-    "--full-auto": "runs commands without approval",
-    "--yes-always": "answers yes to every confirmation",
-    "--allow-all-tools": "allows every tool without asking",
-    "--trust-all-tools": "trusts every tool",
-    "--dangerously-allow-all": "allows everything",
+# Built from the agent catalogue (sandkit/agents.py). A flag of any agent counts on any agent's
+# command line (wrappers pass flags through); the short yes-flags only count for their own agent.
+AGENT_NAMES = frozenset(name for agent in CATALOGUE for name in agent.names)
+_NEEDS_ARGUMENTS = frozenset(name for agent in CATALOGUE for name in agent.needs_arguments)
+#: Flags that turn approval (or the agent's own sandbox) off by themselves: flag -> what it does.
+ALWAYS = {
+    spelling: flag.does
+    for agent in CATALOGUE
+    for flag in agent.approval_flags
+    if not flag.values
+    for spelling in flag.spellings
 }
-# Flags whose value decides: flag -> {dangerous value: what it does}.
-_VALUED = {
-    "--permission-mode": {"bypassPermissions": "bypasses permission checks"},
-    "--approval-mode": {"yolo": "approves every tool call"},
-    "--sandbox": {"danger-full-access": "turns the agent's sandbox off"},
-    "-s": {"danger-full-access": "turns the agent's sandbox off"},
-    "--ask-for-approval": {"never": "never asks for approval"},
-    "-a": {"never": "never asks for approval"},
+#: Flags whose value decides: flag -> {dangerous value: what it does}.
+VALUED = {
+    spelling: flag.values
+    for agent in CATALOGUE
+    for flag in agent.approval_flags
+    if flag.values
+    for spelling in flag.spellings
 }
-_SHORT_YES = {"gemini": "-y", "qwen": "-y", "cursor-agent": "-f"}
+_YES_FLAGS = {name: agent.yes_flags for agent in CATALOGUE for name in agent.names if agent.yes_flags}
 
 
 def dangerous_flags(words: list[Word]) -> Iterator[tuple[Word, str, str]]:
@@ -77,18 +49,18 @@ def dangerous_flags(words: list[Word]) -> Iterator[tuple[Word, str, str]]:
         text = word.text
         base = text.rsplit("/", 1)[-1].split("@", 1)[0] if not text.startswith("@") else "@" + text[1:].split("@", 1)[0]
         if not agent:
-            if base in _AGENTS and (base != "q" or index + 1 < len(words)):
+            if base in AGENT_NAMES and (base not in _NEEDS_ARGUMENTS or index + 1 < len(words)):
                 agent = base
             continue
         if text in ("&&", "||", ";"):
             agent = ""
             continue
         flag, eq, value = text.partition("=")
-        if flag in _ALWAYS:
-            yield word, agent, _ALWAYS[flag]
-        elif flag in _VALUED:
+        if flag in ALWAYS:
+            yield word, agent, ALWAYS[flag]
+        elif flag in VALUED:
             value = value if eq else (words[index + 1].text if index + 1 < len(words) else "")
-            if value in _VALUED[flag]:
-                yield word, agent, f"{flag} {value} {_VALUED[flag][value]}"
-        elif _SHORT_YES.get(agent) == text:
+            if value in VALUED[flag]:
+                yield word, agent, f"{flag} {value} {VALUED[flag][value]}"
+        elif text in _YES_FLAGS.get(agent, ()):
             yield word, agent, "approves every tool call"

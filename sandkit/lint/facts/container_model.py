@@ -5,12 +5,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sandkit.agents import CATALOGUE
 from sandkit.lint.syntax.tree import Pos
 
+#: Words that name a coding agent in an image, container name or command: each agent's own (from
+#: the catalogue), and the generic names agent images go by.
 _AGENT_WORDS = re.compile(
-    r"(?i)(?<![a-z])(claude(-code)?|codex|aider|openhands|opendevin|gemini(-cli)?|goose|opencode|"
-    r"cline|copilot|cursor-agent|swe-?agent|open-?interpreter|(?:coding|ai|llm)[-_]agent|"
-    r"agent[-_]sandbox)(?![a-z])"
+    r"(?i)(?<![a-z])("
+    + "|".join(
+        [
+            *(word for agent in CATALOGUE for word in agent.image_words),
+            r"(?:coding|ai|llm)[-_]agent",
+            r"agent[-_]sandbox",
+        ]
+    )
+    + r")(?![a-z])"
 )
 
 

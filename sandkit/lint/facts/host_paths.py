@@ -11,6 +11,8 @@ import ipaddress
 import posixpath
 import re
 
+from sandkit.agents import CATALOGUE
+
 _HOME_VARS = {"HOME", "USERPROFILE"}
 _RUNTIME_VARS = {"XDG_RUNTIME_DIR"}
 _BRACED = re.compile(r"\$\{(?:localEnv:|env:)?(\w+)(?:(:?[-=?+]|:)([^}]*))?\}")
@@ -72,7 +74,8 @@ CREDENTIAL_PATHS = (
     "~/.cargo/credentials.toml",
     "~/.config/hub",
     "~/.gem/credentials",
-    "~/.claude/.credentials.json",
+    # and the credential files coding agents leave in a home folder (the agent catalogue)
+    *(path for agent in CATALOGUE for path in agent.credential_files),
 )
 # Files inside ~/.ssh that hold nothing secret (public keys, host keys, client settings).
 HARMLESS_SSH = re.compile(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")

@@ -4,7 +4,8 @@ Claude Code (.mcp.json, .claude.json, claude_desktop_config.json), Cursor, Winds
 Kiro, Amazon Q and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.json,
 ``mcp.servers`` in settings), Codex (``[mcp_servers.NAME]`` in .codex/config.toml), Continue
 (``mcpServers`` as a list), opencode (``mcp`` with a command list) and Zed
-(``context_servers``) all reduce to the same record.
+(``context_servers``) all reduce to the same record. The keys come from each agent's
+``mcp`` entry in the agent catalogue (:mod:`sandkit.agents`).
 """
 
 from __future__ import annotations
@@ -13,11 +14,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandkit.agents import CATALOGUE, unique
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
 
-_SERVER_TABLES = ("mcpServers", "mcp_servers", "servers", "mcp", "context_servers")
-_URL_KEYS = ("url", "serverUrl", "httpUrl", "uri")
+# The keys every agent of the catalogue uses (sandkit/agents.py), and "uri", which configs write too.
+_MCP = [agent.mcp for agent in CATALOGUE if agent.mcp is not None]
+_SERVER_TABLES = unique([key for mcp in _MCP for key in mcp.tables])
+_URL_KEYS = unique([*(key for mcp in _MCP for key in mcp.url), "uri"])  # the last one present wins
+_ENV_KEYS = unique([key for mcp in _MCP for key in mcp.env])  # env and headers alike
 
 
 @dataclass
@@ -92,7 +97,7 @@ def _server(name: str, spec: PMap, pos: Pos) -> McpServer:
         server.args += [
             Item("", str(a), args.pos_of(i)) for i, a in enumerate(args) if isinstance(a, str | int | float)
         ]
-    for key in ("env", "environment", "headers", "http_headers", "env_vars"):
+    for key in _ENV_KEYS:
         table = spec.get(key)
         if isinstance(table, PMap):
             for env_name, env_value in table.items():

@@ -7,8 +7,9 @@ Adding a family
     Create ``sandkit/lint/rules/<family>.py``. Every module in this package is a family and is
     imported by :func:`sandkit.lint.registry.all_rules`; nothing else to wire. A family never
     imports another family: what two families share (reading containers, MCP servers,
-    workflows, host paths, secret values) lives in :mod:`sandkit.lint.facts`.
-    ``tests/lint/test_architecture.py`` checks it.
+    workflows, host paths, secret values) lives in :mod:`sandkit.lint.facts`, and what the
+    linter knows about each coding agent (its files, flags, MCP keys, credential files) in the
+    agent catalogue, :mod:`sandkit.agents`. ``tests/lint/test_architecture.py`` checks the first.
 
 Writing a rule
     A rule is a pure function from a parsed file to hits, registered with a decorator::

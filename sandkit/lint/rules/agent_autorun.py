@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sandkit.agents import by_name
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import dangerous_flags
 from sandkit.lint.facts.containers import containers
@@ -40,8 +41,11 @@ def _name(file: SourceFile) -> str:
     return file.path.lower().rsplit("/", 1)[-1]
 
 
+_CLAUDE_SETTINGS = tuple(f"/{name}" for name in by_name("Claude Code").settings_files)
+
+
 def _is_claude_settings(file: SourceFile) -> bool:
-    return "/.claude/settings" in f"/{file.path.lower()}"
+    return f"/{file.path.lower()}".endswith(_CLAUDE_SETTINGS)
 
 
 @rule(

@@ -1,0 +1,292 @@
+"""The coding agents sandkit knows: one record per agent, read by the linter and checked against
+the bundled presets.
+
+A record says how an agent is started (command names, packages), which flags turn its approval
+prompts or its own sandbox off, which files it reads as instructions and obeys as settings, where
+it keeps MCP servers, which credential files it leaves in a home folder, and, for an agent with a
+bundled preset, the API hosts and key variables it needs. The linter's file kinds
+(:mod:`sandkit.lint.kinds`), its agent command lines, MCP server reader, container and host-path
+facts are built from these records; ``tests/test_agents.py`` checks each preset against its record.
+Adding an agent is one record here plus tests (CONTRIBUTING.md, "Add an agent").
+
+Patterns are lower-case globs over a path relative to the scan root, and match below any folder
+(``claude.md`` matches ``docs/CLAUDE.md``); ``*`` crosses folders. This module imports nothing
+heavy: the linter loads it on every run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ApprovalFlag:
+    """A command-line flag that turns an agent's approval prompts, or its own sandbox, off.
+
+    With no ``values`` the flag does it by itself, and ``does`` says what it does; with
+    ``values`` only those values do (value -> what it does). ``accepted`` lists every value the
+    agent takes, safe ones included, so a preset's choice can be checked; ``aliases`` are other
+    spellings of the same flag.
+    """
+
+    flag: str
+    does: str = ""
+    values: dict[str, str] = field(default_factory=dict, hash=False)
+    aliases: tuple[str, ...] = ()
+    accepted: tuple[str, ...] = ()
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        return (self.flag, *self.aliases)
+
+
+@dataclass(frozen=True)
+class McpKeys:
+    """Where an agent's config keeps MCP servers: the table key, and keys inside one server."""
+
+    tables: tuple[str, ...] = ("mcpServers",)
+    url: tuple[str, ...] = ("url",)
+    env: tuple[str, ...] = ("env",)
+
+
+@dataclass(frozen=True)
+class Agent:
+    """What sandkit knows about one coding agent (or an editor that hosts one)."""
+
+    name: str
+    #: The bundled preset (``sandkit/kits/presets/<preset>.yaml``) that runs it, if any.
+    preset: str = ""
+    #: Executables that start it, and the npm or PyPI packages that do (``npx <package>``).
+    commands: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()
+    #: Commands that only count as the agent when more words follow (a bare ``q`` is too common).
+    needs_arguments: tuple[str, ...] = ()
+    approval_flags: tuple[ApprovalFlag, ...] = ()
+    #: Short flags that approve every tool call for this agent only (``-y`` means other things elsewhere).
+    yes_flags: tuple[str, ...] = ()
+    #: Prose it reads as its user's instructions, and configuration it obeys.
+    instruction_files: tuple[str, ...] = ()
+    config_files: tuple[str, ...] = ()
+    #: Its own settings files among ``config_files`` (hooks, helpers, permissions).
+    settings_files: tuple[str, ...] = ()
+    mcp: McpKeys | None = None
+    #: Credential files it writes in the home folder, as ``~/...``.
+    credential_files: tuple[str, ...] = ()
+    #: Regular-expression words that name it in an image, container name or command.
+    image_words: tuple[str, ...] = ()
+    #: For a preset: the API hosts it must reach, and the variables that hold its API key.
+    api_hosts: tuple[str, ...] = ()
+    api_key_variables: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every word that starts it on a command line: commands, then packages."""
+        return (*self.commands, *self.packages)
+
+
+_NEVER_ASKS = "approves every tool call"
+
+CATALOGUE: tuple[Agent, ...] = (
+    Agent(
+        "Claude Code",
+        preset="claude-code",
+        commands=("claude",),
+        packages=("@anthropic-ai/claude-code",),
+        approval_flags=(
+            ApprovalFlag("--dangerously-skip-permissions", "skips every permission prompt"),
+            ApprovalFlag(
+                "--permission-mode",
+                values={"bypassPermissions": "bypasses permission checks"},
+                accepted=("acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"),
+            ),
+        ),
+        instruction_files=(
+            "claude.md",
+            "claude.local.md",
+            "skill.md",
+            ".claude/commands/*",
+            ".claude/agents/*",
+            ".claude/skills/*",
+        ),
+        config_files=(".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".mcp.json"),
+        settings_files=(".claude/settings.json", ".claude/settings.local.json"),
+        mcp=McpKeys(env=("env", "headers")),
+        credential_files=("~/.claude/.credentials.json",),
+        image_words=("claude(-code)?",),
+        api_hosts=("api.anthropic.com",),
+        api_key_variables=("ANTHROPIC_API_KEY",),
+    ),
+    Agent("Claude Desktop", config_files=("claude_desktop_config.json",), mcp=McpKeys()),
+    Agent(
+        "Codex CLI",
+        preset="codex",
+        commands=("codex",),
+        packages=("@openai/codex",),
+        approval_flags=(
+            ApprovalFlag("--dangerously-bypass-approvals-and-sandbox", "bypasses approvals and the sandbox"),
+            ApprovalFlag("--full-auto", "runs commands without approval"),
+            ApprovalFlag(
+                "--sandbox",
+                values={"danger-full-access": "turns the agent's sandbox off"},
+                aliases=("-s",),
+                accepted=("read-only", "workspace-write", "danger-full-access"),
+            ),
+            ApprovalFlag(
+                "--ask-for-approval",
+                values={"never": "never asks for approval"},
+                aliases=("-a",),
+                accepted=("untrusted", "on-failure", "on-request", "never"),
+            ),
+        ),
+        instruction_files=("agents.md",),
+        config_files=(".codex/config.toml",),
+        mcp=McpKeys(tables=("mcp_servers",), env=("env", "http_headers", "env_vars")),
+        image_words=("codex",),
+        api_hosts=("api.openai.com",),
+        api_key_variables=("CODEX_API_KEY", "OPENAI_API_KEY"),
+    ),
+    Agent(
+        "Gemini CLI",
+        preset="gemini-cli",
+        commands=("gemini",),
+        packages=("@google/gemini-cli",),
+        approval_flags=(
+            ApprovalFlag("--yolo", _NEVER_ASKS),
+            ApprovalFlag(
+                "--approval-mode", values={"yolo": _NEVER_ASKS}, accepted=("default", "auto_edit", "yolo", "plan")
+            ),
+        ),
+        yes_flags=("-y",),
+        instruction_files=("gemini.md",),
+        config_files=(".gemini/settings.json",),
+        mcp=McpKeys(url=("url", "httpUrl")),
+        image_words=("gemini(-cli)?",),
+        api_hosts=("generativelanguage.googleapis.com",),
+        api_key_variables=("GEMINI_API_KEY",),
+    ),
+    Agent("Gemini Code Assist", instruction_files=(".gemini/styleguide.md",)),
+    Agent(
+        "Aider",
+        preset="aider",
+        commands=("aider",),
+        packages=("aider-chat",),
+        approval_flags=(ApprovalFlag("--yes-always", "answers yes to every confirmation"),),
+        instruction_files=("conventions.md",),
+        config_files=(".aider.conf.yml",),
+        image_words=("aider",),
+        api_hosts=("api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com"),
+        api_key_variables=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY"),
+    ),
+    Agent(
+        "OpenHands",
+        preset="openhands",
+        commands=("openhands",),
+        packages=("openhands",),
+        instruction_files=("agents.md",),
+        image_words=("openhands", "opendevin"),
+        api_hosts=("api.anthropic.com",),
+        api_key_variables=("LLM_API_KEY",),
+    ),
+    Agent(
+        "Cursor",
+        commands=("cursor-agent",),
+        yes_flags=("-f",),
+        instruction_files=(".cursorrules", ".cursor/rules/*"),
+        config_files=(".cursor/*.json",),
+        mcp=McpKeys(),
+        image_words=("cursor-agent",),
+    ),
+    Agent(
+        "GitHub Copilot",
+        commands=("copilot",),
+        packages=("@github/copilot",),
+        approval_flags=(ApprovalFlag("--allow-all-tools", "allows every tool without asking"),),
+        instruction_files=(".github/copilot-instructions.md", "*.instructions.md", ".github/prompts/*.prompt.md"),
+        image_words=("copilot",),
+    ),
+    Agent(
+        "VS Code",
+        config_files=(
+            ".vscode/settings.json",
+            ".vscode/tasks.json",
+            ".vscode/mcp.json",
+            ".vscode/launch.json",
+            "*.code-workspace",
+            "mcp.json",
+        ),
+        mcp=McpKeys(tables=("servers", "mcp"), env=("env", "headers")),
+    ),
+    Agent(
+        "Windsurf",
+        instruction_files=(".windsurfrules", ".windsurf/rules/*"),
+        config_files=(".windsurf/mcp.json",),
+        mcp=McpKeys(url=("serverUrl",)),
+    ),
+    Agent("Cline", commands=("cline",), instruction_files=(".clinerules", ".clinerules/*"), image_words=("cline",)),
+    Agent("Roo Code", instruction_files=(".roo/*",), config_files=(".roo/mcp.json",), mcp=McpKeys()),
+    Agent(
+        "Continue",
+        instruction_files=(".continue/*",),
+        config_files=(".continue/config.json", ".continue/config.yaml", ".continue/mcpservers/*"),
+        mcp=McpKeys(),
+    ),
+    Agent(
+        "Kiro",
+        commands=("kiro", "kiro-cli"),
+        approval_flags=(ApprovalFlag("--trust-all-tools", "trusts every tool"),),
+        instruction_files=(".kiro/steering/*",),
+        config_files=(".kiro/settings/mcp.json",),
+        mcp=McpKeys(),
+    ),
+    Agent(
+        "Amazon Q Developer",
+        commands=("q",),
+        needs_arguments=("q",),
+        approval_flags=(ApprovalFlag("--trust-all-tools", "trusts every tool"),),
+        instruction_files=(".amazonq/rules/*",),
+        config_files=(".amazonq/mcp.json",),
+        mcp=McpKeys(),
+    ),
+    Agent("Junie", instruction_files=(".junie/guidelines.md",)),
+    Agent("Goose", commands=("goose",), image_words=("goose",)),
+    Agent(
+        "opencode",
+        commands=("opencode",),
+        packages=("opencode-ai",),
+        config_files=("opencode.json",),
+        mcp=McpKeys(tables=("mcp",), env=("environment",)),
+        image_words=("opencode",),
+    ),
+    Agent(
+        "Amp",
+        commands=("amp",),
+        packages=("@sourcegraph/amp",),
+        approval_flags=(ApprovalFlag("--dangerously-allow-all", "allows everything"),),
+        instruction_files=("agent.md", "agents.md"),
+    ),
+    Agent("Qwen Code", commands=("qwen",), approval_flags=(ApprovalFlag("--yolo", _NEVER_ASKS),), yes_flags=("-y",)),
+    Agent("Antigravity", commands=("agy",)),
+    Agent("Crush", commands=("crush",)),
+    Agent("Auggie", commands=("auggie",)),
+    Agent("Zed", config_files=(".zed/settings.json",), mcp=McpKeys(tables=("context_servers",))),
+    Agent("SWE-agent", image_words=("swe-?agent",)),
+    Agent("Open Interpreter", image_words=("open-?interpreter",)),
+)
+
+
+def by_name(name: str) -> Agent:
+    """The record called ``name`` (a KeyError names a typo at import time, not a silent miss)."""
+    for agent in CATALOGUE:
+        if agent.name == name:
+            return agent
+    raise KeyError(name)
+
+
+def by_preset(name: str) -> Agent | None:
+    """The record of the agent a bundled preset runs."""
+    return next((agent for agent in CATALOGUE if agent.preset == name), None)
+
+
+def unique(values: list[str]) -> tuple[str, ...]:
+    """``values`` without repeats, in first-seen order (the catalogue's order decides)."""
+    return tuple(dict.fromkeys(values))
