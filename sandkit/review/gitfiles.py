@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -75,6 +75,8 @@ class Blobs:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
+        #: Parsed kits by object id: a blob both revisions share is parsed once (copies are handed out).
+        self.parsed: dict[str, Node] = {}
 
     def _proc(self, mode: str) -> subprocess.Popen[bytes]:
         if mode not in self._procs:
@@ -179,6 +181,17 @@ def index_entries(repo: Path) -> tuple[dict[str, Entry], set[str], set[str]]:
     return entries, folders, unmerged
 
 
+def _relabelled(node: Node, display: str) -> Node:
+    """A copy of a parsed tree whose every place names ``display`` (the loader rewrites the copy it gets)."""
+    value = node.value
+    if isinstance(value, dict):
+        value = {key: _relabelled(child, display) for key, child in value.items()}
+    elif isinstance(value, list):
+        value = [_relabelled(child, display) for child in value]
+    key_loc = replace(node.key_loc, path=display) if node.key_loc else None
+    return Node(value, replace(node.loc, path=display), key_loc)
+
+
 class GitFiles(KitFiles):
     """A revision's files, seen by the loader as if below ``root``; nothing outside it exists."""
 
@@ -263,12 +276,17 @@ class GitFiles(KitFiles):
             raise KitError([Problem(Location(display), f"file not found in {self.label}")])
         if not entry.regular:
             raise KitError([Problem(Location(display), f"not a regular file in {self.label} (git mode {entry.mode})")])
+        cached = self.blobs.parsed.get(entry.sha)
+        if cached is not None:
+            return _relabelled(cached, display)
         size, data = self.blobs.read(entry.sha, MAX_BYTES)
         if size > MAX_BYTES:
             raise KitError(
                 [Problem(Location(display), f"file is {size} bytes; a kit may be at most {MAX_BYTES} bytes")]
             )
-        return nodes_from_bytes(data, display)
+        nodes = nodes_from_bytes(data, display)
+        self.blobs.parsed[entry.sha] = _relabelled(nodes, display)
+        return nodes
 
     def display(self, path: Path) -> str:
         inside = self.relative(path)
