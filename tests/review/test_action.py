@@ -180,9 +180,24 @@ def _review(
     workspace.mkdir(exist_ok=True)
     (runner_temp / "step-summary.md").write_text("")
     env = {"GITHUB_API_URL": api.url, "GITHUB_REPOSITORY": "acme/app"}
-    return run_action(
-        REPO / "action.yml", {"mode": "review", **inputs}, _github(server, head_repo), runner_temp, workspace, env
+    installed = {"install": {"venv": str(runner_temp / "sandkit-venv")}} if _INSTALLED else None
+    result = run_action(
+        REPO / "action.yml",
+        {"mode": "review", **inputs},
+        _github(server, head_repo),
+        runner_temp,
+        workspace,
+        env,
+        installed,
     )
+    if result.codes.get("install") == 0:
+        _INSTALLED.append(True)
+    return result
+
+
+#: Set once the install step ran for real: later runs reuse its virtual environment (a new runner
+#: would install again; the install itself is what the first run tests).
+_INSTALLED: list[bool] = []
 
 
 @pytest.mark.slow
