@@ -236,6 +236,14 @@ def test_a_forks_pull_request_gets_the_job_summary(
     assert "no comment could be posted" in refused.logs[[k for k in refused.logs][-1]]
 
 
+def test_the_token_reaches_git_only_through_its_environment() -> None:
+    steps = {s.get("id"): s for s in YAML(typ="safe").load((REPO / "action.yml").read_text())["runs"]["steps"]}
+    fetch = steps["fetch"]["run"]
+    assert "GIT_CONFIG_VALUE_0" in fetch and "add-mask" in fetch
+    assert " -c " not in fetch and "extraheader=" not in fetch  # never `git -c http.extraheader=...`
+    assert all("TOKEN" not in line for line in fetch.splitlines() if line.strip().startswith("git "))
+
+
 def test_expressions_the_runner_understands() -> None:
     context = {
         "inputs": {"mode": "review", "base": ""},

@@ -176,3 +176,13 @@ def test_a_revision_that_is_also_a_path_is_ambiguous(repo: Repo, capsys: pytest.
         assert sandkit(root, capsys, "diff", "main", "change", "./kits/net.yaml")[0] == 0
     finally:
         run_git(root, "branch", "-D", "kits")
+
+
+def test_the_default_base_follows_origins_default_branch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    upstream, base, _ = make_repo(tmp_path)
+    clone = tmp_path / "clone"
+    run_git(tmp_path, "clone", "-q", "--branch", "change", str(upstream), str(clone))
+    assert run_git(clone, "branch") == "* change"  # no local main: only origin's tells the default branch
+    run_git(clone, "remote", "set-head", "origin", "main")
+    report = _report((clone, "", ""), capsys)
+    assert report["base"]["title"] == f"{base[:12]} (the merge base of HEAD and origin/main)"
