@@ -59,7 +59,8 @@ def compile_kit(
     rows: dict[str, dict[str, Fidelity]] = {}
     for name in targets:
         target = REGISTRY[name]
-        context = RenderContext(folder, {required: rendered[required] for required in target.REQUIRES})
+        inputs = {required: rendered[required] for required in target.REQUIRES}
+        context = RenderContext(folder, inputs, loaded.root)
         rendered[name] = target.render(plan, context)
         files.update(rendered[name])
         for row in target.fidelity(plan):

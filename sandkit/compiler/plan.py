@@ -9,6 +9,9 @@ A new fact a target needs is a field here, filled in make_plan(); a target's own
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -119,8 +122,14 @@ class ActionsSettings:
 @dataclass(frozen=True)
 class Plan:
     name: str
+    #: The kit as the user named it (for messages).
     kit_display: str
+    #: The kit's path from its repository's top folder (for headers: the same from any folder).
+    kit_path: str
+    #: The sha256 of the kit file's bytes: the header's "kit sha256" line.
     kit_sha256: str
+    #: The sha256 of the normalised kit (comments, layout and key order aside): names the images.
+    config_sha256: str
     version: str
     base_image: str
     debian_like: bool
@@ -167,7 +176,7 @@ class Plan:
 
     @property
     def image_tag(self) -> str:
-        return f"sandkit/{self.name}:{self.kit_sha256[:12]}"
+        return f"sandkit/{self.name}:{self.config_sha256[:12]}"
 
     @property
     def proxy_url(self) -> str:
@@ -175,7 +184,7 @@ class Plan:
 
     @property
     def header_fields(self) -> tuple[str, str, str]:
-        return self.version, self.kit_display, self.kit_sha256
+        return self.version, self.kit_path, self.kit_sha256
 
 
 def _destination(entry: str) -> Destination:
@@ -236,6 +245,27 @@ def _triggers(triggers: list[Trigger]) -> Triggers:
     )
 
 
+def config_digest(loaded: LoadedKit) -> str:
+    """The sha256 of the kit as sandkit understands it: the validated, merged model with every file it
+    names replaced by its name and content digest, and the sandkit version. Comments, quoting, key
+    order and where the repository lies on disk do not change it; anything that changes an image does.
+    """
+    kit = loaded.kit.model_dump(mode="json", by_alias=True)
+    files = [
+        {**spec, "source": _content(spec["source"], loaded)} if spec.get("source") else spec for spec in kit["files"]
+    ]
+    image = {**kit["image"], "ca_certificates": [_content(c, loaded) for c in kit["image"]["ca_certificates"]]}
+    workspace = dict(kit["workspace"])
+    if workspace.get("source") and loaded.root is not None:
+        workspace["source"] = Path(os.path.relpath(workspace["source"], loaded.root)).as_posix()
+    normal = {"sandkit": __version__, "kit": {**kit, "files": files, "image": image, "workspace": workspace}}
+    return hashlib.sha256(json.dumps(normal, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+def _content(source: str, loaded: LoadedKit) -> str:
+    return f"{PurePosixPath(source).name} sha256:{hashlib.sha256(loaded.sources[source]).hexdigest()}"
+
+
 def make_plan(loaded: LoadedKit) -> Plan:
     """Normalise a validated kit into the plan every target renders."""
     kit = loaded.kit
@@ -249,7 +279,9 @@ def make_plan(loaded: LoadedKit) -> Plan:
     return Plan(
         name=kit.name,
         kit_display=loaded.display,
+        kit_path=loaded.relative_path,
         kit_sha256=loaded.sha256,
+        config_sha256=config_digest(loaded),
         version=__version__,
         base_image=kit.image.base,
         debian_like=debian_like,

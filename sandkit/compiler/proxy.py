@@ -24,8 +24,8 @@ def squid_match(destination: Destination) -> str:
 
 
 def proxy_image(plan: Plan) -> str:
-    """The proxy image's tag: the kit's name and the first 12 hex digits of its sha256."""
-    return f"sandkit/{plan.name}-egress:{plan.kit_sha256[:12]}"
+    """The proxy image's tag: the kit's name and the first 12 hex digits of its normalised sha256."""
+    return f"sandkit/{plan.name}-egress:{plan.config_sha256[:12]}"
 
 
 def proxy_files(plan: Plan, header: str) -> dict[str, str]:

@@ -42,6 +42,8 @@ class RenderContext:
     output_folder: Path
     #: Target name to the files it rendered, for exactly the targets this one REQUIRES.
     inputs: Mapping[str, Mapping[str, bytes]] = field(default_factory=dict)
+    #: The kit's repository (its git top level, its folder outside git, or --root), when on disk.
+    repository_root: Path | None = None
 
     def files_of(self, target: str) -> Mapping[str, bytes]:
         """The files ``target`` rendered for this kit; only a target named in REQUIRES is there."""

@@ -39,10 +39,10 @@ def _compile(kit: Kit) -> KitOutput:
 
 
 def _normalised(out: KitOutput) -> str:
-    """The workflow with the kit's path and sha256 (header, image tags) blanked."""
-    sha = out.plan.kit_sha256
-    text = out.files[WORKFLOW].decode().replace(out.plan.kit_display, "KIT")
-    return text.replace(sha, "SHA").replace(sha[:12], "SHA12")
+    """The workflow with the kit's path, its sha256 (header) and its normalised sha256 (image tags) blanked."""
+    sha, config = out.plan.kit_sha256, out.plan.config_sha256
+    text = out.files[WORKFLOW].decode().replace(out.plan.kit_path, "KIT")
+    return text.replace(sha, "SHA").replace(sha[:12], "SHA12").replace(config[:12], "CONFIG12")
 
 
 BASELINE = _compile(_kit(dict.fromkeys(["text", "env", "install", "startup", "arg"], "plain")))

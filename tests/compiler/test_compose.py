@@ -78,7 +78,7 @@ def test_the_agent_service_is_hardened_and_bounded(tmp_path: Path, variant: str)
         f"/home/agent:rw,nosuid,nodev,size={size},uid=1234,gid=1234,mode=0700",
     ]
     assert agent["build"] == {"context": ".", "dockerfile": "Dockerfile", "secrets": ["NPM_TOKEN"]}
-    assert agent["image"] == f"sandkit/composed:{out.plan.kit_sha256[:12]}"
+    assert agent["image"] == f"sandkit/composed:{out.plan.config_sha256[:12]}"
     assert ("runtime" in agent) is (variant == "none") and agent.get("runtime", "runsc") == "runsc"
 
 

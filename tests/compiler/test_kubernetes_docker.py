@@ -152,7 +152,7 @@ def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
         (out.folder / relative).write_bytes(data)
     docs = _manifests(out)
     inside, outside, server, proxy = f"{name}-inside", f"{name}-outside", f"{name}-gitsrv", f"{name}-proxy"
-    proxy_tag = f"sandkit/{name}-egress:{out.plan.kit_sha256[:12]}"
+    proxy_tag = f"sandkit/{name}-egress:{out.plan.config_sha256[:12]}"
     try:
         _docker("buildx", "build", "--load", "-q", "-t", out.plan.image_tag, str(out.folder))
         _docker("buildx", "build", "--load", "-q", "-t", proxy_tag, str(out.folder / "egress"))

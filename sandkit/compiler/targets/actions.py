@@ -362,12 +362,14 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
 
 
 def sandbox_folder(plan: Plan, context: RenderContext) -> str:
-    """The kit's output folder relative to the repository root (the nearest folder holding .git)."""
+    """The kit's output folder relative to the repository root: the nearest folder above it holding
+    .git; outside git the kit's own top folder when the output lies below it, else the output's
+    parent. Never the working folder, so the workflow is the same wherever the build runs."""
     folder = context.output_folder.resolve()
     root = next((p for p in (folder, *folder.parents) if (p / ".git").exists()), None)
     if root is None:
-        cwd = Path.cwd().resolve()
-        root = cwd if folder.is_relative_to(cwd) else folder.parent
+        kits = context.repository_root
+        root = kits if kits is not None and folder.is_relative_to(kits) else folder.parent
     relative = Path(os.path.relpath(folder, root)).as_posix()
     return _literal(plan, relative, "the output folder (-o)")
 

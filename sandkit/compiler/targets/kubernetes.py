@@ -332,7 +332,10 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
 
 def _pod_template(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
     return {
-        "metadata": {"labels": _labels(plan, AGENT_ROLE), "annotations": {"sandkit.dev/kit-sha256": plan.kit_sha256}},
+        "metadata": {
+            "labels": _labels(plan, AGENT_ROLE),
+            "annotations": {"sandkit.dev/config-sha256": plan.config_sha256},
+        },
         "spec": agent_pod_spec(plan, entries),
     }
 
