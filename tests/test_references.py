@@ -169,3 +169,20 @@ def test_contributing_names_real_files_and_commands() -> None:
     assert top_level and all((REPO / name).is_file() for name in top_level), top_level
     used = {word for snippet in code for word in re.findall(r"(?<![\w/.-])sandkit ([a-z]+)", snippet)}
     assert used and used <= _subcommands(), used - _subcommands()
+
+
+def test_contributing_says_how_to_regenerate_every_generated_file() -> None:
+    """Each test that rewrites what it checks under SANDKIT_UPDATE_GOLDEN=1 is run by a command in
+    CONTRIBUTING.md's table of generated files."""
+    commands = re.findall(
+        r"SANDKIT_UPDATE_GOLDEN=1 python3 -m pytest ([\w/.]+)", CONTRIBUTING.read_text(encoding="utf-8")
+    )
+    regenerating = [
+        path.relative_to(REPO).as_posix()
+        for path in sorted((REPO / "tests").rglob("*.py"))
+        if path.name not in ("generated.py", Path(__file__).name)
+        and re.search(r"SANDKIT_UPDATE_GOLDEN|check_generated_section\(", path.read_text())
+    ]
+    assert regenerating and commands
+    missing = [test for test in regenerating if not any(test.startswith(command) for command in commands)]
+    assert missing == [], f"add a row to the table of generated files in CONTRIBUTING.md for {missing}"
