@@ -95,20 +95,22 @@ class SourceFile:
             raise value
         return value
 
-    def walk(self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None) -> Iterator[Node]:
+    def walk(
+        self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None, sequences: bool = True
+    ) -> Iterator[Node]:
         """Every mapping and sequence under ``root`` (by default, in each document), each once.
 
         See :func:`sandkit.lint.syntax.tree.walk`; every walk of the file draws on one budget,
         and the engine reports a bound that was met (SK005).
         """
         for top in self.documents if root is _DOCUMENTS else (root,):
-            yield from walk(top, self.budget, prune=prune, within=within)
+            yield from walk(top, self.budget, prune=prune, within=within, sequences=sequences)
 
     def mappings(
-        self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None
+        self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None, sequences: bool = True
     ) -> Iterator[PMap]:
         """The mappings :meth:`walk` visits (the usual question: which mapping has key X?)."""
-        for node in self.walk(root, prune=prune, within=within):
+        for node in self.walk(root, prune=prune, within=within, sequences=sequences):
             if isinstance(node, PMap):
                 yield node
 

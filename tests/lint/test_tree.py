@@ -43,6 +43,8 @@ def test_prune_keeps_out_of_named_keys_and_within_limits_the_levels() -> None:
     assert keys == [["env", "jobs"], ["j"], ["env", "steps"], ["run"]]
     shallow = [sorted(node) for node in walk(document, TreeBudget(), within=1) if isinstance(node, PMap)]
     assert shallow == [["env", "jobs"], ["A"], ["j"]]
+    tables = [sorted(node) for node in walk(document, TreeBudget(), sequences=False)]
+    assert tables == [["env", "jobs"], ["A"], ["deep"], ["j"], ["env", "steps"], ["B"]]  # not {run: x} in the list
 
 
 def test_a_subtree_past_the_depth_bound_is_skipped_and_the_walk_goes_on() -> None:

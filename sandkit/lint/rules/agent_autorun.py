@@ -11,18 +11,23 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from sandkit.agents import by_name
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import dangerous_flags
+from sandkit.lint.facts.agent_settings import (
+    approval_settings,
+    claude_settings,
+    editor_settings,
+    folder_open_tasks,
+    permissions,
+)
 from sandkit.lint.facts.containers import containers
 from sandkit.lint.facts.network import kit_egress
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Word, parse_commands
-from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
-_HELPERS = ("apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper")
 _BLANKET = re.compile(
     r"(?i)^(?:\*|bash|shell|bash\(\s*\*?\s*(?::\s*\*)?\s*\)|"
     r"shell\(\s*\*?\s*(?::\s*\*)?\s*\)|\w+\(\s*\*\s*\))$"
@@ -39,13 +44,6 @@ def _settings(file: SourceFile) -> PMap | None:
 
 def _name(file: SourceFile) -> str:
     return file.path.lower().rsplit("/", 1)[-1]
-
-
-_CLAUDE_SETTINGS = tuple(f"/{name}" for name in by_name("Claude Code").settings_files)
-
-
-def _is_claude_settings(file: SourceFile) -> bool:
-    return f"/{file.path.lower()}".endswith(_CLAUDE_SETTINGS)
 
 
 @rule(
@@ -72,17 +70,9 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
     Remove the hook from the repository; keep personal hooks in ~/.claude/settings.json,
     and run project checks as explicit commands (or as scripts the agent must ask to run).
     """
-    config = _settings(file) if _is_claude_settings(file) else None
-    hooks = config.get("hooks") if config is not None else None
-    if not isinstance(hooks, PMap):
-        return
-    for event, groups in hooks.items():
-        for group in groups if isinstance(groups, PSeq) else []:
-            entries = group.get("hooks") if isinstance(group, PMap) else None
-            for entry in entries if isinstance(entries, PSeq) else []:
-                if isinstance(entry, PMap) and entry.get("type", "command") == "command":
-                    command = entry.get("command")
-                    yield Hit(pos_of(command, entry.pos), f"{event} hook runs a command by itself: {_short(command)}")
+    settings = claude_settings(file)
+    for hook in settings.hooks if settings is not None else ():
+        yield Hit(hook.pos, f"{hook.what} hook runs a command by itself: {_short(hook.text)}")
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -113,18 +103,9 @@ def settings_command_helper(file: SourceFile) -> Iterator[Hit]:
     Configure credential helpers in the user's own ~/.claude/settings.json (or managed
     settings), not in the repository.
     """
-    config = _settings(file) if _is_claude_settings(file) else None
-    if config is None:
-        return
-    for key in _HELPERS:
-        if isinstance(config.get(key), str) and config[key].strip():
-            yield Hit(config.pos_of(key), f"{key} runs a command by itself: {_short(config[key])}")
-    status = config.get("statusLine")
-    if isinstance(status, PMap) and status.get("type") == "command":
-        yield Hit(
-            pos_of(status.get("command"), status.pos),
-            f"statusLine runs a command by itself: {_short(status.get('command'))}",
-        )
+    settings = claude_settings(file)
+    for helper in settings.helpers if settings is not None else ():
+        yield Hit(helper.pos, f"{helper.what} runs a command by itself: {_short(helper.text)}")
 
 
 @rule(
@@ -148,19 +129,18 @@ def enable_all_project_mcp_servers(file: SourceFile) -> Iterator[Hit]:
     Fix:
     Remove the setting and approve project MCP servers interactively, after reading them.
     """
-    config = _settings(file) if _is_claude_settings(file) else None
-    if config is None:
+    settings = claude_settings(file)
+    if settings is None:
         return
-    if config.get("enableAllProjectMcpServers") is True:
+    if settings.enable_all_project_mcp_servers is not None:
         yield Hit(
-            config.pos_of("enableAllProjectMcpServers"),
+            settings.enable_all_project_mcp_servers.pos,
             "enableAllProjectMcpServers starts every server of .mcp.json without asking",
         )
-    enabled = config.get("enabledMcpjsonServers")
-    if isinstance(enabled, PSeq) and enabled:
+    if settings.enabled_mcpjson_servers:
         yield Hit(
-            enabled.pos,
-            f"enabledMcpjsonServers pre-approves {', '.join(str(e) for e in enabled[:4])}",
+            settings.enabled_mcpjson_pos,
+            f"enabledMcpjsonServers pre-approves {', '.join(settings.enabled_mcpjson_servers[:4])}",
             severity="medium",
         )
 
@@ -189,23 +169,17 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     Allow the specific commands the work needs (`Bash(npm test:*)`, `Bash(pytest:*)`) and
     leave everything else to a prompt or a deny rule.
     """
-    config = _settings(file)
-    if config is None:
+    found = permissions(file)
+    if found is None:
         return
-    perms = config.get("permissions")
-    if isinstance(perms, PMap):
-        allow = perms.get("allow")
-        allow = allow if isinstance(allow, PSeq) else PSeq(perms.pos)
-        for index, entry in enumerate(allow):
-            if isinstance(entry, str) and _BLANKET.match(entry.strip()):
-                yield Hit(
-                    allow.pos_of(index), f"allow rule {entry!r} approves every command of that tool without asking"
-                )
-        if perms.get("defaultMode") == "bypassPermissions":
-            yield Hit(perms.pos_of("defaultMode"), "defaultMode bypassPermissions turns every permission prompt off")
-    if config.get("skipDangerousModePermissionPrompt") is True:
+    for entry in found.allow:
+        if _BLANKET.match(entry.value.strip()):
+            yield Hit(entry.pos, f"allow rule {entry.value!r} approves every command of that tool without asking")
+    if found.default_mode is not None and found.default_mode.value == "bypassPermissions":
+        yield Hit(found.default_mode.pos, "defaultMode bypassPermissions turns every permission prompt off")
+    if found.skip_dangerous_mode_prompt is not None:
         yield Hit(
-            config.pos_of("skipDangerousModePermissionPrompt"),
+            found.skip_dangerous_mode_prompt.pos,
             "skipDangerousModePermissionPrompt hides the bypass-mode warning",
             severity="medium",
         )
@@ -233,22 +207,8 @@ def vscode_folder_open_task(file: SourceFile) -> Iterator[Hit]:
     Fix:
     Remove `runOn: folderOpen`; run the task explicitly (Terminal > Run Task).
     """
-    config = _settings(file)
-    if config is None:
-        return
-    tasks = config.get("tasks")
-    if isinstance(tasks, PMap):  # *.code-workspace
-        tasks = tasks.get("tasks")
-    for task in tasks if isinstance(tasks, PSeq) else []:
-        if not isinstance(task, PMap):
-            continue
-        options = task.get("runOptions")
-        if isinstance(options, PMap) and options.get("runOn") == "folderOpen":
-            command = " ".join(str(p) for p in [task.get("command") or "", *(task.get("args") or [])])
-            yield Hit(
-                options.pos_of("runOn"),
-                f"task {task.get('label') or '?'!s} runs when the folder opens: {_short(command)}",
-            )
+    for task in folder_open_tasks(file):
+        yield Hit(task.pos, f"task {task.label} runs when the folder opens: {_short(task.command)}")
 
 
 _VSCODE_SWITCHES = {
@@ -285,23 +245,16 @@ def editor_trust_off(file: SourceFile) -> Iterator[Hit]:
     Remove these settings from the repository; users who want them set them in their own
     user settings, per machine.
     """
-    config = _settings(file)
-    if config is None:
-        return
-    nested = config.get("settings")
-    settings: PMap = nested if isinstance(nested, PMap) else config
-    for key, (bad, what) in _VSCODE_SWITCHES.items():
-        value = settings.get(key)
+    settings = editor_settings(file)
+    for switch in settings.switches if settings is not None else ():
+        bad, what = _VSCODE_SWITCHES[switch.key]
+        value = switch.value
         if any(value is b if isinstance(b, bool) else (isinstance(value, str) and value == b) for b in bad):
             shown = str(value).lower() if isinstance(value, bool) else repr(str(value))
-            yield Hit(settings.pos_of(key), f"{key}: {shown} {what}")
-    terminal = settings.get("chat.tools.terminal.autoApprove")
-    if isinstance(terminal, PMap):
-        for pattern, allowed in terminal.items():
-            if allowed is True and str(pattern).strip("/") in (".*", ".+", "*", "^.*$"):
-                yield Hit(
-                    terminal.pos_of_key(pattern), f"chat.tools.terminal.autoApprove {pattern!s} approves every command"
-                )
+            yield Hit(switch.pos, f"{switch.key}: {shown} {what}")
+    for rule_ in settings.terminal_auto_approve if settings is not None else ():
+        if rule_.value is True and rule_.key.strip("/") in (".*", ".+", "*", "^.*$"):
+            yield Hit(rule_.pos, f"chat.tools.terminal.autoApprove {rule_.key} approves every command")
 
 
 @rule(
@@ -328,27 +281,18 @@ def agent_approval_disabled(file: SourceFile) -> Iterator[Hit]:
     Keep `approval_policy` and `sandbox_mode` out of project config (set them per run with
     flags inside a real sandbox); use `workspace-write` with `on-request` approvals.
     """
-    config = _settings(file)
-    if config is None:
+    found = approval_settings(file)
+    if found is None:
         return
-    yield from _codex(file, config)
-    tools = config.get("tools")
-    for holder in (config, tools if isinstance(tools, PMap) else None):
-        if isinstance(holder, PMap) and holder.get("autoAccept") is True:
-            yield Hit(holder.pos_of("autoAccept"), "autoAccept approves tool calls without asking", severity="medium")
-
-
-def _codex(file: SourceFile, config: PMap) -> Iterator[Hit]:
-    """Codex keys at the top and in tables up to three levels down (``[profiles.NAME]``)."""
-    for table in file.mappings(config, within=3):
-        if table.get("sandbox_mode") == "danger-full-access":
-            yield Hit(table.pos_of("sandbox_mode"), "sandbox_mode danger-full-access turns the agent's sandbox off")
-        if table.get("approval_policy") == "never":
-            yield Hit(
-                table.pos_of("approval_policy"),
-                "approval_policy never runs every command without asking",
-                severity="medium",
-            )
+    for setting in found.sandbox_mode:
+        if setting.value == "danger-full-access":
+            yield Hit(setting.pos, "sandbox_mode danger-full-access turns the agent's sandbox off")
+    for setting in found.approval_policy:
+        if setting.value == "never":
+            yield Hit(setting.pos, "approval_policy never runs every command without asking", severity="medium")
+    for setting in found.auto_accept:
+        if setting.value is True:
+            yield Hit(setting.pos, "autoAccept approves tool calls without asking", severity="medium")
 
 
 def _commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:

@@ -185,16 +185,20 @@ class TreeBudget:
 Node = PMap | PSeq
 
 
-def walk(root: Any, budget: TreeBudget, *, prune: Collection[Any] = (), within: int | None = None) -> Iterator[Node]:
+def walk(
+    root: Any, budget: TreeBudget, *, prune: Collection[Any] = (), within: int | None = None, sequences: bool = True
+) -> Iterator[Node]:
     """Every mapping and sequence in ``root`` (``root`` first), depth-first in document order.
 
     This is the one way rules walk parsed data. A node shared by YAML aliases or merge keys is
     visited once, however many times it is referenced, so alias bombs cost what their text
     costs. ``prune`` names mapping keys whose values are not entered (the caller reads those
     itself); ``within`` stops at that many levels below ``root`` (the scope of a question, such
-    as Codex profiles one table down). The budget bounds depth and the values visited: a
-    subtree deeper than its depth is skipped, and once its values are spent the walk ends;
-    either way the budget records where, and the engine reports it (SK005).
+    as Codex profiles one table down); ``sequences=False`` enters mappings only (settings
+    tables nest in tables, and a mapping inside a list is something else). The budget bounds
+    depth and the values visited: a subtree deeper than its depth is skipped, and once its
+    values are spent the walk ends; either way the budget records where, and the engine
+    reports it (SK005).
     Scalars are not yielded: read them from their mapping or sequence.
     """
     if not isinstance(root, PMap | PSeq):
@@ -219,5 +223,5 @@ def walk(root: Any, budget: TreeBudget, *, prune: Collection[Any] = (), within: 
         if within is not None and depth >= within:
             continue
         children = (v for k, v in node.items() if k not in prune) if isinstance(node, PMap) else iter(node)
-        below = [(child, depth + 1) for child in children if isinstance(child, PMap | PSeq)]
+        below = [(child, depth + 1) for child in children if isinstance(child, PMap if not sequences else Node)]
         stack.extend(reversed(below))

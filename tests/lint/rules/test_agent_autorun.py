@@ -153,6 +153,21 @@ def test_flags_in_workflows_package_json_and_containers() -> None:
     assert [f.severity for f in findings if f.rule == "AA008"] == ["medium"]
 
 
+def test_flags_in_agent_configs_mcp_servers_and_tasks() -> None:
+    """Agent configuration starts agents too (an MCP server that is an agent, a task); these were
+    never read before the walker, which missed the list of documents the parser returns."""
+    mcp = '{"mcpServers": {"helper": {\n  "command": "claude",\n  "args": ["mcp", "serve", "--dangerously-skip-permissions"]}}}'
+    findings = lint_text(".mcp.json", mcp)
+    assert at(findings, "AA008") == [(3, 28)]
+    assert findings[0].message == "claude --dangerously-skip-permissions: skips every permission prompt, on the host"
+    tasks = '{"tasks": [{"label": "fix", "command": "gemini --yolo -p fix"}]}'
+    assert len(at(lint_text(".vscode/tasks.json", tasks), "AA008")) == 1
+    continue_yaml = "mcpServers:\n  - name: c\n    command: codex\n    args: [exec, --full-auto, task]\n"
+    assert at(lint_text(".continue/config.yaml", continue_yaml), "AA008") == [(4, 18)]
+    quiet = '{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem@1.0.0", "--yolo"]}}}'
+    assert at(lint_text(".mcp.json", quiet), "AA008") == []  # --yolo of a program that is not an agent
+
+
 KIT = """apiVersion: sandkit/v1
 kind: Kit
 name: k

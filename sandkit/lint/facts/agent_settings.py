@@ -1,0 +1,220 @@
+"""What agent and editor settings files say, as typed records: the agent-autorun rules read these
+instead of walking the JSON themselves.
+
+One reader per settings format. Claude Code's own keys are read only from its settings files
+(the agent catalogue names them); the other formats are read from every agent configuration
+file, because agents borrow each other's keys (Cursor's ``cli.json`` writes Claude's
+``permissions``, a ``.code-workspace`` nests VS Code's ``tasks`` and ``settings``).
+Values keep the position they were written at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandkit.agents import by_name
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
+
+_CLAUDE_SETTINGS = tuple(f"/{name}" for name in by_name("Claude Code").settings_files)
+_CLAUDE_HELPERS = ("apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper")
+_EDITOR_SWITCHES = (
+    "task.allowAutomaticTasks",
+    "security.workspace.trust.enabled",
+    "chat.tools.autoApprove",
+    "chat.tools.global.autoApprove",
+    "chat.tools.edits.autoApprove",
+)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A setting as written: its key, its value (JSON/TOML types), where the value starts."""
+
+    key: str
+    value: Any
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command a settings file makes the agent run by itself (``text`` as written, or "")."""
+
+    what: str  # the hook's event, or the helper's key
+    text: str
+    pos: Pos
+
+
+@dataclass
+class ClaudeSettings:
+    """.claude/settings.json and .claude/settings.local.json."""
+
+    hooks: list[Command] = field(default_factory=list)  # hooks of type command, by event
+    helpers: list[Command] = field(default_factory=list)  # apiKeyHelper & co, statusLine commands
+    enable_all_project_mcp_servers: Value | None = None  # when true
+    enabled_mcpjson_servers: list[str] = field(default_factory=list)
+    enabled_mcpjson_pos: Pos = field(default_factory=Pos)
+
+
+@dataclass
+class Permissions:
+    """A ``permissions`` block (Claude Code; Cursor's cli.json) and the bypass-prompt switch."""
+
+    allow: list[Value] = field(default_factory=list)  # string entries of ``permissions.allow``
+    default_mode: Value | None = None
+    skip_dangerous_mode_prompt: Value | None = None  # when true
+
+
+@dataclass(frozen=True)
+class Task:
+    """A VS Code task that runs when the folder opens (``runOptions.runOn: folderOpen``)."""
+
+    label: str
+    command: str  # the command and its arguments, joined
+    pos: Pos  # of ``runOn``
+
+
+@dataclass
+class EditorSettings:
+    """VS Code settings (or a workspace's ``settings``): trust, automatic tasks, auto-approval."""
+
+    switches: list[Value] = field(default_factory=list)  # the keys in _EDITOR_SWITCHES that are set
+    terminal_auto_approve: list[Value] = field(default_factory=list)  # pattern -> allowed, at the pattern
+
+
+@dataclass
+class ApprovalSettings:
+    """Codex's ``sandbox_mode`` and ``approval_policy`` (top level and profiles, three tables
+    down) and Gemini's ``autoAccept`` (top level and under ``tools``)."""
+
+    sandbox_mode: list[Value] = field(default_factory=list)
+    approval_policy: list[Value] = field(default_factory=list)
+    auto_accept: list[Value] = field(default_factory=list)
+
+
+def _document(file: SourceFile) -> PMap | None:
+    document = file.documents[0] if file.documents else None
+    return document if isinstance(document, PMap) else None
+
+
+def _value(table: PMap, key: str) -> Value:
+    return Value(key, table.get(key), table.pos_of(key))
+
+
+def is_claude_settings(file: SourceFile) -> bool:
+    return f"/{file.path.lower()}".endswith(_CLAUDE_SETTINGS)
+
+
+def claude_settings(file: SourceFile) -> ClaudeSettings | None:
+    """Claude Code's own settings, or None for any other file."""
+    if not is_claude_settings(file):
+        return None
+    return file.memo("claude_settings", lambda: _claude(_document(file)))
+
+
+def _claude(config: PMap | None) -> ClaudeSettings | None:
+    if config is None:
+        return None
+    settings = ClaudeSettings()
+    hooks = config.get("hooks")
+    for event, groups in hooks.items() if isinstance(hooks, PMap) else ():
+        for group in groups if isinstance(groups, PSeq) else ():
+            entries = group.get("hooks") if isinstance(group, PMap) else None
+            for entry in entries if isinstance(entries, PSeq) else ():
+                if isinstance(entry, PMap) and entry.get("type", "command") == "command":
+                    command = entry.get("command")
+                    settings.hooks.append(Command(str(event), str(command or ""), pos_of(command, entry.pos)))
+    for key in _CLAUDE_HELPERS:
+        if isinstance(config.get(key), str) and config[key].strip():
+            settings.helpers.append(Command(key, config[key], config.pos_of(key)))
+    status = config.get("statusLine")
+    if isinstance(status, PMap) and status.get("type") == "command":
+        command = status.get("command")
+        settings.helpers.append(Command("statusLine", str(command or ""), pos_of(command, status.pos)))
+    if config.get("enableAllProjectMcpServers") is True:
+        settings.enable_all_project_mcp_servers = _value(config, "enableAllProjectMcpServers")
+    enabled = config.get("enabledMcpjsonServers")
+    if isinstance(enabled, PSeq):
+        settings.enabled_mcpjson_servers = [str(name) for name in enabled]
+        settings.enabled_mcpjson_pos = enabled.pos
+    return settings
+
+
+def permissions(file: SourceFile) -> Permissions | None:
+    """The permission settings of any agent configuration file (None when it is not a mapping)."""
+    return file.memo("agent_permissions", lambda: _permissions(_document(file)))
+
+
+def _permissions(config: PMap | None) -> Permissions | None:
+    if config is None:
+        return None
+    found = Permissions()
+    block = config.get("permissions")
+    if isinstance(block, PMap):
+        allow = block.get("allow")
+        if isinstance(allow, PSeq):
+            found.allow = [Value("allow", str(e), allow.pos_of(i)) for i, e in enumerate(allow) if isinstance(e, str)]
+        if "defaultMode" in block:
+            found.default_mode = _value(block, "defaultMode")
+    if config.get("skipDangerousModePermissionPrompt") is True:
+        found.skip_dangerous_mode_prompt = _value(config, "skipDangerousModePermissionPrompt")
+    return found
+
+
+def folder_open_tasks(file: SourceFile) -> list[Task]:
+    """Tasks of .vscode/tasks.json, or of a workspace's ``tasks``, that run when the folder opens."""
+    return file.memo("folder_open_tasks", lambda: _folder_open_tasks(_document(file)))
+
+
+def _folder_open_tasks(config: PMap | None) -> list[Task]:
+    tasks = config.get("tasks") if config is not None else None
+    if isinstance(tasks, PMap):  # *.code-workspace
+        tasks = tasks.get("tasks")
+    found = []
+    for task in tasks if isinstance(tasks, PSeq) else ():
+        options = task.get("runOptions") if isinstance(task, PMap) else None
+        if isinstance(task, PMap) and isinstance(options, PMap) and options.get("runOn") == "folderOpen":
+            command = " ".join(str(p) for p in [task.get("command") or "", *(task.get("args") or [])])
+            found.append(Task(str(task.get("label") or "?"), command, options.pos_of("runOn")))
+    return found
+
+
+def editor_settings(file: SourceFile) -> EditorSettings | None:
+    """VS Code settings of any agent configuration file (a workspace's ``settings`` if nested)."""
+    return file.memo("editor_settings", lambda: _editor(_document(file)))
+
+
+def _editor(config: PMap | None) -> EditorSettings | None:
+    if config is None:
+        return None
+    nested = config.get("settings")
+    settings = nested if isinstance(nested, PMap) else config
+    found = EditorSettings([_value(settings, key) for key in _EDITOR_SWITCHES if key in settings])
+    terminal = settings.get("chat.tools.terminal.autoApprove")
+    if isinstance(terminal, PMap):
+        found.terminal_auto_approve = [
+            Value(str(p), allowed, terminal.pos_of_key(p)) for p, allowed in terminal.items()
+        ]
+    return found
+
+
+def approval_settings(file: SourceFile) -> ApprovalSettings | None:
+    """Codex and Gemini approval switches of any agent configuration file."""
+    return file.memo("approval_settings", lambda: _approval(file, _document(file)))
+
+
+def _approval(file: SourceFile, config: PMap | None) -> ApprovalSettings | None:
+    if config is None:
+        return None
+    found = ApprovalSettings()
+    for table in file.mappings(config, within=3, sequences=False):
+        if "sandbox_mode" in table:
+            found.sandbox_mode.append(_value(table, "sandbox_mode"))
+        if "approval_policy" in table:
+            found.approval_policy.append(_value(table, "approval_policy"))
+    tools = config.get("tools")
+    for holder in (config, tools if isinstance(tools, PMap) else None):
+        if isinstance(holder, PMap) and "autoAccept" in holder:
+            found.auto_accept.append(_value(holder, "autoAccept"))
+    return found
