@@ -12,10 +12,14 @@ import bisect
 import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, walk
+
+if TYPE_CHECKING:  # parsed on first use only: these modules load lazily
+    from sandkit.lint.syntax.dockerfile import Instruction
+    from sandkit.lint.syntax.envfile import EnvEntry
 
 T = TypeVar("T")
 _DOCUMENTS: Any = object()  # walk's default root: every document of the file
@@ -93,7 +97,7 @@ class SourceFile:
         value = self._memo[key]
         if isinstance(value, SyntaxProblem):
             raise value
-        return value
+        return cast(T, value)  # stored by build() for this key
 
     def walk(
         self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None, sequences: bool = True
@@ -150,14 +154,14 @@ class SourceFile:
         return []
 
     @property
-    def instructions(self) -> list[Any]:
+    def instructions(self) -> list[Instruction]:
         """Dockerfile instructions (:class:`sandkit.lint.syntax.dockerfile.Instruction`)."""
         from sandkit.lint.syntax.dockerfile import parse_dockerfile
 
         return self.memo("instructions", lambda: parse_dockerfile(self.text))
 
     @property
-    def env_entries(self) -> list[Any]:
+    def env_entries(self) -> list[EnvEntry]:
         """``NAME=value`` entries of a .env file (:class:`sandkit.lint.syntax.envfile.EnvEntry`)."""
         from sandkit.lint.syntax.envfile import parse_env
 
@@ -197,7 +201,7 @@ class SourceFile:
 
         return _relocate(parse_commands(str(value)), locate)
 
-    def commands_in_instruction(self, ins: Any) -> list[Command]:
+    def commands_in_instruction(self, ins: Instruction) -> list[Command]:
         """Shell commands of a Dockerfile instruction (RUN, or the shell form of CMD)."""
         starts = [0] + [m.end() for m in re.finditer("\n", ins.args)]
         exec_form = ins.exec_form()

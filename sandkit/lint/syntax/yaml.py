@@ -43,7 +43,7 @@ def _libyaml_backend() -> tuple[Any, Any, Any, Any] | None:
     except ImportError:
         return None
 
-    class Composer(libyaml.CParser):  # type: ignore[name-defined]
+    class Composer(libyaml.CParser):  # type: ignore[name-defined,misc]  # libyaml is untyped: its class is Any
         """libyaml's composer; implicit tags are left for :func:`_scalar` to decide."""
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
