@@ -105,3 +105,22 @@ def test_aliases_that_make_data_loop_back_on_itself_neither_hang_nor_crash_a_rul
         (".continue/config.yaml", "AM001"),
         (".github/workflows/w.yml", "AA008"),
     }
+
+
+def test_a_file_nested_past_the_parsers_own_limits_is_a_parse_error_not_a_crash() -> None:
+    """A 10 KB planted .codex/config.toml of nested arrays crashed the whole scan (RecursionError)."""
+    deep = "[" * 5000 + "]" * 5000
+    findings = lint_files(
+        {
+            ".codex/config.toml": f"a = {deep}\n",
+            ".mcp.json": deep,
+            ".continue/config.yaml": f"a: {deep}\nb: {{command: npx}}\n",  # a word that makes rules read it
+            "compose.yaml": "services:\n  a:\n    image: x\n    privileged: true\n",
+        }
+    )
+    assert {(f.path, f.rule) for f in findings if f.rule == "SK001"} == {
+        (".codex/config.toml", "SK001"),
+        (".mcp.json", "SK001"),
+        (".continue/config.yaml", "SK001"),
+    }
+    assert any(f.path == "compose.yaml" and f.rule == "PV001" for f in findings)  # the scan went on

@@ -20,8 +20,13 @@ def load_toml(text: str) -> PMap:
         match = _AT.search(str(exc))
         pos = Pos(int(match.group(1)), int(match.group(2))) if match else Pos()
         raise SyntaxProblem(f"invalid TOML: {_AT.sub('', str(exc)).strip()}", pos) from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise SyntaxProblem("invalid TOML: nested too deeply", Pos()) from None
     index = _KeyIndex(text)
-    result = _convert(data, (), index, Pos())
+    try:
+        result = _convert(data, (), index, Pos())
+    except RecursionError:
+        raise SyntaxProblem("TOML nested too deeply to analyse", Pos()) from None
     assert isinstance(result, PMap)
     return result
 
