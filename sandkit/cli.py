@@ -24,7 +24,7 @@ def _run_validate(args: argparse.Namespace) -> int:
 
 
 def _run_init(args: argparse.Namespace) -> int:
-    from sandkit.kits.commands import init
+    from sandkit.kits.init import init
 
     return init(args.path, preset=args.preset, force=args.force)
 

@@ -22,7 +22,7 @@ agent:
 _TEMPLATE = """\
 # yaml-language-server: $schema={schema_ref}
 # A sandkit kit: one reviewed file that says what an unattended agent's sandbox holds.
-# Check it with `sandkit validate {{this file}}`; compile it with `sandkit build`.
+# Check it with `sandkit validate {kit_path}`; compile it with `sandkit build`.
 apiVersion: sandkit/v1
 kind: Kit
 name: {name}                 # names the image, services, jobs and workflows
@@ -63,7 +63,22 @@ triggers:
 """
 
 
-def render_init(name: str, preset: str | None, *, schema_ref: str) -> str:
+def render_init(name: str, preset: str | None, *, schema_ref: str, kit_path: str) -> str:
+    """The kit; ``kit_path`` is where it lies from the repository's top folder (for the comment)."""
     extends = f"extends: [{preset}]           # bundled preset: agent install, command, API hosts\n" if preset else ""
     agent = _AGENT_PRESET if preset else _AGENT_OWN
-    return _TEMPLATE.format(name=name, extends=extends, agent=agent, schema_ref=schema_ref)
+    return _TEMPLATE.format(
+        name=plain_or_quoted(name), extends=extends, agent=agent, schema_ref=schema_ref, kit_path=kit_path
+    )
+
+
+def plain_or_quoted(name: str) -> str:
+    """``name`` as a YAML scalar that every YAML version reads back as that text: ``123``, ``true``,
+    ``no`` or ``1e3`` would be a number or a boolean to some reader, so they are quoted."""
+    import yaml
+
+    from sandkit.kits.yamlnodes import nodes_from_text
+
+    as_12 = nodes_from_text(f"name: {name}\n", "name").value["name"].value
+    as_11 = yaml.safe_load(f"name: {name}\n")["name"]
+    return name if as_12 == name and as_11 == name else f'"{name}"'

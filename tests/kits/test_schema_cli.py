@@ -80,7 +80,7 @@ def test_validate_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 @pytest.mark.parametrize("preset", [None, "claude-code"])
 def test_init_golden(preset: str | None) -> None:
     name = preset or "plain"
-    text = render_init("my-agent", preset, schema_ref="../schemas/kit.schema.json")
+    text = render_init("my-agent", preset, schema_ref="../schemas/kit.schema.json", kit_path="kits/my-agent.yaml")
     golden = GOLDEN / f"{name}.yaml"
     if os.environ.get("SANDKIT_UPDATE_GOLDEN") == "1":
         golden.write_text(text, encoding="utf-8")
