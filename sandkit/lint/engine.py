@@ -208,7 +208,7 @@ class _Checker:
                 result.crashes.append(f"{candidate.path}: rule {rule.id} failed: {type(exc).__name__}: {exc}")
         if problem is not None:
             hits.append((engine_rules.PARSE_ERROR, Hit(problem.pos, problem.message)))
-        for bound in source.budget.hits.values():
+        for bound in source.bounds_met():
             hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))
         result.findings = self._finish(source, hits)
         return result

@@ -12,10 +12,10 @@ import bisect
 import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
-from sandkit.lint.syntax.tree import Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, walk
+from sandkit.lint.syntax.tree import BoundHit, Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, mappings, walk
 
 if TYPE_CHECKING:  # parsed on first use only: these modules load lazily
     from sandkit.lint.syntax.dockerfile import Instruction
@@ -53,7 +53,7 @@ class SourceFile:
         self.settings = settings or RuleSettings()
         self._memo: dict[str, Any] = {}
         self._line_starts: list[int] | None = None
-        self.budget = TreeBudget()
+        self._budget: TreeBudget | None = None
 
     # ----- text and positions -------------------------------------------------------------
     @property
@@ -87,6 +87,17 @@ class SourceFile:
             return Pos(line, indent + offset - start + 1)
         return value.pos_at(offset)
 
+    @property
+    def budget(self) -> TreeBudget:
+        """What this file's data may still cost (made on first use: most files never walk)."""
+        if self._budget is None:
+            self._budget = TreeBudget()
+        return self._budget
+
+    def bounds_met(self) -> list[BoundHit]:
+        """Where this file's data met a bound (each bound once), for the engine to report."""
+        return list(self._budget.hits.values()) if self._budget is not None else []
+
     def memo(self, key: str, build: Callable[[], T]) -> T:
         """Compute ``build()`` once per file and key; for facts several rules share."""
         if key not in self._memo:
@@ -97,7 +108,8 @@ class SourceFile:
         value = self._memo[key]
         if isinstance(value, SyntaxProblem):
             raise value
-        return cast(T, value)  # stored by build() for this key
+        built: T = value  # what build() returned for this key
+        return built
 
     def walk(
         self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None, sequences: bool = True
@@ -114,9 +126,13 @@ class SourceFile:
         self, root: Any = _DOCUMENTS, *, prune: Collection[Any] = (), within: int | None = None, sequences: bool = True
     ) -> Iterator[PMap]:
         """The mappings :meth:`walk` visits (the usual question: which mapping has key X?)."""
-        for node in self.walk(root, prune=prune, within=within, sequences=sequences):
-            if isinstance(node, PMap):
-                yield node
+        if root is not _DOCUMENTS:
+            return mappings(root, self.budget, prune=prune, within=within, sequences=sequences)
+        return self._each_document(prune, within, sequences)
+
+    def _each_document(self, prune: Collection[Any], within: int | None, sequences: bool) -> Iterator[PMap]:
+        for top in self.documents:
+            yield from mappings(top, self.budget, prune=prune, within=within, sequences=sequences)
 
     # ----- parsed forms -------------------------------------------------------------------
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 
 class Pos(NamedTuple):
@@ -201,16 +201,33 @@ def walk(
     reports it (SK005).
     Scalars are not yielded: read them from their mapping or sequence.
     """
+    return _walk(root, budget, prune, within, sequences, maps_only=False)
+
+
+def mappings(
+    root: Any, budget: TreeBudget, *, prune: Collection[Any] = (), within: int | None = None, sequences: bool = True
+) -> Iterator[PMap]:
+    """The mappings :func:`walk` visits, in the same order (the usual question: which mapping has
+    key X?)."""
+    return cast(Iterator[PMap], _walk(root, budget, prune, within, sequences, maps_only=True))
+
+
+def _walk(
+    root: Any, budget: TreeBudget, prune: Collection[Any], within: int | None, sequences: bool, maps_only: bool
+) -> Iterator[Node]:
     if not isinstance(root, PMap | PSeq):
         return
+    descend = PMap if not sequences else (PMap, PSeq)
+    limit = budget.depth
     seen: set[int] = set()
     stack: list[tuple[Node, int]] = [(root, 0)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, depth = stack.pop()
+        node, depth = pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if depth > budget.depth:
+        if depth > limit:
             budget.met("depth", node.pos)
             continue
         cost = 1 + len(node)
@@ -219,9 +236,16 @@ def walk(
             budget.met("values", node.pos)
             return
         budget.values_left -= cost
-        yield node
+        children: list[Any]
+        if isinstance(node, PMap):
+            yield node
+            children = [v for k, v in node.items() if k not in prune] if prune else list(node.values())
+        else:
+            if not maps_only:
+                yield node
+            children = node
         if within is not None and depth >= within:
             continue
-        children = (v for k, v in node.items() if k not in prune) if isinstance(node, PMap) else iter(node)
-        below = [(child, depth + 1) for child in children if isinstance(child, PMap if not sequences else Node)]
-        stack.extend(reversed(below))
+        for child in reversed(children):
+            if isinstance(child, descend):
+                push((child, depth + 1))
