@@ -99,7 +99,9 @@ SOCKET_TRIGGERS = (
     "XDG_RUNTIME_DIR",
     ROOT_MOUNT,
 )
-CREDENTIAL_TRIGGERS = (*HOME_SPELLINGS, ROOT_MOUNT)
+#: A relative source that may climb out of the project (`../../..:/host`).
+CLIMB_TRIGGERS = ("..",)
+CREDENTIAL_TRIGGERS = (*HOME_SPELLINGS, ROOT_MOUNT, *CLIMB_TRIGGERS)
 
 METADATA_ADDRESSES = (
     "169.254.169.254",
@@ -159,6 +161,28 @@ def _is_ancestor(parent: str, child: str) -> bool:
     if parent == "/":
         return child.startswith("/")
     return child.startswith(parent.rstrip("/") + "/")
+
+
+_WORKSPACE_FOLDER = re.compile(r"^\$\{localWorkspaceFolder\}(?=/|$)")
+_WORKING_FOLDER = re.compile(r"^(?:\$\{PWD\}|\$PWD|\$\(pwd\)|`pwd`)(?=/|$)")
+
+
+def above_project(raw: str, folder: str) -> str:
+    """Where a relative mount source leads when it climbs above the project's root, or "".
+
+    ``folder`` is where relative sources start, from the project root ("" for the root itself:
+    a compose file's own folder, a workflow's checkout). ``${localWorkspaceFolder}`` is the root,
+    and ``$PWD`` or ``$(pwd)`` the folder. ``../../..`` from ``deploy/`` gives ``../..``.
+    """
+    text = raw.strip().strip("\"'")
+    if _WORKSPACE_FOLDER.match(text):
+        folder, text = "", "." + _WORKSPACE_FOLDER.sub("", text)
+    elif _WORKING_FOLDER.match(text):
+        text = "." + _WORKING_FOLDER.sub("", text)
+    if text not in (".", "..") and not text.startswith(("./", "../")):
+        return ""  # absolute (the rules above judge it), a named volume, or a variable
+    resolved = posixpath.normpath(posixpath.join(folder or ".", text))
+    return resolved if resolved == ".." or resolved.startswith("../") else ""
 
 
 def runtime_socket(raw: str) -> str:

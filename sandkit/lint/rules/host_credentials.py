@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 
@@ -9,6 +10,7 @@ from sandkit.lint import kinds
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.facts.host_paths import (
     CREDENTIAL_TRIGGERS,
+    above_project,
     credential_path,
     is_metadata,
     is_ssh_agent,
@@ -34,7 +36,9 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     ~/.npmrc, ~/.pypirc, ~/.git-credentials, ~/.config/gh, ~/.gnupg and similar, a folder
     that contains them (~/.config, the whole home, /home, /), written as ~, $HOME, ${HOME},
     ${localEnv:HOME}, /home/USER or /root, in every file kind that mounts (and kit `files`
-    copied into the image). Public keys, known_hosts and ~/.ssh/config are not findings.
+    copied into the image). A relative source that climbs above the project (`../../..:/host`,
+    `${localWorkspaceFolder}/..`) is one too: what lies above a checkout is the home folder, or
+    more. Public keys, known_hosts and ~/.ssh/config are not findings.
 
     Why:
     Everything in these files works from anywhere: a prompt-injected agent can push with your
@@ -44,9 +48,13 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     Do not mount personal credentials. Give the sandbox a narrowly scoped token through the
     kit's `secrets`, or a deploy key made for it.
     """
+    start = "" if file.kind == kinds.WORKFLOW else posixpath.dirname(file.path)
     for box in containers(file):
         for mount in box.mounts:
             found = credential_path(mount.source) if mount.source else ""
+            climbed = above_project(mount.source, start) if mount.source and not found else ""
+            if climbed:
+                found = f"{climbed} from the project's root, above the project (the home folder, or more)"
             if found:
                 verb = "copies" if mount.how == "copy" else "mounts"
                 yield Hit(mount.pos, f"{box.label} {verb} {mount.source}: {found}")

@@ -98,3 +98,38 @@ def test_metadata_reachable() -> None:
     assert at(lint_text("np.yaml", policy), "HC003") == [(7, 27)]
     compose = "services:\n  a:\n    extra_hosts: ['metadata:169.254.169.254', 'db:10.0.0.5']\n"
     assert len(at(lint_text("compose.yaml", compose), "HC003")) == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "line"),
+    [
+        ("compose.yaml", 'services:\n  a:\n    volumes: ["../../..:/host"]\n', 3),
+        ("compose.yaml", "services:\n  a:\n    volumes: [{type: bind, source: .., target: /up}]\n", 3),
+        ("deploy/compose.yaml", 'services:\n  a:\n    volumes: ["./../..:/host:ro"]\n', 3),
+        (".devcontainer/devcontainer.json", '{"mounts": ["source=${localWorkspaceFolder}/..,target=/p,type=bind"]}', 1),
+        ("scripts/run.sh", 'docker run --rm -v "$(pwd)/../..:/host" debian:12\n', 1),
+        (
+            ".github/workflows/ci.yml",
+            "jobs:\n  a:\n    runs-on: x\n    steps:\n      - run: docker run -v ..:/h i\n",
+            5,
+        ),
+    ],
+)
+def test_a_relative_mount_that_climbs_out_of_the_project(path: str, text: str, line: int) -> None:
+    hits = lint_text(path, text)
+    assert [h.line for h in hits if h.rule == "HC001"] == [line], hits
+    assert any("above the project" in h.message for h in hits if h.rule == "HC001")
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("compose.yaml", 'services:\n  a:\n    volumes: ["./data:/data", "data:/named", ".:/src"]\n'),
+        ("deploy/compose.yaml", 'services:\n  a:\n    volumes: ["..:/repo", "../src/..:/repo2"]\n'),
+        (".devcontainer/devcontainer.json", '{"workspaceMount": "source=${localWorkspaceFolder},target=/w,type=bind"}'),
+        ("scripts/run.sh", 'docker run --rm -v "$(pwd)/..:/repo" debian:12\n'),
+        (".github/workflows/ci.yml", "jobs:\n  a:\n    runs-on: x\n    steps:\n      - run: docker run -v .:/src i\n"),
+    ],
+)
+def test_relative_mounts_inside_the_project_are_not_findings(path: str, text: str) -> None:
+    assert [h for h in lint_text(path, text) if h.rule == "HC001"] == []

@@ -1,0 +1,2 @@
+#!/bin/sh
+docker run --rm -v "$(pwd)/..:/repo:ro" debian:bookworm-slim ls /repo
