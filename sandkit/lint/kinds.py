@@ -26,6 +26,9 @@ JUSTFILE = "justfile"
 ENV = "env"
 AGENT_CONFIG = "agent-config"
 AGENT_INSTRUCTIONS = "agent-instructions"
+GITLAB_CI = "gitlab-ci"
+CIRCLECI = "circleci"
+JENKINSFILE = "jenkinsfile"
 YAML = "yaml"
 JSON = "json"
 TOML = "toml"
@@ -46,6 +49,9 @@ KINDS = (
     ENV,
     AGENT_CONFIG,
     AGENT_INSTRUCTIONS,
+    GITLAB_CI,
+    CIRCLECI,
+    JENKINSFILE,
     YAML,
     JSON,
     TOML,
@@ -53,7 +59,7 @@ KINDS = (
 )
 
 #: Kinds whose parse always runs, so a broken file is reported even when no rule fires.
-STRUCTURED = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, DEVCONTAINER, AGENT_CONFIG})
+STRUCTURED = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, DEVCONTAINER, AGENT_CONFIG, GITLAB_CI, CIRCLECI})
 
 #: Kinds a YAML file may turn out to be once its content is read.
 YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, YAML})
@@ -61,7 +67,7 @@ YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, YAML})
 
 class Kind(NamedTuple):
     kind: str
-    syntax: str  # yaml | json | toml | dockerfile | shell | makefile | justfile | env | text
+    syntax: str  # yaml | json | toml | dockerfile | shell | makefile | justfile | jenkinsfile | env | text
 
 
 # Agent files, as lower-case glob patterns over the path relative to the scan root, from the
@@ -130,6 +136,8 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(DOCKERIGNORE, "text")
     if ("dockerfile" in name or name.startswith("containerfile")) and not name.endswith(_NOT_DOCKERFILE):
         return Kind(DOCKERFILE, "dockerfile")
+    if name in ("devcontainer-lock.json", ".devcontainer-lock.json"):
+        return Kind(JSON, "json")  # features pinned by the CLI: what devcontainer.json already says
     if name in ("devcontainer.json", ".devcontainer.json") or (
         "/.devcontainer/" in f"/{lower}" and name.endswith(".json")
     ):
@@ -138,6 +146,8 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(MAKEFILE, "makefile")
     if name in ("justfile", ".justfile") or name.endswith(".just"):
         return Kind(JUSTFILE, "justfile")
+    if _is_jenkinsfile(name):
+        return Kind(JENKINSFILE, "jenkinsfile")
     if name.endswith(_SHELL_EXTENSIONS):
         return Kind(SHELL, "shell")
     if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
@@ -150,9 +160,20 @@ def kind_by_name(rel: str) -> Kind:
     return Kind(TEXT, "text")
 
 
+def _is_jenkinsfile(name: str) -> bool:
+    """Jenkinsfile, Jenkinsfile.release, release.jenkinsfile (not Jenkinsfile.md and the like)."""
+    if name == "jenkinsfile" or name.endswith(".jenkinsfile"):
+        return True
+    return name.startswith("jenkinsfile.") and not name.endswith(_NOT_DOCKERFILE)
+
+
 def _yaml_kind_by_name(lower: str, name: str) -> str:
     if "/.github/workflows/" in f"/{lower}":
         return WORKFLOW
+    if name.endswith((".gitlab-ci.yml", ".gitlab-ci.yaml")) or "/.gitlab/ci/" in f"/{lower}":
+        return GITLAB_CI
+    if "/.circleci/" in f"/{lower}":
+        return CIRCLECI
     if name in ("action.yml", "action.yaml"):
         return ACTION
     if re.fullmatch(r"(docker-)?compose([.-][\w.-]+)?\.ya?ml|[\w.-]+\.compose\.ya?ml", name):

@@ -20,6 +20,7 @@ from sandkit.lint.syntax.tree import BoundHit, Node, PMap, Pos, PStr, SyntaxProb
 if TYPE_CHECKING:  # parsed on first use only: these modules load lazily
     from sandkit.lint.syntax.dockerfile import Instruction
     from sandkit.lint.syntax.envfile import EnvEntry
+    from sandkit.lint.syntax.jenkinsfile import Pipeline
 
 T = TypeVar("T")
 _DOCUMENTS: Any = object()  # walk's default root: every document of the file
@@ -177,6 +178,13 @@ class SourceFile:
         return self.memo("instructions", lambda: parse_dockerfile(self.text))
 
     @property
+    def pipeline(self) -> Pipeline:
+        """A Jenkinsfile's shell steps and Docker arguments."""
+        from sandkit.lint.syntax.jenkinsfile import parse_jenkinsfile
+
+        return self.memo("pipeline", lambda: parse_jenkinsfile(self.text))
+
+    @property
     def env_entries(self) -> list[EnvEntry]:
         """``NAME=value`` entries of a .env file (:class:`sandkit.lint.syntax.envfile.EnvEntry`)."""
         from sandkit.lint.syntax.envfile import parse_env
@@ -185,7 +193,7 @@ class SourceFile:
 
     @property
     def commands(self) -> list[Command]:
-        """Shell commands of a shell script, Makefile or justfile, or Dockerfile RUN lines."""
+        """Shell commands of a shell script, Makefile or justfile, Jenkinsfile ``sh`` steps, or Dockerfile RUN lines."""
         return self.memo("commands", self._file_commands)
 
     def _file_commands(self) -> list[Command]:
@@ -198,6 +206,11 @@ class SourceFile:
             out: list[Command] = []
             for recipe in recipes:
                 out.extend(_relocate(parse_commands(recipe.text), _shifted(recipe.pos)))
+            return out
+        if self.syntax == "jenkinsfile":
+            out = []
+            for step in self.pipeline.shell_steps:
+                out.extend(_relocate(parse_commands(step.text), _shifted(step.pos)))
             return out
         if self.syntax == "dockerfile":
             out = []

@@ -7,6 +7,7 @@ rules is a few lines over normalised facts instead of a parser per file kind.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,7 +31,12 @@ CONTAINER_KINDS = (
     kinds.SHELL,
     kinds.MAKEFILE,
     kinds.JUSTFILE,
+    kinds.GITLAB_CI,
+    kinds.CIRCLECI,
+    kinds.JENKINSFILE,
 )
+#: Kinds whose shell commands are read for ``docker run`` (scripts, recipes, RUN lines, Jenkins ``sh`` steps).
+_COMMAND_KINDS = (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE, kinds.JENKINSFILE)
 #: Where environment variables are set: container kinds plus .env files.
 ENV_KINDS = (*CONTAINER_KINDS, kinds.ENV)
 
@@ -65,9 +71,13 @@ def _containers(file: SourceFile) -> Iterator[Container]:
         yield from _agent_config(file)
     elif kind == kinds.DOCKERFILE:
         yield from _dockerfile(file)
-    if kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE) and any(
-        runtime in file.text for runtime in RUNTIMES
-    ):
+    elif kind == kinds.GITLAB_CI:
+        yield from _gitlab_ci(file)
+    elif kind == kinds.CIRCLECI:
+        yield from _circleci(file)
+    elif kind == kinds.JENKINSFILE:
+        yield from _jenkins_docker(file)
+    if kind in _COMMAND_KINDS and any(runtime in file.text for runtime in RUNTIMES):
         yield from from_commands(file.commands)
 
 
@@ -355,6 +365,113 @@ def _step_runs(file: SourceFile, steps: Any) -> Iterator[Container]:
             yield from from_commands(file.commands_in(step["run"]))
 
 
+# ----- GitLab CI, CircleCI and Jenkins -----------------------------------------------------
+#: Top-level keys of .gitlab-ci.yml that are not jobs.
+_GITLAB_GLOBALS = frozenset({"stages", "variables", "include", "workflow", "cache", "spec"})
+_GITLAB_SCRIPTS = ("before_script", "script", "after_script")
+_DIND = re.compile(r"(?i)(?:^|/)docker:(?:[\w.-]*-)?dind\b|(?:^|/)dind\b|:dind(?:-rootless)?\b")
+
+
+def is_dind(image: str) -> bool:
+    """A Docker-in-Docker daemon image (``docker:dind``, ``docker:27-dind``, ``docker:dind-rootless``)."""
+    return bool(_DIND.search(image.strip()))
+
+
+def _gitlab_ci(file: SourceFile) -> Iterator[Container]:
+    """Each job (and ``default``, and the top level's own image/services/scripts) of a pipeline."""
+    for document in file.documents:
+        if not isinstance(document, PMap):
+            continue
+        yield from _gitlab_job(file, document, "pipeline defaults", document.pos)
+        for name, job in document.items():
+            if isinstance(job, PMap) and name not in _GITLAB_GLOBALS:
+                yield from _gitlab_job(file, job, f'job "{name}"', document.pos_of_key(name))
+
+
+def _image_name(spec: Any) -> str:
+    if isinstance(spec, PMap):
+        spec = spec.get("name")
+    return str(spec) if isinstance(spec, str) else ""
+
+
+def _gitlab_job(file: SourceFile, job: PMap, label: str, pos: Pos) -> Iterator[Container]:
+    box = Container(label=label, pos=pos, image=_image_name(job.get("image")))
+    services = job.get("services")
+    for index, service in enumerate(_strings(services)):
+        image = _image_name(service)
+        at = services.pos_of(index) if isinstance(services, PSeq) else pos
+        if is_dind(image):
+            where = service.pos_of("name") if isinstance(service, PMap) else pos_of(service, at)
+            box.settings.append(Setting("dind", image, where))
+    if box.settings or box.image:  # variables are read once, by environment()
+        yield box
+    for key in _GITLAB_SCRIPTS:
+        for line in _script_lines(job.get(key)):
+            yield from from_commands(file.commands_in(line))
+
+
+def _script_lines(value: Any) -> Iterator[PStr]:
+    """A GitLab script: one string or a list of strings (lists of lists after ``!reference``)."""
+    if isinstance(value, PStr):
+        yield value
+    elif isinstance(value, PSeq):
+        for item in value:
+            if isinstance(item, PStr):
+                yield item
+            elif isinstance(item, PSeq):
+                yield from (line for line in item if isinstance(line, PStr))
+
+
+def _gitlab_variables(value: Any) -> Iterator[Setting]:
+    """``variables:`` entries, written ``NAME: value`` or ``NAME: {value: ..., description: ...}``."""
+    if not isinstance(value, PMap):
+        return
+    for key, item in value.items():
+        if isinstance(item, PMap):
+            item = item.get("value")
+        if isinstance(item, str | int | float | bool):
+            yield Setting(str(key), str(item), value.pos_of(key))
+
+
+def _circleci(file: SourceFile) -> Iterator[Container]:
+    """Docker executor images and the ``run`` steps of every job and reusable command."""
+    for node in file.mappings():
+        run = node.get("run")
+        if isinstance(run, PMap):
+            run = run.get("command")
+        if isinstance(run, PStr):
+            yield from from_commands(file.commands_in(run))
+        images = node.get("docker")
+        if isinstance(images, PSeq):
+            for index, spec in enumerate(images):
+                if isinstance(spec, PMap) and isinstance(spec.get("image"), str):
+                    box = Container(label=f'executor image "{spec["image"]}"', pos=images.pos_of(index))
+                    box.image = str(spec["image"])
+                    box.env.extend(_env_items(spec.get("environment"), spec.pos))
+                    if is_dind(box.image):
+                        box.settings.append(Setting("dind", box.image, spec.pos_of("image")))
+                    yield box
+
+
+def _jenkins_docker(file: SourceFile) -> Iterator[Container]:
+    """Docker agents and Docker Pipeline steps with their ``docker run`` arguments."""
+    for item in file.pipeline.docker_args:
+        words = [w for c in _relocated_commands(item.args.text, item.args.pos) for w in c.words]
+        label = f'Jenkins {item.where} "{item.image}"'
+        yield container_from_args(words, label, item.args.pos, image_known=item.image)
+
+
+def _relocated_commands(text: str, start: Pos) -> list[Command]:
+    commands = parse_commands(text)
+    for command in commands:
+        command.words = [Word(w.text, _shift(start, w.pos)) for w in command.words]
+    return commands
+
+
+def _shift(start: Pos, p: Pos) -> Pos:
+    return Pos(start.line + p.line - 1, start.column + p.column - 1 if p.line == 1 else p.column)
+
+
 # ----- kits ---------------------------------------------------------------------------------
 def _kit(file: SourceFile) -> Iterator[Container]:
     for kit in file.documents:
@@ -421,7 +538,13 @@ def _environment(file: SourceFile) -> Iterator[Setting]:
         yield from _dockerfile_env(file)
     elif kind in (kinds.WORKFLOW, kinds.ACTION):
         yield from _workflow_env(file)
-    if kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE):
+    elif kind == kinds.GITLAB_CI:
+        for node in file.mappings():
+            yield from _gitlab_variables(node.get("variables"))
+    elif kind == kinds.CIRCLECI:
+        for node in file.mappings(prune=("environment",)):
+            yield from _env_items(node.get("environment"), node.pos_of("environment"))
+    if kind in _COMMAND_KINDS:
         for command in file.commands:
             for word in command.assignments:
                 name, _, value = word.text.partition("=")

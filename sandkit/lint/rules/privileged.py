@@ -163,21 +163,37 @@ def privilege_escalation(file: SourceFile) -> Iterator[Hit]:
             yield Hit(setting.pos, f"{box.label} sets allowPrivilegeEscalation: true")
 
 
-@rule("PV006", "docker-feature", category="privileged", severity="high", kinds=CONTAINER_KINDS, triggers=("docker-",))
+@rule(
+    "PV006",
+    "docker-feature",
+    category="privileged",
+    severity="high",
+    kinds=CONTAINER_KINDS,
+    triggers=("docker-", "dind"),
+)
 def docker_feature(file: SourceFile) -> Iterator[Hit]:
-    """A devcontainer feature runs Docker inside the container or hands it the host's daemon.
+    """A devcontainer feature or a CI service runs Docker inside the container or hands it the host's daemon.
 
     The docker-in-docker feature makes the container privileged; docker-outside-of-docker
-    (formerly docker-from-docker) mounts the host's Docker socket.
+    (formerly docker-from-docker) mounts the host's Docker socket. A Docker-in-Docker
+    service (`docker:dind`) in GitLab CI or a CircleCI executor only starts on a runner
+    that runs privileged containers. The devcontainer lock file is not read: it repeats
+    what devcontainer.json says.
 
     Why:
-    Either gives code in the dev container (an agent included) control over a Docker daemon
-    with host-level power.
+    Either gives code in the dev container or CI job (an agent included) control over a
+    Docker daemon with host-level power.
 
     Fix:
     Remove the feature from the agent's dev container; build images in CI or in a separate,
-    non-agent container.
+    non-agent container. In CI, build with a daemonless builder (BuildKit rootless, kaniko,
+    buildah) instead of a privileged dind service.
     """
+    for box in containers(file):
+        for setting in box.setting("dind"):
+            yield Hit(
+                setting.pos, f"{box.label} starts Docker-in-Docker ({setting.value}), which needs a privileged runner"
+            )
     for box in containers(file):
         for setting in box.setting("feature"):
             feature = setting.value.lower()
