@@ -19,7 +19,7 @@ from sandkit.console import Progress
 from sandkit.errors import KitError, UsageError
 from sandkit.kits.discover import find_kits
 from sandkit.kits.loader import LoadedKit, load_kit, name_clashes
-from sandkit.kits.reading import inside, kit_path, root_folder
+from sandkit.kits.reading import inside, kit_path, real, root_folder
 
 FIDELITY_FILE = "fidelity.json"
 
@@ -101,6 +101,10 @@ def build(args: argparse.Namespace) -> int:
     actions_dir = Path(args.actions_dir) if getattr(args, "actions_dir", None) else None
     if actions_dir is not None and "actions" not in targets:
         raise UsageError("--actions-dir needs the actions target (add it to --target)")
+    if actions_dir is not None and real(actions_dir) == real(output):
+        raise UsageError(
+            "sandkit build: --actions-dir and -o name one folder; give the workflows a folder of their own"
+        )
     root = root_folder(getattr(args, "root", None))
     results: list[KitOutput] = []
     problems: list[str] = []
@@ -160,7 +164,7 @@ def plan_writes(
 
 def _scope(arguments: list[str]) -> Callable[[Path], bool]:
     """Whether a kit path is one this build was asked about: named, or below a folder named."""
-    folders = [Path(a).resolve() for a in arguments if Path(a).is_dir()]
+    folders = [real(Path(a)) for a in arguments if Path(a).is_dir()]
     named = {kit_path(Path(a)) for a in arguments if not Path(a).is_dir()}
     return lambda kit: kit in named or any(inside(kit, folder) for folder in folders)
 

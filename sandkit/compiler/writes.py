@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from sandkit.errors import UsageError
-from sandkit.kits.reading import PathRefused, inside, read_regular
+from sandkit.kits.reading import PathRefused, inside, read_regular, real
 
 MANIFEST = ".sandkit-manifest.json"
 MANIFEST_LIMIT = 4 * 1024 * 1024
@@ -47,7 +47,7 @@ class Root:
 
     @property
     def real(self) -> Path:
-        return self.folder.resolve()
+        return real(self.folder)
 
     def add(self, relative: str, data: bytes, owner: KitKey) -> None:
         self.files[relative] = data
@@ -169,7 +169,7 @@ def _check_destination(root: Root, name: str) -> None:
             return
         except OSError as exc:
             raise UsageError(f"sandkit build: cannot write {path.as_posix()}: {exc.strerror}") from None
-        if stat.S_ISLNK(info.st_mode) and not inside(path.resolve(), root.real):
+        if stat.S_ISLNK(info.st_mode) and not inside(real(path), root.real):
             raise UsageError(
                 f"sandkit build: {path.as_posix()} is a symbolic link out of {root.folder.as_posix()}; "
                 "sandkit writes only inside its output folder"
@@ -186,30 +186,32 @@ def _check_destination(root: Root, name: str) -> None:
 def write(plans: list[RootPlan]) -> None:
     """Stage every file, then move all of them into place; a UsageError (exit 2) if staging fails."""
     preflight(plans)
-    staged: list[tuple[RootPlan, Path, list[Path]]] = []
+    created: list[Path] = []
+    staged: list[tuple[RootPlan, Path]] = []
     try:
         for plan in plans:
-            created = _make_folder(plan.root.folder)
-            staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=plan.root.folder))
-            staged.append((plan, staging, created))
+            _make_folder(plan.root.folder, created)
+            staged.append((plan, Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=plan.root.folder))))
             for name, data in plan.wanted().items():
-                _write_file(staging / name, data)
-    except OSError as exc:
-        for _, staging, created in staged:
+                _write_file(staged[-1][1] / name, data)
+    except BaseException as exc:  # a full disk, or Ctrl-C: leave no staging folder behind
+        for _, staging in staged:
             shutil.rmtree(staging, ignore_errors=True)
-            for folder in reversed(created):
-                _remove_empty(folder)
+        for folder in reversed(created):
+            _remove_empty(folder)
+        if not isinstance(exc, OSError):
+            raise
         where = Path(exc.filename).as_posix() if exc.filename else "the output folder"
         raise UsageError(f"sandkit build: cannot write {where}: {exc.strerror or exc}; nothing written") from None
-    for plan, staging, _ in staged:
+    for plan, staging in staged:
         _move_into_place(plan, staging)
 
 
-def _make_folder(folder: Path) -> list[Path]:
-    """Create ``folder`` and its missing parents; return those created (to remove on failure)."""
-    missing = [p for p in (folder, *folder.parents) if not p.exists()]
-    folder.mkdir(parents=True, exist_ok=True)
-    return list(reversed(missing))
+def _make_folder(folder: Path, created: list[Path]) -> None:
+    """Create ``folder`` and its missing parents, outermost first, noting each one made."""
+    for missing in reversed([p for p in (folder, *folder.parents) if not p.exists()]):
+        missing.mkdir()
+        created.append(missing)
 
 
 def _write_file(path: Path, data: bytes) -> None:
@@ -239,7 +241,7 @@ def remove_orphans(plan: RootPlan) -> None:
     root = plan.root
     for name in plan.orphans:
         path = root.folder / name
-        if not inside(path.parent.resolve(), root.real) or (path.is_dir() and not path.is_symlink()):
+        if not inside(real(path.parent), root.real) or (path.is_dir() and not path.is_symlink()):
             continue
         path.unlink(missing_ok=True)
         for folder in _parents_below(root.folder, name):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandkit.errors import UsageError
-from sandkit.kits.reading import PathRefused, read_regular
+from sandkit.kits.reading import PathRefused, read_regular, real
 from sandkit.kits.yamlnodes import MAX_BYTES
 
 KIT_MARKER = "sandkit/v1"
@@ -91,7 +91,7 @@ def _regular(entry: os.DirEntry[str]) -> bool:
 def kit_kind(path: Path) -> str | None:
     """``Kit`` or ``Mixin`` when the file's top-level mapping declares a kit; None otherwise."""
     try:
-        data = read_regular(path.resolve(), MAX_BYTES)
+        data = read_regular(real(path), MAX_BYTES)
     except (PathRefused, OSError):
         return None
     keys, broken = top_level_scalars(data, ("apiVersion", "kind"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandkit.kits.reading import PathRefused, inside, read_regular, repository_root
+from sandkit.kits.reading import PathRefused, inside, read_regular, real, repository_root
 from sandkit.kits.yamlnodes import Node, load_yaml_nodes
 
 __all__ = ["FILE_SYSTEM", "KitFiles", "PathRefused", "repository_root"]
@@ -24,11 +24,11 @@ class KitFiles:
     """The file system, as ``sandkit validate`` and ``build`` read it; confined below ``root`` when given."""
 
     def __init__(self, root: Path | None = None) -> None:
-        self.root = root.resolve() if root is not None else None
+        self.root = real(root) if root is not None else None
 
     def resolve(self, folder: Path, relative: str) -> Path:
         """``relative`` (as written in a kit below ``folder``) as an absolute path, or PathRefused."""
-        resolved = (folder / relative).resolve()
+        resolved = real(folder / relative)
         self.check_inside(resolved, relative)
         return resolved
 
@@ -42,7 +42,7 @@ class KitFiles:
 
     def identity(self, path: Path) -> str:
         """One string per file, so that ``extends`` cycles are found however a path is spelled."""
-        return str(path.resolve())
+        return str(real(path))
 
     def is_file(self, path: Path) -> bool:
         return path.is_file()
@@ -63,7 +63,7 @@ class KitFiles:
     def display(self, path: Path) -> str:
         """Relative to the working folder when below it, absolute otherwise."""
         try:
-            return path.resolve().relative_to(Path.cwd()).as_posix()
+            return real(path).relative_to(Path.cwd()).as_posix()
         except ValueError:
             return path.as_posix()
 

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from sandkit.errors import KitError, UsageError
-from sandkit.kits.reading import repository_root
+from sandkit.kits.reading import real, repository_root
 
 DEFAULT_FILE = "kit.yaml"
 SCHEMA_URL = "https://sandkit.dev/schemas/kit.schema.json"
@@ -67,7 +67,7 @@ def kit_name(path: Path) -> str:
 def schema_ref(path: Path, root: Path) -> str:
     """The repository's committed schema relative to the kit, if one lies between the kit and the
     repository's top folder; else the schema's stable URL. Never a path of this installation."""
-    folder = path.absolute().parent.resolve()
+    folder = real(path.absolute().parent)
     for candidate_folder in (folder, *folder.parents):
         candidate = candidate_folder / "schemas" / "kit.schema.json"
         if candidate.is_file():

@@ -17,7 +17,7 @@ from sandkit.kits.extends import load_merged
 from sandkit.kits.files import FILE_SYSTEM, KitFiles, PathRefused, repository_root
 from sandkit.kits.messages import dotted, explain
 from sandkit.kits.model import API_VERSION, Kit
-from sandkit.kits.reading import kit_path
+from sandkit.kits.reading import kit_path, real
 from sandkit.kits.yamlnodes import Node
 
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
@@ -79,7 +79,7 @@ def load_kit(
         path = kit_path(path)
         files = KitFiles(root if root is not None else repository_root(path))
         try:
-            files.check_inside(path.resolve(), "the kit file")
+            files.check_inside(real(path), "the kit file")
         except PathRefused as exc:
             raise KitError([Problem(Location(display), str(exc))]) from None
     merged = load_merged(path, display, files=files)

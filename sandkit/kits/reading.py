@@ -66,14 +66,20 @@ def read_regular(path: Path, limit: int) -> bytes:
         os.close(handle)
 
 
+def real(path: Path) -> Path:
+    """``path`` absolute with its links followed; a link loop stays as written (opening it then
+    fails with a message) instead of raising as ``Path.resolve`` does."""
+    return Path(os.path.realpath(path))
+
+
 def kit_path(path: Path) -> Path:
     """A kit's absolute path with its folder's links resolved (the kit file itself may be a link)."""
-    return path.absolute().parent.resolve() / path.name
+    return real(path.absolute().parent) / path.name
 
 
 def repository_root(kit: Path) -> Path:
     """The folder a kit may read from: the git top level above it, or its own folder outside git."""
-    folder = kit.absolute().parent.resolve()
+    folder = real(kit.absolute().parent)
     for candidate in (folder, *folder.parents):
         if (candidate / ".git").exists():
             return candidate
@@ -89,7 +95,7 @@ def root_folder(argument: str | None) -> Path | None:
     folder = Path(argument)
     if not folder.is_dir():
         raise UsageError(f"--root {argument}: not a folder")
-    return folder.resolve()
+    return real(folder)
 
 
 def inside(path: Path, root: Path) -> bool:

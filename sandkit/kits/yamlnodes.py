@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sandkit.errors import KitError, Location, Problem
-from sandkit.kits.reading import PathRefused, read_regular
+from sandkit.kits.reading import PathRefused, read_regular, real
 
 MAX_BYTES = 1024 * 1024
 MAX_NODES = 50_000
@@ -223,7 +223,7 @@ def load_yaml_nodes(path: Path, display: str | None = None) -> Node:
     """Load one YAML mapping from ``path`` (a bounded read of a regular file); every failure is a located KitError."""
     shown = display or str(path)
     try:
-        data = read_regular(path.resolve(), MAX_BYTES)
+        data = read_regular(real(path), MAX_BYTES)
     except PathRefused as exc:
         raise _fail(shown, f"{'file ' if str(exc) == 'not found' else ''}{exc}") from None
     return nodes_from_bytes(data, shown)

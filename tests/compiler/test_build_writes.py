@@ -227,3 +227,24 @@ def test_the_repository_commits_its_manifests() -> None:
     for folder in [REPO / "sandbox", *sorted((REPO / "examples").glob("*/sandbox"))]:
         assert (folder / MANIFEST).is_file(), folder
     assert os.path.isfile(REPO / ".github" / "workflows" / MANIFEST) or not (REPO / ".github" / "workflows").exists()
+
+
+def test_an_interrupted_build_leaves_no_staging_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _kits(tmp_path, "one")
+
+    def interrupted(path: Path, data: bytes) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writes, "_write_file", interrupted)
+    with in_folder(tmp_path):
+        assert main(["build", "kits", "-o", "new/out", "-q"]) == 130
+    assert not (tmp_path / "new").exists()
+
+
+def test_actions_dir_and_output_must_differ(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each keeps its own manifest; one folder for both would make each build orphan the other's files."""
+    _kits(tmp_path, "one")
+    with in_folder(tmp_path):
+        assert main(["build", "kits", "-o", "out", "--actions-dir", "./out/", "-q"]) == 2
+    assert "--actions-dir and -o name one folder" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -211,3 +211,19 @@ def test_a_large_source_is_refused_after_reading_at_most_one_byte_more(tmp_path:
     kit.write_text(FIELDS["files[0].source"].format(path="big.bin"))
     code, output = _validate(kit)
     assert code == 1 and "big.bin is larger than 8 MiB" in output, output
+
+
+@pytest.mark.parametrize("field", ["kit", "files[0].source", "extends"])
+def test_a_link_loop_is_a_located_error_not_a_traceback(tmp_path: Path, field: str) -> None:
+    repo = _repository(tmp_path)
+    (repo / "kits" / "loop.yaml").symlink_to("loop.yaml")
+    kit = repo / "kits" / "kit.yaml"
+    if field == "kit":
+        kit = repo / "kits" / "loop.yaml"
+    elif field == "extends":
+        kit.write_text(FIELDS["extends"].format(path="./loop.yaml"))
+    else:
+        kit.write_text(FIELDS[field].format(path="loop.yaml"))
+    code, output = _validate(kit)
+    assert code == 1 and "Traceback" not in output and "loop.yaml" in output, output
+    assert "Too many levels of symbolic links" in output or "not found" in output, output
