@@ -198,7 +198,7 @@ class SourceFile:
 
     def _file_commands(self) -> list[Command]:
         if self.syntax == "shell":
-            return parse_commands(self.text)
+            return parse_commands(self.text, expand=True)
         if self.syntax in ("makefile", "justfile"):
             from sandkit.lint.syntax.makefile import justfile_recipes, makefile_recipes
 

@@ -17,11 +17,14 @@ CASES = sorted(p for p in CORPUS.iterdir() if (p / "expect.toml").is_file())
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_corpus_case(case: Path) -> None:
     expect = tomllib.loads((case / "expect.toml").read_text())
-    found = categories_of(lint_tree(case))
+    findings = lint_tree(case)
+    found = categories_of(findings)
     missing = set(expect.get("must", [])) - found
     unwanted = set(expect.get("must_not", [])) & found
     assert not missing, f"{case.name}: expected {sorted(missing)}, found {sorted(found)}"
     assert not unwanted, f"{case.name}: must not report {sorted(unwanted)}"
+    if "findings" in expect:  # the exact findings, as "path:line:column RULE"
+        assert sorted(f"{f.path}:{f.line}:{f.column} {f.rule}" for f in findings) == sorted(expect["findings"])
 
 
 def test_corpus_is_not_empty() -> None:

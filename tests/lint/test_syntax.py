@@ -106,3 +106,31 @@ def test_make_and_just_recipes() -> None:
     recipes = makefile_recipes("all:\n\t@docker run \\\n\t  -v $$HOME:/h x\nX = 1\n")
     assert [(r.text, r.pos) for r in recipes] == [("docker run \\\n  -v $HOME:/h x", Pos(2, 3))]
     assert justfile_recipes("a:\n    -echo hi\n")[0].text == "echo hi"
+
+
+def test_shell_arrays_and_variables_expand_where_they_are_used() -> None:
+    text = (
+        "args=(--rm\n  -v \"$HOME/.ssh:/k\")\nargs+=(--privileged)\nOPTS='--network host'\n"
+        'docker run "${args[@]}" $OPTS "${unknown[@]}" img\n'
+    )
+    (docker,) = parse_commands(text, expand=True)[1:]
+    assert [(w.text, w.pos) for w in docker.words] == [
+        ("docker", Pos(5, 1)),
+        ("run", Pos(5, 8)),
+        ("--rm", Pos(1, 7)),
+        ("-v", Pos(2, 3)),
+        ("$HOME/.ssh:/k", Pos(2, 6)),
+        ("--privileged", Pos(3, 8)),
+        ("--network", Pos(4, 7)),
+        ("host", Pos(4, 17)),
+        ("${unknown[@]}", Pos(5, 31)),
+        ("img", Pos(5, 47)),
+    ]
+    # without expansion the array is still an assignment, never a command of its own
+    assert [c.argv()[:1] for c in parse_commands(text)] == [[], ["docker"]]
+
+
+def test_shell_variables_are_bounded() -> None:
+    doubling = "a=(x)\n" + 'a=("${a[@]}" "${a[@]}")\n' * 40 + 'run "${a[@]}"\n'
+    (run,) = [c for c in parse_commands(doubling, expand=True) if c.words]
+    assert len(run.words) == 1 + 1000

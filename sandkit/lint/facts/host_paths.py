@@ -2,7 +2,8 @@
 
 ``~``, ``$HOME``, ``${HOME}``, ``${localEnv:HOME}``, ``%USERPROFILE%``, ``/home/alice``,
 ``/Users/alice`` and ``/root`` all become ``~``; ``$XDG_RUNTIME_DIR`` and ``/run/user/1000``
-become ``/run/user/UID``; ``${VAR:-default}`` becomes its default unless VAR is one of those.
+become ``/run/user/UID``; ``$TMPDIR`` becomes ``/tmp``; ``${VAR:-default}`` becomes its default
+unless VAR is one of those, innermost first, so defaults may nest (``${A:-${HOME}/x}``).
 """
 
 from __future__ import annotations
@@ -15,22 +16,19 @@ from sandkit.agents import CATALOGUE
 
 _HOME_VARS = {"HOME", "USERPROFILE"}
 _RUNTIME_VARS = {"XDG_RUNTIME_DIR"}
-_BRACED = re.compile(r"\$\{(?:localEnv:|env:)?(\w+)(?:(:?[-=?+]|:)([^}]*))?\}")
+_TEMP_VARS = {"TMPDIR", "TMP", "TEMP"}
+#: A ``${...}`` with no ``${`` inside it: expanding these innermost ones first unwraps nested defaults.
+_BRACED = re.compile(r"\$\{(?:localEnv:|env:)?(\w+)(?:(:?[-=?+]|:)([^{}]*))?\}")
+_MAX_NESTING = 8
 _BARE = re.compile(r"\$(\w+)")
 _USER_HOME = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
 _USER_RUNTIME = re.compile(r"^/run/user/(?:\d+|UID|\$\(id -u\)|\$\{?UID\}?)(?=/|$)")
-_SOCKET_NAMES = (
-    "docker.sock",
-    "containerd.sock",
-    "podman.sock",
-    "crio.sock",
-    "cri-dockerd.sock",
-    "dockershim.sock",
-    "buildkitd.sock",
-    "docker.proxy.sock",
-    "docker_engine",
-    "colima.sock",
-    "nerdctl.sock",
+#: Socket file names of the runtimes, whatever folder holds them: docker.sock, docker.raw.sock and
+#: docker-cli.sock (Docker Desktop), podman-machine-default-api.sock (Podman machine),
+#: containerd.sock.ttrpc, crio.sock, buildkitd.sock, docker_engine (the Windows named pipe) ...
+_SOCKET_NAME = re.compile(
+    r"^(?:[\w.-]*?(?:docker|podman|containerd|crio|cri-dockerd|dockershim|buildkitd|colima|nerdctl)"
+    r"[\w.-]*\.sock(?:\.raw|\.ttrpc)?|docker_engine)$"
 )
 
 RUNTIME_SOCKETS = (
@@ -48,12 +46,24 @@ RUNTIME_SOCKETS = (
     "/run/k3s/containerd/containerd.sock",
     "/run/buildkit/buildkitd.sock",
     "/run/host-services/docker.proxy.sock",
+    "/var/run/docker.sock.raw",
+    # Docker Desktop
     "~/.docker/run/docker.sock",
+    "~/.docker/desktop/docker.sock",
+    "~/Library/Containers/com.docker.docker/Data/docker.raw.sock",
+    "~/Library/Containers/com.docker.docker/Data/docker-cli.sock",
+    # colima (its older and its XDG folder), Lima, Rancher Desktop, OrbStack
     "~/.colima/default/docker.sock",
     "~/.colima/docker.sock",
+    "~/.config/colima/default/docker.sock",
+    "~/.lima/docker/sock/docker.sock",
     "~/.rd/docker.sock",
     "~/.orbstack/run/docker.sock",
+    # Podman machine (macOS and Linux) and rootless Podman
     "~/.local/share/containers/podman/machine/podman.sock",
+    "~/.local/share/containers/podman/machine/qemu/podman.sock",
+    "/run/user/UID/podman/podman-machine-default-api.sock",
+    "/tmp/podman/podman-machine-default-api.sock",
 )
 
 CREDENTIAL_PATHS = (
@@ -96,6 +106,8 @@ SOCKET_TRIGGERS = (
     ".rd",
     ".orbstack",
     ".local",
+    "lima",
+    "com.docker",
     "XDG_RUNTIME_DIR",
     ROOT_MOUNT,
 )
@@ -119,6 +131,8 @@ def _var(name: str, default: str | None, raw: str) -> str:
         return "~"
     if name in _RUNTIME_VARS:
         return "/run/user/UID"
+    if name in _TEMP_VARS:
+        return "/tmp"
     if name in ("UID", "EUID"):
         return "UID"
     if default is not None and default != "":
@@ -129,7 +143,7 @@ def _var(name: str, default: str | None, raw: str) -> str:
 def expand(raw: str) -> str:
     """Replace the variables the mount spellings use; keep unknown ones as written."""
     text = raw.strip().strip("\"'")
-    for _ in range(3):  # defaults may themselves hold a variable: ${A:-${HOME}/x}
+    for _ in range(_MAX_NESTING):  # defaults may themselves hold a variable: ${A:-${HOME}/x}
         new = _BRACED.sub(lambda m: _var(m.group(1), m.group(3), m.group(0)), text)
         new = _BARE.sub(lambda m: _var(m.group(1), None, m.group(0)), new)
         if new == text:
@@ -191,7 +205,7 @@ def runtime_socket(raw: str) -> str:
     if not path:
         return ""
     name = path.rsplit("/", 1)[-1]
-    if path in RUNTIME_SOCKETS or name in _SOCKET_NAMES:
+    if path in RUNTIME_SOCKETS or _SOCKET_NAME.match(name):
         return "socket"
     if path == "~":
         return ""  # the whole home is reported as a credential mount

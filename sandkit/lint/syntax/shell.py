@@ -4,10 +4,17 @@ This is not a shell: it splits text into simple commands (on ``;``, ``&``, ``|``
 ``||``, newlines and parentheses), unquotes each word and drops redirections and comments.
 That is what rules need to read ``docker run -v ...`` wherever it is written, and it never
 fails: unterminated quotes simply end at the end of the text.
+
+Array assignments (``args=(--rm -v "$HOME/.ssh:/k")``, ``args+=(...)``) are read as arrays, not
+as commands. With ``expand=True`` a word that is a whole variable reference (``$opts``,
+``"${args[@]}"``) is replaced by the words the script last assigned to it, in text order, so
+``docker run "${args[@]}" image`` is read with the flags the array holds, at the place each was
+written. Variables are bounded (:data:`MAX_VARIABLE_WORDS` words each).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -16,6 +23,10 @@ from sandkit.lint.syntax.tree import Pos
 _OPERATOR_CHARS = ";&|()\n"
 _REDIRECT_CHARS = "<>"
 _WRAPPERS = frozenset({"sudo", "exec", "command", "time", "nohup", "env", "doas", "xargs"})
+_DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
+_ARRAY_START = re.compile(r"[A-Za-z_]\w*\+?=")
+_REFERENCE = re.compile(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(?:\[[@*]\])?\})")
+MAX_VARIABLE_WORDS = 1000
 
 
 @dataclass(frozen=True)
@@ -51,27 +62,110 @@ class Command:
         return "", len(self.words)
 
 
-def parse_commands(text: str) -> list[Command]:
-    """Split shell text into simple commands; positions are 1-based within ``text``."""
+def parse_commands(text: str, *, expand: bool = False) -> list[Command]:
+    """Split shell text into simple commands; positions are 1-based within ``text``.
+
+    With ``expand``, whole-word variable references are replaced by what the text assigned
+    to them before (see the module doc).
+    """
     commands: list[Command] = []
     current = Command()
     drop_next = False
-    for kind, word in _tokens(text):
+    variables = _Variables(text) if expand else None
+    tokens = list(_tokens(text))
+    i = 0
+    while i < len(tokens):
+        kind, word = tokens[i]
+        i += 1
         if kind == "op":
-            if current.words or current.assignments:
-                commands.append(current)
+            _finish(current, commands, variables)
             current = Command()
         elif kind == "redirect":
             drop_next = True
         elif drop_next:
             drop_next = False
+        elif _opens_array(word, tokens, i) and (not current.words or current.program()[0] in _DECLARERS):
+            i = _read_array(word, tokens, i + 1, variables)
         elif not current.words and _is_assignment(word.text):
             current.assignments.append(word)
         else:
-            current.words.append(word)
-    if current.words or current.assignments:
-        commands.append(current)
+            current.words.extend(variables.expand(word) if variables is not None else (word,))
+    _finish(current, commands, variables)
     return commands
+
+
+def _finish(command: Command, commands: list[Command], variables: _Variables | None) -> None:
+    if not (command.words or command.assignments):
+        return
+    commands.append(command)
+    if variables is None:
+        return
+    program, index = command.program()
+    if not command.words or program in _DECLARERS:
+        for word in (*command.assignments, *command.words[index + 1 :]):
+            if _is_assignment(word.text):
+                variables.assign_scalar(word)
+
+
+def _opens_array(word: Word, tokens: list[tuple[str, Word]], nxt: int) -> bool:
+    """``NAME=(`` or ``NAME+=(``, the parenthesis right after the equals sign."""
+    if nxt >= len(tokens) or not _ARRAY_START.fullmatch(word.text):
+        return False
+    kind, paren = tokens[nxt]
+    return kind == "op" and paren.text == "(" and paren.pos == Pos(word.pos.line, word.pos.column + len(word.text))
+
+
+def _read_array(name_word: Word, tokens: list[tuple[str, Word]], i: int, variables: _Variables | None) -> int:
+    """Read the words of an array up to its ``)``; returns the index after it."""
+    words: list[Word] = []
+    while i < len(tokens):
+        kind, word = tokens[i]
+        i += 1
+        if kind == "op" and word.text == ")":
+            break
+        if kind == "word":
+            words.extend(variables.expand(word) if variables is not None else (word,))
+    if variables is not None:
+        name = name_word.text.rstrip("=")
+        variables.assign(name.rstrip("+"), words, append=name.endswith("+"))
+    return i
+
+
+class _Variables:
+    """What a script has assigned so far: name -> the words of its value."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.values: dict[str, list[Word]] = {}
+        self._line_starts: list[int] | None = None
+
+    def assign(self, name: str, words: list[Word], *, append: bool = False) -> None:
+        value = [*self.values.get(name, []), *words] if append else list(words)
+        self.values[name] = value[:MAX_VARIABLE_WORDS]
+
+    def assign_scalar(self, word: Word) -> None:
+        """``NAME=value``: the value's words (as unquoted word splitting would give them)."""
+        name, _, value = word.text.partition("=")
+        start = self._offset(word.pos) + len(name) + 1
+        quoted = self.text[start : start + 1] in ("'", '"')
+        column = word.pos.column + len(name) + 1 + quoted
+        words = [
+            Word(w.text, Pos(word.pos.line, column + w.pos.column - 1) if w.pos.line == 1 else word.pos)
+            for kind, w in _tokens(value)
+            if kind == "word"
+        ]
+        self.assign(name, words)
+
+    def expand(self, word: Word) -> list[Word]:
+        match = _REFERENCE.fullmatch(word.text)
+        name = (match.group(1) or match.group(2)) if match else ""
+        return list(self.values[name]) if name in self.values else [word]
+
+    def _offset(self, pos: Pos) -> int:
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        starts = self._line_starts
+        return starts[min(pos.line, len(starts)) - 1] + pos.column - 1
 
 
 def _is_assignment(text: str) -> bool:
