@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from sandkit.lint import engine_rules
 from sandkit.lint.discovery import Candidate, Matcher, discover
-from sandkit.lint.kinds import STRUCTURED, YAML_FAMILY, Kind, is_shell_script, kind_by_content
+from sandkit.lint.kinds import JSON_FAMILY, STRUCTURED, YAML_FAMILY, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import Rule, all_rules
 from sandkit.lint.source import RuleSettings, SourceFile
@@ -164,6 +164,8 @@ class _Checker:
             return True
         if kind == Kind("yaml", "yaml"):
             return bool(wanted & YAML_FAMILY)  # its content may make it a kit, a workflow ...
+        if kind == Kind("json", "json"):
+            return bool(wanted & JSON_FAMILY)
         name = candidate.path.rsplit("/", 1)[-1]
         return kind.kind == "text" and "." not in name and "shell" in wanted  # a shebang?
 

@@ -15,6 +15,8 @@ from sandkit.agents import CATALOGUE, unique
 KIT = "kit"
 COMPOSE = "compose"
 KUBERNETES = "kubernetes"
+KUSTOMIZATION = "kustomization"
+JSON_PATCH = "json-patch"
 WORKFLOW = "workflow"
 ACTION = "action"
 DEVCONTAINER = "devcontainer"
@@ -38,6 +40,8 @@ KINDS = (
     KIT,
     COMPOSE,
     KUBERNETES,
+    KUSTOMIZATION,
+    JSON_PATCH,
     WORKFLOW,
     ACTION,
     DEVCONTAINER,
@@ -59,10 +63,15 @@ KINDS = (
 )
 
 #: Kinds whose parse always runs, so a broken file is reported even when no rule fires.
-STRUCTURED = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, DEVCONTAINER, AGENT_CONFIG, GITLAB_CI, CIRCLECI})
+STRUCTURED = frozenset(
+    {KIT, COMPOSE, KUBERNETES, KUSTOMIZATION, WORKFLOW, ACTION, DEVCONTAINER, AGENT_CONFIG, GITLAB_CI, CIRCLECI}
+)
+
+#: Kinds a JSON file may turn out to be once its content is read.
+JSON_FAMILY = frozenset({JSON, JSON_PATCH})
 
 #: Kinds a YAML file may turn out to be once its content is read.
-YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, WORKFLOW, ACTION, YAML})
+YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, JSON_PATCH, WORKFLOW, ACTION, YAML})
 
 
 class Kind(NamedTuple):
@@ -157,6 +166,8 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(_yaml_kind_by_name(lower, name), "yaml")
     if syntax in ("json", "toml"):
         return Kind(syntax, syntax)
+    if name == "kustomization":
+        return Kind(KUSTOMIZATION, "yaml")
     return Kind(TEXT, "text")
 
 
@@ -174,6 +185,8 @@ def _yaml_kind_by_name(lower: str, name: str) -> str:
         return GITLAB_CI
     if "/.circleci/" in f"/{lower}":
         return CIRCLECI
+    if name in ("kustomization.yaml", "kustomization.yml"):
+        return KUSTOMIZATION
     if name in ("action.yml", "action.yaml"):
         return ACTION
     if re.fullmatch(r"(docker-)?compose([.-][\w.-]+)?\.ya?ml|[\w.-]+\.compose\.ya?ml", name):
@@ -189,10 +202,15 @@ _SERVICES = re.compile(_LINE_KEY.format("services"))
 _JOBS = re.compile(_LINE_KEY.format("jobs"))
 _ON = re.compile(r"(?m)^[\"']?(?:on|true)[\"']?\s*:")
 _RUNS = re.compile(_LINE_KEY.format("runs"))
+_JSON_PATCH = re.compile(
+    r'\A(?:\s*#[^\n]*\n)*\s*(?:-\s+(?:op|path|value|from)\s*:|\[\s*\{\s*"(?:op|path|value|from)"\s*:)'
+)
 
 
 def kind_by_content(kind: Kind, head: str) -> Kind:
     """Refine a vague kind from the start of the file's text."""
+    if kind.kind in (YAML, JSON) and _JSON_PATCH.match(head):
+        return Kind(JSON_PATCH, kind.syntax)
     if kind.syntax == "yaml" and kind.kind == YAML:
         if _KIT_MARK.search(head):
             return Kind(KIT, "yaml")

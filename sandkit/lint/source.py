@@ -82,10 +82,13 @@ class SourceFile:
         if value.style in ("|", ">"):
             rel = value[:offset].count("\n") + 1
             line = value.pos.line + rel
-            text = self.line_text(line)
-            indent = len(text) - len(text.lstrip(" "))
             start = value.rfind("\n", 0, offset) + 1
-            return Pos(line, indent + offset - start + 1)
+            end = value.find("\n", offset)
+            own = value[start : end if end >= 0 else len(value)]
+            text = self.line_text(line)
+            # the block's indentation: the file line's, less what the line keeps of its own
+            indent = (len(text) - len(text.lstrip(" "))) - (len(own) - len(own.lstrip(" ")))
+            return Pos(line, max(indent, 0) + offset - start + 1)
         return value.pos_at(offset)
 
     @property
@@ -170,6 +173,33 @@ class SourceFile:
             return [load_toml(self.text)]
         return []
 
+    def embedded(self, value: PStr) -> list[Any]:
+        """The YAML (or JSON) documents held in a string of this file, positioned in this file.
+
+        For patches and pod-spec patches written inline (kustomize ``patch: |``, Argo
+        ``podSpecPatch``). Text that does not parse gives no documents: a templated string
+        (``{{ ... }}``) is often not YAML until its tool fills it in.
+        """
+        return self.memo(f"embedded:{value.pos}", lambda: self._embedded(value))
+
+    def _embedded(self, value: PStr) -> list[Any]:
+        from sandkit.lint.syntax.yaml import compose_nodes, convert_nodes
+
+        try:
+            documents = convert_nodes(compose_nodes(str(value)), self.budget)
+        except SyntaxProblem:
+            return []
+        starts = [0] + [m.end() for m in re.finditer("\n", value)]
+
+        def locate(p: Pos) -> Pos:
+            return self.str_pos(value, starts[min(p.line, len(starts)) - 1] + p.column - 1)
+
+        moved: set[int] = set()
+        for document in documents:
+            for node in self.walk(document):
+                _move(node, locate, moved)
+        return documents
+
     @property
     def instructions(self) -> list[Instruction]:
         """Dockerfile instructions (:class:`sandkit.lint.syntax.dockerfile.Instruction`)."""
@@ -240,6 +270,22 @@ class SourceFile:
         return _relocate(
             parse_commands(text), lambda p: ins.pos_at(starts[min(p.line, len(starts)) - 1] + p.column - 1)
         )
+
+
+def _move(node: Node, locate: Callable[[Pos], Pos], moved: set[int]) -> None:
+    """Re-position a parsed node (and its strings, each once: ``moved``) with ``locate``."""
+    node.pos = locate(node.pos)
+    if isinstance(node, PMap):
+        node.key_pos = {k: locate(p) for k, p in node.key_pos.items()}
+        node.value_pos = {k: locate(p) for k, p in node.value_pos.items()}
+        values = list(node.values()) + [k for k in node if isinstance(k, PStr)]
+    else:
+        node.item_pos = [locate(p) for p in node.item_pos]
+        values = list(node)
+    for item in values:
+        if isinstance(item, PStr) and id(item) not in moved:
+            moved.add(id(item))
+            item.pos = locate(item.pos)
 
 
 def _shifted(start: Pos) -> Callable[[Pos], Pos]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from sandkit.agents import CATALOGUE
-from sandkit.lint.syntax.tree import Pos
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 
 #: Words that name a coding agent in an image, container name or command: each agent's own (from
 #: the catalogue), and the generic names agent images go by.
@@ -101,3 +103,40 @@ def split_kv_list(spec: str) -> dict[str, str]:
         key, eq, value = part.partition("=")
         out[key.strip().lower()] = value.strip() if eq else "true"
     return out
+
+
+def strings(value: Any) -> list[Any]:
+    """A YAML list (or a single scalar) as a list of its items."""
+    if isinstance(value, list):
+        return list(value)
+    return [] if value is None else [value]
+
+
+def env_items(value: Any, default: Pos) -> Iterator[Setting]:
+    """Environment written as a mapping or as a list of NAME=value strings."""
+    if isinstance(value, PMap):
+        for key, item in value.items():
+            text = "" if item is None else str(item).lower() if isinstance(item, bool) else str(item)
+            yield Setting(str(key), text, value.pos_of(key))
+    elif isinstance(value, PSeq):
+        for index, item in enumerate(value):
+            if isinstance(item, str):
+                name, _, text = item.partition("=")
+                yield Setting(name, text, value.pos_of(index))
+            elif isinstance(item, PMap) and "name" in item:  # Kubernetes env
+                yield Setting(
+                    str(item["name"]),
+                    str(item.get("value") or ""),
+                    item.pos_of("value") if "value" in item else item.pos,
+                )
+
+
+def list_settings(box: Container, value: Any, name: str, default: Pos) -> None:
+    """Add a setting named ``name`` for each item of a list (or entry of a mapping) to ``box``."""
+    if isinstance(value, PMap):  # extra_hosts may be a mapping host: ip
+        for key, item in value.items():
+            box.settings.append(Setting(name, f"{key}:{item}", value.pos_of(key)))
+        return
+    for index, item in enumerate(strings(value)):
+        at = value.pos_of(index) if isinstance(value, PSeq) else default
+        box.settings.append(Setting(name, str(item), pos_of(item, at)))

@@ -12,8 +12,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from sandkit.lint import kinds
-from sandkit.lint.facts.container_model import Container, Mount, Setting, split_kv_list, split_volume
-from sandkit.lint.facts.docker_cli import RUNTIMES, container_from_args, run_invocation
+from sandkit.lint.facts.container_model import (
+    Container,
+    Mount,
+    Setting,
+    env_items,
+    list_settings,
+    split_kv_list,
+    split_volume,
+    strings,
+)
+from sandkit.lint.facts.docker_cli import RUNTIMES, container_from_args, from_commands
+from sandkit.lint.facts.kubernetes import json_patch_containers, kubernetes_containers, kustomization_containers
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
@@ -22,6 +32,8 @@ from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
 CONTAINER_KINDS = (
     kinds.COMPOSE,
     kinds.KUBERNETES,
+    kinds.KUSTOMIZATION,
+    kinds.JSON_PATCH,
     kinds.DEVCONTAINER,
     kinds.WORKFLOW,
     kinds.ACTION,
@@ -42,7 +54,6 @@ ENV_KINDS = (*CONTAINER_KINDS, kinds.ENV)
 
 _COMPOSE_HOST_MODES = ("network_mode", "pid", "ipc", "uts", "userns_mode", "cgroup")
 _COMPOSE_SETTING = {"network_mode": "network", "userns_mode": "userns", "cgroup": "cgroupns"}
-_K8S_HOST = {"hostNetwork": "network", "hostPID": "pid", "hostIPC": "ipc"}
 
 
 def containers(file: SourceFile) -> list[Container]:
@@ -59,8 +70,11 @@ def _containers(file: SourceFile) -> Iterator[Container]:
     if kind == kinds.COMPOSE:
         yield from _compose(file)
     elif kind == kinds.KUBERNETES:
-        for document in file.documents:
-            yield from _kubernetes(file, document)
+        yield from kubernetes_containers(file)
+    elif kind == kinds.KUSTOMIZATION:
+        yield from kustomization_containers(file)
+    elif kind == kinds.JSON_PATCH:
+        yield from json_patch_containers(file)
     elif kind == kinds.DEVCONTAINER:
         yield from _devcontainer(file)
     elif kind in (kinds.WORKFLOW, kinds.ACTION):
@@ -81,56 +95,6 @@ def _containers(file: SourceFile) -> Iterator[Container]:
         yield from from_commands(file.commands)
 
 
-def from_commands(commands: list[Command]) -> Iterator[Container]:
-    """Containers started by ``docker|podman run`` in shell commands."""
-    for command in commands:
-        invocation = run_invocation(command)
-        if invocation is None:
-            continue
-        globals_, args = invocation
-        program = command.program()[0]
-        box = container_from_args(args, f"`{program} run`", command.pos)
-        box.env.extend(_global_host(globals_))
-        for word in command.assignments:
-            name, _, value = word.text.partition("=")
-            box.env.append(Setting(name, value, word.pos))
-        yield box
-
-
-def _global_host(words: list[Word]) -> Iterator[Setting]:
-    for i, word in enumerate(words):
-        name, eq, value = word.text.partition("=")
-        if name in ("-H", "--host", "--url"):
-            host = value if eq else (words[i + 1].text if i + 1 < len(words) else "")
-            yield Setting("DOCKER_HOST", host, word.pos)
-
-
-def _strings(value: Any) -> list[Any]:
-    """A YAML list (or a single scalar) as a list of its items."""
-    if isinstance(value, list):
-        return list(value)
-    return [] if value is None else [value]
-
-
-def _env_items(value: Any, default: Pos) -> Iterator[Setting]:
-    """Environment written as a mapping or as a list of NAME=value strings."""
-    if isinstance(value, PMap):
-        for key, item in value.items():
-            text = "" if item is None else str(item).lower() if isinstance(item, bool) else str(item)
-            yield Setting(str(key), text, value.pos_of(key))
-    elif isinstance(value, PSeq):
-        for index, item in enumerate(value):
-            if isinstance(item, str):
-                name, _, text = item.partition("=")
-                yield Setting(name, text, value.pos_of(index))
-            elif isinstance(item, PMap) and "name" in item:  # Kubernetes env
-                yield Setting(
-                    str(item["name"]),
-                    str(item.get("value") or ""),
-                    item.pos_of("value") if "value" in item else item.pos,
-                )
-
-
 # ----- Compose ------------------------------------------------------------------------------
 def _compose(file: SourceFile) -> Iterator[Container]:
     for document in file.documents:
@@ -147,12 +111,12 @@ def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
         label=f'service "{name}"',
         pos=pos,
         image=str(service.get("image") or ""),
-        command=" ".join(str(c) for c in _strings(service.get("command")))
+        command=" ".join(str(c) for c in strings(service.get("command")))
         + " "
-        + " ".join(str(c) for c in _strings(service.get("entrypoint"))),
+        + " ".join(str(c) for c in strings(service.get("entrypoint"))),
     )
     volumes = service.get("volumes")
-    for index, volume in enumerate(_strings(volumes)):
+    for index, volume in enumerate(strings(volumes)):
         at = volumes.pos_of(index) if isinstance(volumes, PSeq) else pos
         if isinstance(volume, str):
             source, target = split_volume(volume)
@@ -178,105 +142,9 @@ def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
         ("devices", "device"),
         ("extra_hosts", "add-host"),
     ):
-        _list_settings(box, service.get(key), setting, service.pos_of(key))
-    box.env.extend(_env_items(service.get("environment"), service.pos_of("environment")))
+        list_settings(box, service.get(key), setting, service.pos_of(key))
+    box.env.extend(env_items(service.get("environment"), service.pos_of("environment")))
     return box
-
-
-def _list_settings(box: Container, value: Any, name: str, default: Pos) -> None:
-    if isinstance(value, PMap):  # extra_hosts may be a mapping host: ip
-        for key, item in value.items():
-            box.settings.append(Setting(name, f"{key}:{item}", value.pos_of(key)))
-        return
-    for index, item in enumerate(_strings(value)):
-        at = value.pos_of(index) if isinstance(value, PSeq) else default
-        box.settings.append(Setting(name, str(item), pos_of(item, at)))
-
-
-# ----- Kubernetes ---------------------------------------------------------------------------
-def _kubernetes(file: SourceFile, document: Any) -> Iterator[Container]:
-    if not isinstance(document, PMap):
-        return
-    kind = str(document.get("kind") or "object")
-    meta = document.get("metadata")
-    name = str(meta.get("name") or "") if isinstance(meta, PMap) else ""
-    yield from _pod_specs(file, document, f"{kind}/{name}" if name else kind)
-
-
-def _pod_specs(file: SourceFile, document: PMap, owner: str) -> Iterator[Container]:
-    """Every pod spec in ``document``: any mapping with a ``containers`` list (all workloads,
-    templates, CronJob job templates, Lists and custom resources alike)."""
-    for node in file.mappings(document, prune=("containers",)):
-        if isinstance(node.get("containers"), PSeq):
-            yield from _pod(node, owner)
-        annotations = _annotations(node)
-        if annotations is not None:
-            yield annotations
-
-
-def _annotations(node: PMap) -> Container | None:
-    """Legacy AppArmor/seccomp annotations on an object's metadata."""
-    annotations = node.get("annotations")
-    if not isinstance(annotations, PMap):
-        return None
-    box = Container(label="annotations", pos=node.pos)
-    for key, value in annotations.items():
-        key_text = str(key)
-        if "apparmor.security.beta.kubernetes.io" in key_text:
-            box.settings.append(Setting("apparmor", str(value), annotations.pos_of(key)))
-        elif "seccomp.security.alpha.kubernetes.io" in key_text:
-            box.settings.append(Setting("seccomp", str(value), annotations.pos_of(key)))
-    return box if box.settings else None
-
-
-def _pod(spec: PMap, owner: str) -> Iterator[Container]:
-    images = []
-    for group in ("containers", "initContainers", "ephemeralContainers"):
-        for item in _strings(spec.get(group)):
-            if isinstance(item, PMap):
-                images.append(str(item.get("image") or ""))
-                yield _k8s_container(item, owner)
-    pod = Container(label=f"pod of {owner}", pos=spec.pos, image=" ".join(images), command=owner)
-    for key, setting in _K8S_HOST.items():
-        if spec.get(key) is True:
-            pod.settings.append(Setting(setting, "host", spec.pos_of(key)))
-    _security_context(pod, spec.get("securityContext"))
-    for volume in _strings(spec.get("volumes")):
-        host_path = volume.get("hostPath") if isinstance(volume, PMap) else None
-        if isinstance(host_path, PMap) and isinstance(host_path.get("path"), str):
-            path = host_path["path"]
-            pod.mounts.append(Mount(path, str(volume.get("name") or ""), pos_of(path, host_path.pos), "hostPath"))
-    yield pod
-
-
-def _k8s_container(item: PMap, owner: str) -> Container:
-    box = Container(
-        label=f'container "{item.get("name") or "?"}" of {owner}',
-        pos=item.pos,
-        image=str(item.get("image") or ""),
-        command=" ".join(str(c) for c in _strings(item.get("command")) + _strings(item.get("args"))),
-    )
-    _security_context(box, item.get("securityContext"))
-    box.env.extend(_env_items(item.get("env"), item.pos))
-    return box
-
-
-def _security_context(box: Container, context: Any) -> None:
-    if not isinstance(context, PMap):
-        return
-    if context.get("privileged") is True:
-        box.settings.append(Setting("privileged", "true", context.pos_of("privileged")))
-    if context.get("allowPrivilegeEscalation") is True:
-        box.settings.append(Setting("allow-privilege-escalation", "true", context.pos_of("allowPrivilegeEscalation")))
-    capabilities = context.get("capabilities")
-    added = capabilities.get("add") if isinstance(capabilities, PMap) else None
-    if isinstance(added, PSeq):
-        for index, cap in enumerate(added):
-            box.settings.append(Setting("cap-add", str(cap), added.pos_of(index)))
-    for key, setting in (("seccompProfile", "seccomp"), ("appArmorProfile", "apparmor")):
-        profile = context.get(key)
-        if isinstance(profile, PMap) and isinstance(profile.get("type"), str):
-            box.settings.append(Setting(setting, profile["type"], profile.pos_of("type")))
 
 
 # ----- devcontainer.json --------------------------------------------------------------------
@@ -286,14 +154,14 @@ def _devcontainer(file: SourceFile) -> Iterator[Container]:
         return
     run_args = [
         Word(str(a), config["runArgs"].pos_of(i))
-        for i, a in enumerate(_strings(config.get("runArgs")))
+        for i, a in enumerate(strings(config.get("runArgs")))
         if isinstance(config.get("runArgs"), PSeq)
     ]
     box = container_from_args(
         run_args, "dev container", config.pos, image_known=str(config.get("image") or "dev container image")
     )
     mounts = config.get("mounts")
-    for index, mount in enumerate(_strings(mounts)):
+    for index, mount in enumerate(strings(mounts)):
         at = mounts.pos_of(index) if isinstance(mounts, PSeq) else config.pos
         fields: dict[str, Any] = (
             split_kv_list(mount) if isinstance(mount, str) else dict(mount) if isinstance(mount, PMap) else {}
@@ -307,13 +175,13 @@ def _devcontainer(file: SourceFile) -> Iterator[Container]:
     if config.get("privileged") is True:
         box.settings.append(Setting("privileged", "true", config.pos_of("privileged")))
     for key, name in (("capAdd", "cap-add"), ("securityOpt", "security-opt")):
-        _list_settings(box, config.get(key), name, config.pos_of(key))
+        list_settings(box, config.get(key), name, config.pos_of(key))
     features = config.get("features")
     if isinstance(features, PMap):
         for feature in features:
             box.settings.append(Setting("feature", str(feature), features.pos_of_key(feature)))
     for key in ("containerEnv", "remoteEnv"):
-        box.env.extend(_env_items(config.get(key), config.pos_of(key)))
+        box.env.extend(env_items(config.get(key), config.pos_of(key)))
     yield box
 
 
@@ -350,17 +218,17 @@ def _job_container(file: SourceFile, spec: Any, label: str, pos: Pos) -> Iterato
     words = [w for c in file.commands_in(options) for w in c.words] if isinstance(options, PStr) else []
     box = container_from_args(words, label, pos, image_known=str(spec.get("image") or "image"))
     volumes = spec.get("volumes")
-    for index, volume in enumerate(_strings(volumes)):
+    for index, volume in enumerate(strings(volumes)):
         if isinstance(volume, str):
             source, target = split_volume(volume)
             at = volumes.pos_of(index) if isinstance(volumes, PSeq) else pos
             box.mounts.append(Mount(source, target, pos_of(volume, at)))
-    box.env.extend(_env_items(spec.get("env"), spec.pos_of("env")))
+    box.env.extend(env_items(spec.get("env"), spec.pos_of("env")))
     yield box
 
 
 def _step_runs(file: SourceFile, steps: Any) -> Iterator[Container]:
-    for step in _strings(steps):
+    for step in strings(steps):
         if isinstance(step, PMap) and isinstance(step.get("run"), PStr):
             yield from from_commands(file.commands_in(step["run"]))
 
@@ -397,7 +265,7 @@ def _image_name(spec: Any) -> str:
 def _gitlab_job(file: SourceFile, job: PMap, label: str, pos: Pos) -> Iterator[Container]:
     box = Container(label=label, pos=pos, image=_image_name(job.get("image")))
     services = job.get("services")
-    for index, service in enumerate(_strings(services)):
+    for index, service in enumerate(strings(services)):
         image = _image_name(service)
         at = services.pos_of(index) if isinstance(services, PSeq) else pos
         if is_dind(image):
@@ -447,7 +315,7 @@ def _circleci(file: SourceFile) -> Iterator[Container]:
                 if isinstance(spec, PMap) and isinstance(spec.get("image"), str):
                     box = Container(label=f'executor image "{spec["image"]}"', pos=images.pos_of(index))
                     box.image = str(spec["image"])
-                    box.env.extend(_env_items(spec.get("environment"), spec.pos))
+                    box.env.extend(env_items(spec.get("environment"), spec.pos))
                     if is_dind(box.image):
                         box.settings.append(Setting("dind", box.image, spec.pos_of("image")))
                     yield box
@@ -478,7 +346,7 @@ def _kit(file: SourceFile) -> Iterator[Container]:
         if not isinstance(kit, PMap):
             continue
         box = Container(label=f'kit "{kit.get("name") or "?"}"', pos=kit.pos, agent=True)
-        for entry in _strings(kit.get("files")):
+        for entry in strings(kit.get("files")):
             if isinstance(entry, PMap) and isinstance(entry.get("source"), str):
                 box.mounts.append(Mount(entry["source"], str(entry.get("path") or ""), entry.pos_of("source"), "copy"))
         workspace = kit.get("workspace")
@@ -490,10 +358,10 @@ def _kit(file: SourceFile) -> Iterator[Container]:
         isolation = kit.get("isolation")
         if isinstance(isolation, PMap) and isinstance(isolation.get("docker"), str):
             box.settings.append(Setting("docker", isolation["docker"], isolation.pos_of("docker")))
-        box.env.extend(_env_items(kit.get("env"), kit.pos_of("env")))
+        box.env.extend(env_items(kit.get("env"), kit.pos_of("env")))
         yield box
         for key in ("install", "startup"):
-            for line in _strings(kit.get(key)):
+            for line in strings(kit.get(key)):
                 if isinstance(line, PStr):
                     yield from from_commands(file.commands_in(line))
 
@@ -506,7 +374,7 @@ def _agent_config(file: SourceFile) -> Iterator[Container]:
         if isinstance(command, PStr) and isinstance(args, PSeq):
             words = [Word(command, command.pos)] + [Word(str(a), args.pos_of(i)) for i, a in enumerate(args)]
             for box in from_commands([Command(words=words)]):
-                box.env.extend(_env_items(node.get("env"), node.pos))
+                box.env.extend(env_items(node.get("env"), node.pos))
                 yield box
 
 
@@ -543,7 +411,7 @@ def _environment(file: SourceFile) -> Iterator[Setting]:
             yield from _gitlab_variables(node.get("variables"))
     elif kind == kinds.CIRCLECI:
         for node in file.mappings(prune=("environment",)):
-            yield from _env_items(node.get("environment"), node.pos_of("environment"))
+            yield from env_items(node.get("environment"), node.pos_of("environment"))
     if kind in _COMMAND_KINDS:
         for command in file.commands:
             for word in command.assignments:
@@ -574,4 +442,4 @@ def _workflow_env(file: SourceFile) -> Iterator[Setting]:
     """``env`` blocks at any level of a workflow (containers and services are containers')."""
     for node in file.mappings(prune=("env", "container", "services")):
         if "env" in node:
-            yield from _env_items(node["env"], node.pos_of("env"))
+            yield from env_items(node["env"], node.pos_of("env"))

@@ -6,7 +6,7 @@ workflow ``container.options`` and MCP servers started with ``docker``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from sandkit.lint.facts.container_model import Container, Mount, Setting, split_kv_list, split_volume
 from sandkit.lint.syntax.shell import Command, Word
@@ -237,3 +237,27 @@ def _apply(box: Container, name: str, value: str, pos: Pos) -> None:
         if name == "privileged" and value.lower() in ("false", "0"):
             return
         box.settings.append(Setting(name, value, pos))
+
+
+def from_commands(commands: list[Command]) -> Iterator[Container]:
+    """Containers started by ``docker|podman run`` in shell commands."""
+    for command in commands:
+        invocation = run_invocation(command)
+        if invocation is None:
+            continue
+        globals_, args = invocation
+        program = command.program()[0]
+        box = container_from_args(args, f"`{program} run`", command.pos)
+        box.env.extend(_global_host(globals_))
+        for word in command.assignments:
+            name, _, value = word.text.partition("=")
+            box.env.append(Setting(name, value, word.pos))
+        yield box
+
+
+def _global_host(words: list[Word]) -> Iterator[Setting]:
+    for i, word in enumerate(words):
+        name, eq, value = word.text.partition("=")
+        if name in ("-H", "--host", "--url"):
+            host = value if eq else (words[i + 1].text if i + 1 < len(words) else "")
+            yield Setting("DOCKER_HOST", host, word.pos)

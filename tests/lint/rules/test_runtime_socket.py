@@ -143,3 +143,12 @@ def test_kit_isolation_docker_and_files() -> None:
 )
 def test_docker_host(name: str, text: str, hits: int) -> None:
     assert len(at(lint_text(name, text), "RS002")) == hits
+
+
+def test_position_inside_an_indented_line_of_a_block_scalar() -> None:
+    """A line of a `run: |` block indented more than the block keeps its own indentation once."""
+    workflow = (
+        "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: |\n          if true; then\n"
+        "            docker run -v /var/run/docker.sock:/x img\n          fi\n"
+    )
+    assert at(lint_text(".github/workflows/w.yml", workflow), "RS001") == [(8, 27)]
