@@ -145,7 +145,13 @@ def _add_build(sub: Subparsers) -> None:
         metavar="DIR",
         help="also write the actions workflow into DIR (e.g. .github/workflows)",
     )
-    p.add_argument("-q", "--quiet", action="store_true", help="do not print the fidelity table")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print the fidelity report")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print every setting of the fidelity report, not only those some target does not fully enforce",
+    )
     _add_root(p)
 
 

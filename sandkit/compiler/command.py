@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandkit.compiler import writes
-from sandkit.compiler.fidelity import Fidelity, table
+from sandkit.compiler.fidelity import Fidelity, report
 from sandkit.compiler.output import stale_diff
 from sandkit.compiler.plan import Plan, make_plan
 from sandkit.compiler.target import Files, RenderContext
@@ -34,26 +34,38 @@ class KitOutput:
     extra: dict[Path, bytes] = field(default_factory=dict)
     #: The kit as loaded (where it came from, its repository).
     loaded: LoadedKit | None = None
+    #: The targets asked for (on the command line, else by the kit's ``targets.build``); the others in
+    #: ``fidelity`` were built because these need them, and ``--strict`` does not judge them.
+    requested: tuple[str, ...] = ()
 
 
-def parse_targets(text: str | None) -> list[str]:
+def parse_targets(text: str | None) -> list[str] | None:
+    """The targets ``--target`` names (compile_kit adds what they need); None: each kit's own list."""
     if text is None:
-        return list(NAMES)
+        return None
     wanted = [t.strip() for t in text.split(",") if t.strip()]
     unknown = [t for t in wanted if t not in REGISTRY]
     if unknown or not wanted:
         raise UsageError(f"unknown target(s) {', '.join(unknown) or '(none)'}; available: {', '.join(NAMES)}")
-    return with_requirements(wanted)
+    return list(dict.fromkeys(wanted))
 
 
 def compile_kit(
-    path: Path, output: Path, targets: list[str], actions_dir: Path | None = None, root: Path | None = None
+    path: Path,
+    output: Path,
+    targets: list[str] | None = None,
+    actions_dir: Path | None = None,
+    root: Path | None = None,
 ) -> KitOutput:
-    """Everything one kit produces, in memory; nothing is written here."""
+    """Everything one kit produces, in memory; nothing is written here.
+
+    ``targets``: those asked for; None means the kit's ``targets.build``, or every target.
+    """
     loaded = load_kit(path, allow_mixin=False, root=root)
     plan = make_plan(loaded)
     folder = output / plan.name
-    targets = with_requirements(targets)
+    requested = tuple(targets if targets is not None else (plan.build_targets or NAMES))
+    targets = with_requirements(requested)
     rendered: dict[str, Files] = {}
     files: dict[str, bytes] = {}
     rows: dict[str, dict[str, Fidelity]] = {}
@@ -67,10 +79,10 @@ def compile_kit(
             rows.setdefault(row.setting, {})[name] = row
     files[FIDELITY_FILE] = _fidelity_json(plan, targets, rows, sorted(files))
     extra = {}
-    if actions_dir is not None:
+    if actions_dir is not None and "actions" in targets:
         workflow = f"{plan.name}.yml"
         extra[actions_dir / workflow] = files[f"workflows/{workflow}"]
-    return KitOutput(plan, folder, files, rows, extra, loaded)
+    return KitOutput(plan, folder, files, rows, extra, loaded, requested)
 
 
 def _fidelity_json(plan: Plan, targets: list[str], rows: dict[str, dict[str, Fidelity]], names: list[str]) -> bytes:
@@ -87,11 +99,12 @@ def _fidelity_json(plan: Plan, targets: list[str], rows: dict[str, dict[str, Fid
 
 
 def _unsupported_requests(result: KitOutput) -> list[str]:
+    """What --strict refuses: a setting the kit asks for that a target asked for cannot hold."""
     return [
         f"{result.plan.kit_display}: {setting} is unsupported by {target}: {row.reason}"
         for setting, per_target in sorted(result.fidelity.items())
         for target, row in sorted(per_target.items())
-        if row.level == "unsupported" and row.requested
+        if row.level == "unsupported" and row.requested and target in result.requested
     ]
 
 
@@ -99,7 +112,7 @@ def build(args: argparse.Namespace) -> int:
     targets = parse_targets(args.target)
     output = Path(args.output)
     actions_dir = Path(args.actions_dir) if getattr(args, "actions_dir", None) else None
-    if actions_dir is not None and "actions" not in targets:
+    if actions_dir is not None and targets is not None and "actions" not in targets:
         raise UsageError("--actions-dir needs the actions target (add it to --target)")
     if actions_dir is not None and real(actions_dir) == real(output):
         raise UsageError(
@@ -139,9 +152,12 @@ def build(args: argparse.Namespace) -> int:
         return _check(plans, len(results))
     writes.write(plans)
     if not args.quiet:
+        verbose = getattr(args, "verbose", False)
         for result in results:
             print(f"{result.plan.kit_display} -> {result.folder.as_posix()}/ ({len(result.files)} files)")
-            print(table(result.fidelity, targets), end="")
+            built = [t for t in NAMES if any(t in per_target for per_target in result.fidelity.values())]
+            where = (result.folder / FIDELITY_FILE).as_posix()
+            print(report(result.fidelity, built, where, verbose=verbose), end="")
     return 0
 
 

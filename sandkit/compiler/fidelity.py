@@ -1,9 +1,16 @@
-"""The fidelity report: for every setting and target, enforced, best-effort or unsupported, and why.
+"""The fidelity report: for every setting and target, how faithfully the output holds it, and why.
 
 Both the levels and the setting names are closed sets: ``Level`` and ``Setting`` below are the one
 list of each (mypy checks every row a target writes; a row built at run time with another name is
 refused when it is made). A new setting is a new name in ``Setting``. A row that several targets
 write in the same words is a helper here, so the report says the same thing the same way.
+
+Every "enforced" row names the test that proves it in ``proven_by``, a pytest node id
+(``tests/e2e/test_limits.py::test_agent_is_stopped_at_the_kit_timeout``) written beside the row, so
+the claim and its proof are read together; tests/compiler/test_fidelity_proofs.py fails when an
+enforced row of any example kit names no test, or a test that does not exist. A row whose
+mechanism needs something this repository cannot run (a cluster, GitHub's runners) ends its reason
+with ``PROVEN_STATICALLY`` and names the test that checks the generated output instead.
 """
 
 from __future__ import annotations
@@ -14,8 +21,12 @@ from typing import TYPE_CHECKING, Literal, get_args
 if TYPE_CHECKING:
     from sandkit.compiler.plan import Plan
 
-Level = Literal["enforced", "best-effort", "unsupported"]
+#: "not applicable": the setting is not this target's to hold (an image does not choose its network
+#: or its scheduler); such a row is shown for information and never fails ``--strict``.
+Level = Literal["enforced", "best-effort", "unsupported", "not applicable"]
 LEVELS: tuple[Level, ...] = get_args(Level)
+#: The words a row ends with when its proof is a check of the generated files, not a run.
+PROVEN_STATICALLY = "enforced by the manifest, proven statically"
 
 #: Every setting a fidelity row may name: kit fields (dotted, as in the kit), and a few aspects that
 #: are not one field (capabilities, build secrets, the editor's server).
@@ -53,6 +64,8 @@ class Fidelity:
     level: Level
     reason: str
     requested: bool = True  # False: reported for information, never fails --strict
+    #: The pytest node id of the test that proves an "enforced" row (see the module docstring).
+    proven_by: str = ""
 
     def __post_init__(self) -> None:
         if self.setting not in SETTINGS:
@@ -64,10 +77,14 @@ class Fidelity:
         return {"level": self.level, "reason": self.reason}
 
 
-def proxy_deny_row(plan: Plan, enforced_reason: str) -> Fidelity:
+#: The end-to-end proof that squid refuses a denied name inside an allowed wildcard.
+SQUID_DENY_PROOF = "tests/e2e/test_egress.py::test_deny_beats_allow"
+
+
+def proxy_deny_row(plan: Plan, enforced_reason: str, proven_by: str = SQUID_DENY_PROOF) -> Fidelity:
     """network.deny for targets whose squid proxy applies it: only an allowlist has a proxy."""
     if plan.egress == "allowlist":
-        return Fidelity("network.deny", "enforced", enforced_reason)
+        return Fidelity("network.deny", "enforced", enforced_reason, proven_by=proven_by)
     return Fidelity(
         "network.deny",
         "unsupported",
@@ -76,16 +93,21 @@ def proxy_deny_row(plan: Plan, enforced_reason: str) -> Fidelity:
     )
 
 
-def read_only_row(plan: Plan, mechanism: str) -> Fidelity:
+def read_only_row(plan: Plan, mechanism: str, proven_by: str) -> Fidelity:
     """isolation.read_only_root, enforced by ``mechanism`` unless the kit turns it off."""
     if plan.read_only_root:
-        return Fidelity("isolation.read_only_root", "enforced", mechanism)
+        return Fidelity("isolation.read_only_root", "enforced", mechanism, proven_by=proven_by)
     return Fidelity("isolation.read_only_root", "best-effort", "the kit turns the read-only root off")
 
 
 def entrypoint_timeout_row() -> Fidelity:
     """resources.timeout where the image's own entrypoint is the one bound."""
-    return Fidelity("resources.timeout", "enforced", "the entrypoint runs the agent under timeout(1)")
+    return Fidelity(
+        "resources.timeout",
+        "enforced",
+        "the entrypoint runs the agent under timeout(1)",
+        proven_by="tests/e2e/test_limits.py::test_agent_is_stopped_at_the_kit_timeout",
+    )
 
 
 def tmpfs_disk_row() -> Fidelity:
@@ -93,10 +115,29 @@ def tmpfs_disk_row() -> Fidelity:
     return Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size")
 
 
-def engine_runtime_row(plan: Plan, named: str) -> Fidelity:
-    """isolation.runtime on a Docker engine: ``named`` says how the kit's runtime is asked for."""
+def engine_runtime_row(plan: Plan, named: str, proofs: tuple[str, str]) -> Fidelity:
+    """isolation.runtime on a Docker engine: ``named`` says how the kit's runtime is asked for.
+
+    ``proofs``: the tests of (a named runtime, the default runtime with its seccomp profile).
+    """
+    if plan.docker_runtime:
+        return Fidelity("isolation.runtime", "enforced", named, proven_by=proofs[0])
     default = "Docker's default runtime (runc) with its default seccomp profile"
-    return Fidelity("isolation.runtime", "enforced", named if plan.docker_runtime else default)
+    return Fidelity("isolation.runtime", "enforced", default, proven_by=proofs[1])
+
+
+def manual_only_trigger_row(plan: Plan, unsupported_reason: str) -> Fidelity | None:
+    """triggers for a target that a person starts: a manual trigger is that; schedules and events are not."""
+    if not plan.triggers.requested:
+        return None
+    if plan.triggers.schedules or plan.triggers.github:
+        return Fidelity("triggers", "unsupported", unsupported_reason)
+    return Fidelity(
+        "triggers",
+        "enforced",
+        "manual: a person starts it, as the kit asks",
+        proven_by="tests/e2e/test_behaviour.py::test_startup_commands_run_as_the_agent_user_before_the_agent",
+    )
 
 
 def hardened_container_docker_rows(plan: Plan) -> list[Fidelity]:
@@ -110,11 +151,32 @@ def hardened_container_docker_rows(plan: Plan) -> list[Fidelity]:
     return [Fidelity("isolation.docker", "unsupported", reason)]
 
 
-def table(rows: dict[str, dict[str, Fidelity]], targets: list[str]) -> str:
-    """A short fixed-width table: one row per setting, one column per target."""
-    width = max([len(s) for s in rows] + [7])
-    lines = ["setting".ljust(width) + "  " + "  ".join(t.ljust(11) for t in targets)]
-    for setting in sorted(rows):
+def _fully_held(per_target: dict[str, Fidelity]) -> bool:
+    """Every target that holds the setting at all enforces it."""
+    return all(row.level in ("enforced", "not applicable") for row in per_target.values())
+
+
+def table(rows: dict[str, dict[str, Fidelity]], targets: list[str], settings: list[str] | None = None) -> str:
+    """A short fixed-width table: one row per setting (all, or ``settings``), one column per target."""
+    shown = sorted(rows) if settings is None else settings
+    width = max([len(s) for s in shown] + [7])
+    column = max(len(level) for level in LEVELS)
+    lines = ["setting".ljust(width) + "  " + "  ".join(t.ljust(column) for t in targets)]
+    for setting in shown:
         cells = [rows[setting][t].level if t in rows[setting] else "-" for t in targets]
-        lines.append(setting.ljust(width) + "  " + "  ".join(c.ljust(11) for c in cells))
+        lines.append(setting.ljust(width) + "  " + "  ".join(c.ljust(column) for c in cells))
     return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def report(rows: dict[str, dict[str, Fidelity]], targets: list[str], where: str, *, verbose: bool = False) -> str:
+    """What a build prints: the settings not fully enforced (every one with ``verbose``), and one summary line."""
+    below = [s for s in sorted(rows) if not _fully_held(rows[s])]
+    held = len(rows) - len(below)
+    summary = (
+        f"fidelity: {held} of {len(rows)} settings enforced by every target that holds them"
+        + (f", {len(below)} not (above)" if below else "")
+        + f"; every reason in {where}"
+    )
+    if verbose:
+        return table(rows, targets) + summary + "\n"
+    return (table(rows, targets, below) if below else "") + summary + " (--verbose prints every setting)\n"

@@ -30,6 +30,8 @@ SANDKIT_ETC = "/etc/sandkit"
 #: Where the image keeps the kit's files for the home folder, copied into the (tmpfs) home at start.
 HOME_SKELETON = f"{SANDKIT_ETC}/home"
 VENV = "/opt/sandkit/venv"
+#: The instruction file when a kit gives instructions and names none: the name most agents read.
+DEFAULT_INSTRUCTIONS_FILE = "AGENTS.md"
 #: Service (and host) names of the agent and its egress proxy, as compose and the devcontainer use them.
 AGENT_SERVICE = "agent"
 PROXY_SERVICE = "egress"
@@ -147,8 +149,13 @@ class Plan:
     env: tuple[tuple[str, str], ...]
     secrets: tuple[tuple[str, bool], ...]
     command: tuple[str, ...]
+    #: The instruction file in the workspace (AGENTS.md when the kit gives instructions and no name).
     instructions_file: str | None
     instructions: str | None
+    #: Where the agent reads user-level instructions, relative to its home (used for mounted workspaces).
+    user_instructions_file: str | None
+    #: A variable the entrypoint sets to the placed instruction file's absolute path.
+    instructions_env: str | None
     files: tuple[PlacedFile, ...]
     home_files: tuple[PlacedFile, ...]
     egress: Egress
@@ -172,7 +179,23 @@ class Plan:
     triggers: Triggers
     kubernetes: KubernetesSettings
     actions: ActionsSettings
+    #: The targets the kit lists in ``targets.build`` (empty: every target).
+    build_targets: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def mounted_workspace(self) -> bool:
+        """Whether the workspace is the host's own folder, which sandkit never writes to."""
+        return self.workspace_mode in ("mount", "mount-readonly")
+
+    @property
+    def instructions_target(self) -> str | None:
+        """Where the entrypoint places the instruction file at start, or None when it places none."""
+        if not self.instructions_file:
+            return None
+        if not self.mounted_workspace:
+            return posixpath.join(self.workspace_path, self.instructions_file)
+        return posixpath.join(self.home, self.user_instructions_file) if self.user_instructions_file else None
 
     @property
     def image_tag(self) -> str:
@@ -299,8 +322,11 @@ def make_plan(loaded: LoadedKit) -> Plan:
         env=tuple(sorted(kit.env.items())),
         secrets=tuple((s.name, s.required) for s in kit.secrets if not s.build),
         command=tuple(kit.agent.command),
-        instructions_file=kit.agent.instructions_file,
+        instructions_file=kit.agent.instructions_file
+        or (DEFAULT_INSTRUCTIONS_FILE if kit.agent.instructions is not None else None),
         instructions=kit.agent.instructions,
+        user_instructions_file=kit.agent.user_instructions_file,
+        instructions_env=kit.agent.instructions_env,
         files=regular,
         home_files=in_home,
         egress=kit.network.egress,
@@ -333,5 +359,6 @@ def make_plan(loaded: LoadedKit) -> Plan:
             runs_on=kit.targets.actions.runs_on,
             permissions=tuple(sorted(kit.targets.actions.permissions.items())),
         ),
+        build_targets=tuple(kit.targets.build or ()),
         notes=notes,
     )

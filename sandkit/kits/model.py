@@ -209,7 +209,20 @@ class Agent(Strict):
     )
     instructions: str | None = Field(None, description="Text written to the agent's instruction file.")
     instructions_file: WorkspaceFile | None = Field(
-        None, description="The instruction file's name, relative to the workspace (a preset sets it)."
+        None,
+        description="The instruction file's name, relative to the workspace (a preset sets it; `AGENTS.md` when "
+        "`instructions` is given and nothing names a file).",
+    )
+    user_instructions_file: WorkspaceFile | None = Field(
+        None,
+        description="Where the agent reads user-level instructions, relative to its home folder "
+        "(`.claude/CLAUDE.md`; a preset sets it). With a `mount` or `mount-readonly` workspace, which is the host's "
+        "folder and never written to, the instructions go here instead; such a kit needs it.",
+    )
+    instructions_env: EnvName | None = Field(
+        None,
+        description="A variable set to the instruction file's absolute path wherever it is placed, for an agent "
+        "that is pointed at its instructions that way (aider's `AIDER_READ`; a preset sets it).",
     )
 
 
@@ -406,6 +419,22 @@ class Targets(Strict):
         default_factory=ActionsTarget, description="GitHub Actions settings (docs/actions.md)."
     )
     devcontainer: DevcontainerTarget = Field(default_factory=DevcontainerTarget, description="No settings yet.")
+    build: list[PlainName] | None = Field(
+        None,
+        description="The targets this kit is for: `sandkit build` without `--target` builds these (and what they "
+        "need) and `--strict` judges these; every target when left out.",
+    )
+
+    @field_validator("build")
+    @classmethod
+    def _known_targets(cls, value: list[str] | None) -> list[str] | None:
+        known = [name for name in cls.model_fields if name != "build"]
+        unknown = [name for name in value or () if name not in known]
+        if unknown:
+            raise ValueError(f"unknown target(s) {', '.join(unknown)}; the targets are {', '.join(known)}")
+        if value is not None and not value:
+            raise ValueError("name at least one target, or leave `build` out for every target")
+        return list(dict.fromkeys(value)) if value is not None else None
 
 
 class Kit(Strict):
@@ -477,7 +506,23 @@ class Kit(Strict):
         paths = [f.path for f in self.files]
         if len(set(paths)) != len(paths):
             raise ValueError("two entries of `files` have the same path")
+        self._check_instructions_reach_the_agent()
         return self
+
+    def _check_instructions_reach_the_agent(self) -> None:
+        """A mounted workspace is the host's folder, which sandkit never writes: the agent needs a place of its own."""
+        if self.kind != "Kit" or self.agent.instructions is None or self.agent.user_instructions_file:
+            return
+        if self.workspace.mode in ("mount", "mount-readonly"):
+            raise ValueError(
+                at(
+                    "agent.instructions",
+                    f"with workspace mode {self.workspace.mode} the workspace is the host's folder, which sandkit "
+                    "does not write to, so the instructions must go where the agent reads user-level "
+                    "instructions: set agent.user_instructions_file to that file, relative to the agent's home "
+                    "(.claude/CLAUDE.md for Claude Code), or extend a preset that sets it",
+                )
+            )
 
     def _check_clone_reachable(self) -> None:
         """A clone needs its host allowed; say so now rather than fail inside the sandbox."""

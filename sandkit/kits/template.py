@@ -28,12 +28,7 @@ kind: Kit
 name: {name}                 # names the image, services, jobs and workflows
 description: An unattended coding agent in a sandbox
 {extends}
-image:
-  base: debian:bookworm-slim    # pin a digest for reproducible builds: name:tag@sha256:...
-  user: agent                   # never root; uid 1000 unless `uid:` says otherwise
-  packages:
-    apt: [git, ca-certificates]
-
+{image}
 startup:                        # run as the agent user at every start, before the agent
   - git config --global user.name sandbox-agent
 
@@ -63,12 +58,31 @@ triggers:
 """
 
 
+_IMAGE_OWN = """\
+image:
+  base: debian:bookworm-slim    # pin a digest for reproducible builds: name:tag@sha256:...
+  user: agent                   # never root; uid 1000 unless `uid:` says otherwise
+  packages:
+    apt: [git, ca-certificates]
+"""
+
+#: With a preset the base image is the preset's (its agent's runtime: Node 22 for Claude Code, Python
+#: 3.12 for OpenHands, ...); a base written here would replace it.
+_IMAGE_PRESET = """\
+image:                          # the preset chooses the base image its agent needs and installs the agent
+  user: agent                   # never root; uid 1000 unless `uid:` says otherwise
+  packages:
+    apt: [git, ca-certificates]
+"""
+
+
 def render_init(name: str, preset: str | None, *, schema_ref: str, kit_path: str) -> str:
     """The kit; ``kit_path`` is where it lies from the repository's top folder (for the comment)."""
     extends = f"extends: [{preset}]           # bundled preset: agent install, command, API hosts\n" if preset else ""
     agent = _AGENT_PRESET if preset else _AGENT_OWN
+    image = _IMAGE_PRESET if preset else _IMAGE_OWN
     return _TEMPLATE.format(
-        name=plain_or_quoted(name), extends=extends, agent=agent, schema_ref=schema_ref, kit_path=kit_path
+        name=plain_or_quoted(name), extends=extends, agent=agent, image=image, schema_ref=schema_ref, kit_path=kit_path
     )
 
 

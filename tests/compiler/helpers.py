@@ -32,10 +32,11 @@ def committed_output_folder(kit: Path) -> Path:
 
 
 def compile_from_repo(kit: Path, output: Path | None = None, targets: list[str] | None = None) -> KitOutput:
+    """``targets`` None: the kit's own ``targets.build`` (as `sandkit build` without --target), else all."""
     with in_folder(REPO):
         relative = kit.relative_to(REPO)
         out = (output or committed_output_folder(kit)).relative_to(REPO) if output is None else output
-        return compile_kit(relative, out, targets or list(NAMES))
+        return compile_kit(relative, out, targets)
 
 
 def compile_text(folder: Path, text: str, targets: list[str] | None = None, name: str = "kit.yaml") -> KitOutput:

@@ -50,7 +50,7 @@ def _steps(document: dict[str, Any]) -> list[dict[str, Any]]:
 def _committed_workflows() -> list[tuple[Path, str]]:
     out = []
     for kit in EXAMPLES + OWN_KITS:
-        result = compile_from_repo(kit)
+        result = compile_from_repo(kit, None, ["actions"])
         out.append((kit, result.files[f"workflows/{result.plan.name}.yml"].decode()))
     return out
 
@@ -239,3 +239,24 @@ def test_every_script_passes_shellcheck(script: str) -> None:
         [shellcheck, "--shell=bash", "--severity=style", "-"], input=script, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout
+
+
+def test_the_agent_step_asks_for_the_kits_runtime_and_workspace(tmp_path: Path) -> None:
+    """What GitHub's runners would run: the agent under the kit's runtime, cloning into a volume of its own."""
+    (tmp_path / "rt.yaml").write_text(
+        "apiVersion: sandkit/v1\nname: rt\nagent: {command: [agent]}\nisolation: {runtime: gvisor}\n"
+        "network: {allow: [git.example.com]}\nworkspace: {repo: 'https://git.example.com/app.git'}\n",
+        encoding="utf-8",
+    )
+    with in_folder(tmp_path):
+        assert main(["build", "rt.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    document = YAML(typ="safe").load((tmp_path / "out/rt/workflows/rt.yml").read_text(encoding="utf-8"))
+    env = next(s for s in _steps(document) if s.get("run") == actions.AGENT_SCRIPT)["env"]
+    assert env["SANDKIT_RUNTIME"] == "runsc"
+    assert env["SANDKIT_WORKSPACE_VOLUME"] == "sandkit-rt-workspace" and env["SANDKIT_TMPFS_WORKSPACE"] == ""
+    assert env["SANDKIT_WORKSPACE"] == "/workspace" and env["SANDKIT_NETWORK"] == "sandkit-rt-sandbox"
+    script = str(actions.AGENT_SCRIPT)
+    assert 'args+=(--runtime "$SANDKIT_RUNTIME")' in script
+    assert 'args+=(--mount "type=volume,source=$SANDKIT_WORKSPACE_VOLUME,target=$SANDKIT_WORKSPACE")' in script
+    entrypoint = (tmp_path / "out/rt/entrypoint.sh").read_text(encoding="utf-8")
+    assert "git clone --quiet --no-checkout -- 'https://git.example.com/app.git' /workspace" in entrypoint

@@ -24,6 +24,12 @@ NAME = "actions-e2e"
 TOKEN = "e2e-token-value"
 AGENT = r"""
 echo "uid=$(id -u)"
+grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status | tr -d '\t' | sed 's/:/=/'
+if touch /etc/probe 2>/dev/null; then echo root=writable; else echo root=read-only; fi
+cd /sys/fs/cgroup
+echo "memory=$(cat memory/memory.limit_in_bytes) cpu=$(cat cpu/cpu.cfs_quota_us) pids=$(cat pids/pids.max)"
+cd /
+echo "workspace=$(ls -A /workspace | wc -l) $(awk '$2 == "/workspace" {print $3}' /proc/mounts)"
 echo "token=$(printf %s "$DEMO_TOKEN" | sha256sum | cut -c1-16)"
 exec 3<>/dev/tcp/egress/3128
 printf 'CONNECT refused.example:443 HTTP/1.1\r\nHost: refused.example:443\r\n\r\n' >&3
@@ -130,6 +136,10 @@ def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path)
         _cleanup(steps)
     agent = outputs["Run the agent in its sandbox"]
     assert "uid=1000" in agent
+    assert "CapEff=0000000000000000" in agent and "NoNewPrivs=1" in agent and "Seccomp=2" in agent, agent
+    assert "root=read-only" in agent, agent
+    assert f"memory={512 * 2**20} cpu=100000 pids=512" in agent, agent  # the kit's 512Mi, 1 CPU, default pids
+    assert "workspace=0 tmpfs" in agent, agent
     assert f"token={hashlib.sha256(TOKEN.encode()).hexdigest()[:16]}" in agent
     assert "proxy=HTTP/1.1 403 Forbidden" in agent, agent
     assert probes == {"egress": 0, "outside": 1}, "the sandbox network reaches the proxy and nothing beyond"

@@ -10,6 +10,7 @@ import yaml
 
 from sandkit.compiler.addresses import EVERY_V4, GLOBAL_UNICAST_V6, NON_PUBLIC_V4, NON_PUBLIC_V6, SANDBOX_CLIENTS
 from sandkit.compiler.command import compile_kit
+from sandkit.compiler.targets import NAMES
 from tests.compiler.helpers import EXAMPLES, compile_from_repo
 
 CILIUM_KIT = """\
@@ -45,7 +46,7 @@ def _documents(data: bytes) -> list[dict[str, Any]]:
 
 def test_squid_and_the_network_policies_refuse_exactly_these_ranges(tmp_path: Path) -> None:
     allowlist = next(k for k in EXAMPLES if b"egress: none" not in k.read_bytes())
-    files = compile_from_repo(allowlist, tmp_path / "a").files
+    files = compile_from_repo(allowlist, tmp_path / "a", list(NAMES)).files
     squid = files["egress/squid.conf"].decode()
     assert _acl(squid, "non_public", "dst") == [*NON_PUBLIC_V4, *NON_PUBLIC_V6]
     assert _acl(squid, "sandbox_clients", "src") == list(SANDBOX_CLIENTS)

@@ -13,6 +13,7 @@ import pytest
 
 from sandkit.compiler.command import compile_kit, parse_targets
 from sandkit.compiler.output import write_atomic
+from sandkit.compiler.targets import NAMES
 from sandkit.kits.dump import dump_kit
 from sandkit.kits.model import Kit
 from tests.compiler.helpers import EXAMPLES, compile_from_repo
@@ -43,7 +44,7 @@ def _jsonc(data: bytes) -> dict[str, object]:
 
 @pytest.mark.parametrize("kit", EXAMPLES, ids=lambda p: p.parent.name)
 def test_passes_the_dev_container_schema_and_adds_no_privilege(kit: Path) -> None:
-    files = compile_from_repo(kit).files
+    files = compile_from_repo(kit, None, list(NAMES)).files
     config = _jsonc(files[".devcontainer/devcontainer.json"])
     jsonschema.Draft201909Validator(SCHEMA).validate(config)
     assert not set(FORBIDDEN) & set(config), "the dev container must not loosen the compose sandbox"

@@ -16,6 +16,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.compiler.targets import NAMES
 from sandkit.compiler.targets.kubernetes import CLAIM_FILE, SESSION_FILE
 from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo
 from tests.conftest import REPO
@@ -108,7 +109,7 @@ def outputs(monkeypatch_module: pytest.MonkeyPatch) -> dict[str, KitOutput]:
     """Every example kit, this repository's kits and the variants above, compiled once."""
     for name in ("API_KEY", "OPTIONAL_TOKEN", "ANTHROPIC_API_KEY", "GH_TOKEN"):
         monkeypatch_module.setenv(name, SECRET_VALUE)
-    built = {str(k.relative_to(REPO)): compile_from_repo(k) for k in EXAMPLES + OWN_KITS}
+    built = {str(k.relative_to(REPO)): compile_from_repo(k, None, list(NAMES)) for k in EXAMPLES + OWN_KITS}
     built.update({name: _compile_variant(text) for name, text in VARIANTS.items()})
     return built
 
@@ -307,10 +308,11 @@ def test_egress_per_mode(outputs: dict[str, KitOutput]) -> None:
     proxied = outputs["clone-schedules"]
     policies = {p["metadata"]["name"]: p for p in of_kind(proxied, "NetworkPolicy")}
     agent_policy, proxy_policy = policies["nightly-agent"], policies["nightly-egress"]
-    egress_to = [rule["to"][0] for rule in agent_policy["spec"]["egress"]]
-    assert egress_to[0]["podSelector"]["matchLabels"] == {"k8s-app": "kube-dns"}
+    (only_rule,) = agent_policy["spec"]["egress"]  # the proxy, and nothing else: no cluster DNS either
     service = of_kind(proxied, "Service")[0]
-    assert egress_to[1]["podSelector"]["matchLabels"] == service["spec"]["selector"]
+    assert only_rule["to"] == [{"podSelector": {"matchLabels": service["spec"]["selector"]}}]
+    assert only_rule["ports"] == [{"protocol": "TCP", "port": 3128}]
+    assert proxy_policy["spec"]["egress"][0]["ports"][0]["port"] == 53, "the proxy resolves names"
     out_rule = proxy_policy["spec"]["egress"][1]
     assert sorted(p["port"] for p in out_rule["ports"]) == [443, 8443]
     v4 = out_rule["to"][0]["ipBlock"]
@@ -343,11 +345,11 @@ def test_the_proxy_service_selects_the_proxy_and_the_agent_uses_it(outputs: dict
         for kind, template in pod_templates(out):
             if kind == "Deployment":
                 continue
+            assert template["spec"]["enableServiceLinks"] is True  # the kubelet sets the proxy's address
+            link = service["metadata"]["name"].upper().replace("-", "_") + "_SERVICE_HOST"
             for box in template["spec"]["containers"]:
                 env = {e["name"]: e.get("value") for e in box["env"]}
-                assert (
-                    env["HTTPS_PROXY"] == f"http://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}"
-                )
+                assert env["HTTPS_PROXY"] == f"http://$({link}):{service['spec']['ports'][0]['port']}"
 
 
 def test_every_volume_mount_has_its_volume_and_every_item_its_key(outputs: dict[str, KitOutput]) -> None:
@@ -499,3 +501,18 @@ def test_no_yaml_aliases_or_anchors(outputs: dict[str, KitOutput]) -> None:
         for name, data in out.files.items():
             if name.startswith("kubernetes/"):
                 assert not re.search(r"(^|\s)[&*]id\d{3}\b", data.decode(), re.MULTILINE), (kit, name)
+
+
+def test_the_clone_init_container_gets_no_secret(outputs: dict[str, KitOutput]) -> None:
+    """The clone needs no credential of the kit's (issue 16 adds the one a private clone needs)."""
+    cloning = 0
+    for kit, out in outputs.items():
+        for _, template in pod_templates(out):
+            for init in template["spec"].get("initContainers", []):
+                cloning += 1
+                assert not [e for e in init["env"] if "valueFrom" in e], f"{kit}: the clone container gets secrets"
+                agent = template["spec"]["containers"][0]
+                assert {e["name"] for e in agent["env"] if "valueFrom" in e} == {n for n, _ in out.plan.secrets}
+    assert cloning, "no kit above clones"
+    entrypoint = outputs["clone-schedules"].files["entrypoint.sh"].decode()
+    assert entrypoint.index('if [ "${SANDKIT_ONLY:-}" != clone ]; then') < entrypoint.index("load_secret API_KEY")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import secrets
 import subprocess
 import time
@@ -39,6 +40,7 @@ echo "file=$(cat /etc/pod-test/config.txt)"
 echo "home=$(cat "$HOME/.pod-rc")"
 echo "head=$(git -C /workspace log --format=%s -1)"
 echo "instructions=$(tail -n 1 /workspace/AGENTS.md)"
+if getent hosts git.outside.test >/dev/null 2>&1; then echo dns=answers; else echo dns=none; fi
 if git ls-remote -q http://other.outside.test:8080/repo.git >/dev/null 2>&1; then echo other=reached; else echo other=refused; fi
 if env -u http_proxy -u HTTP_PROXY git ls-remote -q http://git.outside.test:8080/repo.git >/dev/null 2>&1
 then echo direct=reached; else echo direct=refused; fi
@@ -83,8 +85,11 @@ class Pod:
         root: Path,
         network: str,
         secret: dict[str, str],
+        services: dict[str, str] | None = None,
     ) -> None:
+        """``services``: each Service's name and cluster IP, for the variables of ``enableServiceLinks``."""
         self.spec, self.configmaps, self.root, self.network, self.secret = spec, configmaps, root, network, secret
+        self.services = services or {}
         self.folders = {v["name"]: self._volume(v) for v in spec["volumes"]}
 
     def _volume(self, volume: dict[str, Any]) -> Path:
@@ -105,6 +110,15 @@ class Pod:
             path.chmod(item["mode"] | (0o040 if group else 0))  # fsGroup makes read-only items group-readable
         return folder
 
+    def _service_links(self) -> dict[str, str]:
+        """The variables a kubelet sets for each Service of the namespace when the pod asks for them."""
+        if not self.spec.get("enableServiceLinks", True):
+            return {}
+        links = {}
+        for service, address in self.services.items():
+            links[service.upper().replace("-", "_") + "_SERVICE_HOST"] = address
+        return links
+
     def run_args(self, container: dict[str, Any], name: str) -> list[str]:
         context = container["securityContext"]
         args = [
@@ -123,11 +137,18 @@ class Pod:
             args += ["--group-add", str(self.spec["securityContext"]["fsGroup"])]
         if context["readOnlyRootFilesystem"]:
             args.append("--read-only")
+        known = self._service_links()
         for entry in container.get("env", []):
             if "value" in entry:
-                args += ["--env", f"{entry['name']}={entry['value']}"]
+                value = re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: known.get(m[1], m[0]), entry["value"])
+                known[entry["name"]] = value
+                args += ["--env", f"{entry['name']}={value}"]
             elif entry["valueFrom"]["secretKeyRef"]["key"] in self.secret:
                 args += ["--env", f"{entry['name']}={self.secret[entry['valueFrom']['secretKeyRef']['key']]}"]
+        if self.services:  # an agent pod: its NetworkPolicy allows no DNS, so it has no resolver either
+            no_dns = self.root / "resolv.conf"
+            no_dns.write_text("nameserver 127.0.0.1\n")
+            args += ["--mount", f"type=bind,source={no_dns},target=/etc/resolv.conf,readonly"]
         for mount in container["volumeMounts"]:
             source = self.folders[mount["name"]] / mount.get("subPath", "")
             flag = f"type=bind,source={source},target={mount['mountPath']}"
@@ -257,7 +278,15 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
     (key,) = [k for k, v in data.items() if v == "from the image"]
     data[key] = "from the ConfigMap"
     spec = next(d for d in docs if d["kind"] == "Job")["spec"]["template"]["spec"]
-    pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], {"POD_SECRET": "s3cret value"})
+    service = next(d for d in docs if d["kind"] == "Service")["metadata"]["name"]
+    address = _docker(
+        "inspect",
+        "--format",
+        f'{{{{(index .NetworkSettings.Networks "{built["network"]}").IPAddress}}}}',
+        built["proxy"],
+    ).stdout.strip()
+    secret = {"POD_SECRET": "s3cret value"}
+    pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], secret, {service: address})
     (init,), (agent,) = spec["initContainers"], spec["containers"]
     try:
         cloned = _docker("run", *pod.run_args(init, f"{name}-clone"), init["image"], *init["args"], check=False)
@@ -275,6 +304,7 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
             "home": "rc from the kit",
             "head": "cloned by the init container",
             "instructions": "From the ConfigMap.",
+            "dns": "none",
             "other": "refused",
             "direct": "refused",
             "root": "read-only",

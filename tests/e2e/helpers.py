@@ -158,9 +158,21 @@ resources:
 """
 
 
+#: The instructions of the mount kits, which go to the agent's home, never into the host's folder.
+MOUNT_INSTRUCTIONS = "Explain the code; the folder is the user's own.\n"
+
+
 def offline_kit(name: str, *, runtime: str = "default", workspace: str = "none", timeout: str = "5m") -> str:
-    """A kit with no network at all; ``workspace`` mount modes mount ./ws beside the kit."""
-    source = "\n  source: ./ws" if workspace.startswith("mount") else ""
+    """A kit with no network at all; ``workspace`` mount modes mount ./ws beside the kit (with instructions
+    placed at user level, found through $E2E_INSTRUCTIONS)."""
+    mounted = workspace.startswith("mount")
+    source = "\n  source: ./ws" if mounted else ""
+    instructions = (
+        f"\n  instructions: {yaml_str(MOUNT_INSTRUCTIONS)}\n  user_instructions_file: .agent/AGENTS.md"
+        "\n  instructions_env: E2E_INSTRUCTIONS"
+        if mounted
+        else ""
+    )
     return f"""apiVersion: sandkit/v1
 kind: Kit
 name: {name}
@@ -168,7 +180,7 @@ description: end-to-end kit without a network
 network:
   egress: none
 agent:
-  command: [sleep, "1"]
+  command: [sleep, "1"]{instructions}
 workspace:
   mode: {workspace}{source}
 resources:

@@ -36,6 +36,14 @@ def test_no_runtime_socket_and_no_docker_host(net_project: Project) -> None:
     assert leaks == [], f"a container runtime is reachable from the agent: {leaks}"
 
 
+def test_the_image_alone_runs_as_its_user(net_project: Project) -> None:
+    """Without compose's `user:` (a plain `docker run`), the image's own USER is the agent's uid."""
+    images = net_project.compose("config", "--images").stdout.split()
+    (image,) = [tag for tag in images if "-egress" not in tag]
+    result = run(["docker", "run", "--rm", "--network", "none", "--entrypoint", "id", image], check=True)
+    assert result.stdout.startswith("uid=1000(agent) gid=1000(agent)"), result
+
+
 def test_agent_runs_as_uid_1000_and_every_process_too(net_project: Project) -> None:
     script = """
     id -u; id -g; id -G

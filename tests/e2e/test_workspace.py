@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import GIT, README_MD, GitRepo, Project
+from tests.e2e.helpers import GIT, MOUNT_INSTRUCTIONS, README_MD, GitRepo, Project
 
 pytestmark = pytest.mark.docker
 
@@ -57,3 +57,22 @@ def test_mount_readonly_can_be_read_but_not_written(mount_ro_project: Project) -
     )
     assert "Read-only file system" in result.stderr, result
     assert sorted(p.name for p in host.iterdir()) == before, "the host folder changed"
+
+
+def test_workspace_none_is_an_empty_folder_the_agent_can_write(offline_project: Project) -> None:
+    result = offline_project.agent(
+        "ls -A /workspace | wc -l; echo x > /workspace/probe && echo writable; "
+        'awk \'$2 == "/workspace" {print "type=" $3}\' /proc/mounts'
+    )
+    assert result.stdout.split() == ["0", "writable", "type=tmpfs"], result
+
+
+def test_mounted_workspace_gets_instructions_at_user_level_only(mount_project: Project) -> None:
+    """The host's folder stays as it was; the agent's home holds the instructions and its variable names them."""
+    host = _host_folder(mount_project)
+    result = mount_project.agent('printf "%s\\n" "$E2E_INSTRUCTIONS"; cat "$E2E_INSTRUCTIONS"; ls -A /workspace')
+    assert result.returncode == 0, result
+    lines = result.stdout.splitlines()
+    assert lines[0] == "/home/agent/.agent/AGENTS.md", result
+    assert result.stdout.count(MOUNT_INSTRUCTIONS.strip()) == 1, f"the instructions are not at user level:\n{result}"
+    assert not (host / "AGENTS.md").exists() and "AGENTS.md" not in lines[1:], "the host's folder was written to"

@@ -21,6 +21,7 @@ from typing import Any
 
 from sandkit.compiler.engine import tmpfs
 from sandkit.compiler.fidelity import (
+    PROVEN_STATICALLY,
     Fidelity,
     engine_runtime_row,
     hardened_container_docker_rows,
@@ -400,6 +401,12 @@ def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
         _literal(plan, value, f"the workflow's {path.lstrip('.')}")
 
 
+#: The job's own steps run in the real engine (tests/compiler/test_actions_docker.py); what needs
+#: GitHub itself (harden-runner, the runner's timeouts, triggers) is checked in the workflow.
+RUN_PROOF = "tests/compiler/test_actions_docker.py::test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy"
+STATIC_TESTS = "tests/compiler/test_actions.py"
+
+
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         _egress_fidelity(plan),
@@ -407,37 +414,44 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             plan,
             "the squid proxy refuses denied names before any allow rule; denied entries never reach allowed-endpoints",
         ),
-        Fidelity("image.user", "enforced", f"docker run --user {plan.uid}:{plan.uid}"),
-        read_only_row(plan, "docker run --read-only with tmpfs /tmp and home"),
-        Fidelity("capabilities", "enforced", "--cap-drop ALL, no-new-privileges, never privileged"),
-        Fidelity("resources.memory", "enforced", "--memory and --memory-swap (no swap)"),
-        Fidelity("resources.cpus", "enforced", "--cpus"),
-        Fidelity("resources.pids", "enforced", "--pids-limit"),
+        Fidelity("image.user", "enforced", f"docker run --user {plan.uid}:{plan.uid}", proven_by=RUN_PROOF),
+        read_only_row(plan, "docker run --read-only with tmpfs /tmp and home", RUN_PROOF),
+        Fidelity(
+            "capabilities", "enforced", "--cap-drop ALL, no-new-privileges, never privileged", proven_by=RUN_PROOF
+        ),
+        Fidelity("resources.memory", "enforced", "--memory and --memory-swap (no swap)", proven_by=RUN_PROOF),
+        Fidelity("resources.cpus", "enforced", "--cpus", proven_by=RUN_PROOF),
+        Fidelity("resources.pids", "enforced", "--pids-limit", proven_by=RUN_PROOF),
         tmpfs_disk_row(),
         Fidelity(
             "resources.timeout",
             "enforced",
             f"timeout(1) in the entrypoint; the agent step's timeout-minutes is {_agent_minutes(plan)} and "
             f"the job's adds {BUILD_MINUTES} minutes for checkout and image builds",
+            proven_by=f"{STATIC_TESTS}::test_secrets_only_on_the_agent_step_and_build_secrets_never",
         ),
         Fidelity(
             "secrets",
             "enforced",
             "${{ secrets.NAME }} only in the env of the step that runs the agent, "
             "passed to the container by name (docker run --env NAME)",
+            proven_by=RUN_PROOF,
         ),
         _workspace_fidelity(plan),
         engine_runtime_row(
             plan,
             f"docker run --runtime {plan.docker_runtime}: GitHub-hosted runners do not have it, so the job "
-            "fails there instead of running without it; use a self-hosted runner that does",
+            f"fails there instead of running without it; use a self-hosted runner that does; {PROVEN_STATICALLY}",
+            (f"{STATIC_TESTS}::test_the_agent_step_asks_for_the_kits_runtime_and_workspace", RUN_PROOF),
         ),
         _trigger_fidelity(plan),
         Fidelity(
             "targets.actions.permissions",
             "enforced",
             "permissions: {} for the workflow; the job gets contents: read"
-            + "".join(f", {s}: {level}" for s, level in plan.actions.permissions),
+            + "".join(f", {s}: {level}" for s, level in plan.actions.permissions)
+            + f"; {PROVEN_STATICALLY}",
+            proven_by=f"{STATIC_TESTS}::test_triggers_map_to_on",
         ),
     ]
     if plan.build_secrets:
@@ -456,7 +470,8 @@ def fidelity(plan: Plan) -> list[Fidelity]:
 
 
 def _egress_fidelity(plan: Plan) -> Fidelity:
-    return Fidelity("network.egress", "enforced", _egress_reason(plan))
+    proofs = {"allowlist": RUN_PROOF, "none": f"{STATIC_TESTS}::test_no_network_runs_the_agent_with_network_none"}
+    return Fidelity("network.egress", "enforced", _egress_reason(plan), proven_by=proofs.get(plan.egress, ""))
 
 
 def _egress_reason(plan: Plan) -> str:
@@ -477,10 +492,13 @@ def _egress_reason(plan: Plan) -> str:
 def _workspace_fidelity(plan: Plan) -> Fidelity:
     if plan.workspace_mode == "clone":
         return Fidelity(
-            "workspace.mode", "enforced", "the entrypoint clones into a Docker volume through the egress proxy"
+            "workspace.mode",
+            "enforced",
+            f"the entrypoint clones into a Docker volume through the egress proxy; {PROVEN_STATICALLY}",
+            proven_by=f"{STATIC_TESTS}::test_the_agent_step_asks_for_the_kits_runtime_and_workspace",
         )
     if plan.workspace_mode == "none":
-        return Fidelity("workspace.mode", "enforced", "an empty tmpfs")
+        return Fidelity("workspace.mode", "enforced", "an empty tmpfs", proven_by=RUN_PROOF)
     return Fidelity(
         "workspace.mode", "unsupported", "a CI job has no host folder to mount; the workspace is an empty tmpfs"
     )
@@ -490,8 +508,12 @@ def _trigger_fidelity(plan: Plan) -> Fidelity:
     left_out = [f"{g.event}: {why}" for g in plan.triggers.github if (why := _inexpressible(g)) is not None]
     if left_out:
         return Fidelity("triggers", "unsupported", "left out of on: " + "; ".join(left_out))
+    proof = f"{STATIC_TESTS}::test_triggers_map_to_on"
     if not plan.triggers.requested:
-        return Fidelity("triggers", "enforced", "no triggers: workflow_dispatch, run by hand")
+        return Fidelity("triggers", "enforced", "no triggers: workflow_dispatch, run by hand", proven_by=proof)
     return Fidelity(
-        "triggers", "enforced", "on: schedule, the GitHub events with their filters, workflow_dispatch for manual"
+        "triggers",
+        "enforced",
+        f"on: schedule, the GitHub events with their filters, workflow_dispatch for manual; {PROVEN_STATICALLY}",
+        proven_by=proof,
     )

@@ -16,12 +16,13 @@ from sandkit.compiler.fidelity import (
     engine_runtime_row,
     entrypoint_timeout_row,
     hardened_container_docker_rows,
+    manual_only_trigger_row,
     proxy_deny_row,
     read_only_row,
     tmpfs_disk_row,
 )
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan
+from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan, WorkspaceMode
 from sandkit.compiler.proxy import proxy_env, proxy_files, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
@@ -183,17 +184,47 @@ EGRESS_REASONS: dict[Egress, str] = {
     "none": "network_mode: none",
     "open": "a normal network, as the kit asks (the linter reports open egress)",
 }
+EGRESS_PROOFS: dict[Egress, str] = {
+    "allowlist": "tests/e2e/test_egress.py::test_no_direct_route_and_no_outside_dns",
+    "none": "tests/e2e/test_egress.py::test_egress_none_reaches_nothing_not_even_the_proxy",
+    "open": "",
+}
+E2E_CONTAINMENT = "tests/e2e/test_containment.py"
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
-        Fidelity("network.egress", "enforced", EGRESS_REASONS[plan.egress]),
+        Fidelity("network.egress", "enforced", EGRESS_REASONS[plan.egress], proven_by=EGRESS_PROOFS[plan.egress]),
         proxy_deny_row(plan, "squid refuses denied names before any allow rule"),
-        Fidelity("image.user", "enforced", f"user: {plan.uid}:{plan.uid}"),
-        read_only_row(plan, "read_only: true with tmpfs /tmp and home"),
-        Fidelity("capabilities", "enforced", "cap_drop: [ALL], no-new-privileges, never privileged"),
-        Fidelity("resources.memory", "enforced", "mem_limit and memswap_limit (no swap)"),
-        Fidelity("resources.cpus", "enforced", "cpus"),
+        Fidelity(
+            "image.user",
+            "enforced",
+            f"user: {plan.uid}:{plan.uid}",
+            proven_by=f"{E2E_CONTAINMENT}::test_agent_runs_as_uid_1000_and_every_process_too",
+        ),
+        read_only_row(
+            plan,
+            "read_only: true with tmpfs /tmp and home",
+            f"{E2E_CONTAINMENT}::test_root_is_read_only_while_workspace_home_and_tmp_are_writable",
+        ),
+        Fidelity(
+            "capabilities",
+            "enforced",
+            "cap_drop: [ALL], no-new-privileges, never privileged",
+            proven_by=f"{E2E_CONTAINMENT}::test_no_capabilities_and_no_new_privileges",
+        ),
+        Fidelity(
+            "resources.memory",
+            "enforced",
+            "mem_limit and memswap_limit (no swap)",
+            proven_by=f"{E2E_CONTAINMENT}::test_memory_cpu_and_pids_limits_are_in_the_cgroup",
+        ),
+        Fidelity(
+            "resources.cpus",
+            "enforced",
+            "cpus",
+            proven_by=f"{E2E_CONTAINMENT}::test_memory_cpu_and_pids_limits_are_in_the_cgroup",
+        ),
         _pids_fidelity(plan),
         tmpfs_disk_row(),
         entrypoint_timeout_row(),
@@ -203,9 +234,19 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "run-time secrets from host files named by NAME_FILE, bind-mounted "
             "read-only under /run/secrets (an environment source cannot reach a read-only root); "
             "build secrets from the host's environment as BuildKit secret mounts",
+            proven_by="tests/e2e/test_secrets.py::test_runtime_secret_is_exported_from_run_secrets",
         ),
-        Fidelity("workspace.mode", "enforced", _workspace_reason(plan)),
-        engine_runtime_row(plan, f"runtime: {plan.docker_runtime}"),
+        Fidelity(
+            "workspace.mode", "enforced", _workspace_reason(plan), proven_by=WORKSPACE_PROOFS[plan.workspace_mode]
+        ),
+        engine_runtime_row(
+            plan,
+            f"runtime: {plan.docker_runtime}",
+            (
+                "tests/e2e/test_isolation.py::test_gvisor_runs_the_agent_under_runsc",
+                f"{E2E_CONTAINMENT}::test_no_capabilities_and_no_new_privileges",
+            ),
+        ),
         *hardened_container_docker_rows(plan),
     ]
     if plan.ports:
@@ -219,20 +260,20 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                 else "Docker does not publish ports of a container on an internal network",
             )
         )
-    if plan.triggers.requested:
-        rows.append(
-            Fidelity(
-                "triggers",
-                "unsupported",
-                "compose starts when you run it; use the actions or kubernetes target for schedules and events",
-            )
-        )
-    return rows
+    trigger = manual_only_trigger_row(
+        plan, "compose starts when you run it; use the actions or kubernetes target for schedules and events"
+    )
+    return rows if trigger is None else [*rows, trigger]
 
 
 def _pids_fidelity(plan: Plan) -> Fidelity:
     if plan.docker_runtime != "runsc":
-        return Fidelity("resources.pids", "enforced", "pids_limit")
+        return Fidelity(
+            "resources.pids",
+            "enforced",
+            "pids_limit",
+            proven_by="tests/e2e/test_containment.py::test_a_fork_bomb_stops_at_the_pids_limit",
+        )
     return Fidelity(
         "resources.pids",
         "best-effort",
@@ -240,6 +281,14 @@ def _pids_fidelity(plan: Plan) -> Fidelity:
         f"processes (which are gVisor tasks): pids_limit is {plan.pids} + {GVISOR_THREADS} for them; "
         "a fork bomb ends the whole sandbox at that limit or the memory limit instead of failing forks",
     )
+
+
+WORKSPACE_PROOFS: dict[WorkspaceMode, str] = {
+    "clone": "tests/e2e/test_workspace.py::test_clone_comes_from_the_git_server_through_the_proxy",
+    "mount": "tests/e2e/test_workspace.py::test_mount_is_the_host_folder_read_write",
+    "mount-readonly": "tests/e2e/test_workspace.py::test_mount_readonly_can_be_read_but_not_written",
+    "none": "tests/e2e/test_workspace.py::test_workspace_none_is_an_empty_folder_the_agent_can_write",
+}
 
 
 def _workspace_reason(plan: Plan) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import Fidelity, Setting, manual_only_trigger_row
 from sandkit.compiler.output import commented_header, header_lines
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
 from sandkit.compiler.target import Files, RenderContext
@@ -49,20 +49,24 @@ def render(plan: Plan, context: RenderContext) -> Files:
     }
 
 
+#: The reference CLI opens the sandbox in the real engine; the schema test checks nothing is loosened.
+UP_PROOF = "tests/compiler/test_devcontainer.py::test_devcontainer_up_keeps_the_sandbox"
+NO_PRIVILEGE_PROOF = "tests/compiler/test_devcontainer.py::test_passes_the_dev_container_schema_and_adds_no_privilege"
+#: Each setting the editor's container takes from compose.yaml, with the test that shows it holds there.
+HELD_BY_COMPOSE: dict[Setting, str] = {
+    "network.egress": UP_PROOF,
+    "image.user": UP_PROOF,
+    "isolation.read_only_root": UP_PROOF,
+    "capabilities": NO_PRIVILEGE_PROOF,
+    "resources.memory": NO_PRIVILEGE_PROOF,
+    "resources.cpus": NO_PRIVILEGE_PROOF,
+    "workspace.mode": NO_PRIVILEGE_PROOF,
+}
+
+
 def fidelity(plan: Plan) -> list[Fidelity]:
     held = "the editor attaches to compose.yaml's agent service, which holds it"
-    rows = [
-        Fidelity(setting, "enforced", held)
-        for setting in (
-            "network.egress",
-            "image.user",
-            "isolation.read_only_root",
-            "capabilities",
-            "resources.memory",
-            "resources.cpus",
-            "workspace.mode",
-        )
-    ]
+    rows = [Fidelity(setting, "enforced", held, proven_by=proof) for setting, proof in HELD_BY_COMPOSE.items()]
     rows.append(
         Fidelity(
             "secrets",
@@ -73,14 +77,24 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         )
     )
     rows += [
-        Fidelity("resources.timeout", "enforced", "the entrypoint ends the session after the timeout, editor or not"),
+        Fidelity(
+            "resources.timeout",
+            "enforced",
+            "the entrypoint ends the session after the timeout, editor or not",
+            proven_by=UP_PROOF,
+        ),
         Fidelity(
             "agent.command",
             "best-effort",
             "replaced by `sleep infinity` so a person can work in the sandbox; run the agent from a terminal there",
             requested=False,
         ),
-        Fidelity("env", "enforced", "the entrypoint's environment, and remoteEnv for the editor's shells"),
+        Fidelity(
+            "env",
+            "enforced",
+            "the entrypoint's environment, and remoteEnv for the editor's shells",
+            proven_by=UP_PROOF,
+        ),
         Fidelity(
             "editor server",
             "best-effort",
@@ -89,6 +103,5 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             requested=False,
         ),
     ]
-    if plan.triggers.requested:
-        rows.append(Fidelity("triggers", "unsupported", "a dev container starts when a person opens it"))
-    return rows
+    trigger = manual_only_trigger_row(plan, "a dev container starts when a person opens it")
+    return rows if trigger is None else [*rows, trigger]

@@ -57,45 +57,59 @@ def _instructions(plan: Plan) -> str:
     return f"{note}\n\n{plan.instructions or ''}"
 
 
+#: Settings that belong to whatever runs the image (compose, a cluster, a CI job), never to the image.
+RUN_TIME_SETTINGS: tuple[Setting, ...] = (
+    "isolation.read_only_root",
+    "isolation.runtime",
+    "network.egress",
+    "resources.cpus",
+    "resources.memory",
+    "resources.pids",
+    "triggers",
+    "workspace.mode",
+)
+
+
+def instructions_row(plan: Plan) -> Fidelity:
+    """agent.instructions: where the entrypoint places them (the model refuses a kit with no place)."""
+    if plan.mounted_workspace:
+        return Fidelity(
+            "agent.instructions",
+            "enforced",
+            f"written at start to {plan.instructions_target}, where the agent reads user-level instructions; "
+            "the host's folder is not modified",
+            proven_by="tests/e2e/test_workspace.py::test_mounted_workspace_gets_instructions_at_user_level_only",
+        )
+    return Fidelity(
+        "agent.instructions",
+        "enforced",
+        f"written at start to {plan.instructions_target}, above the repository's own file of that name",
+        proven_by="tests/e2e/test_behaviour.py::test_instruction_file_is_where_the_agent_reads_it",
+    )
+
+
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
-        Fidelity("image.user", "enforced", f"USER {plan.uid}:{plan.uid}; the image never switches back to root"),
         Fidelity(
-            "network.egress",
-            "unsupported" if plan.egress != "open" else "enforced",
-            "an image alone cannot hold egress to a policy; run it with the compose target's proxy"
-            if plan.egress != "open"
-            else "open egress needs nothing from the image",
+            "image.user",
+            "enforced",
+            f"USER {plan.uid}:{plan.uid}; the image never switches back to root",
+            proven_by="tests/e2e/test_containment.py::test_the_image_alone_runs_as_its_user",
         ),
         Fidelity(
             "secrets",
             "enforced",
             "never in the image; the entrypoint reads them at start from /run/secrets "
             "or the environment, and build-time ones arrive only as BuildKit secret mounts",
+            proven_by="tests/e2e/test_secrets.py::test_secrets_are_in_no_image_layer",
         ),
         entrypoint_timeout_row(),
-        Fidelity(
-            "agent.instructions",
-            "enforced" if plan.workspace_mode not in ("mount", "mount-readonly") else "best-effort",
-            "written into the workspace at start"
-            if plan.workspace_mode not in ("mount", "mount-readonly")
-            else f"the host's folder is not modified; the file is at {SANDKIT_ETC}/instructions/",
-        ),
     ]
-    runtime_only: tuple[Setting, ...] = (
-        "isolation.read_only_root",
-        "resources.memory",
-        "resources.cpus",
-        "resources.pids",
-        "isolation.runtime",
-        "workspace.mode",
-    )
+    if plan.instructions is not None:
+        rows.append(instructions_row(plan))
     rows += [
-        Fidelity(
-            s, "unsupported", "a run-time setting; the image cannot carry it (compose applies it)", requested=False
-        )
-        for s in runtime_only
+        Fidelity(s, "not applicable", "the image does not choose this; the target that runs it does", requested=False)
+        for s in RUN_TIME_SETTINGS
+        if s != "triggers" or plan.triggers.requested
     ]
-    if plan.triggers.requested:
-        rows.append(Fidelity("triggers", "unsupported", "an image does not start itself"))
     return rows

@@ -14,7 +14,7 @@ import hashlib
 from typing import Any
 
 from sandkit.compiler.addresses import EVERY_V4, GLOBAL_UNICAST_V6, NON_PUBLIC_V4, NON_PUBLIC_V6
-from sandkit.compiler.fidelity import Fidelity, read_only_row
+from sandkit.compiler.fidelity import PROVEN_STATICALLY, SQUID_DENY_PROOF, Fidelity, Setting, read_only_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import HOME_SKELETON, K8S_RUNTIME_CLASSES, PROXY_PORT, SANDKIT_ETC, Plan, is_under
 from sandkit.compiler.proxy import SQUID_CONF, proxy_env, proxy_files, proxy_image
@@ -262,12 +262,23 @@ def _safe_workspace(plan: Plan) -> list[dict[str, Any]]:
     ]
 
 
-def _agent_env(plan: Plan) -> list[dict[str, Any]]:
+def proxy_address_variable(plan: Plan) -> str:
+    """The variable the kubelet sets to the proxy Service's cluster IP (a service link)."""
+    return proxy_name(plan).upper().replace("-", "_") + "_SERVICE_HOST"
+
+
+def _agent_env(plan: Plan, *, with_secrets: bool = True) -> list[dict[str, Any]]:
+    """The agent container's environment; the clone init container's has no secret (the clone needs none).
+
+    The proxy is named by its Service's cluster IP, from the service-link variable the kubelet sets
+    (Kubernetes expands ``$(VAR)`` in a value), so the agent pod needs no cluster DNS, which would
+    be a way out through any resolver that forwards: squid resolves names, on the proxy's side.
+    """
     env: list[dict[str, Any]] = _safe_workspace(plan)
     if _uses_proxy(plan):
-        url = f"http://{proxy_name(plan)}:{PROXY_PORT}"
+        url = f"http://$({proxy_address_variable(plan)}):{PROXY_PORT}"
         env += [{"name": k, "value": v} for k, v in proxy_env(url).items()]
-    for name, required in plan.secrets:
+    for name, required in plan.secrets if with_secrets else ():
         reference = {"name": secret_name(plan), "key": name, "optional": not required}
         env.append({"name": name, "valueFrom": {"secretKeyRef": reference}})
     return env
@@ -281,7 +292,13 @@ def _agent_mounts(plan: Plan, entries: list[ConfigEntry]) -> list[dict[str, Any]
 
 
 def _agent_container(
-    plan: Plan, entries: list[ConfigEntry], name: str, extra_env: list[dict[str, Any]], args: list[str]
+    plan: Plan,
+    entries: list[ConfigEntry],
+    name: str,
+    extra_env: list[dict[str, Any]],
+    args: list[str],
+    *,
+    with_secrets: bool = True,
 ) -> dict[str, Any]:
     disk = _quantity(plan.disk_bytes)
     return {
@@ -289,7 +306,7 @@ def _agent_container(
         "image": plan.image_tag,
         "imagePullPolicy": "Always",
         "args": args,
-        "env": extra_env + _agent_env(plan),
+        "env": extra_env + _agent_env(plan, with_secrets=with_secrets),
         "resources": _resources(_cpu(plan.cpus), _quantity(plan.memory_bytes), disk),
         "securityContext": _container_security(plan.uid, plan.read_only_root),
         "volumeMounts": _agent_mounts(plan, entries),
@@ -302,7 +319,9 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "serviceAccountName": plan.name,
         "automountServiceAccountToken": False,
-        "enableServiceLinks": False,
+        # Service links give the agent the proxy's address without DNS (see _agent_env); the
+        # namespace is the kit's own, so they name no other workload's services.
+        "enableServiceLinks": _uses_proxy(plan),
         # The pause container becomes PID 1 and reaps orphans: the init process compose gets from init: true.
         "shareProcessNamespace": True,
         "restartPolicy": "Never",
@@ -320,7 +339,9 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
     if plan.workspace_mode == "clone" and plan.workspace_repo:
         # The image's own entrypoint clones and stops (SANDKIT_ONLY=clone); `true` is never the agent.
         spec["initContainers"] = [
-            _agent_container(plan, entries, "clone", [{"name": "SANDKIT_ONLY", "value": "clone"}], ["true"])
+            _agent_container(
+                plan, entries, "clone", [{"name": "SANDKIT_ONLY", "value": "clone"}], ["true"], with_secrets=False
+            )
         ]
     spec["containers"] = [_agent_container(plan, entries, "agent", [], list(plan.command))]
     config_items = [{"key": key, "path": key, "mode": mode} for key, _, _, mode in entries]
@@ -439,7 +460,6 @@ def _agent_policies(plan: Plan) -> list[dict[str, Any]]:
         spec["egress"] = []
     if _uses_proxy(plan):
         spec["egress"] = [
-            _dns_rule(),
             {
                 "to": [{"podSelector": {"matchLabels": selector(plan, PROXY_ROLE)}}],
                 "ports": [{"protocol": "TCP", "port": PROXY_PORT}],
@@ -595,36 +615,56 @@ def _proxy_policy(plan: Plan) -> dict[str, Any]:
 # Fidelity ------------------------------------------------------------------------------------------
 
 
+#: The static proofs: the manifests are checked field by field (no cluster runs here).
+K8S_TESTS = "tests/compiler/test_kubernetes.py"
+RESTRICTED_PROOF = f"{K8S_TESTS}::test_pods_meet_the_restricted_standard"
+LIMITS_PROOF = f"{K8S_TESTS}::test_jobs_cronjobs_and_limits_come_from_the_kit"
+
+
+def _static(setting: Setting, reason: str, proven_by: str) -> Fidelity:
+    """An enforced row whose mechanism is a cluster's: it says so, and names the test of the manifests."""
+    return Fidelity(setting, "enforced", f"{reason}; {PROVEN_STATICALLY}", proven_by=proven_by)
+
+
 def fidelity(plan: Plan) -> list[Fidelity]:
     settings = plan.kubernetes
+    restricted = "restricted Pod Security Standard"
     rows = [
         _egress_row(plan),
         _deny_row(plan),
-        Fidelity("image.user", "enforced", f"runAsNonRoot, runAsUser {plan.uid}; restricted Pod Security Standard"),
-        read_only_row(plan, "readOnlyRootFilesystem with emptyDir /tmp, home and workspace"),
-        Fidelity("capabilities", "enforced", "drop ALL, allowPrivilegeEscalation: false, seccomp RuntimeDefault"),
-        Fidelity("resources.memory", "enforced", "memory requests and limits"),
-        Fidelity("resources.cpus", "enforced", "cpu requests and limits"),
+        _static("image.user", f"runAsNonRoot, runAsUser {plan.uid}; {restricted}", RESTRICTED_PROOF),
+        read_only_row(
+            plan,
+            f"readOnlyRootFilesystem with emptyDir /tmp, home and workspace; {PROVEN_STATICALLY}",
+            RESTRICTED_PROOF,
+        ),
+        _static("capabilities", "drop ALL, allowPrivilegeEscalation: false, seccomp RuntimeDefault", RESTRICTED_PROOF),
+        _static("resources.memory", "memory requests and limits", LIMITS_PROOF),
+        _static("resources.cpus", "cpu requests and limits", LIMITS_PROOF),
         Fidelity(
             "resources.pids",
             "best-effort",
             "a pod spec has no process limit; the kubelet's podPidsLimit (a node setting) bounds it",
             requested=False,
         ),
-        Fidelity("resources.disk", "enforced", "ephemeral-storage limits and emptyDir sizeLimit (the kubelet evicts)"),
-        Fidelity(
+        _static("resources.disk", "ephemeral-storage limits and emptyDir sizeLimit (the kubelet evicts)", LIMITS_PROOF),
+        _static(
             "resources.timeout",
-            "enforced",
             f"activeDeadlineSeconds {active_deadline(plan)} on the pod's Job, and timeout(1) in the entrypoint",
+            LIMITS_PROOF,
         ),
-        Fidelity("secrets", "enforced", f"secretKeyRef to the Secret {secret_name(plan)} that the user creates"),
+        _static(
+            "secrets",
+            f"secretKeyRef to the Secret {secret_name(plan)} that the user creates, in the agent container only",
+            f"{K8S_TESTS}::test_secrets_are_referenced_never_contained",
+        ),
         _workspace_row(plan),
-        Fidelity(
+        _static(
             "isolation.runtime",
-            "enforced",
             f"runtimeClassName: {K8S_RUNTIME_CLASSES[plan.runtime]} (the cluster must define that RuntimeClass)"
             if K8S_RUNTIME_CLASSES[plan.runtime]
             else "the cluster's default runtime with seccomp RuntimeDefault",
+            LIMITS_PROOF if K8S_RUNTIME_CLASSES[plan.runtime] else RESTRICTED_PROOF,
         ),
     ]
     if settings.sandbox_crd:
@@ -653,17 +693,20 @@ def fidelity(plan: Plan) -> list[Fidelity]:
 
 
 def _egress_row(plan: Plan) -> Fidelity:
-    cilium = plan.kubernetes.egress == "cilium"
+    if plan.egress == "allowlist" and plan.kubernetes.egress == "cilium":
+        return _static(
+            "network.egress",
+            "CiliumNetworkPolicy: toFQDNs per allowed port, DNS only for allowed names, non-public addresses denied",
+            f"{K8S_TESTS}::test_cilium_and_the_agent_sandbox_resources",
+        )
     reason = {
         "none": "a NetworkPolicy that denies all egress (DNS too)",
         "open": "no egress policy, as the kit asks (the linter reports open egress); ingress is denied",
-        "allowlist": "CiliumNetworkPolicy: toFQDNs per allowed port, DNS only for allowed names, non-public "
-        "addresses denied"
-        if cilium
-        else "default-deny NetworkPolicy: agent pods reach only kube-dns and the squid proxy, whose own "
-        "policy allows public addresses on the allowed ports; needs a CNI that enforces NetworkPolicy",
+        "allowlist": "default-deny NetworkPolicy: agent pods reach only the squid proxy, by its Service's "
+        "address (no cluster DNS: squid resolves names), and the proxy's own policy allows public addresses "
+        "on the allowed ports; needs a CNI that enforces NetworkPolicy",
     }[plan.egress]
-    return Fidelity("network.egress", "enforced", reason)
+    return _static("network.egress", reason, f"{K8S_TESTS}::test_egress_per_mode")
 
 
 def _deny_row(plan: Plan) -> Fidelity:
@@ -675,7 +718,12 @@ def _deny_row(plan: Plan) -> Fidelity:
             requested=bool(plan.deny) and plan.egress == "open",
         )
     if plan.kubernetes.egress != "cilium":
-        return Fidelity("network.deny", "enforced", "squid refuses denied names before any allow rule")
+        return Fidelity(
+            "network.deny",
+            "enforced",
+            "squid refuses denied names before any allow rule (the ConfigMap holds compose's squid.conf)",
+            proven_by=SQUID_DENY_PROOF,
+        )
     inside_wildcard = [str(d) for d in plan.deny if any(a.wildcard and a.covers(d) for a in plan.allow)]
     if inside_wildcard:
         return Fidelity(
@@ -683,7 +731,11 @@ def _deny_row(plan: Plan) -> Fidelity:
             "unsupported",
             "toFQDNs cannot refuse a name inside an allowed wildcard: " + ", ".join(inside_wildcard),
         )
-    return Fidelity("network.deny", "enforced", "denied names are left out of toFQDNs and the DNS rule")
+    return _static(
+        "network.deny",
+        "denied names are left out of toFQDNs and the DNS rule",
+        f"{K8S_TESTS}::test_cilium_and_the_agent_sandbox_resources",
+    )
 
 
 def _workspace_row(plan: Plan) -> Fidelity:
@@ -697,9 +749,16 @@ def _workspace_row(plan: Plan) -> Fidelity:
         return Fidelity(
             "workspace.mode",
             "enforced",
-            "an init container (the image's entrypoint, SANDKIT_ONLY=clone) clones into an emptyDir",
+            "an init container (the image's entrypoint, SANDKIT_ONLY=clone, without the kit's secrets) clones "
+            "into an emptyDir",
+            proven_by="tests/compiler/test_kubernetes_docker.py::"
+            "test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force",
         )
-    return Fidelity("workspace.mode", "enforced", "an empty emptyDir")
+    return _static(
+        "workspace.mode",
+        "an empty emptyDir",
+        f"{K8S_TESTS}::test_every_volume_mount_has_its_volume_and_every_item_its_key",
+    )
 
 
 def _trigger_row(plan: Plan) -> Fidelity:
@@ -712,8 +771,8 @@ def _trigger_row(plan: Plan) -> Fidelity:
             + ", ".join(github)
             + "); schedules become CronJobs, manual runs `kubectl create -f`",
         )
-    return Fidelity(
+    return _static(
         "triggers",
-        "enforced",
         "a CronJob per schedule (concurrencyPolicy Forbid); manual runs `kubectl create -f` of the session Job",
+        LIMITS_PROOF,
     )

@@ -36,7 +36,7 @@ fi
 # text below the kit's, which comes first.
 place_instructions() {
   source_file=/etc/sandkit/instructions/AGENTS.md
-  target=/workspace/AGENTS.md
+  target='/workspace/AGENTS.md'
   mkdir -p "$(dirname "$target")"
   if [ -f "$target" ] && ! cmp -s -n "$(wc -c <"$source_file")" "$source_file" "$target"; then
     { cat "$source_file"; printf '\n'; cat "$target"; } >"$target.sandkit"

@@ -1,0 +1,117 @@
+"""`--strict` judges the targets asked for, "not applicable" never fails it, and the printed report
+shows only what some target does not fully enforce (fidelity.json stays whole)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from sandkit.cli import main
+from sandkit.compiler.command import compile_kit
+from sandkit.compiler.targets import NAMES
+from sandkit.kits.extends import preset_names
+from sandkit.kits.template import render_init
+from tests.compiler.helpers import EXAMPLES, OWN_KITS, in_folder
+from tests.conftest import REPO
+
+OFFLINE = """\
+apiVersion: sandkit/v1
+name: offline
+agent: {command: [agent]}
+network: {egress: none}
+workspace: {mode: none}
+"""
+SCHEDULED = """\
+apiVersion: sandkit/v1
+name: nightly
+agent: {command: [agent]}
+network: {allow: [api.example.com]}
+workspace: {mode: none}
+triggers: [{schedule: "0 3 * * *"}]
+"""
+
+
+def _build(tmp_path: Path, text: str, *argv: str) -> tuple[int, str, str]:
+    (tmp_path / "kit.yaml").write_text(text, encoding="utf-8")
+    with in_folder(tmp_path):
+        code = main(["build", "kit.yaml", "-o", "out", *argv])
+    return code, "", ""
+
+
+def test_a_minimal_kit_passes_strict_for_every_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = _build(tmp_path, OFFLINE, "--strict", "-q")
+    assert code == 0, capsys.readouterr().err
+    rows = json.loads((tmp_path / "out/offline/fidelity.json").read_text())["settings"]
+    assert rows["network.egress"]["docker"]["level"] == "not applicable"  # an image does not choose its network
+
+
+def test_strict_judges_only_the_targets_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """actions builds on compose, which cannot schedule; asking for actions alone does not judge compose."""
+    assert _build(tmp_path, SCHEDULED, "--strict", "-q", "--target", "actions")[0] == 0
+    assert (tmp_path / "out/nightly/compose.yaml").is_file(), "compose's files are still built for actions"
+    capsys.readouterr()
+    assert _build(tmp_path, SCHEDULED, "--strict", "-q", "--target", "compose")[0] == 1
+    err = capsys.readouterr().err
+    assert "triggers is unsupported by compose" in err and "docker" not in err
+
+
+def test_a_manual_trigger_is_what_compose_and_the_dev_container_do(tmp_path: Path) -> None:
+    out = compile_kit(_write(tmp_path, OFFLINE + "triggers: [{manual: {}}]\n"), tmp_path / "out", list(NAMES))
+    assert {t: r.level for t, r in out.fidelity["triggers"].items()} == {
+        "docker": "not applicable",
+        "compose": "enforced",
+        "kubernetes": "enforced",
+        "actions": "enforced",
+        "devcontainer": "enforced",
+    }
+
+
+def _write(folder: Path, text: str) -> Path:
+    (folder / "kit.yaml").write_text(text, encoding="utf-8")
+    return folder / "kit.yaml"
+
+
+@pytest.mark.parametrize("preset", [None, *preset_names()])
+def test_the_init_kit_passes_strict(tmp_path: Path, preset: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+    code = _build(tmp_path, render_init("starter", preset, schema_ref="kit.schema.json"), "--strict", "-q")[0]
+    assert code == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kit", EXAMPLES + OWN_KITS, ids=lambda p: str(p.relative_to(REPO)))
+def test_examples_and_this_repositorys_kit_pass_strict_for_the_targets_they_list(
+    kit: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with in_folder(REPO):
+        code = main(["build", str(kit.relative_to(REPO)), "-o", str(tmp_path), "--strict", "-q"])
+    assert code == 0, capsys.readouterr().err
+
+
+def test_targets_build_names_known_targets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _build(tmp_path, OFFLINE + "targets: {build: [compose, podman]}\n", "-q")[0] == 1
+    assert "targets.build: unknown target(s) podman; the targets are docker, compose" in capsys.readouterr().err
+    assert _build(tmp_path, OFFLINE + "targets: {build: [kubernetes]}\n", "-q")[0] == 0
+    assert json.loads((tmp_path / "out/offline/fidelity.json").read_text())["targets"] == ["docker", "kubernetes"]
+
+
+def test_the_report_shows_what_is_not_fully_enforced_and_one_summary_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _build(tmp_path, OFFLINE)[0] == 0
+    printed = capsys.readouterr().out.splitlines()
+    rows = json.loads((tmp_path / "out/offline/fidelity.json").read_text())["settings"]
+    below = sorted(
+        s for s, per in rows.items() if any(c["level"] not in ("enforced", "not applicable") for c in per.values())
+    )
+    assert below and len(rows) > len(below), "the kit has settings of both kinds"
+    table = printed[1:-1]
+    assert table[0].split() == ["setting", *NAMES]
+    assert [re.split(r"\s{2,}", line)[0] for line in table[1:]] == below
+    summary = printed[-1]
+    assert summary.startswith(f"fidelity: {len(rows) - len(below)} of {len(rows)} settings enforced by every target")
+    assert "out/offline/fidelity.json" in summary and "--verbose" in summary
+    assert _build(tmp_path, OFFLINE, "--verbose")[0] == 0
+    verbose = capsys.readouterr().out.splitlines()
+    assert [re.split(r"\s{2,}", line)[0] for line in verbose[2:-1]] == sorted(rows)
