@@ -133,11 +133,11 @@ def test_a_new_output_folder_is_removed_again_when_writing_fails(
 
 
 def test_a_broken_pipe_is_not_success_and_every_kit_is_written(tmp_path: Path) -> None:
-    """45 fidelity tables outgrow a pipe's buffer, so the reader's leaving reaches the writer."""
+    """45 whole fidelity tables (--verbose) outgrow a pipe's buffer, so the reader's leaving reaches the writer."""
     names = [f"kit-{index:02d}" for index in range(45)]
     _kits(tmp_path, *names)
     process = subprocess.Popen(
-        [sys.executable, "-m", "sandkit", "build", "kits", "-o", "out"],
+        [sys.executable, "-m", "sandkit", "build", "kits", "-o", "out", "--verbose"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -180,7 +180,7 @@ def _run(command: list[str], **options: Any) -> subprocess.CompletedProcess[str]
 
 def test_fidelity_per_egress_and_what_compose_cannot_do(tmp_path: Path) -> None:
     none, open_, clone = (_rows(_build(tmp_path / v, v)) for v in ("none", "open", "clone"))
-    assert none["network.egress"] == Fidelity("network.egress", "enforced", "network_mode: none")
+    assert (none["network.egress"].level, none["network.egress"].reason) == ("enforced", "network_mode: none")
     assert none["resources.pids"].level == "best-effort", "under gVisor pids_limit counts gVisor's threads"
     assert none["isolation.runtime"].reason == "runtime: runsc"
     assert open_["ports"].level == "enforced" and open_["workspace.mode"].reason.startswith("bind mount")

@@ -161,21 +161,26 @@ def test_hadolint_warns_of_nothing_and_an_ignore_appears_only_for_unpinned_packa
 
 def test_fidelity_sends_run_time_settings_to_the_runtime_targets(tmp_path: Path) -> None:
     rows = _rows(_build(tmp_path))
-    assert rows["network.egress"].level == "unsupported" and rows["network.egress"].requested
-    assert rows["image.user"] == Fidelity(
-        "image.user", "enforced", "USER 4242:4242; the image never switches back to root"
-    )
-    for setting in ("resources.memory", "resources.cpus", "resources.pids", "isolation.runtime", "workspace.mode"):
-        assert rows[setting].level == "unsupported" and not rows[setting].requested, setting
+    user = rows["image.user"]
+    assert (user.level, user.reason) == ("enforced", "USER 4242:4242; the image never switches back to root")
+    run_time = ("network.egress", "resources.memory", "resources.cpus", "resources.pids", "isolation.runtime")
+    for setting in (*run_time, "workspace.mode"):  # the target that runs the image holds these
+        assert rows[setting].level == "not applicable" and not rows[setting].requested, setting
     assert "triggers" not in rows
     # The workspace is empty here, so the instruction file is written into it at start.
-    assert rows["agent.instructions"].level == "enforced"
+    assert (
+        rows["agent.instructions"].level == "enforced" and "/workspace/AGENTS.md" in rows["agent.instructions"].reason
+    )
 
 
 def test_fidelity_for_open_egress_a_mounted_folder_and_triggers(tmp_path: Path) -> None:
     text = _kit(KIT).replace("workspace: {mode: none}", "workspace: {mode: mount-readonly, source: .}")
+    text = text.replace(
+        "instructions_file: AGENTS.md}", "instructions_file: AGENTS.md, user_instructions_file: .a/A.md}"
+    )
     text = text.replace("network: {allow: [api.example.com]}", "network: {egress: open}\ntriggers: [{manual: {}}]")
     rows = _rows(_build(tmp_path, text))
-    assert rows["network.egress"].level == "enforced"
-    assert rows["agent.instructions"].level == "best-effort"
-    assert rows["triggers"] == Fidelity("triggers", "unsupported", "an image does not start itself")
+    assert rows["network.egress"].level == "not applicable"
+    instructions = rows["agent.instructions"]  # the host's folder is never written: the agent's home is
+    assert instructions.level == "enforced" and "/home/bot/.a/A.md" in instructions.reason
+    assert rows["triggers"].level == "not applicable" and not rows["triggers"].requested

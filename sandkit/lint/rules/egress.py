@@ -40,8 +40,8 @@ def open_egress(file: SourceFile) -> Iterator[Hit]:
     send it anywhere, and fetch and run anything.
 
     Fix:
-    Use `egress: allowlist` with the hosts the agent needs (the presets list their API hosts),
-    or `egress: none`.
+    Use a kit's `network.egress: allowlist` with the hosts the agent needs in `network.allow`
+    (the presets list their API hosts), or `network.egress: none`.
     """
     if file.kind == kinds.KIT:
         for kit in file.documents:
@@ -96,8 +96,8 @@ def wildcard_allowlist(file: SourceFile) -> Iterator[Hit]:
     A wildcard like this looks like an allowlist in review while working as open egress.
 
     Fix:
-    List the hosts, or one-label wildcards of domains you trust; say `egress: open` if that
-    is really meant.
+    List the hosts, or one-label wildcards of domains you trust; say `network.egress: open` if
+    that is really meant.
     """
     if file.kind == kinds.KIT:
         for entry, pos in kit_allow_entries(file):

@@ -43,8 +43,8 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     it can run `docker run --privileged -v /:/host` and own the host and every secret on it.
 
     Fix:
-    Do not mount the host's runtime socket. Give the sandbox its own rootless daemon (a kit's
-    `isolation.docker: rootless`) or build images outside the agent's container.
+    Do not mount the host's runtime socket. Build images outside the agent's sandbox: in CI, or
+    in a separate container that runs no agent.
 
     Example:
     services: {agent: {volumes: ["/var/run/docker.sock:/var/run/docker.sock"]}}
@@ -89,7 +89,8 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     containers on the host.
 
     Fix:
-    Remove DOCKER_HOST, or point it at a rootless daemon that lives inside the sandbox.
+    Remove DOCKER_HOST; build images outside the agent's sandbox (in CI, or in a separate
+    container that runs no agent).
     """
     for setting in environment(file):
         if setting.name != "DOCKER_HOST":
