@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from pytest_docker.plugin import DockerComposeExecutor, get_docker_services
 
+from sandkit.kits.extends import preset_names
 from tests.conftest import docker_available
 from tests.e2e.helpers import (
     ALLOWED_ID,
@@ -43,6 +44,8 @@ from tests.e2e.helpers import (
     offline_kit,
     run,
 )
+from tests.e2e.presets import UNMAKEABLE, PresetSandbox, StandIns, build_all, make_node_stand_in, prepare
+from tests.e2e.presets import have_image as _have_image
 
 #: The lower half of 198.18.0.0/15; tests/compiler/test_kubernetes_docker.py takes its networks from 198.19.
 OUTSIDE_POOL = ipaddress.IPv4Network("198.18.0.0/16")
@@ -330,3 +333,25 @@ def mount_ro_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Projec
 @pytest.fixture(scope="session")
 def timeout_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
     yield from _services(_offline(token, e2e_dir, "timeout", timeout="3s"), ["build"])
+
+
+@pytest.fixture(scope="session")
+def preset_sandboxes(engine: None, token: str, e2e_dir: Path) -> Iterator[dict[str, PresetSandbox]]:
+    """Every preset's init kit built once, side by side; bases this machine cannot pull are stood in for."""
+    stand_ins = StandIns()
+    sandboxes: dict[str, PresetSandbox] = {}
+    try:
+        for preset in preset_names():
+            sandbox = prepare(preset, e2e_dir / f"preset-{preset}", f"e2e-{token}-{preset}")
+            sandboxes[preset] = sandbox
+            if sandbox.base in UNMAKEABLE and not _have_image(sandbox.base):
+                sandbox.skipped = f"{sandbox.base}: {UNMAKEABLE[sandbox.base]}"
+            elif sandbox.base.startswith("node:") and not _have_image(sandbox.base):
+                make_node_stand_in(sandbox.base, e2e_dir / f"stand-in-{sandbox.base.replace(':', '-')}")
+                stand_ins.made.append(sandbox.base)
+        build_all(list(sandboxes.values()))
+        yield sandboxes
+    finally:
+        for sandbox in sandboxes.values():
+            sandbox.compose("down", "-v", "--remove-orphans", "--rmi", "all", "--timeout", "1")
+        stand_ins.remove()

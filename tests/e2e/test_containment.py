@@ -39,7 +39,7 @@ def test_no_runtime_socket_and_no_docker_host(net_project: Project) -> None:
 def test_the_image_alone_runs_as_its_user(net_project: Project) -> None:
     """Without compose's `user:` (a plain `docker run`), the image's own USER is the agent's uid."""
     images = net_project.compose("config", "--images").stdout.split()
-    (image,) = [tag for tag in images if "-egress" not in tag]
+    (image,) = [tag for tag in images if tag.startswith(f"sandkit/{net_project.name}:")]
     result = run(["docker", "run", "--rm", "--network", "none", "--entrypoint", "id", image], check=True)
     assert result.stdout.startswith("uid=1000(agent) gid=1000(agent)"), result
 
