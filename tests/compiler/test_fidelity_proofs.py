@@ -52,7 +52,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> list[KitOutput]:
     built = [compile_from_repo(kit, folder / "repo", list(NAMES)) for kit in EXAMPLES + OWN_KITS]
     for preset in preset_names():
         kit = folder / f"init-{preset}.yaml"
-        kit.write_text(render_init(f"init-{preset}", preset, schema_ref="kit.schema.json"), encoding="utf-8")
+        kit.write_text(
+            render_init(f"init-{preset}", preset, schema_ref="kit.schema.json", kit_path="kit.yaml"), encoding="utf-8"
+        )
         built.append(compile_kit(kit, folder / "out", list(NAMES)))
     return built
 

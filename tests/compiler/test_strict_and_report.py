@@ -76,7 +76,9 @@ def _write(folder: Path, text: str) -> Path:
 
 @pytest.mark.parametrize("preset", [None, *preset_names()])
 def test_the_init_kit_passes_strict(tmp_path: Path, preset: str | None, capsys: pytest.CaptureFixture[str]) -> None:
-    code = _build(tmp_path, render_init("starter", preset, schema_ref="kit.schema.json"), "--strict", "-q")[0]
+    code = _build(
+        tmp_path, render_init("starter", preset, schema_ref="kit.schema.json", kit_path="kit.yaml"), "--strict", "-q"
+    )[0]
     assert code == 0, capsys.readouterr().err
 
 

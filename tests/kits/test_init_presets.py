@@ -32,7 +32,7 @@ def _at(data: Any, path: tuple[str, ...]) -> Any:
 @pytest.mark.parametrize("preset", preset_names())
 def test_the_init_kit_keeps_everything_its_preset_sets(preset: str, tmp_path: Path) -> None:
     kit = tmp_path / "kit.yaml"
-    kit.write_text(render_init("starter", preset, schema_ref="kit.schema.json"), encoding="utf-8")
+    kit.write_text(render_init("starter", preset, schema_ref="kit.schema.json", kit_path="kit.yaml"), encoding="utf-8")
     merged = load_kit(kit).kit.model_dump(by_alias=True)
     source = PRESET_DIR / f"{preset}.yaml"
     preset_data = nodes_from_bytes(source.read_bytes(), str(source)).plain()
@@ -56,7 +56,7 @@ def _entry_kept(entry: Any, kept: list[Any]) -> bool:
 def test_the_presets_that_need_another_runtime_keep_their_base() -> None:
     bases = {}
     for preset in ("claude-code", "gemini-cli", "openhands"):
-        text = render_init("starter", preset, schema_ref="kit.schema.json")
+        text = render_init("starter", preset, schema_ref="kit.schema.json", kit_path="kit.yaml")
         assert "base:" not in text.split("extends:")[1].split("agent:")[0], "the template names a base image"
         bases[preset] = nodes_from_bytes((PRESET_DIR / f"{preset}.yaml").read_bytes(), preset).plain()["image"]["base"]
     assert bases == {
