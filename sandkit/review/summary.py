@@ -223,6 +223,10 @@ def _title(s: Summary) -> str:
     return s.policy.name + (f": {s.policy.description}" if s.policy.description else "")
 
 
+#: Levels that leave nothing to report: held, or not the target's to hold (an image's network).
+HELD = ("enforced", "not applicable")
+
+
 def render_text(s: Summary) -> str:
     lines = [f"{text(_title(s))} ({terminal(s.policy.path)})"]
     for title, body in s.sections:
@@ -239,7 +243,7 @@ def render_text(s: Summary) -> str:
         f"  {target}: {setting} is {row['level']}: {row['reason']}"
         for setting, per_target in sorted(s.fidelity.items())
         for target, row in sorted(per_target.items())
-        if row["level"] != "enforced"
+        if row["level"] not in HELD
     ]
     return "\n".join(lines) + "\n"
 
@@ -267,7 +271,7 @@ def render_markdown(s: Summary) -> str:
         f"- {target}: `{setting}` is {row['level']}: {row['reason']}"
         for setting, per_target in sorted(s.fidelity.items())
         for target, row in sorted(per_target.items())
-        if row["level"] != "enforced"
+        if row["level"] not in HELD
     ]
     if gaps:
         lines += ["", "Not enforced everywhere:", "", *gaps]

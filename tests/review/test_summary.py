@@ -84,3 +84,11 @@ def test_diff_renders_nothing_and_summary_no_templates() -> None:
     assert not any(m.startswith("sandkit.lint.rules") for m in diff)  # only when commands changed
     summary = _modules_after("summary", "examples/pr-reviewer/kit.yaml")
     assert "jinja2" not in summary and "sandkit.compiler.targets.docker" in summary  # fidelity, not rendering
+
+
+def test_what_a_target_does_not_own_is_not_listed_as_a_gap(capsys: pytest.CaptureFixture[str]) -> None:
+    """An image does not choose its network: "not applicable" is no gap to review."""
+    out = sandkit(REPO, capsys, "summary", "examples/pr-reviewer/kit.yaml")[1]
+    gaps = out.split("Not enforced everywhere:\n")[1]
+    assert "not applicable" not in gaps and "docker: network.egress" not in gaps
+    assert "is best-effort" in gaps or "is unsupported" in gaps
