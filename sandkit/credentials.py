@@ -48,30 +48,47 @@ TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-#: Literal text that occurs in a document before any match of the kind can (a cheap pre-check).
+#: Literal text every match of the kind starts with: a cheap pre-check, and the only places a
+#: search for the kind starts (see ``TOKEN_LEADS`` for the one kind whose match starts earlier).
 TOKEN_HINTS: dict[str, tuple[str, ...]] = {
     "AWS access key ID": ("AKIA", "ASIA", "ABIA", "ACCA"),
     "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "GitHub fine-grained token": ("github_pat_",),
-    "GitLab token": ("gl",),
+    "GitLab token": (
+        "glpat-",
+        "gldt-",
+        "glrt-",
+        "glptt-",
+        "glsoat-",
+        "gloas-",
+        "glft-",
+        "glimt-",
+        "glcbt-",
+        "glagent-",
+    ),
     "Slack token": ("xox",),
-    "Stripe secret key": ("k_live_",),
+    "Stripe secret key": ("sk_live_", "rk_live_"),
     "Anthropic API key": ("sk-ant-",),
     "OpenAI API key": ("sk-",),
     "Google API key": ("AIza",),
     "Google OAuth client secret": ("GOCSPX-",),
-    "Slack webhook URL": ("hooks.slack.com",),
+    "Slack webhook URL": ("hooks.slack.com/",),
     "npm token": ("npm_",),
     "PyPI token": ("pypi-",),
     "Hugging Face token": ("hf_",),
     "Docker Hub token": ("dckr_pat_",),
     "SendGrid API key": ("SG.",),
-    "DigitalOcean token": ("_v1_",),
+    "DigitalOcean token": ("doo_v1_", "dop_v1_", "dor_v1_"),
     "Azure storage account key": ("AccountKey=",),
-    "private key block": ("PRIVATE KEY",),
+    "private key block": ("-----BEGIN ",),
     "JSON Web Token": ("eyJ",),
     "URL with a password": ("://",),
 }
+
+#: (fewest, most) characters a match holds before its hint, where that is not none: a URL's
+#: scheme comes before "://".
+TOKEN_LEADS: dict[str, tuple[int, int]] = {"URL with a password": (2, 21)}
+
 
 # Words that mark a value as a stand-in rather than a credential (documentation, templates).
 _PLACEHOLDER_WORDS = re.compile(

@@ -1,7 +1,8 @@
 """Finding credentials in text and in key/value pairs, shared by the secret-bearing families.
 
-``find_tokens`` runs the credential formats of :mod:`sandkit.credentials` only when their
-literal prefix occurs in the text, then drops matches that are documentation or templates
+``find_tokens`` tries the credential formats of :mod:`sandkit.credentials` only where their
+literal prefix occurs in the text (a format's pattern starts with ``\b``, which keeps the regular
+expression engine from skipping ahead to a prefix by itself), then drops matches that are documentation or templates
 rather than credentials: placeholder words and runs, bodies with a single character class,
 counting sequences, the jwt.io sample token, public Supabase ``anon`` JWTs, key blocks with no
 key material after them, and URLs whose password is a stand-in.
@@ -16,7 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sandkit.credentials import TOKEN_HINTS, TOKEN_PATTERNS, is_placeholder, is_secret_key
+from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS, is_placeholder, is_secret_key
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]{40,}")
@@ -65,16 +66,50 @@ def find_tokens(text: str) -> Iterator[Token]:
     """Credential-format matches in ``text`` that look real (see the module docstring)."""
     taken: list[tuple[int, int]] = []
     for kind, pattern in TOKEN_PATTERNS:
-        hints = TOKEN_HINTS.get(kind, ())
-        if hints and not any(h in text for h in hints):
-            continue
-        for match in pattern.finditer(text):
+        for match in hinted_matches(pattern, text, TOKEN_HINTS[kind], TOKEN_LEADS.get(kind, (0, 0))):
             token = Token(kind, match.start(), match.end(), match.group())
             if any(s < token.end and token.start < e for s, e in taken):
                 continue  # a more specific format matched here first (Anthropic before OpenAI)
             if _plausible(token, text):
                 taken.append((token.start, token.end))
                 yield token
+
+
+def hinted_matches(
+    pattern: re.Pattern[str], text: str, hints: tuple[str, ...], lead: tuple[int, int] = (0, 0)
+) -> Iterator[re.Match[str]]:
+    """The matches ``pattern.finditer(text)`` yields, tried only where a hint occurs.
+
+    Every match holds one of ``hints`` after between ``lead[0]`` and ``lead[1]`` characters, and
+    no earlier occurrence of that hint (for a lead of zero: every match starts with a hint).
+    The hints are found by a substring search, so a large file without them costs one pass per
+    hint, and a file with them one anchored match per occurrence.
+    """
+    fewest, most = lead
+    resume = tried = 0  # finditer resumes after each match; a start is tried once
+    for at in _occurrences(text, hints):
+        for start in range(max(resume, tried, at - most), at - fewest + 1):
+            match = pattern.match(text, start)
+            if match is not None:
+                yield match
+                resume = match.end()
+                break
+        tried = max(tried, at - fewest + 1)
+
+
+def _occurrences(text: str, hints: tuple[str, ...]) -> Iterator[int]:
+    """Every offset where one of ``hints`` occurs, overlapping ones included, in order."""
+    found = [_each(text, hint) for hint in hints if hint in text]
+    if len(found) == 1:
+        return found[0]
+    return iter(sorted(set().union(*found)))
+
+
+def _each(text: str, hint: str) -> Iterator[int]:
+    at = text.find(hint)
+    while at >= 0:
+        yield at
+        at = text.find(hint, at + 1)
 
 
 def find_configured(text: str, sources: tuple[str, ...]) -> Iterator[Token]:
