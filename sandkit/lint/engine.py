@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 
 from sandkit.lint import engine_rules
 from sandkit.lint.discovery import Candidate, Matcher, discover
-from sandkit.lint.kinds import JSON_FAMILY, STRUCTURED, YAML_FAMILY, Kind, is_shell_script, kind_by_content
+from sandkit.lint.kinds import (
+    HCL_FAMILY,
+    JSON_FAMILY,
+    STRUCTURED,
+    UNIT_FAMILY,
+    YAML_FAMILY,
+    Kind,
+    is_shell_script,
+    kind_by_content,
+)
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import Rule, all_rules
 from sandkit.lint.source import RuleSettings, SourceFile
@@ -166,6 +175,10 @@ class _Checker:
             return bool(wanted & YAML_FAMILY)  # its content may make it a kit, a workflow ...
         if kind == Kind("json", "json"):
             return bool(wanted & JSON_FAMILY)
+        if kind == Kind("text", "hcl"):
+            return bool(wanted & HCL_FAMILY)
+        if kind == Kind("text", "unit"):
+            return bool(wanted & UNIT_FAMILY)
         name = candidate.path.rsplit("/", 1)[-1]
         return kind.kind == "text" and "." not in name and "shell" in wanted  # a shebang?
 
@@ -278,7 +291,7 @@ def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceF
     if kind.kind == "text" and is_shell_script(raw[:200]):
         kind = Kind("shell", "shell")
     text = raw[: options.max_bytes].decode("utf-8", errors="replace")
-    kind = kind_by_content(kind, text[:4096])
+    kind = kind_by_content(kind, text[:4096], text)
     return SourceFile(
         candidate.path,
         text,

@@ -31,6 +31,11 @@ AGENT_INSTRUCTIONS = "agent-instructions"
 GITLAB_CI = "gitlab-ci"
 CIRCLECI = "circleci"
 JENKINSFILE = "jenkinsfile"
+NOMAD = "nomad"
+TERRAFORM = "terraform"
+SYSTEMD = "systemd-unit"
+ANSIBLE = "ansible"
+TESTCONTAINERS = "testcontainers"
 YAML = "yaml"
 JSON = "json"
 TOML = "toml"
@@ -56,6 +61,11 @@ KINDS = (
     GITLAB_CI,
     CIRCLECI,
     JENKINSFILE,
+    NOMAD,
+    TERRAFORM,
+    SYSTEMD,
+    ANSIBLE,
+    TESTCONTAINERS,
     YAML,
     JSON,
     TOML,
@@ -71,7 +81,13 @@ STRUCTURED = frozenset(
 JSON_FAMILY = frozenset({JSON, JSON_PATCH})
 
 #: Kinds a YAML file may turn out to be once its content is read.
-YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, JSON_PATCH, WORKFLOW, ACTION, YAML})
+YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, JSON_PATCH, WORKFLOW, ACTION, ANSIBLE, YAML})
+
+#: Kinds an HCL file of no known tool may turn out to be once its content is read.
+HCL_FAMILY = frozenset({NOMAD, TEXT})
+
+#: Kinds a ``.pod`` file may be (a Quadlet unit, or Perl documentation).
+UNIT_FAMILY = frozenset({SYSTEMD, TEXT})
 
 
 class Kind(NamedTuple):
@@ -157,6 +173,20 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(JUSTFILE, "justfile")
     if _is_jenkinsfile(name):
         return Kind(JENKINSFILE, "jenkinsfile")
+    if name.endswith((".nomad", ".nomad.hcl")):
+        return Kind(NOMAD, "hcl")
+    if name.endswith((".tf", ".tofu")):
+        return Kind(TERRAFORM, "hcl")
+    if name.endswith((".tf.json", ".tofu.json")):
+        return Kind(TERRAFORM, "json")
+    if name.endswith(".hcl"):
+        return Kind(TEXT, "hcl")  # a Nomad job or client configuration, by its content
+    if name.endswith((".container", ".kube", ".service")):
+        return Kind(SYSTEMD, "unit")
+    if name.endswith(".pod"):
+        return Kind(TEXT, "unit")  # a Quadlet pod, or Perl's documentation, by its content
+    if name in (".testcontainers.properties", "testcontainers.properties"):
+        return Kind(TESTCONTAINERS, "properties")
     if name.endswith(_SHELL_EXTENSIONS):
         return Kind(SHELL, "shell")
     if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
@@ -202,15 +232,26 @@ _SERVICES = re.compile(_LINE_KEY.format("services"))
 _JOBS = re.compile(_LINE_KEY.format("jobs"))
 _ON = re.compile(r"(?m)^[\"']?(?:on|true)[\"']?\s*:")
 _RUNS = re.compile(_LINE_KEY.format("runs"))
+_NOMAD = re.compile(r'(?m)^(?:job\s+"|client\s*\{)')
+_QUADLET_POD = re.compile(r"(?m)^\[Pod\]")
+#: Ansible modules that start containers, and ``docker|podman run`` in a shell or command task.
+_ANSIBLE_CONTAINER = re.compile(r"\b(?:docker|podman)_(?:container|swarm_service|compose(?:_v2)?)\s*:")
+_ANSIBLE_SHELL = re.compile(r"(?m)^\s*(?:-\s+)?(?:ansible\.(?:builtin|legacy)\.)?(?:shell|command|raw)\s*:")
+_RUNTIME_RUN = re.compile(r"\b(?:docker|podman)\b[^\n]{0,200}?\brun\b")
 _JSON_PATCH = re.compile(
     r'\A(?:\s*#[^\n]*\n)*\s*(?:-\s+(?:op|path|value|from)\s*:|\[\s*\{\s*"(?:op|path|value|from)"\s*:)'
 )
 
 
-def kind_by_content(kind: Kind, head: str) -> Kind:
-    """Refine a vague kind from the start of the file's text."""
+def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:
+    """Refine a vague kind from the start of the file's text (Ansible: from all of ``text``,
+    since a playbook's container task may come late)."""
     if kind.kind in (YAML, JSON) and _JSON_PATCH.match(head):
         return Kind(JSON_PATCH, kind.syntax)
+    if kind == Kind(TEXT, "hcl"):
+        return Kind(NOMAD, "hcl") if _NOMAD.search(head) else Kind(TEXT, "text")
+    if kind == Kind(TEXT, "unit"):
+        return Kind(SYSTEMD, "unit") if _QUADLET_POD.search(head) else Kind(TEXT, "text")
     if kind.syntax == "yaml" and kind.kind == YAML:
         if _KIT_MARK.search(head):
             return Kind(KIT, "yaml")
@@ -222,6 +263,11 @@ def kind_by_content(kind: Kind, head: str) -> Kind:
             return Kind(ACTION, "yaml")
         if _SERVICES.search(head):
             return Kind(COMPOSE, "yaml")
+        body = text or head
+        if ("docker" in body or "podman" in body) and (
+            _ANSIBLE_CONTAINER.search(body) or (_ANSIBLE_SHELL.search(body) and _RUNTIME_RUN.search(body))
+        ):
+            return Kind(ANSIBLE, "yaml")
     return kind
 
 

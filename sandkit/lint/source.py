@@ -171,6 +171,10 @@ class SourceFile:
             from sandkit.lint.syntax.toml import load_toml
 
             return [load_toml(self.text)]
+        if self.syntax == "hcl":
+            from sandkit.lint.syntax.hcl import load_hcl
+
+            return [load_hcl(self.text)]
         return []
 
     def embedded(self, value: PStr) -> list[Any]:

@@ -134,3 +134,78 @@ def test_shell_variables_are_bounded() -> None:
     doubling = "a=(x)\n" + 'a=("${a[@]}" "${a[@]}")\n' * 40 + 'run "${a[@]}"\n'
     (run,) = [c for c in parse_commands(doubling, expand=True) if c.words]
     assert len(run.words) == 1 + 1000
+
+
+HCL_TEXT = """# comment
+job "web" {
+  datacenters = ["dc1", "dc2",]
+  group "g" {
+    task "t" {
+      driver = "docker"
+      config {
+        image = "nginx:${var.tag}"   // interpolation stays as written
+        privileged = true
+        count = 2
+        labels = { owner = "ops", "dotted.key" = "x" }
+        cmd = var.enabled ? "a" : "b"
+        script = <<-EOT
+          echo "hi"
+          EOT
+      }
+    }
+  }
+}
+/* a block
+   comment */
+"""
+
+
+def test_hcl_blocks_attributes_and_positions() -> None:
+    from sandkit.lint.syntax.hcl import blocks, load_hcl
+
+    body = load_hcl(HCL_TEXT)
+    ((job_labels, job, job_pos),) = blocks(body["job"], 1)
+    assert job_labels == ("web",) and job_pos == Pos(2, 5)
+    assert job["datacenters"] == ["dc1", "dc2"] and job["datacenters"].pos_of(1) == Pos(3, 25)
+    ((_, task, _),) = blocks(blocks(job["group"], 1).__next__()[1]["task"], 1)
+    ((_, config, config_pos),) = blocks(task["config"], 0)
+    assert config_pos == Pos(7, 14)
+    assert config["image"] == "nginx:${var.tag}" and config["image"].pos == Pos(8, 17)
+    assert config["privileged"] is True and config.pos_of("privileged") == Pos(9, 22)
+    assert config["count"] == 2
+    assert dict(config["labels"]) == {"owner": "ops", "dotted.key": "x"}
+    assert config["cmd"] == 'var.enabled ? "a" : "b"'
+    assert config["script"] == 'echo "hi"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('job "x" {\n  a = 1\n', Pos(1, 1)),
+        ('a = "open\n', Pos(1, 5)),
+        ("a = <<EOT\nnever closed\n", Pos(1, 5)),
+        ("a = [1, 2\n", Pos(1, 5)),
+        ("}\n", Pos(1, 1)),
+        ("a {" * 100 + "}" * 100, Pos(1, 1)),
+    ],
+)
+def test_hcl_errors_are_located(text: str, where: Pos) -> None:
+    from sandkit.lint.syntax.hcl import load_hcl
+
+    with pytest.raises(SyntaxProblem) as error:
+        load_hcl(text)
+    assert error.value.pos.line == where.line
+
+
+def test_unit_and_properties_entries_keep_positions_across_continuations() -> None:
+    from sandkit.lint.syntax.ini import parse_properties, parse_unit
+
+    unit = parse_unit("# c\n[Service]\n; c\nExecStart=/usr/bin/docker run \\\n    -v /a:/b img\nEmpty=\n")
+    exec_start, empty = unit
+    assert (exec_start.section, exec_start.key) == ("Service", "ExecStart")
+    assert exec_start.value == "/usr/bin/docker run      -v /a:/b img"
+    assert exec_start.pos_at(exec_start.value.index("-v")) == Pos(5, 5)
+    assert (empty.value, empty.pos) == ("", Pos(6, 7))
+    props = parse_properties("! c\ndocker.host = tcp://h:2375\nlist: a, \\\n    b\nflag\n")
+    assert [(e.key, e.value) for e in props] == [("docker.host", "tcp://h:2375"), ("list", "a, b"), ("flag", "")]
+    assert props[0].pos == Pos(2, 15) and props[1].pos_at(3) == Pos(4, 5)

@@ -45,7 +45,8 @@ class Setting:
 
     Names: privileged, network, pid, ipc, uts, userns, cgroupns, cap-add, security-opt,
     device, add-host, allow-privilege-escalation, seccomp, apparmor, feature, docker (kit
-    isolation.docker). Environment variables use the same shape (name, value, pos).
+    isolation.docker), no-isolation (the workload runs on the host itself: the value says why).
+    Environment variables use the same shape (name, value, pos).
     """
 
     name: str
@@ -65,6 +66,8 @@ class Container:
     settings: list[Setting] = field(default_factory=list)
     env: list[Setting] = field(default_factory=list)
     agent: bool = False
+    #: Where ``command`` is written, when it is one place (otherwise findings in it point at ``pos``).
+    command_pos: Pos | None = None
 
     @property
     def is_agent(self) -> bool:

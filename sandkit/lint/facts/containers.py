@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from sandkit.lint import kinds
+from sandkit.lint.facts.ansible import ansible_containers
+from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
     Container,
     Mount,
@@ -23,7 +25,10 @@ from sandkit.lint.facts.container_model import (
     strings,
 )
 from sandkit.lint.facts.docker_cli import RUNTIMES, container_from_args, from_commands
+from sandkit.lint.facts.infrastructure import nomad_containers, terraform_containers, terraform_environment
 from sandkit.lint.facts.kubernetes import json_patch_containers, kubernetes_containers, kustomization_containers
+from sandkit.lint.facts.testcontainers import testcontainers_containers, testcontainers_environment
+from sandkit.lint.facts.units import unit_containers, unit_environment
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
@@ -46,14 +51,16 @@ CONTAINER_KINDS = (
     kinds.GITLAB_CI,
     kinds.CIRCLECI,
     kinds.JENKINSFILE,
+    kinds.NOMAD,
+    kinds.TERRAFORM,
+    kinds.SYSTEMD,
+    kinds.ANSIBLE,
+    kinds.TESTCONTAINERS,
 )
 #: Kinds whose shell commands are read for ``docker run`` (scripts, recipes, RUN lines, Jenkins ``sh`` steps).
 _COMMAND_KINDS = (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE, kinds.JENKINSFILE)
 #: Where environment variables are set: container kinds plus .env files.
 ENV_KINDS = (*CONTAINER_KINDS, kinds.ENV)
-
-_COMPOSE_HOST_MODES = ("network_mode", "pid", "ipc", "uts", "userns_mode", "cgroup")
-_COMPOSE_SETTING = {"network_mode": "network", "userns_mode": "userns", "cgroup": "cgroupns"}
 
 
 def containers(file: SourceFile) -> list[Container]:
@@ -68,7 +75,8 @@ def environment(file: SourceFile) -> list[Setting]:
 def _containers(file: SourceFile) -> Iterator[Container]:
     kind = file.kind
     if kind == kinds.COMPOSE:
-        yield from _compose(file)
+        for document in file.documents:
+            yield from compose_services(document)
     elif kind == kinds.KUBERNETES:
         yield from kubernetes_containers(file)
     elif kind == kinds.KUSTOMIZATION:
@@ -91,60 +99,18 @@ def _containers(file: SourceFile) -> Iterator[Container]:
         yield from _circleci(file)
     elif kind == kinds.JENKINSFILE:
         yield from _jenkins_docker(file)
+    elif kind == kinds.NOMAD:
+        yield from nomad_containers(file)
+    elif kind == kinds.TERRAFORM:
+        yield from terraform_containers(file)
+    elif kind == kinds.SYSTEMD:
+        yield from unit_containers(file)
+    elif kind == kinds.ANSIBLE:
+        yield from ansible_containers(file)
+    elif kind == kinds.TESTCONTAINERS:
+        yield from testcontainers_containers(file)
     if kind in _COMMAND_KINDS and any(runtime in file.text for runtime in RUNTIMES):
         yield from from_commands(file.commands)
-
-
-# ----- Compose ------------------------------------------------------------------------------
-def _compose(file: SourceFile) -> Iterator[Container]:
-    for document in file.documents:
-        services = document.get("services") if isinstance(document, PMap) else None
-        if not isinstance(services, PMap):
-            continue
-        for name, service in services.items():
-            if isinstance(service, PMap):
-                yield _compose_service(str(name), service, services.pos_of_key(name))
-
-
-def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
-    box = Container(
-        label=f'service "{name}"',
-        pos=pos,
-        image=str(service.get("image") or ""),
-        command=" ".join(str(c) for c in strings(service.get("command")))
-        + " "
-        + " ".join(str(c) for c in strings(service.get("entrypoint"))),
-    )
-    volumes = service.get("volumes")
-    for index, volume in enumerate(strings(volumes)):
-        at = volumes.pos_of(index) if isinstance(volumes, PSeq) else pos
-        if isinstance(volume, str):
-            source, target = split_volume(volume)
-            box.mounts.append(Mount(source, target, pos_of(volume, at)))
-        elif isinstance(volume, PMap):
-            source = volume.get("source") or volume.get("src") or ""
-            box.mounts.append(
-                Mount(
-                    str(source),
-                    str(volume.get("target") or ""),
-                    pos_of(source, at),
-                    str(volume.get("type") or "volume"),
-                )
-            )
-    if service.get("privileged") is True:
-        box.settings.append(Setting("privileged", "true", service.pos_of("privileged")))
-    for key in _COMPOSE_HOST_MODES:
-        if isinstance(service.get(key), str):
-            box.settings.append(Setting(_COMPOSE_SETTING.get(key, key), str(service[key]), service.pos_of(key)))
-    for key, setting in (
-        ("cap_add", "cap-add"),
-        ("security_opt", "security-opt"),
-        ("devices", "device"),
-        ("extra_hosts", "add-host"),
-    ):
-        list_settings(box, service.get(key), setting, service.pos_of(key))
-    box.env.extend(env_items(service.get("environment"), service.pos_of("environment")))
-    return box
 
 
 # ----- devcontainer.json --------------------------------------------------------------------
@@ -412,6 +378,12 @@ def _environment(file: SourceFile) -> Iterator[Setting]:
     elif kind == kinds.CIRCLECI:
         for node in file.mappings(prune=("environment",)):
             yield from env_items(node.get("environment"), node.pos_of("environment"))
+    elif kind == kinds.TERRAFORM:
+        yield from terraform_environment(file)
+    elif kind == kinds.SYSTEMD:
+        yield from unit_environment(file)
+    elif kind == kinds.TESTCONTAINERS:
+        yield from testcontainers_environment(file)
     if kind in _COMMAND_KINDS:
         for command in file.commands:
             for word in command.assignments:

@@ -248,14 +248,15 @@ def from_commands(commands: list[Command]) -> Iterator[Container]:
         globals_, args = invocation
         program = command.program()[0]
         box = container_from_args(args, f"`{program} run`", command.pos)
-        box.env.extend(_global_host(globals_))
+        box.env.extend(global_host(globals_))
         for word in command.assignments:
             name, _, value = word.text.partition("=")
             box.env.append(Setting(name, value, word.pos))
         yield box
 
 
-def _global_host(words: list[Word]) -> Iterator[Setting]:
+def global_host(words: list[Word]) -> Iterator[Setting]:
+    """DOCKER_HOST as the global ``-H``/``--host``/``--url`` flags of docker or podman set it."""
     for i, word in enumerate(words):
         name, eq, value = word.text.partition("=")
         if name in ("-H", "--host", "--url"):

@@ -94,7 +94,7 @@ HARMLESS_SSH = re.compile(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")
 # one of these. The host's root "/" is caught by a slash that ends a token (a superset that
 # starts with a literal, so the regex engine can skip ahead quickly).
 ROOT_MOUNT = re.compile(r"/(?=[:\s\"',\]}]|$)", re.MULTILINE)
-HOME_SPELLINGS = ("~", "HOME", "/home", "/root", "/Users", "USERPROFILE")
+HOME_SPELLINGS = ("~", "HOME", "/home", "/root", "/Users", "USERPROFILE", "%h")  # %h: systemd's home
 SOCKET_TRIGGERS = (
     "/run",
     "/var",
@@ -109,6 +109,7 @@ SOCKET_TRIGGERS = (
     "lima",
     "com.docker",
     "XDG_RUNTIME_DIR",
+    "%t",  # systemd's runtime folder in a Quadlet unit
     ROOT_MOUNT,
 )
 #: A relative source that may climb out of the project (`../../..:/host`).

@@ -19,7 +19,7 @@ from typing import Any
 from sandkit.lint.facts.container_model import Container, Mount, Setting, env_items, strings
 from sandkit.lint.facts.docker_cli import RUNTIMES, from_commands
 from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, first_map, pos_of
 
 #: Keys holding containers, with what a finding calls one of them.
 _CONTAINER_GROUPS = {
@@ -47,15 +47,6 @@ def _get(node: PMap, key: str) -> Any:
 
 def _pos(node: PMap, key: str) -> Pos:
     return node.pos_of(key if key in node else _SNAKE.sub("_", key).lower())
-
-
-def _one(value: Any) -> PMap | None:
-    """A nested object: a mapping, or the first mapping of a list (an HCL block)."""
-    if isinstance(value, PMap):
-        return value
-    if isinstance(value, PSeq) and value and isinstance(value[0], PMap):
-        return value[0]
-    return None
 
 
 def owner_of(document: PMap) -> str:
@@ -114,12 +105,12 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
         if _get(spec, key) is True:
             pod.settings.append(Setting(setting, "host", _pos(spec, key)))
     if is_pod:
-        security_context(pod, _one(_get(spec, "securityContext")))
+        security_context(pod, first_map(_get(spec, "securityContext")))
     volumes = _get(spec, "volumes")
     if volumes is None:
         volumes = spec.get("volume")  # Terraform's repeated block
     for volume in strings(volumes):
-        host_path = _one(_get(volume, "hostPath")) if isinstance(volume, PMap) else None
+        host_path = first_map(_get(volume, "hostPath")) if isinstance(volume, PMap) else None
         if host_path is not None and isinstance(host_path.get("path"), str):
             path = host_path["path"]
             pod.mounts.append(Mount(path, str(volume.get("name") or ""), pos_of(path, host_path.pos), "hostPath"))
@@ -135,7 +126,7 @@ def _container(file: SourceFile, item: PMap, what: str, owner: str) -> Iterator[
         image=str(item.get("image") or ""),
         command=" ".join(str(c) for c in arguments),
     )
-    security_context(box, _one(_get(item, "securityContext")))
+    security_context(box, first_map(_get(item, "securityContext")))
     box.env.extend(env_items(item.get("env"), item.pos))
     yield box
     # containers the step starts itself: `docker run` in a script or a `sh -c` argument
@@ -151,13 +142,13 @@ def security_context(box: Container, context: PMap | None) -> None:
     for key, setting in (("privileged", "privileged"), ("allowPrivilegeEscalation", "allow-privilege-escalation")):
         if _get(context, key) is True:
             box.settings.append(Setting(setting, "true", _pos(context, key)))
-    capabilities = _one(_get(context, "capabilities"))
+    capabilities = first_map(_get(context, "capabilities"))
     added = capabilities.get("add") if capabilities is not None else None
     if isinstance(added, PSeq):
         for index, cap in enumerate(added):
             box.settings.append(Setting("cap-add", str(cap), added.pos_of(index)))
     for key, setting in (("seccompProfile", "seccomp"), ("appArmorProfile", "apparmor")):
-        profile = _one(_get(context, key))
+        profile = first_map(_get(context, key))
         if profile is not None and isinstance(profile.get("type"), str):
             box.settings.append(Setting(setting, profile["type"], profile.pos_of("type")))
 

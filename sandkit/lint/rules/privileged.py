@@ -22,14 +22,17 @@ _DOCKER_FEATURES = ("docker-in-docker", "docker-outside-of-docker", "docker-from
     category="privileged",
     severity="critical",
     kinds=CONTAINER_KINDS,
-    triggers=("privileged",),
+    triggers=("privileged", "raw_exec"),
 )
 def privileged_container(file: SourceFile) -> Iterator[Hit]:
-    """A container runs in privileged mode.
+    """A container runs in privileged mode, or a job runs on the host with no container at all.
 
-    Compose `privileged: true`, Kubernetes `securityContext.privileged: true`, devcontainer
-    `"privileged": true`, and `--privileged` in runArgs, workflow container options and
-    `docker|podman run` commands.
+    Compose `privileged: true`, Kubernetes `securityContext.privileged: true` (Tekton steps
+    and sidecars, Argo templates and kustomize patches included), devcontainer
+    `"privileged": true`, `--privileged` in runArgs, workflow container options and
+    `docker|podman run` commands, Nomad's docker and podman `config { privileged = true }`,
+    Terraform's `docker_container` and kubernetes provider resources. A Nomad task with the
+    `raw_exec` driver is reported too: it runs on the client host without any isolation.
 
     Why:
     A privileged container has every capability and every host device; mounting the host's
@@ -41,6 +44,8 @@ def privileged_container(file: SourceFile) -> Iterator[Hit]:
     for box in containers(file):
         for setting in box.setting("privileged"):
             yield Hit(setting.pos, f"{box.label} runs privileged")
+        for setting in box.setting("no-isolation"):
+            yield Hit(setting.pos, f"{box.label} {setting.value}")
 
 
 @rule("PV002", "host-namespace", category="privileged", severity="high", kinds=CONTAINER_KINDS, triggers=("host",))
@@ -75,7 +80,7 @@ def host_namespace(file: SourceFile) -> Iterator[Hit]:
     category="privileged",
     severity="high",
     kinds=CONTAINER_KINDS,
-    triggers=("cap", "CAP"),
+    triggers=("cap", "CAP", "Cap"),
 )
 def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
     """A container is given a capability that allows escaping it.
@@ -106,13 +111,15 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
     category="privileged",
     severity="high",
     kinds=CONTAINER_KINDS,
-    triggers=("unconfined", "Unconfined", "disable"),
+    triggers=("unconfined", "Unconfined", "disable", "Disable", "spc_t", "nmask"),
 )
 def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
     """Seccomp, AppArmor or SELinux confinement is switched off for a container.
 
-    `seccomp:unconfined`, `apparmor:unconfined`, `label:disable` and `systempaths=unconfined`
-    security options (either separator), Kubernetes `seccompProfile`/`appArmorProfile` of
+    `seccomp:unconfined`, `apparmor:unconfined`, `label:disable`, `label=type:spc_t` (SELinux's
+    super-privileged container type), `unmask=ALL` and `systempaths=unconfined` security options
+    (either separator; Quadlet's `SeccompProfile=`, `AppArmor=`, `SecurityLabelDisable=`,
+    `SecurityLabelType=` and `Unmask=` are the same options), Kubernetes `seccompProfile`/`appArmorProfile` of
     type Unconfined, and the legacy AppArmor/seccomp annotations set to unconfined.
 
     Why:
@@ -130,7 +137,9 @@ def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
                 "seccomp:unconfined",
                 "apparmor:unconfined",
                 "label:disable",
+                "label:type:spc_t",
                 "systempaths:unconfined",
+                "unmask:all",
             ):
                 yield Hit(setting.pos, f"{box.label} sets security option {setting.value}")
             elif setting.name in ("seccomp", "apparmor") and value == "unconfined":

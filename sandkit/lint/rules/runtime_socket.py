@@ -6,15 +6,18 @@ container that mounts the host's root: the sandbox is gone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from sandkit.lint.facts.containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
 from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, runtime_socket
+from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 
 _SAFE_KIT_DOCKER = ("none", "rootless")
+_PROVIDER_HOST = re.compile(r'\bhost"?\s*[=:]')  # Terraform's docker provider: host = "..."
 
 
 @rule(
@@ -74,14 +77,18 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     category="runtime-socket",
     severity="high",
     kinds=ENV_KINDS,
-    triggers=("DOCKER_HOST", "-H", "--host", "--url"),
+    triggers=("DOCKER_HOST", "-H", "--host", "--url", "docker.host", SOCKET_OVERRIDE, _PROVIDER_HOST),
 )
 def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     """DOCKER_HOST (or `docker -H`) points at a host socket or a TCP/SSH daemon.
 
     Looks at environment in every file kind: Compose, Kubernetes, devcontainer containerEnv
     and remoteEnv, workflow env, Dockerfile ENV, .env files, kits, shell assignments and
-    exports, and the `-H/--host` flag of docker commands.
+    exports, CI variables, Nomad `env`, Quadlet and systemd `Environment=`, and the
+    `-H/--host` flag of docker commands and Quadlet `GlobalArgs`. Also the docker provider's
+    `host` in Terraform (not its default local socket), `docker.host` in a Testcontainers
+    properties file, and TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE naming a host socket (which
+    Testcontainers mounts into the containers it starts).
 
     Why:
     A plain-TCP daemon (port 2375) has no authentication at all, and a forwarded unix socket
@@ -93,6 +100,13 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     container that runs no agent).
     """
     for setting in environment(file):
+        if setting.name == SOCKET_OVERRIDE and runtime_socket(setting.value):
+            yield Hit(
+                setting.pos,
+                f"{SOCKET_OVERRIDE}={setting.value} mounts the host's runtime socket into the containers "
+                "Testcontainers starts",
+            )
+            continue
         if setting.name != "DOCKER_HOST":
             continue
         value = setting.value.strip().strip("\"'")

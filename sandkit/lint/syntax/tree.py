@@ -137,6 +137,15 @@ def as_seq(value: Any) -> PSeq | None:
     return value if isinstance(value, PSeq) else None
 
 
+def first_map(value: Any) -> PMap | None:
+    """A nested object written once: a mapping, or the first mapping of a list (an HCL block)."""
+    if isinstance(value, PMap):
+        return value
+    if isinstance(value, PSeq) and value and isinstance(value[0], PMap):
+        return value[0]
+    return None
+
+
 # ----- bounds and walking -----------------------------------------------------------------------
 #: What one file's data may cost. The text is capped before parsing (2 MB by default); these bound
 #: what aliases add to the data and what rules do with it, so a planted file costs at most this.

@@ -113,3 +113,69 @@ def test_kustomize_patch_files_and_names_only() -> None:
 )
 def test_kinds_of_patch_files(path: str, head: str, kind: str) -> None:
     assert kind_by_content(kind_by_name(path), head).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("main.tf", 'provider "docker" {\n  host = "unix:///var/run/docker.sock"\n}\n'),
+        ("main.tf", 'provider "docker" {\n  host = var.docker_host\n}\n'),
+        (
+            "main.tf",
+            'resource "docker_container" "a" {\n  image = "x"\n  volumes {\n    host_path = var.path\n  }\n}\n',
+        ),
+        (
+            "main.tf",
+            'resource "local_file" "a" {\n  content  = "privileged = true"\n  filename = "/var/run/docker.sock"\n}\n',
+        ),
+        (
+            "jobs/a.nomad",
+            'job "a" {\n  group "g" {\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/x" }\n    }\n  }\n}\n',
+        ),
+        (
+            "jobs/a.nomad",
+            'job "a" {\n  group "g" {\n    task "t" {\n      driver = "docker"\n      config {\n        image = "x"\n        volumes = ["local/a:/var/run/docker.sock"]\n      }\n    }\n  }\n}\n',
+        ),
+        ("packer.pkr.hcl", 'source "docker" "a" {\n  image = "x"\n  privileged = true\n}\n'),
+    ],
+)
+def test_infrastructure_look_alikes_are_quiet(name: str, text: str) -> None:
+    assert rules_of(lint_text(name, text)) == set()
+
+
+def test_nomad_job_in_a_plain_hcl_file_and_terraform_json() -> None:
+    job = 'job "a" {\n  group "g" {\n    task "t" {\n      driver = "raw_exec"\n    }\n  }\n}\n'
+    assert at(lint_text("deploy/a.hcl", job), "PV001") == [(4, 16)]
+    tf_json = '{"resource": {"docker_container": {"a": {"image": "x", "privileged": true}}}}'
+    assert at(lint_text("main.tf.json", tf_json), "PV001") == [(1, 70)]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("lib/Module.pod", "=head1 NAME\n\nVolume=/var/run/docker.sock:/s\n\n=cut\n"),
+        ("deploy/app.service", "[Service]\nExecStart=/usr/local/bin/app --privileged-port 80\n"),
+        ("deploy/app.container", "[Container]\nImage=nginx\nNoNewPrivileges=true\nVolume=app-data:/data\n"),
+        ("deploy/app.container", "[Container]\nImage=nginx\nSecurityLabelDisable=false\nAddCapability=CHOWN\n"),
+        ("ansible/site.yml", "- hosts: all\n  tasks:\n    - ansible.builtin.command: docker ps\n"),
+        ("ansible/vars.yml", "docker_container_privileged: true\nsocket: /var/run/docker.sock\n"),
+        (".testcontainers.properties", "docker.host=unix:///var/run/docker.sock\nryuk.container.privileged=false\n"),
+    ],
+)
+def test_unit_ansible_and_testcontainers_look_alikes_are_quiet(name: str, text: str) -> None:
+    assert rules_of(lint_text(name, text)) == set()
+
+
+def test_quadlet_continuation_and_specifiers_are_located() -> None:
+    unit = "[Container]\nImage=x\nPodmanArgs=--rm \\\n  --volume=%h/.kube:/k\n"
+    assert at(lint_text("agent.container", unit), "HC001") == [(4, 12)]
+    perl = "=head1 Pod\n"
+    assert kind_by_content(kind_by_name("x.pod"), perl).kind == "text"
+    assert kind_by_content(kind_by_name("x.pod"), "[Pod]\nNetwork=host\n").kind == "systemd-unit"
+
+
+def test_ansible_is_told_by_its_modules_even_far_into_the_file() -> None:
+    filler = "".join(f"- name: step {n}\n  ansible.builtin.debug: {{msg: hi}}\n" for n in range(200))
+    late = filler + "- community.docker.docker_container: {name: a, image: x, privileged: true}\n"
+    assert len(late) > 4096
+    assert rules_of(lint_text("roles/a/tasks/main.yml", late)) == {"PV001"}
