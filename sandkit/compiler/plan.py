@@ -22,7 +22,8 @@ from sandkit import __version__
 from sandkit.kits.fields import duration_seconds, quantity_bytes
 from sandkit.kits.hosts import host_matches, wildcard_domain
 from sandkit.kits.loader import LoadedKit
-from sandkit.kits.model import Kit, Trigger
+from sandkit.kits.model import Kit, Trigger, WebhookTrigger
+from sandkit.kits.webhooks import SHORTHAND_PATHS, WebhookSource, parse_selector
 
 DEBIAN_LIKE = ("debian", "ubuntu")
 ENTRYPOINT_PATH = "/usr/local/bin/sandkit-entrypoint"
@@ -39,6 +40,15 @@ PROXY_PORT = 3128
 PROXY_BASE_IMAGE = "debian:bookworm-slim"
 RUNTIMES = {"default": None, "gvisor": "runsc", "kata": "kata-runtime"}
 K8S_RUNTIME_CLASSES = {"default": None, "gvisor": "gvisor", "kata": "kata"}
+
+#: The event that started a run (a webhook's selected fields, a GitHub event) reaches the agent as
+#: one JSON file at EVENT_PATH, named by the variable EVENT_VARIABLE: data in a read-only file,
+#: never in the environment, a command line or a generated script. Every target that passes an
+#: event mounts the folder EVENT_FOLDER read-only and sets the variable.
+EVENT_VARIABLE = "SANDKIT_EVENT"
+EVENT_FOLDER = "/run/sandkit"
+EVENT_FILE = "event.json"
+EVENT_PATH = f"{EVENT_FOLDER}/{EVENT_FILE}"
 
 Egress = Literal["allowlist", "none", "open"]
 WorkspaceMode = Literal["clone", "mount", "mount-readonly", "none"]
@@ -88,6 +98,44 @@ class GithubEvent:
     paths: tuple[str, ...] = ()
 
 
+#: A step of a payload selector: a key or an array index (sandkit/kits/webhooks.py).
+Step = str | int
+
+
+@dataclass(frozen=True)
+class EventField:
+    """One field of a webhook's payload the agent may see: its name in the event file, where it is, its type."""
+
+    name: str
+    path: tuple[Step, ...]
+    type: Literal["string", "number", "boolean"] = "string"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class EventMatch:
+    """A webhook filter: the payload's value at ``path`` must equal one of ``values``."""
+
+    path: tuple[Step, ...]
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A webhook trigger, its source's filter shorthands turned into matches on the source's payload."""
+
+    name: str
+    source: WebhookSource
+    secret: str  # a key of the webhook Secret, never a value
+    verification_token: str | None
+    matches: tuple[EventMatch, ...]
+    fields: tuple[EventField, ...]
+    dispatch: Literal["repository_dispatch", "workflow_dispatch"] = "repository_dispatch"
+    max_sessions: int = 1
+    per_minute: int = 10
+    slack_events: bool = False  # a Slack Events API hook (its payload is the inner event), not a slash command
+
+
 @dataclass(frozen=True)
 class Triggers:
     """What starts the agent besides a person: the kit's triggers by kind, each kind in the kit's order."""
@@ -95,11 +143,12 @@ class Triggers:
     schedules: tuple[str, ...] = ()  # cron lines, repeats kept
     github: tuple[GithubEvent, ...] = ()
     manual: bool = False
+    webhooks: tuple[Webhook, ...] = ()
 
     @property
     def requested(self) -> bool:
         """Whether the kit lists any trigger (a target that starts no runs itself reports them)."""
-        return bool(self.schedules or self.github or self.manual)
+        return bool(self.schedules or self.github or self.manual or self.webhooks)
 
 
 @dataclass(frozen=True)
@@ -265,6 +314,36 @@ def _triggers(triggers: list[Trigger]) -> Triggers:
         schedules=tuple(t.schedule for t in triggers if t.schedule is not None),
         github=tuple(GithubEvent(g.event, tuple(g.types), tuple(g.branches), tuple(g.paths)) for g in github),
         manual=any(t.manual is not None for t in triggers),
+        webhooks=tuple(_webhook(t.webhook) for t in triggers if t.webhook is not None),
+    )
+
+
+def _webhook(hook: WebhookTrigger) -> Webhook:
+    shorthands = {
+        "command": [hook.command] if hook.command else [],
+        "events": hook.events,
+        "transition": [hook.transition] if hook.transition else [],
+    }
+    matches = [
+        EventMatch(parse_selector(SHORTHAND_PATHS[hook.source, key]), tuple(values))
+        for key, values in shorthands.items()
+        if values
+    ]
+    matches += [EventMatch(parse_selector(path), tuple(values)) for path, values in hook.match.items()]
+    fields = tuple(
+        EventField(name, parse_selector(spec.path), spec.type, spec.description) for name, spec in hook.fields.items()
+    )
+    return Webhook(
+        name=hook.event_name,
+        source=hook.source,
+        secret=hook.secret,
+        verification_token=hook.verification_token,
+        matches=tuple(matches),
+        fields=fields,
+        dispatch=hook.dispatch,
+        max_sessions=hook.max_sessions,
+        per_minute=hook.per_minute,
+        slack_events=hook.source == "slack" and bool(hook.events),
     )
 
 

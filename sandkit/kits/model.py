@@ -33,6 +33,16 @@ from sandkit.kits.fields import (
     no_control,
 )
 from sandkit.kits.hosts import host_matches
+from sandkit.kits.webhooks import (
+    MAX_FIELDS,
+    FieldName,
+    MatchValue,
+    Selector,
+    SlashCommand,
+    WebhookSource,
+    selector_or_field_schema,
+    source_problems,
+)
 
 API_VERSION = "sandkit/v1"
 
@@ -348,20 +358,105 @@ class ManualTrigger(Strict):
     pass
 
 
+class EventField(Strict):
+    path: Selector = Field(description="Where the value is in the payload: `$` then `.key` or `[index]` steps.")
+    type: Literal["string", "number", "boolean"] = Field(
+        "string",
+        description="The value's type: a `workflow_dispatch` input of this type on Actions; Kubernetes passes "
+        "the value as the source sent it.",
+    )
+    description: str = Field("", description="What the field holds, for the person who dispatches by hand.")
+
+
+class WebhookTrigger(Strict):
+    source: WebhookSource = Field(
+        description="Who sends the event: `slack`, `jira`, `datadog`, `twilio` or `generic` (any JSON POST)."
+    )
+    name: KitName | None = Field(
+        None,
+        description="Tells the kit's webhooks apart (the `repository_dispatch` event type, the Argo Events "
+        "event and Sensor); the source's name when left out.",
+    )
+    secret: EnvName = Field(
+        description="A reference, never a value: the key of the webhook Secret that holds Slack's signing "
+        "secret, or for the other sources the bearer token the sender puts in `Authorization`. The agent "
+        "never receives it, so it must not be one of `secrets`."
+    )
+    verification_token: EnvName | None = Field(
+        None,
+        description="`slack` only, and required there: the key of the webhook Secret holding the app's "
+        "verification token, which Argo Events' Slack source also checks.",
+    )
+    command: SlashCommand | None = Field(
+        None, description="`slack` only: the slash command that starts the agent (`/agent`)."
+    )
+    events: list[MatchValue] = Field(
+        default_factory=list,
+        description="The event types that start the agent: Slack Events API types (`app_mention`), Jira "
+        "`webhookEvent` values (`jira:issue_updated`), Datadog `event_type` values.",
+    )
+    transition: MatchValue | None = Field(
+        None, description="`jira` only: the workflow transition's name (`transition.transitionName`)."
+    )
+    match: dict[Selector, list[MatchValue]] = Field(
+        default_factory=dict,
+        description="More filters, any source: the value at each selector must equal one of the listed "
+        "strings exactly.",
+    )
+    fields: dict[FieldName, EventField] = Field(
+        min_length=1,
+        json_schema_extra=selector_or_field_schema,
+        description="What the agent may see: each name maps to a selector (`$.text`) or to `{path, type, "
+        f"description}}`; at most {MAX_FIELDS}. The agent reads them as one JSON object from the file "
+        "`$SANDKIT_EVENT`; nothing else of the event reaches the sandbox.",
+    )
+    dispatch: Literal["repository_dispatch", "workflow_dispatch"] = Field(
+        "repository_dispatch",
+        description="Actions only: the API the sender calls; `workflow_dispatch` makes each field a typed input.",
+    )
+    max_sessions: int = Field(
+        1, ge=1, le=100, description="Kubernetes: the most sessions this kit's webhooks run at once."
+    )
+    per_minute: int = Field(
+        10, ge=1, le=600, description="Kubernetes: the most sessions this webhook starts a minute (more wait)."
+    )
+
+    @field_validator("fields", mode="before")
+    @classmethod
+    def _selector_shorthand(cls, value: object) -> object:
+        """``name: $.path`` is short for ``name: {path: $.path}``."""
+        if isinstance(value, dict):
+            return {k: {"path": v} if isinstance(v, str) else v for k, v in value.items()}
+        return value
+
+    @model_validator(mode="after")
+    def _source_fields(self) -> WebhookTrigger:
+        for problem in source_problems(self):
+            raise ValueError(problem)
+        return self
+
+    @property
+    def event_name(self) -> str:
+        return self.name or self.source
+
+
 class Trigger(Strict):
-    """Exactly one of ``schedule``, ``github`` or ``manual``."""
+    """Exactly one of ``schedule``, ``github``, ``manual`` or ``webhook``."""
 
     schedule: CronLine | None = Field(
         None, description="Five cron fields (`0 9 * * 1`); shorthands such as `@daily` are errors."
     )
     github: GithubTrigger | None = Field(None, description="A GitHub event.")
     manual: ManualTrigger | None = Field(None, description="A start by hand: `manual: {}`.")
+    webhook: WebhookTrigger | None = Field(
+        None, description="An event from Slack, Jira, Datadog, Twilio or any JSON POST (docs/triggers.md)."
+    )
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Trigger:
-        given = [k for k in ("schedule", "github", "manual") if getattr(self, k) is not None]
+        given = [k for k in ("schedule", "github", "manual", "webhook") if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError("a trigger is exactly one of `schedule`, `github` or `manual`")
+            raise ValueError("a trigger is exactly one of `schedule`, `github`, `manual` or `webhook`")
         return self
 
 
@@ -488,8 +583,8 @@ class Kit(Strict):
     ports: list[PortSpec] = Field(default_factory=list, description="Ports published on the host.")
     triggers: list[Trigger] = Field(
         default_factory=list,
-        description="What starts a run, each exactly one of `schedule`, `github` or `manual`; each target's "
-        "fidelity report says which it honours.",
+        description="What starts a run, each exactly one of `schedule`, `github`, `manual` or `webhook`; each "
+        "target's fidelity report says which it honours.",
     )
     targets: Targets = Field(default_factory=Targets, description="Settings for each target.")
 
@@ -507,6 +602,7 @@ class Kit(Strict):
         if len(set(paths)) != len(paths):
             raise ValueError("two entries of `files` have the same path")
         self._check_instructions_reach_the_agent()
+        self._check_webhooks(set(names))
         return self
 
     def _check_instructions_reach_the_agent(self) -> None:
@@ -523,6 +619,36 @@ class Kit(Strict):
                     "(.claude/CLAUDE.md for Claude Code), or extend a preset that sets it",
                 )
             )
+
+    def _check_webhooks(self, agent_secrets: set[str]) -> None:
+        """Webhook names unique, their keys never the agent's secrets, one set of dispatch inputs."""
+        seen: set[str] = set()
+        dispatched = 0
+        for index, trigger in enumerate(self.triggers):
+            hook = trigger.webhook
+            if hook is None:
+                continue
+            where = f"triggers.{index}.webhook"
+            if hook.event_name in seen:
+                raise ValueError(at(where, f"two webhooks are named {hook.event_name}; give one a `name`"))
+            seen.add(hook.event_name)
+            for key in ("secret", "verification_token"):
+                if getattr(hook, key) in agent_secrets:
+                    raise ValueError(
+                        at(
+                            f"{where}.{key}",
+                            f"{getattr(hook, key)} is one of `secrets`: the agent would hold the "
+                            "key that lets anyone start it; use a key of its own",
+                        )
+                    )
+            dispatched += hook.dispatch == "workflow_dispatch"
+            if dispatched > 1:
+                raise ValueError(
+                    at(
+                        f"{where}.dispatch",
+                        "only one webhook can use workflow_dispatch (a workflow has one set of inputs)",
+                    )
+                )
 
     def _check_clone_reachable(self) -> None:
         """A clone needs its host allowed; say so now rather than fail inside the sandbox."""

@@ -19,6 +19,7 @@ from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import HOME_SKELETON, K8S_RUNTIME_CLASSES, PROXY_PORT, SANDKIT_ETC, Plan, is_under
 from sandkit.compiler.proxy import SQUID_CONF, proxy_env, proxy_files, proxy_image
 from sandkit.compiler.target import Files, RenderContext
+from sandkit.compiler.targets import argo_events
 from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
 
 NAME = "kubernetes"
@@ -27,6 +28,11 @@ FOLDER = "kubernetes"
 SESSION_FILE = "job.yaml"
 CLAIM_FILE = "sandbox-claim.yaml"
 PROXY_FILE = f"{FOLDER}/egress-proxy.yaml"
+WEBHOOKS_FILE = "webhooks.yaml"
+SOURCE_ROLE = "webhook-source"
+SENSOR_ROLE = "webhook-sensor"
+#: The uid Argo Events' pods run as: its image is a static binary FROM scratch, with no user of its own.
+ARGO_UID = 9731
 KIT_LABEL = "sandkit.dev/kit"
 ROLE_LABEL = "sandkit.dev/role"
 AGENT_ROLE = "agent"
@@ -79,6 +85,8 @@ def _documents(plan: Plan, context: RenderContext) -> dict[str, list[dict[str, A
     schedules = plan.triggers.schedules
     if schedules:
         out["cronjobs.yaml"] = [_cronjob(plan, entries, index, line) for index, line in enumerate(schedules, start=1)]
+    if plan.triggers.webhooks:
+        out[WEBHOOKS_FILE] = _webhook_manifests(plan, entries)
     if settings.sandbox_crd:
         out["sandbox.yaml"] = _sandbox_template(plan, entries)
         out[CLAIM_FILE] = [_sandbox_claim(plan)]
@@ -406,6 +414,90 @@ def _cronjob(plan: Plan, entries: list[ConfigEntry], index: int, schedule: str) 
             "successfulJobsHistoryLimit": 3,
             "failedJobsHistoryLimit": 3,
             "jobTemplate": {"metadata": {"labels": _labels(plan, AGENT_ROLE)}, "spec": _job_spec(plan, entries)},
+        },
+    }
+
+
+# Webhooks (Argo Events) ----------------------------------------------------------------------------
+
+
+def webhook_secret_name(plan: Plan) -> str:
+    """The Secret the user creates with the webhooks' signing secrets and tokens (never the agent's)."""
+    return resource_name(plan, "webhooks")
+
+
+def _webhook_manifests(plan: Plan, entries: list[ConfigEntry]) -> list[dict[str, Any]]:
+    """Identities and limits shared by the kit's webhooks, then an EventSource and a Sensor per webhook."""
+    source_account, sensor_account = resource_name(plan, SOURCE_ROLE), resource_name(plan, SENSOR_ROLE)
+    docs = [
+        _argo_account(plan, source_account, SOURCE_ROLE, token=False),
+        _argo_account(plan, sensor_account, SENSOR_ROLE, token=True),
+        *_sensor_rbac(plan, sensor_account),
+        _session_quota(plan),
+    ]
+    job = _session_job(plan, entries)
+    for hook in plan.triggers.webhooks:
+        name = resource_name(plan, f"webhook-{hook.name}")
+        source_pod, sensor_pod = _argo_pod(source_account), _argo_pod(sensor_account)
+        secret = webhook_secret_name(plan)
+        docs.append(argo_events.event_source(plan, hook, _meta(plan, name, SOURCE_ROLE), source_pod, secret))
+        session = argo_events.event_job(job, hook, active_deadline(plan))
+        docs.append(argo_events.sensor(hook, _meta(plan, name, SENSOR_ROLE), name, sensor_pod, session))
+    return docs
+
+
+def _argo_account(plan: Plan, name: str, role: str, token: bool) -> dict[str, Any]:
+    """The EventSource's identity holds no rights and no token; the Sensor's token may only create Jobs."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": _meta(plan, name, role),
+        "automountServiceAccountToken": token,
+    }
+
+
+def _sensor_rbac(plan: Plan, account: str) -> list[dict[str, Any]]:
+    """Create Jobs in the kit's namespace, and nothing else (no get, list, watch, update or delete)."""
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": _meta(plan, account, SENSOR_ROLE),
+        "rules": [{"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["create"]}],
+    }
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": _meta(plan, account, SENSOR_ROLE),
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": account},
+        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace(plan)}],
+    }
+    return [role, binding]
+
+
+def _session_quota(plan: Plan) -> dict[str, Any]:
+    """At most max_sessions webhook sessions at once: running pods with activeDeadlineSeconds in the namespace."""
+    limit = sum(hook.max_sessions for hook in plan.triggers.webhooks)
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": _meta(plan, resource_name(plan, "webhook-sessions"), AGENT_ROLE),
+        "spec": {"hard": {"pods": str(limit)}, "scopes": ["Terminating"]},
+    }
+
+
+def _argo_pod(account: str) -> dict[str, Any]:
+    """The pod template Argo Events' controller gives an EventSource or Sensor: restricted, bounded."""
+    return {
+        "serviceAccountName": account,
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": ARGO_UID,
+            "runAsGroup": ARGO_UID,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "container": {
+            "securityContext": _container_security(ARGO_UID, True),
+            "resources": _resources("250m", "128Mi", "64Mi"),
         },
     }
 
