@@ -53,6 +53,10 @@ Setting = Literal[
     "targets.actions.permissions",
     "targets.kubernetes.sandbox_crd",
     "triggers",
+    "triggers.webhook",
+    "triggers.webhook.max_sessions",
+    "triggers.webhook.per_minute",
+    "triggers.webhook.secret",
     "workspace.mode",
 ]
 SETTINGS: tuple[Setting, ...] = get_args(Setting)
@@ -130,7 +134,7 @@ def manual_only_trigger_row(plan: Plan, unsupported_reason: str) -> Fidelity | N
     """triggers for a target that a person starts: a manual trigger is that; schedules and events are not."""
     if not plan.triggers.requested:
         return None
-    if plan.triggers.schedules or plan.triggers.github:
+    if plan.triggers.schedules or plan.triggers.github or plan.triggers.webhooks:
         return Fidelity("triggers", "unsupported", unsupported_reason)
     return Fidelity(
         "triggers",
@@ -149,6 +153,17 @@ def hardened_container_docker_rows(plan: Plan) -> list[Fidelity]:
         "hardened container does not grant; sandkit never mounts the host's socket"
     )
     return [Fidelity("isolation.docker", "unsupported", reason)]
+
+
+def webhook_unsupported_rows(plan: Plan) -> list[Fidelity]:
+    """triggers.webhook where no event engine runs: the targets that have one are named."""
+    if not plan.triggers.webhooks:
+        return []
+    reason = (
+        "nothing here receives webhooks; the kubernetes target (Argo Events) and the actions target "
+        "(repository_dispatch, workflow_dispatch) start the agent from them"
+    )
+    return [Fidelity("triggers.webhook", "unsupported", reason)]
 
 
 def _fully_held(per_target: dict[str, Fidelity]) -> bool:

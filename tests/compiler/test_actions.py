@@ -25,7 +25,12 @@ network: {network}
 secrets: [{{name: MODEL_KEY}}, {{name: BUILD_KEY, build: true, required: false}}]
 {extra}"""
 EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}")
-SHARED_EXPRESSIONS = {" github.ref ", " always() ", f" vars.{actions.BUILD_ENDPOINTS_VARIABLE} "}
+SHARED_EXPRESSIONS = {
+    " github.ref ",
+    " always() ",
+    f" vars.{actions.BUILD_ENDPOINTS_VARIABLE} ",
+    f" steps.{actions.EVENT_STEP_ID}.outputs.start != 'false' ",
+}
 
 
 def _write_kit(folder: Path, name: str, extra: str = "", network: str = "{allow: [api.example.com]}") -> Path:
@@ -78,7 +83,7 @@ def test_expressions_and_scripts_are_sandkits_own(kit: Path, text: str) -> None:
     assert set(EXPRESSION.findall(text)) <= SHARED_EXPRESSIONS | secrets
     for step in _steps(document):
         if "run" in step:
-            assert step["run"] in actions.SCRIPTS, step["name"]
+            assert step["run"] in (*actions.SCRIPTS, *actions.PYTHON_SCRIPTS), step["name"]
     agent_steps = [s for s in _steps(document) if "secrets." in str(s)]
     assert len(agent_steps) <= 1 and all(s["run"] == actions.AGENT_SCRIPT for s in agent_steps)
     assert "secrets." not in str({k: v for k, v in document["jobs"]["agent"].items() if k != "steps"})
@@ -260,3 +265,17 @@ def test_the_agent_step_asks_for_the_kits_runtime_and_workspace(tmp_path: Path) 
     assert 'args+=(--mount "type=volume,source=$SANDKIT_WORKSPACE_VOLUME,target=$SANDKIT_WORKSPACE")' in script
     entrypoint = (tmp_path / "out/rt/entrypoint.sh").read_text(encoding="utf-8")
     assert "git clone --quiet --no-checkout -- 'https://git.example.com/app.git' /workspace" in entrypoint
+
+
+@pytest.mark.parametrize("script", actions.PYTHON_SCRIPTS, ids=lambda s: "python")
+def test_every_python_script_compiles_and_passes_ruff(script: str) -> None:
+    """A `shell: python` step runs with the runner's python3: it must parse and stay lint-clean."""
+    compile(script, "step", "exec")
+    done = subprocess.run(
+        ["ruff", "check", "--no-cache", "--select", "E,F,B", "--stdin-filename", "step.py", "-"],
+        input=script,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -25,7 +25,11 @@ network: {allow: [api.example.com], deny: [bad.example.com]}
 secrets: [{name: MODEL_KEY}, {name: BUILD_KEY, build: true, required: false}]
 isolation: {runtime: gvisor, docker: rootless, read_only_root: false}
 ports: [{container: 3000}]
-triggers: [{schedule: "0 9 * * 1"}, {github: {event: issues, types: [labeled]}}, {manual: {}}]
+triggers:
+  - {schedule: "0 9 * * 1"}
+  - {github: {event: issues, types: [labeled]}}
+  - {manual: {}}
+  - {webhook: {source: twilio, secret: HOOK_TOKEN, fields: {text: $.Body}, dispatch: workflow_dispatch, match: {$.From: ["+15550100"]}}}
 targets: {kubernetes: {sandbox_crd: true}, actions: {permissions: {issues: write}}}
 """,
     "open": """\
@@ -69,6 +73,7 @@ SHARED: list[tuple[str, tuple[str, ...], Callable[[Plan], bool]]] = [
     ("isolation.runtime", ("compose", "actions"), lambda plan: plan.docker_runtime is None),
     ("isolation.read_only_root", ("compose", "actions", "kubernetes"), lambda plan: not plan.read_only_root),
     ("network.deny", ("compose", "actions"), lambda plan: plan.egress != "allowlist"),
+    ("triggers.webhook", ("docker", "compose", "devcontainer"), lambda plan: bool(plan.triggers.webhooks)),
 ]
 
 

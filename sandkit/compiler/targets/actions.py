@@ -13,6 +13,7 @@ runs the agent is the only one that sees ``secrets``.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -30,7 +31,7 @@ from sandkit.compiler.fidelity import (
     tmpfs_disk_row,
 )
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import PROXY_SERVICE, Destination, GithubEvent, Plan
+from sandkit.compiler.plan import EVENT_FILE, EVENT_FOLDER, PROXY_SERVICE, Destination, GithubEvent, Plan
 from sandkit.compiler.proxy import proxy_env, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets.action_pins import uses
@@ -115,11 +116,89 @@ if [ -n "$SANDKIT_WORKSPACE_VOLUME" ]; then
 else
   args+=(--tmpfs "$SANDKIT_TMPFS_WORKSPACE")
 fi
+# The event that started the run, if an earlier step wrote it: a read-only file, never env or args.
+if [ -f "$RUNNER_TEMP/sandkit-event/$SANDKIT_EVENT_FILE" ]; then
+  args+=(--mount "type=bind,source=$RUNNER_TEMP/sandkit-event,target=$SANDKIT_EVENT_FOLDER,readonly"
+    --env "SANDKIT_EVENT=$SANDKIT_EVENT_FOLDER/$SANDKIT_EVENT_FILE")
+fi
 read -r -a variables <<< "$SANDKIT_PROXY_ENV $SANDKIT_SECRET_NAMES"
 for variable in "${variables[@]}"; do
   args+=(--env "$variable")
 done
 docker run "${args[@]}" "$SANDKIT_IMAGE"
+""")
+
+# Reads the dispatch from the event file GitHub wrote, never from an expression: the payload is
+# data from outside. Keeps a webhook's fields (typed as its inputs say), applies its filters, and
+# writes the result where the agent step mounts it; `start=false` skips the agent when a filter fails.
+EVENT_SCRIPT = LiteralBlock("""\
+import json
+import os
+import pathlib
+import sys
+
+hooks = json.loads(os.environ["SANDKIT_WEBHOOKS"])
+with open(os.environ["GITHUB_EVENT_PATH"], encoding="utf-8") as handle:
+    event = json.load(handle)
+name = os.environ["GITHUB_EVENT_NAME"]
+if name == "repository_dispatch":
+    hook = hooks.get(event.get("action"))
+    payload = event.get("client_payload")
+elif name == "workflow_dispatch":
+    hook = next((h for h in hooks.values() if h["dispatch"] == "workflow_dispatch"), None)
+    payload = event.get("inputs")
+else:
+    hook = None
+if hook is None:
+    sys.exit(0)
+missing = object()
+
+
+def value_at(data, path):
+    for step in path:
+        if isinstance(step, int) and isinstance(data, list) and step < len(data):
+            data = data[step]
+        elif isinstance(step, str) and isinstance(data, dict) and step in data:
+            data = data[step]
+        else:
+            return missing
+    return data
+
+
+def typed(value, kind):
+    if name != "workflow_dispatch" or kind == "string" or not isinstance(value, str):
+        return value
+    if kind == "boolean":
+        return {"true": True, "false": False}.get(value, missing)
+    try:
+        number = json.loads(value)
+    except ValueError:
+        return missing
+    return number if isinstance(number, (int, float)) and not isinstance(number, bool) else missing
+
+
+def matches(value, wanted):
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        value = json.dumps(value)
+    return str(value) in wanted
+
+
+payload = payload if isinstance(payload, dict) else {}
+if name == "repository_dispatch":
+    for path, wanted in hook["matches"]:
+        if not matches(value_at(payload, path), wanted):
+            print("sandkit: the dispatch does not match the kit's filters; the agent does not start")
+            with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as output:
+                output.write("start=false\\n")
+            sys.exit(0)
+selected = {}
+for field, path, kind in hook["fields"]:
+    value = typed(value_at(payload, path), kind)
+    if value is not missing:
+        selected[field] = value
+folder = pathlib.Path(os.environ["RUNNER_TEMP"], "sandkit-event")
+folder.mkdir(mode=0o755, exist_ok=True)
+(folder / os.environ["SANDKIT_EVENT_FILE"]).write_text(json.dumps(selected), encoding="ascii")
 """)
 
 PROXY_LOG_SCRIPT = LiteralBlock("""\
@@ -128,8 +207,9 @@ docker rm --force "$SANDKIT_PROXY" >/dev/null
 docker network rm "$SANDKIT_NETWORK" >/dev/null
 """)
 
-#: Every script a generated workflow can hold (tests check that nothing else appears).
+#: Every script a generated workflow can hold (tests check that nothing else appears): bash, and python.
 SCRIPTS = (BUILD_SCRIPT, PROXY_BUILD_SCRIPT, PROXY_START_SCRIPT, AGENT_SCRIPT, PROXY_LOG_SCRIPT)
+PYTHON_SCRIPTS = (EVENT_SCRIPT,)
 
 
 def render(plan: Plan, context: RenderContext) -> Files:
@@ -177,9 +257,32 @@ def triggers(plan: Plan) -> dict[str, Any]:
             for value in values:
                 _literal(plan, value, f"triggers: github {github.event} {key}")
         on[github.event] = _merge_filters(on.get(github.event), github)
-    if plan.triggers.manual or not on:
-        on["workflow_dispatch"] = {}
+    dispatched = [hook.name for hook in plan.triggers.webhooks if hook.dispatch == "repository_dispatch"]
+    if dispatched:
+        current = on.get("repository_dispatch")
+        on["repository_dispatch"] = (
+            {"types": dispatched}
+            if current is None
+            else _merge_filters(current, GithubEvent("repository_dispatch", types=tuple(dispatched)))
+        )
+    inputs = _dispatch_inputs(plan)
+    if plan.triggers.manual or inputs or not on:
+        on["workflow_dispatch"] = {"inputs": inputs} if inputs else {}
     return on
+
+
+def _dispatch_inputs(plan: Plan) -> dict[str, Any]:
+    """The workflow_dispatch webhook's fields as typed inputs, none required (a field may be absent)."""
+    hook = next((h for h in plan.triggers.webhooks if h.dispatch == "workflow_dispatch"), None)
+    if hook is None:
+        return {}
+    inputs: dict[str, Any] = {}
+    for field in hook.fields:
+        spec: dict[str, Any] = {"type": field.type, "required": False}
+        if field.description:
+            spec["description"] = field.description
+        inputs[field.name] = spec
+    return inputs
 
 
 def _inexpressible(github: GithubEvent) -> str | None:
@@ -271,6 +374,8 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                 "run": PROXY_START_SCRIPT,
             }
         )
+    if plan.triggers.webhooks:
+        out.append(_event_step(plan))
     out.append(_agent_step(plan, names))
     if plan.egress == "allowlist":
         out.append(
@@ -328,6 +433,28 @@ def _checkout(folder: str) -> dict[str, Any]:
     }
 
 
+EVENT_STEP_ID = "event"
+
+
+def _event_step(plan: Plan) -> dict[str, Any]:
+    """Writes the webhook's selected fields to the event file; the kit's part reaches it as JSON in env."""
+    hooks = {
+        hook.name: {
+            "dispatch": hook.dispatch,
+            "matches": [[list(match.path), list(match.values)] for match in hook.matches],
+            "fields": [[field.name, list(field.path), field.type] for field in hook.fields],
+        }
+        for hook in plan.triggers.webhooks
+    }
+    return {
+        "name": "Write the event file from the dispatch",
+        "id": EVENT_STEP_ID,
+        "shell": "python",
+        "env": {"SANDKIT_WEBHOOKS": json.dumps(hooks, sort_keys=True), "SANDKIT_EVENT_FILE": EVENT_FILE},
+        "run": EVENT_SCRIPT,
+    }
+
+
 def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
     env: dict[str, str] = {name: _expression(f"secrets.{name}") for name, _ in plan.secrets}
     network = {"allowlist": names["network"], "none": "none", "open": "bridge"}[plan.egress]
@@ -352,14 +479,14 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
             if plan.egress == "allowlist"
             else "",
             "SANDKIT_SECRET_NAMES": " ".join(name for name, _ in plan.secrets),
+            "SANDKIT_EVENT_FOLDER": EVENT_FOLDER,
+            "SANDKIT_EVENT_FILE": EVENT_FILE,
         }
     )
-    return {
-        "name": "Run the agent in its sandbox",
-        "timeout-minutes": _agent_minutes(plan),
-        "env": env,
-        "run": AGENT_SCRIPT,
-    }
+    step: dict[str, Any] = {"name": "Run the agent in its sandbox"}
+    if plan.triggers.webhooks:
+        step["if"] = Expression(_expression(f"steps.{EVENT_STEP_ID}.outputs.start != 'false'"))
+    return {**step, "timeout-minutes": _agent_minutes(plan), "env": env, "run": AGENT_SCRIPT}
 
 
 def sandbox_folder(plan: Plan, context: RenderContext) -> str:
@@ -466,7 +593,52 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     rows += hardened_container_docker_rows(plan)
     if plan.ports:
         rows.append(Fidelity("ports", "unsupported", "a CI job publishes no ports"))
-    return rows
+    return rows + _webhook_fidelity(plan)
+
+
+def _webhook_fidelity(plan: Plan) -> list[Fidelity]:
+    hooks = plan.triggers.webhooks
+    if not hooks:
+        return []
+    unfiltered = [h.name for h in hooks if h.dispatch == "workflow_dispatch" and h.matches]
+    how = (
+        "repository_dispatch (event types "
+        + ", ".join(h.name for h in hooks if h.dispatch == "repository_dispatch")
+        + ")"
+        if any(h.dispatch == "repository_dispatch" for h in hooks)
+        else "workflow_dispatch"
+    )
+    reason = (
+        f"{how}; a step reads the dispatch from GitHub's event file, applies the kit's filters and writes the "
+        "selected fields to the file $SANDKIT_EVENT; the payload never reaches an expression, a script or env"
+    )
+    if unfiltered:
+        reason += (
+            "; workflow_dispatch carries only the inputs, so the filters of "
+            + ", ".join(unfiltered)
+            + " are the sender's to apply"
+        )
+    return [
+        Fidelity("triggers.webhook", "best-effort" if unfiltered else "enforced", reason),
+        Fidelity(
+            "triggers.webhook.secret",
+            "enforced",
+            "GitHub admits a dispatch only with a token allowed to make it (fine-grained: contents: write for "
+            "repository_dispatch, actions: write for workflow_dispatch); the source's signing secret is not used",
+        ),
+        Fidelity(
+            "triggers.webhook.max_sessions",
+            "best-effort",
+            "the workflow's concurrency group runs one session at a time; GitHub keeps one run waiting and a "
+            "newer dispatch replaces it",
+        ),
+        Fidelity(
+            "triggers.webhook.per_minute",
+            "unsupported",
+            "GitHub limits dispatches only through its API's rate limits on the sender's token",
+            requested=False,
+        ),
+    ]
 
 
 def _egress_fidelity(plan: Plan) -> Fidelity:

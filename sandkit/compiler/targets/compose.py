@@ -20,6 +20,7 @@ from sandkit.compiler.fidelity import (
     proxy_deny_row,
     read_only_row,
     tmpfs_disk_row,
+    webhook_unsupported_rows,
 )
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan, WorkspaceMode
@@ -260,6 +261,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                 else "Docker does not publish ports of a container on an internal network",
             )
         )
+    rows += webhook_unsupported_rows(plan)
     trigger = manual_only_trigger_row(
         plan, "compose starts when you run it; use the actions or kubernetes target for schedules and events"
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity, Setting, manual_only_trigger_row
+from sandkit.compiler.fidelity import Fidelity, Setting, manual_only_trigger_row, webhook_unsupported_rows
 from sandkit.compiler.output import commented_header, header_lines
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
 from sandkit.compiler.target import Files, RenderContext
@@ -103,5 +103,6 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             requested=False,
         ),
     ]
+    rows += webhook_unsupported_rows(plan)
     trigger = manual_only_trigger_row(plan, "a dev container starts when a person opens it")
     return rows if trigger is None else [*rows, trigger]

@@ -58,6 +58,7 @@ def _instructions(plan: Plan) -> str:
 
 
 #: Settings that belong to whatever runs the image (compose, a cluster, a CI job), never to the image.
+NOT_THE_IMAGES = "the image does not choose this; the target that runs it does"
 RUN_TIME_SETTINGS: tuple[Setting, ...] = (
     "isolation.read_only_root",
     "isolation.runtime",
@@ -108,8 +109,10 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     if plan.instructions is not None:
         rows.append(instructions_row(plan))
     rows += [
-        Fidelity(s, "not applicable", "the image does not choose this; the target that runs it does", requested=False)
+        Fidelity(s, "not applicable", NOT_THE_IMAGES, requested=False)
         for s in RUN_TIME_SETTINGS
         if s != "triggers" or plan.triggers.requested
     ]
+    if plan.triggers.webhooks:
+        rows.append(Fidelity("triggers.webhook", "not applicable", NOT_THE_IMAGES, requested=False))
     return rows

@@ -16,7 +16,15 @@ from typing import Any
 from sandkit.compiler.addresses import EVERY_V4, GLOBAL_UNICAST_V6, NON_PUBLIC_V4, NON_PUBLIC_V6
 from sandkit.compiler.fidelity import PROVEN_STATICALLY, SQUID_DENY_PROOF, Fidelity, Setting, read_only_row
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import HOME_SKELETON, K8S_RUNTIME_CLASSES, PROXY_PORT, SANDKIT_ETC, Plan, is_under
+from sandkit.compiler.plan import (
+    EVENT_VARIABLE,
+    HOME_SKELETON,
+    K8S_RUNTIME_CLASSES,
+    PROXY_PORT,
+    SANDKIT_ETC,
+    Plan,
+    is_under,
+)
 from sandkit.compiler.proxy import SQUID_CONF, proxy_env, proxy_files, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets import argo_events
@@ -781,6 +789,49 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         rows.append(Fidelity("ports", "unsupported", "the agent pod gets no Service and its ingress is denied"))
     if plan.triggers.requested:
         rows.append(_trigger_row(plan))
+    return rows + _webhook_rows(plan)
+
+
+def _webhook_rows(plan: Plan) -> list[Fidelity]:
+    hooks = plan.triggers.webhooks
+    if not hooks:
+        return []
+    twilio = [h.name for h in hooks if h.source == "twilio"]
+    secret = webhook_secret_name(plan)
+    limit = sum(h.max_sessions for h in hooks)
+    rows = [
+        Fidelity(
+            "triggers.webhook",
+            "enforced",
+            "Argo Events: per webhook an EventSource and a Sensor whose trigger creates the session Job; the "
+            f"selected fields reach the agent only as the file ${EVENT_VARIABLE} (a downwardAPI view of a pod "
+            "annotation), never a command, env value or script; needs Argo Events and an EventBus named "
+            f"{argo_events.EVENT_BUS} in the namespace",
+        ),
+        Fidelity(
+            "triggers.webhook.secret",
+            "best-effort" if twilio else "enforced",
+            "Argo Events' webhook source cannot check X-Twilio-Signature: it takes a bearer token Twilio does "
+            f"not send, so a Twilio Function must add it ({', '.join(twilio)})"
+            if twilio
+            else "Slack's request signature is checked by Argo Events' Slack source, the other sources' bearer "
+            f"token by its webhook source; both read from the Secret {secret}, which the agent never mounts",
+        ),
+        Fidelity(
+            "triggers.webhook.max_sessions",
+            "enforced",
+            f"a ResourceQuota of {limit} pods in the Terminating scope (pods with activeDeadlineSeconds: the "
+            "webhook sessions); a Job beyond it waits for a free slot until its deadline; kits that share the "
+            "namespace share the smallest such quota",
+        ),
+        Fidelity(
+            "triggers.webhook.per_minute",
+            "enforced",
+            "the Sensor trigger's rateLimit: "
+            + ", ".join(f"{h.name} {h.per_minute} a minute" for h in hooks)
+            + "; more events wait their turn",
+        ),
+    ]
     return rows
 
 
@@ -863,8 +914,7 @@ def _trigger_row(plan: Plan) -> Fidelity:
             + ", ".join(github)
             + "); schedules become CronJobs, manual runs `kubectl create -f`",
         )
-    return _static(
-        "triggers",
-        "a CronJob per schedule (concurrencyPolicy Forbid); manual runs `kubectl create -f` of the session Job",
-        LIMITS_PROOF,
-    )
+    started = "a CronJob per schedule (concurrencyPolicy Forbid)"
+    if plan.triggers.webhooks:
+        started += ", an Argo Events Sensor per webhook"
+    return _static("triggers", f"{started}; manual runs `kubectl create -f` of the session Job", LIMITS_PROOF)
