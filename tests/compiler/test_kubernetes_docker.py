@@ -14,6 +14,7 @@ squid), where one git server answers under an allowed and a not-allowed name.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -25,9 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from sandkit.compiler.command import compile_kit
+from tests.compiler.test_hostile_values import HOSTILE
 
 pytestmark = pytest.mark.docker
 
@@ -45,6 +49,11 @@ if git ls-remote -q http://other.outside.test:8080/repo.git >/dev/null 2>&1; the
 if env -u http_proxy -u HTTP_PROXY git ls-remote -q http://git.outside.test:8080/repo.git >/dev/null 2>&1
 then echo direct=reached; else echo direct=refused; fi
 if touch /etc/pod-test/written 2>/dev/null; then echo root=writable; else echo root=read-only; fi
+if [ -n "${SANDKIT_EVENT:-}" ]; then
+  echo "event=$(base64 -w0 <"$SANDKIT_EVENT")"
+  echo "environment=$(env | base64 -w0)"
+  if touch "$SANDKIT_EVENT" 2>/dev/null; then echo event-file=writable; else echo event-file=read-only; fi
+fi
 """
 
 
@@ -65,6 +74,12 @@ files:
   - {{path: /home/agent/.pod-rc, content: "rc from the kit", mode: "0600"}}
 workspace: {{mode: clone, repo: "http://git.outside.test:8080/repo.git"}}
 resources: {{timeout: 2m, memory: 512Mi, cpus: 1}}
+triggers:
+  - webhook:
+      source: jira
+      secret: JIRA_TOKEN
+      transition: Ready for agent
+      fields: {{key: $.issue.key, summary: $.issue.fields.summary, labels: $.issue.fields.labels}}
 """
 
 
@@ -86,10 +101,12 @@ class Pod:
         network: str,
         secret: dict[str, str],
         services: dict[str, str] | None = None,
+        annotations: dict[str, str] | None = None,
     ) -> None:
         """``services``: each Service's name and cluster IP, for the variables of ``enableServiceLinks``."""
         self.spec, self.configmaps, self.root, self.network, self.secret = spec, configmaps, root, network, secret
         self.services = services or {}
+        self.annotations = annotations or {}
         self.folders = {v["name"]: self._volume(v) for v in spec["volumes"]}
 
     def _volume(self, volume: dict[str, Any]) -> Path:
@@ -97,6 +114,14 @@ class Pod:
         folder.mkdir(parents=True)
         if "emptyDir" in volume:
             folder.chmod(0o777)  # as the kubelet makes an emptyDir
+            return folder
+        if "downwardAPI" in volume:  # each item the value of one annotation, as the kubelet writes it
+            for item in volume["downwardAPI"]["items"]:
+                key = re.fullmatch(r"metadata\.annotations\['(.+)'\]", item["fieldRef"]["fieldPath"])
+                assert key is not None, item
+                path = folder / item["path"]
+                path.write_bytes(self.annotations.get(key.group(1), "").encode())
+                path.chmod(volume["downwardAPI"]["defaultMode"])
             return folder
         data = self.configmaps[volume["configMap"]["name"]]
         group = self.spec["securityContext"].get("fsGroup", 0)
@@ -278,15 +303,8 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
     (key,) = [k for k, v in data.items() if v == "from the image"]
     data[key] = "from the ConfigMap"
     spec = next(d for d in docs if d["kind"] == "Job")["spec"]["template"]["spec"]
-    service = next(d for d in docs if d["kind"] == "Service")["metadata"]["name"]
-    address = _docker(
-        "inspect",
-        "--format",
-        f'{{{{(index .NetworkSettings.Networks "{built["network"]}").IPAddress}}}}',
-        built["proxy"],
-    ).stdout.strip()
     secret = {"POD_SECRET": "s3cret value"}
-    pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], secret, {service: address})
+    pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], secret, _services(built))
     (init,), (agent,) = spec["initContainers"], spec["containers"]
     try:
         cloned = _docker("run", *pod.run_args(init, f"{name}-clone"), init["image"], *init["args"], check=False)
@@ -313,6 +331,18 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
         _docker("rm", "-f", f"{name}-clone", f"{name}-agent", check=False)
 
 
+def _services(built: dict[str, Any]) -> dict[str, str]:
+    """The proxy Service's name and the address its pod has on the sandbox network (its cluster IP here)."""
+    service = next(d for d in built["docs"] if d["kind"] == "Service")["metadata"]["name"]
+    address = _docker(
+        "inspect",
+        "--format",
+        f'{{{{(index .NetworkSettings.Networks "{built["network"]}").IPAddress}}}}',
+        built["proxy"],
+    ).stdout.strip()
+    return {service: address}
+
+
 def _wait_ready(built: dict[str, Any]) -> None:
     """Poll the Deployment's readiness probe as the kubelet would, for up to 30 s."""
     deployment = next(d for d in built["docs"] if d["kind"] == "Deployment")
@@ -332,3 +362,130 @@ def test_the_proxy_deployment_starts_from_its_configmap_and_passes_its_probe(bui
     assert _docker("exec", built["proxy"], "id", "-u").stdout.strip() == str(context["runAsUser"]) == "13"
     served = _docker("exec", built["proxy"], "cat", "/etc/squid/squid.conf").stdout
     assert served.encode() == built["out"].files["egress/squid.conf"]
+
+
+# Webhooks: the Job a Sensor creates from an event ----------------------------------------------------
+
+SENSOR_FOLDER = Path(__file__).parent / "data" / "argo-sensor"
+#: A summary no part of the pipeline may read as anything but text.
+HOSTILE_SUMMARY = (
+    "$(touch /tmp/pwned) `touch /tmp/pwned` ${{ secrets.POD_SECRET }} {{.Input}} '\"\\\n"
+    '--- !!python/object/apply:os.system [id]\n{"a": [1,}\u2028<&> %s \u00e9\U0001f600'
+)
+
+
+@pytest.fixture(scope="module")
+def argo_sensor() -> str:
+    """The image of tests/compiler/data/argo-sensor (Argo Events' event data, filters and parameters)."""
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(SENSOR_FOLDER.iterdir()))).hexdigest()[:12]
+    tag = f"sandkit-test/argo-sensor:{digest}"
+    if _docker("image", "inspect", tag, check=False).returncode != 0:
+        _docker("buildx", "build", "--load", "-q", "-t", tag, str(SENSOR_FOLDER), timeout=900)
+    return tag
+
+
+def sensor_results(image: str, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        ["docker", "run", "--rm", "-i", "--network", "none", image],
+        input=json.dumps(requests),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    results: list[dict[str, Any]] = json.loads(done.stdout)
+    return results
+
+
+def test_a_webhook_event_reaches_the_agent_as_data_in_the_job_its_sensor_creates(
+    built: dict[str, Any], argo_sensor: str
+) -> None:
+    name, docs = built["name"], built["docs"]
+    _wait_ready(built)
+    sensor = next(d for d in docs if d["kind"] == "Sensor")
+    fields = {"summary": HOSTILE_SUMMARY, "labels": ["${{ github.token }}", "a\nb"], "private": "never selected"}
+    payload = {
+        "webhookEvent": "jira:issue_updated",
+        "transition": {"transitionName": "Ready for agent"},
+        "issue": {"key": "OPS-7", "fields": fields},
+    }
+    near = {**payload, "transition": {"transitionName": "Ready for agent?"}}
+    refused, result = sensor_results(
+        argo_sensor,
+        [
+            {"body": json.dumps(near), "content_type": "application/json", "sensor": sensor},
+            {"body": json.dumps(payload), "content_type": "application/json", "sensor": sensor},
+        ],
+    )
+    assert refused == {"passed": False, "job": None}  # the filter is the exact name, not a pattern
+    job = result["job"]
+    assert HOSTILE_SUMMARY not in json.dumps(job["spec"]["template"]["spec"])  # only the annotation holds it
+    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    template = job["spec"]["template"]
+    pod = Pod(
+        template["spec"],
+        configmaps,
+        built["folder"] / "event-pod",
+        built["network"],
+        {"POD_SECRET": "s3cret value"},
+        _services(built),
+        template["metadata"]["annotations"],
+    )
+    (init,), (agent,) = template["spec"]["initContainers"], template["spec"]["containers"]
+    try:
+        cloned = _docker("run", *pod.run_args(init, f"{name}-eclone"), init["image"], *init["args"], check=False)
+        assert cloned.returncode == 0, cloned.stderr
+        ran = _docker("run", *pod.run_args(agent, f"{name}-eagent"), agent["image"], *agent["args"], check=False)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+    finally:
+        _docker("rm", "-f", f"{name}-eclone", f"{name}-eagent", check=False)
+    lines = dict(line.split("=", 1) for line in ran.stdout.splitlines() if "=" in line)
+    event = json.loads(base64.b64decode(lines["event"]))
+    assert event == {"key": "OPS-7", "summary": HOSTILE_SUMMARY, "labels": fields["labels"]}
+    assert "never selected" not in base64.b64decode(lines["event"]).decode()
+    assert "pwned" not in base64.b64decode(lines["environment"]).decode()
+    assert lines["event-file"] == "read-only" and not (pod.folders["tmp"] / "pwned").exists()
+    assert lines["head"] == "cloned by the init container"
+
+
+STRUCTURED_VALUE = (
+    st.text(
+        st.characters(exclude_categories=["Cs", "Cc"], exclude_characters="\u2028\u2029\x85"), min_size=1, max_size=24
+    )
+    .map(str.strip)
+    .filter(bool)
+)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=st.lists(STRUCTURED_VALUE, min_size=1, max_size=4, unique=True), texts=st.lists(HOSTILE, max_size=6))
+@example(values=[".*", "a|b", "^x$", "[", "\\d+", "(?i)A"], texts=["", "\\u0000", "\x7f"])
+def test_filters_match_exactly_and_every_payload_is_selected_intact(
+    argo_sensor: str, tmp_path_factory: pytest.TempPathFactory, values: list[str], texts: list[str]
+) -> None:
+    """Argo's string filters are regexps: sandkit's anchored, quoted values pass their own text and no other."""
+    folder = tmp_path_factory.mktemp("filters")
+    kit = {
+        "apiVersion": "sandkit/v1",
+        "name": "filters",
+        "agent": {"command": ["agent"]},
+        "workspace": {"mode": "none"},
+        "triggers": [
+            {"webhook": {"source": "generic", "secret": "T", "match": {"$.kind": values}, "fields": {"text": "$.text"}}}
+        ],
+    }
+    (folder / "kit.yaml").write_text(json.dumps(kit, ensure_ascii=False), encoding="utf-8")
+    out = compile_kit(folder / "kit.yaml", folder / "out", ["docker", "kubernetes"])
+    sensor = next(d for d in _manifests(out) if d["kind"] == "Sensor")
+    near = [v + "x" for v in values] + ["x" + v for v in values] + [v.upper() for v in values if v.upper() != v]
+    kinds = values + [n for n in near if n not in values]
+    sent_bodies = [{"kind": kind, "text": text} for kind in kinds for text in (texts or ["plain"])]
+    requests: list[dict[str, Any]] = [
+        {"body": json.dumps(body), "content_type": "application/json", "sensor": sensor} for body in sent_bodies
+    ]
+    for sent, result in zip(sent_bodies, sensor_results(argo_sensor, requests), strict=True):
+        assert result["passed"] == (sent["kind"] in values), sent["kind"]
+        if result["passed"]:
+            annotation = result["job"]["spec"]["template"]["metadata"]["annotations"]["sandkit.dev/event"]
+            assert json.loads(annotation) == {"text": sent["text"]}
