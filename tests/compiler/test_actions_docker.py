@@ -7,6 +7,7 @@ Every `run:` step runs exactly as written, with bash as GitHub runs it and the s
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -35,6 +36,8 @@ exec 3<>/dev/tcp/egress/3128
 printf 'CONNECT refused.example:443 HTTP/1.1\r\nHost: refused.example:443\r\n\r\n' >&3
 read -r status <&3
 echo "proxy=${status%$'\r'}"
+echo "event=$(base64 -w0 <"$SANDKIT_EVENT")"
+echo "environment=$(env | base64 -w0)"
 """
 KIT = f"""\
 apiVersion: sandkit/v1
@@ -45,7 +48,25 @@ secrets: [{{name: DEMO_TOKEN}}]
 network: {{allow: [allowed.example]}}
 workspace: {{mode: none}}
 resources: {{cpus: 1, memory: 512Mi, timeout: 2m}}
+triggers:
+  - webhook:
+      source: generic
+      name: alerts
+      secret: ALERTS_TOKEN
+      match: {{$.state: [firing]}}
+      fields: {{title: $.alert.title, first_label: "$.alert.labels[0]"}}
 """
+#: A dispatch whose payload tries every way out of the data it is.
+TITLE = '$(touch /tmp/pwned) `id` ${{ secrets.DEMO_TOKEN }} \'"\n--- !!binary |\n{"a": [}\u2028\u00e9'
+LABELS = ["${{ github.event.client_payload }}", "unselected"]
+PAYLOAD = {
+    "state": "firing",
+    "alert": {
+        "title": '$(touch /tmp/pwned) `id` ${{ secrets.DEMO_TOKEN }} \'"\n--- !!binary |\n{"a": [}\u2028\u00e9',
+        "labels": ["${{ github.event.client_payload }}", "unselected"],
+        "runbook": "never selected",
+    },
+}
 
 
 def _env(step: dict[str, Any]) -> dict[str, str]:
@@ -113,15 +134,23 @@ def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path)
     _cleanup(steps)
     outputs: dict[str, str] = {}
     probes: dict[str, int] = {}
+    github = _dispatch(tmp_path)
     try:
         failed = False
         for step in steps[2:]:
             if failed and step.get("if") != "${{ always() }}":
                 continue
+            if step.get("if") == "${{ steps.event.outputs.start != 'false' }}":
+                assert "start=false" not in Path(github["GITHUB_OUTPUT"]).read_text()
+            shell = (
+                ["python3", "-c"]
+                if step.get("shell") == "python"
+                else ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]
+            )
             done = subprocess.run(
-                ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                [*shell, step["run"]],
                 cwd=tmp_path,
-                env={**os.environ, **_env(step)},
+                env={**os.environ, **github, **_env(step)},
                 capture_output=True,
                 text=True,
                 timeout=600,
@@ -144,3 +173,24 @@ def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path)
     assert "proxy=HTTP/1.1 403 Forbidden" in agent, agent
     assert probes == {"egress": 0, "outside": 1}, "the sandbox network reaches the proxy and nothing beyond"
     assert "refused.example:443" in outputs["Egress proxy decisions"]
+    lines = dict(line.split("=", 1) for line in agent.splitlines() if "=" in line)
+    event = base64.b64decode(lines["event"])
+    assert json.loads(event) == {"title": TITLE, "first_label": LABELS[0]}
+    assert b"never selected" not in event and b"unselected" not in event
+    assert "pwned" not in base64.b64decode(lines["environment"]).decode()
+
+
+def _dispatch(folder: Path) -> dict[str, str]:
+    """What the runner sets for a repository_dispatch: the event file, its name, a temp folder, the output file."""
+    (folder / "runner-temp").mkdir()
+    (folder / "event.json").write_text(
+        json.dumps({"action": "alerts", "client_payload": PAYLOAD, "repository": {"full_name": "acme/app"}}),
+        encoding="utf-8",
+    )
+    (folder / "output").touch()
+    return {
+        "GITHUB_EVENT_NAME": "repository_dispatch",
+        "GITHUB_EVENT_PATH": str(folder / "event.json"),
+        "GITHUB_OUTPUT": str(folder / "output"),
+        "RUNNER_TEMP": str(folder / "runner-temp"),
+    }

@@ -193,7 +193,8 @@ if name == "repository_dispatch":
             sys.exit(0)
 selected = {}
 for field, path, kind in hook["fields"]:
-    value = typed(value_at(payload, path), kind)
+    # A workflow_dispatch input is the field itself, named as the kit names it.
+    value = typed(value_at(payload, [field] if name == "workflow_dispatch" else path), kind)
     if value is not missing:
         selected[field] = value
 folder = pathlib.Path(os.environ["RUNNER_TEMP"], "sandkit-event")
