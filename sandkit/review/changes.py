@@ -19,6 +19,7 @@ from sandkit.compiler.plan import Destination
 from sandkit.kits.hosts import wildcard_domain
 from sandkit.review.policy import (
     Filters,
+    Hook,
     Policy,
     compared_fields,
     package_name,
@@ -266,6 +267,56 @@ def triggers(base: Policy, head: Policy) -> Iterator[Change]:
         yield Change("manual-trigger-added", "triggers", "can be started by hand")
     elif base.manual and not head.manual:
         yield Change("trigger-removed", "triggers", "can no longer be started by hand")
+
+
+@detector
+def webhooks(base: Policy, head: Policy) -> Iterator[Change]:
+    """Whoever can post to a webhook's source writes the agent's event: every widening is untrusted."""
+    for name in sorted(head.webhooks.keys() - base.webhooks.keys()):
+        hook = head.webhooks[name]
+        fields = _plural(frozenset(f for f, _ in hook.fields))
+        yield Change(
+            "untrusted-trigger-added",
+            "triggers",
+            "the {} webhook {} starts the agent and shows it {}",
+            (hook.source, name, fields),
+        )
+    for name in sorted(base.webhooks.keys() - head.webhooks.keys()):
+        yield Change("trigger-removed", "triggers", "the webhook {} no longer starts the agent", (name,))
+    for name in sorted(base.webhooks.keys() & head.webhooks.keys()):
+        wider, narrower = _webhook_changes(base.webhooks[name], head.webhooks[name])
+        if wider:
+            yield Change("untrusted-trigger-broadened", "triggers", *_joined(f"webhook {name}", wider))
+        if narrower:
+            yield Change("trigger-narrowed", "triggers", *_joined(f"webhook {name}", narrower))
+
+
+def _webhook_changes(old: Hook, new: Hook) -> tuple[Phrases, Phrases]:
+    wider: Phrases = []
+    narrower: Phrases = []
+    before, after = dict(old.filters), dict(new.filters)
+    for path in sorted(before.keys() | after.keys()):
+        if path not in after:
+            wider.append(("the filter on {} is gone", (path,)))
+        elif path not in before:
+            narrower.append(("{} must be {}", (path, _plural(after[path]))))
+        elif after[path] - before[path]:
+            wider.append(("{} may also be {}", (path, _plural(after[path] - before[path]))))
+        elif before[path] - after[path]:
+            narrower.append(("{} no longer {}", (path, _plural(before[path] - after[path]))))
+    if new.fields - old.fields:
+        wider.append(
+            ("the agent also sees {}", (_plural(frozenset(f"{n} ({p})" for n, p in new.fields - old.fields)),))
+        )
+    if old.fields - new.fields:
+        narrower.append(("the agent no longer sees {}", (_plural(frozenset(n for n, _ in old.fields - new.fields)),)))
+    for label, was, now in (
+        ("sessions at once", old.max_sessions, new.max_sessions),
+        ("a minute", old.per_minute, new.per_minute),
+    ):
+        if now != was:
+            (wider if now > was else narrower).append((f"{{}} {label} (was {{}})", (str(now), str(was))))
+    return wider, narrower
 
 
 def _credentials(policy: Policy) -> list[str]:
@@ -613,6 +664,7 @@ def added_kit_baseline(head: Policy) -> Policy:
         schedules=frozenset(),
         manual=False,
         events={},
+        webhooks={},
         permissions={},
         origins={},
     )

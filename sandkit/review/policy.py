@@ -63,6 +63,17 @@ class Filters:
 
 
 @dataclass(frozen=True)
+class Hook:
+    """A webhook trigger as a review sees it: who sends it, what must hold, what the agent is shown."""
+
+    source: str
+    filters: frozenset[tuple[str, frozenset[str]]]  # selector, the values it may equal
+    fields: frozenset[tuple[str, str]]  # name, selector
+    max_sessions: int
+    per_minute: int
+
+
+@dataclass(frozen=True)
 class Port:
     host_ip: str
     host: int | None
@@ -114,6 +125,7 @@ class Policy:
     schedules: frozenset[str]
     manual: bool
     events: dict[str, Filters]
+    webhooks: dict[str, Hook]
     runs_on: str
     permissions: dict[str, str]
     kubernetes: dict[str, Any]
@@ -145,7 +157,9 @@ class Policy:
         )
 
     def triggered_by_untrusted(self) -> list[str]:
-        return sorted(e for e in self.events if e in UNTRUSTED_OR_COMMENT_EVENTS)
+        """GitHub events anyone can cause, and webhooks: whoever can post to the source writes the event."""
+        events = [e for e in self.events if e in UNTRUSTED_OR_COMMENT_EVENTS]
+        return sorted(events) + [f"the {h.source} webhook {n}" for n, h in sorted(self.webhooks.items())]
 
     def runtime_secrets(self) -> list[str]:
         return sorted(n for n, s in self.secrets.items() if not s.build_only)
@@ -237,6 +251,28 @@ def _events(kit: Kit) -> dict[str, Filters]:
     return merged
 
 
+def _webhooks(kit: Kit) -> dict[str, Hook]:
+    from sandkit.kits.webhooks import SHORTHAND_PATHS
+
+    hooks = {}
+    for trigger in kit.triggers:
+        hook = trigger.webhook
+        if hook is None:
+            continue
+        shorthands = {"command": [hook.command] if hook.command else [], "events": hook.events}
+        shorthands["transition"] = [hook.transition] if hook.transition else []
+        filters = {SHORTHAND_PATHS[hook.source, k]: frozenset(v) for k, v in shorthands.items() if v}
+        filters.update({path: frozenset(values) for path, values in hook.match.items()})
+        hooks[hook.event_name] = Hook(
+            hook.source,
+            frozenset(filters.items()),
+            frozenset((name, spec.path) for name, spec in hook.fields.items()),
+            hook.max_sessions,
+            hook.per_minute,
+        )
+    return hooks
+
+
 def _union(a: Filters, b: Filters) -> Filters:
     def one(x: frozenset[str] | None, y: frozenset[str] | None) -> frozenset[str] | None:
         return None if x is None or y is None else x | y
@@ -303,6 +339,7 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         schedules=frozenset(t.schedule for t in kit.triggers if t.schedule),
         manual=any(t.manual is not None for t in kit.triggers),
         events=_events(kit),
+        webhooks=_webhooks(kit),
         runs_on=targets.actions.runs_on,
         permissions=dict(targets.actions.permissions),
         kubernetes=targets.kubernetes.model_dump(),

@@ -136,6 +136,14 @@ def _triggers(p: Policy) -> list[Line]:
         note = "; anyone can start it with text or a fork" if event in UNTRUSTED_OR_COMMENT_EVENTS else ""
         lines.append(("GitHub event {}" + _filters(filters) + note, (event,)))
     lines += [("schedule {}", (cron,)) for cron in sorted(p.schedules)]
+    for name, hook in sorted(p.webhooks.items()):
+        shown = ", ".join(sorted(f for f, _ in hook.fields))
+        lines.append(
+            (
+                "the {} webhook {}, showing the agent " + shown + "; whoever posts to it writes that text",
+                (hook.source, name),
+            )
+        )
     if p.manual:
         lines.append(("by hand (workflow_dispatch, or a Job created from the manifest)", ()))
     return lines or [("nothing: it runs when someone starts the sandbox", ())]
@@ -326,6 +334,16 @@ def summary_json(s: Summary) -> dict[str, Any]:
             },
             "schedules": sorted(p.schedules),
             "manual": p.manual,
+            "webhooks": {
+                n: {
+                    "source": h.source,
+                    "filters": {path: sorted(values) for path, values in sorted(h.filters)},
+                    "fields": dict(sorted(h.fields)),
+                    "max_sessions": h.max_sessions,
+                    "per_minute": h.per_minute,
+                }
+                for n, h in sorted(p.webhooks.items())
+            },
         },
         "writes": {
             "workspace": {

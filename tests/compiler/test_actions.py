@@ -29,7 +29,7 @@ SHARED_EXPRESSIONS = {
     " github.ref ",
     " always() ",
     f" vars.{actions.BUILD_ENDPOINTS_VARIABLE} ",
-    f" steps.{actions.EVENT_STEP_ID}.outputs.start != 'false' ",
+    f" steps.{actions.EVENT_STEP_ID}.outputs.skip != 1 ",
 }
 
 

@@ -80,7 +80,7 @@ def test_the_event_step_comes_before_the_agent_which_it_can_skip(tmp_path: Path)
     )
     assert names.index(event["name"]) + 1 == names.index(agent["name"])
     assert event["shell"] == "python" and event["run"] == actions.EVENT_SCRIPT and "secrets" not in str(event)
-    assert agent["if"] == "${{ steps.event.outputs.start != 'false' }}"
+    assert agent["if"] == "${{ steps.event.outputs.skip != 1 }}"
     hooks = json.loads(event["env"]["SANDKIT_WEBHOOKS"])
     assert hooks["generic"]["matches"] == [[["state"], ["firing", "a.b"]]]
     assert hooks["slack"]["fields"] == [["request", ["text"], "string"], ["user", ["user_name"], "string"]]
@@ -143,7 +143,7 @@ def test_a_hostile_dispatch_reaches_the_file_intact_and_alone(
         assert json.loads(written) == {"title": title, "first": label}
         assert written.isascii()  # every non-ASCII character escaped: the file decodes the same anywhere
     else:
-        assert output == "start=false\n" and written is None
+        assert output == "skip=1\n" and written is None
 
 
 def test_workflow_dispatch_inputs_are_typed_and_absent_ones_left_out(tmp_path: Path) -> None:

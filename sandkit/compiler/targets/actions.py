@@ -130,7 +130,8 @@ docker run "${args[@]}" "$SANDKIT_IMAGE"
 
 # Reads the dispatch from the event file GitHub wrote, never from an expression: the payload is
 # data from outside. Keeps a webhook's fields (typed as its inputs say), applies its filters, and
-# writes the result where the agent step mounts it; `start=false` skips the agent when a filter fails.
+# writes the result where the agent step mounts it; `skip=1` skips the agent when a filter fails
+# (compared as a number in the `if:`, so the expression needs no quoted string).
 EVENT_SCRIPT = LiteralBlock("""\
 import json
 import os
@@ -189,7 +190,7 @@ if name == "repository_dispatch":
         if not matches(value_at(payload, path), wanted):
             print("sandkit: the dispatch does not match the kit's filters; the agent does not start")
             with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as output:
-                output.write("start=false\\n")
+                output.write("skip=1\\n")
             sys.exit(0)
 selected = {}
 for field, path, kind in hook["fields"]:
@@ -486,7 +487,7 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
     )
     step: dict[str, Any] = {"name": "Run the agent in its sandbox"}
     if plan.triggers.webhooks:
-        step["if"] = Expression(_expression(f"steps.{EVENT_STEP_ID}.outputs.start != 'false'"))
+        step["if"] = Expression(_expression(f"steps.{EVENT_STEP_ID}.outputs.skip != 1"))
     return {**step, "timeout-minutes": _agent_minutes(plan), "env": env, "run": AGENT_SCRIPT}
 
 
