@@ -23,7 +23,7 @@ from sandkit.kits.fields import duration_seconds, quantity_bytes
 from sandkit.kits.hosts import host_matches, wildcard_domain
 from sandkit.kits.loader import LoadedKit
 from sandkit.kits.model import Kit, Trigger, WebhookTrigger
-from sandkit.kits.webhooks import SHORTHAND_PATHS, WebhookSource, parse_selector
+from sandkit.kits.webhooks import WebhookSource, parse_selector
 
 DEBIAN_LIKE = ("debian", "ubuntu")
 ENTRYPOINT_PATH = "/usr/local/bin/sandkit-entrypoint"
@@ -319,17 +319,7 @@ def _triggers(triggers: list[Trigger]) -> Triggers:
 
 
 def _webhook(hook: WebhookTrigger) -> Webhook:
-    shorthands = {
-        "command": [hook.command] if hook.command else [],
-        "events": hook.events,
-        "transition": [hook.transition] if hook.transition else [],
-    }
-    matches = [
-        EventMatch(parse_selector(SHORTHAND_PATHS[hook.source, key]), tuple(values))
-        for key, values in shorthands.items()
-        if values
-    ]
-    matches += [EventMatch(parse_selector(path), tuple(values)) for path, values in hook.match.items()]
+    matches = tuple(EventMatch(parse_selector(path), tuple(values)) for path, values in hook.filters())
     fields = tuple(
         EventField(name, parse_selector(spec.path), spec.type, spec.description) for name, spec in hook.fields.items()
     )
@@ -338,7 +328,7 @@ def _webhook(hook: WebhookTrigger) -> Webhook:
         source=hook.source,
         secret=hook.secret,
         verification_token=hook.verification_token,
-        matches=tuple(matches),
+        matches=matches,
         fields=fields,
         dispatch=hook.dispatch,
         max_sessions=hook.max_sessions,

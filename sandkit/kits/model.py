@@ -35,6 +35,7 @@ from sandkit.kits.fields import (
 from sandkit.kits.hosts import host_matches
 from sandkit.kits.webhooks import (
     MAX_FIELDS,
+    SHORTHAND_PATHS,
     FieldName,
     MatchValue,
     Selector,
@@ -438,6 +439,16 @@ class WebhookTrigger(Strict):
     @property
     def event_name(self) -> str:
         return self.name or self.source
+
+    def filters(self) -> list[tuple[str, list[str]]]:
+        """Every filter as (selector, the values it may equal): the source's shorthands first, then ``match``."""
+        shorthands = {
+            "command": [self.command] if self.command else [],
+            "events": list(self.events),
+            "transition": [self.transition] if self.transition else [],
+        }
+        given = [(SHORTHAND_PATHS[self.source, key], values) for key, values in shorthands.items() if values]
+        return given + [(path, list(values)) for path, values in self.match.items()]
 
 
 class Trigger(Strict):

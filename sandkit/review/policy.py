@@ -252,24 +252,17 @@ def _events(kit: Kit) -> dict[str, Filters]:
 
 
 def _webhooks(kit: Kit) -> dict[str, Hook]:
-    from sandkit.kits.webhooks import SHORTHAND_PATHS
-
     hooks = {}
     for trigger in kit.triggers:
         hook = trigger.webhook
-        if hook is None:
-            continue
-        shorthands = {"command": [hook.command] if hook.command else [], "events": hook.events}
-        shorthands["transition"] = [hook.transition] if hook.transition else []
-        filters = {SHORTHAND_PATHS[hook.source, k]: frozenset(v) for k, v in shorthands.items() if v}
-        filters.update({path: frozenset(values) for path, values in hook.match.items()})
-        hooks[hook.event_name] = Hook(
-            hook.source,
-            frozenset(filters.items()),
-            frozenset((name, spec.path) for name, spec in hook.fields.items()),
-            hook.max_sessions,
-            hook.per_minute,
-        )
+        if hook is not None:
+            hooks[hook.event_name] = Hook(
+                hook.source,
+                frozenset((path, frozenset(values)) for path, values in hook.filters()),
+                frozenset((name, spec.path) for name, spec in hook.fields.items()),
+                hook.max_sessions,
+                hook.per_minute,
+            )
     return hooks
 
 
