@@ -621,12 +621,14 @@ def _webhook_fidelity(plan: Plan) -> list[Fidelity]:
             + " are the sender's to apply"
         )
     return [
-        Fidelity("triggers.webhook", "best-effort" if unfiltered else "enforced", reason),
+        Fidelity("triggers.webhook", "best-effort" if unfiltered else "enforced", reason, proven_by=RUN_PROOF),
         Fidelity(
             "triggers.webhook.secret",
             "enforced",
             "GitHub admits a dispatch only with a token allowed to make it (fine-grained: contents: write for "
-            "repository_dispatch, actions: write for workflow_dispatch); the source's signing secret is not used",
+            "repository_dispatch, actions: write for workflow_dispatch); the source's signing secret is not used; "
+            + PROVEN_STATICALLY,
+            proven_by="tests/compiler/test_actions_webhooks.py::test_webhooks_become_dispatch_triggers_with_typed_inputs",
         ),
         Fidelity(
             "triggers.webhook.max_sessions",

@@ -792,47 +792,61 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     return rows + _webhook_rows(plan)
 
 
+WEBHOOK_TESTS = "tests/compiler/test_kubernetes_webhooks.py"
+WEBHOOK_RUN_PROOF = (
+    "tests/compiler/test_kubernetes_docker.py"
+    "::test_a_webhook_event_reaches_the_agent_as_data_in_the_job_its_sensor_creates"
+)
+
+
 def _webhook_rows(plan: Plan) -> list[Fidelity]:
     hooks = plan.triggers.webhooks
     if not hooks:
         return []
     twilio = [h.name for h in hooks if h.source == "twilio"]
-    secret = webhook_secret_name(plan)
     limit = sum(h.max_sessions for h in hooks)
-    rows = [
-        Fidelity(
-            "triggers.webhook",
-            "enforced",
-            "Argo Events: per webhook an EventSource and a Sensor whose trigger creates the session Job; the "
-            f"selected fields reach the agent only as the file ${EVENT_VARIABLE} (a downwardAPI view of a pod "
-            "annotation), never a command, env value or script; needs Argo Events and an EventBus named "
-            f"{argo_events.EVENT_BUS} in the namespace",
-        ),
-        Fidelity(
+    delivery = _static(
+        "triggers.webhook",
+        "Argo Events: per webhook an EventSource and a Sensor whose trigger creates the session Job; the "
+        f"selected fields reach the agent only as the file ${EVENT_VARIABLE} (a downwardAPI view of a pod "
+        "annotation), never a command, env value or script; needs Argo Events and an EventBus named "
+        f"{argo_events.EVENT_BUS} in the namespace",
+        WEBHOOK_RUN_PROOF,
+    )
+    if twilio:
+        secret = Fidelity(
             "triggers.webhook.secret",
-            "best-effort" if twilio else "enforced",
+            "best-effort",
             "Argo Events' webhook source cannot check X-Twilio-Signature: it takes a bearer token Twilio does "
-            f"not send, so a Twilio Function must add it ({', '.join(twilio)})"
-            if twilio
-            else "Slack's request signature is checked by Argo Events' Slack source, the other sources' bearer "
-            f"token by its webhook source; both read from the Secret {secret}, which the agent never mounts",
-        ),
-        Fidelity(
+            f"not send, so a Twilio Function must add it ({', '.join(twilio)})",
+        )
+    else:
+        secret = _static(
+            "triggers.webhook.secret",
+            "Slack's request signature is checked by Argo Events' Slack source, the other sources' bearer token "
+            f"by its webhook source; both read from the Secret {webhook_secret_name(plan)}, which the agent "
+            "never mounts",
+            f"{WEBHOOK_TESTS}::test_each_source_gets_its_own_authentication",
+        )
+    limits = f"{WEBHOOK_TESTS}::test_sessions_are_bounded_at_once_and_per_minute"
+    return [
+        delivery,
+        secret,
+        _static(
             "triggers.webhook.max_sessions",
-            "enforced",
             f"a ResourceQuota of {limit} pods in the Terminating scope (pods with activeDeadlineSeconds: the "
             "webhook sessions); a Job beyond it waits for a free slot until its deadline; kits that share the "
             "namespace share the smallest such quota",
+            limits,
         ),
-        Fidelity(
+        _static(
             "triggers.webhook.per_minute",
-            "enforced",
             "the Sensor trigger's rateLimit: "
             + ", ".join(f"{h.name} {h.per_minute} a minute" for h in hooks)
             + "; more events wait their turn",
+            limits,
         ),
     ]
-    return rows
 
 
 def _egress_row(plan: Plan) -> Fidelity:
