@@ -21,6 +21,7 @@ import re
 import secrets
 import subprocess
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -489,3 +490,26 @@ def test_filters_match_exactly_and_every_payload_is_selected_intact(
         if result["passed"]:
             annotation = result["job"]["spec"]["template"]["metadata"]["annotations"]["sandkit.dev/event"]
             assert json.loads(annotation) == {"text": sent["text"]}
+
+
+def test_a_twilio_form_is_selected_from_its_value_lists(argo_sensor: str, tmp_path: Path) -> None:
+    """Twilio posts a form; Argo's webhook source turns it into lists of values, and the selector takes the first."""
+    kit = (
+        "apiVersion: sandkit/v1\nname: sms\nagent: {command: [agent]}\nworkspace: {mode: none}\n"
+        "triggers: [{webhook: {source: twilio, secret: T, match: {$.From: ['+15550100']}, fields: {text: $.Body}}}]\n"
+    )
+    (tmp_path / "kit.yaml").write_text(kit, encoding="utf-8")
+    out = compile_kit(tmp_path / "kit.yaml", tmp_path / "out", ["docker", "kubernetes"])
+    sensor = next(d for d in _manifests(out) if d["kind"] == "Sensor")
+    form = "application/x-www-form-urlencoded"
+    body = {"Body": HOSTILE_SUMMARY, "From": "+15550100"}
+    stranger = {"Body": "hello", "From": "+15550199"}
+    sent, refused = sensor_results(
+        argo_sensor,
+        [
+            {"body": urllib.parse.urlencode(body), "content_type": form, "sensor": sensor},
+            {"body": urllib.parse.urlencode(stranger), "content_type": form, "sensor": sensor},
+        ],
+    )
+    annotation = sent["job"]["spec"]["template"]["metadata"]["annotations"]["sandkit.dev/event"]
+    assert json.loads(annotation) == {"text": HOSTILE_SUMMARY} and refused["passed"] is False

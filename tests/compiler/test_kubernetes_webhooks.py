@@ -201,3 +201,30 @@ def test_hostile_kit_values_stay_one_value(tmp_path: Path, value: str, descripti
     filters = sensor["spec"]["dependencies"][0]["filters"]["data"]
     assert [f["value"] for f in filters] == [[argo_events.exact_pattern(value)]] * 2
     assert re.fullmatch(filters[0]["value"][0], value)
+
+
+def test_each_sources_payload_is_addressed_where_its_argo_source_puts_it(tmp_path: Path) -> None:
+    """Argo's webhook source wraps the body as `body` (a form's fields as lists); its Slack source emits
+    the slash command's fields, or an Events API event as `{"type", "Data"}` (slack-go's marshalling)."""
+    hooks = """\
+triggers:
+  - webhook: {source: slack, secret: S, verification_token: V, command: /agent, fields: {text: $.text}}
+  - webhook: {source: slack, name: mentions, secret: S, verification_token: V, events: [app_mention],
+              fields: {text: $.text}}
+  - webhook: {source: twilio, secret: T, match: {$.From: ["+15550100"]}, fields: {text: $.Body}}
+  - webhook: {source: datadog, secret: D, events: [metric_alert_monitor], fields: {title: "$.tags[0]"}}
+"""
+    text = "apiVersion: sandkit/v1\nname: paths\nagent: {command: [agent]}\nworkspace: {mode: none}\n" + hooks
+    out = compile_text(tmp_path, text, ["docker", "kubernetes"])
+    seen = {}
+    for sensor in of_kind(out, "Sensor"):
+        (dependency,) = sensor["spec"]["dependencies"]
+        (trigger,) = sensor["spec"]["triggers"]
+        filters = [(f["path"], f["value"]) for f in dependency["filters"]["data"]]
+        seen[dependency["eventName"]] = (filters, trigger["template"]["k8s"]["parameters"][0]["src"]["dataKey"])
+    assert seen == {
+        "slack": ([("command", ["^/agent$"])], '{"text":text}'),
+        "mentions": ([("Data.type", ["^app_mention$"])], '{"text":Data.text}'),
+        "twilio": ([("body.From.0", ["^\\+15550100$"])], '{"text":body.Body.0}'),
+        "datadog": ([("body.event_type", ["^metric_alert_monitor$"])], '{"title":body.tags.0}'),
+    }
