@@ -243,7 +243,10 @@ def remove_orphans(plan: RootPlan) -> None:
         path = root.folder / name
         if not inside(real(path.parent), root.real) or (path.is_dir() and not path.is_symlink()):
             continue
-        path.unlink(missing_ok=True)
+        try:
+            path.unlink()
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # already gone, or a manifest entry below a file: nothing there to remove
         for folder in _parents_below(root.folder, name):
             if not _remove_empty(folder):
                 break

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sandkit.cli import main
@@ -207,6 +207,7 @@ ENTRY = st.lists(st.sampled_from(["..", ".", "", "one", "victim.txt", "Dockerfil
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(ENTRY.map("/".join), max_size=6))
+@example(entries=["one/Dockerfile/one"])  # an entry below a file the build writes
 def test_a_hostile_manifest_never_removes_anything_outside_the_output_folder(entries: list[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
