@@ -15,16 +15,7 @@ from dataclasses import dataclass, field
 
 from sandkit.lint import engine_rules
 from sandkit.lint.discovery import Candidate, Matcher, discover
-from sandkit.lint.kinds import (
-    HCL_FAMILY,
-    JSON_FAMILY,
-    STRUCTURED,
-    UNIT_FAMILY,
-    YAML_FAMILY,
-    Kind,
-    is_shell_script,
-    kind_by_content,
-)
+from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import Rule, all_rules
 from sandkit.lint.source import RuleSettings, SourceFile
@@ -171,14 +162,9 @@ class _Checker:
         kind, wanted = candidate.kind, self.wanted_kinds
         if "*" in wanted or kind.kind in STRUCTURED or kind.kind in wanted:
             return True
-        if kind == Kind("yaml", "yaml"):
-            return bool(wanted & YAML_FAMILY)  # its content may make it a kit, a workflow ...
-        if kind == Kind("json", "json"):
-            return bool(wanted & JSON_FAMILY)
-        if kind == Kind("text", "hcl"):
-            return bool(wanted & HCL_FAMILY)
-        if kind == Kind("text", "unit"):
-            return bool(wanted & UNIT_FAMILY)
+        family = CONTENT_FAMILIES.get(kind)
+        if family is not None:
+            return bool(wanted & family)  # its content may make it a kit, a workflow, a Nomad job ...
         name = candidate.path.rsplit("/", 1)[-1]
         return kind.kind == "text" and "." not in name and "shell" in wanted  # a shebang?
 

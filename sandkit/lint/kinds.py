@@ -86,6 +86,34 @@ YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, JSON_PATCH, WORKFLOW, ACTION,
 #: Kinds an HCL file of no known tool may turn out to be once its content is read.
 HCL_FAMILY = frozenset({NOMAD, TEXT})
 
+#: Kinds a file named like a git hook may be (a shell script, or a hook in another language).
+HOOK_FAMILY = frozenset({SHELL, TEXT})
+
+#: Client-side git hooks (the generic server-side ``update`` and the receive hooks are left out):
+#: files so named are shell scripts unless a shebang says otherwise (husky's have none).
+GIT_HOOKS = frozenset(
+    {
+        "applypatch-msg",
+        "pre-applypatch",
+        "post-applypatch",
+        "pre-commit",
+        "pre-merge-commit",
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+        "pre-rebase",
+        "post-checkout",
+        "post-merge",
+        "pre-push",
+        "pre-auto-gc",
+        "post-rewrite",
+        "post-index-change",
+        "reference-transaction",
+        "fsmonitor-watchman",
+        "sendemail-validate",
+    }
+)
+
 #: Kinds a ``.pod`` file may be (a Quadlet unit, or Perl documentation).
 UNIT_FAMILY = frozenset({SYSTEMD, TEXT})
 
@@ -93,6 +121,17 @@ UNIT_FAMILY = frozenset({SYSTEMD, TEXT})
 class Kind(NamedTuple):
     kind: str
     syntax: str  # yaml | json | toml | dockerfile | shell | makefile | justfile | jenkinsfile | env | text
+
+
+#: Kinds a file's name leaves open, and the kinds its content may make of it; a scan reads such a
+#: file only when a selected rule wants one of them.
+CONTENT_FAMILIES = {
+    Kind(YAML, "yaml"): YAML_FAMILY,
+    Kind(JSON, "json"): JSON_FAMILY,
+    Kind(TEXT, "hcl"): HCL_FAMILY,
+    Kind(TEXT, "unit"): UNIT_FAMILY,
+    Kind(TEXT, "hook"): HOOK_FAMILY,
+}
 
 
 # Agent files, as lower-case glob patterns over the path relative to the scan root, from the
@@ -187,6 +226,8 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(TEXT, "unit")  # a Quadlet pod, or Perl's documentation, by its content
     if name in (".testcontainers.properties", "testcontainers.properties"):
         return Kind(TESTCONTAINERS, "properties")
+    if name in GIT_HOOKS:
+        return Kind(TEXT, "hook")
     if name.endswith(_SHELL_EXTENSIONS):
         return Kind(SHELL, "shell")
     if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
@@ -252,6 +293,8 @@ def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:
         return Kind(NOMAD, "hcl") if _NOMAD.search(head) else Kind(TEXT, "text")
     if kind == Kind(TEXT, "unit"):
         return Kind(SYSTEMD, "unit") if _QUADLET_POD.search(head) else Kind(TEXT, "text")
+    if kind == Kind(TEXT, "hook"):  # a shell shebang was seen before; another one is another language
+        return Kind(TEXT, "text") if head.startswith("#!") else Kind(SHELL, "shell")
     if kind.syntax == "yaml" and kind.kind == YAML:
         if _KIT_MARK.search(head):
             return Kind(KIT, "yaml")

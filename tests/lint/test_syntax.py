@@ -209,3 +209,10 @@ def test_unit_and_properties_entries_keep_positions_across_continuations() -> No
     props = parse_properties("! c\ndocker.host = tcp://h:2375\nlist: a, \\\n    b\nflag\n")
     assert [(e.key, e.value) for e in props] == [("docker.host", "tcp://h:2375"), ("list", "a, b"), ("flag", "")]
     assert props[0].pos == Pos(2, 15) and props[1].pos_at(3) == Pos(4, 5)
+
+
+def test_jsonc_string_positions_see_through_escapes() -> None:
+    value = load_jsonc('{"a": "x \\"q\\" \\u00e9 y"}')["a"]
+    assert value == 'x "q" é y'
+    assert value.pos_at(value.index("y")) == Pos(1, 23)
+    assert value.pos_at(0) == Pos(1, 8)

@@ -1,4 +1,5 @@
-"""Agent command lines: which agents skip approval, and commands that download code and run it.
+"""Agent command lines: which agents skip approval, and commands that download code and run it or
+send secrets out.
 
 Shared by the agent-autorun and agent-mcp rules, the instruction rules and ``sandkit diff``.
 """
@@ -12,12 +13,33 @@ from sandkit.agents import CATALOGUE
 from sandkit.lint.syntax.shell import Word
 
 #: Downloading code and running it in one go: ``curl ... | sh``, ``bash <(curl ...)``,
-#: ``irm ... | iex``, piping into python/node/perl/ruby, ``eval "$(curl ...)"``.
+#: ``irm ... | iex``, piping into python/node/perl/ruby, ``eval "$(curl ...)"``,
+#: ``bash -c "$(curl ...)"`` (and python/node/perl given the download as their program).
 FETCH_RUN = re.compile(
     r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;&\n]{0,500}\|\s*"
     r"(?:sudo\s+)?(?:(?:ba|z|da)?sh|python3?|node|perl|ruby|iex|invoke-expression)\b|"
     r"<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-)|"
-    r"\beval\s+\"?\$\(\s*(?:curl|wget)\b"
+    r"\beval\s+\"?\$\(\s*(?:curl|wget)\b|"
+    r"\b(?:(?:ba|z|da)?sh|python3?|node|perl|ruby)\s+-(?:c|e)\s+[\"']?\$\(\s*(?:curl|wget)\b"
+)
+#: Downloading a file and running it in the same line: ``curl -o x URL && sh x``, ``wget -O x
+#: URL; chmod +x x && ./x``.
+DOWNLOAD_THEN_RUN = re.compile(
+    r"(?i)\b(?:curl|wget)\b[^\n;&|]{0,300}?\s(?:-o|-O|--output(?:-document)?)[ =]\S+[^\n]{0,300}?(?:&&|;)\s*"
+    r"(?:chmod\s+\+?[0-7x]+\s+\S+\s*(?:&&|;)\s*)?(?:sudo\s+)?(?:(?:ba|z|da)?sh\s|python3?\s|node\s|\./|/tmp/)"
+)
+#: Sending the environment or a credential file somewhere: a network client given data (``curl
+#: -d``, ``--data-binary @``, ``-F``, ``-T``, ``wget --post-data``, ``Invoke-WebRequest -Body``)
+#: made of ``env``/``printenv``, /proc/self/environ, .env, SSH, cloud or package-manager
+#: credentials, or a token-named variable; or such a source piped into curl, wget or nc.
+SEND_SECRETS = re.compile(
+    r"(?i)\b(?:curl|wget|nc|ncat|netcat|invoke-webrequest|invoke-restmethod|iwr|irm)\b[^\n]{0,300}?"
+    r"(?:\s-d|\s--data(?:-\w+)?|\s-F|\s--form|\s-T|\s--upload-file|\s--post-(?:data|file)|\s-Body)\b"
+    r"[^\n]{0,300}?(?:\$\(\s*(?:env|printenv|set)\b|\benv\s*\)|/proc/self/environ|@?[\w./~-]*\.env\b|"
+    r"\.ssh/|\.aws/|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.docker/config\.json|"
+    r"\$\{?\w*(?:TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY)\w*)|"
+    r"(?:\b(?:env|printenv)\b|/proc/self/environ|\bcat\s+[^\n|]{0,200}?(?:\.env\b|\.ssh/|\.aws/|\.netrc|"
+    r"\.git-credentials))[^\n|]{0,100}\|\s*(?:base64\s*\|\s*)?(?:curl|wget|nc|ncat|netcat)\b"
 )
 # Built from the agent catalogue (sandkit/agents.py). A flag of any agent counts on any agent's
 # command line (wrappers pass flags through); the short yes-flags only count for their own agent.

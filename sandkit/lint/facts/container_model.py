@@ -25,6 +25,25 @@ _AGENT_WORDS = re.compile(
 )
 
 
+#: An agent's package being installed (npm, pip, pipx, uv) or its installer fetched: the names
+#: come from the catalogue (``@anthropic-ai/claude-code``, ``@openai/codex``, ``aider-chat`` ...).
+_AGENT_PACKAGES = re.compile(
+    r"(?<![\w@/.-])(?:"
+    + "|".join(re.escape(package) for agent in CATALOGUE for package in agent.packages)
+    + r")(?![\w/-])"
+)
+
+
+def names_agent(text: str) -> bool:
+    """``text`` (an image, a feature id, a command) names a coding agent."""
+    return bool(_AGENT_WORDS.search(text))
+
+
+def installs_agent(command: str) -> bool:
+    """A command that installs a coding agent's package (or names one in an image)."""
+    return bool(_AGENT_PACKAGES.search(command))
+
+
 @dataclass(frozen=True)
 class Mount:
     """A host path (or named volume) made visible inside a container.
@@ -72,7 +91,7 @@ class Container:
     @property
     def is_agent(self) -> bool:
         """Runs a coding agent: a kit, or an agent's name in its image, command or name."""
-        return self.agent or bool(_AGENT_WORDS.search(f"{self.label} {self.image} {self.command}"))
+        return self.agent or names_agent(f"{self.label} {self.image} {self.command}")
 
     def setting(self, name: str) -> list[Setting]:
         return [s for s in self.settings if s.name == name]

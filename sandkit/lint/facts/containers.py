@@ -19,7 +19,9 @@ from sandkit.lint.facts.container_model import (
     Mount,
     Setting,
     env_items,
+    installs_agent,
     list_settings,
+    names_agent,
     split_kv_list,
     split_volume,
     strings,
@@ -148,7 +150,23 @@ def _devcontainer(file: SourceFile) -> Iterator[Container]:
             box.settings.append(Setting("feature", str(feature), features.pos_of_key(feature)))
     for key in ("containerEnv", "remoteEnv"):
         box.env.extend(env_items(config.get(key), config.pos_of(key)))
+    box.agent = any(names_agent(str(feature)) for feature in features or ()) or any(
+        installs_agent(text) for key in _DEVCONTAINER_LIFECYCLE for text in _command_texts(config.get(key))
+    )
     yield box
+
+
+#: Commands a devcontainer runs inside the container while it is created and started.
+_DEVCONTAINER_LIFECYCLE = ("onCreateCommand", "updateContentCommand", "postCreateCommand", "postStartCommand")
+
+
+def _command_texts(value: Any) -> Iterator[str]:
+    """A lifecycle command as text: a string, an argument list, or an object of either."""
+    for item in value.values() if isinstance(value, PMap) else [value]:
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, PSeq):
+            yield " ".join(str(word) for word in item)
 
 
 # ----- GitHub workflows and composite actions -----------------------------------------------

@@ -143,19 +143,25 @@ class _Parser:
     def string(self) -> PStr:
         start = self.pos()
         self.i += 1
+        first = self.i
         parts: list[str] = []
+        shifts: list[tuple[int, int]] = []
+        length = 0
         text = self.text
         while True:
             run = _STRING_RUN.match(text, self.i)
             assert run is not None  # the pattern matches the empty string
             parts.append(run.group())
+            length += len(parts[-1])
             self.i = run.end()
             ch = self.peek()
             if ch == '"':
                 self.i += 1
-                return PStr("".join(parts), start, '"')
+                return PStr("".join(parts), start, '"', tuple(shifts))
             if ch == "\\":
                 parts.append(self.escape())
+                length += len(parts[-1])
+                shifts.append((length, self.i - first - length))
             else:
                 raise self.fail("unterminated string")
 

