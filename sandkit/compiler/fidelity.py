@@ -50,6 +50,7 @@ Setting = Literal[
     "resources.timeout",
     "secrets",
     "secrets (build)",
+    "secrets.inject",
     "targets.actions.permissions",
     "targets.kubernetes.sandbox_crd",
     "triggers",
@@ -164,6 +165,22 @@ def webhook_unsupported_rows(plan: Plan) -> list[Fidelity]:
         "(repository_dispatch, workflow_dispatch) start the agent from them"
     )
     return [Fidelity("triggers.webhook", "unsupported", reason)]
+
+
+def inject_rows(plan: Plan, unable: str | None, enforced: str = "", proven_by: str = "") -> list[Fidelity]:
+    """secrets.inject: ``enforced`` where the target's proxy injects, else why not (``unable``).
+
+    Where no proxy injects, the agent receives the secret like any other, so the kit still works
+    there; the row says so on every build but does not fail ``--strict`` (docs/secrets.md).
+    """
+    if not plan.injections:
+        return []
+    names = ", ".join(plan.injected_secrets)
+    if plan.egress != "allowlist":
+        unable = f"with egress {plan.egress} there is no proxy to inject"
+    if unable is not None:
+        return [Fidelity("secrets.inject", "unsupported", f"{unable}: the agent receives {names}", requested=False)]
+    return [Fidelity("secrets.inject", "enforced", enforced, proven_by=proven_by)]
 
 
 def _fully_held(per_target: dict[str, Fidelity]) -> bool:

@@ -79,6 +79,16 @@ class Destination:
 
 
 @dataclass(frozen=True)
+class Injection:
+    """The egress proxy sets ``header`` (``format`` with the secret's value) on HTTPS requests to ``destination``."""
+
+    secret: str
+    destination: Destination
+    header: str
+    format: str
+
+
+@dataclass(frozen=True)
 class PlacedFile:
     """A file the image holds: where it goes, its bytes and mode."""
 
@@ -231,6 +241,20 @@ class Plan:
     #: The targets the kit lists in ``targets.build`` (empty: every target).
     build_targets: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    #: Secrets the egress proxy adds to requests (docs/secrets.md), in the kit's order.
+    injections: tuple[Injection, ...] = ()
+    #: (secret, placeholder): what the agent's variable holds where the proxy injects the secret.
+    placeholders: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def proxy_injects(self) -> bool:
+        """Whether a proxy that injects can exist: the kit injects, and its egress goes through a proxy."""
+        return bool(self.injections) and self.egress == "allowlist"
+
+    @property
+    def injected_secrets(self) -> tuple[str, ...]:
+        """The names of the secrets the proxy injects, each once, in the kit's order."""
+        return tuple(dict.fromkeys(i.secret for i in self.injections))
 
     @property
     def mounted_workspace(self) -> bool:
@@ -430,4 +454,8 @@ def make_plan(loaded: LoadedKit) -> Plan:
         ),
         build_targets=tuple(kit.targets.build or ()),
         notes=notes,
+        injections=tuple(
+            Injection(s.name, _destination(i.host), i.header, i.format) for s in kit.secrets for i in s.inject
+        ),
+        placeholders=tuple((s.name, s.placeholder) for s in kit.secrets if s.placeholder is not None),
     )

@@ -33,6 +33,7 @@ from sandkit.kits.fields import (
     no_control,
 )
 from sandkit.kits.hosts import host_matches
+from sandkit.kits.inject import HeaderFormat, HeaderName, InjectHost, Placeholder
 from sandkit.kits.webhooks import (
     MAX_FIELDS,
     SHORTHAND_PATHS,
@@ -183,6 +184,21 @@ class Image(Strict):
     )
 
 
+class Injection(Strict):
+    """Where the egress proxy puts a secret: one header on requests to one host."""
+
+    host: InjectHost = Field(
+        description="The host (port 443 implied, or `host:port`) whose HTTPS requests get the header: one exact "
+        "name that `network.allow` reaches; never a wildcard."
+    )
+    header: HeaderName = Field(description="The header the proxy sets (`x-api-key`, `Authorization`).")
+    format: HeaderFormat = Field(
+        "{value}",
+        description="The header's value, with `{value}` where the secret goes (`Bearer {value}`); printable "
+        'ASCII without `"`, `\\` or `%`.',
+    )
+
+
 class Secret(Strict):
     name: EnvName = Field(description="The environment variable the agent finds the secret in.")
     description: str = Field("", description="What the secret is, for whoever supplies it.")
@@ -194,6 +210,25 @@ class Secret(Strict):
         description="A build secret: `install` commands read it from the BuildKit secret file "
         "`/run/secrets/NAME` (never an ARG or ENV), and the agent never receives it.",
     )
+    inject: list[Injection] = Field(
+        default_factory=list,
+        description="The egress proxy adds the secret to these hosts' requests, and the agent never holds it: "
+        "its variable holds `placeholder` instead (docs/secrets.md). A target that cannot inject hands the agent "
+        "the value and says so in the fidelity report.",
+    )
+    placeholder: Placeholder | None = Field(
+        None,
+        description="With `inject`: what the agent finds in its variable instead of the secret, a value its "
+        "client accepts (a preset sets it); the variable is left unset when none is given.",
+    )
+
+    @model_validator(mode="after")
+    def _injection(self) -> Secret:
+        if self.inject and self.build:
+            raise ValueError(at("inject", "a build secret is read by `install`, never sent by the proxy"))
+        if self.placeholder is not None and not self.inject:
+            raise ValueError(at("placeholder", "a placeholder stands in for an injected secret; add `inject`"))
+        return self
 
 
 class Network(Strict):
@@ -614,7 +649,30 @@ class Kit(Strict):
             raise ValueError("two entries of `files` have the same path")
         self._check_instructions_reach_the_agent()
         self._check_webhooks(set(names))
+        self._check_injections()
         return self
+
+    def _check_injections(self) -> None:
+        """Each injection host reachable through the proxy, each (host, header) given one secret."""
+        seen: dict[tuple[str, str], str] = {}
+        for index, secret in enumerate(self.secrets):
+            for number, injection in enumerate(secret.inject):
+                where = f"secrets.{index}.inject.{number}"
+                host, _, port_text = injection.host.partition(":")
+                port = int(port_text) if port_text else 443
+                if self.network.egress == "allowlist":
+                    denied = any(_reaches(entry, host, port) for entry in self.network.deny)
+                    if denied or not any(_reaches(entry, host, port) for entry in self.network.allow):
+                        why = "is denied" if denied else "is not in `network.allow`"
+                        raise ValueError(
+                            at(f"{where}.host", f"{host}:{port} {why}; the proxy injects only on allowed hosts")
+                        )
+                key = (f"{host}:{port}", injection.header.lower())
+                if key in seen:
+                    raise ValueError(
+                        at(where, f"{seen[key]} already sets {injection.header} on {key[0]}; a header has one value")
+                    )
+                seen[key] = secret.name
 
     def _check_instructions_reach_the_agent(self) -> None:
         """A mounted workspace is the host's folder, which sandkit never writes: the agent needs a place of its own."""

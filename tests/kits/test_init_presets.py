@@ -48,9 +48,16 @@ def test_the_init_kit_keeps_everything_its_preset_sets(preset: str, tmp_path: Pa
 
 def _entry_kept(entry: Any, kept: list[Any]) -> bool:
     """A list entry with more fields after validation (defaults filled in) still carries what the preset gave."""
-    return isinstance(entry, dict) and any(
-        isinstance(k, dict) and all(k.get(key) == v for key, v in entry.items()) for k in kept
-    )
+    return isinstance(entry, dict) and any(_carries(k, entry) for k in kept)
+
+
+def _carries(kept: Any, given: Any) -> bool:
+    """``kept`` holds everything ``given`` says, at any depth (validation only adds defaults)."""
+    if isinstance(given, dict):
+        return isinstance(kept, dict) and all(key in kept and _carries(kept[key], v) for key, v in given.items())
+    if isinstance(given, list):
+        return isinstance(kept, list) and len(kept) == len(given) and all(map(_carries, kept, given))
+    return bool(kept == given)
 
 
 def test_the_presets_that_need_another_runtime_keep_their_base() -> None:

@@ -26,6 +26,7 @@ from sandkit.compiler.fidelity import (
     Fidelity,
     engine_runtime_row,
     hardened_container_docker_rows,
+    inject_rows,
     proxy_deny_row,
     read_only_row,
     tmpfs_disk_row,
@@ -595,6 +596,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     rows += hardened_container_docker_rows(plan)
     if plan.ports:
         rows.append(Fidelity("ports", "unsupported", "a CI job publishes no ports"))
+    rows += inject_rows(plan, "a GitHub runner has no sandkit proxy to add the header")
     return rows + _webhook_fidelity(plan)
 
 

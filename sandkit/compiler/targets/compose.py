@@ -16,6 +16,7 @@ from sandkit.compiler.fidelity import (
     engine_runtime_row,
     entrypoint_timeout_row,
     hardened_container_docker_rows,
+    inject_rows,
     manual_only_trigger_row,
     proxy_deny_row,
     read_only_row,
@@ -262,6 +263,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             )
         )
     rows += webhook_unsupported_rows(plan)
+    rows += inject_rows(plan, "the compose target does not inject yet")
     trigger = manual_only_trigger_row(
         plan, "compose starts when you run it; use the actions or kubernetes target for schedules and events"
     )

@@ -11,7 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity, Setting, manual_only_trigger_row, webhook_unsupported_rows
+from sandkit.compiler.fidelity import (
+    Fidelity,
+    Setting,
+    inject_rows,
+    manual_only_trigger_row,
+    webhook_unsupported_rows,
+)
 from sandkit.compiler.output import commented_header, header_lines
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
 from sandkit.compiler.target import Files, RenderContext
@@ -104,5 +110,6 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         ),
     ]
     rows += webhook_unsupported_rows(plan)
+    rows += inject_rows(plan, "the compose file it reuses does not inject yet")
     trigger = manual_only_trigger_row(plan, "a dev container starts when a person opens it")
     return rows if trigger is None else [*rows, trigger]

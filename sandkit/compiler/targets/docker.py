@@ -115,4 +115,6 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     ]
     if plan.triggers.webhooks:
         rows.append(Fidelity("triggers.webhook", "not applicable", NOT_THE_IMAGES, requested=False))
+    if plan.injections:
+        rows.append(Fidelity("secrets.inject", "not applicable", NOT_THE_IMAGES, requested=False))
     return rows

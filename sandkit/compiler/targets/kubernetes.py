@@ -14,7 +14,14 @@ import hashlib
 from typing import Any
 
 from sandkit.compiler.addresses import EVERY_V4, GLOBAL_UNICAST_V6, NON_PUBLIC_V4, NON_PUBLIC_V6
-from sandkit.compiler.fidelity import PROVEN_STATICALLY, SQUID_DENY_PROOF, Fidelity, Setting, read_only_row
+from sandkit.compiler.fidelity import (
+    PROVEN_STATICALLY,
+    SQUID_DENY_PROOF,
+    Fidelity,
+    Setting,
+    inject_rows,
+    read_only_row,
+)
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import (
     EVENT_VARIABLE,
@@ -789,6 +796,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         rows.append(Fidelity("ports", "unsupported", "the agent pod gets no Service and its ingress is denied"))
     if plan.triggers.requested:
         rows.append(_trigger_row(plan))
+    rows += inject_rows(plan, "the kubernetes target does not inject yet")
     return rows + _webhook_rows(plan)
 
 
