@@ -77,6 +77,12 @@ def add_lint_arguments(p: argparse.ArgumentParser) -> None:
         "--extend-exclude", default=None, metavar="GLOBS", help="paths not to scan besides the config's exclude"
     )
     paths.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="report paths relative to DIR (default: the current folder; SARIF: the repository's top folder)",
+    )
+    paths.add_argument(
         "--stdin-filename",
         default=None,
         metavar="PATH",

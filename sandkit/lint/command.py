@@ -9,6 +9,7 @@ standard input), optionally fix, then filter what is shown (per-path ignores, ba
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from sandkit.lint.engine import ScanOptions
 
 STDIN = "-"
+UNREADABLE_ID = "SK006"
 
 
 def _fail(message: str) -> int:
@@ -247,8 +249,18 @@ def _report(lint: Lint, findings: list[Finding], files: int, crashes: list[str],
     shown, baselined = lint.shown(findings)
     stream = sys.stderr if to_stderr else sys.stdout
     color = lint.human and args.output is None and color_enabled(stream, no_color=args.no_color)
+    base = os.path.abspath(args.root or os.curdir)
+    shown = [dataclasses.replace(f, path=_report_path(f.path, lint.root, base)) for f in shown]
     report = Report(
-        shown, lint.rules, files=files, baselined=baselined, tool_version=__version__, color=color, quiet=args.quiet
+        shown,
+        lint.rules,
+        files=files,
+        baselined=baselined,
+        tool_version=__version__,
+        color=color,
+        quiet=args.quiet,
+        base=base,
+        source_root=_source_root(lint.root),
     )
     if args.statistics:
         from sandkit.lint.reporters.statistics import render_statistics
@@ -259,10 +271,37 @@ def _report(lint: Lint, findings: list[Finding], files: int, crashes: list[str],
     _write(text, args.output, stream)
     if crashed := _crashed(crashes):
         return crashed
+    if any(f.rule == UNREADABLE_ID for f in shown):
+        return 2  # the scan did not see everything it was asked to: an error, not a finding count
     if args.exit_zero:
         return 0
     fail_on = args.fail_on or lint.config.fail_on
     return 1 if any(at_least(f.severity, fail_on) for f in shown) else 0
+
+
+def _report_path(path: str, root: str, base: str) -> str:
+    """A finding's path (relative to the scan root) as the report shows it: relative to ``base``
+    (the working folder or --root), or absolute when the two share nothing but "/"."""
+    if path == STDIN or os.path.isabs(path):
+        return path
+    full = os.path.normpath(os.path.join(os.path.abspath(root), path))
+    if os.path.commonpath([full, base]) == os.path.dirname(os.sep):
+        return full.replace(os.sep, "/")
+    return os.path.relpath(full, base).replace(os.sep, "/")
+
+
+def _source_root(root: str) -> str:
+    """The repository's top folder (the nearest folder above the scan root holding .git), which
+    SARIF paths are relative to; the scan root itself outside a repository."""
+    start = os.path.abspath(root)
+    folder = start
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return start
+        folder = parent
 
 
 def _crashed(crashes: list[str]) -> int:

@@ -4,6 +4,9 @@ Hidden folders are read (that is where agent configuration lives); ``.git`` and 
 (pytest, mypy, ruff, hypothesis, __pycache__) are not. Dependency folders (and tox/nox
 environments) are walked only for agent files planted in them. Links are followed only
 while they stay inside the root, and each real folder is entered once, so loops end.
+FIFOs, sockets and devices met in the walk are passed over (opening one could block); named
+on the command line, or a folder that cannot be listed, they come back as a candidate with a
+``problem``, which the engine reports.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class Candidate:
     abspath: str
     path: str  # relative to the root, "/"-separated
     in_dependency: bool
+    problem: str = ""  # why it could not be read, for a target named on the command line or a folder
 
     @cached_property
     def kind(self) -> Kind:
@@ -109,13 +113,33 @@ def discover(targets: list[str], root: str, exclude: Matcher | None = None) -> I
         real = os.path.realpath(target)
         if os.path.isdir(real):
             yield from _walk(target, root_real, exclude, seen_dirs, seen_files)
-        elif os.path.isfile(real):
-            rel = _relative(os.path.abspath(target), root_real)
-            if (seen_files is not None and rel in seen_files) or exclude.match(rel) or _skipped(rel):
-                continue
-            if seen_files is not None:
-                seen_files.add(rel)
-            yield Candidate(os.path.abspath(target), rel, in_dependency(rel))
+            continue
+        rel = _relative(os.path.abspath(target), root_real)
+        if (seen_files is not None and rel in seen_files) or exclude.match(rel) or _skipped(rel):
+            continue
+        if seen_files is not None:
+            seen_files.add(rel)
+        yield Candidate(os.path.abspath(target), rel, in_dependency(rel), _not_regular(real))
+
+
+def _not_regular(path: str) -> str:
+    """Why a path named on the command line is no file to read ("" for a regular file)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror}"
+    if stat.S_ISREG(mode):
+        return ""
+    what = (
+        "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    return f"is {what}, not a regular file, so it was not read"
 
 
 def _relative(path: str, root_real: str) -> str:
@@ -151,7 +175,8 @@ def _walk(
                 continue
             seen_dirs.add(key)
             entries = list(os.scandir(folder))  # unsorted: findings are sorted at the end
-        except OSError:
+        except OSError as exc:
+            yield Candidate(folder, rel_folder, in_dep, f"is a folder that cannot be listed: {exc.strerror}")
             continue
         subfolders: list[tuple[str, str, bool]] = []
         for entry in entries:

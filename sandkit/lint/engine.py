@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -175,10 +175,34 @@ class _Checker:
         return rules
 
     def check(self, candidate: Candidate) -> FileResult:
+        if candidate.problem and candidate.problem.startswith("is a folder"):
+            return self._unreadable(candidate, candidate.problem)
         if not self.wants(candidate):
             return FileResult()
+        if candidate.problem:
+            return self._unreadable(candidate, candidate.problem)
         raw = _read(candidate.abspath, self.options.max_bytes)
-        return FileResult() if raw is None else self.check_bytes(candidate, raw)
+        if isinstance(raw, str):
+            return FileResult() if raw == _NOT_REGULAR else self._unreadable(candidate, raw)
+        return self.check_bytes(candidate, raw)
+
+    def _unreadable(self, candidate: Candidate, problem: str) -> FileResult:
+        """A file the scan should have read and could not: an error finding (exit code 2)."""
+        if engine_rules.UNREADABLE.id not in self.report_engine:
+            return FileResult()
+        rule = engine_rules.UNREADABLE
+        finding = Finding(
+            path=candidate.path,
+            line=1,
+            column=1,
+            rule=rule.id,
+            category=rule.category,
+            severity=rule.severity,
+            message=f"this path {problem}",
+            fix=rule.fix,
+            fingerprint=fingerprint(rule.id, candidate.path, "", 0),
+        )
+        return FileResult(findings=[finding])
 
     def check_bytes(self, candidate: Candidate, raw: bytes) -> FileResult:
         """Check ``raw`` (at most ``max_bytes + 1`` bytes) as the content of ``candidate``."""
@@ -263,12 +287,20 @@ class _Checker:
                 rule=rule.id,
                 category=rule.category,
                 severity=hit.severity or rule.severity,
-                message=hit.message,
+                message=_with_reason(hit, rule),
                 fix=hit.fix or rule.fix,
                 fingerprint=fingerprint(rule.id, source.path, line_text, occurrence),
             )
             findings.setdefault(finding)
         return list(findings)
+
+
+def _with_reason(hit: Hit, rule: Rule) -> str:
+    """The message, saying why when the hit's severity is not the rule's documented one."""
+    if not hit.severity or hit.severity == rule.severity:
+        return hit.message
+    why = hit.why or f"the rule's default is {rule.severity}"
+    return f"{hit.message} ({hit.severity}: {why})"
 
 
 def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceFile:
@@ -296,15 +328,23 @@ def fingerprint(rule_id: str, path: str, line_text: str, occurrence: int) -> str
     return hashlib.sha256(data.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
 
 
-def _read(path: str, max_bytes: int) -> bytes | None:
-    """Up to ``max_bytes + 1`` bytes (one more tells a capped file), unbuffered.
+_NOT_REGULAR = "not a regular file"
 
-    The buffer is sized from the file (a 2 MB buffer per small file costs page faults).
+
+def _read(path: str, max_bytes: int) -> bytes | str:
+    """Up to ``max_bytes + 1`` bytes (one more tells a capped file), unbuffered; or why not.
+
+    Opened without blocking and checked to be a regular file, so a FIFO or device swapped in
+    after the walk is passed over (``_NOT_REGULAR``) instead of hanging the scan. The buffer is
+    sized from the file (a 2 MB buffer per small file costs page faults).
     """
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         try:
-            want = min(os.fstat(fd).st_size, max_bytes) + 1
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return _NOT_REGULAR
+            want = min(info.st_size, max_bytes) + 1
             parts = [os.read(fd, want)]
             while len(parts[-1]) == want and sum(map(len, parts)) <= max_bytes:
                 parts.append(os.read(fd, max_bytes + 1 - sum(map(len, parts))))
@@ -312,5 +352,4 @@ def _read(path: str, max_bytes: int) -> bytes | None:
             os.close(fd)
         return parts[0] if len(parts) == 1 else b"".join(parts)
     except OSError as exc:
-        print(f"sandkit: cannot read {path}: {exc.strerror}", file=sys.stderr)
-        return None
+        return f"cannot be read: {exc.strerror or exc}"

@@ -88,3 +88,25 @@ Flatten or split the file. If it is generated data that needs no checking, exclu
 [tool.sandkit].
 """,
 )
+
+UNREADABLE = add_rule(
+    "SK006",
+    "unreadable-file",
+    category="parse-error",
+    severity="high",
+    kinds=(),
+    doc="""A file the linter should have read could not be read, so nothing in it was checked.
+
+A file named on the command line or found in the scan could not be opened or read
+(permissions, an I/O error), a folder could not be listed, or a path named on the command line
+is a FIFO, socket or device. A linter that passes over what it cannot read would report a clean
+repository that it never saw, so this finding makes the exit code 2 (an error, like a crash)
+whatever ``--fail-on`` and ``--exit-zero`` say; ``--ignore SK006`` accepts the gap. FIFOs,
+sockets and devices met while walking a folder are not files to check and are passed over
+without being opened.
+
+Fix:
+Make the file readable by the user running the scan, or exclude it in [tool.sandkit] (or with
+--extend-exclude) if it is not meant to be checked.
+""",
+)

@@ -37,13 +37,16 @@ def at_least(severity: str, threshold: str) -> bool:
 class Hit:
     """What a rule function yields: where, what, and optionally how to fix it.
 
-    ``fix`` defaults to the rule's documented fix; ``severity`` to its default severity.
+    ``fix`` defaults to the rule's documented fix; ``severity`` to its default severity. A hit
+    whose severity differs from the rule's documented one says ``why``: the engine adds it to
+    the message, so the printed severity and ``sandkit rules`` never disagree unexplained.
     """
 
     pos: Pos
     message: str
     fix: str = ""
     severity: str = ""
+    why: str = ""
 
 
 @dataclass(frozen=True, order=True)
@@ -59,12 +62,18 @@ class Finding:
     message: str
     fix: str
     fingerprint: str = ""
+    base_severity: str = ""  # before the repository passes (escalation); "" when unchanged
+
+    @property
+    def severity_before_passes(self) -> str:
+        return self.base_severity or self.severity
 
     def as_json(self) -> dict[str, object]:
         return {
             "rule": self.rule,
             "category": self.category,
             "severity": self.severity,
+            "base_severity": self.severity_before_passes,
             "path": self.path,
             "line": self.line,
             "column": self.column,

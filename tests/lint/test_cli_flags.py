@@ -24,7 +24,7 @@ PRIVILEGED = "services:\n  a:\n    privileged: true\n  b:\n    privileged: true\
 
 
 def lint_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
-    code = main(["lint", str(tmp_path), "--output-format", "json", *args])
+    code = main(["lint", str(tmp_path), "--root", str(tmp_path), "--output-format", "json", *args])
     return code, json.loads(capsys.readouterr().out)
 
 
@@ -71,7 +71,7 @@ def test_statistics_counts_per_rule(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_quiet_prints_findings_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_tree(tmp_path, {"compose.yaml": SOCKET})
-    assert main(["lint", str(tmp_path), "--quiet"]) == 1
+    assert main(["lint", str(tmp_path), "--root", str(tmp_path), "--quiet"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("compose.yaml:3:15: critical RS001") and "finding" not in out.splitlines()[-1]
     write_tree(tmp_path, {"compose.yaml": "services: {}\n"})
@@ -150,7 +150,7 @@ def test_min_severity_hides_and_cannot_fail(tmp_path: Path, capsys: pytest.Captu
 
 def test_concise_has_no_fix_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_tree(tmp_path, {"compose.yaml": SOCKET})
-    assert main(["lint", str(tmp_path), "--output-format", "concise"]) == 1
+    assert main(["lint", str(tmp_path), "--root", str(tmp_path), "--output-format", "concise"]) == 1
     first, summary = capsys.readouterr().out.splitlines()
     assert first.startswith("compose.yaml:3:15: critical RS001 ") and "[fix:" not in first
     assert summary == "1 finding (1 critical) in 1 file."
@@ -165,7 +165,7 @@ def test_colour_follows_no_color_force_color_and_the_flag(tmp_path: Path) -> Non
     write_tree(tmp_path, {"compose.yaml": SOCKET})
     target = str(tmp_path)
     assert "\x1b[" not in run_sandkit(["lint", target]).stdout  # a pipe is not a terminal
-    forced = run_sandkit(["lint", target], {"FORCE_COLOR": "1"}).stdout
+    forced = run_sandkit(["lint", target], {"FORCE_COLOR": "1"}, cwd=tmp_path).stdout
     assert "\x1b[1;31mcritical\x1b[0m" in forced and "\x1b[1mcompose.yaml:3:15:\x1b[0m" in forced
     assert "\x1b[" not in run_sandkit(["lint", target, "--no-color"], {"FORCE_COLOR": "1"}).stdout
     assert "\x1b[" not in run_sandkit(["lint", target], {"FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout

@@ -23,6 +23,8 @@ class Report:
     extra: dict[str, int] = field(default_factory=dict)
     color: bool = False  # ANSI colour (text formats, on a terminal)
     quiet: bool = False  # the findings only, without a summary line
+    base: str = ""  # the absolute folder the findings' paths are relative to
+    source_root: str = ""  # the repository's top folder (SARIF locations are relative to it)
 
     def summary(self) -> dict[str, object]:
         severities = Counter(f.severity for f in self.findings)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from urllib.parse import quote
 
 from sandkit.lint.registry import Rule
@@ -35,6 +36,22 @@ def _uri(path: str) -> str:
     return quote(path, errors="surrogateescape")
 
 
+def _source_path(path: str, report: Report) -> str:
+    """``path`` (as reported) relative to the repository's top folder, which %SRCROOT% names."""
+    if not report.base or not report.source_root:
+        return path
+    full = os.path.normpath(os.path.join(report.base, path))
+    rel = os.path.relpath(full, report.source_root)
+    return full if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _base_ids(report: Report) -> dict[str, object]:
+    if not report.source_root:
+        return {}
+    uri = "file://" + _uri(report.source_root.replace(os.sep, "/").rstrip("/")) + "/"
+    return {"originalUriBaseIds": {"%SRCROOT%": {"uri": uri}}}
+
+
 def render(report: Report) -> str:
     used = sorted({f.rule for f in report.findings})
     by_id = {r.id: r for r in report.rules}
@@ -52,13 +69,17 @@ def render(report: Report) -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": _uri(f.path), "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": {"uri": _uri(_source_path(f.path, report)), "uriBaseId": "%SRCROOT%"},
                             "region": {"startLine": f.line, "startColumn": f.column},
                         }
                     }
                 ],
                 "partialFingerprints": {"sandkit/v1": f.fingerprint},
-                "properties": {"category": f.category, "severity": f.severity},
+                "properties": {
+                    "category": f.category,
+                    "severity": f.severity,
+                    "base_severity": f.severity_before_passes,
+                },
             }
         )
     document = {
@@ -73,6 +94,7 @@ def render(report: Report) -> str:
                         "rules": [_rule(r) for r in rules],
                     }
                 },
+                **_base_ids(report),
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }

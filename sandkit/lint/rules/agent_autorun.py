@@ -303,10 +303,20 @@ def agent_approval_disabled(file: SourceFile) -> Iterator[Hit]:
             yield Hit(setting.pos, "sandbox_mode danger-full-access turns the agent's sandbox off")
     for setting in found.approval_policy:
         if setting.value == "never":
-            yield Hit(setting.pos, "approval_policy never runs every command without asking", severity="medium")
+            yield Hit(
+                setting.pos,
+                "approval_policy never runs every command without asking",
+                severity="medium",
+                why="the sandbox setting still confines what runs",
+            )
     for setting in found.auto_accept:
         if setting.value is True:
-            yield Hit(setting.pos, "autoAccept approves tool calls without asking", severity="medium")
+            yield Hit(
+                setting.pos,
+                "autoAccept approves tool calls without asking",
+                severity="medium",
+                why="the agent's own sandbox still applies",
+            )
 
 
 def _commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:
@@ -336,6 +346,8 @@ def _commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:
         for box in containers(file):
             for command in parse_commands(box.command):
                 yield [Word(w.text, box.command_pos or box.pos) for w in command.words], "container"
+        if kind == kinds.DEVCONTAINER:
+            yield from _lifecycle_commands(file)
     elif kind == kinds.AGENT_CONFIG:
         for argv in _argv_lists(file):
             yield argv, "host"
@@ -345,6 +357,31 @@ def _commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:
     elif kind == kinds.ANSIBLE:
         for command in ansible_commands(file):
             yield command.words, "managed host"
+
+
+#: devcontainer.json lifecycle commands and where each runs.
+_LIFECYCLE = {
+    "initializeCommand": "host",
+    "onCreateCommand": "container",
+    "updateContentCommand": "container",
+    "postCreateCommand": "container",
+    "postStartCommand": "container",
+    "postAttachCommand": "container",
+}
+
+
+def _lifecycle_commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:
+    """A lifecycle command is a string (shell), an argv list, or an object of named commands."""
+    doc = _settings(file)
+    for key, where in _LIFECYCLE.items():
+        value = doc.get(key) if doc is not None else None
+        parts = list(value.values()) if isinstance(value, PMap) else [value]
+        for part in parts:
+            if isinstance(part, PStr):
+                for command in file.commands_in(part):
+                    yield command.words, where
+            elif isinstance(part, PSeq):
+                yield [Word(str(a), part.pos_of(i)) for i, a in enumerate(part)], where
 
 
 def _strings_under(file: SourceFile, key: str) -> Iterator[PStr]:
@@ -434,7 +471,12 @@ def approval_skipping_flag(file: SourceFile) -> Iterator[Hit]:
                 continue
             seen.add(word.pos)
             severity = "medium" if where == "container" else ""
-            yield Hit(word.pos, f"{agent} {word.text}: {what}, on the {where}", severity=severity)
+            yield Hit(
+                word.pos,
+                f"{agent} {word.text}: {what}, on the {where}",
+                severity=severity,
+                why="inside a container, whose isolation is what is left" if severity else "",
+            )
 
 
 def _kit_flags(file: SourceFile) -> Iterator[Hit]:

@@ -99,7 +99,10 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         if pos.line not in seen:
             seen.add(pos.line)
             yield Hit(
-                pos, f"instructions tell the agent to run {match.group(1)} from a hidden folder", severity="medium"
+                pos,
+                f"instructions tell the agent to run {match.group(1)} from a hidden folder",
+                severity="medium",
+                why="a committed script, not a download",
             )
 
 
@@ -142,6 +145,7 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
             file.pos_at(text.rfind("<!--", 0, end)),
             f"HTML comment hides {len(words)} words from readers: {_snippet(body)!r}",
             severity="high" if risky else "",
+            why="the hidden text names a command, a download or an address",
         )
 
 
@@ -182,7 +186,7 @@ def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
         message = f"{len(blob)}-character {label} blob in instructions"
         if preview:
             message += f" decodes to {_snippet(preview, 80)!r}"
-        yield Hit(pos, message, severity="high" if preview else "")
+        yield Hit(pos, message, severity="high" if preview else "", why="it decodes to readable text")
 
 
 @rule(
@@ -214,4 +218,5 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
             file.pos_at(0),
             f"{what} planted inside a dependency folder",
             severity="" if file.kind == AGENT_CONFIG else "medium",
+            why="instructions are read; configuration is obeyed",
         )

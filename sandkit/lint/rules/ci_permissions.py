@@ -20,18 +20,19 @@ from sandkit.lint.syntax.tree import PMap, PStr
     "CP001",
     "write-all-or-missing-permissions",
     category="ci-permissions",
-    severity="medium",
+    severity="low",
     kinds=(WORKFLOW,),
     triggers=("jobs",),
 )
 def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
     """`permissions: write-all`, or no `permissions` for a job at all.
 
-    `write-all` (workflow or job level) is high severity. A job that calls a reusable
-    workflow inherits its caller's permissions and is checked at the workflow level only.
     Missing permissions (neither at workflow level nor on a job) are reported once per
     workflow, on its `jobs:` key, at low severity: the token then gets the repository's
     default, which is write access on repositories and organisations created before 2023.
+    `write-all` (workflow or job level) is high, and its message says so. A job that calls a
+    reusable workflow inherits its caller's permissions and is checked at the workflow level
+    only.
 
     Why:
     The token is available to every step. Write scopes let any compromised action, or
@@ -46,20 +47,25 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
         return
     top = doc.get("permissions")
     if isinstance(top, PStr) and top == "write-all":
-        yield Hit(top.pos, "workflow grants permissions: write-all to every job", severity="high")
+        yield Hit(top.pos, "workflow grants permissions: write-all to every job", severity="high", why=_WRITE_ALL)
     missing = []
     for job in jobs(doc):
         perms = job.spec.get("permissions")
         if isinstance(perms, PStr) and perms == "write-all":
-            yield Hit(perms.pos, f'job "{job.name}" has permissions: write-all', severity="high")
+            yield Hit(perms.pos, f'job "{job.name}" has permissions: write-all', severity="high", why=_WRITE_ALL)
         elif perms is None and "uses" not in job.spec:
             missing.append(job.name)
     if top is None and missing:
-        yield Hit(
-            doc.pos_of_key("jobs"),
-            f"no permissions set for job(s) {', '.join(missing)}: the token gets the repository default",
-            severity="low",
+        names = ", ".join(missing[:_NAMED_JOBS]) + (
+            f" and {len(missing) - _NAMED_JOBS} more" if len(missing) > _NAMED_JOBS else ""
         )
+        yield Hit(
+            doc.pos_of_key("jobs"), f"no permissions set for job(s) {names}: the token gets the repository default"
+        )
+
+
+_WRITE_ALL = "write-all gives every step every write scope"
+_NAMED_JOBS = 10  # jobs a message names (a planted workflow may have thousands)
 
 
 @rule(

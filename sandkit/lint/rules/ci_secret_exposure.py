@@ -74,6 +74,7 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
                 value.pos,
                 f"{label} exposes secrets.{secret} (as {name}) to {reach}",
                 severity="low" if secret in _TOKEN_ONLY else "",
+                why="the workflow's own token, scoped by its permissions",
             )
 
 
@@ -111,6 +112,7 @@ def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
                 value.pos,
                 f'job "{job.name}" passes every secret to {target} (secrets: inherit)',
                 severity="low" if local else "",
+                why="the called workflow is in this repository",
             )
 
 

@@ -118,6 +118,9 @@ def _in_scope(file: SourceFile) -> bool:
     )
 
 
+_AGENT_READS = "in a file an agent reads as instructions or configuration"
+
+
 def _severity(file: SourceFile, strong: str, weak: str) -> str:
     return strong if file.kind in _STRONG else weak
 
@@ -150,6 +153,7 @@ def unicode_tag_characters(file: SourceFile) -> Iterator[Hit]:
             file.pos_at(match.start()),
             f"{len(match.group())} invisible tag characters spell: {_shown(hidden)!r}",
             severity=_severity(file, "critical", ""),
+            why=_AGENT_READS,
         )
 
 
@@ -229,14 +233,17 @@ def _cjk(ch: str) -> bool:
     return bool(ch) and (0x3400 <= ord(ch) <= 0x9FFF or 0x20000 <= ord(ch) <= 0x3FFFF)
 
 
-@rule("HU003", "invisible-format-character", category="hidden-unicode", severity="medium", kinds=(*_KINDS, kinds.TEXT))
+@rule("HU003", "invisible-format-character", category="hidden-unicode", severity="low", kinds=(*_KINDS, kinds.TEXT))
 def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
     """Zero-width or other invisible format characters (ZWSP, word joiner, variation selectors).
 
     U+200B-U+200D, U+2060-U+2064, U+FEFF after the first character, soft hyphens outside a
     word, Hangul fillers, Mongolian and musical format characters, and runs of variation
-    selectors, which can encode arbitrary bytes (decoded in the message). High in agent
-    instruction and configuration files, medium elsewhere.
+    selectors, which can encode arbitrary bytes. Stray characters (a zero-width space pasted
+    with a link) are one finding per file, at the first of them, with their count: low, or
+    medium in agent instruction and configuration files. A run
+    whose variation-selector bytes decode to words is a finding of its own, showing the text:
+    high in agent instruction and configuration files, medium elsewhere.
 
     Not a finding: a byte order mark at offset 0, emoji ZWJ sequences and presentation
     selectors, joiners inside Arabic, Persian and Indic words, soft hyphens inside words,
@@ -252,24 +259,42 @@ def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
     """
     if not _in_scope(file) or not _FORMAT.search(file.text):
         return
-    count = 0
+    stray: list[tuple[int, str]] = []  # the first few, for the position and the names
+    places = characters = 0
     for match in _FORMAT.finditer(file.text):
         run = match.group()
         if _legit_format(file.text, match.start(), run):
             continue
-        count += 1
-        if count > _MAX_PER_FILE:
-            return
-        names = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in run[:6]))
-        data = decode_selectors(run)
-        extra = ""
-        if len(data) >= 4:
-            extra = f"; as variation-selector bytes they read {_shown(data.decode('utf-8', 'replace'))!r}"
+        words = _words(decode_selectors(run))
+        if words:
+            yield Hit(
+                file.pos_at(match.start()),
+                f"{len(run)} invisible variation selectors hide the text {_shown(words)!r}",
+                severity=_severity(file, "high", "medium"),
+                why="the invisible characters decode to words" + (f"; {_AGENT_READS}" if file.kind in _STRONG else ""),
+            )
+            continue
+        places, characters = places + 1, characters + len(run)
+        if len(stray) < _MAX_PER_FILE:
+            stray.append((match.start(), run))
+    if stray:
+        names = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for _, run in stray for c in run[:6]))
+        where = f" in {places} places, the first here" if places > 1 else ""
         yield Hit(
-            file.pos_at(match.start()),
-            f"{len(run)} invisible character(s) ({names}){extra}",
-            severity=_severity(file, "high", ""),
+            file.pos_at(stray[0][0]),
+            f"{characters} invisible character(s) ({names}){where}",
+            severity=_severity(file, "medium", ""),
+            why=_AGENT_READS,
         )
+
+
+def _words(data: bytes) -> str:
+    """The text variation-selector bytes spell, when it is mostly letters and spaces ("" otherwise)."""
+    if len(data) < 4:
+        return ""
+    text = data.decode("utf-8", "replace")
+    letters = sum(c.isalpha() or c.isspace() for c in text)
+    return text if letters / len(text) >= 0.7 and any(c.isalpha() for c in text) else ""
 
 
 def _offset(text: str, line: int, column: int) -> int:
@@ -309,7 +334,14 @@ def remove_hidden_characters(file: SourceFile, findings: Sequence[Finding], cont
     """Remove each reported run of invisible characters, keeping what emoji sequences need
     (joiners and presentation selectors between emoji, the tags of a subdivision flag)."""
     text = file.text
+    if any(f.rule == "HU003" for f in findings):  # one finding stands for every stray run of the file
+        for stray in _FORMAT.finditer(text):
+            if not _legit_format(text, stray.start(), stray.group()):
+                before, after = text[stray.start() - 1 : stray.start()], text[stray.end() : stray.end() + 1]
+                yield Edit(stray.start(), stray.end(), _kept_format(before, stray.group(), after))
     for finding in findings:
+        if finding.rule == "HU003":
+            continue
         try:
             start = _offset(text, finding.line, finding.column)
         except ValueError:
@@ -317,11 +349,6 @@ def remove_hidden_characters(file: SourceFile, findings: Sequence[Finding], cont
         match = _RUNS[finding.rule].match(text, start)
         if match is None:
             continue
-        run, before, after = match.group(), text[start - 1 : start], text[match.end() : match.end() + 1]
-        if finding.rule == "HU001":
-            kept = _kept_tags(before, run)
-        elif finding.rule == "HU003":
-            kept = _kept_format(before, run, after)
-        else:
-            kept = ""
+        run, before = match.group(), text[start - 1 : start]
+        kept = _kept_tags(before, run) if finding.rule == "HU001" else ""
         yield Edit(start, match.end(), kept)

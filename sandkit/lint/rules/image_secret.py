@@ -150,6 +150,7 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
                     + (" with a literal default" if literal else "")
                     + "; it is recorded in the image history",
                     severity="high" if literal else "medium",
+                    why="the default value is written in the Dockerfile" if literal else "no default is written here",
                 )
             elif value.strip("\"'"):
                 yield Hit(pos, f"ENV {name} in {stage} bakes a secret into the image config")

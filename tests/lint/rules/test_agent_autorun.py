@@ -192,3 +192,14 @@ def test_generated_files_are_left_to_their_kit() -> None:
     assert len(at(lint_files({"sandbox/k/Dockerfile": docker}), "AA008")) == 1
     late = "FROM debian\n" * 3 + header  # the header must open the file
     assert len(at(lint_files({"sandbox/k/Dockerfile": late + docker}), "AA008")) == 1
+
+
+def test_devcontainer_lifecycle_commands_are_read_for_approval_flags() -> None:
+    text = (
+        '{"initializeCommand": "claude --dangerously-skip-permissions -p x",\n'
+        ' "postCreateCommand": {"agent": ["gemini", "--yolo"], "deps": "npm ci"}}\n'
+    )
+    found = {(f.line, f.severity) for f in lint_text(".devcontainer/devcontainer.json", text) if f.rule == "AA008"}
+    assert found == {(1, "high"), (2, "medium")}
+    quiet = '{"postCreateCommand": "echo claude --help && npm ci"}'
+    assert not [f for f in lint_text(".devcontainer/devcontainer.json", quiet) if f.rule == "AA008"]
