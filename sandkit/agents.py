@@ -139,7 +139,7 @@ CATALOGUE: tuple[Agent, ...] = (
             ),
         ),
         instruction_files=("agents.md",),
-        config_files=(".codex/config.toml",),
+        config_files=(".codex/config.toml", ".codex/environments/*.toml"),
         mcp=McpKeys(tables=("mcp_servers",), env=("env", "http_headers", "env_vars")),
         image_words=("codex",),
         api_hosts=("api.openai.com",),

@@ -69,6 +69,11 @@ def add_lint_arguments(p: argparse.ArgumentParser) -> None:
     rules.add_argument("--extend-select", default=None, metavar="RULES", help="rules to run besides the selection")
     rules.add_argument("--ignore", default=None, metavar="RULES", help="rules to skip (added to the config's ignore)")
     rules.add_argument("--extend-ignore", default=None, metavar="RULES", help="the same as --ignore (flake8 habit)")
+    rules.add_argument(
+        "--include-examples",
+        action="store_true",
+        help="report secrets in tests, fixtures and documentation too (at low severity; they are left out by default)",
+    )
     paths = p.add_argument_group("paths (globs read like .gitignore, relative to the current folder)")
     paths.add_argument(
         "--exclude", default=None, metavar="GLOBS", help="comma-separated paths not to scan (replaces the config's)"

@@ -94,7 +94,9 @@ class Lint:
         from sandkit.lint.source import RuleSettings
 
         return ScanOptions(
-            tuple(r.id for r in self.active), RuleSettings(self.config.extra_secret_patterns), self.config.max_file_size
+            tuple(r.id for r in self.active),
+            RuleSettings(self.config.extra_secret_patterns, self.args.include_examples or self.config.include_examples),
+            self.config.max_file_size,
         )
 
     def shown(self, findings: list[Finding]) -> tuple[list[Finding], int]:

@@ -9,6 +9,7 @@ Keys (``-`` and ``_`` are interchangeable)::
     exclude = ["tests/lint/corpus"]      # globs of paths not scanned at all
     extra-secret-patterns = ["acme_[0-9a-f]{32}"]   # more credential formats (regexes)
     max-file-size = 2000000              # bytes read per file; the rest is reported, not read
+    include-examples = false             # report secrets in tests, fixtures and docs (at low)
 
 ``sandkit build`` reads two keys of the same table, so that ``sandkit build --check`` (the
 pre-commit hook) needs no arguments::
@@ -48,6 +49,7 @@ class LintConfig:
     exclude: tuple[str, ...] = ()
     extra_secret_patterns: tuple[str, ...] = ()
     max_file_size: int = 2_000_000
+    include_examples: bool = False
     kits: tuple[str, ...] = ()
     output: str | None = None
     path: str | None = None
@@ -125,6 +127,10 @@ def _build(path: str, data: PMap) -> LintConfig:
             if not isinstance(value, str) or not value:
                 raise _error(path, pos, "output must be a folder path (a string)")
             config.output = value
+        elif key == "include-examples":
+            if not isinstance(value, bool):
+                raise _error(path, pos, "include-examples must be true or false")
+            config.include_examples = value
         elif key == "max-file-size":
             if not isinstance(value, int) or isinstance(value, bool) or value < 1024:
                 raise _error(path, pos, "max-file-size must be a number of bytes >= 1024")
@@ -161,6 +167,6 @@ def _per_path(path: str, value: Any, pos: Pos) -> dict[str, tuple[str, ...]]:
 def _did_you_mean(key: str) -> str:
     import difflib
 
-    known = [*_LISTS, "per-path-ignores", "fail-on", "max-file-size", "output"]
+    known = [*_LISTS, "per-path-ignores", "fail-on", "max-file-size", "include-examples", "output"]
     close = difflib.get_close_matches(key, known, n=1)
     return f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(known)}"

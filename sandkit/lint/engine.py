@@ -12,8 +12,9 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
-from sandkit.lint import engine_rules
+from sandkit.lint import engine_rules, kinds
 from sandkit.lint.discovery import Candidate, Matcher, discover
 from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
@@ -221,6 +222,8 @@ class _Checker:
                 )
             )
         problem = self._parse_problem(source)
+        if source.syntax in ("helm", "template"):
+            text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
         for rule in self._rules_for(kind):
             if rule.triggers and not rule.triggered_by(text):
                 continue
@@ -232,7 +235,7 @@ class _Checker:
             except Exception as exc:  # a rule bug must not stop the scan
                 result.crashes.append(f"{candidate.path}: rule {rule.id} failed: {type(exc).__name__}: {exc}")
         if problem is not None:
-            hits.append((engine_rules.PARSE_ERROR, Hit(problem.pos, problem.message)))
+            hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
         for bound in source.bounds_met():
             hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))
         result.findings = self._finish(source, hits)
@@ -295,6 +298,18 @@ class _Checker:
         return list(findings)
 
 
+def _parse_hit(source: SourceFile, problem: SyntaxProblem) -> Hit:
+    if source.syntax not in ("helm", "template"):
+        return Hit(problem.pos, problem.message)
+    what = "Helm template" if source.syntax == "helm" else "template"
+    return Hit(
+        problem.pos,
+        f"this {what} is not YAML once its directives are masked ({problem.message}), so it was not checked",
+        severity="info",
+        why="a template engine renders it; only what can be read around the directives is checked",
+    )
+
+
 def _with_reason(hit: Hit, rule: Rule) -> str:
     """The message, saying why when the hit's severity is not the rule's documented one."""
     if not hit.severity or hit.severity == rule.severity:
@@ -310,6 +325,11 @@ def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceF
         kind = Kind("shell", "shell")
     text = raw[: options.max_bytes].decode("utf-8", errors="replace")
     kind = kind_by_content(kind, text[:4096], text)
+    values = None
+    if kind.syntax == "yaml" and "{{" in text and "templates/" in candidate.path:
+        chart = _chart_values(candidate.abspath, options.max_bytes)
+        if chart is not None:
+            kind, values = Kind(kinds.KUBERNETES if kind.kind == kinds.KUBERNETES else kinds.YAML, "helm"), chart
     return SourceFile(
         candidate.path,
         text,
@@ -317,7 +337,27 @@ def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceF
         kind.syntax,
         in_dependency=candidate.in_dependency,
         settings=options.settings,
+        template_values=values,
     )
+
+
+_CHART_VALUES: dict[str, Any] = {}  # chart folder -> its values.yaml, per process (a few charts at a time)
+
+
+def _chart_values(path: str, max_bytes: int) -> Any:
+    """The values of the Helm chart whose ``templates/`` hold ``path``, or None outside a chart."""
+    from sandkit.lint.syntax.helm import chart_root, load_values
+
+    root = chart_root(path)
+    if root is None:
+        return None
+    if root not in _CHART_VALUES:
+        if len(_CHART_VALUES) > 64:
+            _CHART_VALUES.clear()
+        raw = _read(os.path.join(root, "values.yaml"), max_bytes)
+        text = raw[:max_bytes].decode("utf-8", errors="replace") if isinstance(raw, bytes) else ""
+        _CHART_VALUES[root] = load_values(text)
+    return _CHART_VALUES[root]
 
 
 def fingerprint(rule_id: str, path: str, line_text: str, occurrence: int) -> str:

@@ -120,13 +120,15 @@ UNIT_FAMILY = frozenset({SYSTEMD, TEXT})
 
 class Kind(NamedTuple):
     kind: str
-    syntax: str  # yaml | json | toml | dockerfile | shell | makefile | justfile | jenkinsfile | env | text
+    syntax: str  # yaml | json | toml | dockerfile | shell | makefile | justfile | jenkinsfile | env | text,
+    # or template (YAML with {{ }} / {% %} template syntax) and helm (a chart's template)
 
 
 #: Kinds a file's name leaves open, and the kinds its content may make of it; a scan reads such a
 #: file only when a selected rule wants one of them.
 CONTENT_FAMILIES = {
     Kind(YAML, "yaml"): YAML_FAMILY,
+    Kind(YAML, "template"): YAML_FAMILY,
     Kind(JSON, "json"): JSON_FAMILY,
     Kind(TEXT, "hcl"): HCL_FAMILY,
     Kind(TEXT, "unit"): UNIT_FAMILY,
@@ -188,10 +190,17 @@ def _syntax_of(name: str) -> str:
     return "text"
 
 
+_TEMPLATE_EXTENSIONS = (".j2", ".jinja", ".jinja2", ".tmpl", ".tpl", ".mustache", ".gotmpl", ".template", ".hbs")
+
+
 def kind_by_name(rel: str) -> Kind:
     """The kind a path's name implies; YAML and extension-less files may be refined later."""
     lower = rel.lower()
     name = lower.rsplit("/", 1)[-1]
+    if name.endswith(_TEMPLATE_EXTENSIONS) and name.rsplit(".", 1)[0].endswith((".yml", ".yaml")):
+        # compose.yaml.j2, docker-compose.yml.mustache: read as YAML once the template syntax is masked
+        inner = kind_by_name(lower.rsplit(".", 1)[0])
+        return Kind(inner.kind, "template") if inner.syntax == "yaml" else inner
     if _AGENT_CONFIG_RE.match(lower):
         return Kind(AGENT_CONFIG, _syntax_of(name))
     if _AGENT_INSTRUCTION_RE.match(lower):
@@ -284,33 +293,39 @@ _JSON_PATCH = re.compile(
 )
 
 
+_JSON_K8S = re.compile(r'"apiVersion"\s*:\s*"[\w./-]+"')
+_JSON_KIND = re.compile(r'"kind"\s*:\s*"[A-Z]\w*"')
+
+
 def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:
     """Refine a vague kind from the start of the file's text (Ansible: from all of ``text``,
     since a playbook's container task may come late)."""
     if kind.kind in (YAML, JSON) and _JSON_PATCH.match(head):
         return Kind(JSON_PATCH, kind.syntax)
+    if kind == Kind(JSON, "json") and _JSON_K8S.search(head) and _JSON_KIND.search(head):
+        return Kind(KUBERNETES, "json")  # kubectl get -o json, and manifests written as JSON
     if kind == Kind(TEXT, "hcl"):
         return Kind(NOMAD, "hcl") if _NOMAD.search(head) else Kind(TEXT, "text")
     if kind == Kind(TEXT, "unit"):
         return Kind(SYSTEMD, "unit") if _QUADLET_POD.search(head) else Kind(TEXT, "text")
     if kind == Kind(TEXT, "hook"):  # a shell shebang was seen before; another one is another language
         return Kind(TEXT, "text") if head.startswith("#!") else Kind(SHELL, "shell")
-    if kind.syntax == "yaml" and kind.kind == YAML:
+    if kind.syntax in ("yaml", "template") and kind.kind == YAML:
         if _KIT_MARK.search(head):
-            return Kind(KIT, "yaml")
+            return Kind(KIT, kind.syntax)
         if _K8S_API.search(head) and _K8S_KIND.search(head):
-            return Kind(KUBERNETES, "yaml")
+            return Kind(KUBERNETES, kind.syntax)
         if _JOBS.search(head) and _ON.search(head):
-            return Kind(WORKFLOW, "yaml")
+            return Kind(WORKFLOW, kind.syntax)
         if _RUNS.search(head) and "using:" in head:
-            return Kind(ACTION, "yaml")
+            return Kind(ACTION, kind.syntax)
         if _SERVICES.search(head):
-            return Kind(COMPOSE, "yaml")
+            return Kind(COMPOSE, kind.syntax)
         body = text or head
         if ("docker" in body or "podman" in body) and (
             _ANSIBLE_CONTAINER.search(body) or (_ANSIBLE_SHELL.search(body) and _RUNTIME_RUN.search(body))
         ):
-            return Kind(ANSIBLE, "yaml")
+            return Kind(ANSIBLE, kind.syntax)
     return kind
 
 

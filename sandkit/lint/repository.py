@@ -44,6 +44,22 @@ class RepositoryView:
         except OSError:
             return None
 
+    def matching(self, folder: str, pattern: str, limit: int = 50) -> list[str]:
+        """Files of ``folder`` (relative to the root) whose names match the glob ``pattern``
+        (one path segment, as COPY sources are), at most ``limit`` of them, sorted."""
+        import fnmatch
+
+        root = os.path.realpath(self.root)
+        path = os.path.realpath(os.path.join(root, folder))
+        if path != root and not path.startswith(root.rstrip(os.sep) + os.sep):
+            return []
+        try:
+            names = sorted(e.name for e in os.scandir(path) if e.is_file(follow_symlinks=False))
+        except OSError:
+            return []
+        found = [n for n in names if fnmatch.fnmatchcase(n, pattern)][:limit]
+        return [f"{folder}/{n}" if folder else n for n in found]
+
 
 Pass = Callable[[list[Finding], RepositoryView], list[Finding]]
 _PASSES: list[tuple[str, Pass]] = []

@@ -31,6 +31,7 @@ class RuleSettings:
     """Configuration values rules may read (from ``[tool.sandkit]``)."""
 
     extra_secret_patterns: tuple[str, ...] = ()
+    include_examples: bool = False  # report secrets in tests, fixtures and documentation (at low)
 
 
 class SourceFile:
@@ -45,8 +46,10 @@ class SourceFile:
         *,
         in_dependency: bool = False,
         settings: RuleSettings | None = None,
+        template_values: Any = None,
     ) -> None:
         self.path = path
+        self.template_values = template_values  # a Helm chart's values.yaml, for syntax "helm"
         self.text = text
         self.kind = kind
         self.syntax = syntax
@@ -146,20 +149,30 @@ class SourceFile:
 
     def validate(self) -> None:
         """Raise SyntaxProblem if the file does not parse, doing no more work than that."""
-        if self.syntax == "yaml":
+        if self.syntax in ("yaml", "helm", "template"):
             from sandkit.lint.syntax.yaml import check_syntax
 
-            self.memo("yaml_valid", lambda: check_syntax(self.text))
+            self.memo("yaml_valid", lambda: check_syntax(self.yaml_text))
         else:
             self.documents  # noqa: B018
+
+    @property
+    def yaml_text(self) -> str:
+        """The text the YAML parser reads: a Helm template's with its directives masked
+        (:mod:`sandkit.lint.syntax.helm`, lines and value columns kept), else the file's own."""
+        if self.syntax not in ("helm", "template"):
+            return self.text
+        from sandkit.lint.syntax.helm import mask_template
+
+        return self.memo("helm_masked", lambda: mask_template(self.text, self.template_values or {}))
 
     def _yaml_nodes(self) -> list[Any]:
         from sandkit.lint.syntax.yaml import compose_nodes
 
-        return self.memo("yaml_nodes", lambda: compose_nodes(self.text))
+        return self.memo("yaml_nodes", lambda: compose_nodes(self.yaml_text))
 
     def _parse_documents(self) -> list[Any]:
-        if self.syntax == "yaml":
+        if self.syntax in ("yaml", "helm", "template"):
             from sandkit.lint.syntax.yaml import convert_nodes
 
             return convert_nodes(self._yaml_nodes(), self.budget)

@@ -84,6 +84,17 @@ CREDENTIAL_PATHS = (
     "~/.cargo/credentials.toml",
     "~/.config/hub",
     "~/.gem/credentials",
+    # cluster and cloud clients: client certificates, keys and tokens
+    "~/.minikube",
+    "~/.talos",
+    "~/.docker/machine",
+    "~/.config/helm",
+    "~/.config/doctl",
+    "~/.config/hcloud",
+    "~/.oci",
+    "~/.bluemix",
+    "~/.config/openstack",
+    "~/.config/rclone",
     # and the credential files coding agents leave in a home folder (the agent catalogue)
     *(path for agent in CATALOGUE for path in agent.credential_files),
 )

@@ -48,6 +48,12 @@ _PREFIX = re.compile(
 )
 
 
+#: Passwords that documentation writes in connection URLs; a real one is not a word and a number.
+_STAND_IN_PASSWORDS = frozenset(
+    {"password", "passw0rd", "secret", "pass", "pwd", "admin", "root", "test", "user", "guest", "postgres", "mysql"}
+)
+
+
 @dataclass(frozen=True)
 class Token:
     kind: str
@@ -141,9 +147,12 @@ def _plausible(token: Token, text: str) -> bool:
         return bool(_KEY_MATERIAL.search(text, token.end, token.end + 400))
     if kind == "JSON Web Token":
         return _real_jwt(value)
+    if text[token.end : token.end + 3] in ("...", "…") or text[token.end : token.end + 1] == "…":
+        return False  # shown truncated: documentation of a format, not a credential
     if kind == "URL with a password":
         user, _, password = value.split("://", 1)[1].rstrip("@").partition(":")
-        return not (len(password) < 4 or password == user or is_placeholder(password))
+        weak = password.lower() in _STAND_IN_PASSWORDS or re.fullmatch(r"(?i)[a-z]{1,8}\d{1,4}|\d{1,8}", password)
+        return not (len(password) < 4 or password == user or is_placeholder(password) or weak)
     if re.search(r"(?i)example|x{6}|0{8}|fake|dummy|redacted|test_?key", value):
         return False
     if kind in _MIXED_KINDS:
@@ -174,6 +183,95 @@ def _real_jwt(value: str) -> bool:
     return payload.get("role") != "anon"  # Supabase anon keys are public by design
 
 
+#: Lockfiles: every key is a package name ("path-key", "registry-auth-token") and every value a version.
+LOCKFILES = frozenset(
+    {
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "bun.lock",
+        "composer.lock",
+        "cargo.lock",
+        "poetry.lock",
+        "uv.lock",
+        "pdm.lock",
+        "gemfile.lock",
+        "go.sum",
+        "deno.lock",
+        "pipfile.lock",
+    }
+)
+_VERSION = re.compile(r"(?:npm:|workspace:)?[\^~<>=v]*\d+(?:\.[\dx*]+){1,3}(?:[-+.][\w.-]+)?(?:\s*\|\|.*)?")
+# A key that names where a secret is kept (the key inside a Secret, the Secret's name), whose value
+# is that name: adminPasswordKey: postgres-password, existingSecret: db-creds, auth-secret: ns/name.
+_REFERENCE_NAME = re.compile(r"(?i)(?:key|name|ref|secret|secrets|file|path|selector|field)$")
+_OBJECT_NAME = re.compile(r"[a-z0-9](?:[a-z0-9._-]{0,251}[a-z0-9])?(?:/[a-z0-9](?:[a-z0-9._-]{0,251}[a-z0-9])?)?")
+_PATTERN_CHARS = re.compile(r"\\[dswbDSWB.]|\(\?|\[\^?[^\]]*\][*+?{]|\.\*|\{\d+(?:,\d*)?\}")
+#: Folders and names of test fixtures and documentation examples (see :func:`is_example_path`).
+_EXAMPLE_FOLDERS = frozenset(
+    {
+        "test",
+        "tests",
+        "testdata",
+        "test_data",
+        "test-data",
+        "testing",
+        "fixtures",
+        "fixture",
+        "__fixtures__",
+        "__tests__",
+        "__mocks__",
+        "mocks",
+        "mock",
+        "spec",
+        "specs",
+        "e2e",
+        "examples",
+        "example",
+        "samples",
+        "sample",
+        "demo",
+        "demos",
+        "docs",
+        "doc",
+        "documentation",
+        "website",
+        "tutorial",
+        "tutorials",
+        "snapshots",
+    }
+)
+_EXAMPLE_NAME = re.compile(
+    r"(?i)(?:^test_|_test\.|\.test\.|\.spec\.|_spec\.|\.example$|\.sample$|\.dist$|\.template$|"
+    r"^example|\.md$|\.mdx$|\.rst$|\.adoc$|\.ipynb$)"
+)
+
+
+def is_example_path(path: str) -> bool:
+    """A test fixture, sample or documentation page: where credentials are usually fake on purpose."""
+    parts = path.lower().split("/")
+    return any(part in _EXAMPLE_FOLDERS for part in parts[:-1]) or bool(_EXAMPLE_NAME.search(parts[-1]))
+
+
+def is_lockfile(path: str) -> bool:
+    return path.lower().rsplit("/", 1)[-1] in LOCKFILES
+
+
+def is_reference(name: str, value: str) -> bool:
+    """``value`` names where a secret is kept (a key of a Secret, a Secret's name), or is a
+    version range or a pattern, not the secret itself."""
+    text = value.strip().strip("\"'")
+    if _VERSION.fullmatch(text) or _PATTERN_CHARS.search(text):
+        return True
+    suffix = _REFERENCE_NAME.search(name.strip())
+    if suffix is None or not _OBJECT_NAME.fullmatch(text) or re.search(r"\d{4}", text):
+        return False
+    if suffix.group().lower().startswith("secret"):  # a Secret named as namespace/name, or an existingSecret
+        return "/" in text or name.lower().startswith("existing")
+    return bool(re.search(r"[-./]", text))
+
+
 def literal_secret(name: str, value: object) -> bool:
     """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
 
@@ -195,4 +293,6 @@ def literal_secret(name: str, value: object) -> bool:
         return False  # request and change tokens are ids; API keys in UUID form still count
     if "/" in text and re.search(r"\.[A-Za-z]{1,5}$", text):
         return False  # a file path
+    if is_reference(str(name), text):
+        return False
     return not re.fullmatch(r"https?://[^@\s]*|\d+(?:\.\d+)?", text)

@@ -11,7 +11,10 @@ from typing import Any
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
-SECRET_REF = re.compile(r"\bsecrets\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|\bsecrets\s*\[\s*['\"]([^'\"]{1,100})")
+# "secrets" as the context itself, not the end of a name (needs.x-with-inherited-secrets.outputs.y).
+SECRET_REF = re.compile(
+    r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})"
+)
 UNTRUSTED_TRIGGERS = ("pull_request_target", "workflow_run")
 # Expressions naming the code of a pull request (or of the run that triggered workflow_run).
 _HEAD_REF = re.compile(

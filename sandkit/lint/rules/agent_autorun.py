@@ -89,6 +89,41 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
         yield Hit(hook.pos, f"{hook.what} hook runs a command by itself: {_short(hook.text)}")
 
 
+@rule(
+    "AA009",
+    "codex-environment-setup",
+    category="agent-autorun",
+    severity="medium",
+    kinds=(kinds.AGENT_CONFIG,),
+    triggers=("setup",),
+)
+def codex_environment_setup(file: SourceFile) -> Iterator[Hit]:
+    """A Codex environment (.codex/environments/*.toml) has a setup script, which runs by itself.
+
+    The `script` of the `[setup]` table runs when Codex creates a worktree or environment for
+    the repository, before anyone reads it; `[[actions]]` run only when clicked and are not
+    findings (their commands are still read for approval-skipping flags, AA008). The message
+    shows the script's first lines.
+
+    Why:
+    Whoever can change the file chooses a command that runs on the developer's machine (or the
+    environment's container) as soon as Codex sets the repository up, with their credentials.
+
+    Fix:
+    Keep the setup script to what the project needs (installing dependencies), review changes
+    to it like code, and move anything else into an action that someone starts by hand.
+    """
+    if "/.codex/environments/" not in f"/{file.path}" or file.syntax != "toml":
+        return
+    for document in file.documents:
+        setup = document.get("setup") if isinstance(document, PMap) else None
+        if not isinstance(setup, PMap):
+            continue
+        script = setup.get("script")
+        if isinstance(script, PStr) and script.strip():
+            yield Hit(setup.pos_of("script"), f"Codex runs this setup script by itself: {_short(script)}")
+
+
 def _short(value: Any, limit: int = 80) -> str:
     text = " ".join(str(value or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

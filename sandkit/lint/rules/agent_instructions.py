@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -106,6 +107,34 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
             )
 
 
+_FENCE = re.compile(r"(?m)^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)[^`\n]+?\1")
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Offsets of fenced code blocks and inline code spans, where Markdown shows text as written."""
+    spans: list[tuple[int, int]] = []
+    fences = list(_FENCE.finditer(text))
+    index = 0
+    while index < len(fences):
+        marker = fences[index].group(1)
+        after = index + 1
+        while after < len(fences) and not (
+            fences[after].group(1)[0] == marker[0] and len(fences[after].group(1)) >= len(marker)
+        ):
+            after += 1
+        spans.append((fences[index].start(), fences[after].end() if after < len(fences) else len(text)))
+        index = after + 1
+    inline = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(text) if not _inside(spans, m.start())]
+    return sorted(spans + inline)
+
+
+def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
+    """Whether ``offset`` falls in one of ``spans`` (sorted, not overlapping)."""
+    index = bisect.bisect_right(spans, (offset, len(spans) and 1 << 62)) - 1
+    return index >= 0 and spans[index][0] <= offset < spans[index][1]
+
+
 @rule(
     "AI002",
     "instructions-hidden-comment",
@@ -130,13 +159,16 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
     Move the text into the visible part of the file (so it is reviewed), or delete it.
     """
     text = file.text
+    shown = _code_spans(text)
     start = text.find("<!--")
     while start >= 0:
         end = text.find("-->", start + 4)
         if end < 0:
             return  # an unclosed comment: nothing after it can close one either
         body = text[start + 4 : end]
-        start = text.find("<!--", end + 3)
+        opened, start = start, text.find("<!--", end + 3)
+        if _inside(shown, opened):
+            continue  # in a code block or code span: rendered as text, not hidden
         words = body.split()
         if _TOOL_COMMENT.match(body) or (len(words) < 6 and "://" not in body):
             continue
@@ -189,6 +221,21 @@ def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
         yield Hit(pos, message, severity="high" if preview else "", why="it decodes to readable text")
 
 
+_DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages", ".tox", ".nox"})
+
+
+def _where_agents_look(path: str) -> bool:
+    """Instructions at a package's top (node_modules/pkg/CLAUDE.md) or in an agent's hidden folder
+    (node_modules/pkg/.cursor/rules/x.mdc); not a page of the package's documentation that shares
+    a name (an Agent.md among undici's API pages), which no agent reads as its instructions."""
+    parts = path.split("/")
+    last = max(i for i, part in enumerate(parts) if part in _DEPENDENCY_FOLDERS)
+    rest = parts[last + 1 :]
+    if rest and rest[0].startswith("@"):
+        rest = rest[1:]
+    return len(rest) <= 2 or any(part.startswith(".") for part in rest[1:-1])
+
+
 @rule(
     "AI004",
     "agent-file-in-dependency",
@@ -201,7 +248,9 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
 
     .claude/, .cursor/, .vscode/, .mcp.json, CLAUDE.md, AGENTS.md, rule files and the like
     under node_modules, vendor, .venv or site-packages. Configuration is high, instruction
-    files medium.
+    files medium. Instruction files count at a package's top folder or inside a hidden agent
+    folder; a documentation page deeper in a package that shares a name (an API page
+    called Agent.md) is not one.
 
     Why:
     Agents pick up instruction and configuration files from the folders they work in, and
@@ -212,7 +261,7 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
     Report the package, remove it or pin a clean version, and exclude dependency folders
     from the agent's context.
     """
-    if file.in_dependency:
+    if file.in_dependency and (file.kind == AGENT_CONFIG or _where_agents_look(file.path)):
         what = "agent configuration" if file.kind == AGENT_CONFIG else "agent instructions"
         yield Hit(
             file.pos_at(0),

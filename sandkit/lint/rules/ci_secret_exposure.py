@@ -201,6 +201,10 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
             yield from _leaks(file, run, names)
 
 
+_EXPRESSION = re.compile(r"\$\{\{.*?\}\}")
+_PIPE = re.compile(r"(?<!\|)\|(?!\|)")
+
+
 def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:
     offset = 0
     for line in run.split("\n"):
@@ -212,7 +216,9 @@ def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:
         )
         if used is None:
             continue
-        before, pipe, _after = line.partition("|")
+        shell = _EXPRESSION.sub(lambda m: "x" * len(m.group()), line)  # `||` inside ${{ }} is no pipe
+        pipe_at = _PIPE.search(shell)
+        before, pipe = (line[: pipe_at.start()], "|") if pipe_at else (line, "")
         if _TO_FILE.search(line[used.end() :]) and not pipe:
             yield Hit(file.str_pos(run, start + used.start()), f"run step writes {used.group().strip('${ ')} to a file")
         elif _PRINT.search(before) and not pipe and used.start() < len(before):

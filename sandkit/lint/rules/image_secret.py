@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from sandkit.credentials import TOKEN_HINTS, is_placeholder, is_secret_key
-from sandkit.lint.facts.secret_values import find_tokens
+from sandkit.lint.facts.secret_values import find_tokens, literal_secret
 from sandkit.lint.kinds import DOCKERFILE
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import rule
@@ -170,7 +171,14 @@ def _secret_file(source: str) -> bool:
         return False
     if name == "config.json":
         return ".docker" in source
-    return any(fnmatchcase(name, p) for p in _SECRET_FILES) or "/.ssh/" in f"/{source}" or "/.aws/" in f"/{source}"
+    if any(fnmatchcase(name, p) for p in _SECRET_FILES) or "/.ssh/" in f"/{source}" or "/.aws/" in f"/{source}":
+        return True
+    # A glob (".env*", "*.pem*") that would take in a secret file; the copied-file-content pass
+    # then reads what it matches in the build context.
+    return any(c in name for c in "*?[") and name not in ("*", ".*") and any(fnmatchcase(e, name) for e in _GLOB_PROBES)
+
+
+_GLOB_PROBES = (".env", ".env.local", ".env.production", "id_rsa", "id_ed25519", "server.key", "tls.pem", ".npmrc")
 
 
 @rule(
@@ -209,8 +217,11 @@ def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
 
     Sources such as .env and .env.*, *.pem, *.key, id_rsa/id_ed25519, .npmrc, .pypirc,
     .netrc, .git-credentials, .docker/config.json, credentials.json, service-account keys,
-    .ssh/ and .aws/ folders. `.env.example`-style templates, public keys and `COPY --from`
-    (another build stage) are not findings.
+    .ssh/ and .aws/ folders, and globs that take such files in (`.env*`). What is copied is
+    read when it is in the build context (the Dockerfile's folder): a file that holds no
+    credential (a PGP public key named `*.key`, a `.env` of versions and flags) is not a
+    finding; one made during the build is. `.env.example`-style templates, public keys and
+    `COPY --from` (another build stage) are not findings.
 
     Why:
     A file copied into a layer stays in the image even if a later step deletes it, and
@@ -317,3 +328,41 @@ def _nearest_dockerignore(dockerfile: str, repo: RepositoryView) -> tuple[str, s
         if not folder:
             return "", None
         folder = posixpath.dirname(folder)
+
+
+@repository_pass("copied-file-content")
+def keep_copies_that_hold_secrets(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+    """Settle IS002 by reading what is copied: drop it when every matching file in the build
+    context is there and holds no secret (a PGP public key named *.key, a .env of versions)."""
+    return [f for f in findings if f.rule != "IS002" or not _copies_hold_nothing(f, repo)]
+
+
+_COPY_MESSAGE = re.compile(r"^(?:COPY|ADD) (\S+) puts a credential file")
+
+
+def _copies_hold_nothing(finding: Finding, repo: RepositoryView) -> bool:
+    match = _COPY_MESSAGE.match(finding.message)
+    if match is None:
+        return False
+    source = match.group(1).removeprefix("./").lstrip("/")
+    folder, _, pattern = posixpath.join(posixpath.dirname(finding.path), source).rpartition("/")
+    files = repo.matching(folder, pattern)
+    if not files:
+        return False  # made during the build, or outside what was scanned: keep the finding
+    return all(_holds_no_secret(path, repo.read(path, 200_000)) for path in files)
+
+
+def _holds_no_secret(path: str, text: str | None) -> bool:
+    """True only when the file's content can be read and shows no credential."""
+    if text is None:
+        return False
+    if "PRIVATE KEY" in text or any(True for _ in find_tokens(text)):
+        return False
+    name = path.rsplit("/", 1)[-1].lower()
+    if "PUBLIC KEY" in text or name.endswith(".pub"):
+        return True
+    if name.startswith(".env") or name.endswith(".env"):
+        pairs = [line.split("=", 1) for line in text.splitlines() if "=" in line and not line.lstrip().startswith("#")]
+        names = [(k.strip().removeprefix("export ").strip(), v.strip()) for k, v in pairs]
+        return not any(literal_secret(k, v) for k, v in names)
+    return False

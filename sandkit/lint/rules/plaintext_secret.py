@@ -14,7 +14,7 @@ from sandkit.credentials import TOKEN_HINTS
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.mcp_servers import mcp_servers
-from sandkit.lint.facts.secret_values import find_configured, find_tokens, literal_secret
+from sandkit.lint.facts.secret_values import find_configured, find_tokens, is_example_path, is_lockfile, literal_secret
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
@@ -94,8 +94,12 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     Not a finding: placeholders and documented examples (AKIAIOSFODNN7EXAMPLE, ghp_xxxx...,
     ``<token>``), bodies with one character class or counting sequences, the jwt.io sample
     token, Supabase ``anon`` keys (public by design), key headers with no key after them,
-    URLs whose password is a stand-in or a `${VAR}`. Dockerfile ENV/ARG lines are image-secret
-    (IS001) and MCP server env is agent-mcp (AM003).
+    URLs whose password is a stand-in, a `${VAR}` or a word and a number (`abc123`), tokens shown
+    truncated (`ghp_1a2B...`). Dockerfile ENV/ARG lines are image-secret (IS001) and MCP
+    server env is agent-mcp (AM003). Test fixtures, samples and documentation (folders such as
+    tests/, fixtures/, testdata/, examples/, docs/; `*_test.*`, `*.spec.*`, `*.example`,
+    Markdown) are left out: their credentials are fake on purpose; `--include-examples` (or
+    `include-examples = true`) reports them at low severity.
 
     Why:
     Whatever the repository holds, an agent working on it can read and, told to by text it
@@ -105,12 +109,25 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     Revoke the credential, remove it from the file (and history), and pass it at run time:
     a kit `secrets:` entry, a CI secret, or an environment variable read by the program.
     """
+    example = _example(file)
+    if example is None:
+        return
     claimed = claimed_lines(file) if file.kind in (kinds.DOCKERFILE, kinds.AGENT_CONFIG) else ()
     for token in find_tokens(file.text):
         pos = file.pos_at(token.start)
         if pos.line in claimed:
             continue
-        yield Hit(pos, f"{token.kind} written in plain text ({token.shown})")
+        yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", **example)
+
+
+def _example(file: SourceFile) -> dict[str, str] | None:
+    """How to report a secret in this file: normally (``{}``), at low severity in a test fixture or
+    documentation example when ``include-examples`` is on, or not at all (None)."""
+    if not is_example_path(file.path):
+        return {}
+    if not file.settings.include_examples:
+        return None
+    return {"severity": "low", "why": "in a test fixture or documentation example, where values are usually fake"}
 
 
 @rule(
@@ -133,7 +150,11 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
     xxxx, empty or very short values), prose with spaces, the name of another variable,
     paths, numbers and booleans; keys that name non-secrets (`key`, `cache_key`,
-    `public_key`, `publishable_key`). Values in a known format are PS001.
+    `public_key`, `publishable_key`); values that name where a secret is kept
+    (`adminPasswordKey: postgres-password`, `existingSecret: db-creds`, `auth-secret:
+    ns/name`), version ranges and regular expressions; lockfiles (package names such as
+    `path-key` and their versions) and JSON Schemas. Values in a known format are PS001. Test
+    fixtures and documentation are left out as for PS001.
 
     Why:
     A password or key in a tracked file is readable by every agent and person with the
@@ -145,7 +166,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     """
     if file.kind == kinds.TEXT and not file.path.lower().endswith(_INI_NAMES):
         return
-    if not _SECRET_KEY_HINT.search(file.text):
+    example = _example(file)
+    if example is None or is_lockfile(file.path):
+        return  # lockfiles pair package names ("path-key") with versions
+    if not _SECRET_KEY_HINT.search(file.text) or _is_json_schema(file):
         return  # no secret-like name before a ":" or "=": nothing to parse for
     known = {file.pos_at(t.start).line for t in find_tokens(file.text)}
     claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
@@ -155,7 +179,16 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             continue
         seen.add(pos)
         if literal_secret(name, value):
-            yield Hit(pos, f"{name} is set to a literal value in plain text")
+            yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
+
+
+def _is_json_schema(file: SourceFile) -> bool:
+    """A JSON Schema describes secret-named keys (``"password": {"type": "string"}``); it holds none."""
+    if file.syntax not in ("json", "yaml") or "$schema" not in file.text[:2000]:
+        return False
+    documents = file.documents
+    top = documents[0] if documents else None
+    return isinstance(top, dict) and "json-schema.org" in str(top.get("$schema", ""))
 
 
 def _pairs(file: SourceFile) -> Iterator[tuple[str, Any, Pos]]:
@@ -207,7 +240,8 @@ def configured_secret_pattern(file: SourceFile) -> Iterator[Hit]:
     Revoke the credential, remove it from the file (and history), and pass it at run time.
     """
     patterns = file.settings.extra_secret_patterns
-    if not patterns:
+    example = _example(file)
+    if not patterns or example is None:
         return
     for token in find_configured(file.text, patterns):
-        yield Hit(file.pos_at(token.start), f"value matches {token.kind} ({token.shown})")
+        yield Hit(file.pos_at(token.start), f"value matches {token.kind} ({token.shown})", **example)

@@ -132,3 +132,12 @@ def test_workflow_level_write_scope_with_several_jobs() -> None:
 def test_workflow_rules_ignore_other_yaml() -> None:
     text = "jobs:\n  a:\n    env:\n      T: ${{ secrets.T }}\n"  # no "on:": not a workflow
     assert at(lint_text("config/jobs.yaml", text), "CS001") == []
+
+
+def test_cs004_reads_secrets_context_and_expression_or() -> None:
+    text = (
+        "on: push\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        '      - run: echo "v=${{ needs.x-with-inherited-secrets.outputs.y }}" >> "$GITHUB_ENV"\n'
+        '      - run: echo "TOKEN=${{ secrets.A || github.token }}" >> "$GITHUB_ENV"\n'
+    )
+    assert at(lint_text(".github/workflows/a.yml", text), "CS004") == [(8, 30)]

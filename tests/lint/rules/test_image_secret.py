@@ -98,3 +98,17 @@ def test_dockerignore_that_lets_env_in(ignore: str) -> None:
 def test_narrow_copy_is_not_a_context_copy() -> None:
     text = "FROM python:3.12\nCOPY src/ /app/src/\nCOPY requirements.txt .\n"
     assert at(lint_files({"Dockerfile": text}), "IS003") == []
+
+
+def test_is002_reads_what_is_copied() -> None:
+    public_key = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBF...\n-----END PGP PUBLIC KEY BLOCK-----\n"
+    files = {
+        "docker/Dockerfile": "FROM x\nCOPY repo.key /etc/apt/keys/\nCOPY .env* /app/\nCOPY deploy.key /k\nCOPY gen.pem /p\n",
+        "docker/repo.key": public_key,
+        "docker/.env": "VERSION='dev'\n",
+        "docker/deploy.key": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+    }
+    found = [(f.line, f.message.split(" puts")[0]) for f in lint_files(files) if f.rule == "IS002"]
+    assert found == [(4, "COPY deploy.key"), (5, "COPY gen.pem")]  # gen.pem is made by the build: kept
+    files["docker/.env.local"] = "DB_PASSWORD=Zq8vR2mN5tLw\n"
+    assert [f.line for f in lint_files(files) if f.rule == "IS002"] == [3, 4, 5]

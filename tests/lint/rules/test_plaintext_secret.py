@@ -41,7 +41,7 @@ def test_known_formats_in_an_env_file(kind: str) -> None:
 
 
 def test_known_format_in_markdown_yaml_and_private_key() -> None:
-    assert at(lint_text("docs/setup.md", f"Use `{REAL['GitHub token']}`.\n"), "PS001") == [(1, 6)]
+    assert at(lint_text("deploy/setup.txt", f"Use `{REAL['GitHub token']}`.\n"), "PS001") == [(1, 6)]
     assert at(lint_text("deploy/key.pem", PEM), "PS001") == [(1, 1)]
     url = "postgres://app:" + "Vq8xR2mN5tLw" + "@db.internal:5432/app"
     assert at(lint_text("config.yaml", f"db: {url}\n"), "PS001") == [(1, 5)]
@@ -185,4 +185,59 @@ def test_request_ids_and_paths_under_token_names() -> None:
         ' "S3Key": "my-app/5026-stage.war", "result_key": "PublicIpv4Pools",\n'
         ' "HEROKU_API_KEY": "01234567-89ab-cdef-0123-456789abcdef"}'
     )
-    assert at(lint_text("data/examples-1.json", text), "PS002") == [(3, 20)]
+    assert at(lint_text("data/aws-1.json", text), "PS002") == [(3, 20)]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("package-lock.json", '{"packages": {"node_modules/x": {"dependencies": {"path-key": "^3.1.0"}}}}'),
+        ("values.yaml", "auth:\n  adminPasswordKey: postgres-password\n  existingSecret: db-creds\n"),
+        ("ingress.yaml", "metadata:\n  annotations:\n    auth-secret: default/basic-auth\n"),
+        ("deploy.yaml", "affinity:\n  topologyKey: kubernetes.io/hostname\n"),
+        ("schema.json", '{"$schema": "http://json-schema.org/draft-07/schema#", "password": "string-value-x"}'),
+        (".gitleaks.json", '{"secret_pattern": "(?i)secret[=:]\\\\s*[a-z0-9]{16}"}'),
+    ],
+)
+def test_names_versions_references_schemas_and_patterns_are_not_secrets(name: str, text: str) -> None:
+    assert at(lint_text(name, text), "PS002") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see postgres://app:abc123@db.example.com/app",  # a word and a number
+        "token: " + "ghp" + "_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R9s0T" + "...",  # shown truncated
+    ],
+)
+def test_placeholders_in_urls_and_truncated_tokens_are_not_secrets(text: str) -> None:
+    assert at(lint_text("deploy/notes.txt", text), "PS001") == []
+
+
+def test_test_fixtures_and_docs_are_left_out_unless_included() -> None:
+    from pathlib import Path
+    from tempfile import TemporaryDirectory
+
+    from sandkit.lint.engine import ScanOptions, scan
+    from sandkit.lint.source import RuleSettings
+
+    files = {
+        "tests/fixtures/secret.yaml": f"token: {REAL['GitHub token']}\npassword: Zq8vR2mN5tLw\n",
+        "docs/setup.md": f"Use `{REAL['GitHub token']}`.\n",
+        "deploy/app.env": "DB_PASSWORD=Zq8vR2mN5tLw\n",
+    }
+    found = {}
+    for include in (False, True):
+        with TemporaryDirectory() as tmp:
+            for rel, text in files.items():
+                (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
+                (Path(tmp) / rel).write_text(text)
+            options = ScanOptions(("PS001", "PS002"), RuleSettings(include_examples=include))
+            found[include] = sorted((f.path, f.rule, f.severity) for f in scan([tmp], tmp, options, jobs=1).findings)
+    assert found[False] == [("deploy/app.env", "PS002", "medium")]
+    assert found[True] == [
+        ("deploy/app.env", "PS002", "medium"),
+        ("docs/setup.md", "PS001", "low"),
+        ("tests/fixtures/secret.yaml", "PS001", "low"),
+        ("tests/fixtures/secret.yaml", "PS002", "low"),
+    ]

@@ -1,0 +1,211 @@
+"""Helm chart templates read as the YAML around their directives, without a helm binary.
+
+A template is not YAML until Helm renders it, but what the linter looks for (``hostPath``,
+``hostNetwork``, ``privileged: true``) is usually written in the YAML around the directives or
+comes from a ``values.yaml`` default. So each ``{{ ... }}`` is masked in place, keeping every
+line and the column where each value starts:
+
+- a directive alone on its line (``{{- if ... }}``, ``{{- end }}``, an ``include`` that adds
+  lines) becomes an empty line;
+- ``{{ .Values.a.b }}`` (with ``| quote``, ``| default``, ``toYaml``/``nindent``) becomes the
+  default that values.yaml gives, a mapping or list written in flow style on the same line;
+- any other expression becomes a run of ``_`` the length of the directive, a plain scalar;
+- ``{{ if .Values.a.b }}`` (or ``if not``) whose value values.yaml settles drops the lines of the
+  branch Helm would not render, so a setting that is off by default is not reported.
+
+What cannot be read this way (loops that build lists, templates that render a key) may still
+fail to parse; the engine reports that at info severity, not as a broken file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# `x | default(true)` (Jinja), `default "x" .y` (Go templates): the value when nothing overrides it
+_DEFAULT = re.compile(r"\bdefault\s*\(?\s*(true|false|True|False|\d+|\"[^\"\n]{0,200}\"|'[^'\n]{0,200}')")
+_STATEMENT = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+_DIRECTIVE = re.compile(r"\{\{-?(?P<body>.*?)-?\}\}", re.DOTALL)
+_VALUES_PATH = re.compile(r"(?<![\w$])\.Values((?:\.[A-Za-z_][\w-]*)+)")
+_OPEN = re.compile(r"^\s*(if|range|with|define|block)\b")
+_ELSE = re.compile(r"^\s*else\b")
+_END = re.compile(r"^\s*end\b")
+_IF = re.compile(r"^\s*(?:else\s+)?if\s+(not\s+)?(\.Values(?:\.[A-Za-z_][\w-]*)+)\s*$")
+_COMMENT = re.compile(r"^\s*/\*.*\*/\s*$", re.DOTALL)
+_PLAIN = re.compile(r"^[A-Za-z0-9_./:@+-]*$")
+_BLOCK_OUTPUT = re.compile(r"\bn?indent\b|\btoYaml\b")
+_UNKNOWN = "(template)"  # what an expression values.yaml does not settle stands for: a plain scalar
+_FLOW_LIMIT = 4000  # characters a value rendered in flow style may take
+
+
+def lookup(values: Any, path: str) -> Any:
+    """The value at ``.Values`` path ``path`` (".a.b"), or None when any step is missing."""
+    node = values
+    for key in path.strip(".").split("."):
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def flow(value: Any) -> str:
+    """``value`` as one line of YAML (flow style for mappings and lists)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return value if value and _PLAIN.match(value) and value not in ("true", "false", "null") else json.dumps(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{flow(str(k))}: {flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(flow(v) for v in value) + "]"
+    return json.dumps(str(value))
+
+
+def _resolved(body: str, values: Any) -> str | None:
+    """What an expression renders to when values.yaml (or its own ``default``) settles it, in
+    one line; else None."""
+    paths = _VALUES_PATH.findall(body)
+    if not paths:
+        fallback = _DEFAULT.search(body)
+        return fallback.group(1).strip("\"'") if fallback else None
+    if len(set(paths)) != 1 or re.search(r"\b(?:tpl|printf|print|len|index|ternary|eq|ne)\b", body):
+        return None
+    value = lookup(values, paths[0])
+    if value is None or value == "" or value == {} or value == []:
+        return None
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k != "enabled"}  # bitnami's renderSecurityContext drops it
+    text = flow(value)
+    return text if len(text) <= _FLOW_LIMIT else None
+
+
+def _condition(body: str, values: Any) -> bool | None:
+    """The truth of ``if .Values.x`` / ``if not .Values.x`` when values.yaml settles it."""
+    match = _IF.match(body)
+    if match is None:
+        return None
+    value = lookup(values, match.group(2).removeprefix(".Values"))
+    truth = bool(value) if value is not None else False
+    return not truth if match.group(1) else truth
+
+
+def mask_template(text: str, values: Any) -> str:
+    """The template with every directive masked (see the module doc); lines and starts kept.
+
+    Jinja statements and comments (``{% ... %}``, ``{# ... #}``) become nothing but their
+    newlines; mustache sections (``{{#x}}``, ``{{/x}}``, ``{{^x}}``) alone on a line vanish
+    like Helm's control lines, and other ``{{ ... }}`` stand for a plain scalar.
+    """
+    if "{%" in text or "{#" in text:
+        text = _STATEMENT.sub(lambda m: "\n" * m.group().count("\n"), text)
+    out: list[str] = []
+    position = 0
+    for match in _DIRECTIVE.finditer(text):
+        body = match.group("body")
+        out.append(text[position : match.start()])
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.end())
+        line_end = len(text) if line_end < 0 else line_end
+        alone = not text[line_start : match.start()].strip() and not text[match.end() : line_end].strip()
+        if _COMMENT.match(body) or _END.match(body) or _ELSE.match(body) or _OPEN.match(body):
+            replacement = ""
+        elif alone:
+            replacement = (_resolved(body, values) if _opens_value(out) else None) or ""
+        elif _BLOCK_OUTPUT.search(body):  # renders lines of its own below the key it follows
+            resolved = None if _deeper_next(text, line_end) else _resolved(body, values)
+            replacement = resolved or ""
+        else:
+            resolved = _resolved(body, values)
+            replacement = resolved if resolved is not None else _UNKNOWN
+        out.append(replacement + "\n" * match.group().count("\n"))
+        position = match.end()
+    out.append(text[position:])
+    masked = "".join(out)
+    dead = _dead_lines(text, values)
+    if not dead:
+        return masked
+    return "\n".join("" if index in dead else line for index, line in enumerate(masked.split("\n")))
+
+
+def _deeper_next(text: str, line_end: int) -> bool:
+    """Whether the next non-blank, non-directive line is indented deeper than the current one."""
+    line_start = text.rfind("\n", 0, line_end) + 1
+    indent = len(text[line_start:line_end]) - len(text[line_start:line_end].lstrip())
+    for line in text[line_end + 1 : line_end + 4000].split("\n"):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("{{"):
+            return len(line) - len(line.lstrip()) > indent
+    return False
+
+
+def _opens_value(out: list[str]) -> bool:
+    """Whether the last non-empty line so far is a ``key:`` waiting for the directive's value."""
+    for part in reversed(out):
+        lines = [line for line in part.split("\n") if line.strip()]
+        if lines:
+            return lines[-1].rstrip().endswith(":")
+    return False
+
+
+def _dead_lines(text: str, values: Any) -> set[int]:
+    """Walk the directives in order and collect the lines between them that are not rendered."""
+    dead: set[int] = set()
+    frames: list[tuple[bool, bool, bool]] = []
+    live = True
+    previous_line = 0
+    for match in _DIRECTIVE.finditer(text):
+        body = match.group("body")
+        line = text.count("\n", 0, match.start())
+        if not live:
+            dead.update(range(previous_line, line + 1))
+        previous_line = line
+        if _END.match(body):
+            if frames:
+                _, _, live = frames.pop()
+        elif _ELSE.match(body) and frames:
+            taken, _, outer = frames[-1]
+            truth = _condition(body, values) if re.match(r"^\s*else\s+if\b", body) else True
+            branch = (not taken) and (truth is not False)
+            frames[-1] = (taken or (truth is True), branch, outer)
+            live = outer and branch
+        elif _OPEN.match(body) and not _COMMENT.match(body):
+            truth = _condition(body, values) if re.match(r"^\s*if\b", body) else None
+            frames.append((truth is True, truth is not False, live))
+            live = live and truth is not False
+        if not live:
+            dead.add(line)
+    if not live:
+        dead.update(range(previous_line, text.count("\n") + 1))
+    return dead
+
+
+def load_values(text: str) -> Any:
+    """A chart's values.yaml as data (bounded like every parse), or {} when it does not parse."""
+    from sandkit.lint.syntax.tree import SyntaxProblem, TreeBudget
+    from sandkit.lint.syntax.yaml import compose_nodes, convert_nodes
+
+    try:
+        documents = convert_nodes(compose_nodes(text), TreeBudget())
+    except SyntaxProblem:
+        return {}
+    return documents[0] if documents and isinstance(documents[0], dict) else {}
+
+
+def chart_root(path: str) -> str | None:
+    """The chart folder (holding Chart.yaml) of a file under its ``templates/`` folder, or None."""
+    import os
+
+    folder = os.path.dirname(path)
+    for _ in range(8):  # templates/ may have sub-folders
+        parent, name = os.path.split(folder)
+        if name == "templates" and os.path.isfile(os.path.join(parent, "Chart.yaml")):
+            return parent
+        if not name or parent == folder:
+            return None
+        folder = parent
+    return None

@@ -1,0 +1,3 @@
+{{- define "host-agent.fullname" -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}

@@ -1,0 +1,75 @@
+"""Helm chart templates: directives masked so the YAML around them is checked with exact lines,
+values.yaml defaults resolved for .Values paths, branches that are off by default dropped, and a
+template that still does not parse reported at info severity, not as a broken file."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandkit.lint.model import Finding
+from sandkit.lint.syntax.helm import flow, mask_template
+from tests.lint.helpers import at, lint_files
+
+CHART = {"chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n"}
+POD = """\
+apiVersion: {{ include "common.capabilities.deployment.apiVersion" . }}
+kind: Deployment
+metadata:
+  name: {{ include "c.fullname" . }}
+  labels: {{- include "common.labels.standard" . | nindent 4 }}
+    app.kubernetes.io/component: c
+spec:
+  template:
+    spec:
+      {{- if .Values.debug.enabled }}
+      hostPID: true
+      {{- end }}
+      containers:
+        - name: c
+          securityContext: {{- toYaml .Values.securityContext | nindent 12 }}
+"""
+
+
+def lint_chart(values: str, template: str = POD) -> list[Finding]:
+    return lint_files({**CHART, "chart/values.yaml": values, "chart/templates/deployment.yaml": template})
+
+
+def test_values_defaults_reach_the_template_with_its_lines() -> None:
+    findings = lint_chart("securityContext:\n  privileged: true\n  runAsUser: 0\ndebug: {enabled: true}\n")
+    assert at(findings, "PV001") == [(15, 41)]  # inside the directive that brings it
+    assert at(findings, "PV002") == [(11, 16)]
+    assert not [f for f in findings if f.rule == "SK001"]
+
+
+def test_branches_off_by_default_and_safe_values_stay_quiet() -> None:
+    findings = lint_chart("securityContext:\n  privileged: false\ndebug:\n  enabled: false\n")
+    assert not [f for f in findings if f.category in ("privileged", "parse-error")]
+
+
+def test_a_template_that_does_not_parse_is_info_not_a_broken_file() -> None:
+    broken = (
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n{{ range $k, $v := .Values.x }}\n  {{ $k }}: [{{ $v }}\n{{ end }}\n"
+    )
+    (finding,) = lint_chart("x: {a: b}\n", broken)
+    assert (finding.rule, finding.severity) == ("SK001", "info")
+    assert "Helm template is not YAML once its directives are masked" in finding.message
+
+
+def test_templates_outside_a_chart_are_plain_yaml() -> None:
+    findings = lint_files({"templates/x.yaml": "apiVersion: v1\nkind: Pod\nspec: {{ .Values.x }\n"})
+    assert [(f.rule, f.severity) for f in findings] == [("SK001", "medium")]
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        POD,
+        "{{- /*\nlicence\n*/}}\na: {{ .Values.a | quote }}\n{{- if .Values.b }}\nb: 1\n{{- else }}\nb: 2\n{{- end }}\n",
+    ],
+)
+def test_masking_keeps_every_line(template: str) -> None:
+    assert mask_template(template, {"a": "x"}).count("\n") == template.count("\n")
+
+
+def test_flow_style_is_one_line_of_yaml() -> None:
+    assert flow({"a": [1, True, None], "b c": "x: y"}) == '{a: [1, true, null], "b c": "x: y"}'
