@@ -224,7 +224,10 @@ class _Checker:
         problem = self._parse_problem(source)
         if source.syntax in ("helm", "template"):
             text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
+        budget = source.budget  # its clock starts now: parsing and rules share the file's time
         for rule in self._rules_for(kind):
+            if budget.out_of_time():
+                break
             if rule.triggers and not rule.triggered_by(text):
                 continue
             try:

@@ -76,12 +76,13 @@ WALK_BOUND = add_rule(
     category="parse-error",
     severity="medium",
     kinds=(),
-    doc="""A file's data is nested deeper, or holds more values, than the linter walks.
+    doc="""A file's data is nested deeper or holds more values than the linter walks, or takes too long to check.
 
 Every walk over a parsed file is bounded: 100 levels of nesting, and two million values for all
-the rules together (aliased YAML nodes count once). Past a bound the linter skips what is deeper,
-or stops walking the file, so it cannot hang on a planted file; what it skipped was not checked.
-Real configuration comes nowhere near either bound.
+the rules together (aliased YAML nodes count once), and the rules may spend 30 seconds on one
+file. Past a bound the linter skips what is deeper, or stops checking the file, so it cannot hang
+on a planted file; what it skipped was not checked. Real configuration comes nowhere near these
+bounds.
 
 Fix:
 Flatten or split the file. If it is generated data that needs no checking, exclude it in

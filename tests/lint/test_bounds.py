@@ -124,3 +124,26 @@ def test_a_file_nested_past_the_parsers_own_limits_is_a_parse_error_not_a_crash(
         (".continue/config.yaml", "SK001"),
     }
     assert any(f.path == "compose.yaml" and f.rule == "PV001" for f in findings)  # the scan went on
+
+
+def test_a_file_that_takes_too_long_is_sk005_and_the_scan_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandkit.lint.syntax import tree
+
+    monkeypatch.setattr(tree, "MAX_SECONDS", 0.0)
+    findings = lint_files(
+        {"compose.yaml": "services:\n  a:\n    privileged: true\n", "pod.yaml": "apiVersion: v1\nkind: Pod\n"}
+    )
+    bounds = [f for f in findings if f.rule == "SK005"]
+    assert {f.path for f in bounds} == {"compose.yaml", "pod.yaml"}
+    assert all("took more than 0 seconds" in f.message for f in bounds)
+    assert not [f for f in findings if f.rule == "PV001"]  # its rules were not run
+
+
+def test_the_clock_is_read_during_long_walks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandkit.lint.syntax import tree
+
+    budget = tree.TreeBudget(seconds=0.0)
+    data = tree.PSeq(tree.Pos())
+    data.extend(tree.PMap(tree.Pos(2, 1)) for _ in range(10_000))
+    visited = sum(1 for _ in tree.walk(data, budget))
+    assert visited < tree._CLOCK_EVERY + 1 and "time" in budget.hits

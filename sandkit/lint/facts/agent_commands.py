@@ -18,7 +18,7 @@ from sandkit.lint.syntax.shell import Word
 FETCH_RUN = re.compile(
     r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;&\n]{0,500}\|\s*"
     r"(?:sudo\s+)?(?:(?:ba|z|da)?sh\b|(?:python3?|node|perl|ruby)\b(?!\s+-[a-z]*[cemn]\b)|(?:iex|invoke-expression)\b)|"
-    r"<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-)|"
+    r"(?:(?:ba|z|da)?sh|source|\.)\s+<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-)|"
     r"\beval\s+\"?\$\(\s*(?:curl|wget)\b|"
     r"\b(?:(?:ba|z|da)?sh|python3?|node|perl|ruby)\s+-(?:c|e)\s+[\"']?\$\(\s*(?:curl|wget)\b"
 )

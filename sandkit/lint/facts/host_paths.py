@@ -121,6 +121,8 @@ SOCKET_TRIGGERS = (
     "com.docker",
     "XDG_RUNTIME_DIR",
     "%t",  # systemd's runtime folder in a Quadlet unit
+    "/tmp",
+    "TMPDIR",
     ROOT_MOUNT,
 )
 #: A relative source that may climb out of the project (`../../..:/host`).

@@ -157,6 +157,8 @@ def _plausible(token: Token, text: str) -> bool:
         return False
     if kind in _MIXED_KINDS:
         body = _PREFIX.sub("", value, count=1)
+        if re.search(r"[a-z]{4,}-[a-z]{4,}", body):
+            return False  # words joined by hyphens ("proxy-managed"): a sentinel, not random key material
         classes = sum(bool(re.search(c, body)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
         if classes < 2 or any(seq in body for seq in _SEQUENCES) or re.search(r"(.)\1{5}", body):
             return False
@@ -240,11 +242,13 @@ _EXAMPLE_FOLDERS = frozenset(
         "tutorial",
         "tutorials",
         "snapshots",
+        "integration",
+        "stubs",
     }
 )
 _EXAMPLE_NAME = re.compile(
     r"(?i)(?:^test_|_test\.|\.test\.|\.spec\.|_spec\.|\.example$|\.sample$|\.dist$|\.template$|"
-    r"^example|\.md$|\.mdx$|\.rst$|\.adoc$|\.ipynb$)"
+    r"(?:^|[_.-])(?:stub|mock|fake|dummy)s?[_.-]|^example|\.md$|\.mdx$|\.rst$|\.adoc$|\.ipynb$)"
 )
 
 

@@ -124,12 +124,38 @@ def _fetch_and_run(server: McpServer) -> str:
     joined = " ".join(server.argv)
     if program in _SHELLS and FETCH_RUN.search(joined):
         return "downloads a script and pipes it into an interpreter"
-    for arg in (a.value for a in server.args):
-        if program in _NPM_RUNNERS | _PY_RUNNERS | {"deno", "bun"} and re.match(r"(?:git\+)?https?://", arg):
+    if program not in _NPM_RUNNERS | _PY_RUNNERS | {"deno", "bun"}:
+        return ""
+    for arg in _package_specs([a.value for a in server.args]):
+        if re.match(r"(?:git\+)?https?://", arg):
             if "git+" in arg and re.search(r"@[0-9a-f]{40}$", arg):
                 continue
             return f"runs code straight from {arg[:80]}"
     return ""
+
+
+_PACKAGE_OPTIONS = frozenset({"-p", "--package", "--from", "--with"})
+
+
+def _package_specs(args: list[str]) -> list[str]:
+    """What a package runner runs: the values of --package/--from/--with and its first positional
+    argument (``run`` and ``dlx`` skipped); what follows is the program's own arguments (the URL
+    `npx mcp-remote https://...` connects to is not code it runs)."""
+    specs: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        name, eq, value = arg.partition("=")
+        if name in _PACKAGE_OPTIONS:
+            specs.append(value if eq else (args[index + 1] if index + 1 < len(args) else ""))
+            index += 1 if eq else 2
+            continue
+        if arg.startswith("-") or arg in ("run", "dlx", "x", "exec"):
+            index += 1
+            continue
+        specs.append(arg)
+        break
+    return specs
 
 
 @rule(

@@ -6,6 +6,7 @@ import ipaddress
 from collections.abc import Iterator
 
 from sandkit.lint import kinds
+from sandkit.lint.facts.container_model import names_agent
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.facts.host_paths import is_metadata
 from sandkit.lint.facts.network import (
@@ -33,7 +34,8 @@ def open_egress(file: SourceFile) -> Iterator[Hit]:
     """A sandbox may connect anywhere.
 
     A kit with `network.egress: open`, or a Kubernetes NetworkPolicy with an empty egress rule
-    (`egress: [{}]`), which allows every destination.
+    (`egress: [{}]`), which allows every destination: high where the file names a coding agent
+    (its image, labels or names), low for other workloads (a database's chart).
 
     Why:
     Open egress lets an agent that has read a secret, or was told to by a planted prompt,
@@ -48,9 +50,15 @@ def open_egress(file: SourceFile) -> Iterator[Hit]:
             network = kit.get("network") if isinstance(kit, PMap) else None
             if isinstance(network, PMap) and network.get("egress") == "open":
                 yield Hit(network.pos_of("egress"), "network.egress is open: the sandbox may connect anywhere")
+    agent = names_agent(file.text)
     for egress_rule in network_policy_egress(file):
         if not egress_rule:
-            yield Hit(egress_rule.pos, "NetworkPolicy egress rule {} allows every destination")
+            yield Hit(
+                egress_rule.pos,
+                "NetworkPolicy egress rule {} allows every destination",
+                severity="" if agent else "low",
+                why="" if agent else "nothing in this file names a coding agent's pods",
+            )
 
 
 def _wildcard_problem(host: str) -> str:

@@ -218,7 +218,8 @@ def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
     Sources such as .env and .env.*, *.pem, *.key, id_rsa/id_ed25519, .npmrc, .pypirc,
     .netrc, .git-credentials, .docker/config.json, credentials.json, service-account keys,
     .ssh/ and .aws/ folders, and globs that take such files in (`.env*`). What is copied is
-    read when it is in the build context (the Dockerfile's folder): a file that holds no
+    read when it is in the build context (the Dockerfile's folder, or the nearest folder above
+    it that has the file): a file that holds no
     credential (a PGP public key named `*.key`, a `.env` of versions and flags) is not a
     finding; one made during the build is. `.env.example`-style templates, public keys and
     `COPY --from` (another build stage) are not findings.
@@ -345,11 +346,15 @@ def _copies_hold_nothing(finding: Finding, repo: RepositoryView) -> bool:
     if match is None:
         return False
     source = match.group(1).removeprefix("./").lstrip("/")
-    folder, _, pattern = posixpath.join(posixpath.dirname(finding.path), source).rpartition("/")
-    files = repo.matching(folder, pattern)
-    if not files:
-        return False  # made during the build, or outside what was scanned: keep the finding
-    return all(_holds_no_secret(path, repo.read(path, 200_000)) for path in files)
+    context = posixpath.dirname(finding.path)
+    while True:  # the build context is the Dockerfile's folder or one above it (docker build -f x/Dockerfile .)
+        folder, _, pattern = posixpath.join(context, source).rpartition("/")
+        files = repo.matching(folder, pattern)
+        if files:
+            return all(_holds_no_secret(path, repo.read(path, 200_000)) for path in files)
+        if not context:
+            return False  # made during the build, or outside what was scanned: keep the finding
+        context = posixpath.dirname(context)
 
 
 def _holds_no_secret(path: str, text: str | None) -> bool:

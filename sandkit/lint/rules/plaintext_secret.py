@@ -110,8 +110,8 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     a kit `secrets:` entry, a CI secret, or an environment variable read by the program.
     """
     example = _example(file)
-    if example is None:
-        return
+    if example is None or _is_json_schema(file):
+        return  # a schema's examples document formats
     claimed = claimed_lines(file) if file.kind in (kinds.DOCKERFILE, kinds.AGENT_CONFIG) else ()
     for token in find_tokens(file.text):
         pos = file.pos_at(token.start)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lint.facts.containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
-from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, runtime_socket
+from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, normalize, runtime_socket
 from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -59,8 +59,14 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
             if found == "socket":
                 verb = "declares a volume at" if mount.how == "declared" else "mounts"
                 yield Hit(mount.pos, f"{box.label} {verb} the container runtime socket {path}")
-            elif found:
-                yield Hit(mount.pos, f"{box.label} mounts {path}, a folder that holds the container runtime socket")
+            elif found and mount.how != "declared":  # VOLUME /tmp is an empty volume, not the host's /tmp
+                tmp_only = normalize(path).startswith("/tmp")
+                yield Hit(
+                    mount.pos,
+                    f"{box.label} mounts {path}, a folder that holds the container runtime socket",
+                    severity="medium" if tmp_only else "",
+                    why="only podman machine (macOS) keeps its socket under /tmp" if tmp_only else "",
+                )
         for setting in box.setting("docker"):
             if setting.value not in _SAFE_KIT_DOCKER:
                 yield Hit(

@@ -7,6 +7,7 @@ Numbers, booleans and nulls stay plain Python values; ask their container with `
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
@@ -158,26 +159,32 @@ def first_map(value: Any) -> PMap | None:
 MAX_ALIAS_VALUES = 100_000  # values that YAML aliases and merge keys may add, beyond the text's own
 MAX_DEPTH = 100  # levels of nesting a walk enters
 MAX_VALUES = 2_000_000  # values all the walks over the file may visit together
+MAX_SECONDS = 30.0  # wall time the rules may spend on one file (checked between rules and during walks)
+_CLOCK_EVERY = 4096  # walk steps between two looks at the clock
+_FILE_START = Pos()
 
 _BOUND_MESSAGES = {
     "aliases": "references to the YAML anchor here would make aliases add more than {} values; those "
     "references were left out and not checked",
     "depth": "data nested more than {} levels deep here; what lies deeper was not checked",
     "values": "more than {} values to walk in this file; the rest was not checked",
+    "time": "checking this file took more than {} seconds; the rules still to run and the rest of its data "
+    "were not checked",
 }
 
 
 @dataclass(frozen=True)
 class BoundHit:
-    """A bound was met at ``pos``: ``bound`` is "aliases", "depth" or "values"."""
+    """A bound was met at ``pos``: ``bound`` is "aliases", "depth", "values" or "time"."""
 
     bound: str
-    limit: int
+    limit: float
     pos: Pos
 
     @property
     def message(self) -> str:
-        return _BOUND_MESSAGES[self.bound].format(self.limit)
+        limit = int(self.limit) if float(self.limit).is_integer() else self.limit
+        return _BOUND_MESSAGES[self.bound].format(limit)
 
 
 @dataclass
@@ -187,14 +194,27 @@ class TreeBudget:
     aliases: int = MAX_ALIAS_VALUES
     depth: int = MAX_DEPTH
     values: int = MAX_VALUES
+    seconds: float = -1.0  # MAX_SECONDS unless given
     hits: dict[str, BoundHit] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.values_left = self.values
+        if self.seconds < 0:
+            self.seconds = MAX_SECONDS
+        self.deadline = time.monotonic() + self.seconds
 
     def met(self, bound: str, pos: Pos) -> None:
-        limit = {"aliases": self.aliases, "depth": self.depth, "values": self.values}[bound]
+        limit = {"aliases": self.aliases, "depth": self.depth, "values": self.values, "time": self.seconds}[bound]
         self.hits.setdefault(bound, BoundHit(bound, limit, pos))
+
+    def out_of_time(self, pos: Pos = _FILE_START) -> bool:
+        """True (and recorded) once the file's time is spent."""
+        if "time" in self.hits:
+            return True
+        if time.monotonic() <= self.deadline:
+            return False
+        self.met("time", pos)
+        return True
 
 
 Node = PMap | PSeq
@@ -237,8 +257,12 @@ def _walk(
     seen: set[int] = set()
     stack: list[tuple[Node, int]] = [(root, 0)]
     pop, push = stack.pop, stack.append
+    steps = 0
     while stack:
         node, depth = pop()
+        steps += 1
+        if steps % _CLOCK_EVERY == 0 and budget.out_of_time(node.pos):
+            return
         if id(node) in seen:
             continue
         seen.add(id(node))

@@ -118,3 +118,12 @@ def test_plain_http() -> None:
         assert at(lint_text(".mcp.json", _mcp({"url": url})), "AM004") == []
     remote = _mcp({"command": "npx", "args": ["-y", "mcp-remote@0.1.2", "http://10.0.0.5/mcp"]})
     assert len(at(lint_text(".mcp.json", remote), "AM004")) == 1
+
+
+def test_a_url_given_to_the_package_is_not_code_it_runs() -> None:
+    remote = (
+        '{"mcpServers": {"linear": {"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.com/sse"]}}}'
+    )
+    assert at(lint_text(".mcp.json", remote), "AM002") == []
+    direct = '{"mcpServers": {"x": {"command": "npx", "args": ["-y", "https://x.example.com/pkg.tgz"]}}}'
+    assert len(at(lint_text(".mcp.json", direct), "AM002")) == 1

@@ -77,3 +77,14 @@ def test_ip_entries(entry: str, hits: int) -> None:
 )
 def test_agent_on_host_network(name: str, text: str, hits: int) -> None:
     assert len(at(lint_text(name, text), "EG003")) == hits
+
+
+def test_open_egress_of_other_workloads_is_low() -> None:
+    policy = (
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {{name: {name}}}\n"
+        "spec:\n  podSelector: {{}}\n  egress:\n    - {{}}\n"
+    )
+    (db,) = [f for f in lint_text("k8s/np.yaml", policy.format(name="postgres")) if f.rule == "EG001"]
+    assert db.severity == "low"
+    (agent,) = [f for f in lint_text("k8s/np.yaml", policy.format(name="claude-code")) if f.rule == "EG001"]
+    assert agent.severity == "high"

@@ -112,3 +112,11 @@ def test_is002_reads_what_is_copied() -> None:
     assert found == [(4, "COPY deploy.key"), (5, "COPY gen.pem")]  # gen.pem is made by the build: kept
     files["docker/.env.local"] = "DB_PASSWORD=Zq8vR2mN5tLw\n"
     assert [f.line for f in lint_files(files) if f.rule == "IS002"] == [3, 4, 5]
+
+
+def test_is002_finds_the_copied_file_in_the_context_above_the_dockerfile() -> None:
+    files = {
+        "debian/Dockerfile": "FROM x\nCOPY jenkins.io-2026.key /war/jenkins-key.pub\n",
+        "jenkins.io-2026.key": "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBGlJRo\n-----END PGP PUBLIC KEY BLOCK-----\n",
+    }
+    assert [f for f in lint_files(files) if f.rule == "IS002"] == []

@@ -241,3 +241,14 @@ def test_test_fixtures_and_docs_are_left_out_unless_included() -> None:
         ("tests/fixtures/secret.yaml", "PS001", "low"),
         ("tests/fixtures/secret.yaml", "PS002", "low"),
     ]
+
+
+def test_sentinels_stubs_and_schema_examples_are_not_secrets() -> None:
+    sentinel = "accessToken: sk-ant-oat01-proxy-managed\n"
+    assert at(lint_text("spec.yaml", sentinel), "PS001") == []
+    stub = (
+        "const key = `-----BEGIN RSA PRIVATE KEY-----\n" + "MIIEowIBAAKCAQEA" * 4 + "\n-----END RSA PRIVATE KEY-----`\n"
+    )
+    assert at(lint_text("helpers/ssh/stub_ssh_server.go", stub), "PS001") == []
+    schema = '{"$schema": "http://json-schema.org/draft-07/schema#", "examples": ["redis://u:Zq8vR2mN5tLw@h:6379"]}'
+    assert at(lint_text("schemas/x.json", schema), "PS001") == []

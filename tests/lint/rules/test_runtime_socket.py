@@ -152,3 +152,13 @@ def test_position_inside_an_indented_line_of_a_block_scalar() -> None:
         "            docker run -v /var/run/docker.sock:/x img\n          fi\n"
     )
     assert at(lint_text(".github/workflows/w.yml", workflow), "RS001") == [(8, 27)]
+
+
+def test_declared_volumes_and_tmp() -> None:
+    assert at(lint_text("Dockerfile", "FROM x\nVOLUME /tmp\n"), "RS001") == []
+    assert at(lint_text("Dockerfile", "FROM x\nVOLUME /var/run/docker.sock\n"), "RS001") == [(2, 8)]
+    (tmp,) = [f for f in lint_text("run.sh", "docker run -v /tmp:/tmp img\n") if f.rule == "RS001"]
+    assert tmp.severity == "medium" and "(medium: only podman machine (macOS)" in tmp.message
+    assert [f.severity for f in lint_text("run.sh", "docker run -v /var/run:/var/run img\n") if f.rule == "RS001"] == [
+        "critical"
+    ]
