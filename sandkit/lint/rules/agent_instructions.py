@@ -87,11 +87,17 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         if _instruction(file, pos, match.start()) and pos.line not in seen:
             seen.add(pos.line)
             yield Hit(pos, f"instructions tell the agent to download code and run it: {_snippet(match.group())}")
+    no_output: set[int] = set()  # lines where a download writes no file: later matches there cannot either
     for match, pos in file.search(_DOWNLOAD):
+        if pos.line in seen or pos.line in no_output:
+            continue
         line = file.line_text(pos.line)[:4000]
         rest = line[pos.column - 1 :]
         output = _OUTPUT.search(rest)
-        if output is None or pos.line in seen or not _instruction(file, pos, match.start()):
+        if output is None:
+            no_output.add(pos.line)
+            continue
+        if not _instruction(file, pos, match.start()):
             continue
         if _THEN_RUN.search(rest, output.end()):
             seen.add(pos.line)
