@@ -81,8 +81,11 @@ def test_gitlab_report_without_findings_is_an_empty_array(tmp_path: Path, capsys
     assert _gitlab_valid(_lint(tmp_path, capsys, "gitlab")) == []
 
 
-def test_junit_report_of_a_real_scan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_junit_report_of_a_real_scan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     write_tree(tmp_path / "repo", TREE)
+    monkeypatch.chdir(tmp_path / "repo")  # paths are relative to the working folder
     root = _junit_valid(_lint(tmp_path, capsys, "junit"))
     assert root.get("tests") == "4" and root.get("failures") == "4"  # type: ignore[attr-defined]
     suites = {s.get("name"): int(s.get("failures")) for s in root.iter("testsuite")}  # type: ignore[attr-defined]

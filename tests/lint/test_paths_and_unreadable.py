@@ -17,7 +17,7 @@ from sandkit.cli import main
 from tests.lint.helpers import chdir, write_tree
 
 COMPOSE = "services:\n  a:\n    volumes: [/var/run/docker.sock:/var/run/docker.sock]\n"
-FORMATS_WITH_PATHS = ("text", "concise", "json", "github", "gitlab", "junit")
+FORMATS_WITH_PATHS = ("text", "concise", "json", "github", "junit")
 
 
 @pytest.fixture
@@ -72,6 +72,13 @@ def test_sarif_locations_are_relative_to_the_repository_top(repo: Path, capsys: 
         assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": repo.as_uri() + "/"}}
         location = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
         assert location == {"uri": "sub/compose.yaml", "uriBaseId": "%SRCROOT%"}
+
+
+def test_gitlab_paths_are_relative_to_the_repository_top(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """GitLab opens Code Quality paths from the project folder, like SARIF's %SRCROOT%."""
+    for cwd, target in ((repo, "sub"), (repo / "sub", "."), (repo.parent / "elsewhere", "../repo/sub")):
+        _, out = lint(capsys, cwd, target, "--format", "gitlab")
+        assert [issue["location"]["path"] for issue in json.loads(out)] == ["sub/compose.yaml"]
 
 
 def test_a_fifo_named_on_the_command_line_is_an_error(repo: Path) -> None:

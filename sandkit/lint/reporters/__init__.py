@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -25,6 +26,15 @@ class Report:
     quiet: bool = False  # the findings only, without a summary line
     base: str = ""  # the absolute folder the findings' paths are relative to
     source_root: str = ""  # the repository's top folder (SARIF locations are relative to it)
+
+    def source_path(self, path: str) -> str:
+        """``path`` (as reported) relative to the repository's top folder, for formats that read
+        paths from there (SARIF's %SRCROOT%, GitLab); absolute when the file lies outside it."""
+        if not self.base or not self.source_root:
+            return path
+        full = os.path.normpath(os.path.join(self.base, path))
+        rel = os.path.relpath(full, self.source_root)
+        return full if rel.startswith("..") else rel.replace(os.sep, "/")
 
     def summary(self) -> dict[str, object]:
         severities = Counter(f.severity for f in self.findings)

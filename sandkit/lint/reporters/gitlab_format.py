@@ -2,9 +2,9 @@
 
 Fields as GitLab documents them for custom tools: ``description``, ``check_name``,
 ``fingerprint``, ``severity`` (info, minor, major, critical or blocker), ``location.path``
-(relative to the repository, without ``./``) and ``location.lines.begin``. The rest of the Code
-Climate issue format (``type``, ``categories``) is written too; GitLab ignores it. GitLab
-shows findings with the same fingerprint once, so each finding keeps its own.
+(relative to the repository's top folder, as in SARIF, without ``./``) and
+``location.lines.begin``. The rest of the Code Climate issue format (``type``, ``categories``)
+is written too; GitLab ignores it. GitLab shows findings with the same fingerprint once, so each finding keeps its own.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def _fingerprint(f: Finding) -> str:
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _issue(f: Finding) -> dict[str, object]:
+def _issue(f: Finding, report: Report) -> dict[str, object]:
     return {
         "type": "issue",
         "check_name": f.rule,
@@ -33,9 +33,9 @@ def _issue(f: Finding) -> dict[str, object]:
         "categories": ["Security"],
         "severity": SEVERITY[f.severity],
         "fingerprint": _fingerprint(f),
-        "location": {"path": f.path.removeprefix("./"), "lines": {"begin": f.line}},
+        "location": {"path": report.source_path(f.path).removeprefix("./"), "lines": {"begin": f.line}},
     }
 
 
 def render(report: Report) -> str:
-    return json.dumps([_issue(f) for f in report.findings], indent=2, ensure_ascii=False) + "\n"
+    return json.dumps([_issue(f, report) for f in report.findings], indent=2, ensure_ascii=False) + "\n"

@@ -36,15 +36,6 @@ def _uri(path: str) -> str:
     return quote(path, errors="surrogateescape")
 
 
-def _source_path(path: str, report: Report) -> str:
-    """``path`` (as reported) relative to the repository's top folder, which %SRCROOT% names."""
-    if not report.base or not report.source_root:
-        return path
-    full = os.path.normpath(os.path.join(report.base, path))
-    rel = os.path.relpath(full, report.source_root)
-    return full if rel.startswith("..") else rel.replace(os.sep, "/")
-
-
 def _base_ids(report: Report) -> dict[str, object]:
     if not report.source_root:
         return {}
@@ -69,7 +60,7 @@ def render(report: Report) -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": _uri(_source_path(f.path, report)), "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": {"uri": _uri(report.source_path(f.path)), "uriBaseId": "%SRCROOT%"},
                             "region": {"startLine": f.line, "startColumn": f.column},
                         }
                     }
