@@ -80,9 +80,10 @@ WALK_BOUND = add_rule(
 
 Every walk over a parsed file is bounded: 100 levels of nesting, and two million values for all
 the rules together (aliased YAML nodes count once), and the rules may spend 30 seconds on one
-file. Past a bound the linter skips what is deeper, or stops checking the file, so it cannot hang
-on a planted file; what it skipped was not checked. Real configuration comes nowhere near these
-bounds.
+file. The YAML parser is given no flow collection more than 100 levels deep and no line whose
+content starts past column 1000: that inside, or that line, is blanked before parsing. Past a
+bound the linter skips what is deeper, or stops checking the file, so it cannot hang on a planted
+file; what it skipped was not checked. Real configuration comes nowhere near these bounds.
 
 Fix:
 Flatten or split the file. If it is generated data that needs no checking, exclude it in

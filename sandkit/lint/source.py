@@ -152,7 +152,7 @@ class SourceFile:
         if self.syntax in ("yaml", "helm", "template"):
             from sandkit.lint.syntax.yaml import check_syntax
 
-            self.memo("yaml_valid", lambda: check_syntax(self.yaml_text))
+            self.memo("yaml_valid", lambda: check_syntax(self.yaml_text, self.budget))
         else:
             self.documents  # noqa: B018
 
@@ -169,7 +169,7 @@ class SourceFile:
     def _yaml_nodes(self) -> list[Any]:
         from sandkit.lint.syntax.yaml import compose_nodes
 
-        return self.memo("yaml_nodes", lambda: compose_nodes(self.yaml_text))
+        return self.memo("yaml_nodes", lambda: compose_nodes(self.yaml_text, self.budget))
 
     def _parse_documents(self) -> list[Any]:
         if self.syntax in ("yaml", "helm", "template"):

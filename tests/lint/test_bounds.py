@@ -107,7 +107,7 @@ def test_aliases_that_make_data_loop_back_on_itself_neither_hang_nor_crash_a_rul
     }
 
 
-def test_a_file_nested_past_the_parsers_own_limits_is_a_parse_error_not_a_crash() -> None:
+def test_a_file_nested_past_the_parsers_own_limits_is_a_parse_error_or_a_bound_not_a_crash() -> None:
     """A 10 KB planted .codex/config.toml of nested arrays crashed the whole scan (RecursionError)."""
     deep = "[" * 5000 + "]" * 5000
     findings = lint_files(
@@ -118,12 +118,75 @@ def test_a_file_nested_past_the_parsers_own_limits_is_a_parse_error_not_a_crash(
             "compose.yaml": "services:\n  a:\n    image: x\n    privileged: true\n",
         }
     )
-    assert {(f.path, f.rule) for f in findings if f.rule == "SK001"} == {
+    assert {(f.path, f.rule) for f in findings if f.rule in ("SK001", "SK005")} == {
         (".codex/config.toml", "SK001"),
         (".mcp.json", "SK001"),
-        (".continue/config.yaml", "SK001"),
+        (".continue/config.yaml", "SK005"),  # YAML: the inside past 100 levels is left out, the rest read
     }
     assert any(f.path == "compose.yaml" and f.rule == "PV001" for f in findings)  # the scan went on
+
+
+def test_a_yaml_line_nested_past_the_parsers_stack_is_cut_and_the_rest_checked(tmp_path: Path) -> None:
+    """400 KB of ``- - - ...`` overflowed libyaml's composer: the process died (SIGSEGV), every
+    finding of the scan lost."""
+    compose = "services:\n  a:\n    privileged: true\n    x:\n      " + "- " * 200_000 + "a\n    ipc: host\n"
+    write_tree(tmp_path, {"compose.yaml": compose, "other/compose.yaml": "services:\n  b:\n    pid: host\n"})
+    findings, seconds = lint_json(tmp_path, timeout=120)
+    assert [(f["line"], f["column"]) for f in findings if f["rule"] == "SK005"] == [(5, 1001)]
+    bound = next(f for f in findings if f["rule"] == "SK005")
+    assert "past column 1000" in str(bound["message"])
+    assert {(f["path"], f["rule"], f["line"]) for f in findings if f["rule"] != "SK005"} >= {
+        ("compose.yaml", "PV001", 3),
+        ("compose.yaml", "PV002", 6),  # after the cut line
+        ("other/compose.yaml", "PV002", 3),
+    }
+    assert seconds < 30
+
+
+def test_flow_collections_nested_past_the_depth_bound_are_not_parsed(tmp_path: Path) -> None:
+    """libyaml's scanner pays per token for every open flow level: 200,000 ``[`` (400 KB) ran for
+    more than five minutes; the inside past 100 levels is blanked before it is parsed."""
+    deep = "[" * 200_000 + "]" * 200_000
+    compose = f"services:\n  a:\n    x: {deep}\n    y: '[[[['\n    privileged: true\n"
+    write_tree(tmp_path, {"compose.yaml": compose})
+    findings, seconds = lint_json(tmp_path, timeout=120)
+    assert [(f["rule"], f["line"], f["column"]) for f in findings] == [("SK005", 3, 8 + 100), ("PV001", 5, 17)]
+    assert seconds < 30
+
+
+def test_bound_nesting_keeps_lines_and_columns_and_cannot_be_fooled_by_quotes() -> None:
+    from sandkit.lint.syntax.yaml import bound_nesting
+
+    nested = "[" * 120 + "x" + "]" * 120
+    bounded, hits = bound_nesting(f"a: {nested}\nb: {{c: [d]}}\n")
+    assert hits == [("depth", 3 + 100)]
+    assert bounded == "a: " + "[" * 101 + " " * 39 + "]" * 101 + "\nb: {c: [d]}\n"  # the rest is read
+    # Brackets count inside quotes too: a quote the scan misread could otherwise hide depth from it.
+    # Open brackets in a string that never close blank the rest of the file (lines kept), never less.
+    text = "a: '" + "[" * 150 + "'\nb: [x,\n  " + "[" * 10 + "y" + "]" * 10 + "]\n"
+    bounded, hits = bound_nesting(text)
+    assert hits == [("depth", 4 + 100)]
+    assert bounded == "a: '" + "[" * 101 + "".join(" " if c != "\n" else c for c in text[105:])
+    assert bound_nesting("a: [b, {c: d}]\n") == ("a: [b, {c: d}]\n", [])
+
+
+def test_a_planted_exec_form_or_token_nested_past_json_s_limits_is_no_crash() -> None:
+    """``RUN [[[[...`` and a JWT whose payload is nested arrays made json raise RecursionError:
+    the rules reading them crashed and the agent flag on the next line went unreported."""
+    import base64
+
+    def b64(data: str) -> str:
+        return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
+
+    token = b64('{"alg":"HS256"}') + "." + b64('{"a":' + "[" * 2900 + "]" * 2900 + "}") + "." + "k" * 40
+    findings = lint_files(  # lint_files fails on any rule's internal error
+        {
+            "Dockerfile": "FROM alpine\nRUN " + "[" * 5000 + "]" * 5000 + " docker.sock\n"
+            "RUN claude --dangerously-skip-permissions\n",
+            ".env": f"TOKEN={token}\n",
+        }
+    )
+    assert ("Dockerfile", "AA008", 3) in {(f.path, f.rule, f.line) for f in findings}
 
 
 def test_a_file_that_takes_too_long_is_sk005_and_the_scan_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -122,14 +122,21 @@ FRAGMENTS = [
     "egress: [{}]",
     "network_mode: host",
     "runOn: folderOpen",
+    "RUN [",
+    "CMD [",
+    "{a: ",
+    "? ",
 ]
 TRIGGERS = sorted({t for rule in all_rules() for t in rule.triggers if isinstance(t, str)})
 VOCABULARY = FRAGMENTS + TRIGGERS
 
+#: A fragment said many times over: nesting ("[", "- ", "{a: ") past the parsers' and Python's own
+#: recursion limits, which single fragments never reach.
+repeated = st.builds(lambda part, times: part * times, st.sampled_from(VOCABULARY), st.integers(2, 1500))
 text_strategy = st.builds(
     lambda prefix, parts: prefix + "".join(parts),
     st.sampled_from(PREFIXES),
-    st.lists(st.sampled_from(VOCABULARY) | st.text(max_size=8), max_size=40),
+    st.lists(st.sampled_from(VOCABULARY) | st.text(max_size=8) | repeated, max_size=40),
 )
 
 
@@ -165,6 +172,8 @@ def test_malformed_text_never_crashes(name: str, text: str) -> None:
 
 def test_deep_nesting_and_alias_bombs_are_bounded() -> None:
     scan_one("compose.yaml", b"services: " + b"[" * 5000 + b"]" * 5000)
+    scan_one("compose.yaml", b"services:\n  a:\n    x:\n      " + b"- " * 50_000 + b"a\n")
+    scan_one("Dockerfile", b"FROM x\nRUN " + b"[" * 5000 + b"]" * 5000 + b" docker.sock\n")
     scan_one(".devcontainer/devcontainer.json", b"[" * 5000 + b"]" * 5000)
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "

@@ -169,7 +169,7 @@ def _b64json(part: str) -> object:
     try:
         raw = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
         return json.loads(raw.decode("utf-8"))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):  # nested too deep: no real token
         return None
 
 

@@ -45,7 +45,7 @@ class Instruction:
             return None
         try:
             value = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # "[[[[...": no exec form a shell would run
             return None
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return value

@@ -157,7 +157,8 @@ def first_map(value: Any) -> PMap | None:
 #: What one file's data may cost. The text is capped before parsing (2 MB by default); these bound
 #: what aliases add to the data and what rules do with it, so a planted file costs at most this.
 MAX_ALIAS_VALUES = 100_000  # values that YAML aliases and merge keys may add, beyond the text's own
-MAX_DEPTH = 100  # levels of nesting a walk enters
+MAX_DEPTH = 100  # levels of nesting a walk enters (and YAML flow collections are read to)
+MAX_BLOCK_COLUMN = 1000  # the column a YAML line's content may start at (block levels start at rising columns)
 MAX_VALUES = 2_000_000  # values all the walks over the file may visit together
 MAX_SECONDS = 30.0  # wall time the rules may spend on one file (checked between rules and during walks)
 _CLOCK_EVERY = 4096  # walk steps between two looks at the clock
@@ -167,6 +168,8 @@ _BOUND_MESSAGES = {
     "aliases": "references to the YAML anchor here would make aliases add more than {} values; those "
     "references were left out and not checked",
     "depth": "data nested more than {} levels deep here; what lies deeper was not checked",
+    "column": "this line's content starts past column {}, nesting deeper than the YAML parser is given; "
+    "the line was not checked",
     "values": "more than {} values to walk in this file; the rest was not checked",
     "time": "checking this file took more than {} seconds; the rules still to run and the rest of its data "
     "were not checked",
@@ -175,7 +178,7 @@ _BOUND_MESSAGES = {
 
 @dataclass(frozen=True)
 class BoundHit:
-    """A bound was met at ``pos``: ``bound`` is "aliases", "depth", "values" or "time"."""
+    """A bound was met at ``pos``: ``bound`` is "aliases", "depth", "column", "values" or "time"."""
 
     bound: str
     limit: float
@@ -204,7 +207,8 @@ class TreeBudget:
         self.deadline = time.monotonic() + self.seconds
 
     def met(self, bound: str, pos: Pos) -> None:
-        limit = {"aliases": self.aliases, "depth": self.depth, "values": self.values, "time": self.seconds}[bound]
+        limits = {"aliases": self.aliases, "depth": self.depth, "values": self.values, "time": self.seconds}
+        limit = limits.get(bound, MAX_BLOCK_COLUMN)
         self.hits.setdefault(bound, BoundHit(bound, limit, pos))
 
     def out_of_time(self, pos: Pos = _FILE_START) -> bool:

@@ -14,7 +14,7 @@ import re
 import warnings
 from typing import Any
 
-from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem, TreeBudget
+from sandkit.lint.syntax.tree import MAX_BLOCK_COLUMN, MAX_DEPTH, PMap, Pos, PSeq, PStr, SyntaxProblem, TreeBudget
 
 _BOOL_TRUE = {"true", "True", "TRUE"}
 _BOOL_FALSE = {"false", "False", "FALSE"}
@@ -74,13 +74,77 @@ def load_documents(text: str) -> list[Any]:
     """Every document of a YAML stream as positioned data; raises SyntaxProblem, also when
     aliases would add more than the default bound."""
     budget = TreeBudget()
-    documents = convert_nodes(compose_nodes(text), budget)
+    documents = convert_nodes(compose_nodes(text, budget), budget)
     for hit in budget.hits.values():
         raise SyntaxProblem(hit.message, hit.pos)
     return documents
 
 
-def check_syntax(text: str) -> None:
+_DEEP_LINE = re.compile(rf"(?m)^[ \t?:-]{{{MAX_BLOCK_COLUMN},}}[^\n]*")
+_BRACKET = re.compile(r"[\[\]{}]")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def bound_nesting(text: str) -> tuple[str, list[tuple[str, int]]]:
+    """``text`` with what nests past the parser's bounds blanked (lines and columns kept), and
+    where each bound was first met (``("column"|"depth", index)``).
+
+    libyaml's scanner pays for every token once per open flow collection around it (20,000
+    nested ``[`` took 7 s, 200,000 did not finish) and its composer recurses in C for every
+    level (a 400 KB line of ``- - - ...`` overflowed its stack and killed the process). So a
+    line whose content starts past column ``MAX_BLOCK_COLUMN`` is blanked (block levels start at
+    rising columns, so fewer columns means fewer levels), and so is the inside of a flow
+    collection more than ``MAX_DEPTH`` deep. Brackets are counted whether quoted or not: a
+    quote the scan misreads can only make it blank more, never let deep text through.
+    """
+    hits: list[tuple[str, int]] = []
+    deep_line = _DEEP_LINE.search(text)
+    if deep_line is not None:
+        hits.append(("column", deep_line.start() + MAX_BLOCK_COLUMN))
+        text = _DEEP_LINE.sub(lambda m: " " * len(m.group()), text)
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return text, hits
+    spans: list[tuple[int, int]] = []
+    depth, start = 0, -1
+    for match in _BRACKET.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            if depth == MAX_DEPTH + 1:
+                start = match.start()
+        elif depth:
+            if depth == MAX_DEPTH + 1:
+                spans.append((start + 1, match.start()))
+            depth -= 1
+    if depth > MAX_DEPTH:
+        spans.append((start + 1, len(text)))
+    if not spans:
+        return text, hits
+    hits.append(("depth", spans[0][0] - 1))
+    parts, position = [], 0
+    for begin, end in spans:
+        parts += [text[position:begin], _NOT_NEWLINE.sub(" ", text[begin:end])]
+        position = end
+    parts.append(text[position:])
+    return "".join(parts), hits
+
+
+def _bounded(text: str, budget: TreeBudget | None) -> str:
+    """``text`` within the parser's bounds; the budget records where a bound was met (without
+    one, meeting a bound is a SyntaxProblem there)."""
+    bounded, hits = bound_nesting(text)
+    if not hits:
+        return text
+    record = budget if budget is not None else TreeBudget()
+    for bound, index in hits:
+        line_start = text.rfind("\n", 0, index) + 1
+        record.met(bound, Pos(text.count("\n", 0, index) + 1, index - line_start + 1))
+    if budget is None:
+        first = next(iter(record.hits.values()))
+        raise SyntaxProblem(first.message, first.pos)
+    return bounded
+
+
+def check_syntax(text: str, budget: TreeBudget | None = None) -> None:
     """Raise SyntaxProblem if ``text`` is not valid YAML, as cheaply as possible.
 
     With libyaml the parser runs in C without building a node (several times faster than
@@ -88,8 +152,9 @@ def check_syntax(text: str) -> None:
     """
     _, marked_error, yaml_error, validator = _composer()
     if validator is None or "*" in text:
-        compose_nodes(text)
+        compose_nodes(text, budget)
         return
+    text = _bounded(text, budget)
     try:
         validator(text).raw_parse()
     except marked_error as exc:
@@ -104,9 +169,11 @@ def _located(exc: Any) -> SyntaxProblem:
     return SyntaxProblem(f"invalid YAML: {exc.problem or exc.context}", pos)
 
 
-def compose_nodes(text: str) -> list[Any]:
-    """The composer's node graph of every document (enough to know the text is valid)."""
+def compose_nodes(text: str, budget: TreeBudget | None = None) -> list[Any]:
+    """The composer's node graph of every document (enough to know the text is valid), of the
+    text within the parser's bounds (:func:`bound_nesting`)."""
     compose_all, marked_error, yaml_error, _ = _composer()
+    text = _bounded(text, budget)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -123,13 +190,10 @@ def convert_nodes(nodes: list[Any], budget: TreeBudget) -> list[Any]:
     """Positioned data for composed nodes; aliases are converted once and shared.
 
     A reference that would take the values aliases add past ``budget.aliases`` becomes None,
-    and the budget records where.
+    and so does a collection deeper than ``budget.depth``; the budget records where.
     """
     converter = _Converter(budget)
-    try:
-        return [converter.convert(node) for node in nodes]
-    except RecursionError:
-        raise SyntaxProblem("YAML nested too deeply to analyse", Pos()) from None
+    return [converter.convert(node) for node in nodes]
 
 
 def _first_line(exc: Exception) -> str:
@@ -153,6 +217,7 @@ class _Converter:
         self.budget = budget
         self.values = 0
         self.added = 0  # what alias references have added so far
+        self.depth = 0  # collections open around the node being converted
 
     def convert(self, node: Any) -> Any:
         mark = node.start_mark
@@ -164,7 +229,11 @@ class _Converter:
         known = self.seen.get(id(node))
         if known is not None:
             return self._reference(id(node), known, pos)
+        if self.depth >= self.budget.depth:  # no walk enters it: not worth Python's stack
+            self.budget.met("depth", pos)
+            return None
         before = self.values
+        self.depth += 1
         if kind == "mapping":
             result: Any = PMap(pos)
             self.seen[id(node)] = result
@@ -176,6 +245,7 @@ class _Converter:
                 value = self.convert(item)
                 result.append(value)
                 result.item_pos.append(getattr(value, "pos", None) or _pos(item))
+        self.depth -= 1
         self.sizes[id(node)] = self.values - before
         return result
 
