@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS, is_placeholder, is_secret_key
+from sandkit.lint.syntax.helm import TEMPLATE_VALUE
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]{40,}")
@@ -276,6 +277,10 @@ def is_reference(name: str, value: str) -> bool:
     return bool(re.search(r"[-./]", text))
 
 
+_QUALIFIED_NAME = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}/[A-Za-z0-9._-]*")
+_WORDS = re.compile(r"(?<![A-Za-z0-9])[a-z]{4,}-[a-z]{4,}(?![A-Za-z0-9])")
+
+
 def literal_secret(name: str, value: object) -> bool:
     """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
 
@@ -287,8 +292,12 @@ def literal_secret(name: str, value: object) -> bool:
     if not isinstance(value, str) or not is_secret_key(str(name)):
         return False
     text = value.strip().strip("\"'")
-    if is_placeholder(text) or any(c.isspace() for c in text):
-        return False
+    if is_placeholder(text) or any(c.isspace() for c in text) or text == TEMPLATE_VALUE:
+        return False  # TEMPLATE_VALUE: a masked template expression (``{{ ternary "yes" "no" ... }}``)
+    if _QUALIFIED_NAME.fullmatch(text):
+        return False  # a domain-qualified label or annotation name ("external-dns.alpha.kubernetes.io/")
+    if _WORDS.search(text) and not re.search(r"(?i)pass|pwd", str(name)):
+        return False  # words joined by hyphens ("etcd-cluster-k8s"): a name, not key material
     if re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", text) or text.startswith(("/", "./", "~", "../")):
         return False
     if re.fullmatch(r"[A-Za-z]+(?:[._-][A-Za-z]+)*", text) and not re.search(r"(?i)pass|pwd", str(name)):

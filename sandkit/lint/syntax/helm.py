@@ -9,9 +9,10 @@ line and the column where each value starts:
   lines) becomes an empty line;
 - ``{{ .Values.a.b }}`` (with ``| quote``, ``| default``, ``toYaml``/``nindent``) becomes the
   default that values.yaml gives, a mapping or list written in flow style on the same line;
-- any other expression becomes a run of ``_`` the length of the directive, a plain scalar;
-- ``{{ if .Values.a.b }}`` (or ``if not``) whose value values.yaml settles drops the lines of the
-  branch Helm would not render, so a setting that is off by default is not reported.
+- any other expression becomes ``(template)``, a plain scalar;
+- ``{{ if ... }}`` (and ``with``) whose condition values.yaml settles (``.Values`` paths with
+  ``not``, ``and``, ``or``, ``eq``, ``ne``) drops the lines of the branch Helm would not render,
+  so a setting that is off by default is not reported.
 
 What cannot be read this way (loops that build lists, templates that render a key) may still
 fail to parse; the engine reports that at info severity, not as a broken file.
@@ -31,11 +32,11 @@ _VALUES_PATH = re.compile(r"(?<![\w$])\.Values((?:\.[A-Za-z_][\w-]*)+)")
 _OPEN = re.compile(r"^\s*(if|range|with|define|block)\b")
 _ELSE = re.compile(r"^\s*else\b")
 _END = re.compile(r"^\s*end\b")
-_IF = re.compile(r"^\s*(?:else\s+)?if\s+(not\s+)?(\.Values(?:\.[A-Za-z_][\w-]*)+)\s*$")
 _COMMENT = re.compile(r"^\s*/\*.*\*/\s*$", re.DOTALL)
+_ASSIGNMENT = re.compile(r"^\s*\$\w+\s*:?=")  # {{ $x := ... }} renders nothing
 _PLAIN = re.compile(r"^[A-Za-z0-9_./:@+-]*$")
 _BLOCK_OUTPUT = re.compile(r"\bn?indent\b|\btoYaml\b")
-_UNKNOWN = "(template)"  # what an expression values.yaml does not settle stands for: a plain scalar
+TEMPLATE_VALUE = "(template)"  # what an expression values.yaml does not settle stands for: a plain scalar
 _FLOW_LIMIT = 4000  # characters a value rendered in flow style may take
 
 
@@ -84,14 +85,85 @@ def _resolved(body: str, values: Any) -> str | None:
     return text if len(text) <= _FLOW_LIMIT else None
 
 
+_CONDITION = re.compile(r"^\s*(?:else\s+)?(?:if|with)\s+(?P<expr>.*?)\s*$", re.DOTALL)
+_TOKEN = re.compile(r'\s*(\(|\)|"(?:[^"\\]|\\.)*"|[^\s()]+)')
+_MAX_TOKENS = 64  # a condition longer than this is left undecided
+
+
 def _condition(body: str, values: Any) -> bool | None:
-    """The truth of ``if .Values.x`` / ``if not .Values.x`` when values.yaml settles it."""
-    match = _IF.match(body)
-    if match is None:
+    """The truth of an ``if`` (or ``with``) condition when values.yaml settles it, else None.
+
+    Reads ``.Values`` paths (missing is false, as in Helm), ``not``, ``and``, ``or``, ``eq``
+    and ``ne`` over paths and literals, and parentheses; anything else (``include``,
+    variables, pipelines) is undecided, and decides ``and``/``or`` only when the other
+    arguments settle it: ``and (include "x" .) .Values.psp.create`` is false when
+    ``psp.create`` is.
+    """
+    match = _CONDITION.match(body)
+    if match is None or "|" in match.group("expr"):
         return None
-    value = lookup(values, match.group(2).removeprefix(".Values"))
-    truth = bool(value) if value is not None else False
-    return not truth if match.group(1) else truth
+    tokens = _TOKEN.findall(match.group("expr"))
+    if not tokens or len(tokens) > _MAX_TOKENS:
+        return None
+    value, rest = _expression(tokens, values)
+    return _truth(value) if not rest else None
+
+
+_UNDECIDED = object()
+
+
+def _truth(value: Any) -> bool | None:
+    return None if value is _UNDECIDED else bool(value)
+
+
+def _expression(tokens: list[str], values: Any) -> tuple[Any, list[str]]:
+    """A function call (``and a b``) or a single argument; what it uses up is removed."""
+    head = tokens[0]
+    if head in ("and", "or", "not", "eq", "ne"):
+        args: list[Any] = []
+        rest = tokens[1:]
+        while rest and rest[0] != ")":
+            arg, rest = _argument(rest, values)
+            args.append(arg)
+        return _apply(head, args), rest
+    return _argument(tokens, values)
+
+
+def _argument(tokens: list[str], values: Any) -> tuple[Any, list[str]]:
+    head, rest = tokens[0], tokens[1:]
+    if head == "(":
+        if not rest:
+            return _UNDECIDED, []
+        value, rest = _expression(rest, values)
+        return value, rest[1:] if rest and rest[0] == ")" else rest
+    if head.startswith(".Values."):
+        found = lookup(values, head.removeprefix(".Values"))
+        return (found if found is not None else None), rest
+    if head.startswith('"'):
+        return head[1:-1], rest
+    if re.fullmatch(r"-?\d+", head):
+        return int(head), rest
+    if head in ("true", "false"):
+        return head == "true", rest
+    if head.startswith("$") or head in ("include", "tpl", "empty", "default", "hasKey", "semverCompare"):
+        # a function call we do not evaluate: it takes the arguments up to the closing parenthesis
+        while rest and rest[0] != ")":
+            _, rest = _argument(rest, values)
+        return _UNDECIDED, rest
+    return _UNDECIDED, rest
+
+
+def _apply(function: str, args: list[Any]) -> Any:
+    truths = [_truth(a) for a in args]
+    if function == "not":
+        return _UNDECIDED if len(truths) != 1 or truths[0] is None else not truths[0]
+    if function == "and":
+        return False if False in truths else (True if truths and None not in truths else _UNDECIDED)
+    if function == "or":
+        return True if True in truths else (False if truths and None not in truths else _UNDECIDED)
+    if len(args) != 2 or _UNDECIDED in args:
+        return _UNDECIDED
+    return (args[0] == args[1]) == (function == "eq")
 
 
 def mask_template(text: str, values: Any) -> str:
@@ -112,7 +184,13 @@ def mask_template(text: str, values: Any) -> str:
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end
         alone = not text[line_start : match.start()].strip() and not text[match.end() : line_end].strip()
-        if _COMMENT.match(body) or _END.match(body) or _ELSE.match(body) or _OPEN.match(body):
+        if (
+            _COMMENT.match(body)
+            or _END.match(body)
+            or _ELSE.match(body)
+            or _OPEN.match(body)
+            or _ASSIGNMENT.match(body)
+        ):
             replacement = ""
         elif alone:
             replacement = (_resolved(body, values) if _opens_value(out) else None) or ""
@@ -121,7 +199,7 @@ def mask_template(text: str, values: Any) -> str:
             replacement = resolved or ""
         else:
             resolved = _resolved(body, values)
-            replacement = resolved if resolved is not None else _UNKNOWN
+            replacement = resolved if resolved is not None else TEMPLATE_VALUE
         out.append(replacement + "\n" * match.group().count("\n"))
         position = match.end()
     out.append(text[position:])
@@ -174,7 +252,7 @@ def _dead_lines(text: str, values: Any) -> set[int]:
             frames[-1] = (taken or (truth is True), branch, outer)
             live = outer and branch
         elif _OPEN.match(body) and not _COMMENT.match(body):
-            truth = _condition(body, values) if re.match(r"^\s*if\b", body) else None
+            truth = _condition(body, values) if re.match(r"^\s*(?:if|with)\b", body) else None
             frames.append((truth is True, truth is not False, live))
             live = live and truth is not False
         if not live:

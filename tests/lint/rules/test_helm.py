@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sandkit.lint.model import Finding
-from sandkit.lint.syntax.helm import flow, mask_template
+from sandkit.lint.syntax.helm import _condition, flow, mask_template
 from tests.lint.helpers import at, lint_files
 
 CHART = {"chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n"}
@@ -73,3 +73,63 @@ def test_masking_keeps_every_line(template: str) -> None:
 
 def test_flow_style_is_one_line_of_yaml() -> None:
     assert flow({"a": [1, True, None], "b c": "x: y"}) == '{a: [1, true, null], "b c": "x: y"}'
+
+
+VALUES = {"psp": {"create": False}, "on": True, "arch": "replication", "metrics": {"enabled": True, "sm": {}}}
+
+
+@pytest.mark.parametrize(
+    ("body", "truth"),
+    [
+        (' if and (include "common.capabilities.psp.supported" .) .Values.psp.create .Values.rbac.create ', False),
+        (" if and .Values.metrics.enabled .Values.metrics.sm.enabled ", False),
+        (" if and .Values.metrics.enabled (not .Values.metrics.sm.enabled) ", True),
+        (' if or .Values.on (include "x" .) ', True),
+        (' if and (eq .Values.arch "replication") .Values.sentinel.enabled ', False),
+        (' if ne .Values.arch "standalone" ', True),
+        (" else if not .Values.on ", False),
+        (" with .Values.podSecurityContext ", False),  # missing is false, as in Helm
+        (' if and .Values.on (include "x" .) ', None),  # what is left decides
+        (" if .Values.on | default true ", None),  # pipelines are not evaluated
+        (" if $.Values.on ", None),
+        (" if " + "(" * 100, None),
+    ],
+)
+def test_conditions_values_yaml_settles(body: str, truth: bool | None) -> None:
+    assert _condition(body, VALUES) is truth
+
+
+def test_a_resource_behind_a_default_off_and_is_not_reported() -> None:
+    """bitnami/metallb: a PodSecurityPolicy with hostNetwork and privileged, created only with
+    psp.create (false by default): it was reported as a pod on the host network."""
+    psp = (
+        '{{- if and (include "common.capabilities.psp.supported" .) .Values.psp.create -}}\n'
+        "apiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata:\n  name: x\n"
+        "spec:\n  hostNetwork: true\n  privileged: true\n{{- end }}\n"
+    )
+    assert not lint_chart("psp:\n  create: false\n", psp)
+    assert {f.rule for f in lint_chart("psp:\n  create: true\n", psp)} >= {"PV002"}
+
+
+def test_an_unsettled_template_value_under_a_secret_name_is_no_literal() -> None:
+    """bitnami's ``ALLOW_EMPTY_PASSWORD: {{ ternary "yes" "no" .Values.allowEmptyPassword | quote }}``
+    masked to a placeholder was PS002 in eleven charts."""
+    template = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n    - name: c\n"
+        "      env:\n        - name: ALLOW_EMPTY_PASSWORD\n"
+        '          value: {{ ternary "yes" "no" .Values.allowEmptyPassword | quote }}\n'
+    )
+    assert not [f for f in lint_chart("allowEmptyPassword: true\n", template) if f.rule == "PS002"]
+
+
+def test_a_variable_assignment_renders_nothing() -> None:
+    """bitnami/etcd and airflow: ``{{- $replicaCount := int .Values.replicaCount }}`` under
+    ``containers:`` was read as the value of the key above it (SK001, the pod not checked)."""
+    template = (
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        {{- $replicaCount := int .Values.replicaCount }}\n"
+        '        {{- $name = include "x" . }}\n'
+        "        - name: c\n          securityContext: {privileged: true}\n"
+    )
+    findings = lint_chart("replicaCount: 1\n", template)
+    assert [(f.rule, f.line) for f in findings] == [("PV001", 12)]

@@ -197,6 +197,9 @@ def test_request_ids_and_paths_under_token_names() -> None:
         ("deploy.yaml", "affinity:\n  topologyKey: kubernetes.io/hostname\n"),
         ("schema.json", '{"$schema": "http://json-schema.org/draft-07/schema#", "password": "string-value-x"}'),
         (".gitleaks.json", '{"secret_pattern": "(?i)secret[=:]\\\\s*[a-z0-9]{16}"}'),
+        # bitnami/charts redis and etcd values.yaml: an annotation name and a cluster's name
+        ("values.yaml", "useExternalDNS:\n  annotationKey: external-dns.alpha.kubernetes.io/\n"),
+        ("values.yaml", 'initialClusterToken: "etcd-cluster-k8s"\n'),
     ],
 )
 def test_names_versions_references_schemas_and_patterns_are_not_secrets(name: str, text: str) -> None:
