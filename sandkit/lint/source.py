@@ -243,21 +243,30 @@ class SourceFile:
         """Shell commands of a shell script, Makefile or justfile, Jenkinsfile ``sh`` steps, or Dockerfile RUN lines."""
         return self.memo("commands", self._file_commands)
 
+    def _parsed(self, text: str, locate: Callable[[Pos], Pos], *, expand: bool = False) -> list[Command]:
+        """The commands of shell ``text`` positioned in the file by ``locate``; substitutions
+        nested past the parser's bound are recorded in the file's budget (SK005)."""
+        unread: list[Pos] = []
+        commands = _relocate(parse_commands(text, expand=expand, unread=unread), locate)
+        if unread:
+            self.budget.met("substitutions", locate(unread[0]))
+        return commands
+
     def _file_commands(self) -> list[Command]:
         if self.syntax == "shell":
-            return parse_commands(self.text, expand=True)
+            return self._parsed(self.text, lambda p: p, expand=True)
         if self.syntax in ("makefile", "justfile"):
             from sandkit.lint.syntax.makefile import justfile_recipes, makefile_recipes
 
             recipes = (makefile_recipes if self.syntax == "makefile" else justfile_recipes)(self.text)
             out: list[Command] = []
             for recipe in recipes:
-                out.extend(_relocate(parse_commands(recipe.text), _shifted(recipe.pos)))
+                out.extend(self._parsed(recipe.text, _shifted(recipe.pos)))
             return out
         if self.syntax == "jenkinsfile":
             out = []
             for step in self.pipeline.shell_steps:
-                out.extend(_relocate(parse_commands(step.text), _shifted(step.pos)))
+                out.extend(self._parsed(step.text, _shifted(step.pos)))
             return out
         if self.syntax == "dockerfile":
             out = []
@@ -275,7 +284,7 @@ class SourceFile:
             offset = sum(len(line) + 1 for line in lines[: p.line - 1]) + p.column - 1
             return self.str_pos(value, offset)
 
-        return _relocate(parse_commands(str(value)), locate)
+        return self._parsed(str(value), locate)
 
     def commands_in_instruction(self, ins: Instruction) -> list[Command]:
         """Shell commands of a Dockerfile instruction (RUN, or the shell form of CMD)."""
@@ -283,10 +292,8 @@ class SourceFile:
         exec_form = ins.exec_form()
         text = " ".join(_shell_quote(a) for a in exec_form) if exec_form else ins.args
         if exec_form:
-            return _relocate(parse_commands(text), lambda p: ins.pos)
-        return _relocate(
-            parse_commands(text), lambda p: ins.pos_at(starts[min(p.line, len(starts)) - 1] + p.column - 1)
-        )
+            return self._parsed(text, lambda p: ins.pos)
+        return self._parsed(text, lambda p: ins.pos_at(starts[min(p.line, len(starts)) - 1] + p.column - 1))
 
 
 def _move(node: Node, locate: Callable[[Pos], Pos], moved: set[int]) -> None:

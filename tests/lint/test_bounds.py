@@ -210,3 +210,17 @@ def test_the_clock_is_read_during_long_walks(monkeypatch: pytest.MonkeyPatch) ->
     data.extend(tree.PMap(tree.Pos(2, 1)) for _ in range(10_000))
     visited = sum(1 for _ in tree.walk(data, budget))
     assert visited < tree._CLOCK_EVERY + 1 and "time" in budget.hits
+
+
+def test_a_command_hidden_in_deep_substitutions_is_named_and_shallow_ones_are_found() -> None:
+    findings = lint_files(
+        {
+            "run.sh": "#!/bin/sh\n" + "echo $(" * 50 + "docker run --privileged x" + ")" * 50 + "\n",
+            "ok.sh": '#!/bin/sh\nif [ -n "$X" ]; then\n  echo "$(docker run -v /var/run/docker.sock:/s x)"\nfi\n',
+        }
+    )
+    assert [(f.path, f.rule, f.line, f.column) for f in findings] == [
+        ("ok.sh", "RS001", 3, 25),
+        ("run.sh", "SK005", 2, 64),
+    ]
+    assert "substitutions nested more than 8 deep" in findings[1].message

@@ -216,3 +216,31 @@ def test_jsonc_string_positions_see_through_escapes() -> None:
     assert value == 'x "q" é y'
     assert value.pos_at(value.index("y")) == Pos(1, 23)
     assert value.pos_at(0) == Pos(1, 8)
+
+
+def test_commands_inside_compound_commands_and_substitutions_are_read_where_written() -> None:
+    """``if ...; then docker run ...; fi``, ``{ ...; }``, ``$(...)`` and backticks hid the
+    command from every rule (it was read as the program ``then``, or as one word)."""
+    text = (
+        'if true; then docker run --privileged x; fi\n{ docker ps; }\necho "$(docker run -v /:/h x)" `docker info`\n'
+        "while docker ps; do ! docker run y; done\n"
+    )
+    found = [(c.argv()[:2], c.pos) for c in parse_commands(text) if c.argv()[:1] == ["docker"]]
+    assert found == [
+        (["docker", "run"], Pos(1, 15)),
+        (["docker", "ps"], Pos(2, 3)),
+        (["docker", "ps"], Pos(4, 7)),
+        (["docker", "run"], Pos(4, 23)),
+        (["docker", "run"], Pos(3, 9)),
+        (["docker", "info"], Pos(3, 33)),
+    ]
+
+
+def test_substitutions_nested_past_the_bound_are_named_not_read() -> None:
+    from sandkit.lint.syntax.shell import MAX_SUBSTITUTION_DEPTH
+
+    text = "echo $(" * 30 + "docker run x" + ")" * 30
+    unread: list[Pos] = []
+    commands = parse_commands(text, unread=unread)
+    assert len(commands) == MAX_SUBSTITUTION_DEPTH + 1  # the outer echo and one per level read
+    assert unread == [Pos(1, 7 * (MAX_SUBSTITUTION_DEPTH + 1) + 1)]

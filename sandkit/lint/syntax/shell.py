@@ -2,6 +2,9 @@
 
 This is not a shell: it splits text into simple commands (on ``;``, ``&``, ``|``, ``&&``,
 ``||``, newlines and parentheses), unquotes each word and drops redirections and comments.
+Reserved words (``if``, ``then``, ``do``, ``{`` ...) before a command are skipped, and the
+commands inside ``$(...)`` and backticks are read too (:data:`MAX_SUBSTITUTION_DEPTH` deep),
+positioned where they are written.
 That is what rules need to read ``docker run -v ...`` wherever it is written, and it never
 fails: unterminated quotes simply end at the end of the text.
 
@@ -18,7 +21,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sandkit.lint.syntax.tree import Pos
+from sandkit.lint.syntax.tree import MAX_SUBSTITUTIONS, Pos
 
 _OPERATOR_CHARS = ";&|()\n"
 _REDIRECT_CHARS = "<>"
@@ -27,6 +30,11 @@ _DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
 _ARRAY_START = re.compile(r"[A-Za-z_]\w*\+?=")
 _REFERENCE = re.compile(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(?:\[[@*]\])?\})")
 MAX_VARIABLE_WORDS = 1000
+#: Words that open or close a compound command (``if x; then docker run ...; fi``); a command
+#: starting with one is read from the word after it.
+_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!"})
+#: Command substitutions (``$(...)``, backticks) inside substitutions read as commands, this deep.
+MAX_SUBSTITUTION_DEPTH = MAX_SUBSTITUTIONS
 
 
 @dataclass(frozen=True)
@@ -62,21 +70,27 @@ class Command:
         return "", len(self.words)
 
 
-def parse_commands(text: str, *, expand: bool = False) -> list[Command]:
+def parse_commands(
+    text: str, *, expand: bool = False, unread: list[Pos] | None = None, _depth: int = 0
+) -> list[Command]:
     """Split shell text into simple commands; positions are 1-based within ``text``.
 
     With ``expand``, whole-word variable references are replaced by what the text assigned
-    to them before (see the module doc).
+    to them before (see the module doc). Where substitutions nest deeper than
+    :data:`MAX_SUBSTITUTION_DEPTH`, the place of the first one not read goes to ``unread``.
     """
     commands: list[Command] = []
     current = Command()
     drop_next = False
     variables = _Variables(text) if expand else None
-    tokens = list(_tokens(text))
+    substitutions: list[tuple[str, Pos]] = []
+    tokens = list(_tokens(text, substitutions))
     i = 0
     while i < len(tokens):
         kind, word = tokens[i]
         i += 1
+        if kind == "word" and not (current.words or current.assignments) and word.text in _RESERVED:
+            continue
         if kind == "op":
             _finish(current, commands, variables)
             current = Command()
@@ -91,7 +105,29 @@ def parse_commands(text: str, *, expand: bool = False) -> list[Command]:
         else:
             current.words.extend(variables.expand(word) if variables is not None else (word,))
     _finish(current, commands, variables)
+    if _depth >= MAX_SUBSTITUTION_DEPTH:
+        if substitutions and unread is not None:
+            unread.append(substitutions[0][1])
+        return commands
+    for inner, at in substitutions:
+        deeper: list[Pos] = []
+        commands.extend(_moved(command, at) for command in parse_commands(inner, unread=deeper, _depth=_depth + 1))
+        if unread is not None:
+            unread.extend(_moved_pos(pos, at) for pos in deeper)
     return commands
+
+
+def _moved_pos(pos: Pos, at: Pos) -> Pos:
+    """A position in text that starts at ``at``, in the outer text."""
+    return Pos(at.line, at.column + pos.column - 1) if pos.line == 1 else Pos(at.line + pos.line - 1, pos.column)
+
+
+def _moved(command: Command, at: Pos) -> Command:
+    """A command parsed from text that starts at ``at``, positioned in the outer text."""
+    return Command(
+        [Word(w.text, _moved_pos(w.pos, at)) for w in command.words],
+        [Word(w.text, _moved_pos(w.pos, at)) for w in command.assignments],
+    )
 
 
 def _finish(command: Command, commands: list[Command], variables: _Variables | None) -> None:
@@ -173,8 +209,10 @@ def _is_assignment(text: str) -> bool:
     return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
 
 
-def _tokens(text: str) -> Iterator[tuple[str, Word]]:
-    """Yield ("word"|"op"|"redirect", Word) pairs."""
+def _tokens(text: str, substitutions: list[tuple[str, Pos]] | None = None) -> Iterator[tuple[str, Word]]:
+    """Yield ("word"|"op"|"redirect", Word) pairs; the text of each command substitution met,
+    with where it starts, is added to ``substitutions``."""
+    subs = substitutions if substitutions is not None else []
     i, n, line, col = 0, len(text), 1, 1
     buf: list[str] = []
     start: Pos | None = None
@@ -228,22 +266,30 @@ def _tokens(text: str) -> Iterator[tuple[str, Word]]:
             continue
         start = start or Pos(line, col)
         if ch in "'\"`":
-            i, line, col = _quoted(text, i, line, col, buf)
+            i, line, col = _quoted(text, i, line, col, buf, subs)
             continue
         if ch == "$" and text.startswith("$(", i):
-            i, line, col = _substitution(text, i, line, col, buf)
+            i, line, col = _substitution(text, i, line, col, buf, subs)
             continue
         buf.append(ch)
         i, col = i + 1, col + 1
     yield from flush()
 
 
-def _quoted(text: str, i: int, line: int, col: int, buf: list[str]) -> tuple[int, int, int]:
+def _quoted(
+    text: str, i: int, line: int, col: int, buf: list[str], subs: list[tuple[str, Pos]]
+) -> tuple[int, int, int]:
     """Consume a quoted run starting at text[i]; returns the new index, line and column."""
     quote, n = text[i], len(text)
     i, col = i + 1, col + 1
+    if quote == "`":
+        end = text.find("`", i)
+        subs.append((text[i : n if end < 0 else end], Pos(line, col)))
     while i < n and text[i] != quote:
         ch = text[i]
+        if quote == '"' and ch == "$" and text.startswith("$(", i):
+            i, line, col = _substitution(text, i, line, col, buf, subs)
+            continue
         if quote != "'" and ch == "\\" and i + 1 < n:
             nxt = text[i + 1]
             if nxt == "\n":
@@ -261,9 +307,12 @@ def _quoted(text: str, i: int, line: int, col: int, buf: list[str]) -> tuple[int
     return i + 1, line, col + 1
 
 
-def _substitution(text: str, i: int, line: int, col: int, buf: list[str]) -> tuple[int, int, int]:
-    """Keep ``$( ... )`` as literal word text, balancing parentheses."""
+def _substitution(
+    text: str, i: int, line: int, col: int, buf: list[str], subs: list[tuple[str, Pos]]
+) -> tuple[int, int, int]:
+    """Keep ``$( ... )`` as literal word text, balancing parentheses; its inside goes to ``subs``."""
     depth, n = 0, len(text)
+    start, at = i + 2, Pos(line, col + 2)
     while i < n:
         ch = text[i]
         buf.append(ch)
@@ -278,4 +327,5 @@ def _substitution(text: str, i: int, line: int, col: int, buf: list[str]) -> tup
             depth -= 1
             if depth == 0:
                 break
+    subs.append((text[start : i - 1 if depth == 0 else i], at))
     return i, line, col

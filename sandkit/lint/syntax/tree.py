@@ -159,6 +159,7 @@ def first_map(value: Any) -> PMap | None:
 MAX_ALIAS_VALUES = 100_000  # values that YAML aliases and merge keys may add, beyond the text's own
 MAX_DEPTH = 100  # levels of nesting a walk enters (and YAML flow collections are read to)
 MAX_BLOCK_COLUMN = 1000  # the column a YAML line's content may start at (block levels start at rising columns)
+MAX_SUBSTITUTIONS = 8  # shell command substitutions ($(...), backticks) read inside one another
 MAX_VALUES = 2_000_000  # values all the walks over the file may visit together
 MAX_SECONDS = 30.0  # wall time the rules may spend on one file (checked between rules and during walks)
 _CLOCK_EVERY = 4096  # walk steps between two looks at the clock
@@ -170,6 +171,7 @@ _BOUND_MESSAGES = {
     "depth": "data nested more than {} levels deep here; what lies deeper was not checked",
     "column": "this line's content starts past column {}, nesting deeper than the YAML parser is given; "
     "the line was not checked",
+    "substitutions": "shell command substitutions nested more than {} deep here; the commands inside were not checked",
     "values": "more than {} values to walk in this file; the rest was not checked",
     "time": "checking this file took more than {} seconds; the rules still to run and the rest of its data "
     "were not checked",
@@ -178,7 +180,8 @@ _BOUND_MESSAGES = {
 
 @dataclass(frozen=True)
 class BoundHit:
-    """A bound was met at ``pos``: ``bound`` is "aliases", "depth", "column", "values" or "time"."""
+    """A bound was met at ``pos``: ``bound`` is "aliases", "depth", "column", "substitutions", "values"
+    or "time"."""
 
     bound: str
     limit: float
@@ -207,8 +210,14 @@ class TreeBudget:
         self.deadline = time.monotonic() + self.seconds
 
     def met(self, bound: str, pos: Pos) -> None:
-        limits = {"aliases": self.aliases, "depth": self.depth, "values": self.values, "time": self.seconds}
-        limit = limits.get(bound, MAX_BLOCK_COLUMN)
+        limit = {
+            "aliases": self.aliases,
+            "depth": self.depth,
+            "values": self.values,
+            "time": self.seconds,
+            "column": MAX_BLOCK_COLUMN,
+            "substitutions": MAX_SUBSTITUTIONS,
+        }[bound]
         self.hits.setdefault(bound, BoundHit(bound, limit, pos))
 
     def out_of_time(self, pos: Pos = _FILE_START) -> bool:
