@@ -26,7 +26,8 @@ class ApprovalFlag:
     With no ``values`` the flag does it by itself, and ``does`` says what it does; with
     ``values`` only those values do (value -> what it does). ``accepted`` lists every value the
     agent takes, safe ones included, so a preset's choice can be checked; ``aliases`` are other
-    spellings of the same flag.
+    spellings of the same flag. ``sandboxed`` marks a flag that stops the prompts but keeps the
+    agent's own sandbox (Codex's ``--full-auto``): less than one that leaves it.
     """
 
     flag: str
@@ -34,6 +35,7 @@ class ApprovalFlag:
     values: dict[str, str] = field(default_factory=dict, hash=False)
     aliases: tuple[str, ...] = ()
     accepted: tuple[str, ...] = ()
+    sandboxed: bool = False
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -47,6 +49,27 @@ class McpKeys:
     tables: tuple[str, ...] = ("mcpServers",)
     url: tuple[str, ...] = ("url",)
     env: tuple[str, ...] = ("env",)
+
+
+@dataclass(frozen=True)
+class AgentAction:
+    """A GitHub Action that runs the agent in a workflow job, and the inputs that decide how far it
+    reaches. Input lists name inputs of the action's own ``action.yml``."""
+
+    #: ``owner/name`` as written in ``uses:`` (lower-case), without a path or ``@ref``.
+    uses: str
+    #: The action itself refuses to run for someone without write access to the repository.
+    checks_actor: bool = False
+    #: Inputs that widen who may start it: a list of names, or ``*`` for anyone.
+    actor_inputs: tuple[str, ...] = ()
+    #: Inputs passed to the agent as command-line arguments.
+    args_inputs: tuple[str, ...] = ()
+    #: Inputs listing tools the agent may use without asking (comma- or newline-separated).
+    tools_inputs: tuple[str, ...] = ()
+    #: Inputs holding the agent's settings as JSON text.
+    settings_inputs: tuple[str, ...] = ()
+    #: Input -> {value: what it does} for values that turn the agent's sandbox off.
+    unsafe_inputs: dict[str, dict[str, str]] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
@@ -74,6 +97,8 @@ class Agent:
     credential_files: tuple[str, ...] = ()
     #: Regular-expression words that name it in an image, container name or command.
     image_words: tuple[str, ...] = ()
+    #: GitHub Actions that run it in a workflow.
+    actions: tuple[AgentAction, ...] = ()
     #: For a preset: the API hosts it must reach, and the variables that hold its API key.
     api_hosts: tuple[str, ...] = ()
     api_key_variables: tuple[str, ...] = ()
@@ -113,6 +138,24 @@ CATALOGUE: tuple[Agent, ...] = (
         mcp=McpKeys(env=("env", "headers")),
         credential_files=("~/.claude/.credentials.json",),
         image_words=("claude(-code)?",),
+        # Inputs from each action's action.yml: claude-code-action checks the actor's write access
+        # unless allowed_non_write_users/allowed_bots widen it; the base action checks nothing.
+        actions=(
+            AgentAction(
+                "anthropics/claude-code-action",
+                checks_actor=True,
+                actor_inputs=("allowed_non_write_users", "allowed_bots"),
+                args_inputs=("claude_args",),
+                tools_inputs=("allowed_tools",),
+                settings_inputs=("settings",),
+            ),
+            AgentAction(
+                "anthropics/claude-code-base-action",
+                args_inputs=("claude_args",),
+                tools_inputs=("allowed_tools",),
+                settings_inputs=("settings",),
+            ),
+        ),
         api_hosts=("api.anthropic.com",),
         api_key_variables=("ANTHROPIC_API_KEY",),
     ),
@@ -123,8 +166,10 @@ CATALOGUE: tuple[Agent, ...] = (
         commands=("codex",),
         packages=("@openai/codex",),
         approval_flags=(
-            ApprovalFlag("--dangerously-bypass-approvals-and-sandbox", "bypasses approvals and the sandbox"),
-            ApprovalFlag("--full-auto", "runs commands without approval"),
+            ApprovalFlag(
+                "--dangerously-bypass-approvals-and-sandbox", "bypasses approvals and the sandbox", aliases=("--yolo",)
+            ),
+            ApprovalFlag("--full-auto", "runs commands without asking, inside its workspace sandbox", sandboxed=True),
             ApprovalFlag(
                 "--sandbox",
                 values={"danger-full-access": "turns the agent's sandbox off"},
@@ -142,6 +187,22 @@ CATALOGUE: tuple[Agent, ...] = (
         config_files=(".codex/config.toml", ".codex/environments/*.toml"),
         mcp=McpKeys(tables=("mcp_servers",), env=("env", "http_headers", "env_vars")),
         image_words=("codex",),
+        # openai/codex-action's action.yml: it checks the actor's write access unless allow-users
+        # widens it; sandbox and safety-strategy say how far Codex reaches on the runner.
+        actions=(
+            AgentAction(
+                "openai/codex-action",
+                checks_actor=True,
+                actor_inputs=("allow-users",),
+                args_inputs=("codex-args",),
+                unsafe_inputs={
+                    "sandbox": {"danger-full-access": "turns Codex's sandbox off"},
+                    "safety-strategy": {
+                        "unsafe": "leaves Codex the runner user's sudo, so it can read its API key from memory"
+                    },
+                },
+            ),
+        ),
         api_hosts=("api.openai.com",),
         api_key_variables=("CODEX_API_KEY", "OPENAI_API_KEY"),
     ),
@@ -161,6 +222,8 @@ CATALOGUE: tuple[Agent, ...] = (
         config_files=(".gemini/settings.json",),
         mcp=McpKeys(url=("url", "httpUrl")),
         image_words=("gemini(-cli)?",),
+        # run-gemini-cli checks no actor: its own example workflows check author_association.
+        actions=(AgentAction("google-github-actions/run-gemini-cli", settings_inputs=("settings",)),),
         api_hosts=("generativelanguage.googleapis.com",),
         api_key_variables=("GEMINI_API_KEY",),
     ),

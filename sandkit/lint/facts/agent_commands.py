@@ -62,6 +62,17 @@ VALUED = {
     for spelling in flag.spellings
 }
 _YES_FLAGS = {name: agent.yes_flags for agent in CATALOGUE for name in agent.names if agent.yes_flags}
+#: An agent's own reading of a flag another agent spells the same way (Codex's ``--yolo`` also
+#: leaves its sandbox; Gemini's only stops asking): name -> flag -> what it does.
+_OWN = {
+    name: {spelling: flag.does for flag in agent.approval_flags if not flag.values for spelling in flag.spellings}
+    for agent in CATALOGUE
+    for name in agent.names
+}
+#: Flags that stop the prompts but keep the agent's own sandbox.
+SANDBOXED = frozenset(
+    s for agent in CATALOGUE for flag in agent.approval_flags if flag.sandboxed for s in flag.spellings
+)
 
 
 def dangerous_flags(words: list[Word]) -> Iterator[tuple[Word, str, str]]:
@@ -79,7 +90,7 @@ def dangerous_flags(words: list[Word]) -> Iterator[tuple[Word, str, str]]:
             continue
         flag, eq, value = text.partition("=")
         if flag in ALWAYS:
-            yield word, agent, ALWAYS[flag]
+            yield word, agent, _OWN.get(agent, {}).get(flag) or ALWAYS[flag]
         elif flag in VALUED:
             value = value if eq else (words[index + 1].text if index + 1 < len(words) else "")
             if value in VALUED[flag]:

@@ -19,6 +19,7 @@ from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 
 _CLAUDE_SETTINGS = tuple(f"/{name}" for name in by_name("Claude Code").settings_files)
 _CLAUDE_HELPERS = ("apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper")
+_GEMINI_TOOL_COMMANDS = ("discoveryCommand", "callCommand", "toolDiscoveryCommand", "toolCallCommand")
 _EDITOR_SWITCHES = (
     "task.allowAutomaticTasks",
     "security.workspace.trust.enabled",
@@ -86,11 +87,16 @@ class EditorSettings:
 @dataclass
 class ApprovalSettings:
     """Codex's ``sandbox_mode`` and ``approval_policy`` (top level and profiles, three tables
-    down) and Gemini's ``autoAccept`` (top level and under ``tools``)."""
+    down) and Gemini's tool switches: ``autoAccept``, the tools allowed without asking
+    (``tools.allowed``, version 1's ``allowedTools``) and the commands it runs to discover and call
+    tools (``tools.discoveryCommand``/``callCommand``, version 1's ``toolDiscoveryCommand``/
+    ``toolCallCommand``), top level and under ``tools``."""
 
     sandbox_mode: list[Value] = field(default_factory=list)
     approval_policy: list[Value] = field(default_factory=list)
     auto_accept: list[Value] = field(default_factory=list)
+    allowed_tools: list[Value] = field(default_factory=list)  # one per string entry
+    tool_commands: list[Value] = field(default_factory=list)
 
 
 def _document(file: SourceFile) -> PMap | None:
@@ -214,7 +220,16 @@ def _approval(file: SourceFile, config: PMap | None) -> ApprovalSettings | None:
         if "approval_policy" in table:
             found.approval_policy.append(_value(table, "approval_policy"))
     tools = config.get("tools")
-    for holder in (config, tools if isinstance(tools, PMap) else None):
-        if isinstance(holder, PMap) and "autoAccept" in holder:
+    for holder in (config, tools) if isinstance(tools, PMap) else (config,):
+        if "autoAccept" in holder:
             found.auto_accept.append(_value(holder, "autoAccept"))
+        for key in _GEMINI_TOOL_COMMANDS:
+            if isinstance(holder.get(key), str) and holder[key].strip():
+                found.tool_commands.append(_value(holder, key))
+        for key in ("allowed", "allowedTools"):
+            allowed = holder.get(key)
+            if isinstance(allowed, PSeq):
+                found.allowed_tools += [
+                    Value(key, str(e), allowed.pos_of(i)) for i, e in enumerate(allowed) if isinstance(e, str)
+                ]
     return found

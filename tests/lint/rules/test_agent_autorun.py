@@ -99,7 +99,8 @@ def test_codex_and_gemini_settings() -> None:
     assert [f.severity for f in findings if f.rule == "AA007"] == ["medium", "high"]
     safe = 'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n'
     assert at(lint_text(".codex/config.toml", safe), "AA007") == []
-    assert len(at(lint_text(".gemini/settings.json", '{"tools": {"autoAccept": true}}'), "AA007")) == 1
+    gemini = lint_text(".gemini/settings.json", '{"tools": {"autoAccept": true}}')
+    assert [(f.rule, f.severity) for f in gemini] == [("AA007", "low")]
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,6 @@ def test_codex_and_gemini_settings() -> None:
         'claude -p "fix" --dangerously-skip-permissions',
         "claude --permission-mode bypassPermissions -p x",
         "codex exec --sandbox danger-full-access x",
-        "codex --full-auto x",
         "codex exec --dangerously-bypass-approvals-and-sandbox x",
         "codex -a never exec x",
         "gemini -y -p x",
