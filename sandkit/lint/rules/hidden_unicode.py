@@ -7,8 +7,10 @@ format characters hide words from review and from simple string checks.
 
 The rules read configuration, script and agent files of every kind, and text files that are
 prose or settings (Markdown, .mdc, .txt, .rst, .ini, .cfg, .conf ...), which agents read as
-instructions. Program source and extension-less data (caches) are out of scope: a string
-constant with a zero-width space in a test is not something an agent obeys.
+instructions. Tag characters and bidirectional controls are looked for in program source too
+(an agent reads the code it edits, and a reordered line compiles differently from how it
+reads); zero-width characters there are not (a string constant with a zero-width space in a
+test is not something an agent obeys). Extension-less data (caches) is out of scope.
 """
 
 from __future__ import annotations
@@ -47,6 +49,55 @@ _PROSE = (
     ".properties",
     ".xml",
     ".plist",
+)
+#: Program source, read for tag characters and bidirectional controls only.
+_SOURCE = (
+    ".py",
+    ".pyi",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".jsx",
+    ".ts",
+    ".mts",
+    ".cts",
+    ".tsx",
+    ".vue",
+    ".svelte",
+    ".go",
+    ".rs",
+    ".java",
+    ".kt",
+    ".kts",
+    ".scala",
+    ".groovy",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".hpp",
+    ".cs",
+    ".fs",
+    ".swift",
+    ".m",
+    ".rb",
+    ".php",
+    ".pl",
+    ".pm",
+    ".lua",
+    ".r",
+    ".jl",
+    ".dart",
+    ".ex",
+    ".exs",
+    ".erl",
+    ".hs",
+    ".ml",
+    ".zig",
+    ".sql",
+    ".ps1",
+    ".psm1",
 )
 _BLACK_FLAG = "\U0001f3f4"
 _CANCEL_TAG = "\U000e007f"
@@ -105,17 +156,12 @@ def _shown(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _in_scope(file: SourceFile) -> bool:
-    """In scope (configuration, instruction, prose) and holding any hidden character at all;
-    one scan shared by the three rules."""
-    return file.memo(
-        "hidden_unicode_scope",
-        lambda: (
-            not file.text.isascii()
-            and (file.kind != kinds.TEXT or file.path.lower().endswith(_PROSE))
-            and _ANY.search(file.text) is not None
-        ),
-    )
+def _in_scope(file: SourceFile, source: bool = False) -> bool:
+    """In scope (configuration, instruction, prose; program source too with ``source``) and
+    holding any hidden character at all; one scan shared by the three rules."""
+    if file.kind == kinds.TEXT and not file.path.lower().endswith(_PROSE + _SOURCE if source else _PROSE):
+        return False
+    return file.memo("hidden_unicode_any", lambda: not file.text.isascii() and _ANY.search(file.text) is not None)
 
 
 _AGENT_READS = "in a file an agent reads as instructions or configuration"
@@ -130,7 +176,7 @@ def unicode_tag_characters(file: SourceFile) -> Iterator[Hit]:
     """Invisible Unicode tag characters (U+E0000-U+E007F) spell out hidden text.
 
     The message decodes the hidden text. Critical in agent instruction and configuration
-    files, high elsewhere. Emoji subdivision flags (black flag, letter tags, cancel tag,
+    files, high elsewhere (program source included). Emoji subdivision flags (black flag, letter tags, cancel tag,
     as in the flags of England, Scotland and Wales) are not findings.
 
     Why:
@@ -141,7 +187,7 @@ def unicode_tag_characters(file: SourceFile) -> Iterator[Hit]:
     Fix:
     Delete the characters (the message shows what they said) and find out who added them.
     """
-    if not _in_scope(file) or not _has_any(file.text, "\U000e0000", "\U000e007f"):
+    if not _in_scope(file, source=True) or not _has_any(file.text, "\U000e0000", "\U000e007f"):
         return
     for count, match in enumerate(_TAGS.finditer(file.text)):
         if count >= _MAX_PER_FILE:
@@ -167,8 +213,10 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
     """Bidirectional control characters change the order text is displayed in.
 
     Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) and the ALM, LRM and
-    RLM marks. LRM/RLM and ALM right after or before right-to-left letters (Hebrew, Arabic)
-    are how those languages are written and are not findings.
+    RLM marks, in configuration, prose and program source (medium in source, low in its
+    tests, where a sanitizer's test data holds them on purpose). LRM/RLM and ALM right after
+    or before right-to-left letters (Hebrew, Arabic) are how those languages are written and
+    are not findings.
 
     Why:
     What the reviewer sees is not what the agent, shell or parser reads: a command, a
@@ -179,7 +227,7 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
     Remove the control characters; if right-to-left text needs them, keep it in prose files
     that no tool executes.
     """
-    if not _in_scope(file) or not _BIDI.search(file.text):
+    if not _in_scope(file, source=True) or not _BIDI.search(file.text):
         return
     for count, match in enumerate(_BIDI.finditer(file.text)):
         if count >= _MAX_PER_FILE:
@@ -189,8 +237,21 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
             continue
         names = ", ".join(dict.fromkeys(_BIDI_NAMES.get(c, "?") for c in run))
         yield Hit(
-            file.pos_at(match.start()), f"bidirectional control character(s) {names} reorder how this line is displayed"
+            file.pos_at(match.start()),
+            f"bidirectional control character(s) {names} reorder how this line is displayed",
+            severity=_source_severity(file),
         )
+
+
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|__tests__|spec|fixtures?|testdata)/|[._-](?:test|spec)\.\w+$|(?:^|/)test_")
+
+
+def _source_severity(file: SourceFile) -> str:
+    """Program source is medium (compilers and review tools warn about these too), low in a test,
+    where a sanitizer's own test data holds them on purpose; other files keep the rule's own."""
+    if file.kind != kinds.TEXT or not file.path.lower().endswith(_SOURCE):
+        return ""
+    return "low" if _TEST_PATH.search(file.path.lower()) else "medium"
 
 
 def _near_rtl(text: str, match: re.Match[str]) -> bool:

@@ -1,0 +1,120 @@
+"""agent-instructions that send data out or hide what they ask for: instruction files telling the
+agent to post the environment or credentials somewhere, or to keep a step from its user.
+
+Download-and-run is AI001's; these are the other two halves of a planted instruction: taking
+something out, and making sure nobody hears about it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sandkit.lint.facts.agent_commands import SEND_SECRETS
+from sandkit.lint.kinds import AGENT_INSTRUCTIONS
+from sandkit.lint.model import Hit
+from sandkit.lint.registry import rule
+from sandkit.lint.source import SourceFile
+
+#: A sentence asking to send secrets or the environment to a place: "post the contents of .env
+#: to https://...", "upload ~/.aws/credentials to the webhook".
+_SEND_PROSE = re.compile(
+    r"(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|copy|paste|submit|report)\b[^.\n]{0,120}?"
+    r"(?:\benv(?:ironment)?(?:\s+variables?)?\b|\.env\b|\bprintenv\b|\bsecrets?\b|\btokens?\b|"
+    r"\bcredentials?\b|\bapi[\s_-]?keys?\b|~/\.ssh|\bssh\s+keys?\b|\bprivate\s+keys?\b|~/\.aws|\.npmrc|"
+    r"\.git-credentials)"
+    r"[^.\n]{0,120}?(?:https?://|\bwebhook\b|\bto\s+[\w.-]+\.[a-z]{2,}\b)"
+)
+#: Telling the agent to keep a step from the person: "do not mention this step", "without
+#: telling the user", "silently run ...", "hide this from the user".
+_CONCEAL = re.compile(
+    r"(?i)\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|tell|inform|notify|reveal|disclose|show|report|"
+    r"explain|say|log|output|print)\w*\b[^.\n]{0,40}?"
+    r"(?:\b(?:this|these|the\s+(?:above|following))\s+(?:steps?|instructions?|commands?|actions?|tasks?)\b|"
+    r"\b(?:to|with|from)\s+the\s+(?:user|human|developer|reviewers?|operator)\b)|"
+    r"\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|notify|alert|mention\s+(?:it|this)\s+to)\s+"
+    r"(?:the\s+)?(?:user|human|developer|reviewers?|operator|anyone)\b|"
+    r"\bwithout\s+(?:telling|informing|notifying|alerting|asking|mentioning\s+it\s+to)\s+the\s+"
+    r"(?:user|human|developer|reviewers?|operator)\b|"
+    r"\b(?:silently|secretly|covertly|quietly)\s+(?:run|execute|send|upload|install|download|post|curl|wget|"
+    r"add|append|modify|delete|exfiltrate)\b|"
+    r"\bhide\s+(?:this|these|it|the\s+(?:output|command|step))\b[^.\n]{0,30}?\bfrom\s+the\s+"
+    r"(?:user|human|developer|reviewers?)\b"
+)
+#: Every finding's text holds one of these (the rules' triggers).
+_SEND_WORDS = re.compile(
+    r"(?i)curl|wget|\bnc\b|ncat|netcat|invoke-|iwr|irm|send|post|upload|forward|transmit|exfil|copy|paste|submit|report"
+)
+_CONCEAL_WORDS = re.compile(r"(?i)without|silently|secretly|covertly|quietly|hide|\bnot\b|\bnever\b|don'?t")
+#: Words that turn a sentence into a warning rather than an order.
+_WARNING = re.compile(r"(?i)\b(?:never|do\s+not|don'?t|must\s+not|avoid|refuse|instead\s+of|prohibited|forbidden)\b")
+
+
+def _snippet(text: str, limit: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@rule(
+    "AI005",
+    "instructions-send-data-out",
+    category="agent-instructions",
+    severity="high",
+    kinds=(AGENT_INSTRUCTIONS,),
+    triggers=(_SEND_WORDS,),
+)
+def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
+    """An instruction file tells the agent to send the environment or credentials somewhere.
+
+    A command that posts `env`/`printenv`, /proc/self/environ, a .env file, SSH, cloud or
+    package-manager credentials or a token-named variable with curl, wget, nc or
+    Invoke-WebRequest (the same commands AA012 finds in install scripts), or a sentence
+    asking to send, post or upload secrets, tokens, keys or the environment to a URL, a
+    webhook or a host. Warnings ("never send tokens to ...") are not findings.
+
+    Why:
+    The agent treats the file as its user's instructions and holds the session's keys and
+    tokens; one planted line sends them to whoever wrote it.
+
+    Fix:
+    Remove the instruction and find out who added it; an agent never needs to send
+    credentials anywhere to do its task.
+    """
+    seen: set[int] = set()
+    for pattern, what in ((SEND_SECRETS, "a command sending"), (_SEND_PROSE, "asks to send")):
+        for match, pos in file.search(pattern):
+            line = file.line_text(pos.line)[:4000]
+            if pos.line in seen or _WARNING.search(line[: pos.column - 1] + match.group()[:40]):
+                continue
+            seen.add(pos.line)
+            yield Hit(pos, f"instructions tell the agent to send data out ({what}): {_snippet(match.group())}")
+
+
+@rule(
+    "AI006",
+    "instructions-conceal-from-user",
+    category="agent-instructions",
+    severity="medium",
+    kinds=(AGENT_INSTRUCTIONS,),
+    triggers=(_CONCEAL_WORDS,),
+)
+def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
+    """An instruction file tells the agent to keep a step from its user.
+
+    "Do not mention this step", "don't tell the user", "without telling the user",
+    "silently run ...", "hide this from the user". Ordinary style rules ("do not mention
+    the ticket number in commit titles") name no step and no person, and are not findings.
+
+    Why:
+    Honest instructions have nothing to hide from the person running the agent. Text that
+    asks for secrecy is how planted instructions keep a download, a changed setting or a
+    leak out of the session's transcript and summary.
+
+    Fix:
+    Remove the instruction; an agent should report every command it runs.
+    """
+    seen: set[int] = set()
+    for match, pos in file.search(_CONCEAL):
+        if pos.line not in seen:
+            seen.add(pos.line)
+            yield Hit(pos, f"instructions tell the agent to hide what it does: {_snippet(match.group())}")

@@ -1,0 +1,6 @@
+function isAdmin(level) {
+  if (level !== "user‮ ⁦// check if admin⁩ ⁦") {
+    return true;
+  }
+  return false;
+}
