@@ -83,9 +83,10 @@ class SourceFile:
     def str_pos(self, value: PStr, offset: int = 0) -> Pos:
         """Position of character ``offset`` inside a parsed string, block scalars included."""
         if value.style in ("|", ">"):
-            rel = value[:offset].count("\n") + 1
+            starts = value.line_starts()
+            rel = bisect.bisect_right(starts, offset)
             line = value.pos.line + rel
-            start = value.rfind("\n", 0, offset) + 1
+            start = starts[rel - 1]
             end = value.find("\n", offset)
             own = value[start : end if end >= 0 else len(value)]
             text = self.line_text(line)
@@ -279,9 +280,10 @@ class SourceFile:
     def commands_in(self, value: PStr) -> list[Command]:
         """Shell commands inside a parsed string (a workflow ``run:``, a kit ``install`` line)."""
 
+        starts = value.line_starts()
+
         def locate(p: Pos) -> Pos:
-            lines = value.split("\n")
-            offset = sum(len(line) + 1 for line in lines[: p.line - 1]) + p.column - 1
+            offset = starts[min(max(p.line, 1), len(starts)) - 1] + p.column - 1
             return self.str_pos(value, offset)
 
         return self._parsed(str(value), locate)

@@ -41,6 +41,24 @@ SEND_SECRETS = re.compile(
     r"(?:\b(?:env|printenv)\b|/proc/self/environ|\bcat\s+[^\n|]{0,200}?(?:\.env\b|\.ssh/|\.aws/|\.netrc|"
     r"\.git-credentials))[^\n|]{0,100}\|\s*(?:base64\s*\|\s*)?(?:curl|wget|nc|ncat|netcat)\b"
 )
+#: How much of one line the patterns above read: they backtrack over a line (a planted line of
+#: 80,000 ``curl`` words took seconds), and a real command is far shorter.
+LINE_LIMIT = 1000
+
+
+def matches_by_line(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The first match of ``pattern`` in each line of ``text``, read up to :data:`LINE_LIMIT`
+    characters a line (offsets are of ``text``)."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        match = pattern.search(text, start, min(end, start + LINE_LIMIT))
+        if match is not None:
+            yield match
+        start = end + 1
+
+
 # Built from the agent catalogue (sandkit/agents.py). A flag of any agent counts on any agent's
 # command line (wrappers pass flags through); the short yes-flags only count for their own agent.
 AGENT_NAMES = frozenset(name for agent in CATALOGUE for name in agent.names)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lint import kinds
-from sandkit.lint.facts.agent_commands import DOWNLOAD_THEN_RUN, FETCH_RUN, SEND_SECRETS
+from sandkit.lint.facts.agent_commands import DOWNLOAD_THEN_RUN, FETCH_RUN, SEND_SECRETS, matches_by_line
 from sandkit.lint.facts.host_autorun import NPM_LIFECYCLE, AutoRun, autoruns
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -54,7 +54,7 @@ def _position(file: SourceFile, run: AutoRun, offset: int) -> Pos:
 def _text(run: AutoRun) -> str:
     if run.text is not None:
         return str(run.text)
-    return " ".join(word.text for command in run.commands for word in command.words)
+    return "\n".join(" ".join(word.text for word in command.words) for command in run.commands)
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -221,9 +221,9 @@ def autorun_fetches_or_sends(file: SourceFile) -> Iterator[Hit]:
     for run in autoruns(file):
         text = _text(run)
         for pattern, what in ((SEND_SECRETS, "sends secrets out"), (FETCH_RUN, "downloads code and runs it")):
-            match = pattern.search(text)
+            match = next(matches_by_line(pattern, text), None)
             if match is None and pattern is FETCH_RUN:
-                match = DOWNLOAD_THEN_RUN.search(text)
+                match = next(matches_by_line(DOWNLOAD_THEN_RUN, text), None)
             if match is not None:
                 start = text.rfind("\n", 0, match.start()) + 1
                 end = text.find("\n", match.end())

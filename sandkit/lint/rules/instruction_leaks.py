@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sandkit.lint.facts.agent_commands import SEND_SECRETS
+from sandkit.lint.facts.agent_commands import SEND_SECRETS, matches_by_line
 from sandkit.lint.kinds import AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -70,7 +70,8 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
     package-manager credentials or a token-named variable with curl, wget, nc or
     Invoke-WebRequest (the same commands AA012 finds in install scripts), or a sentence
     asking to send, post or upload secrets, tokens, keys or the environment to a URL, a
-    webhook or a host. Warnings ("never send tokens to ...") are not findings.
+    webhook or a host; the first 1,000 characters of each line are read. Warnings ("never
+    send tokens to ...") are not findings.
 
     Why:
     The agent treats the file as its user's instructions and holds the session's keys and
@@ -82,12 +83,12 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
     """
     seen: set[int] = set()
     for pattern, what in ((SEND_SECRETS, "a command sending"), (_SEND_PROSE, "asks to send")):
-        for match, pos in file.search(pattern):
-            line = file.line_text(pos.line)[:4000]
-            if pos.line in seen or _WARNING.search(line[: pos.column - 1] + match.group()[:40]):
-                continue
-            seen.add(pos.line)
-            yield Hit(pos, f"instructions tell the agent to send data out ({what}): {_snippet(match.group())}")
+        for match in matches_by_line(pattern, file.text):
+            pos = file.pos_at(match.start())
+            before = file.line_text(pos.line)[: pos.column - 1]
+            if pos.line not in seen and not _WARNING.search(before + match.group()[:40]):
+                seen.add(pos.line)
+                yield Hit(pos, f"instructions tell the agent to send data out ({what}): {_snippet(match.group())}")
 
 
 @rule(
@@ -113,8 +114,7 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     Fix:
     Remove the instruction; an agent should report every command it runs.
     """
-    seen: set[int] = set()
-    for match, pos in file.search(_CONCEAL):
-        if pos.line not in seen:
-            seen.add(pos.line)
-            yield Hit(pos, f"instructions tell the agent to hide what it does: {_snippet(match.group())}")
+    for match in matches_by_line(_CONCEAL, file.text):
+        yield Hit(
+            file.pos_at(match.start()), f"instructions tell the agent to hide what it does: {_snippet(match.group())}"
+        )

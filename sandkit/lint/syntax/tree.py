@@ -7,6 +7,7 @@ Numbers, booleans and nulls stay plain Python values; ask their container with `
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
@@ -45,14 +46,21 @@ class PStr(str):
         obj.shifts = shifts
         return obj
 
+    def line_starts(self) -> list[int]:
+        """Offsets where each line of the value starts (computed once: positions of many words
+        of one long ``run:`` are asked for one after another)."""
+        starts = self.__dict__.get("_line_starts")
+        if starts is None:
+            starts = self.__dict__["_line_starts"] = [0, *(i + 1 for i, c in enumerate(self) if c == "\n")]
+        return starts
+
     def pos_at(self, offset: int) -> Pos:
         """Position of the character at ``offset``; exact for plain and literal-block scalars,
         and for one-line quoted strings whose parser recorded their escapes."""
+        line_index = bisect.bisect_right(self.line_starts(), offset) - 1
         if self.style in ("|", ">"):
-            before = self[:offset]
-            line_index = before.count("\n")
             return Pos(self.pos.line + 1 + line_index, 1)
-        if "\n" in self[:offset]:
+        if line_index > 0:
             return self.pos
         quote = 1 if self.style in ("'", '"') else 0
         extra = next((delta for at, delta in reversed(self.shifts) if at <= offset), 0)

@@ -107,3 +107,22 @@ def test_a_dev_container_that_installs_an_agent_is_an_agent_container() -> None:
         assert rules_of(lint_text(".devcontainer/devcontainer.json", text)) == {"EG003"}, extra
     plain = '{"image": "x", "runArgs": ["--network=host"], "postCreateCommand": "npm ci"}'
     assert rules_of(lint_text(".devcontainer/devcontainer.json", plain)) == {"PV002"}
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("package.json", '{"scripts": {"postinstall": "' + "curl " * 80_000 + '"}}'),
+        (".envrc", "curl " * 80_000),
+        (".github/workflows/x.yml", "on: push\njobs:\n  a:\n    steps:\n      - run: " + "curl " * 80_000 + "\n"),
+    ],
+    ids=["package-json", "envrc", "workflow-run"],
+)
+def test_a_long_planted_line_stays_fast(name: str, text: str) -> None:
+    """Word positions in one long script were found by re-splitting it per word (a 400 KB
+    postinstall line took 50 s); the send and fetch patterns read 1,000 characters a line."""
+    import time
+
+    start = time.perf_counter()
+    lint_text(name, text)
+    assert time.perf_counter() - start < 10.0
