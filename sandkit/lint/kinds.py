@@ -31,6 +31,7 @@ AGENT_INSTRUCTIONS = "agent-instructions"
 GITLAB_CI = "gitlab-ci"
 CIRCLECI = "circleci"
 JENKINSFILE = "jenkinsfile"
+GITLAB_RUNNER = "gitlab-runner"
 NOMAD = "nomad"
 TERRAFORM = "terraform"
 SYSTEMD = "systemd-unit"
@@ -61,6 +62,7 @@ KINDS = (
     GITLAB_CI,
     CIRCLECI,
     JENKINSFILE,
+    GITLAB_RUNNER,
     NOMAD,
     TERRAFORM,
     SYSTEMD,
@@ -85,6 +87,9 @@ YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, JSON_PATCH, WORKFLOW, ACTION,
 
 #: Kinds an HCL file of no known tool may turn out to be once its content is read.
 HCL_FAMILY = frozenset({NOMAD, TEXT})
+
+#: Kinds a TOML file may turn out to be once its content is read (a GitLab runner's config.toml).
+TOML_FAMILY = frozenset({GITLAB_RUNNER, TOML})
 
 #: Kinds a file named like a git hook may be (a shell script, or a hook in another language).
 HOOK_FAMILY = frozenset({SHELL, TEXT})
@@ -133,6 +138,7 @@ CONTENT_FAMILIES = {
     Kind(TEXT, "hcl"): HCL_FAMILY,
     Kind(TEXT, "unit"): UNIT_FAMILY,
     Kind(TEXT, "hook"): HOOK_FAMILY,
+    Kind(TOML, "toml"): TOML_FAMILY,
 }
 
 
@@ -284,6 +290,7 @@ _ON = re.compile(r"(?m)^[\"']?(?:on|true)[\"']?\s*:")
 _RUNS = re.compile(_LINE_KEY.format("runs"))
 _NOMAD = re.compile(r'(?m)^(?:job\s+"|client\s*\{)')
 _QUADLET_POD = re.compile(r"(?m)^\[Pod\]")
+_GITLAB_RUNNERS = re.compile(r"(?m)^\s*\[\[\s*runners\s*\]\]")
 #: Ansible modules that start containers, and ``docker|podman run`` in a shell or command task.
 _ANSIBLE_CONTAINER = re.compile(r"\b(?:docker|podman)_(?:container|swarm_service|compose(?:_v2)?)\s*:")
 _ANSIBLE_SHELL = re.compile(r"(?m)^\s*(?:-\s+)?(?:ansible\.(?:builtin|legacy)\.)?(?:shell|command|raw)\s*:")
@@ -308,6 +315,8 @@ def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:
         return Kind(NOMAD, "hcl") if _NOMAD.search(head) else Kind(TEXT, "text")
     if kind == Kind(TEXT, "unit"):
         return Kind(SYSTEMD, "unit") if _QUADLET_POD.search(head) else Kind(TEXT, "text")
+    if kind == Kind(TOML, "toml") and _GITLAB_RUNNERS.search(head):
+        return Kind(GITLAB_RUNNER, "toml")
     if kind == Kind(TEXT, "hook"):  # a shell shebang was seen before; another one is another language
         return Kind(TEXT, "text") if head.startswith("#!") else Kind(SHELL, "shell")
     if kind.syntax in ("yaml", "template") and kind.kind == YAML:

@@ -244,3 +244,14 @@ def test_substitutions_nested_past_the_bound_are_named_not_read() -> None:
     commands = parse_commands(text, unread=unread)
     assert len(commands) == MAX_SUBSTITUTION_DEPTH + 1  # the outer echo and one per level read
     assert unread == [Pos(1, 7 * (MAX_SUBSTITUTION_DEPTH + 1) + 1)]
+
+
+def test_toml_keys_of_a_later_array_table_entry_are_located_in_that_entry() -> None:
+    text = '[[runners]]\nname = "a"\n[runners.docker]\nprivileged = false\n\n[[runners]]\nname = "b"\n[runners.docker]\nprivileged = true\n'
+    data = load_toml(text)
+    first, second = data["runners"]
+    assert first["docker"].pos_of("privileged").line == 4
+    assert second["docker"].pos_of("privileged").line == 9  # was 4: the first entry's line
+    assert second.pos_of("name").line == 7 and second.pos_of("docker").line == 8
+    nested = load_toml('[mcp_servers.docs]\ncommand = "npx"\n')
+    assert nested.pos_of("mcp_servers").line == 1 and nested["mcp_servers"].pos_of("docs").line == 1

@@ -13,6 +13,7 @@ from typing import Any
 
 from sandkit.lint import kinds
 from sandkit.lint.facts.ansible import ansible_containers
+from sandkit.lint.facts.ci_runners import gitlab_runner_containers, gitlab_runner_environment
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
     Container,
@@ -53,6 +54,7 @@ CONTAINER_KINDS = (
     kinds.GITLAB_CI,
     kinds.CIRCLECI,
     kinds.JENKINSFILE,
+    kinds.GITLAB_RUNNER,
     kinds.NOMAD,
     kinds.TERRAFORM,
     kinds.SYSTEMD,
@@ -101,6 +103,8 @@ def _containers(file: SourceFile) -> Iterator[Container]:
         yield from _circleci(file)
     elif kind == kinds.JENKINSFILE:
         yield from _jenkins_docker(file)
+    elif kind == kinds.GITLAB_RUNNER:
+        yield from gitlab_runner_containers(file)
     elif kind == kinds.NOMAD:
         yield from nomad_containers(file)
     elif kind == kinds.TERRAFORM:
@@ -402,6 +406,8 @@ def _environment(file: SourceFile) -> Iterator[Setting]:
         yield from unit_environment(file)
     elif kind == kinds.TESTCONTAINERS:
         yield from testcontainers_environment(file)
+    elif kind == kinds.GITLAB_RUNNER:
+        yield from gitlab_runner_environment(file)
     if kind in _COMMAND_KINDS:
         for command in file.commands:
             for word in command.assignments:

@@ -94,7 +94,7 @@ def _nomad_group(group: PMap, job: str, group_name: str) -> Iterator[Container]:
         if driver in _NO_ISOLATION:
             box.settings.append(Setting("no-isolation", _NO_ISOLATION[driver], task.pos_of("driver")))
         if driver in _CONTAINER_DRIVERS or "image" in config:
-            _docker_config(box, config)
+            docker_config(box, config)
             if network is not None and network.get("mode") == "host":
                 box.settings.append(Setting("network", "host", network.pos_of("mode")))
         for env in blocks(task.get("env"), 0):
@@ -107,8 +107,9 @@ def _command(config: PMap) -> str:
     return " ".join(str(p) for p in parts if isinstance(p, str))
 
 
-def _docker_config(box: Container, config: PMap) -> None:
-    """The docker driver's ``config`` (the podman driver shares these names)."""
+def docker_config(box: Container, config: PMap) -> None:
+    """The docker driver's ``config`` (the podman driver shares these names, and so does a GitLab
+    runner's ``[runners.docker]`` table)."""
     if config.get("privileged") is True:
         box.settings.append(Setting("privileged", "true", config.pos_of("privileged")))
     _namespaces(box, config)

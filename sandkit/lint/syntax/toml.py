@@ -37,17 +37,23 @@ class _KeyIndex:
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines()
 
-    def find(self, path: tuple[str, ...]) -> Pos:
-        if not path:
+    def find(self, path: tuple[str | int, ...]) -> Pos:
+        """Where the last key of ``path`` is written; an ``int`` in the path is the index of an
+        ``[[array]]`` table, so keys of its second entry are looked for below its second header."""
+        if not path or isinstance(path[-1], int):
             return Pos()
         key = path[-1]
         pattern = re.compile(r"^\s*(?:\[\[?\s*)?(?:[\w\"'.-]+\.)?[\"']?" + re.escape(key) + r"[\"']?\s*(?:=|\]|\.)")
-        table_hint = ".".join(path[:-1])
-        start = 0
+        names = [part for part in path[:-1] if isinstance(part, str)]
+        table_hint = ".".join(names)
+        start = self._entry_start(path[:-1])
         if table_hint:
-            for number, line in enumerate(self.lines):
+            for number in range(start, len(self.lines)):
+                line = self.lines[number]
                 if line.lstrip().startswith("[") and table_hint in line.replace('"', ""):
-                    start = number
+                    # below the table's own header (which may end in the key's name), not a deeper one
+                    own = line.split("#", 1)[0].strip().strip("[]").replace('"', "").replace(" ", "") == table_hint
+                    start = number + 1 if own else number
                     break
         for number in range(start, len(self.lines)):
             match = pattern.match(self.lines[number])
@@ -56,8 +62,20 @@ class _KeyIndex:
                 return Pos(number + 1, max(column, 1))
         return Pos()
 
+    def _entry_start(self, path: tuple[str | int, ...]) -> int:
+        """The line of the ``[[...]]`` header of each array-table entry the path goes through."""
+        start, names = 0, []
+        for part in path:
+            if isinstance(part, str):
+                names.append(part)
+                continue
+            header = re.compile(r"^\s*\[\[\s*" + re.escape(".".join(names)) + r"\s*\]\]")
+            entries = (n for n in range(start, len(self.lines)) if header.match(self.lines[n]))
+            start = next((n for i, n in enumerate(entries) if i == part), start)
+        return start
 
-def _convert(value: Any, path: tuple[str, ...], index: _KeyIndex, pos: Pos) -> Any:
+
+def _convert(value: Any, path: tuple[str | int, ...], index: _KeyIndex, pos: Pos) -> Any:
     if isinstance(value, dict):
         result = PMap(pos)
         for key, item in value.items():
@@ -68,8 +86,9 @@ def _convert(value: Any, path: tuple[str, ...], index: _KeyIndex, pos: Pos) -> A
         return result
     if isinstance(value, list):
         seq = PSeq(pos)
-        for item in value:
-            seq.append(_convert(item, path, index, pos))
+        for number, item in enumerate(value):
+            item_path = (*path, number) if isinstance(item, dict) else path
+            seq.append(_convert(item, item_path, index, pos))
             seq.item_pos.append(pos)
         return seq
     if isinstance(value, str):
