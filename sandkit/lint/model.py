@@ -33,6 +33,13 @@ def at_least(severity: str, threshold: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold]
 
 
+def clip(value: object, limit: int = 80) -> str:
+    """``value`` as one line of at most ``limit`` characters, for a finding's message (the text
+    comes from the scanned file and may be long)."""
+    flat = " ".join(str(value or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class Hit:
     """What a rule function yields: where, what, and optionally how to fix it.

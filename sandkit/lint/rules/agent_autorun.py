@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import SANDBOXED, dangerous_flags
@@ -26,7 +25,7 @@ from sandkit.lint.facts.ansible import ansible_commands
 from sandkit.lint.facts.containers import containers
 from sandkit.lint.facts.network import kit_egress
 from sandkit.lint.facts.units import service_commands
-from sandkit.lint.model import Hit
+from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Word, parse_commands
@@ -84,7 +83,7 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
     """
     settings = claude_settings(file)
     for hook in settings.hooks if settings is not None else ():
-        yield Hit(hook.pos, f"{hook.what} hook runs a command by itself: {_short(hook.text)}")
+        yield Hit(hook.pos, f"{hook.what} hook runs a command by itself: {clip(hook.text)}")
 
 
 @rule(
@@ -119,12 +118,7 @@ def codex_environment_setup(file: SourceFile) -> Iterator[Hit]:
             continue
         script = setup.get("script")
         if isinstance(script, PStr) and script.strip():
-            yield Hit(setup.pos_of("script"), f"Codex runs this setup script by itself: {_short(script)}")
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = " ".join(str(value or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+            yield Hit(setup.pos_of("script"), f"Codex runs this setup script by itself: {clip(script)}")
 
 
 @rule(
@@ -155,10 +149,10 @@ def settings_command_helper(file: SourceFile) -> Iterator[Hit]:
     """
     settings = claude_settings(file)
     for helper in settings.helpers if settings is not None else ():
-        yield Hit(helper.pos, f"{helper.what} runs a command by itself: {_short(helper.text)}")
+        yield Hit(helper.pos, f"{helper.what} runs a command by itself: {clip(helper.text)}")
     found = approval_settings(file)
     for command in found.tool_commands if found is not None else ():
-        yield Hit(command.pos, f"{command.key} runs a command by itself: {_short(command.value)}")
+        yield Hit(command.pos, f"{command.key} runs a command by itself: {clip(command.value)}")
 
 
 @rule(
@@ -261,7 +255,7 @@ def vscode_folder_open_task(file: SourceFile) -> Iterator[Hit]:
     Remove `runOn: folderOpen`; run the task explicitly (Terminal > Run Task).
     """
     for task in folder_open_tasks(file):
-        yield Hit(task.pos, f"task {task.label} runs when the folder opens: {_short(task.command)}")
+        yield Hit(task.pos, f"task {task.label} runs when the folder opens: {clip(task.command)}")
 
 
 _VSCODE_SWITCHES = {

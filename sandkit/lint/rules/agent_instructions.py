@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from sandkit.lint.facts.agent_commands import FETCH_RUN
 from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS
-from sandkit.lint.model import Hit
+from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import Pos
@@ -50,11 +50,6 @@ def _instruction(file: SourceFile, pos: Pos, offset: int) -> bool:
     return bool(_TARGET.search(line, pos.column - 1)) and not _NEGATED.search(line[: pos.column - 1])
 
 
-def _snippet(text: str, limit: int = 90) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 @rule(
     "AI001",
     "instructions-fetch-and-execute",
@@ -86,7 +81,7 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     for match, pos in file.search(FETCH_RUN) if piped else ():
         if _instruction(file, pos, match.start()) and pos.line not in seen:
             seen.add(pos.line)
-            yield Hit(pos, f"instructions tell the agent to download code and run it: {_snippet(match.group())}")
+            yield Hit(pos, f"instructions tell the agent to download code and run it: {clip(match.group())}")
     no_output: set[int] = set()  # lines where a download writes no file: later matches there cannot either
     for match, pos in file.search(_DOWNLOAD):
         if pos.line in seen or pos.line in no_output:
@@ -101,7 +96,7 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
             continue
         if _THEN_RUN.search(rest, output.end()):
             seen.add(pos.line)
-            yield Hit(pos, f"instructions tell the agent to download a file and run it: {_snippet(rest)}")
+            yield Hit(pos, f"instructions tell the agent to download a file and run it: {clip(rest)}")
     for match, _pos in file.search(_HIDDEN_SCRIPT):
         pos = file.pos_at(match.start(1))
         if pos.line not in seen:
@@ -182,7 +177,7 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
         risky = _RISKY_WORDS.search(body) or FETCH_RUN.search(body)  # a cited link alone is no order
         yield Hit(
             file.pos_at(text.rfind("<!--", 0, end)),
-            f"HTML comment hides {len(words)} words from readers: {_snippet(body)!r}",
+            f"HTML comment hides {len(words)} words from readers: {clip(body)!r}",
             severity="high" if risky else "",
             why="the hidden text talks about commands, downloads or secrets",
         )
@@ -224,7 +219,7 @@ def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
         label = "hex" if hexadecimal else "base64"
         message = f"{len(blob)}-character {label} blob in instructions"
         if preview:
-            message += f" decodes to {_snippet(preview, 80)!r}"
+            message += f" decodes to {clip(preview, 80)!r}"
         yield Hit(pos, message, severity="high" if preview else "", why="it decodes to readable text")
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import DOWNLOAD_THEN_RUN, FETCH_RUN, SEND_SECRETS, matches_by_line
 from sandkit.lint.facts.host_autorun import NPM_LIFECYCLE, AutoRun, autoruns
-from sandkit.lint.model import Hit
+from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command
@@ -57,11 +57,6 @@ def _text(run: AutoRun) -> str:
     return "\n".join(" ".join(word.text for word in command.words) for command in run.commands)
 
 
-def _short(text: str, limit: int = 80) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 @rule(
     "AA010",
     "devcontainer-initialize-command",
@@ -93,7 +88,7 @@ def devcontainer_initialize_command(file: SourceFile) -> Iterator[Hit]:
         programs = {command.program()[0] for command in run.commands} - {""}
         if programs and programs <= _HARMLESS:
             continue
-        yield Hit(run.pos, f"initializeCommand runs on the host before the container exists: {_short(_text(run))}")
+        yield Hit(run.pos, f"initializeCommand runs on the host before the container exists: {clip(_text(run))}")
 
 
 @rule(
@@ -166,7 +161,7 @@ def _git_config(command: Command) -> Iterator[Hit]:
             continue
         if key.text.lower() == "credential.helper" and value.text in _SAFE_CREDENTIAL_HELPERS:
             return
-        yield Hit(key.pos, f"git config {key.text} {_short(value.text, 60)}: git then runs {runs}", severity=severity)
+        yield Hit(key.pos, f"git config {key.text} {clip(value.text, 60)}: git then runs {runs}", severity=severity)
         return
 
 
@@ -228,7 +223,7 @@ def autorun_fetches_or_sends(file: SourceFile) -> Iterator[Hit]:
                 start = text.rfind("\n", 0, match.start()) + 1
                 end = text.find("\n", match.end())
                 line = text[start : end if end >= 0 else len(text)]
-                yield Hit(_position(file, run, match.start()), f"{run.trigger} {what}: {_short(line)}")
+                yield Hit(_position(file, run, match.start()), f"{run.trigger} {what}: {clip(line)}")
                 break
 
 
@@ -256,4 +251,4 @@ def terraform_external_program(file: SourceFile) -> Iterator[Hit]:
     """
     for run in autoruns(file):
         if run.trigger.startswith('data "external"'):
-            yield Hit(run.pos, f"{run.trigger} runs {_short(_text(run))}")
+            yield Hit(run.pos, f"{run.trigger} runs {clip(_text(run))}")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from sandkit.lint.facts.agent_commands import SEND_SECRETS, matches_by_line
 from sandkit.lint.kinds import AGENT_INSTRUCTIONS
-from sandkit.lint.model import Hit
+from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 
@@ -50,11 +50,6 @@ _CONCEAL_WORDS = re.compile(r"(?i)without|silently|secretly|covertly|quietly|hid
 _WARNING = re.compile(r"(?i)\b(?:never|do\s+not|don'?t|must\s+not|avoid|refuse|instead\s+of|prohibited|forbidden)\b")
 
 
-def _snippet(text: str, limit: int = 90) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 @rule(
     "AI005",
     "instructions-send-data-out",
@@ -88,7 +83,7 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
             before = file.line_text(pos.line)[: pos.column - 1]
             if pos.line not in seen and not _WARNING.search(before + match.group()[:40]):
                 seen.add(pos.line)
-                yield Hit(pos, f"instructions tell the agent to send data out ({what}): {_snippet(match.group())}")
+                yield Hit(pos, f"instructions tell the agent to send data out ({what}): {clip(match.group())}")
 
 
 @rule(
@@ -116,5 +111,5 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     """
     for match in matches_by_line(_CONCEAL, file.text):
         yield Hit(
-            file.pos_at(match.start()), f"instructions tell the agent to hide what it does: {_snippet(match.group())}"
+            file.pos_at(match.start()), f"instructions tell the agent to hide what it does: {clip(match.group())}"
         )
