@@ -20,9 +20,10 @@ from typing import Literal
 
 from sandkit import __version__
 from sandkit.kits.fields import duration_seconds, quantity_bytes
+from sandkit.kits.github_events import COMMENT_EVENTS
 from sandkit.kits.hosts import host_matches, wildcard_domain
 from sandkit.kits.loader import LoadedKit
-from sandkit.kits.model import Kit, Trigger, WebhookTrigger
+from sandkit.kits.model import GithubTrigger, Kit, Trigger, WebhookTrigger
 from sandkit.kits.webhooks import WebhookSource, parse_selector
 
 DEBIAN_LIKE = ("debian", "ubuntu")
@@ -49,6 +50,8 @@ EVENT_VARIABLE = "SANDKIT_EVENT"
 EVENT_FOLDER = "/run/sandkit"
 EVENT_FILE = "event.json"
 EVENT_PATH = f"{EVENT_FOLDER}/{EVENT_FILE}"
+#: A comment event's text, beside the payload ($SANDKIT_COMMENT_FILE): the comment as it was written.
+COMMENT_FILE = "comment.md"
 
 Egress = Literal["allowlist", "none", "open"]
 WorkspaceMode = Literal["clone", "mount", "mount-readonly", "none"]
@@ -106,6 +109,16 @@ class GithubEvent:
     types: tuple[str, ...] = ()
     branches: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
+    #: Comment events: the command a comment starts with, whose comments count, and which bots'.
+    command: str | None = None
+    author_associations: tuple[str, ...] = ()
+    bots: tuple[str, ...] = ()
+    #: Whether a run works on the pull request's head commit (events about a pull request).
+    head_checkout: bool = False
+
+    @property
+    def comment(self) -> bool:
+        return self.event in COMMENT_EVENTS
 
 
 #: A step of a payload selector: a key or an array index (sandkit/kits/webhooks.py).
@@ -159,6 +172,16 @@ class Triggers:
     def requested(self) -> bool:
         """Whether the kit lists any trigger (a target that starts no runs itself reports them)."""
         return bool(self.schedules or self.github or self.manual or self.webhooks)
+
+    @property
+    def comments(self) -> tuple[GithubEvent, ...]:
+        """The comment triggers, each held by its command and author associations."""
+        return tuple(g for g in self.github if g.comment)
+
+    @property
+    def head_checkout(self) -> bool:
+        """Whether some run may work on a pull request's head commit."""
+        return any(g.head_checkout for g in self.github)
 
 
 @dataclass(frozen=True)
@@ -271,6 +294,11 @@ class Plan:
         return posixpath.join(self.home, self.user_instructions_file) if self.user_instructions_file else None
 
     @property
+    def cloned(self) -> bool:
+        """Whether the entrypoint clones workspace.repo."""
+        return self.workspace_mode == "clone" and self.workspace_repo is not None
+
+    @property
     def image_tag(self) -> str:
         return f"sandkit/{self.name}:{self.config_sha256[:12]}"
 
@@ -332,11 +360,10 @@ def _ca_files(kit: Kit, sources: Mapping[str, bytes]) -> tuple[PlacedFile, ...]:
     return tuple(out)
 
 
-def _triggers(triggers: list[Trigger]) -> Triggers:
-    github = [t.github for t in triggers if t.github is not None]
+def _triggers(triggers: list[Trigger], cloned: bool) -> Triggers:
     return Triggers(
         schedules=tuple(t.schedule for t in triggers if t.schedule is not None),
-        github=tuple(GithubEvent(g.event, tuple(g.types), tuple(g.branches), tuple(g.paths)) for g in github),
+        github=tuple(_github_event(t.github, cloned) for t in triggers if t.github is not None),
         manual=any(t.manual is not None for t in triggers),
         webhooks=tuple(_webhook(t.webhook) for t in triggers if t.webhook is not None),
     )
@@ -358,6 +385,27 @@ def _webhook(hook: WebhookTrigger) -> Webhook:
         max_sessions=hook.max_sessions,
         per_minute=hook.per_minute,
         slack_events=hook.source == "slack" and bool(hook.events),
+    )
+
+
+#: The activity types a comment trigger runs on unless the kit names others: a new comment or review
+#: (an edit or a deletion of an old one starts nothing).
+COMMENT_TYPES = {"pull_request_review": ("submitted",)}
+
+
+def _github_event(github: GithubTrigger, cloned: bool) -> GithubEvent:
+    comment = github.event in COMMENT_EVENTS
+    types = tuple(github.types) or (COMMENT_TYPES.get(github.event, ("created",)) if comment else ())
+    return GithubEvent(
+        github.event,
+        types,
+        tuple(github.branches),
+        tuple(github.paths),
+        command=github.command,
+        author_associations=tuple(github.author_associations) if comment else (),
+        bots=tuple(github.bots),
+        # pull_request_target never: the kit model refuses its head in a clone
+        head_checkout=cloned and github.head_checkout and github.event != "pull_request_target",
     )
 
 
@@ -440,7 +488,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
         in_sandbox_docker=kit.isolation.docker,
         read_only_root=kit.isolation.read_only_root,
         ports=tuple((p.host_ip, p.host, p.container, p.protocol) for p in kit.ports),
-        triggers=_triggers(kit.triggers),
+        triggers=_triggers(kit.triggers, kit.workspace.mode == "clone" and kit.workspace.repo is not None),
         kubernetes=KubernetesSettings(
             namespace=kit.targets.kubernetes.namespace or kit.name,
             create_namespace=kit.targets.kubernetes.create_namespace,

@@ -34,13 +34,14 @@ Scalar = str | int | float | bool | None
 
 @dataclass(frozen=True)
 class Commented:
-    """``value  # comment`` on one line: a note of sandkit's own beside a scalar (``gap`` spaces before ``#``).
+    """``value  # comment`` on one line: a note of sandkit's own beside a scalar (``gap`` spaces before ``#``),
+    or after ``key:`` above a mapping or list (where a linter reads a suppression for the key's line).
 
     Readers see only ``value``. The comment is one line of printable ASCII, so it cannot end the line
     early or start a key; never put a kit value in it.
     """
 
-    value: Scalar
+    value: Scalar | dict[str, Any] | list[Any]
     comment: str
     gap: int = 1
 
@@ -134,6 +135,8 @@ def _value(value: Any, indent: str) -> str:
         block = _literal(value, indent + "  ")
         if block is not None:
             return " " + block
+    if isinstance(value, Commented) and isinstance(value.value, (dict, list)) and value.value:
+        return f"{' ' * value.gap}# {value.comment}" + _value(value.value, indent)
     if isinstance(value, Commented):
         return " " + value.text()
     return " " + scalar(value)

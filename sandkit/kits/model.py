@@ -32,6 +32,16 @@ from sandkit.kits.fields import (
     WorkspaceFile,
     no_control,
 )
+from sandkit.kits.github_events import (
+    COMMENT_EVENTS,
+    MAY_NAME_PULL_REQUEST,
+    TRUSTED_ASSOCIATIONS,
+    AuthorAssociation,
+    BotLogin,
+    Checkout,
+    CommentCommand,
+    comment_problems,
+)
 from sandkit.kits.hosts import host_matches
 from sandkit.kits.inject import HeaderFormat, HeaderName, InjectHost, Placeholder
 from sandkit.kits.webhooks import (
@@ -83,12 +93,11 @@ GITHUB_EVENTS = frozenset(
     }
 )
 #: Events whose runs hold the base repository's secrets while acting on what outsiders control: a
-#: fork's code (pull_request_target, workflow_run) or text anyone may post (issue and discussion comments).
+#: fork's code (pull_request_target, workflow_run). Comment events are held by their trigger's
+#: command and author associations instead (sandkit/kits/github_events.py).
 UNTRUSTED_EVENTS = {
     "pull_request_target": "runs with the repository's secrets on a fork's pull request",
     "workflow_run": "runs with the repository's secrets after workflows that may run a fork's code",
-    "issue_comment": "runs with the repository's secrets whenever anyone comments",
-    "discussion_comment": "runs with the repository's secrets whenever anyone comments",
 }
 ACTIONS_SCOPES = frozenset(
     {
@@ -370,7 +379,32 @@ class GithubTrigger(Strict):
     acknowledge_risk: bool = Field(
         False,
         description="Accepts an event whose runs hold the repository's secrets while acting on what outsiders "
-        "control (a fork's code, anyone's comment).",
+        "control (a fork's code), or comments from people without write access.",
+    )
+    command: CommentCommand | None = Field(
+        None,
+        description="Comment events ("
+        + ", ".join(f"`{event}`" for event in COMMENT_EVENTS)
+        + ") need it: the command a comment's first line must start with (`/review`); other comments start "
+        "nothing.",
+    )
+    author_associations: list[AuthorAssociation] = Field(
+        default_factory=lambda: list(TRUSTED_ASSOCIATIONS),
+        min_length=1,
+        description="Comment events: whose comments may start the agent, by GitHub's `author_association` "
+        "(`OWNER`, `MEMBER`, `COLLABORATOR` unless given; any other needs `acknowledge_risk: true`). The workflow "
+        "checks it and `command` before any secret is touched.",
+    )
+    bots: list[BotLogin] = Field(
+        default_factory=list,
+        description="Comment events: bot accounts whose comments may start the agent (`renovate[bot]`); every "
+        "other bot's comments are ignored.",
+    )
+    checkout: Checkout = Field(
+        "head",
+        description="Events about a pull request (`pull_request`, reviews, a comment on a pull request): the "
+        "workspace is the pull request's head commit (`head`), fetched through the egress proxy, or `workspace.ref` "
+        "(`base`). `pull_request_target` with `head` is an error.",
     )
 
     @field_validator("event")
@@ -387,7 +421,17 @@ class GithubTrigger(Strict):
             raise ValueError(
                 f"{self.event} {UNTRUSTED_EVENTS[self.event]}; set `acknowledge_risk: true` if you mean it"
             )
+        given = set(self.model_fields_set) - ({"command"} if self.command is None else set())
+        for problem in comment_problems(self.event, given, list(self.author_associations), self.acknowledge_risk):
+            raise ValueError(problem)
+        if "checkout" in self.model_fields_set and self.event not in MAY_NAME_PULL_REQUEST:
+            raise ValueError(f"@checkout applies only to events about a pull request, not {self.event}")
         return self
+
+    @property
+    def head_checkout(self) -> bool:
+        """Whether a run of this trigger may work on a pull request's head commit."""
+        return self.event in MAY_NAME_PULL_REQUEST and self.checkout == "head"
 
 
 class ManualTrigger(Strict):
@@ -650,6 +694,7 @@ class Kit(Strict):
         self._check_instructions_reach_the_agent()
         self._check_webhooks(set(names))
         self._check_injections()
+        self._check_github_events()
         return self
 
     def _check_injections(self) -> None:
@@ -673,6 +718,23 @@ class Kit(Strict):
                         at(where, f"{seen[key]} already sets {injection.header} on {key[0]}; a header has one value")
                     )
                 seen[key] = secret.name
+
+    def _check_github_events(self) -> None:
+        """No pull request head under pull_request_target: its runs hold the secrets while the head is a fork's."""
+        cloned = self.workspace.mode == "clone" and self.workspace.repo is not None
+        for index, trigger in enumerate(self.triggers):
+            github = trigger.github
+            if github is None:
+                continue
+            if github.event == "pull_request_target" and github.checkout == "head" and cloned:
+                raise ValueError(
+                    at(
+                        f"triggers.{index}.github.checkout",
+                        "pull_request_target runs with the repository's secrets on a fork's pull request; checking "
+                        "out its head would hand the fork's code those secrets (a 'pwn request'). Use "
+                        "`event: pull_request` to work on the head, or `checkout: base` to work on workspace.ref",
+                    )
+                )
 
     def _check_instructions_reach_the_agent(self) -> None:
         """A mounted workspace is the host's folder, which sandkit never writes: the agent needs a place of its own."""

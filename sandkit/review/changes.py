@@ -212,12 +212,6 @@ def limits(base: Policy, head: Policy) -> Iterator[Change]:
 
 
 # ----- triggers and permissions -------------------------------------------------------------
-def _untrusted(event: str) -> bool:
-    from sandkit.review.policy import UNTRUSTED_OR_COMMENT_EVENTS
-
-    return event in UNTRUSTED_OR_COMMENT_EVENTS
-
-
 Phrases = list[tuple[str, tuple[str, ...]]]
 
 
@@ -248,15 +242,18 @@ def _joined(event: str, phrases: Phrases) -> tuple[str, tuple[str, ...]]:
 @detector
 def triggers(base: Policy, head: Policy) -> Iterator[Change]:
     for event in sorted(head.events.keys() - base.events.keys()):
-        kind = "untrusted-trigger-added" if _untrusted(event) else "trigger-added"
+        kind = "untrusted-trigger-added" if head.untrusted(event) else "trigger-added"
         yield Change(kind, "triggers", "the GitHub event {} starts the agent", (event,))
     for event in sorted(base.events.keys() - head.events.keys()):
         yield Change("trigger-removed", "triggers", "the GitHub event {} no longer starts the agent", (event,))
     for event in sorted(base.events.keys() & head.events.keys()):
         wider, narrower = _filter_changes(base.events[event], head.events[event])
         if wider:
-            kind = "untrusted-trigger-broadened" if _untrusted(event) else "trigger-broadened"
+            kind = "untrusted-trigger-broadened" if head.untrusted(event) else "trigger-broadened"
             yield Change(kind, "triggers", *_joined(event, wider))
+        if head.untrusted(event) and not base.untrusted(event):
+            text = "{}: comments from authors without write access, or bots, now start the agent"
+            yield Change("untrusted-trigger-broadened", "triggers", text, (event,))
         if narrower:
             yield Change("trigger-narrowed", "triggers", *_joined(event, narrower))
     for cron in sorted(head.schedules - base.schedules):

@@ -18,14 +18,13 @@ from typing import Any
 
 from sandkit.compiler.plan import Destination
 from sandkit.kits.fields import duration_seconds, quantity_bytes
+from sandkit.kits.github_events import COMMENT_EVENTS, TRUSTED_ASSOCIATIONS
 from sandkit.kits.loader import LoadedKit, PathKey
 from sandkit.kits.model import UNTRUSTED_EVENTS, Kit
 
 #: Events whose runs act on text anyone may write or on code from forks (the model's untrusted
-#: events, plus the review events whose text comes from whoever reviews).
-UNTRUSTED_OR_COMMENT_EVENTS = frozenset(
-    {*UNTRUSTED_EVENTS, "pull_request_review", "pull_request_review_comment", "issues", "discussion"}
-)
+#: events, the comment and review events, issues and discussions).
+UNTRUSTED_OR_COMMENT_EVENTS = frozenset({*UNTRUSTED_EVENTS, *COMMENT_EVENTS, "issues", "discussion"})
 PRESET_PREFIX = "preset:"
 
 
@@ -125,6 +124,8 @@ class Policy:
     schedules: frozenset[str]
     manual: bool
     events: dict[str, Filters]
+    #: Comment events every trigger of which admits only a command from owners, members and collaborators.
+    gated_comments: frozenset[str]
     webhooks: dict[str, Hook]
     runs_on: str
     permissions: dict[str, str]
@@ -158,8 +159,12 @@ class Policy:
 
     def triggered_by_untrusted(self) -> list[str]:
         """GitHub events anyone can cause, and webhooks: whoever can post to the source writes the event."""
-        events = [e for e in self.events if e in UNTRUSTED_OR_COMMENT_EVENTS]
+        events = [e for e in self.events if self.untrusted(e)]
         return sorted(events) + [f"the {h.source} webhook {n}" for n, h in sorted(self.webhooks.items())]
+
+    def untrusted(self, event: str) -> bool:
+        """Whether outsiders write what starts a run of ``event`` (a comment trigger held to trusted authors: no)."""
+        return event in UNTRUSTED_OR_COMMENT_EVENTS and event not in self.gated_comments
 
     def runtime_secrets(self) -> list[str]:
         return sorted(n for n, s in self.secrets.items() if not s.build_only)
@@ -251,6 +256,13 @@ def _events(kit: Kit) -> dict[str, Filters]:
     return merged
 
 
+def _gated_comments(kit: Kit) -> frozenset[str]:
+    """Comment events whose triggers all admit only trusted authors' commands, and no bot."""
+    comments = [t.github for t in kit.triggers if t.github is not None and t.github.event in COMMENT_EVENTS]
+    wide = {g.event for g in comments if g.bots or not set(g.author_associations) <= set(TRUSTED_ASSOCIATIONS)}
+    return frozenset(g.event for g in comments if g.event not in wide)
+
+
 def _webhooks(kit: Kit) -> dict[str, Hook]:
     hooks = {}
     for trigger in kit.triggers:
@@ -332,6 +344,7 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         schedules=frozenset(t.schedule for t in kit.triggers if t.schedule),
         manual=any(t.manual is not None for t in kit.triggers),
         events=_events(kit),
+        gated_comments=_gated_comments(kit),
         webhooks=_webhooks(kit),
         runs_on=targets.actions.runs_on,
         permissions=dict(targets.actions.permissions),

@@ -21,7 +21,7 @@ from sandkit.kits.discover import expand_kit_paths
 from sandkit.kits.hosts import wildcard_domain
 from sandkit.kits.loader import LoadedKit, load_kit
 from sandkit.review.changes import LIMITS, added_kit_baseline, compare, show_limit
-from sandkit.review.policy import UNTRUSTED_OR_COMMENT_EVENTS, Filters, Policy, policy_of
+from sandkit.review.policy import Filters, Policy, policy_of
 from sandkit.review.quote import md_code, terminal, text
 from sandkit.review.report import ordered
 from sandkit.review.risks import rank
@@ -133,7 +133,9 @@ def _filters(filters: Filters) -> str:
 def _triggers(p: Policy) -> list[Line]:
     lines: list[Line] = []
     for event, filters in sorted(p.events.items()):
-        note = "; anyone can start it with text or a fork" if event in UNTRUSTED_OR_COMMENT_EVENTS else ""
+        note = "; anyone can start it with text or a fork" if p.untrusted(event) else ""
+        if event in p.gated_comments:
+            note = "; only a command from owners, members and collaborators"
         lines.append(("GitHub event {}" + _filters(filters) + note, (event,)))
     lines += [("schedule {}", (cron,)) for cron in sorted(p.schedules)]
     for name, hook in sorted(p.webhooks.items()):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -30,6 +31,8 @@ SHARED_EXPRESSIONS = {
     " always() ",
     f" vars.{actions.BUILD_ENDPOINTS_VARIABLE} ",
     f" steps.{actions.EVENT_STEP_ID}.outputs.skip != 1 ",
+    f" steps.{actions.EVENT_STEP_ID}.outputs.skip ",
+    f" needs.{actions.GATE_JOB}.outputs.skip != 1 ",
 }
 
 
@@ -148,7 +151,9 @@ def test_pull_request_target_never_checks_out_the_head(tmp_path: Path) -> None:
     assert document["on"] == {"pull_request_target": {"types": ["opened"]}}
     checkout = _steps(document)[1]
     assert set(checkout["with"]) == {"persist-credentials", "sparse-checkout"}, "no ref, repository or unsafe flag"
-    assert "github.event" not in text and "head" not in text
+    assert "github.event" not in text and "head_ref" not in text and "ref:" not in text
+    event_step = next(s for s in _steps(document) if s["name"] == "Write the event file")
+    assert json.loads(event_step["env"]["SANDKIT_GITHUB_TRIGGERS"])["pull_request_target"][0]["head"] is False
 
 
 @pytest.mark.parametrize(

@@ -55,6 +55,7 @@ def test_the_plan_holds_no_part_of_the_kit_model(tmp_path: Path) -> None:
 def test_triggers_are_grouped_by_kind_in_the_kits_order(tmp_path: Path) -> None:
     assert _plan(tmp_path, KIT).triggers == Triggers(
         schedules=("0 9 * * 1", "0 9 * * 1"),
+        # workspace mode none: nothing to check a pull request's head out in
         github=(GithubEvent("pull_request", ("opened",), ("main",), ("src/**",)), GithubEvent("issues")),
         manual=True,
     )

@@ -163,14 +163,6 @@ def test_clone_needs_its_host_allowed(tmp_path: Path) -> None:
     assert "egress is none" in errors(tmp_path, kit + "network: {egress: none}\n")[0]
 
 
-def test_comment_events_need_acknowledgement_too(tmp_path: Path) -> None:
-    found = errors(tmp_path, MINIMAL + "triggers:\n  - github: {event: issue_comment, types: [created]}\n")
-    assert found == [
-        "6:13: triggers[0].github: issue_comment runs with the repository's secrets whenever anyone "
-        "comments; set `acknowledge_risk: true` if you mean it"
-    ]
-
-
 def test_good_full_kit_loads(tmp_path: Path) -> None:
     (tmp_path / "files").mkdir()
     (tmp_path / "files" / "cfg.json").write_text("{}")

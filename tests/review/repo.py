@@ -312,7 +312,8 @@ HEAD: dict[str, str | None] = {
         triggers:
           - github: {event: pull_request, types: [opened, synchronize]}
           - github: {event: push, branches: [main]}
-          - github: {event: issue_comment, types: [created], acknowledge_risk: true}
+          - github:
+              {event: issue_comment, types: [created], command: /agent, author_associations: [NONE], acknowledge_risk: true}
           - schedule: "0 3 * * *"
           - manual: {}
         targets:

@@ -50,8 +50,10 @@ KIT_DICTS = st.fixed_dictionaries(
 def _kit(spec: dict[str, Any], *, reorder: bool = False) -> dict[str, Any]:
     order = (lambda xs: list(reversed(xs))) if reorder else list
     port = (lambda h: h if ":" in h else f"{h}:443") if reorder else (lambda h: h)
+    comment = {"command": "/go", "author_associations": ["NONE"], "acknowledge_risk": True}
     triggers = [
-        {"github": {"event": e, "types": order(t), "acknowledge_risk": e == "issue_comment"}} for e, t in spec["events"]
+        {"github": {"event": e, "types": order(t), **(comment if e == "issue_comment" else {})}}
+        for e, t in spec["events"]
     ]
     return {
         "apiVersion": "sandkit/v1",

@@ -32,12 +32,21 @@ from sandkit.compiler.fidelity import (
     tmpfs_disk_row,
 )
 from sandkit.compiler.output import commented_header
-from sandkit.compiler.plan import EVENT_FILE, EVENT_FOLDER, PROXY_SERVICE, Destination, GithubEvent, Plan
+from sandkit.compiler.plan import (
+    COMMENT_FILE,
+    EVENT_FILE,
+    EVENT_FOLDER,
+    PROXY_SERVICE,
+    Destination,
+    GithubEvent,
+    Plan,
+)
 from sandkit.compiler.proxy import proxy_env, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets.action_pins import uses
 from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
 from sandkit.errors import KitError, Location, Problem
+from sandkit.kits.github_events import COMMENT_EVENTS
 
 NAME = "actions"
 REQUIRES = ("docker", "compose")  # it builds the Dockerfile and compose's egress proxy
@@ -122,6 +131,12 @@ if [ -f "$RUNNER_TEMP/sandkit-event/$SANDKIT_EVENT_FILE" ]; then
   args+=(--mount "type=bind,source=$RUNNER_TEMP/sandkit-event,target=$SANDKIT_EVENT_FOLDER,readonly"
     --env "SANDKIT_EVENT=$SANDKIT_EVENT_FOLDER/$SANDKIT_EVENT_FILE")
 fi
+# The event's plain variables (pull request number, head, base, comment file), each checked by that step.
+if [ -f "$RUNNER_TEMP/sandkit-variables" ]; then
+  while IFS= read -r variable; do
+    args+=(--env "$variable")
+  done < "$RUNNER_TEMP/sandkit-variables"
+fi
 read -r -a variables <<< "$SANDKIT_PROXY_ENV $SANDKIT_SECRET_NAMES"
 for variable in "${variables[@]}"; do
   args+=(--env "$variable")
@@ -204,6 +219,96 @@ folder.mkdir(mode=0o755, exist_ok=True)
 (folder / os.environ["SANDKIT_EVENT_FILE"]).write_text(json.dumps(selected), encoding="ascii")
 """)
 
+# Reads a GitHub event from the event file GitHub wrote, never from an expression: the payload is
+# data from outside. A comment counts only when its first line starts with a trigger's command and
+# its author's association is one the trigger allows (a bot's only when the trigger lists it). In
+# the gate job (SANDKIT_GATE=true) it only decides: `skip=1` leaves the agent's job out. In the
+# agent's job it writes the payload, the comment's text and the plain variables (each checked
+# against its own shape) for the agent step.
+GITHUB_EVENT_SCRIPT = LiteralBlock("""\
+import json
+import os
+import pathlib
+import re
+import sys
+
+triggers = json.loads(os.environ["SANDKIT_GITHUB_TRIGGERS"])
+name = os.environ["GITHUB_EVENT_NAME"]
+if name not in triggers:
+    sys.exit(0)
+with open(os.environ["GITHUB_EVENT_PATH"], "rb") as handle:
+    raw = handle.read(64 * 1024 * 1024 + 1)
+if len(raw) > 64 * 1024 * 1024:
+    sys.exit("sandkit: the event file is larger than 64 MiB")
+event = json.loads(raw)
+event = event if isinstance(event, dict) else {}
+gate = os.environ.get("SANDKIT_GATE") == "true"
+
+
+def field(data, *keys):
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
+
+
+def refuse(reason):
+    if not gate:
+        sys.exit("sandkit: " + reason + ", yet the gate let the run start")
+    print("sandkit: " + reason + "; the agent does not start")
+    with open(os.environ["GITHUB_OUTPUT"], "a", encoding="utf-8") as output:
+        output.write("skip=1\\n")
+    sys.exit(0)
+
+
+def admitted(rule, comment):
+    body = field(comment, "body")
+    words = body.split("\\n", 1)[0].split(None, 1) if isinstance(body, str) else []
+    if words[:1] != [rule["command"]]:
+        return False
+    user = field(comment, "user")
+    if field(user, "type") == "Bot":
+        return field(user, "login") in rule["bots"]
+    return field(comment, "author_association") in rule["associations"]
+
+
+rules = triggers[name]
+comment = field(event, rules[0]["comment"]) if rules[0]["comment"] else None
+if rules[0]["comment"]:
+    rules = [rule for rule in rules if admitted(rule, comment)]
+    if not rules:
+        refuse("the comment is no command of the kit's from an author it allows")
+if gate:
+    sys.exit(0)
+pull = field(event, "pull_request")
+number = field(pull, "number")
+if pull is None and isinstance(field(event, "issue", "pull_request"), dict):
+    number = field(event, "issue", "number")
+variables = {"SANDKIT_EVENT_NAME": name}
+if isinstance(number, int) and not isinstance(number, bool) and 0 < number < 10**10:
+    variables["SANDKIT_PR_NUMBER"] = str(number)
+    sha = field(pull, "head", "sha")
+    if isinstance(sha, str) and re.fullmatch("[0-9a-f]{40}|[0-9a-f]{64}", sha):
+        variables["SANDKIT_HEAD_SHA"] = sha
+    base = field(pull, "base", "ref")
+    if isinstance(base, str) and re.fullmatch("[A-Za-z0-9._/-]{1,255}", base) and ".." not in base:
+        variables["SANDKIT_BASE_REF"] = base
+    if any(rule["head"] for rule in rules):
+        variables["SANDKIT_CHECKOUT"] = "head"
+        repository = os.environ["SANDKIT_REPO"].lower().removesuffix("/").removesuffix(".git")
+        urls = [field(event, "repository", key) for key in ("clone_url", "html_url", "ssh_url", "git_url")]
+        if not any(isinstance(u, str) and u.lower().removesuffix(".git") == repository for u in urls):
+            sys.exit("sandkit: the pull request is not workspace.repo's; its number would name another's")
+folder = pathlib.Path(os.environ["RUNNER_TEMP"], "sandkit-event")
+folder.mkdir(mode=0o755, exist_ok=True)
+(folder / os.environ["SANDKIT_EVENT_FILE"]).write_text(json.dumps(event), encoding="ascii")
+if comment is not None:
+    body = field(comment, "body")
+    (folder / os.environ["SANDKIT_COMMENT_FILE"]).write_text(body if isinstance(body, str) else "", encoding="utf-8")
+    variables["SANDKIT_COMMENT_FILE"] = os.environ["SANDKIT_EVENT_FOLDER"] + "/" + os.environ["SANDKIT_COMMENT_FILE"]
+lines = "".join(key + "=" + value + "\\n" for key, value in variables.items())
+pathlib.Path(os.environ["RUNNER_TEMP"], "sandkit-variables").write_text(lines, encoding="ascii")
+""")
+
 PROXY_LOG_SCRIPT = LiteralBlock("""\
 docker logs "$SANDKIT_PROXY"
 docker rm --force "$SANDKIT_PROXY" >/dev/null
@@ -212,7 +317,7 @@ docker network rm "$SANDKIT_NETWORK" >/dev/null
 
 #: Every script a generated workflow can hold (tests check that nothing else appears): bash, and python.
 SCRIPTS = (BUILD_SCRIPT, PROXY_BUILD_SCRIPT, PROXY_START_SCRIPT, AGENT_SCRIPT, PROXY_LOG_SCRIPT)
-PYTHON_SCRIPTS = (EVENT_SCRIPT,)
+PYTHON_SCRIPTS = (EVENT_SCRIPT, GITHUB_EVENT_SCRIPT)
 
 
 def render(plan: Plan, context: RenderContext) -> Files:
@@ -244,7 +349,7 @@ def workflow_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
             "group": Expression(f"sandkit-{plan.name}-" + _expression("github.ref")),
             "cancel-in-progress": False,
         },
-        "jobs": {"agent": job(plan, context)},
+        "jobs": jobs(plan, context),
     }
 
 
@@ -271,7 +376,14 @@ def triggers(plan: Plan) -> dict[str, Any]:
     inputs = _dispatch_inputs(plan)
     if plan.triggers.manual or inputs or not on:
         on["workflow_dispatch"] = {"inputs": inputs} if inputs else {}
+    for comment in {g.event for g in plan.triggers.comments} & set(on):
+        on[comment] = Commented(on[comment], COMMENT_GATED)
     return on
+
+
+#: Beside a comment event's key: zizmor's dangerous-triggers asks whether anyone's comment starts a
+#: run that holds secrets; the gate job is the answer.
+COMMENT_GATED = "zizmor: ignore[dangerous-triggers] the gate job admits only the kit's command from authors it allows"
 
 
 def _dispatch_inputs(plan: Plan) -> dict[str, Any]:
@@ -309,6 +421,29 @@ def _merge_filters(current: dict[str, Any] | None, github: GithubEvent) -> dict[
     if current is None:
         return given
     return {k: list(dict.fromkeys(current[k] + given[k])) for k in current if k in given}
+
+
+GATE_JOB = "gate"
+
+
+def jobs(plan: Plan, context: RenderContext) -> dict[str, Any]:
+    """The agent's job; with comment triggers, a gate job first that starts it only on an allowed command."""
+    agent = job(plan, context)
+    if not plan.triggers.comments:
+        return {"agent": agent}
+    gate = {
+        "name": "a command from someone the kit allows?",
+        "runs-on": agent["runs-on"],
+        # No token, no environment, no secret: it reads the event file and decides.
+        "permissions": {},
+        "timeout-minutes": 5,
+        "outputs": {"skip": _expression(f"steps.{EVENT_STEP_ID}.outputs.skip")},
+        "steps": [_github_event_step(plan, gate=True)],
+    }
+    return {
+        GATE_JOB: gate,
+        "agent": {"needs": GATE_JOB, "if": _expression(f"needs.{GATE_JOB}.outputs.skip != 1"), **agent},
+    }
 
 
 def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
@@ -350,6 +485,8 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
     folder = sandbox_folder(plan, context)
     names = _names(plan)
     out = [_harden_runner(plan), _checkout(folder)]
+    if plan.triggers.github:
+        out.append(_github_event_step(plan, gate=False))
     out.append(
         {
             "name": "Build the sandbox image",
@@ -455,6 +592,37 @@ def _event_step(plan: Plan) -> dict[str, Any]:
         "shell": "python",
         "env": {"SANDKIT_WEBHOOKS": json.dumps(hooks, sort_keys=True), "SANDKIT_EVENT_FILE": EVENT_FILE},
         "run": EVENT_SCRIPT,
+    }
+
+
+def _github_event_step(plan: Plan, *, gate: bool) -> dict[str, Any]:
+    """Checks a comment against the kit's commands and authors (gate), or writes the event's file and variables."""
+    triggers: dict[str, list[dict[str, Any]]] = {}
+    for github in plan.triggers.github:
+        triggers.setdefault(github.event, []).append(
+            {
+                "comment": COMMENT_EVENTS.get(github.event),
+                "command": github.command,
+                "associations": list(github.author_associations),
+                "bots": list(github.bots),
+                "head": github.head_checkout,
+            }
+        )
+    env = {"SANDKIT_GITHUB_TRIGGERS": json.dumps(triggers, sort_keys=True), "SANDKIT_GATE": str(gate).lower()}
+    if not gate:
+        env |= {
+            "SANDKIT_REPO": plan.workspace_repo or "",
+            "SANDKIT_EVENT_FOLDER": EVENT_FOLDER,
+            "SANDKIT_EVENT_FILE": EVENT_FILE,
+            "SANDKIT_COMMENT_FILE": COMMENT_FILE,
+        }
+    step: dict[str, Any] = {"name": "Check the comment's command and author" if gate else "Write the event file"}
+    return {
+        **step,
+        **({"id": EVENT_STEP_ID} if gate else {}),
+        "shell": "python",
+        "env": env,
+        "run": GITHUB_EVENT_SCRIPT,
     }
 
 
@@ -689,9 +857,19 @@ def _trigger_fidelity(plan: Plan) -> Fidelity:
     proof = f"{STATIC_TESTS}::test_triggers_map_to_on"
     if not plan.triggers.requested:
         return Fidelity("triggers", "enforced", "no triggers: workflow_dispatch, run by hand", proven_by=proof)
-    return Fidelity(
-        "triggers",
-        "enforced",
-        f"on: schedule, the GitHub events with their filters, workflow_dispatch for manual; {PROVEN_STATICALLY}",
-        proven_by=proof,
-    )
+    reason = "on: schedule, the GitHub events with their filters, workflow_dispatch for manual"
+    if plan.triggers.comments:
+        reason += (
+            "; a comment starts the agent only through the gate job: the kit's command, from the authors it allows"
+        )
+    if plan.triggers.head_checkout:
+        reason += "; a run about a pull request works on its head commit"
+    if plan.triggers.comments or plan.triggers.head_checkout:
+        return Fidelity("triggers", "enforced", reason, proven_by=EVENTS_PROOF)
+    return Fidelity("triggers", "enforced", f"{reason}; {PROVEN_STATICALLY}", proven_by=proof)
+
+
+EVENTS_PROOF = (
+    "tests/compiler/test_actions_events_docker.py::"
+    "test_the_agent_works_on_the_pull_requests_head_and_an_outsiders_comment_starts_nothing"
+)

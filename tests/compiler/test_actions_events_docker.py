@@ -1,0 +1,190 @@
+"""A pull request's run, the workflow's own steps played locally with the real Docker engine: the gate
+job turns away an outsider's comment, and the agent works on the pull request's head commit with the
+event as read-only files and plain variables.
+
+The repository is a bare one served over HTTP by the end-to-end suite's outside server, with the pull
+request's head only under refs/pull/7/head, as GitHub keeps it. The kit's egress is open so the
+agent reaches the server by address (the clone through the proxy is proven in tests/e2e).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from sandkit.cli import main
+from tests.compiler.helpers import in_folder
+from tests.e2e.helpers import OUTSIDE_DIR
+
+NAME = "actions-pr-e2e"
+VOLUME = f"sandkit-{NAME}-workspace"
+AGENT = r"""
+echo "head=$(git -C /workspace rev-parse HEAD)"
+echo "variables=$SANDKIT_EVENT_NAME ${SANDKIT_PR_NUMBER:-} ${SANDKIT_HEAD_SHA:-} ${SANDKIT_BASE_REF:-}"
+echo "event=$(base64 -w0 <"$SANDKIT_EVENT")"
+echo "comment=$(base64 -w0 <"${SANDKIT_COMMENT_FILE:-/dev/null}")"
+if touch "$SANDKIT_EVENT" 2>/dev/null; then echo "event_file=writable"; else echo "event_file=read-only"; fi
+"""
+COMMENT = "/review  please\n$(touch /tmp/pwned) ${{ secrets.X }} SANDKIT_CHECKOUT=base\n"
+
+
+def _git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def _repository(folder: Path) -> tuple[Path, str, str]:
+    """A bare repository: main, and a pull request's head only under refs/pull/7/head."""
+    work, served = folder / "work", folder / "served"
+    work.mkdir()
+    served.mkdir()
+    _git("init", "-q", "-b", "main", cwd=work)
+    (work / "README.md").write_text("main\n")
+    _git("add", "README.md", cwd=work)
+    _git("commit", "-q", "-m", "main", cwd=work)
+    main_sha = _git("rev-parse", "HEAD", cwd=work)
+    (work / "README.md").write_text("the pull request\n")
+    _git("commit", "-q", "-am", "pull request", cwd=work)
+    head = _git("rev-parse", "HEAD", cwd=work)
+    _git("clone", "-q", "--bare", str(work), str(served / "repo.git"), cwd=folder)
+    bare = served / "repo.git"
+    _git("update-ref", "refs/pull/7/head", head, cwd=bare)
+    _git("update-ref", "refs/heads/main", main_sha, cwd=bare)
+    _git("update-server-info", cwd=bare)
+    for path in [served, *served.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return served, main_sha, head
+
+
+def _docker(*args: str, check: bool = True) -> str:
+    done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=600, check=False)
+    if check and done.returncode != 0:
+        raise AssertionError(f"docker {' '.join(args[:3])}: {done.stderr}")
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def git_server(tmp_path: Path) -> Any:
+    served, main_sha, head = _repository(tmp_path)
+    tag, name = f"sandkit-test/{NAME}-outside:{os.getpid()}", f"{NAME}-git-{os.getpid()}"
+    _docker("build", "-q", "-t", tag, str(OUTSIDE_DIR))
+    try:
+        _docker("run", "-d", "--name", name, "--read-only", "--cap-drop", "ALL", "-v", f"{served}:/srv/git:ro", tag)
+        address = _docker("inspect", "--format", "{{.NetworkSettings.Networks.bridge.IPAddress}}", name)
+        yield f"http://{address}:8080/git/repo.git", main_sha, head
+    finally:
+        _docker("rm", "--force", name, check=False)
+        _docker("rmi", tag, check=False)
+
+
+def _kit(repo: str) -> str:
+    return f"""\
+apiVersion: sandkit/v1
+name: {NAME}
+image: {{base: "debian:bookworm-slim"}}
+agent: {{command: [bash, -c, {json.dumps(AGENT)}]}}
+network: {{egress: open}}
+workspace: {{repo: "{repo}", ref: main}}
+resources: {{cpus: 1, memory: 512Mi, timeout: 2m}}
+triggers:
+  - github: {{event: pull_request, types: [opened, synchronize]}}
+  - github: {{event: issue_comment, command: /review}}
+"""
+
+
+def _runner(folder: Path, name: str, payload: dict[str, Any]) -> dict[str, str]:
+    """What the runner sets for one job: GitHub's event file and name, a fresh temp folder, the output file."""
+    (folder / "temp").mkdir(parents=True)
+    (folder / "event.json").write_text(json.dumps(payload), encoding="utf-8")
+    (folder / "output").touch()
+    return {
+        "GITHUB_EVENT_NAME": name,
+        "GITHUB_EVENT_PATH": str(folder / "event.json"),
+        "GITHUB_OUTPUT": str(folder / "output"),
+        "RUNNER_TEMP": str(folder / "temp"),
+    }
+
+
+def _play(job: dict[str, Any], cwd: Path, runner: dict[str, str]) -> dict[str, str]:
+    """Every `run:` step of a job in order (the `uses:` steps stand in: the folder is the checkout)."""
+    outputs = {}
+    for step in job["steps"]:
+        if "run" not in step:
+            continue
+        if step.get("if") and step["if"] != "${{ steps.event.outputs.skip != 1 }}":
+            continue
+        shell = (
+            ["python3", "-c"]
+            if step.get("shell") == "python"
+            else ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]
+        )
+        env = {**os.environ, **runner, **{k: str(v) for k, v in step.get("env", {}).items()}}
+        done = subprocess.run(
+            [*shell, step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=900, check=False
+        )
+        outputs[step["name"]] = done.stdout + done.stderr
+        assert done.returncode == 0, outputs
+    return outputs
+
+
+def _seen(output: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in output.splitlines() if "=" in line and line[0].islower())
+
+
+@pytest.mark.docker
+def test_the_agent_works_on_the_pull_requests_head_and_an_outsiders_comment_starts_nothing(
+    tmp_path: Path, git_server: tuple[str, str, str]
+) -> None:
+    repo, main_sha, head = git_server
+    (tmp_path / "kit.yaml").write_text(_kit(repo), encoding="utf-8")
+    with in_folder(tmp_path):
+        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    workflow = YAML(typ="safe").load((tmp_path / f"out/{NAME}/workflows/{NAME}.yml").read_text())
+    gate, agent = workflow["jobs"]["gate"], workflow["jobs"]["agent"]
+    image = next(s["env"]["SANDKIT_IMAGE"] for s in agent["steps"] if "SANDKIT_IMAGE" in s.get("env", {}))
+    repository = {"clone_url": repo}
+    pull_request = {
+        "action": "opened",
+        "pull_request": {"number": 7, "head": {"sha": head}, "base": {"ref": "main"}, "title": COMMENT},
+        "repository": repository,
+    }
+    user = {"login": "x", "type": "User"}
+    outsider: dict[str, Any] = {
+        "issue": {"number": 7, "pull_request": {}},
+        "comment": {"body": "/review", "author_association": "NONE", "user": user},
+        "repository": repository,
+    }
+    owner = {**outsider, "comment": {"body": COMMENT, "author_association": "OWNER", "user": user}}
+    _docker("volume", "rm", "--force", VOLUME, check=False)
+    try:
+        runner = _runner(tmp_path / "outsider", "issue_comment", outsider)
+        _play(gate, tmp_path, runner)
+        assert "skip=1" in Path(runner["GITHUB_OUTPUT"]).read_text(), "the gate let an outsider's comment through"
+        seen = {}
+        for label, name, payload in (("pr", "pull_request", pull_request), ("comment", "issue_comment", owner)):
+            runner = _runner(tmp_path / label, name, payload)
+            _play(gate, tmp_path, runner)
+            assert "skip=1" not in Path(runner["GITHUB_OUTPUT"]).read_text()
+            seen[label] = _seen(_play(agent, tmp_path, runner)["Run the agent in its sandbox"])
+            _docker("volume", "rm", "--force", VOLUME, check=False)  # each run on a runner of its own
+    finally:
+        _docker("volume", "rm", "--force", VOLUME, check=False)
+        _docker("rmi", "--force", image, check=False)
+    assert seen["pr"]["head"] == head != main_sha
+    assert seen["pr"]["variables"] == f"pull_request 7 {head} main"
+    assert json.loads(base64.b64decode(seen["pr"]["event"])) == pull_request
+    assert seen["pr"]["comment"] == "" and seen["pr"]["event_file"] == "read-only"
+    # a comment names no commit: the head is refs/pull/7/head, and the agent is told which commit that is
+    assert seen["comment"]["head"] == head
+    assert seen["comment"]["variables"] == f"issue_comment 7 {head} "
+    assert base64.b64decode(seen["comment"]["comment"]).decode() == COMMENT
+    assert json.loads(base64.b64decode(seen["comment"]["event"])) == owner

@@ -1,0 +1,219 @@
+"""GitHub events in the actions workflow: the gate job admits a comment only on the kit's command from an
+author it allows, and the agent's job hands the event over as files and checked plain variables.
+
+The event scripts run here as the runner runs them (python, the step's env, GitHub's event file), on
+payloads that try every way out of being data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from sandkit.cli import main
+from tests.compiler.helpers import in_folder
+
+REPO = "https://github.com/acme/app.git"
+SHA = "0123456789abcdef0123456789abcdef01234567"
+KIT = f"""\
+apiVersion: sandkit/v1
+name: events
+image: {{base: "debian:bookworm-slim"}}
+agent: {{command: [bash, -c, "true"]}}
+secrets: [{{name: DEMO_TOKEN}}]
+network: {{allow: [github.com]}}
+workspace: {{repo: "{REPO}", ref: main}}
+triggers:
+  - github: {{event: pull_request, types: [opened, synchronize]}}
+  - github: {{event: issue_comment, command: /review}}
+  - github: {{event: pull_request_review, command: /fix, author_associations: [OWNER], bots: ["helper[bot]"]}}
+  - schedule: "0 9 * * 1"
+"""
+HOSTILE = "$(touch /tmp/pwned) `id` ${{ secrets.DEMO_TOKEN }} '\"\nSANDKIT_CHECKOUT=head\n\u2028\u00e9"
+
+
+@pytest.fixture(scope="module")
+def workflow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("kit")
+    (folder / "kit.yaml").write_text(KIT, encoding="utf-8")
+    with in_folder(folder):
+        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    document: dict[str, Any] = YAML(typ="safe").load((folder / "out/events/workflows/events.yml").read_text())
+    return document
+
+
+def _run(step: dict[str, Any], folder: Path, name: str, payload: object) -> tuple[int, str, str]:
+    """Runs a python step as the runner would, on ``payload`` as GitHub's event file; returns (code, output, log)."""
+    (folder / "temp").mkdir(exist_ok=True)
+    (folder / "event.json").write_text(json.dumps(payload), encoding="utf-8")
+    (folder / "output").write_text("")
+    env = {
+        **os.environ,
+        **{k: str(v) for k, v in step["env"].items()},
+        "GITHUB_EVENT_NAME": name,
+        "GITHUB_EVENT_PATH": str(folder / "event.json"),
+        "GITHUB_OUTPUT": str(folder / "output"),
+        "RUNNER_TEMP": str(folder / "temp"),
+    }
+    assert step["shell"] == "python"
+    done = subprocess.run(["python3", "-c", step["run"]], env=env, capture_output=True, text=True, check=False)
+    return done.returncode, (folder / "output").read_text(), done.stdout + done.stderr
+
+
+def _comment(body: object, association: str = "OWNER", kind: str = "User", login: str = "octocat") -> dict[str, Any]:
+    return {"body": body, "author_association": association, "user": {"login": login, "type": kind}}
+
+
+def _gate(workflow: dict[str, Any]) -> dict[str, Any]:
+    step: dict[str, Any] = workflow["jobs"]["gate"]["steps"][0]
+    return step
+
+
+def _event_step(workflow: dict[str, Any]) -> dict[str, Any]:
+    return next(s for s in workflow["jobs"]["agent"]["steps"] if s["name"] == "Write the event file")
+
+
+def test_the_gate_job_holds_nothing_and_the_agents_job_waits_for_it(workflow: dict[str, Any]) -> None:
+    gate, agent = workflow["jobs"]["gate"], workflow["jobs"]["agent"]
+    assert list(workflow["jobs"]) == ["gate", "agent"]
+    assert gate["permissions"] == {} and "environment" not in gate and len(gate["steps"]) == 1
+    assert "secrets." not in json.dumps(gate) and "github.event" not in json.dumps(workflow)
+    assert gate["outputs"] == {"skip": "${{ steps.event.outputs.skip }}"}
+    assert agent["needs"] == "gate" and agent["if"] == "${{ needs.gate.outputs.skip != 1 }}"
+    steps = [s["name"] for s in agent["steps"]]
+    assert steps.index("Write the event file") < steps.index("Run the agent in its sandbox")
+    assert workflow["on"]["issue_comment"] == {"types": ["created"]}
+    assert workflow["on"]["pull_request_review"] == {"types": ["submitted"]}
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "comment", "admitted"),
+    [
+        ("issue_comment", "comment", _comment("/review"), True),
+        ("issue_comment", "comment", _comment("  /review the tests\r\nmore"), True),
+        ("issue_comment", "comment", _comment("/review", "MEMBER"), True),
+        ("issue_comment", "comment", _comment("/review", "COLLABORATOR"), True),
+        ("issue_comment", "comment", _comment("/review", "CONTRIBUTOR"), False),
+        ("issue_comment", "comment", _comment("/review", "NONE"), False),
+        ("issue_comment", "comment", _comment("/review", "FIRST_TIME_CONTRIBUTOR"), False),
+        ("issue_comment", "comment", _comment("/reviewer"), False),
+        ("issue_comment", "comment", _comment("please /review"), False),
+        ("issue_comment", "comment", _comment("lgtm\n/review"), False),
+        ("issue_comment", "comment", _comment(["/review"]), False),
+        ("issue_comment", "comment", _comment("/fix"), False),
+        ("issue_comment", "comment", _comment("/review", "OWNER", "Bot", "helper[bot]"), False),
+        ("issue_comment", "comment", None, False),
+        ("pull_request_review", "review", _comment("/fix", "OWNER"), True),
+        ("pull_request_review", "review", _comment("/fix", "MEMBER"), False),
+        ("pull_request_review", "review", _comment("/fix", "NONE", "Bot", "helper[bot]"), True),
+        ("pull_request_review", "review", _comment("/fix", "OWNER", "Bot", "other[bot]"), False),
+        ("pull_request_review", "review", _comment("/fix", "NONE", "User", "helper[bot]"), False),
+    ],
+)
+def test_the_gate_admits_only_the_kits_command_from_allowed_authors(
+    workflow: dict[str, Any], tmp_path: Path, name: str, key: str, comment: object, admitted: bool
+) -> None:
+    code, output, log = _run(_gate(workflow), tmp_path, name, {key: comment, "repository": {"clone_url": REPO}})
+    assert code == 0, log
+    assert ("skip=1" not in output) is admitted, log
+    assert list((tmp_path / "temp").iterdir()) == [], "the gate writes no file"
+
+
+@pytest.mark.parametrize("name", ["pull_request", "schedule", "workflow_dispatch"])
+def test_the_gate_lets_other_events_through(workflow: dict[str, Any], tmp_path: Path, name: str) -> None:
+    code, output, log = _run(_gate(workflow), tmp_path, name, {"pull_request": {"number": 1}})
+    assert code == 0 and output == "", log
+
+
+def _pull_request(**changes: Any) -> dict[str, Any]:
+    pull = {"number": 7, "head": {"sha": SHA, "ref": "feature"}, "base": {"ref": "main"}, "title": HOSTILE}
+    return {"action": "opened", "pull_request": {**pull, **changes}, "repository": {"clone_url": REPO}}
+
+
+def _variables(folder: Path) -> dict[str, str]:
+    text = (folder / "temp/sandkit-variables").read_text(encoding="ascii")
+    assert re.fullmatch(r"(SANDKIT_[A-Z_]+=[A-Za-z0-9._/-]*\n)+", text), text
+    return dict(line.split("=", 1) for line in text.splitlines())
+
+
+def test_a_pull_request_gives_its_number_head_and_base_as_plain_variables(
+    workflow: dict[str, Any], tmp_path: Path
+) -> None:
+    payload = _pull_request()
+    code, output, log = _run(_event_step(workflow), tmp_path, "pull_request", payload)
+    assert code == 0 and output == "", log
+    assert _variables(tmp_path) == {
+        "SANDKIT_EVENT_NAME": "pull_request",
+        "SANDKIT_PR_NUMBER": "7",
+        "SANDKIT_HEAD_SHA": SHA,
+        "SANDKIT_BASE_REF": "main",
+        "SANDKIT_CHECKOUT": "head",
+    }
+    assert json.loads((tmp_path / "temp/sandkit-event/event.json").read_text(encoding="ascii")) == payload
+    assert not (tmp_path / "temp/sandkit-event/comment.md").exists()
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"number": "7; id"},
+        {"number": True},
+        {"number": 0},
+        {"number": 10**12},
+        {"head": {"sha": "$(id)"}, "base": {"ref": "main\nSANDKIT_CHECKOUT=base"}},
+        {"head": {"sha": SHA.upper()}, "base": {"ref": "../../etc"}},
+        {"head": [SHA], "base": {"ref": "-" * 300}},
+    ],
+)
+def test_hostile_pull_request_fields_never_become_variables(
+    workflow: dict[str, Any], tmp_path: Path, changes: dict[str, Any]
+) -> None:
+    code, _, log = _run(_event_step(workflow), tmp_path, "pull_request", _pull_request(**changes))
+    assert code == 0, log
+    variables = _variables(tmp_path)
+    if "number" in changes:
+        assert variables == {"SANDKIT_EVENT_NAME": "pull_request"}
+    else:
+        assert variables == {"SANDKIT_EVENT_NAME": "pull_request", "SANDKIT_PR_NUMBER": "7", "SANDKIT_CHECKOUT": "head"}
+
+
+def test_a_comment_on_a_pull_request_gives_its_number_and_the_comments_file(
+    workflow: dict[str, Any], tmp_path: Path
+) -> None:
+    body = "/review\n" + HOSTILE
+    payload = {"issue": {"number": 12, "pull_request": {"url": "x"}}, "comment": _comment(body), "repository": {}}
+    payload["repository"] = {"html_url": REPO.removesuffix(".git").upper()}
+    code, _, log = _run(_event_step(workflow), tmp_path, "issue_comment", payload)
+    assert code == 0, log
+    assert _variables(tmp_path) == {
+        "SANDKIT_EVENT_NAME": "issue_comment",
+        "SANDKIT_PR_NUMBER": "12",
+        "SANDKIT_CHECKOUT": "head",
+        "SANDKIT_COMMENT_FILE": "/run/sandkit/comment.md",
+    }
+    assert (tmp_path / "temp/sandkit-event/comment.md").read_text(encoding="utf-8") == body
+    # on an issue, not a pull request: no number, workspace.ref is the workspace
+    payload["issue"] = {"number": 12}
+    code, _, log = _run(_event_step(workflow), tmp_path, "issue_comment", payload)
+    assert code == 0 and "SANDKIT_PR_NUMBER" not in _variables(tmp_path), log
+
+
+def test_the_agents_job_refuses_what_the_gate_would_have_refused(workflow: dict[str, Any], tmp_path: Path) -> None:
+    payload = {"issue": {"number": 12}, "comment": _comment("/review", "NONE"), "repository": {"clone_url": REPO}}
+    code, _, log = _run(_event_step(workflow), tmp_path, "issue_comment", payload)
+    assert code != 0 and "yet the gate let the run start" in log
+    assert not (tmp_path / "temp/sandkit-variables").exists()
+
+
+def test_a_pull_request_of_another_repository_is_refused(workflow: dict[str, Any], tmp_path: Path) -> None:
+    payload = _pull_request()
+    payload["repository"] = {"clone_url": "https://github.com/acme/other.git"}
+    code, _, log = _run(_event_step(workflow), tmp_path, "pull_request", payload)
+    assert code != 0 and "not workspace.repo's" in log
