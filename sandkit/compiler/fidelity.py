@@ -52,6 +52,7 @@ Setting = Literal[
     "secrets (build)",
     "secrets.inject",
     "targets.actions.permissions",
+    "targets.actions.publish",
     "targets.kubernetes.sandbox_crd",
     "triggers",
     "triggers.webhook",

@@ -201,6 +201,7 @@ class ActionsSettings:
 
     runs_on: str = "ubuntu-latest"
     permissions: tuple[tuple[str, Literal["read", "write"]], ...] = ()
+    publish: Literal["review", "comment"] | None = None
 
 
 @dataclass(frozen=True)
@@ -499,6 +500,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
         actions=ActionsSettings(
             runs_on=kit.targets.actions.runs_on,
             permissions=tuple(sorted(kit.targets.actions.permissions.items())),
+            publish=kit.targets.actions.publish,
         ),
         build_targets=tuple(kit.targets.build or ()),
         notes=notes,

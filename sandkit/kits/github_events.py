@@ -27,6 +27,14 @@ PULL_REQUEST_EVENTS = frozenset(
 )
 #: Events that may be about a pull request: those above, and a comment on one (``issue_comment``).
 MAY_NAME_PULL_REQUEST = PULL_REQUEST_EVENTS | {"issue_comment"}
+#: Events whose payload names an issue or a pull request a comment can go on.
+MAY_NAME_ISSUE = MAY_NAME_PULL_REQUEST | {"issues"}
+
+Publish = Literal["review", "comment"]
+#: The one write scope each way of publishing needs, and the only one its job gets.
+PUBLISH_SCOPES: dict[str, str] = {"review": "pull-requests", "comment": "issues"}
+#: The events whose runs give each way of publishing something to publish on.
+PUBLISH_EVENTS: dict[str, frozenset[str]] = {"review": MAY_NAME_PULL_REQUEST, "comment": MAY_NAME_ISSUE}
 
 AuthorAssociation = Literal[
     "OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", "NONE"

@@ -32,7 +32,7 @@ FIELD_SHAPES = {
     "triggers[].github.types": "a list of activity types, such as [opened, synchronize]",
     "triggers[].github.branches": "a list of branch names",
     "triggers[].github.paths": "a list of path patterns",
-    "targets.actions.permissions": "a mapping of scopes to read or write, such as {contents: write}",
+    "targets.actions.permissions": "a mapping of scopes to read, such as {issues: read}",
 }
 
 

@@ -35,11 +35,13 @@ from sandkit.kits.fields import (
 from sandkit.kits.github_events import (
     COMMENT_EVENTS,
     MAY_NAME_PULL_REQUEST,
+    PUBLISH_EVENTS,
     TRUSTED_ASSOCIATIONS,
     AuthorAssociation,
     BotLogin,
     Checkout,
     CommentCommand,
+    Publish,
     comment_problems,
 )
 from sandkit.kits.hosts import host_matches
@@ -577,8 +579,15 @@ class ActionsTarget(Strict):
     runs_on: PlainName = Field("ubuntu-latest", description="The runner label (`runs-on`).")
     permissions: dict[str, Literal["read", "write"]] = Field(
         default_factory=dict,
-        description="Token scopes the job gets beyond `contents: read` (`pull-requests: write`); "
-        "an unknown scope is an error.",
+        description="Read scopes the agent's job gets beyond `contents: read` (`issues: read`); an unknown scope "
+        "or `write` is an error: the agent's job holds no write token.",
+    )
+    publish: Publish | None = Field(
+        None,
+        description="How the agent's results leave, from the files it writes to the folder `$SANDKIT_OUTPUT`: a "
+        "pull request `review` (`review.md`) or a `comment` on the issue or pull request (`comment.md`). A second "
+        "job that runs no agent or pull request code posts them with the one write scope it needs "
+        "(`pull-requests: write`, `issues: write`).",
     )
 
     @field_validator("permissions")
@@ -587,6 +596,12 @@ class ActionsTarget(Strict):
         unknown = sorted(set(value) - ACTIONS_SCOPES)
         if unknown:
             raise ValueError(f"unknown permission scope(s) {', '.join(unknown)}")
+        written = sorted(scope for scope, level in value.items() if level != "read")
+        if written:
+            raise ValueError(
+                f"{', '.join(written)}: write: the agent's job holds no write token; its results leave through "
+                "`targets.actions.publish`, whose own job gets the one write scope it needs"
+            )
         return value
 
 
@@ -722,6 +737,17 @@ class Kit(Strict):
     def _check_github_events(self) -> None:
         """No pull request head under pull_request_target: its runs hold the secrets while the head is a fork's."""
         cloned = self.workspace.mode == "clone" and self.workspace.repo is not None
+        events = {t.github.event for t in self.triggers if t.github is not None}
+        publish = self.targets.actions.publish
+        if self.kind == "Kit" and publish is not None and not events & PUBLISH_EVENTS[publish]:
+            raise ValueError(
+                at(
+                    "targets.actions.publish",
+                    f"a {publish} needs a trigger whose event names a "
+                    + ("pull request" if publish == "review" else "pull request or an issue")
+                    + f" ({', '.join(sorted(PUBLISH_EVENTS[publish]))})",
+                )
+            )
         for index, trigger in enumerate(self.triggers):
             github = trigger.github
             if github is None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from sandkit.compiler.plan import Destination
 from sandkit.kits.fields import duration_seconds, quantity_bytes
-from sandkit.kits.github_events import COMMENT_EVENTS, TRUSTED_ASSOCIATIONS
+from sandkit.kits.github_events import COMMENT_EVENTS, PUBLISH_SCOPES, TRUSTED_ASSOCIATIONS
 from sandkit.kits.loader import LoadedKit, PathKey
 from sandkit.kits.model import UNTRUSTED_EVENTS, Kit
 
@@ -256,6 +256,15 @@ def _events(kit: Kit) -> dict[str, Filters]:
     return merged
 
 
+def _permissions(kit: Kit) -> dict[str, str]:
+    """The agent job's read scopes, and the publishing job's write scope: the one write the kit holds."""
+    actions = kit.targets.actions
+    scopes: dict[str, str] = dict(actions.permissions)
+    if actions.publish is not None:
+        scopes[PUBLISH_SCOPES[actions.publish]] = "write"
+    return scopes
+
+
 def _gated_comments(kit: Kit) -> frozenset[str]:
     """Comment events whose triggers all admit only trusted authors' commands, and no bot."""
     comments = [t.github for t in kit.triggers if t.github is not None and t.github.event in COMMENT_EVENTS]
@@ -347,7 +356,8 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         gated_comments=_gated_comments(kit),
         webhooks=_webhooks(kit),
         runs_on=targets.actions.runs_on,
-        permissions=dict(targets.actions.permissions),
+        # the publishing job's write scope is the kit's one write scope (the agent's job reads only)
+        permissions=_permissions(kit),
         kubernetes=targets.kubernetes.model_dump(),
         path=_relative(loaded.display, None),
         description=kit.description,

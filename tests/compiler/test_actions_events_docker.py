@@ -10,11 +10,14 @@ agent reaches the server by address (the clone through the proxy is proven in te
 from __future__ import annotations
 
 import base64
+import http.server
 import json
 import os
+import shutil
 import subprocess
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from ruamel.yaml import YAML
@@ -31,6 +34,8 @@ echo "variables=$SANDKIT_EVENT_NAME ${SANDKIT_PR_NUMBER:-} ${SANDKIT_HEAD_SHA:-}
 echo "event=$(base64 -w0 <"$SANDKIT_EVENT")"
 echo "comment=$(base64 -w0 <"${SANDKIT_COMMENT_FILE:-/dev/null}")"
 if touch "$SANDKIT_EVENT" 2>/dev/null; then echo "event_file=writable"; else echo "event_file=read-only"; fi
+printf 'review of %s\n%s' "$(git -C /workspace rev-parse HEAD)" "$(cat "${SANDKIT_COMMENT_FILE:-/dev/null}")" \
+  >"$SANDKIT_OUTPUT/review.md"
 """
 COMMENT = "/review  please\n$(touch /tmp/pwned) ${{ secrets.X }} SANDKIT_CHECKOUT=base\n"
 
@@ -98,6 +103,7 @@ resources: {{cpus: 1, memory: 512Mi, timeout: 2m}}
 triggers:
   - github: {{event: pull_request, types: [opened, synchronize]}}
   - github: {{event: issue_comment, command: /review}}
+targets: {{actions: {{publish: review}}}}
 """
 
 
@@ -115,7 +121,8 @@ def _runner(folder: Path, name: str, payload: dict[str, Any]) -> dict[str, str]:
 
 
 def _play(job: dict[str, Any], cwd: Path, runner: dict[str, str]) -> dict[str, str]:
-    """Every `run:` step of a job in order (the `uses:` steps stand in: the folder is the checkout)."""
+    """Every `run:` step of a job in order (the `uses:` steps stand in: the folder is the checkout, and the
+    artifact is the agent job's output folder, copied by the test)."""
     outputs = {}
     for step in job["steps"]:
         if "run" not in step:
@@ -169,12 +176,14 @@ def test_the_agent_works_on_the_pull_requests_head_and_an_outsiders_comment_star
         runner = _runner(tmp_path / "outsider", "issue_comment", outsider)
         _play(gate, tmp_path, runner)
         assert "skip=1" in Path(runner["GITHUB_OUTPUT"]).read_text(), "the gate let an outsider's comment through"
-        seen = {}
+        seen, published = {}, {}
         for label, name, payload in (("pr", "pull_request", pull_request), ("comment", "issue_comment", owner)):
             runner = _runner(tmp_path / label, name, payload)
             _play(gate, tmp_path, runner)
             assert "skip=1" not in Path(runner["GITHUB_OUTPUT"]).read_text()
             seen[label] = _seen(_play(agent, tmp_path, runner)["Run the agent in its sandbox"])
+            assert "results=1" in Path(runner["GITHUB_OUTPUT"]).read_text()
+            published[label] = _publish(workflow["jobs"]["publish"], tmp_path / f"{label}-publish", runner, payload)
             _docker("volume", "rm", "--force", VOLUME, check=False)  # each run on a runner of its own
     finally:
         _docker("volume", "rm", "--force", VOLUME, check=False)
@@ -188,3 +197,41 @@ def test_the_agent_works_on_the_pull_requests_head_and_an_outsiders_comment_star
     assert seen["comment"]["variables"] == f"issue_comment 7 {head} "
     assert base64.b64decode(seen["comment"]["comment"]).decode() == COMMENT
     assert json.loads(base64.b64decode(seen["comment"]["event"])) == owner
+    # the publishing job posts what the agent wrote, as data, on the pull request
+    assert published["pr"] == [("/repos/acme/app/pulls/7/reviews", {"body": f"review of {head}\n", "event": "COMMENT"})]
+    assert published["comment"] == [
+        ("/repos/acme/app/pulls/7/reviews", {"body": f"review of {head}\n{COMMENT.rstrip()}", "event": "COMMENT"})
+    ]
+
+
+class _Api(http.server.BaseHTTPRequestHandler):
+    """GitHub's REST API as the publishing job meets it: records each request and answers 201."""
+
+    seen: ClassVar[list[tuple[str, dict[str, Any]]]] = []
+
+    def do_POST(self) -> None:
+        _Api.seen.append((self.path, json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
+        self.send_response(201)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _publish(job: dict[str, Any], folder: Path, agent_runner: dict[str, str], payload: dict[str, Any]) -> list[Any]:
+    """The publishing job on a runner of its own: the artifact downloaded, the API a local stand-in."""
+    runner = _runner(folder, "pull_request", payload)
+    shutil.copytree(
+        Path(agent_runner["RUNNER_TEMP"]) / "sandkit-output", Path(runner["RUNNER_TEMP"]) / "sandkit-output"
+    )
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Api)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _Api.seen.clear()
+    try:
+        api = {"GITHUB_API_URL": f"http://127.0.0.1:{server.server_address[1]}", "GITHUB_REPOSITORY": "acme/app"}
+        job = {**job, "steps": [{**s, "env": {**s.get("env", {}), "GITHUB_TOKEN": "t"}} for s in job["steps"]]}
+        _play(job, folder, {**runner, **api})
+    finally:
+        server.shutdown()
+    return list(_Api.seen)

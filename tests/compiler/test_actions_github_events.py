@@ -7,12 +7,15 @@ payloads that try every way out of being data.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from ruamel.yaml import YAML
@@ -217,3 +220,120 @@ def test_a_pull_request_of_another_repository_is_refused(workflow: dict[str, Any
     payload["repository"] = {"clone_url": "https://github.com/acme/other.git"}
     code, _, log = _run(_event_step(workflow), tmp_path, "pull_request", payload)
     assert code != 0 and "not workspace.repo's" in log
+
+
+PUBLISHING = KIT.replace("name: events\n", "name: publishing\n") + "targets: {actions: {publish: review}}\n"
+
+
+@pytest.fixture(scope="module")
+def publishing(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("publishing")
+    (folder / "kit.yaml").write_text(PUBLISHING, encoding="utf-8")
+    with in_folder(folder):
+        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    document: dict[str, Any] = YAML(typ="safe").load((folder / "out/publishing/workflows/publishing.yml").read_text())
+    return document
+
+
+def test_the_publishing_job_runs_no_agent_code_and_holds_the_one_write_scope(publishing: dict[str, Any]) -> None:
+    jobs = publishing["jobs"]
+    assert list(jobs) == ["gate", "agent", "publish"]
+    agent, publish = jobs["agent"], jobs["publish"]
+    assert "write" not in json.dumps(agent["permissions"]) and "github.token" not in json.dumps(agent)
+    assert publish["permissions"] == {"pull-requests": "write"} and "environment" not in publish
+    assert publish["needs"] == "agent" and publish["if"] == "${{ needs.agent.outputs.results == 1 }}"
+    assert [s.get("uses", "").split("@")[0] for s in publish["steps"]] == ["actions/download-artifact", ""]
+    assert "secrets." not in json.dumps(publish) and "docker" not in json.dumps(publish)
+    names = [s["name"] for s in agent["steps"]]
+    run, check, upload = (
+        names.index(n)
+        for n in ("Run the agent in its sandbox", "Check the agent's results", "Upload the agent's results")
+    )
+    assert run + 1 == check and check + 1 == upload
+    assert agent["outputs"] == {"results": "${{ steps.results.outputs.results }}"}
+
+
+class _Api(http.server.BaseHTTPRequestHandler):
+    """GitHub's REST API as the publishing step meets it: records each request, answers 201."""
+
+    seen: ClassVar[list[tuple[str, str, dict[str, Any]]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Api.seen.append((self.path, self.headers["Authorization"], body))
+        self.send_response(201)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def api() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Api)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Api.seen.clear()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+def _publish(publishing: dict[str, Any], folder: Path, api: str, name: str, payload: object) -> tuple[int, str]:
+    step = publishing["jobs"]["publish"]["steps"][1]
+    step = {**step, "env": {**step["env"], "GITHUB_TOKEN": "publish-token"}}
+    os.environ["GITHUB_API_URL"], os.environ["GITHUB_REPOSITORY"] = api, "acme/app"
+    try:
+        code, _, log = _run(step, folder, name, payload)
+    finally:
+        del os.environ["GITHUB_API_URL"], os.environ["GITHUB_REPOSITORY"]
+    return code, log
+
+
+def test_the_review_is_posted_as_data_on_the_pull_request_the_event_names(
+    publishing: dict[str, Any], tmp_path: Path, api: str
+) -> None:
+    (tmp_path / "temp/sandkit-output").mkdir(parents=True)
+    review = HOSTILE + "\n" + "x" * 70000
+    (tmp_path / "temp/sandkit-output/review.md").write_text(review, encoding="utf-8")
+    code, log = _publish(publishing, tmp_path, api, "pull_request", _pull_request())
+    assert code == 0, log
+    assert _Api.seen == [
+        ("/repos/acme/app/pulls/7/reviews", "Bearer publish-token", {"body": review[:65000], "event": "COMMENT"})
+    ]
+    # a comment on an issue names no pull request: no review is posted
+    _Api.seen.clear()
+    code, log = _publish(publishing, tmp_path, api, "issue_comment", {"issue": {"number": 3}, "comment": {}})
+    assert code == 0 and _Api.seen == [] and "names no pull request" in log
+
+
+def test_a_link_in_place_of_the_review_is_never_followed(publishing: dict[str, Any], tmp_path: Path, api: str) -> None:
+    (tmp_path / "temp/sandkit-output").mkdir(parents=True)
+    (tmp_path / "secret").write_text("runner secret")
+    (tmp_path / "temp/sandkit-output/review.md").symlink_to(tmp_path / "secret")
+    code, log = _publish(publishing, tmp_path, api, "pull_request", _pull_request())
+    assert code == 0 and _Api.seen == [] and "wrote no review.md" in log
+
+
+def test_the_results_check_refuses_links_and_oversized_output(publishing: dict[str, Any], tmp_path: Path) -> None:
+    step = next(s for s in publishing["jobs"]["agent"]["steps"] if s["name"] == "Check the agent's results")
+    output = tmp_path / "sandkit-output"
+
+    def check() -> tuple[int, str]:
+        (tmp_path / "out").write_text("")
+        env = {**os.environ, **step["env"], "RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(tmp_path / "out")}
+        done = subprocess.run(["bash", "-eo", "pipefail", "-c", step["run"]], env=env, capture_output=True, check=False)
+        return done.returncode, (tmp_path / "out").read_text()
+
+    assert check() == (0, "")  # no folder: nothing to publish
+    output.mkdir()
+    assert check() == (0, "")
+    (output / "review.md").write_text("fine")
+    assert check() == (0, "results=1\n")
+    (output / "link").symlink_to("/etc/passwd")
+    assert check() == (1, "")
+    (output / "link").unlink()
+    (output / "big").write_bytes(b"x" * (16 * 1024 * 1024 + 1))
+    assert check() == (1, "")

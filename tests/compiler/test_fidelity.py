@@ -30,7 +30,7 @@ triggers:
   - {github: {event: issues, types: [labeled]}}
   - {manual: {}}
   - {webhook: {source: twilio, secret: HOOK_TOKEN, fields: {text: $.Body}, dispatch: workflow_dispatch, match: {$.From: ["+15550100"]}}}
-targets: {kubernetes: {sandbox_crd: true}, actions: {permissions: {issues: write}}}
+targets: {kubernetes: {sandbox_crd: true}, actions: {permissions: {issues: read}, publish: comment}}
 """,
     "open": """\
 apiVersion: sandkit/v1

@@ -87,3 +87,24 @@ def test_pull_request_target_never_checks_out_the_head(tmp_path: Path) -> None:
     # no clone: nothing is checked out, so nothing of the fork runs
     nothing = "workspace: {mode: none}\n"
     assert errors(tmp_path, _trigger("{event: pull_request_target, acknowledge_risk: true}", nothing)) == []
+
+
+def test_the_agents_job_gets_no_write_scope(tmp_path: Path) -> None:
+    found = errors(tmp_path, MINIMAL + "targets: {actions: {permissions: {issues: read, pull-requests: write}}}\n")
+    assert found == [
+        "5:34: targets.actions.permissions: pull-requests: write: the agent's job holds no write token; its results "
+        "leave through `targets.actions.publish`, whose own job gets the one write scope it needs"
+    ]
+
+
+def test_publishing_needs_a_trigger_with_something_to_publish_on(tmp_path: Path) -> None:
+    review = "targets: {actions: {publish: review}}\n"
+    assert errors(tmp_path, MINIMAL + review + "triggers: [{schedule: '0 9 * * 1'}, {github: {event: issues}}]\n") == [
+        "5:30: targets.actions.publish: a review needs a trigger whose event names a pull request (issue_comment, "
+        "pull_request, pull_request_review, pull_request_review_comment, pull_request_target)"
+    ]
+    assert errors(tmp_path, MINIMAL + review + "triggers: [{github: {event: pull_request}}]\n") == []
+    comment = "targets: {actions: {publish: comment}}\ntriggers: [{github: {event: issues}}]\n"
+    assert errors(tmp_path, MINIMAL + comment) == []
+    found = errors(tmp_path, MINIMAL + "targets: {actions: {publish: branch}}\n")
+    assert len(found) == 1 and "targets.actions.publish: " in found[0]

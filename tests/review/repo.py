@@ -127,7 +127,7 @@ BASE: dict[str, str | None] = {
           - github: {event: pull_request}
           - schedule: "0 3 * * *"
           - manual: {}
-        targets: {actions: {permissions: {contents: write}}}
+        targets: {actions: {permissions: {contents: read}, publish: review}}
         """
     ),
     "kits/comments.yaml": _kit(
@@ -317,7 +317,7 @@ HEAD: dict[str, str | None] = {
           - schedule: "0 3 * * *"
           - manual: {}
         targets:
-          actions: {runs_on: self-hosted, permissions: {pull-requests: read, contents: write, issues: read}}
+          actions: {runs_on: self-hosted, permissions: {pull-requests: read, contents: read}, publish: comment}
           kubernetes: {namespace: agents-prod}
         """
     ),

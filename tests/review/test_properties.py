@@ -38,7 +38,7 @@ KIT_DICTS = st.fixed_dictionaries(
         "runtime": st.sampled_from(["default", "gvisor", "kata"]),
         "timeout": st.sampled_from(["30m", "1h", "2h"]),
         "memory": st.sampled_from(["1Gi", "1024Mi", "4Gi"]),
-        "permissions": st.dictionaries(st.sampled_from(["contents", "issues"]), st.sampled_from(["read", "write"])),
+        "permissions": st.dictionaries(st.sampled_from(["contents", "issues"]), st.just("read")),
         "workdir": st.sampled_from(["/workspace", "/src"]),
         "command": st.sampled_from([["agent"], ["agent", "--yolo"], ["claude", "--dangerously-skip-permissions"]]),
         "npm": st.lists(st.sampled_from(["left-pad@1.3.0", "left-pad", "chalk@5.3.0"]), max_size=2),

@@ -46,11 +46,13 @@ from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets.action_pins import uses
 from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
 from sandkit.errors import KitError, Location, Problem
-from sandkit.kits.github_events import COMMENT_EVENTS
+from sandkit.kits.github_events import COMMENT_EVENTS, PUBLISH_SCOPES
 
 NAME = "actions"
 REQUIRES = ("docker", "compose")  # it builds the Dockerfile and compose's egress proxy
 CHECKOUT = "actions/checkout"
+UPLOAD_ARTIFACT = "actions/upload-artifact"
+DOWNLOAD_ARTIFACT = "actions/download-artifact"
 HARDEN_RUNNER = "step-security/harden-runner"
 #: The repository (or organisation) variable naming the registries the image builds pull from.
 BUILD_ENDPOINTS_VARIABLE = "SANDKIT_BUILD_ENDPOINTS"
@@ -136,6 +138,13 @@ if [ -f "$RUNNER_TEMP/sandkit-variables" ]; then
   while IFS= read -r variable; do
     args+=(--env "$variable")
   done < "$RUNNER_TEMP/sandkit-variables"
+fi
+# The folder the agent leaves its results in for the publishing job (targets.actions.publish).
+if [ -n "$SANDKIT_OUTPUT_PATH" ]; then
+  mkdir -p "$RUNNER_TEMP/sandkit-output"
+  chmod 0777 "$RUNNER_TEMP/sandkit-output"
+  args+=(--mount "type=bind,source=$RUNNER_TEMP/sandkit-output,target=$SANDKIT_OUTPUT_PATH"
+    --env "SANDKIT_OUTPUT=$SANDKIT_OUTPUT_PATH")
 fi
 read -r -a variables <<< "$SANDKIT_PROXY_ENV $SANDKIT_SECRET_NAMES"
 for variable in "${variables[@]}"; do
@@ -309,6 +318,70 @@ lines = "".join(key + "=" + value + "\\n" for key, value in variables.items())
 pathlib.Path(os.environ["RUNNER_TEMP"], "sandkit-variables").write_text(lines, encoding="ascii")
 """)
 
+# What the agent left for the publishing job: files and folders only (a link could hand the upload
+# the runner's own files), at most SANDKIT_OUTPUT_MAX bytes; `results=1` when there is any.
+OUTPUT_CHECK_SCRIPT = LiteralBlock("""\
+output="$RUNNER_TEMP/sandkit-output"
+if [ ! -d "$output" ] || [ -z "$(find "$output" -mindepth 1 -print -quit)" ]; then
+  echo "sandkit: the agent left no results"
+  exit 0
+fi
+if [ -n "$(find "$output" -mindepth 1 ! -type f ! -type d -print -quit)" ]; then
+  echo "sandkit: the agent's results hold something other than files and folders; nothing is published" >&2
+  exit 1
+fi
+size="$(du -sb -- "$output" | cut -f1)"
+if [ "$size" -gt "$SANDKIT_OUTPUT_MAX" ]; then
+  echo "sandkit: the agent's results are $size bytes, more than $SANDKIT_OUTPUT_MAX; nothing is published" >&2
+  exit 1
+fi
+echo "results=1" >> "$GITHUB_OUTPUT"
+""")
+
+# Posts the agent's review or comment as data: read from the downloaded artifact (bounded), sent as a
+# JSON string to GitHub's REST API on the pull request or issue that GitHub's own event file names.
+PUBLISH_SCRIPT = LiteralBlock("""\
+import json
+import os
+import pathlib
+import re
+import sys
+import urllib.request
+
+kind = os.environ["SANDKIT_PUBLISH"]
+path = pathlib.Path(os.environ["RUNNER_TEMP"], "sandkit-output", os.environ["SANDKIT_PUBLISH_FILE"])
+if path.is_symlink() or not path.is_file():
+    print("sandkit: the agent wrote no " + path.name + "; nothing to publish")
+    sys.exit(0)
+with open(path, "rb") as handle:
+    text = handle.read(262144).decode("utf-8", errors="replace")[:65000]
+with open(os.environ["GITHUB_EVENT_PATH"], "rb") as handle:
+    event = json.loads(handle.read(64 * 1024 * 1024))
+pull = event.get("pull_request") if isinstance(event, dict) else None
+issue = event.get("issue") if isinstance(event, dict) else None
+number = pull.get("number") if isinstance(pull, dict) else None
+if number is None and isinstance(issue, dict) and (kind == "comment" or isinstance(issue.get("pull_request"), dict)):
+    number = issue.get("number")
+if not isinstance(number, int) or isinstance(number, bool) or not 0 < number < 10**10:
+    print("sandkit: the event names no " + ("pull request" if kind == "review" else "issue or pull request"))
+    sys.exit(0)
+repository = os.environ["GITHUB_REPOSITORY"]
+if not re.fullmatch("[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
+    sys.exit("sandkit: GITHUB_REPOSITORY is not owner/name")
+api = os.environ["GITHUB_API_URL"].rstrip("/") + "/repos/" + repository
+if kind == "review":
+    url, data = api + "/pulls/" + str(number) + "/reviews", {"body": text, "event": "COMMENT"}
+else:
+    url, data = api + "/issues/" + str(number) + "/comments", {"body": text}
+request = urllib.request.Request(url, data=json.dumps(data).encode(), method="POST")
+request.add_header("Authorization", "Bearer " + os.environ["GITHUB_TOKEN"])
+request.add_header("Accept", "application/vnd.github+json")
+request.add_header("Content-Type", "application/json")
+request.add_header("X-GitHub-Api-Version", "2022-11-28")
+with urllib.request.urlopen(request, timeout=60) as response:
+    print("sandkit: published the agent's " + kind + " on #" + str(number) + " (HTTP " + str(response.status) + ")")
+""")
+
 PROXY_LOG_SCRIPT = LiteralBlock("""\
 docker logs "$SANDKIT_PROXY"
 docker rm --force "$SANDKIT_PROXY" >/dev/null
@@ -316,8 +389,8 @@ docker network rm "$SANDKIT_NETWORK" >/dev/null
 """)
 
 #: Every script a generated workflow can hold (tests check that nothing else appears): bash, and python.
-SCRIPTS = (BUILD_SCRIPT, PROXY_BUILD_SCRIPT, PROXY_START_SCRIPT, AGENT_SCRIPT, PROXY_LOG_SCRIPT)
-PYTHON_SCRIPTS = (EVENT_SCRIPT, GITHUB_EVENT_SCRIPT)
+SCRIPTS = (BUILD_SCRIPT, PROXY_BUILD_SCRIPT, PROXY_START_SCRIPT, AGENT_SCRIPT, OUTPUT_CHECK_SCRIPT, PROXY_LOG_SCRIPT)
+PYTHON_SCRIPTS = (EVENT_SCRIPT, GITHUB_EVENT_SCRIPT, PUBLISH_SCRIPT)
 
 
 def render(plan: Plan, context: RenderContext) -> Files:
@@ -427,22 +500,89 @@ GATE_JOB = "gate"
 
 
 def jobs(plan: Plan, context: RenderContext) -> dict[str, Any]:
-    """The agent's job; with comment triggers, a gate job first that starts it only on an allowed command."""
+    """The agent's job; with comment triggers a gate job before it, with publish a publishing job after it."""
     agent = job(plan, context)
-    if not plan.triggers.comments:
-        return {"agent": agent}
-    gate = {
-        "name": "a command from someone the kit allows?",
-        "runs-on": agent["runs-on"],
-        # No token, no environment, no secret: it reads the event file and decides.
-        "permissions": {},
-        "timeout-minutes": 5,
-        "outputs": {"skip": _expression(f"steps.{EVENT_STEP_ID}.outputs.skip")},
-        "steps": [_github_event_step(plan, gate=True)],
-    }
+    out: dict[str, Any] = {}
+    if plan.triggers.comments:
+        out[GATE_JOB] = {
+            "name": "a command from someone the kit allows?",
+            "runs-on": agent["runs-on"],
+            # No token, no environment, no secret: it reads the event file and decides.
+            "permissions": {},
+            "timeout-minutes": 5,
+            "outputs": {"skip": _expression(f"steps.{EVENT_STEP_ID}.outputs.skip")},
+            "steps": [_github_event_step(plan, gate=True)],
+        }
+        agent = {"needs": GATE_JOB, "if": _expression(f"needs.{GATE_JOB}.outputs.skip != 1"), **agent}
+    if plan.actions.publish is not None:
+        agent["outputs"] = {"results": _expression(f"steps.{RESULTS_STEP_ID}.outputs.results")}
+    out["agent"] = agent
+    if plan.actions.publish is not None:
+        out[PUBLISH_JOB] = _publish_job(plan, plan.actions.publish, agent["runs-on"])
+    return out
+
+
+GATE_JOB = "gate"
+PUBLISH_JOB = "publish"
+RESULTS_STEP_ID = "results"
+RESULTS_ARTIFACT = "sandkit-output"
+#: Where the agent finds the folder for its results ($SANDKIT_OUTPUT), and the most it may leave there.
+OUTPUT_PATH = "/sandkit/output"
+OUTPUT_MAX_BYTES = 16 * 1024 * 1024
+PUBLISH_FILES = {"review": "review.md", "comment": "comment.md"}
+RUNNER_OUTPUT = "${{ runner.temp }}/" + RESULTS_ARTIFACT
+
+
+def _results_steps() -> list[dict[str, Any]]:
+    """The agent's results, checked, uploaded for the publishing job."""
+    return [
+        {
+            "name": "Check the agent's results",
+            "id": RESULTS_STEP_ID,
+            "env": {"SANDKIT_OUTPUT_MAX": str(OUTPUT_MAX_BYTES)},
+            "run": OUTPUT_CHECK_SCRIPT,
+        },
+        {
+            "name": "Upload the agent's results",
+            "if": _expression(f"steps.{RESULTS_STEP_ID}.outputs.results == 1"),
+            "uses": uses(UPLOAD_ARTIFACT),
+            "with": {
+                "name": RESULTS_ARTIFACT,
+                "path": Expression(RUNNER_OUTPUT),
+                "if-no-files-found": "error",
+                "retention-days": 1,
+            },
+        },
+    ]
+
+
+def _publish_job(plan: Plan, publish: str, runs_on: str) -> dict[str, Any]:
+    """Posts the results with the one write scope they need; it runs no agent, pull request or kit code."""
+    scope = PUBLISH_SCOPES[publish]
     return {
-        GATE_JOB: gate,
-        "agent": {"needs": GATE_JOB, "if": _expression(f"needs.{GATE_JOB}.outputs.skip != 1"), **agent},
+        "name": f"publish {plan.name}'s {publish}",
+        "needs": "agent",
+        "if": _expression("needs.agent.outputs.results == 1"),
+        "runs-on": runs_on,
+        "permissions": {scope: Commented("write", f"posts the agent's {publish}; the only scope this job holds")},
+        "timeout-minutes": 10,
+        "steps": [
+            {
+                "name": "Download the agent's results",
+                "uses": uses(DOWNLOAD_ARTIFACT),
+                "with": {"name": RESULTS_ARTIFACT, "path": Expression(RUNNER_OUTPUT)},
+            },
+            {
+                "name": f"Post the {publish}",
+                "shell": "python",
+                "env": {
+                    "GITHUB_TOKEN": _expression("github.token"),
+                    "SANDKIT_PUBLISH": publish,
+                    "SANDKIT_PUBLISH_FILE": PUBLISH_FILES[publish],
+                },
+                "run": PUBLISH_SCRIPT,
+            },
+        ],
     }
 
 
@@ -517,6 +657,8 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
     if plan.triggers.webhooks:
         out.append(_event_step(plan))
     out.append(_agent_step(plan, names))
+    if plan.actions.publish is not None:
+        out += _results_steps()
     if plan.egress == "allowlist":
         out.append(
             {
@@ -652,6 +794,7 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
             "SANDKIT_SECRET_NAMES": " ".join(name for name, _ in plan.secrets),
             "SANDKIT_EVENT_FOLDER": EVENT_FOLDER,
             "SANDKIT_EVENT_FILE": EVENT_FILE,
+            "SANDKIT_OUTPUT_PATH": OUTPUT_PATH if plan.actions.publish is not None else "",
         }
     )
     step: dict[str, Any] = {"name": "Run the agent in its sandbox"}
@@ -746,7 +889,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity(
             "targets.actions.permissions",
             "enforced",
-            "permissions: {} for the workflow; the job gets contents: read"
+            "permissions: {} for the workflow; the agent's job gets contents: read"
             + "".join(f", {s}: {level}" for s, level in plan.actions.permissions)
             + f"; {PROVEN_STATICALLY}",
             proven_by=f"{STATIC_TESTS}::test_triggers_map_to_on",
@@ -764,6 +907,18 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     rows += hardened_container_docker_rows(plan)
     if plan.ports:
         rows.append(Fidelity("ports", "unsupported", "a CI job publishes no ports"))
+    if plan.actions.publish is not None:
+        rows.append(
+            Fidelity(
+                "targets.actions.publish",
+                "enforced",
+                f"the agent writes {PUBLISH_FILES[plan.actions.publish]} to $SANDKIT_OUTPUT; after a check (files "
+                "only, bounded) it is uploaded, and a second job holding only "
+                f"{PUBLISH_SCOPES[plan.actions.publish]}: write, which runs no agent or pull request code, posts it "
+                "as data; the agent's job holds no write scope",
+                proven_by=EVENTS_PROOF,
+            )
+        )
     rows += inject_rows(plan, "a GitHub runner has no sandkit proxy to add the header")
     return rows + _webhook_fidelity(plan)
 
