@@ -25,7 +25,7 @@ triggers:
   - github: {event: issues}
 targets:
   kubernetes: {egress: cilium, sandbox_crd: true, secret_name: keys}
-  actions: {runs_on: ubuntu-24.04, permissions: {pull-requests: write, issues: read}}
+  actions: {runs_on: ubuntu-24.04, permissions: {pull-requests: read, issues: read}, publish: comment}
 """
 
 
@@ -69,7 +69,7 @@ def test_no_triggers_is_not_a_request(tmp_path: Path) -> None:
 def test_target_settings_with_their_defaults_applied(tmp_path: Path) -> None:
     plan = _plan(tmp_path, KIT)
     assert plan.kubernetes == KubernetesSettings("planned", True, "cilium", True, "keys")
-    assert plan.actions == ActionsSettings("ubuntu-24.04", (("issues", "read"), ("pull-requests", "write")))
+    assert plan.actions == ActionsSettings("ubuntu-24.04", (("issues", "read"), ("pull-requests", "read")), "comment")
     defaults = _plan(tmp_path, KIT.split("triggers:")[0])
     assert defaults.kubernetes == KubernetesSettings(namespace="planned")
     assert defaults.actions == ActionsSettings()
