@@ -43,15 +43,8 @@ AUTHOR_ASSOCIATIONS: tuple[str, ...] = get_args(AuthorAssociation)
 #: Who may start a comment trigger unless the kit says otherwise: people with write access or membership.
 TRUSTED_ASSOCIATIONS: tuple[AuthorAssociation, ...] = ("OWNER", "MEMBER", "COLLABORATOR")
 
-_COMMAND = re.compile(r"/[a-z0-9][a-z0-9_-]{0,31}")
 #: A GitHub App's bot account: the app's slug and ``[bot]``.
 _BOT_LOGIN = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38})\[bot\]")
-
-
-def _command(value: str) -> str:
-    if not _COMMAND.fullmatch(value):
-        raise ValueError(f"{value!r} is not a command: `/` then lowercase letters, digits, `_` or `-` (`/review`)")
-    return value
 
 
 def _bot_login(value: str) -> str:
@@ -60,7 +53,6 @@ def _bot_login(value: str) -> str:
     return value
 
 
-CommentCommand = Annotated[str, AfterValidator(_command)]
 BotLogin = Annotated[str, AfterValidator(_bot_login)]
 Checkout = Literal["head", "base"]
 

@@ -40,7 +40,6 @@ from sandkit.kits.github_events import (
     AuthorAssociation,
     BotLogin,
     Checkout,
-    CommentCommand,
     Publish,
     comment_problems,
 )
@@ -383,7 +382,7 @@ class GithubTrigger(Strict):
         description="Accepts an event whose runs hold the repository's secrets while acting on what outsiders "
         "control (a fork's code), or comments from people without write access.",
     )
-    command: CommentCommand | None = Field(
+    command: SlashCommand | None = Field(
         None,
         description="Comment events ("
         + ", ".join(f"`{event}`" for event in COMMENT_EVENTS)

@@ -42,14 +42,17 @@ triggers:
 HOSTILE = "$(touch /tmp/pwned) `id` ${{ secrets.DEMO_TOKEN }} '\"\nSANDKIT_CHECKOUT=head\n\u2028\u00e9"
 
 
-@pytest.fixture(scope="module")
-def workflow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("kit")
-    (folder / "kit.yaml").write_text(KIT, encoding="utf-8")
+def _compiled(folder: Path, text: str, name: str) -> dict[str, Any]:
+    (folder / "kit.yaml").write_text(text, encoding="utf-8")
     with in_folder(folder):
         assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
-    document: dict[str, Any] = YAML(typ="safe").load((folder / "out/events/workflows/events.yml").read_text())
+    document: dict[str, Any] = YAML(typ="safe").load((folder / f"out/{name}/workflows/{name}.yml").read_text())
     return document
+
+
+@pytest.fixture(scope="module")
+def workflow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _compiled(tmp_path_factory.mktemp("kit"), KIT, "events")
 
 
 def _run(step: dict[str, Any], folder: Path, name: str, payload: object) -> tuple[int, str, str]:
@@ -227,12 +230,7 @@ PUBLISHING = KIT.replace("name: events\n", "name: publishing\n") + "targets: {ac
 
 @pytest.fixture(scope="module")
 def publishing(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("publishing")
-    (folder / "kit.yaml").write_text(PUBLISHING, encoding="utf-8")
-    with in_folder(folder):
-        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
-    document: dict[str, Any] = YAML(typ="safe").load((folder / "out/publishing/workflows/publishing.yml").read_text())
-    return document
+    return _compiled(tmp_path_factory.mktemp("publishing"), PUBLISHING, "publishing")
 
 
 def test_the_publishing_job_runs_no_agent_code_and_holds_the_one_write_scope(publishing: dict[str, Any]) -> None:

@@ -29,7 +29,7 @@ def test_a_comment_trigger_needs_a_command(tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", ["review", "/Review", "/review now", "/", "/$(id)"])
 def test_a_command_is_a_slash_and_a_word(tmp_path: Path, command: str) -> None:
     found = errors(tmp_path, _trigger(f"{{event: issue_comment, command: {command!r}}}"))
-    assert len(found) == 1 and "triggers[0].github.command: " in found[0] and "is not a command" in found[0]
+    assert len(found) == 1 and "triggers[0].github.command: " in found[0] and "is not a slash command" in found[0]
 
 
 def test_the_trusted_associations_are_the_default_and_wider_ones_need_acknowledgement(tmp_path: Path) -> None:
