@@ -13,6 +13,9 @@ from sandkit.kits.hosts import wildcard_regex
 
 SQUID_CONF = "egress/squid.conf"
 DOCKERFILE = "egress/Dockerfile"
+INJECT_SH = "egress/inject.sh"
+#: Debian's proxy user, which runs squid unless it injects secrets (then the agent's uid: see inject.py).
+PROXY_UID = 13
 NO_PROXY = "localhost,127.0.0.1,::1"
 
 
@@ -28,8 +31,15 @@ def proxy_image(plan: Plan) -> str:
     return f"sandkit/{plan.name}-egress:{plan.config_sha256[:12]}"
 
 
-def proxy_files(plan: Plan, header: str) -> dict[str, str]:
-    """egress/squid.conf and egress/Dockerfile (the proxy image's build context); header is commented."""
+def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dict[str, str]:
+    """egress/squid.conf and egress/Dockerfile (the proxy image's build context); header is commented.
+
+    ``inject_secrets``: the target runs the proxy so that it can inject the kit's secrets (it gets
+    its start script too, and the kit's certificate authorities from :func:`proxy_ca_files`).
+    """
+    from sandkit.compiler import inject
+
+    injecting = inject_secrets and plan.proxy_injects
     values = {
         "p": plan,
         "header": header.rstrip("\n"),
@@ -39,11 +49,25 @@ def proxy_files(plan: Plan, header: str) -> dict[str, str]:
         "sandbox_clients": SANDBOX_CLIENTS,
         "non_public_v4": NON_PUBLIC_V4,
         "non_public_v6": NON_PUBLIC_V6,
+        "injecting": injecting,
+        "proxy_uid": plan.uid if injecting else PROXY_UID,
+        "inject": inject.PATHS,
+        "bump_port": inject.TLS_PORT,
+        "prefix": inject.prefix,
+        "suffix": inject.suffix,
     }
-    return {
+    files = {
         SQUID_CONF: render_template("squid.conf.j2", **values),
         DOCKERFILE: render_template("egress.Dockerfile.j2", **values),
     }
+    if injecting:
+        files[INJECT_SH] = render_template("egress-inject.sh.j2", **values)
+    return files
+
+
+def proxy_ca_files(plan: Plan) -> dict[str, bytes]:
+    """The kit's certificate authorities in the injecting proxy's build context (it opens TLS to servers)."""
+    return {f"egress/ca/{ca.context_name}": ca.content for ca in plan.ca_certificates}
 
 
 def proxy_env(url: str) -> dict[str, str]:

@@ -3,9 +3,13 @@ the secret back from the agent, and where it cannot, that the agent receives it.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from sandkit.compiler.command import compile_kit
 from sandkit.compiler.targets import NAMES
@@ -59,3 +63,120 @@ def test_a_kit_without_injection_has_no_row(tmp_path: Path) -> None:
     with in_folder(tmp_path):
         out = compile_kit(Path("kit.yaml"), Path("out"), list(NAMES))
     assert "secrets.inject" not in out.fidelity
+
+
+GH_INJECTION = """\
+secrets:
+  - name: GH_TOKEN
+    inject: [{host: api.github.com, header: Authorization, format: "Bearer {value}"}]
+  - name: PLAIN_TOKEN
+image:
+  ca_certificates: [corp.pem]
+"""
+
+
+def _compose(tmp_path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
+    kit = INJECTING.replace("{egress: EGRESS}", "{allow: [api.github.com, github.com]}") + GH_INJECTION
+    (tmp_path / "kit.yaml").write_text(kit, encoding="utf-8")
+    (tmp_path / "corp.pem").write_bytes(b"-----BEGIN CERTIFICATE-----\nY29ycA==\n-----END CERTIFICATE-----\n")
+    with in_folder(tmp_path):
+        out = compile_kit(Path("kit.yaml"), Path("out"), ["compose"])
+    return yaml.safe_load(out.files["compose.yaml"]), out.files
+
+
+def test_the_agent_gets_placeholders_and_trust_and_the_proxy_gets_the_secrets(tmp_path: Path) -> None:
+    compose, _ = _compose(tmp_path)
+    agent, proxy = compose["services"]["agent"], compose["services"]["egress"]
+    assert agent["secrets"] == ["PLAIN_TOKEN"], "an injected secret's file reached the agent"
+    assert proxy["secrets"] == ["ANTHROPIC_API_KEY", "GH_TOKEN"]
+    env = agent["environment"]
+    assert env["ANTHROPIC_API_KEY"] == "sandkit-injected-by-egress-proxy" and "GH_TOKEN" not in env
+    assert env["SANDKIT_PROXY_INJECTS"] == "ANTHROPIC_API_KEY GH_TOKEN"
+    for variable in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"):
+        assert env[variable] == "/tmp/sandkit-ca-certificates.crt"
+    ca_mount = {"type": "volume", "source": "egress-ca", "target": "/run/sandkit-proxy-ca", "read_only": True}
+    assert ca_mount in agent["volumes"]
+    assert proxy["volumes"] == [{"type": "volume", "source": "egress-ca", "target": "/run/sandkit-egress-ca"}]
+    assert "/run/sandkit-egress:rw,nosuid,nodev,noexec,size=16777216,uid=1000,gid=1000,mode=0700" in proxy["tmpfs"]
+    assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"]
+
+
+def test_squid_opens_tls_only_toward_the_injection_hosts(tmp_path: Path) -> None:
+    _, files = _compose(tmp_path)
+    squid = files["egress/squid.conf"].decode()
+    assert "http_port 3128 name=agent\nhttp_port 127.0.0.1:3129 name=bump ssl-bump " in squid
+    assert "acl inject_tls any-of inject_0_tls inject_1_tls\n" in squid
+    assert (
+        "cache_peer_access tls_terminator allow agent_port inject_tls\ncache_peer_access tls_terminator deny all\n"
+        in (squid)
+    )
+    assert "never_direct allow agent_port inject_tls\n" in squid
+    assert "acl inject_1_host dstdomain -n api.github.com\nacl inject_1_port port 443\n" in squid
+    assert "request_header_access Authorization deny inject_1\n" in squid
+    access = [line for line in squid.splitlines() if line.startswith(("http_access", "include"))]
+    assert access[:5] == [
+        "http_access deny manager",
+        "include /run/sandkit-egress/inject.conf",
+        "http_access allow bump_port inject_tls !non_public",
+        "http_access deny bump_port",
+        "http_access deny !sandbox_clients",
+    ]
+    dockerfile = files["egress/Dockerfile"].decode()
+    assert "squid-openssl" in dockerfile and "USER 1000:1000" in dockerfile
+    assert 'COPY --chmod=0644 ["ca/sandkit-01-corp.crt", "/usr/local/share/ca-certificates/sandkit-01-corp.crt"]' in (
+        dockerfile
+    )
+    assert files["egress/ca/sandkit-01-corp.crt"].startswith(b"-----BEGIN CERTIFICATE-----")
+    start = files["egress/inject.sh"].decode()
+    assert "inject GH_TOKEN 1 'api.github.com:443' 'Authorization' 'Bearer ' ''\n" in start
+
+
+def test_the_start_script_writes_header_lines_and_refusals(tmp_path: Path) -> None:
+    """The script's header-writing function, run by a real shell on hostile and missing values."""
+    _, files = _compose(tmp_path)
+    start = files["egress/inject.sh"].decode()
+    function = start[start.index("inject() {") : start.index("\n}\n") + 3]
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (secrets / "GOOD").write_text("tok-123_ABC.~\n")
+    (secrets / "SPACE").write_text("a b")
+    (secrets / "QUOTE").write_text('a"b')
+    (secrets / "PERCENT").write_text("a%b")
+    script = function.replace("/run/secrets/", f"{secrets}/") + (
+        'conf="$1"; export LC_ALL=C; : > "$conf"\n'
+        "inject GOOD 0 'h:443' 'Authorization' 'Bearer ' '!'\n"
+        "inject MISSING 1 'm:443' 'x-key' '' ''\n"
+        "inject \"$2\" 2 'b:443' 'x-key' '' ''\n"
+    )
+    conf = tmp_path / "inject.conf"
+    ok = subprocess.run(["sh", "-c", script, "sh", str(conf), "GOOD"], capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stderr
+    assert conf.read_text() == (
+        'request_header_add Authorization "Bearer tok-123_ABC.~!" inject_0\n'
+        "http_access deny inject_1_tls\n"
+        'request_header_add x-key "tok-123_ABC.~" inject_2\n'
+    )
+    assert "secret MISSING is missing: requests to m:443 are refused" in ok.stderr
+    for bad in ("SPACE", "QUOTE", "PERCENT"):
+        done = subprocess.run(["sh", "-c", script, "sh", str(conf), bad], capture_output=True, text=True, check=False)
+        assert done.returncode == 78 and "a header cannot carry" in done.stderr, (bad, done)
+        assert bad.lower() not in conf.read_text().lower()
+
+
+def test_the_start_script_passes_shellcheck(tmp_path: Path) -> None:
+    _, files = _compose(tmp_path)
+    checker = shutil.which("shellcheck")
+    assert checker, "shellcheck is not installed (apt-get install shellcheck)"
+    done = subprocess.run(
+        [checker, "--shell=sh", "--severity=warning", "-"], input=files["egress/inject.sh"], capture_output=True
+    )
+    assert done.returncode == 0, done.stdout.decode()
+
+
+def test_a_target_that_does_not_inject_gets_the_plain_proxy(tmp_path: Path) -> None:
+    """Kubernetes does not inject yet: its proxy keeps plain squid, and its squid.conf bumps nothing."""
+    (tmp_path / "kit.yaml").write_text(INJECTING.replace("EGRESS", "allowlist"), encoding="utf-8")
+    with in_folder(tmp_path):
+        out = compile_kit(Path("kit.yaml"), Path("out"), ["kubernetes"])
+    text = b"".join(out.files.values()).decode()
+    assert "ssl_bump" not in text and "squid-openssl" not in text and "inject_0" not in text

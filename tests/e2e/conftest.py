@@ -24,6 +24,7 @@ from sandkit.kits.extends import preset_names
 from tests.conftest import docker_available
 from tests.e2e.helpers import (
     ALLOWED_ID,
+    API,
     BOTH,
     GIT,
     OTHER,
@@ -74,6 +75,7 @@ def secret_values(token: str) -> dict[str, str]:
     return {
         "E2E_RUN_TOKEN": f"e2e-run-{secrets.token_hex(16)}",
         "E2E_BUILD_TOKEN": f"e2e-build-{secrets.token_hex(16)}",
+        "E2E_INJECT_TOKEN": f"e2e-inject-{secrets.token_hex(16)}",
     }
 
 
@@ -148,7 +150,7 @@ def certs(e2e_dir: Path) -> Path:
         "-out",
         str(folder / "server.csr"),
     )
-    (folder / "san.ext").write_text(f"subjectAltName=DNS:{WEB}\n")
+    (folder / "san.ext").write_text(f"subjectAltName=DNS:{WEB},DNS:{API}\n")
     openssl(
         "x509",
         "-req",
@@ -214,11 +216,21 @@ def _env_file(path: Path, values: dict[str, str]) -> Path:
 @pytest.fixture(scope="session")
 def run_secret_file(e2e_dir: Path, secret_values: dict[str, str]) -> Path:
     """The runtime secret as the agent's owner keeps it: a file readable by uid 1000 only."""
-    path = e2e_dir / "run-token"
-    path.write_text(secret_values["E2E_RUN_TOKEN"])
+    return _owned_file(e2e_dir / "run-token", secret_values["E2E_RUN_TOKEN"])
+
+
+def _owned_file(path: Path, value: str) -> Path:
+    path.write_text(value)
     os.chown(path, 1000, 1000)
     path.chmod(0o400)
     return path
+
+
+@pytest.fixture(scope="session")
+def inject_secret_file(e2e_dir: Path, secret_values: dict[str, str]) -> Path:
+    """The secret the proxy injects, kept as the agent's owner keeps any secret (a newline after it, as
+    `echo` leaves one); only the proxy's container receives it."""
+    return _owned_file(e2e_dir / "inject-token", secret_values["E2E_INJECT_TOKEN"] + "\n")
 
 
 def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, token: str) -> Path:
@@ -235,7 +247,7 @@ def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, 
                 "networks": {
                     "outside": {
                         "ipv4_address": outside.allowed_ip,
-                        "aliases": [WEB, GIT, WILD_OK, WILD_DENIED, WILD_DEEP, BOTH],
+                        "aliases": [WEB, API, GIT, WILD_OK, WILD_DENIED, WILD_DEEP, BOTH],
                     }
                 },
             },
@@ -262,6 +274,7 @@ def net_project(
     git_repo: GitRepo,
     secret_values: dict[str, str],
     run_secret_file: Path,
+    inject_secret_file: Path,
 ) -> Iterator[Project]:
     """The allowlist kit, built and up with its proxy and the outside servers."""
     folder = e2e_dir / "net"
@@ -273,7 +286,11 @@ def net_project(
     override = _outside_override(folder / "outside.override.yaml", outside, certs, git_repo, token)
     env_file = _env_file(
         folder / "e2e.env",
-        {"E2E_BUILD_TOKEN": secret_values["E2E_BUILD_TOKEN"], "E2E_RUN_TOKEN_FILE": str(run_secret_file)},
+        {
+            "E2E_BUILD_TOKEN": secret_values["E2E_BUILD_TOKEN"],
+            "E2E_RUN_TOKEN_FILE": str(run_secret_file),
+            "E2E_INJECT_TOKEN_FILE": str(inject_secret_file),
+        },
     )
     project = Project(f"e2e-{token}-net", output, [output / "compose.yaml", override], env_file)
     yield from _services(project, ["build", "up -d --wait --wait-timeout 120 egress web other"])

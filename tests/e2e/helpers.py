@@ -29,6 +29,10 @@ WILD_DENIED = "denied.wild.test"
 #: Two labels below the allowed `*.wild.test`: a one-label wildcard does not cover it.
 WILD_DEEP = "b.a.wild.test"
 BOTH = "both.test"
+#: The host the proxy injects E2E_INJECT_TOKEN on (HTTPS on 8443 only), as the header INJECT_HEADER.
+API = "api.allowed.test"
+INJECT_HEADER = "x-e2e-key"
+INJECT_PLACEHOLDER = "e2e-placeholder-not-the-key"
 OTHER = "other.test"
 #: Allowed names that the proxy's resolver maps to addresses it must refuse.
 RESOLVES_TO_REFUSED = {
@@ -101,6 +105,7 @@ def net_kit(name: str, ca_file: str) -> str:
     allow = [
         f"{WEB}:8080",
         f"{WEB}:8443",
+        f"{API}:8443",
         f"{GIT}:8080",
         '"*.wild.test:8080"',
         f"{BOTH}:8080",
@@ -129,6 +134,12 @@ secrets:
     required: false
   - name: E2E_BUILD_TOKEN
     build: true
+  - name: E2E_INJECT_TOKEN
+    placeholder: {INJECT_PLACEHOLDER}
+    inject:
+      - host: {API}:8443
+        header: {INJECT_HEADER}
+        format: "Key {{value}}"
 network:
   egress: allowlist
   allow: [{", ".join(allow)}]

@@ -23,9 +23,10 @@ from sandkit.compiler.fidelity import (
     tmpfs_disk_row,
     webhook_unsupported_rows,
 )
+from sandkit.compiler.inject import CA_VARIABLES, CA_VOLUME, INJECTED_VARIABLE, PATHS
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan, WorkspaceMode
-from sandkit.compiler.proxy import proxy_env, proxy_files, proxy_image
+from sandkit.compiler.proxy import proxy_ca_files, proxy_env, proxy_files, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
 
@@ -47,8 +48,9 @@ def render(plan: Plan, context: RenderContext) -> Files:
         document["secrets"] = dict(sorted(document["secrets"].items()))
     files = {"compose.yaml": header + dump_yaml(document)}
     if plan.egress == "allowlist":
-        files.update(proxy_files(plan, header))
-    return {name: text.encode() for name, text in files.items()}
+        files.update(proxy_files(plan, header, inject_secrets=True))
+    encoded = {name: text.encode() for name, text in files.items()}
+    return {**encoded, **proxy_ca_files(plan)} if plan.proxy_injects else encoded
 
 
 def _escape(value: Any) -> Any:
@@ -129,12 +131,17 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
         service["runtime"] = plan.docker_runtime
     if volumes:
         service["volumes"] = volumes
-    if plan.secrets:
-        service["secrets"] = [name for name, _ in plan.secrets]
+    injected = plan.injected_secrets if plan.proxy_injects else ()
+    if any(name not in injected for name, _ in plan.secrets):
+        service["secrets"] = [name for name, _ in plan.secrets if name not in injected]
     if plan.egress == "none":
         service["network_mode"] = "none"
     elif plan.egress == "allowlist":
-        service["environment"] = proxy_env(plan.proxy_url)
+        service["environment"] = proxy_env(plan.proxy_url) | injected_env(plan)
+        if plan.proxy_injects:
+            service.setdefault("volumes", []).append(
+                {"type": "volume", "source": CA_VOLUME, "target": PATHS.agent_ca, "read_only": True}
+            )
         service["networks"] = [INTERNAL_NET]
         service["depends_on"] = {PROXY_SERVICE: {"condition": "service_healthy"}}
     else:
@@ -147,7 +154,28 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
     return service, top_volumes
 
 
+def injected_env(plan: Plan) -> dict[str, str]:
+    """What the agent gets in place of the secrets the proxy injects: placeholders, and trust in the proxy."""
+    if not plan.proxy_injects:
+        return {}
+    return {
+        INJECTED_VARIABLE: " ".join(plan.injected_secrets),
+        **dict.fromkeys(CA_VARIABLES, PATHS.bundle),
+        **dict(plan.placeholders),
+    }
+
+
 def proxy_service(plan: Plan) -> dict[str, Any]:
+    service = _plain_proxy_service(plan)
+    if plan.proxy_injects:  # the authority's key and the header lines live in a tmpfs of squid's user
+        owner = f"uid={plan.uid},gid={plan.uid},mode=0700"
+        service["tmpfs"].append(f"{PATHS.dir}:rw,nosuid,nodev,noexec,size=16777216,{owner}")
+        service["volumes"] = [{"type": "volume", "source": CA_VOLUME, "target": PATHS.public}]
+        service["secrets"] = list(plan.injected_secrets)
+    return service
+
+
+def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
     return {
         "build": {"context": "egress", "dockerfile": "Dockerfile"},
         "image": proxy_image(plan),
@@ -173,6 +201,8 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
     document: dict[str, Any] = {"name": plan.name, "services": services}
     if networks:
         document["networks"] = networks
+    if plan.proxy_injects:
+        top_volumes = {**top_volumes, CA_VOLUME: {}}
     if top_volumes:
         document["volumes"] = top_volumes
     if plan.build_secrets:  # a build can read the environment; run-time sources are added in render()
@@ -192,6 +222,7 @@ EGRESS_PROOFS: dict[Egress, str] = {
     "open": "",
 }
 E2E_CONTAINMENT = "tests/e2e/test_containment.py"
+INJECT_PROOF = "tests/e2e/test_inject.py::test_no_trace_of_the_value_or_the_authority_key_in_the_agents_container"
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
@@ -263,7 +294,14 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             )
         )
     rows += webhook_unsupported_rows(plan)
-    rows += inject_rows(plan, "the compose target does not inject yet")
+    rows += inject_rows(
+        plan,
+        None,
+        "the secret's file is mounted into the egress proxy only; squid opens TLS to the injection hosts alone "
+        "with an authority made at its start, replaces the header there and refuses the host without the "
+        "secret; the agent gets the placeholder",
+        INJECT_PROOF,
+    )
     trigger = manual_only_trigger_row(
         plan, "compose starts when you run it; use the actions or kubernetes target for schedules and events"
     )

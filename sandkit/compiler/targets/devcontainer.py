@@ -110,6 +110,11 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         ),
     ]
     rows += webhook_unsupported_rows(plan)
-    rows += inject_rows(plan, "the compose file it reuses does not inject yet")
+    rows += inject_rows(
+        plan,
+        None,
+        "the editor attaches to compose.yaml's agent service, whose egress proxy holds the secret",
+        "tests/e2e/test_inject.py::test_no_trace_of_the_value_or_the_authority_key_in_the_agents_container",
+    )
     trigger = manual_only_trigger_row(plan, "a dev container starts when a person opens it")
     return rows if trigger is None else [*rows, trigger]

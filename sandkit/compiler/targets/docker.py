@@ -6,6 +6,7 @@ import re
 
 from sandkit.compiler.escape import sh_quote
 from sandkit.compiler.fidelity import Fidelity, Setting, entrypoint_timeout_row
+from sandkit.compiler.inject import INJECTED_VARIABLE, PATHS
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import ENTRYPOINT_PATH, HOME_SKELETON, SANDKIT_ETC, VENV, Plan
 from sandkit.compiler.render import render_template
@@ -31,6 +32,8 @@ def render(plan: Plan, context: RenderContext) -> Files:
         "apt_unpinned": any(not _PINNED_APT.fullmatch(p) for p in plan.apt),
         "pip_unpinned": any(not _PINNED_PIP.fullmatch(p) for p in plan.pip),
         "npm_unpinned": any(not _PINNED_NPM.fullmatch(p) for p in plan.npm),
+        "inject": PATHS,
+        "injected_variable": INJECTED_VARIABLE,
     }
     files = {
         "Dockerfile": render_template("Dockerfile.j2", **values),

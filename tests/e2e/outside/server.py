@@ -27,8 +27,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path.startswith("/git/"):
             super().do_GET()
             return
+        if self.path.startswith("/headers"):  # what arrived, for the injection tests
+            self._reply("".join(f"header {name.lower()}: {value}\n" for name, value in self.headers.items()))
+            return
         host = self.headers.get("Host", "")
-        body = f"sandkit-e2e-outside server={SERVER_ID} host={host} path={self.path}\n".encode()
+        self._reply(f"sandkit-e2e-outside server={SERVER_ID} host={host} path={self.path}\n")
+
+    def _reply(self, text: str) -> None:
+        body = text.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
