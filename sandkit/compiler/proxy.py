@@ -17,6 +17,8 @@ INJECT_SH = "egress/inject.sh"
 #: Debian's proxy user, which runs squid unless it injects secrets (then the agent's uid: see inject.py).
 PROXY_UID = 13
 NO_PROXY = "localhost,127.0.0.1,::1"
+#: squid in the foreground: the proxy image's command when it does not inject.
+SQUID_COMMAND = ("squid", "-N", "-f", "/etc/squid/squid.conf")
 
 
 def squid_match(destination: Destination) -> str:
@@ -65,9 +67,16 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
     return files
 
 
-def proxy_ca_files(plan: Plan) -> dict[str, bytes]:
-    """The kit's certificate authorities in the injecting proxy's build context (it opens TLS to servers)."""
-    return {f"egress/ca/{ca.context_name}": ca.content for ca in plan.ca_certificates}
+def proxy_build_context(plan: Plan, header: str) -> dict[str, bytes]:
+    """egress/, the one proxy image compose and kubernetes both build: the injecting proxy's when the kit
+    injects (with its start script, and the kit's certificate authorities, since it opens TLS to servers).
+
+    A target that does not inject runs that image with :data:`SQUID_COMMAND` and a plain squid.conf.
+    """
+    files = {name: text.encode() for name, text in proxy_files(plan, header, inject_secrets=True).items()}
+    if plan.proxy_injects:
+        files.update({f"egress/ca/{ca.context_name}": ca.content for ca in plan.ca_certificates})
+    return files
 
 
 def proxy_env(url: str) -> dict[str, str]:

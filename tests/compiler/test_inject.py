@@ -173,10 +173,21 @@ def test_the_start_script_passes_shellcheck(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout.decode()
 
 
-def test_a_target_that_does_not_inject_gets_the_plain_proxy(tmp_path: Path) -> None:
-    """Kubernetes does not inject yet: its proxy keeps plain squid, and its squid.conf bumps nothing."""
+def test_a_target_that_does_not_inject_runs_the_shared_image_as_a_plain_proxy(tmp_path: Path) -> None:
+    """Kubernetes does not inject yet: it builds the same egress/ image as compose, but runs squid itself
+    (not the start script) on a ConfigMap that bumps nothing, and hands the agent the key."""
     (tmp_path / "kit.yaml").write_text(INJECTING.replace("EGRESS", "allowlist"), encoding="utf-8")
     with in_folder(tmp_path):
-        out = compile_kit(Path("kit.yaml"), Path("out"), ["kubernetes"])
-    text = b"".join(out.files.values()).decode()
-    assert "ssl_bump" not in text and "squid-openssl" not in text and "inject_0" not in text
+        alone = compile_kit(Path("kit.yaml"), Path("alone"), ["kubernetes"])
+        every = compile_kit(Path("kit.yaml"), Path("every"), list(NAMES))
+    manifests = alone.files["kubernetes/egress-proxy.yaml"].decode()
+    assert "ssl_bump" not in manifests and "inject_0" not in manifests
+    deployment = next(d for d in yaml.safe_load_all(manifests) if d["kind"] == "Deployment")
+    assert deployment["spec"]["template"]["spec"]["containers"][0]["command"] == [
+        "squid",
+        "-N",
+        "-f",
+        "/etc/squid/squid.conf",
+    ]
+    assert all(every.files[name] == data for name, data in alone.files.items() if name.startswith("egress/"))
+    assert "secretKeyRef" in alone.files["kubernetes/job.yaml"].decode()

@@ -26,7 +26,7 @@ from sandkit.compiler.fidelity import (
 from sandkit.compiler.inject import CA_VARIABLES, CA_VOLUME, INJECTED_VARIABLE, PATHS
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan, WorkspaceMode
-from sandkit.compiler.proxy import proxy_ca_files, proxy_env, proxy_files, proxy_image
+from sandkit.compiler.proxy import proxy_build_context, proxy_env, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
 
@@ -46,11 +46,10 @@ def render(plan: Plan, context: RenderContext) -> Files:
     if plan.secrets:  # added after escaping: the one place Compose must interpolate (a path variable)
         document["secrets"] = {**document.get("secrets", {}), **runtime_secret_sources(plan)}
         document["secrets"] = dict(sorted(document["secrets"].items()))
-    files = {"compose.yaml": header + dump_yaml(document)}
+    files = {"compose.yaml": (header + dump_yaml(document)).encode()}
     if plan.egress == "allowlist":
-        files.update(proxy_files(plan, header, inject_secrets=True))
-    encoded = {name: text.encode() for name, text in files.items()}
-    return {**encoded, **proxy_ca_files(plan)} if plan.proxy_injects else encoded
+        files.update(proxy_build_context(plan, header))
+    return files
 
 
 def _escape(value: Any) -> Any:

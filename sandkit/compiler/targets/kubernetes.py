@@ -32,7 +32,7 @@ from sandkit.compiler.plan import (
     Plan,
     is_under,
 )
-from sandkit.compiler.proxy import SQUID_CONF, proxy_env, proxy_files, proxy_image
+from sandkit.compiler.proxy import SQUID_COMMAND, SQUID_CONF, proxy_build_context, proxy_env, proxy_files, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets import argo_events
 from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
@@ -80,9 +80,8 @@ def render(plan: Plan, context: RenderContext) -> Files:
     applied = [name for name in documents if name not in (SESSION_FILE, CLAIM_FILE)]
     kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": applied}
     files[f"{FOLDER}/kustomization.yaml"] = header + dump_yaml(kustomization)
-    if _uses_proxy(plan):
-        files.update(proxy_files(plan, header))
-    return {name: text.encode() for name, text in files.items()}
+    encoded = {name: text.encode() for name, text in files.items()}
+    return {**encoded, **proxy_build_context(plan, header)} if _uses_proxy(plan) else encoded
 
 
 def _documents(plan: Plan, context: RenderContext) -> dict[str, list[dict[str, Any]]]:
@@ -610,7 +609,7 @@ def _cilium_policy(plan: Plan) -> dict[str, Any]:
 
 def _proxy_manifests(plan: Plan) -> list[dict[str, Any]]:
     name = proxy_name(plan)
-    squid = proxy_files(plan, commented_header("#", *plan.header_fields))[SQUID_CONF]
+    squid = proxy_files(plan, commented_header("#", *plan.header_fields))[SQUID_CONF]  # never injecting
     config = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -639,6 +638,7 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
         "ports": [{"name": "proxy", "containerPort": PROXY_PORT, "protocol": "TCP"}],
         "resources": _resources("500m", "256Mi", "64Mi"),
         "securityContext": _container_security(PROXY_UID, True),
+        **({"command": list(SQUID_COMMAND)} if plan.proxy_injects else {}),  # the image's start script injects
         "readinessProbe": _proxy_probe(initialDelaySeconds=2),
         "livenessProbe": _proxy_probe(initialDelaySeconds=10, failureThreshold=3),
         "volumeMounts": [
