@@ -74,7 +74,9 @@ def test_the_injection_host_gets_the_real_value_whatever_the_agent_sends(
     printf 'variable=%s\\n' "$E2E_INJECT_TOKEN"
     {CURL} https://{API}:8443/headers
     {CURL} -H '{INJECT_HEADER}: chosen-by-the-agent' https://{API}:8443/headers-with-own
-    {CURL} -v https://{API}:8443/issuer 2>&1 | grep -i 'issuer:'
+    {CURL} -v -o /dev/null https://{API}:8443/issuer 2>&1 | grep -i "issuer:"  # the status line is filtered out
+    env -u CURL_CA_BUNDLE -u SSL_CERT_FILE {CURL} -o /dev/null https://{API}:8443/through-the-system-store
+    echo "store=$(readlink /etc/ssl/certs/ca-certificates.crt) node=$NODE_EXTRA_CA_CERTS requests=$REQUESTS_CA_BUNDLE"
     """
     result = net_project.agent(script)
     assert f"variable={INJECT_PLACEHOLDER}\n" in result.stdout, (
@@ -85,6 +87,9 @@ def test_the_injection_host_gets_the_real_value_whatever_the_agent_sends(
     )
     assert "chosen-by-the-agent" not in result.stdout, "the agent's own header reached the injection host"
     assert "CN=sandkit egress" in result.stdout, f"TLS to the injection host was not the proxy's:\n{result}"
+    assert result.stdout.count("status=200") == 3, f"a client did not trust the proxy's authority:\n{result}"
+    bundle = "/tmp/sandkit-ca-certificates.crt"
+    assert f"store={bundle} node={bundle} requests={bundle}\n" in result.stdout, result
     log = net_project.log_with("egress", "/headers-with-own")
     logged = (
         rf"method=GET url=https://{re.escape(API)}:8443/headers server=\S+ inject={INJECT_HEADER}@{re.escape(API)}:8443"
