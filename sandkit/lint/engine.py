@@ -7,6 +7,7 @@ one file at a time, so memory stays flat whatever the size of the tree.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import stat
@@ -241,7 +242,7 @@ class _Checker:
             hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
         for bound in source.bounds_met():
             hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))
-        result.findings = self._finish(source, hits)
+        result.findings = self._finish(source, _fixture_workflow_hits(source, hits))
         return result
 
     @staticmethod
@@ -396,3 +397,24 @@ def _read(path: str, max_bytes: int) -> bytes | str:
         return parts[0] if len(parts) == 1 else b"".join(parts)
     except OSError as exc:
         return f"cannot be read: {exc.strerror or exc}"
+
+
+#: What a workflow's own run does to this repository's token and secrets: meaningless for a
+#: workflow kept as a test fixture (GitHub runs only the top .github/workflows).
+_RUN_CATEGORIES = frozenset({"ci-permissions", "ci-secret-exposure"})
+
+
+def _fixture_workflow_hits(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
+    """CI permission and secret findings in a test fixture (``testdata/``, ``fixtures/`` ...) are
+    left out, or low with ``include-examples``: act's 139 fixture workflows were 130 CP001s."""
+    from sandkit.lint.facts.secret_values import is_fixture_path
+
+    if not hits or not is_fixture_path(source.path):
+        return hits
+    if not source.settings.include_examples:
+        return [(rule, hit) for rule, hit in hits if rule.category not in _RUN_CATEGORIES]
+    why = "a workflow kept as a test fixture, which GitHub does not run here"
+    return [
+        (rule, dataclasses.replace(hit, severity="low", why=why) if rule.category in _RUN_CATEGORIES else hit)
+        for rule, hit in hits
+    ]

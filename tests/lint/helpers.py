@@ -18,11 +18,16 @@ from sandkit.lint.source import RuleSettings
 
 
 def lint_tree(
-    root: Path, select: tuple[str, ...] = (), jobs: int = 1, exclude: tuple[str, ...] = (), max_bytes: int = 2_000_000
+    root: Path,
+    select: tuple[str, ...] = (),
+    jobs: int = 1,
+    exclude: tuple[str, ...] = (),
+    max_bytes: int = 2_000_000,
+    settings: RuleSettings | None = None,
 ) -> list[Finding]:
     """Scan ``root`` with every rule (or the selected ones) in this process."""
     rules = select_rules(all_rules(), select, ())
-    options = ScanOptions(tuple(r.id for r in rules), RuleSettings(), max_bytes)
+    options = ScanOptions(tuple(r.id for r in rules), settings or RuleSettings(), max_bytes)
     result = scan([str(root)], str(root), options, PathPatterns(exclude), jobs)
     assert not result.crashes, result.crashes
     return result.findings

@@ -253,6 +253,16 @@ _EXAMPLE_NAME = re.compile(
 )
 
 
+_FIXTURE_FOLDERS = frozenset(
+    {"test", "tests", "testdata", "test_data", "test-data", "fixtures", "fixture", "__fixtures__", "__tests__"}
+)
+
+
+def is_fixture_path(path: str) -> bool:
+    """A file under a test or fixture folder (not a documentation example, which people copy)."""
+    return any(part in _FIXTURE_FOLDERS for part in path.lower().split("/")[:-1])
+
+
 def is_example_path(path: str) -> bool:
     """A test fixture, sample or documentation page: where credentials are usually fake on purpose."""
     parts = path.lower().split("/")
@@ -278,6 +288,7 @@ def is_reference(name: str, value: str) -> bool:
 
 
 _QUALIFIED_NAME = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}/[A-Za-z0-9._-]*")
+_TYPE_NAME = re.compile(r"(?i)(?:non-empty-|nullable-)?(?:string|number|integer|boolean|object|array|mapping|sequence)")
 _WORDS = re.compile(r"(?<![A-Za-z0-9])[a-z]{4,}-[a-z]{4,}(?![A-Za-z0-9])")
 
 
@@ -294,6 +305,8 @@ def literal_secret(name: str, value: object) -> bool:
     text = value.strip().strip("\"'")
     if is_placeholder(text) or any(c.isspace() for c in text) or text == TEMPLATE_VALUE:
         return False  # TEMPLATE_VALUE: a masked template expression (``{{ ternary "yes" "no" ... }}``)
+    if _TYPE_NAME.fullmatch(text):
+        return False  # a schema's type ("password": "non-empty-string" in GitHub's workflow schema)
     if _QUALIFIED_NAME.fullmatch(text):
         return False  # a domain-qualified label or annotation name ("external-dns.alpha.kubernetes.io/")
     if _WORDS.search(text) and not re.search(r"(?i)pass|pwd", str(name)):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.lint.helpers import at, lint_text
+from sandkit.lint.source import RuleSettings
+from tests.lint.helpers import at, lint_text, lint_tree, write_tree
 
 WF = ".github/workflows/ci.yml"
 PRT = """name: pr
@@ -141,3 +144,21 @@ def test_cs004_reads_secrets_context_and_expression_or() -> None:
         '      - run: echo "TOKEN=${{ secrets.A || github.token }}" >> "$GITHUB_ENV"\n'
     )
     assert at(lint_text(".github/workflows/a.yml", text), "CS004") == [(8, 30)]
+
+
+def test_workflows_kept_as_test_fixtures_are_left_out_of_ci_rules_unless_examples_are_included(
+    tmp_path: Path,
+) -> None:
+    """nektos/act keeps 139 workflows under pkg/runner/testdata: they were 130 CP001s and a CS004,
+    about a token and secrets no run of theirs has. The top .github/workflows still counts."""
+    workflow = "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: echo ${{ secrets.TOKEN }}\n"
+    files = {"pkg/runner/testdata/w.yml": workflow, ".github/workflows/ci.yml": workflow}
+    write_tree(tmp_path, files)
+    assert {(f.path, f.rule) for f in lint_tree(tmp_path)} == {
+        (".github/workflows/ci.yml", "CP001"),
+        (".github/workflows/ci.yml", "CS004"),
+    }
+    with_examples = lint_tree(tmp_path, settings=RuleSettings(include_examples=True))
+    fixture = [f for f in with_examples if f.path.startswith("pkg/")]
+    assert {(f.rule, f.severity) for f in fixture} == {("CP001", "low"), ("CS004", "low")}
+    assert all("test fixture" in f.message for f in fixture if f.rule == "CS004")

@@ -200,6 +200,8 @@ def test_request_ids_and_paths_under_token_names() -> None:
         # bitnami/charts redis and etcd values.yaml: an annotation name and a cluster's name
         ("values.yaml", "useExternalDNS:\n  annotationKey: external-dns.alpha.kubernetes.io/\n"),
         ("values.yaml", 'initialClusterToken: "etcd-cluster-k8s"\n'),
+        # nektos/act pkg/schema/workflow_schema.json: GitHub's own schema format names types
+        ("workflow_schema.json", '{"mapping": {"properties": {"username": "x", "password": "non-empty-string"}}}'),
     ],
 )
 def test_names_versions_references_schemas_and_patterns_are_not_secrets(name: str, text: str) -> None:
