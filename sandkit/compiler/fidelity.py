@@ -59,6 +59,7 @@ Setting = Literal[
     "triggers.webhook.max_sessions",
     "triggers.webhook.per_minute",
     "triggers.webhook.secret",
+    "workspace.git",
     "workspace.mode",
 ]
 SETTINGS: tuple[Setting, ...] = get_args(Setting)
@@ -107,18 +108,62 @@ def read_only_row(plan: Plan, mechanism: str, proven_by: str) -> Fidelity:
 
 
 def entrypoint_timeout_row() -> Fidelity:
-    """resources.timeout where the image's own entrypoint is the one bound."""
+    """resources.timeout where the image's own entrypoint is the only bound (the image alone)."""
     return Fidelity(
         "resources.timeout",
-        "enforced",
-        "the entrypoint runs the agent under timeout(1)",
-        proven_by="tests/e2e/test_limits.py::test_agent_is_stopped_at_the_kit_timeout",
+        "best-effort",
+        "the entrypoint runs the agent under timeout(1), which runs as the agent's uid: an agent that stops "
+        "its parent (kill -STOP $PPID) outlives it; the compose and actions targets end the session from outside",
     )
 
 
-def tmpfs_disk_row() -> Fidelity:
-    """resources.disk for a Docker engine container: its tmpfs folders are sized, a volume cannot be."""
-    return Fidelity("resources.disk", "best-effort", "tmpfs sizes are bounded; Docker cannot bound a volume's size")
+#: The end-to-end proofs of the deadline (an agent that stops its own timeout) and of the disk bounds.
+DEADLINE_PROOF = "tests/e2e/test_limits.py::test_an_agent_that_stops_its_parent_still_ends_at_the_timeout"
+DISK_PROOF = "tests/e2e/test_limits.py::test_the_workspace_holds_no_more_than_resources_disk"
+
+
+def deadline_timeout_row(plan: Plan, ends: str, proven_by: str = DEADLINE_PROOF) -> Fidelity:
+    """resources.timeout for a Docker engine session with a deadline container; ``ends``: who stops the rest
+    where the agent cannot join the deadline's PID namespace; ``proven_by``: the test of the target's setup."""
+    asked = (
+        f"timeout(1) in the entrypoint asks the agent to stop at {plan.timeout_seconds} s (start-up included) "
+        f"and kills it {plan.grace_seconds} s later"
+    )
+    if plan.docker_runtime is None:
+        return Fidelity(
+            "resources.timeout",
+            "enforced",
+            f"{asked}; whatever the agent does to that, the deadline container (another uid, whose PID namespace "
+            f"the agent joins) exits at {plan.deadline_seconds} s and the kernel ends every process of the session",
+            proven_by=proven_by,
+        )
+    return Fidelity(
+        "resources.timeout",
+        "best-effort",
+        f"{asked}, as the agent's uid; {plan.runtime} cannot join the deadline container's PID namespace, so "
+        f"the session ends at {plan.deadline_seconds} s only as {ends}",
+    )
+
+
+def engine_disk_row(plan: Plan, mounted_folder: bool, proven_by: str = DISK_PROOF) -> Fidelity:
+    """resources.disk for a Docker engine session: tmpfs folders and bounded logs (the logs' proof is
+    tests/e2e/test_limits.py::test_the_engine_keeps_a_bounded_log_of_the_agents_output)."""
+    logs = "every container's json-file log keeps at most 3 files of 10 MB"
+    if mounted_folder:
+        return Fidelity(
+            "resources.disk",
+            "best-effort",
+            f"the mounted host folder is the host's own disk, unbounded; /tmp and home are tmpfs of at most "
+            f"{min(plan.disk_bytes, plan.memory_bytes)} bytes; {logs}",
+        )
+    return Fidelity(
+        "resources.disk",
+        "enforced",
+        f"the workspace is a tmpfs of {plan.disk_bytes} bytes (its pages count against resources.memory, so the "
+        f"smaller one is the bound), /tmp and home tmpfs of at most {min(plan.disk_bytes, plan.memory_bytes)}; "
+        f"{logs}",
+        proven_by=proven_by,
+    )
 
 
 def engine_runtime_row(plan: Plan, named: str, proofs: tuple[str, str]) -> Fidelity:

@@ -39,6 +39,8 @@ AGENT_SERVICE = "agent"
 PROXY_SERVICE = "egress"
 PROXY_PORT = 3128
 PROXY_BASE_IMAGE = "debian:bookworm-slim"
+#: The longest an agent may take to exit once asked to at its timeout (shorter timeouts: as long).
+MAX_GRACE_SECONDS = 30
 RUNTIMES = {"default": None, "gvisor": "runsc", "kata": "kata-runtime"}
 K8S_RUNTIME_CLASSES = {"default": None, "gvisor": "gvisor", "kata": "kata"}
 
@@ -249,6 +251,10 @@ class Plan:
     workspace_repo: str | None
     workspace_ref: str | None
     workspace_source: Path | None
+    #: mode mount: the repository's .git in the mounted folder, mounted read-only over it (None: there is
+    #: none, or the kit accepts a writable one); decided when the kit is compiled.
+    workspace_git: Path | None
+    workspace_git_writable: bool
     cpus: float
     memory_bytes: int
     pids: int
@@ -310,6 +316,16 @@ class Plan:
     @property
     def header_fields(self) -> tuple[str, str, str]:
         return self.version, self.kit_path, self.kit_sha256
+
+    @property
+    def grace_seconds(self) -> int:
+        """How long an agent asked to stop at its timeout (SIGTERM) may take before SIGKILL."""
+        return min(MAX_GRACE_SECONDS, self.timeout_seconds)
+
+    @property
+    def deadline_seconds(self) -> int:
+        """When a session ends however it behaves: the timeout, the grace, and as much again for start-up."""
+        return self.timeout_seconds + 2 * self.grace_seconds
 
 
 def _destination(entry: str) -> Destination:
@@ -431,6 +447,18 @@ def _content(source: str, loaded: LoadedKit) -> str:
     return f"{PurePosixPath(source).name} sha256:{hashlib.sha256(loaded.sources[source]).hexdigest()}"
 
 
+def _protected_git(kit: Kit) -> Path | None:
+    """The .git of a folder mounted read-write, unless the kit accepts a writable one.
+
+    A folder or a file (a worktree's or a submodule's pointer) alike: git on the host reads either.
+    """
+    workspace = kit.workspace
+    if workspace.mode != "mount" or workspace.git == "writable" or workspace.source is None:
+        return None
+    git = Path(workspace.source) / ".git"
+    return git if os.path.lexists(git) else None
+
+
 def make_plan(loaded: LoadedKit) -> Plan:
     """Normalise a validated kit into the plan every target renders."""
     kit = loaded.kit
@@ -479,6 +507,8 @@ def make_plan(loaded: LoadedKit) -> Plan:
         workspace_repo=kit.workspace.repo,
         workspace_ref=kit.workspace.ref,
         workspace_source=Path(kit.workspace.source) if kit.workspace.source else None,
+        workspace_git=_protected_git(kit),
+        workspace_git_writable=kit.workspace.git == "writable",
         cpus=kit.resources.cpus,
         memory_bytes=quantity_bytes(kit.resources.memory),
         pids=kit.resources.pids,

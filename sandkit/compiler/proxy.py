@@ -6,7 +6,7 @@ allowlist decision holds everywhere; only how the agent is forced through it dif
 
 from __future__ import annotations
 
-from sandkit.compiler.addresses import NON_PUBLIC_V4, NON_PUBLIC_V6, SANDBOX_CLIENTS
+from sandkit.compiler.addresses import NON_PUBLIC_V4, SANDBOX_CLIENTS, squid_non_public_v6
 from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, Destination, Plan
 from sandkit.compiler.render import render_template
 from sandkit.kits.hosts import wildcard_regex
@@ -19,6 +19,15 @@ PROXY_UID = 13
 NO_PROXY = "localhost,127.0.0.1,::1"
 #: squid in the foreground: the proxy image's command when it does not inject.
 SQUID_COMMAND = ("squid", "-N", "-f", "/etc/squid/squid.conf")
+HOST_ADDRESSES_SH = "egress/host-addresses.sh"
+#: Where squid reads the Docker host's own addresses from (an ACL line that squid.conf includes; a
+#: missing file stops squid, so a sandbox never runs with the host's addresses unknown), and the
+#: image's script that writes them (run in the host's network namespace, where /proc/net lists them,
+#: as PROXY_UID, which owns the folder whichever uid runs squid).
+HOST_ADDRESSES_SERVICE = "host-addresses"  # compose's service (and its volume) that writes them
+HOST_ADDRESSES_DIR = "/etc/squid/host"
+HOST_ADDRESSES_FILE = f"{HOST_ADDRESSES_DIR}/addresses.conf"
+HOST_ADDRESSES_SCRIPT = "/usr/local/bin/sandkit-host-addresses"
 
 
 def squid_match(destination: Destination) -> str:
@@ -34,7 +43,8 @@ def proxy_image(plan: Plan) -> str:
 
 
 def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dict[str, str]:
-    """egress/squid.conf and egress/Dockerfile (the proxy image's build context); header is commented.
+    """egress/squid.conf, egress/Dockerfile and egress/host-addresses.sh (the proxy image's build context);
+    header is commented.
 
     ``inject_secrets``: the target runs the proxy so that it can inject the kit's secrets (it gets
     its start script too, and the kit's certificate authorities from :func:`proxy_ca_files`).
@@ -50,17 +60,22 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
         "match": squid_match,
         "sandbox_clients": SANDBOX_CLIENTS,
         "non_public_v4": NON_PUBLIC_V4,
-        "non_public_v6": NON_PUBLIC_V6,
+        "non_public_v6": squid_non_public_v6(),
         "injecting": injecting,
         "proxy_uid": plan.uid if injecting else PROXY_UID,
         "inject": inject.PATHS,
         "bump_port": inject.TLS_PORT,
         "prefix": inject.prefix,
         "suffix": inject.suffix,
+        "host_addresses_uid": PROXY_UID,
+        "host_addresses_dir": HOST_ADDRESSES_DIR,
+        "host_addresses_file": HOST_ADDRESSES_FILE,
+        "host_addresses_script": HOST_ADDRESSES_SCRIPT,
     }
     files = {
         SQUID_CONF: render_template("squid.conf.j2", **values),
         DOCKERFILE: render_template("egress.Dockerfile.j2", **values),
+        HOST_ADDRESSES_SH: render_template("host-addresses.sh.j2", **values),
     }
     if injecting:
         files[INJECT_SH] = render_template("egress-inject.sh.j2", **values)

@@ -312,6 +312,12 @@ class Workspace(Strict):
     source: RelPath | None = Field(
         None, description="The host folder to mount, relative to the kit; the mount modes require it."
     )
+    git: Literal["read-only", "writable"] = Field(
+        "read-only",
+        description="Mode `mount`: the repository's `.git` in `source` is mounted read-only over the writable "
+        "folder, so the agent cannot plant hooks or configuration (`core.fsmonitor`, `core.sshCommand`) that git "
+        "on the host would run. `writable` lets the agent commit and accepts that risk (the linter reports it).",
+    )
 
     @model_validator(mode="after")
     def _mode_fields(self) -> Workspace:
@@ -319,6 +325,8 @@ class Workspace(Strict):
             raise ValueError(f"workspace mode {self.mode} needs `source`, the host folder to mount")
         if self.mode != "clone" and (self.repo or self.ref):
             raise ValueError("`repo` and `ref` apply only to workspace mode clone")
+        if self.git == "writable" and self.mode != "mount":
+            raise ValueError("`git: writable` applies only to workspace mode mount (the other modes mount no .git)")
         return self
 
 

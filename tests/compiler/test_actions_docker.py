@@ -1,8 +1,12 @@
-"""The workflow's own steps, run locally in order with the real Docker engine.
+"""The workflow's own steps, run locally in order with the real Docker engine, against a hostile agent.
 
 GitHub is not here, so the two `uses:` steps stand in as they would act: harden-runner has no
 local equivalent (it is proven by schema and zizmor), and checkout is the compiled folder itself.
-Every `run:` step runs exactly as written, with bash as GitHub runs it and the step's own env.
+Every `run:` step runs exactly as written, with bash as GitHub runs it, the step's own env and a
+RUNNER_TEMP of its own. The agent probes the host and the proxy, prints a workflow command, ignores
+signals and would run on; the test reads its container's record while it runs, then cancels the
+step as the runner does (SIGINT, SIGTERM, SIGKILL to the step's processes) and runs the `always()`
+steps, which must leave nothing of the job behind.
 """
 
 from __future__ import annotations
@@ -11,7 +15,10 @@ import base64
 import hashlib
 import json
 import os
+import secrets
+import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +27,13 @@ from ruamel.yaml import YAML
 
 from sandkit.cli import main
 from tests.compiler.helpers import in_folder
+from tests.e2e.host import GATEWAY_SCRIPT, HostListener, host_addresses, reach_script
 
-NAME = "actions-e2e"
 TOKEN = "e2e-token-value"
+#: A path and query the agent puts in a refused request: the job log may show its host and port only.
+PRIVATE_PART = "private-path?key=hunter2"
 AGENT = r"""
+trap '' INT TERM HUP
 echo "uid=$(id -u)"
 grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status | tr -d '\t' | sed 's/:/=/'
 if touch /etc/probe 2>/dev/null; then echo root=writable; else echo root=read-only; fi
@@ -36,14 +46,23 @@ exec 3<>/dev/tcp/egress/3128
 printf 'CONNECT refused.example:443 HTTP/1.1\r\nHost: refused.example:443\r\n\r\n' >&3
 read -r status <&3
 echo "proxy=${status%$'\r'}"
+exec 3<>/dev/tcp/egress/3128
+printf 'GET http://refused.example/PRIVATE HTTP/1.1\r\nHost: refused.example\r\n\r\n' >&3
+read -r status <&3
+echo "plain=${status%$'\r'}"
 echo "event=$(base64 -w0 <"$SANDKIT_EVENT")"
 echo "environment=$(env | base64 -w0)"
-"""
-KIT = f"""\
+echo '::error title=from the agent::a workflow command the runner must not act on'
+""".replace("PRIVATE", PRIVATE_PART)
+
+
+def _kit(name: str, probes: str) -> str:
+    command = AGENT + GATEWAY_SCRIPT + probes + "echo agent-ready\nsleep 120\necho agent-finished\n"
+    return f"""\
 apiVersion: sandkit/v1
-name: {NAME}
+name: {name}
 image: {{base: "debian:bookworm-slim"}}
-agent: {{command: [bash, -c, {json.dumps(AGENT)}]}}
+agent: {{command: [bash, -c, {json.dumps(command)}]}}
 secrets: [{{name: DEMO_TOKEN}}]
 network: {{allow: [allowed.example]}}
 workspace: {{mode: none}}
@@ -56,34 +75,69 @@ triggers:
       match: {{$.state: [firing]}}
       fields: {{title: $.alert.title, first_label: "$.alert.labels[0]"}}
 """
+
+
 #: A dispatch whose payload tries every way out of the data it is.
 TITLE = '$(touch /tmp/pwned) `id` ${{ secrets.DEMO_TOKEN }} \'"\n--- !!binary |\n{"a": [}\u2028\u00e9'
 LABELS = ["${{ github.event.client_payload }}", "unselected"]
 PAYLOAD = {
     "state": "firing",
-    "alert": {
-        "title": '$(touch /tmp/pwned) `id` ${{ secrets.DEMO_TOKEN }} \'"\n--- !!binary |\n{"a": [}\u2028\u00e9',
-        "labels": ["${{ github.event.client_payload }}", "unselected"],
-        "runbook": "never selected",
-    },
+    "alert": {"title": TITLE, "labels": LABELS, "runbook": "never selected"},
 }
 
 
-def _env(step: dict[str, Any]) -> dict[str, str]:
+def _env(step: dict[str, Any], github: dict[str, str]) -> dict[str, str]:
     """The step's env as the runner would set it, secrets taken from the test's stand-ins."""
     values = {"${{ secrets.DEMO_TOKEN }}": TOKEN}
-    return {k: values.get(str(v), str(v)) for k, v in step.get("env", {}).items()}
+    own = {k: values.get(str(v), str(v)) for k, v in step.get("env", {}).items()}
+    return {**os.environ, **github, **own}
 
 
-def _cleanup(steps: list[dict[str, Any]]) -> None:
-    """Remove what the workflow's steps create, by the names the workflow gives them."""
-    env = {k: str(v) for step in steps for k, v in step.get("env", {}).items()}
-    for container in (env["SANDKIT_AGENT"], env["SANDKIT_PROXY"], f"{NAME}-probe"):
-        subprocess.run(["docker", "rm", "--force", container], capture_output=True, check=False)
-    subprocess.run(["docker", "network", "rm", env["SANDKIT_NETWORK"]], capture_output=True, check=False)
-    subprocess.run(
-        ["docker", "rmi", "--force", env["SANDKIT_IMAGE"], env["SANDKIT_PROXY_IMAGE"]], capture_output=True, check=False
+def _shell(step: dict[str, Any]) -> list[str]:
+    """The step's script under the shell the runner would use for it."""
+    if step.get("shell") == "python":
+        return ["python3", "-c", step["run"]]
+    return ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]]
+
+
+def _dispatch(folder: Path) -> dict[str, str]:
+    """What the runner sets for a repository_dispatch: the event file, its name, a temp folder, the output file."""
+    (folder / "runner-temp").mkdir()
+    (folder / "event.json").write_text(
+        json.dumps({"action": "alerts", "client_payload": PAYLOAD, "repository": {"full_name": "acme/app"}}),
+        encoding="utf-8",
     )
+    (folder / "output").touch()
+    return {
+        "GITHUB_EVENT_NAME": "repository_dispatch",
+        "GITHUB_EVENT_PATH": str(folder / "event.json"),
+        "GITHUB_OUTPUT": str(folder / "output"),
+        "RUNNER_TEMP": str(folder / "runner-temp"),
+    }
+
+
+def _leftovers(name: str) -> list[str]:
+    """Containers, networks and volumes of this job still on the engine."""
+    found = []
+    for kind in ("container", "network", "volume"):
+        listing = subprocess.run(
+            ["docker", kind, "ls", *(["-a"] if kind == "container" else []), "--format", "{{.Names}}"]
+            if kind == "container"
+            else ["docker", kind, "ls", "--format", "{{.Name}}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        found += [f"{kind} {item}" for item in listing if name in item]
+    return found
+
+
+def _cleanup(name: str, images: list[str]) -> None:
+    """Remove what the workflow's steps create, by the kit's name that every one of them carries."""
+    for entry in _leftovers(name):
+        kind, item = entry.split()
+        subprocess.run(["docker", kind, "rm", "--force", item], capture_output=True, check=False)
+    subprocess.run(["docker", "rmi", "--force", *images], capture_output=True, check=False)
 
 
 def _probe(env: dict[str, str]) -> dict[str, int]:
@@ -103,7 +157,7 @@ def _probe(env: dict[str, str]) -> dict[str, int]:
                 "run",
                 "--rm",
                 "--name",
-                f"{NAME}-probe",
+                f"{env['SANDKIT_PROXY']}-probe",
                 "--network",
                 env["SANDKIT_NETWORK"],
                 "--entrypoint",
@@ -123,74 +177,142 @@ def _probe(env: dict[str, str]) -> dict[str, int]:
     return results
 
 
+def _cancel(process: subprocess.Popen[str]) -> None:
+    """What the runner does to a cancelled or timed-out step: SIGINT, SIGTERM, then SIGKILL."""
+    for sig, grace in ((signal.SIGINT, 2), (signal.SIGTERM, 2), (signal.SIGKILL, 5)):
+        if process.poll() is not None:
+            return
+        os.killpg(process.pid, sig)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _run_agent(step: dict[str, Any], env: dict[str, str], cwd: Path) -> tuple[str, dict[str, Any], bool]:
+    """Start the agent step, read its container's record (and whether its deadline runs) once the agent
+    is up, then cancel the step."""
+    process = subprocess.Popen(
+        _shell(step),
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + 180
+    try:
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if line.strip() == "agent-ready":
+                break
+        inspected = subprocess.run(["docker", "inspect", env["SANDKIT_AGENT"]], capture_output=True, text=True)
+        record = json.loads(inspected.stdout)[0] if inspected.returncode == 0 else {}
+        state = ["docker", "inspect", "--format", "{{.State.Running}}", env["SANDKIT_DEADLINE"]]
+        deadline_running = subprocess.run(state, capture_output=True, text=True).stdout.strip() == "true"
+    finally:
+        _cancel(process)
+    lines.append(process.stdout.read())
+    return "".join(lines), record, deadline_running
+
+
 @pytest.mark.docker
-def test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy(tmp_path: Path) -> None:
-    (tmp_path / "kit.yaml").write_text(KIT, encoding="utf-8")
+def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: Path) -> None:
+    name = f"actions-e2e-{secrets.token_hex(3)}"
+    listener = HostListener().start()
+    probes = reach_script([*host_addresses([]), "$GATEWAY"], listener.port, name, icmp=False)
+    (tmp_path / "kit.yaml").write_text(_kit(name, probes), encoding="utf-8")
     with in_folder(tmp_path):
         assert main(["build", "kit.yaml", "-o", "out", "-q"]) == 0
-    workflow = YAML(typ="safe").load((tmp_path / f"out/{NAME}/workflows/{NAME}.yml").read_text())
+    workflow = YAML(typ="safe").load((tmp_path / f"out/{name}/workflows/{name}.yml").read_text())
     steps = workflow["jobs"]["agent"]["steps"]
     assert [s.get("uses", "").split("@")[0] for s in steps[:2]] == ["step-security/harden-runner", "actions/checkout"]
-    _cleanup(steps)
-    outputs: dict[str, str] = {}
-    probes: dict[str, int] = {}
+    images = sorted({str(v) for s in steps for k, v in s.get("env", {}).items() if k.endswith("IMAGE")})
     github = _dispatch(tmp_path)
+    runner_temp = Path(github["RUNNER_TEMP"])
+    outputs: dict[str, str] = {}
+    probes_from_network: dict[str, int] = {}
+    record: dict[str, Any] = {}
+    deadline_running = False
+    failed_cleanup: list[str] = []
     try:
         failed = False
         for step in steps[2:]:
-            if failed and step.get("if") != "${{ always() }}":
+            always = step.get("if") == "${{ always() }}"
+            if failed and not always:
                 continue
+            env = _env(step, github)
             if step.get("if") == "${{ steps.event.outputs.skip != 1 }}":
                 assert "skip=1" not in Path(github["GITHUB_OUTPUT"]).read_text()
-            shell = (
-                ["python3", "-c"]
-                if step.get("shell") == "python"
-                else ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]
-            )
+            if step["name"] == "Run the agent in its sandbox":
+                outputs[step["name"]], record, deadline_running = _run_agent(step, env, tmp_path)
+                continue
             done = subprocess.run(
-                [*shell, step["run"]],
-                cwd=tmp_path,
-                env={**os.environ, **github, **_env(step)},
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
+                _shell(step), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
             )
             outputs[step["name"]] = done.stdout + done.stderr
-            failed = failed or done.returncode != 0
+            if always and done.returncode != 0:
+                failed_cleanup.append(f"{step['name']}: {outputs[step['name']]}")
+            failed = failed or (done.returncode != 0 and not always)
             if step["name"].startswith("Start the egress proxy") and not failed:
-                probes = _probe(_env(step))
+                probes_from_network = _probe(env)
         assert not failed, outputs
+        left = _leftovers(name)
+        secret_files = sorted(str(p) for p in runner_temp.rglob("*"))
     finally:
-        _cleanup(steps)
+        _cleanup(name, images)
+        listener.close()
     agent = outputs["Run the agent in its sandbox"]
-    assert "uid=1000" in agent
+    decisions = outputs["Egress proxy decisions"]
+    assert "uid=1000" in agent, agent
     assert "CapEff=0000000000000000" in agent and "NoNewPrivs=1" in agent and "Seccomp=2" in agent, agent
     assert "root=read-only" in agent, agent
     assert f"memory={512 * 2**20} cpu=100000 pids=512" in agent, agent  # the kit's 512Mi, 1 CPU, default pids
     assert "workspace=0 tmpfs" in agent, agent
-    assert f"token={hashlib.sha256(TOKEN.encode()).hexdigest()[:16]}" in agent
-    assert "proxy=HTTP/1.1 403 Forbidden" in agent, agent
-    assert probes == {"egress": 0, "outside": 1}, "the sandbox network reaches the proxy and nothing beyond"
-    assert "refused.example:443" in outputs["Egress proxy decisions"]
+    assert f"token={hashlib.sha256(TOKEN.encode()).hexdigest()[:16]}" in agent, agent
+    assert "proxy=HTTP/1.1 403 Forbidden" in agent and "plain=HTTP/1.1 403 Forbidden" in agent, agent
+    assert probes_from_network == {"egress": 0, "outside": 1}, (
+        "the sandbox network reaches the proxy and nothing beyond"
+    )
+    breaches = []
+    if TOKEN in json.dumps(record) or not record:
+        breaches.append(f"the secret's value is in `docker inspect` of the agent container: {record.get('Config')}")
+    host = record.get("HostConfig", {})
+    if not str(host.get("PidMode", "")).startswith("container:") or not deadline_running:
+        breaches.append(f"the agent is not in a running deadline's PID namespace: {host.get('PidMode')}")
+    if f"size={512 * 2**20}" not in str((host.get("Tmpfs") or {}).get("/workspace")):
+        breaches.append(
+            f"the workspace is not a tmpfs of resources.disk (here memory, the smaller): {host.get('Tmpfs')}"
+        )
+    log_config = host.get("LogConfig")
+    if log_config != {"Type": "json-file", "Config": {"max-file": "3", "max-size": "10m"}}:
+        breaches.append(f"the agent container's log is not bounded: {log_config}")
+    reached = [line for line in agent.splitlines() if line.startswith("reached ")]
+    if reached or listener.events:
+        breaches.append(f"the agent reached the runner host: {reached} {listener.events}")
+    command_at = agent.find("::error title=from the agent")
+    stop_at = agent.find("::stop-commands::")
+    if not 0 <= stop_at < command_at:
+        breaches.append("the agent's output reaches the job log with workflow commands still active")
+    if "refused.example:443" not in decisions or "refused.example:80" not in decisions:
+        breaches.append(f"the job log does not show the refused host:port pairs:\n{decisions}")
+    if "private-path" in decisions or "hunter2" in decisions:
+        breaches.append(f"the job log shows more than the host and port of a refused request:\n{decisions}")
+    if failed_cleanup:
+        breaches.append(f"an always() step failed: {failed_cleanup}")
+    if left:
+        breaches.append(f"the always() steps left these of the job on the runner: {left}")
+    if secret_files:
+        breaches.append(f"files of the session left in RUNNER_TEMP: {secret_files}")
+    assert breaches == [], "\n".join(breaches) + f"\n--- agent step\n{agent}"
     lines = dict(line.split("=", 1) for line in agent.splitlines() if "=" in line)
     event = base64.b64decode(lines["event"])
     assert json.loads(event) == {"title": TITLE, "first_label": LABELS[0]}
     assert b"never selected" not in event and b"unselected" not in event
     assert "pwned" not in base64.b64decode(lines["environment"]).decode()
-
-
-def _dispatch(folder: Path) -> dict[str, str]:
-    """What the runner sets for a repository_dispatch: the event file, its name, a temp folder, the output file."""
-    (folder / "runner-temp").mkdir()
-    (folder / "event.json").write_text(
-        json.dumps({"action": "alerts", "client_payload": PAYLOAD, "repository": {"full_name": "acme/app"}}),
-        encoding="utf-8",
-    )
-    (folder / "output").touch()
-    return {
-        "GITHUB_EVENT_NAME": "repository_dispatch",
-        "GITHUB_EVENT_PATH": str(folder / "event.json"),
-        "GITHUB_OUTPUT": str(folder / "output"),
-        "RUNNER_TEMP": str(folder / "runner-temp"),
-    }

@@ -18,7 +18,7 @@ import yaml
 
 from sandkit.compiler.command import KitOutput
 from sandkit.compiler.fidelity import Fidelity
-from sandkit.compiler.targets.compose import GVISOR_THREADS
+from sandkit.compiler.targets.compose import GVISOR_THREADS, SANDBOX_NETWORK
 from tests.compiler.helpers import compile_text, schema_problems
 
 KIT = """\
@@ -86,20 +86,33 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     out = _build(tmp_path, "allowlist")
     compose = _compose(out)
     agent, proxy = compose["services"]["agent"], compose["services"]["egress"]
-    assert compose["networks"] == {"sandbox": {"internal": True}, "outside": {}}
+    assert compose["networks"] == {"sandbox": SANDBOX_NETWORK, "outside": {}}
+    assert compose["networks"]["sandbox"]["driver_opts"] == {"com.docker.network.bridge.inhibit_ipv4": "true"}
     assert agent["networks"] == ["sandbox"] and proxy["networks"] == ["sandbox", "outside"]
-    assert agent["depends_on"] == {"egress": {"condition": "service_healthy"}}
+    assert agent["depends_on"] == {
+        "deadline": {"condition": "service_started"},
+        "egress": {"condition": "service_healthy"},
+    }
     assert agent["environment"]["HTTPS_PROXY"] == agent["environment"]["http_proxy"] == "http://egress:3128"
     assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"] and proxy["build"]["context"] == "egress"
-    assert {"egress/squid.conf", "egress/Dockerfile"} <= set(out.files)
+    assert {"egress/squid.conf", "egress/Dockerfile", "egress/host-addresses.sh"} <= set(out.files)
     assert "ports" not in agent
+    # squid reads the host's own addresses from a volume the host-addresses service writes, once healthy
+    helper = compose["services"]["host-addresses"]
+    volume = {"type": "volume", "source": "host-addresses", "target": "/etc/squid/host"}
+    assert proxy["volumes"] == [{**volume, "read_only": True}] and helper["volumes"] == [volume]
+    assert proxy["depends_on"] == {"host-addresses": {"condition": "service_healthy"}}
+    assert helper["network_mode"] == "host" and helper["user"] == "13:13" and helper["image"] == proxy["image"]
+    assert helper["read_only"] is True and helper["cap_drop"] == ["ALL"] and "ports" not in helper
+    assert compose["volumes"] == {"host-addresses": {}}
 
 
 def test_no_egress_means_no_network_and_no_proxy(tmp_path: Path) -> None:
     out = _build(tmp_path, "none")
     compose = _compose(out)
     assert compose["services"]["agent"]["network_mode"] == "none"
-    assert set(compose["services"]) == {"agent"} and "networks" not in compose
+    assert set(compose["services"]) == {"agent", "deadline"} and "networks" not in compose
+    assert compose["services"]["deadline"]["network_mode"] == "none"
     assert not any(name.startswith("egress/") for name in out.files)
 
 
@@ -123,12 +136,43 @@ def test_open_egress_publishes_ports_and_binds_the_host_folder(tmp_path: Path) -
     assert "$$HOME" in mount["source"]
 
 
-def test_clone_uses_a_named_volume(tmp_path: Path) -> None:
+def test_clone_workspace_is_a_fresh_tmpfs_of_the_kits_disk(tmp_path: Path) -> None:
+    """Empty at every start (no session inherits another's), resources.disk at most, and executable."""
     compose = _compose(_build(tmp_path, "clone"))
     agent = compose["services"]["agent"]
-    assert agent["volumes"] == [{"type": "volume", "source": "workspace", "target": "/workspace"}]
-    assert compose["volumes"] == {"workspace": {}}
-    assert len(agent["tmpfs"]) == 2, "the workspace is the volume, not a tmpfs"
+    assert "volumes" not in agent and "workspace" not in compose["volumes"]
+    assert agent["tmpfs"][2] == f"/workspace:rw,exec,nosuid,nodev,size={3 << 30},uid=1234,gid=1234,mode=0700"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_deadline_holds_the_agents_pid_namespace_as_another_uid(tmp_path: Path, variant: str) -> None:
+    out = _build(tmp_path, variant)
+    services = _compose(out)["services"]
+    agent, deadline = services["agent"], services["deadline"]
+    assert deadline["user"] == "65534:65534" and deadline["init"] is True and deadline["read_only"] is True
+    assert deadline["entrypoint"] == ["sleep", str(out.plan.deadline_seconds)]
+    assert out.plan.deadline_seconds == 3600 + 2 * 30, "the default hour, and twice the grace"
+    assert deadline["network_mode"] == "none" and deadline["cap_drop"] == ["ALL"]
+    assert deadline["image"] == agent["image"] and deadline["build"] == agent["build"]
+    assert agent["depends_on"]["deadline"] == {"condition": "service_started"}
+    # runc joins another container's PID namespace; gVisor (the "none" variant) cannot
+    assert agent.get("pid") == (None if variant == "none" else "service:deadline")
+    for name, service in services.items():
+        assert service["logging"] == {"driver": "json-file", "options": {"max-size": "10m", "max-file": "3"}}, name
+
+
+@pytest.mark.parametrize(("git", "protected"), [("read-only", True), ("writable", False)])
+def test_a_mounted_repositorys_git_is_read_only_over_it(tmp_path: Path, git: str, protected: bool) -> None:
+    (tmp_path / "repo" / ".git" / "hooks").mkdir(parents=True)
+    kit = KIT + f"network: {{egress: none}}\nworkspace: {{mode: mount, source: repo, git: {git}}}\n"
+    out = compile_text(tmp_path, kit, ["compose"])
+    mounts = _compose(out)["services"]["agent"]["volumes"]
+    assert [(m["target"], m["read_only"]) for m in mounts] == [("/workspace", False)] + (
+        [("/workspace/.git", True)] if protected else []
+    )
+    assert mounts[-1]["source"].endswith("repo/.git" if protected else "repo")
+    row = _rows(out)["workspace.git"]
+    assert row.level == "enforced" and ("read-only" in row.reason) is protected
 
 
 def test_secrets_come_from_files_and_kit_text_is_never_interpolated(tmp_path: Path) -> None:

@@ -67,8 +67,8 @@ def test_every_setting_name_is_written_and_every_row_names_one(outputs: list[Kit
 
 #: (setting, targets that write it in the same words, for which kits): the words a shared helper owns.
 SHARED: list[tuple[str, tuple[str, ...], Callable[[Plan], bool]]] = [
-    ("resources.timeout", ("docker", "compose"), lambda plan: True),
-    ("resources.disk", ("compose", "actions"), lambda plan: True),
+    ("resources.timeout", ("compose", "actions", "devcontainer"), lambda plan: plan.docker_runtime is None),
+    ("resources.disk", ("compose", "actions"), lambda plan: plan.workspace_mode != "mount"),
     ("isolation.docker", ("compose", "actions"), lambda plan: True),
     ("isolation.runtime", ("compose", "actions"), lambda plan: plan.docker_runtime is None),
     ("isolation.read_only_root", ("compose", "actions", "kubernetes"), lambda plan: not plan.read_only_root),

@@ -355,7 +355,8 @@ def test_egress_per_mode(outputs: dict[str, KitOutput]) -> None:
     v4 = out_rule["to"][0]["ipBlock"]
     assert v4["cidr"] == "0.0.0.0/0"
     assert {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "127.0.0.0/8", "169.254.0.0/16"} <= set(v4["except"])
-    assert out_rule["to"][1]["ipBlock"] == {"cidr": "2000::/3"}
+    v6 = out_rule["to"][1]["ipBlock"]
+    assert v6["cidr"] == "2000::/3" and {"2001:db8::/32", "2002::/16", "2001::/23"} <= set(v6["except"])
     offline = of_kind(outputs["offline"], "NetworkPolicy")
     assert len(offline) == 1 and offline[0]["spec"]["policyTypes"] == ["Ingress", "Egress"]
     assert offline[0]["spec"]["egress"] == []

@@ -7,8 +7,9 @@ ConfigMap item written with its mode and bind-mounted read-only at its subPath. 
 schema cannot: the mounts fit the image, the squid Deployment starts from its ConfigMap and passes
 its probe, the clone init container clones through it (by the Service's name) and stops, and the
 agent then runs with the ConfigMap's files in force. The NetworkPolicy is played by an internal
-network that only the proxy leaves; the outside is in 198.19.0.0/16 (benchmark space, public to
-squid), where one git server answers under an allowed and a not-allowed name.
+network that only the proxy leaves; the outside is a /28 of the AS112 prefixes (public to squid and
+shared with the e2e suite's sessions; see OUTSIDE_POOLS in tests/e2e/helpers.py), where one git
+server answers under an allowed and a not-allowed name.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ruamel.yaml import YAML
 
 from sandkit.compiler.command import compile_kit
 from tests.compiler.test_hostile_values import HOSTILE
+from tests.e2e.helpers import free_outside_subnet, used_subnets
 
 pytestmark = pytest.mark.docker
 
@@ -215,13 +217,15 @@ def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
 
 
 def _outside_network(name: str, token: str) -> None:
-    """A /24 of 198.19.0.0/16 that no other network on this engine holds."""
-    start = int(token, 16)
-    for step in range(32):
-        third = (start + step * 37) % 256
-        if _docker("network", "create", "--subnet", f"198.19.{third}.0/24", name, check=False).returncode == 0:
+    """A /28 of the outside pools that no other network on this engine holds (another session may
+    take the one picked between the look and the create: then the next free one)."""
+    for _ in range(8):
+        subnet = free_outside_subnet(used_subnets(), token)
+        if subnet is None:
+            break
+        if _docker("network", "create", "--subnet", str(subnet), name, check=False).returncode == 0:
             return
-    raise AssertionError("no free /24 in 198.19.0.0/16")
+    raise AssertionError("no free /28 in the outside pools")
 
 
 def _serve_git(srv: Path, image: str, network: str, server: str) -> None:

@@ -2,14 +2,13 @@
 Compose projects up in the real engine beside an "outside" of test servers, and remove everything
 by the names given here (also when a test fails).
 
-The outside is a network in 198.18.0.0/15 (benchmark space, not private), so the proxy's refusal of
-private ranges stays on while the tests reach servers on it. pytest-docker's ``get_docker_services``
-runs each project's setup and its ``down`` in a ``finally``.
+The outside is a network in a /28 of the AS112 prefixes (public to the proxy; see OUTSIDE_POOLS), so
+the proxy's refusal of non-public ranges stays on while the tests reach servers on it.
+pytest-docker's ``get_docker_services`` runs each project's setup and its ``down`` in a ``finally``.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 import secrets
@@ -27,6 +26,7 @@ from tests.e2e.helpers import (
     API,
     BOTH,
     GIT,
+    HOST_SELF,
     OTHER,
     OTHER_ID,
     OUTSIDE_DIR,
@@ -41,15 +41,16 @@ from tests.e2e.helpers import (
     Outside,
     Project,
     compile_kit,
+    free_outside_subnet,
     net_kit,
     offline_kit,
     run,
+    used_subnets,
 )
+from tests.e2e.host import HostListener
 from tests.e2e.presets import UNMAKEABLE, PresetSandbox, StandIns, build_all, make_node_stand_in, prepare
 from tests.e2e.presets import have_image as _have_image
 
-#: The lower half of 198.18.0.0/15; tests/compiler/test_kubernetes_docker.py takes its networks from 198.19.
-OUTSIDE_POOL = ipaddress.IPv4Network("198.18.0.0/16")
 #: Removes the project's containers, networks, volumes and the images it built (by their tags).
 CLEANUP = ["down -v --remove-orphans --rmi all --timeout 1"]
 
@@ -84,30 +85,23 @@ def e2e_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("e2e")
 
 
-def _used_subnets() -> set[ipaddress.IPv4Network]:
-    ids = run(["docker", "network", "ls", "-q"], check=True).stdout.split()
-    # not checked: a network removed between `ls` and `inspect` only drops out of the answer
-    answer = run(["docker", "network", "inspect", *ids]).stdout if ids else ""
-    info = json.loads(answer) if answer.strip() else []
-    used: set[ipaddress.IPv4Network] = set()
-    for network in info:
-        for config in (network.get("IPAM") or {}).get("Config") or []:
-            if "Subnet" in config and ":" not in config["Subnet"]:
-                used.add(ipaddress.IPv4Network(config["Subnet"]))
-    return used
+@pytest.fixture(scope="session")
+def outside(engine: None, token: str) -> Outside:
+    """A /28 of the outside pools that no network on this engine uses yet."""
+    subnet = free_outside_subnet(used_subnets(), token)
+    if subnet is None:
+        pytest.fail("no free /28 in the outside pools for the outside network")
+    return Outside(subnet)
 
 
 @pytest.fixture(scope="session")
-def outside(engine: None, token: str) -> Outside:
-    """A /24 of 198.18.0.0/16 that no network on this engine uses yet."""
-    used = _used_subnets()
-    subnets = list(OUTSIDE_POOL.subnets(new_prefix=24))
-    start = int(token, 16) % len(subnets)
-    for subnet in subnets[start:] + subnets[:start]:
-        if not any(subnet.overlaps(u) for u in used):
-            hosts = list(subnet.hosts())
-            return Outside(subnet, str(hosts[199]), str(hosts[200]))
-    pytest.fail(f"no free /24 in {OUTSIDE_POOL} for the outside network")
+def host_listener() -> Iterator[HostListener]:
+    """TCP, UDP and DNS on one port of every address of this machine, for the whole session."""
+    listener = HostListener().start()
+    try:
+        yield listener
+    finally:
+        listener.close()
 
 
 @pytest.fixture(scope="session")
@@ -256,9 +250,20 @@ def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, 
                 "environment": {"SERVER_ID": OTHER_ID},
                 "networks": {"outside": {"ipv4_address": outside.other_ip, "aliases": [OTHER]}},
             },
-            "egress": {"extra_hosts": [f"{host}:{ip}" for host, ip in RESOLVES_TO_REFUSED.items()]},
+            # IPv6 on in the proxy's container, loopback included, as on a dual-stack host (Docker
+            # Desktop's default): squid applies its IPv6 rules only then, and an IPv6 rule that
+            # held the IPv4-mapped block would then refuse every IPv4 host.
+            "egress": {
+                "sysctls": {"net.ipv6.conf.all.disable_ipv6": 0, "net.ipv6.conf.lo.disable_ipv6": 0},
+                "extra_hosts": [
+                    *(f"{host}:{ip}" for host, ip in RESOLVES_TO_REFUSED.items()),
+                    f"{HOST_SELF}:{outside.gateway}",
+                ],
+            },
         },
-        "networks": {"outside": {"ipam": {"config": [{"subnet": str(outside.subnet)}]}}},
+        "networks": {
+            "outside": {"ipam": {"config": [{"subnet": str(outside.subnet), "ip_range": outside.dynamic_range}]}}
+        },
     }
     path.write_text(json.dumps(document, indent=2))  # JSON is YAML, and needs no quoting rules
     return path
@@ -275,13 +280,14 @@ def net_project(
     secret_values: dict[str, str],
     run_secret_file: Path,
     inject_secret_file: Path,
+    host_listener: HostListener,
 ) -> Iterator[Project]:
     """The allowlist kit, built and up with its proxy and the outside servers."""
     folder = e2e_dir / "net"
     folder.mkdir()
     (folder / "outside-ca.pem").write_bytes((certs / "ca.pem").read_bytes())
     kit = folder / "kit.yaml"
-    kit.write_text(net_kit(f"e2e-{token}-net", "./outside-ca.pem"))
+    kit.write_text(net_kit(f"e2e-{token}-net", "./outside-ca.pem", host_listener.port))
     output = compile_kit(kit, folder / "sandbox", env=secret_values)  # values in reach: none may leak
     override = _outside_override(folder / "outside.override.yaml", outside, certs, git_repo, token)
     env_file = _env_file(
@@ -313,6 +319,14 @@ def _services(project: Project, setup: list[str]) -> Iterator[Project]:
             run(["docker", "image", "rm", *left])
 
 
+def _git_repository(folder: Path, home: Path) -> None:
+    """Make ``folder`` a repository with one commit (what a developer mounts: a checkout)."""
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(home)}
+    identity = ["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+    for args in (["init", "-q", "-b", "main"], ["add", "."], [*identity, "commit", "-q", "-m", "host checkout"]):
+        subprocess.run(["git", "-C", str(folder), *args], env=env, capture_output=True, check=True)
+
+
 def _offline(token: str, e2e_dir: Path, suffix: str, **kit: str) -> Project:
     folder = e2e_dir / suffix
     folder.mkdir()
@@ -321,7 +335,9 @@ def _offline(token: str, e2e_dir: Path, suffix: str, **kit: str) -> Project:
         workspace = folder / "ws"
         workspace.mkdir()
         (workspace / "from-host.txt").write_text("written on the host\n")
-        os.chown(workspace, 1000, 1000)  # the agent's owner's folder, as on a developer machine
+        _git_repository(workspace, e2e_dir)
+        for path in (workspace, *workspace.rglob("*")):
+            os.lchown(path, 1000, 1000)  # the agent's owner's repository, as on a developer machine
     output = compile_kit(folder / "kit.yaml", folder / "sandbox")
     env_file = _env_file(folder / "e2e.env", {})
     return Project(f"e2e-{token}-{suffix}", output, [output / "compose.yaml"], env_file)

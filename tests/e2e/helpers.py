@@ -13,8 +13,11 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import REPO
 
@@ -34,12 +37,36 @@ API = "api.allowed.test"
 INJECT_HEADER = "x-e2e-key"
 INJECT_PLACEHOLDER = "e2e-placeholder-not-the-key"
 OTHER = "other.test"
-#: Allowed names that the proxy's resolver maps to addresses it must refuse.
+#: Allowed names that the proxy's resolver maps to addresses it must refuse: private, loopback and
+#: metadata, and one from each special-purpose block of IANA's registries that is not globally
+#: reachable (benchmarking, documentation, the old 6to4 relay, reserved; 6to4, Teredo, local NAT64).
 RESOLVES_TO_REFUSED = {
     "intranet.allowed.test": "10.1.2.3",
     "loopback.allowed.test": "127.0.0.1",
     "metadata.allowed.test": "169.254.169.254",
+    "benchmark.allowed.test": "198.18.0.5",
+    "testnet1.allowed.test": "192.0.2.5",
+    "testnet2.allowed.test": "198.51.100.5",
+    "testnet3.allowed.test": "203.0.113.5",
+    "relay6to4.allowed.test": "192.88.99.5",
+    "reserved.allowed.test": "240.0.0.5",
+    "sixtofour.allowed.test": "2002:c000:205::1",
+    "teredo.allowed.test": "2001:0:c000:205::1",
+    "nat64local.allowed.test": "64:ff9b:1::a01:203",
 }
+#: An allowed name that resolves to the Docker host's own address on the outside network (a
+#: public-looking address here): the proxy must not reach the machine it runs on.
+HOST_SELF = "hostself.allowed.test"
+
+#: Where the outside servers live: /28s of the two AS112 prefixes (RFC 7534, RFC 7535). The tests
+#: need addresses that the proxy and the NetworkPolicy treat as public, or their refusal of
+#: non-public ranges would have to be switched off to reach a test server, and that no real service
+#: needs from a test machine. IANA's special-purpose registry marks these prefixes globally
+#: reachable (so public), and AS112 is served locally by whoever wants to (RFC 7534), so shadowing
+#: them on one machine is what they are for. A session takes one free /28 (see free_outside_subnet),
+#: so 32 sessions (e2e suites and the Kubernetes pod test alike) share one engine without collisions.
+OUTSIDE_POOLS = (ipaddress.IPv4Network("192.175.48.0/24"), ipaddress.IPv4Network("192.31.196.0/24"))
+OUTSIDE_PREFIX = 28
 
 README_MD = "# e2e repository\n"
 REPO_AGENTS_MD = "Repository rules: keep tests green.\n"
@@ -81,9 +108,35 @@ _YAML_BREAKS = {"\u0085": "\\x85", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 @dataclass(frozen=True)
 class Outside:
+    """One /28 for the outside network: dynamic addresses from its lower half, servers in the upper."""
+
     subnet: ipaddress.IPv4Network
-    allowed_ip: str
-    other_ip: str
+
+    @property
+    def dynamic_range(self) -> str:
+        return str(next(self.subnet.subnets(new_prefix=self.subnet.prefixlen + 1)))
+
+    @property
+    def gateway(self) -> str:
+        return str(self.subnet[1])
+
+    @property
+    def allowed_ip(self) -> str:
+        return str(self.subnet[-3])
+
+    @property
+    def other_ip(self) -> str:
+        return str(self.subnet[-2])
+
+
+def free_outside_subnet(used: list[ipaddress.IPv4Network], token: str) -> ipaddress.IPv4Network | None:
+    """A /28 of OUTSIDE_POOLS that overlaps none of ``used``, starting at a place the token picks."""
+    subnets = [s for pool in OUTSIDE_POOLS for s in pool.subnets(new_prefix=OUTSIDE_PREFIX)]
+    start = int(token, 16) % len(subnets)
+    for subnet in subnets[start:] + subnets[:start]:
+        if not any(subnet.overlaps(u) for u in used):
+            return subnet
+    return None
 
 
 @dataclass(frozen=True)
@@ -100,8 +153,10 @@ def yaml_str(value: str) -> str:
     return text
 
 
-def net_kit(name: str, ca_file: str) -> str:
-    """The allowlist kit: egress through the proxy, clone, secrets, startup, files, hostile env."""
+def net_kit(name: str, ca_file: str, host_port: int) -> str:
+    """The allowlist kit: egress through the proxy, clone, secrets, startup, files, hostile env.
+
+    ``host_port`` is the port of the listeners on the Docker host (allowed for HOST_SELF)."""
     allow = [
         f"{WEB}:8080",
         f"{WEB}:8443",
@@ -110,6 +165,7 @@ def net_kit(name: str, ca_file: str) -> str:
         '"*.wild.test:8080"',
         f"{BOTH}:8080",
         *(f"{host}:8080" for host in RESOLVES_TO_REFUSED),
+        f"{HOST_SELF}:{host_port}",
     ]
     env = "\n".join(f"  {key}: {yaml_str(value)}" for key, value in HOSTILE_ENV.items())
     return f"""apiVersion: sandkit/v1
@@ -119,7 +175,7 @@ description: end-to-end kit with an egress allowlist
 image:
   ca_certificates: [{ca_file}]
   packages:
-    apt: [curl]
+    apt: [curl, iputils-ping]
 install:
   - test -s /run/secrets/E2E_BUILD_TOKEN
   - sha256sum < /run/secrets/E2E_BUILD_TOKEN > /etc/e2e-build-token.sha256
@@ -165,6 +221,7 @@ resources:
   cpus: 0.5
   memory: 256Mi
   pids: 64
+  disk: 96Mi
   timeout: 10m
 """
 
@@ -202,6 +259,19 @@ resources:
 isolation:
   runtime: {runtime}
 """
+
+
+def used_subnets() -> list[ipaddress.IPv4Network]:
+    ids = run(["docker", "network", "ls", "-q"], check=True).stdout.split()
+    # not checked: a network removed between `ls` and `inspect` only drops out of the answer
+    answer = run(["docker", "network", "inspect", *ids]).stdout if ids else ""
+    info = json.loads(answer) if answer.strip() else []
+    used: list[ipaddress.IPv4Network] = []
+    for network in info:
+        for config in (network.get("IPAM") or {}).get("Config") or []:
+            if "Subnet" in config and ":" not in config["Subnet"]:
+                used.append(ipaddress.IPv4Network(config["Subnet"]))
+    return used
 
 
 def compile_kit(kit: Path, output: Path, env: dict[str, str] | None = None) -> Path:
@@ -259,6 +329,18 @@ class Project:
         """Run the agent service through its entrypoint; with a script, as ``bash -c script``."""
         command = ("bash", "-c", script) if script is not None else ()
         return self.compose("run", "--rm", "-T", *extra, "agent", *command, timeout=timeout, env_file=env_file)
+
+    @contextmanager
+    def detached(self, suffix: str, *command: str) -> Iterator[dict[str, Any]]:
+        """Start the agent in the background (``compose run -d``) as ``NAME-suffix`` and yield the
+        engine's record of it (``docker inspect``); the container is removed afterwards."""
+        name = f"{self.name}-{suffix}"
+        started = self.compose("run", "-d", "--name", name, "agent", *command)
+        assert started.returncode == 0, started
+        try:
+            yield json.loads(run(["docker", "inspect", name], check=True).stdout)[0]
+        finally:
+            run(["docker", "rm", "-f", name])
 
     def logs(self, service: str) -> str:
         return self.compose("logs", "--no-color", "--no-log-prefix", service).stdout

@@ -3,7 +3,6 @@ memory 256Mi, pids 64): no runtime socket, uid 1000, read-only root, no capabili
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -39,7 +38,7 @@ def test_no_runtime_socket_and_no_docker_host(net_project: Project) -> None:
 def test_the_image_alone_runs_as_its_user(net_project: Project) -> None:
     """Without compose's `user:` (a plain `docker run`), the image's own USER is the agent's uid."""
     images = net_project.compose("config", "--images").stdout.split()
-    (image,) = [tag for tag in images if tag.startswith(f"sandkit/{net_project.name}:")]
+    (image,) = {tag for tag in images if tag.startswith(f"sandkit/{net_project.name}:")}  # agent and deadline
     result = run(["docker", "run", "--rm", "--network", "none", "--entrypoint", "id", image], check=True)
     assert result.stdout.startswith("uid=1000(agent) gid=1000(agent)"), result
 
@@ -53,7 +52,11 @@ def test_agent_runs_as_uid_1000_and_every_process_too(net_project: Project) -> N
     lines = result.stdout.split()
     assert lines[:3] == ["1000", "1000", "1000"], f"the agent is not uid/gid 1000 with no other group:\n{result}"
     uids = {line for line in lines if line.startswith("uids=")}
-    assert uids == {"uids=1000,1000,1000,1000"}, f"a process in the container runs with another uid: {uids}"
+    # The deadline's init and sleep share the agent's PID namespace under their own uid (nobody): the
+    # agent can see them, and neither signal nor trace them.
+    assert uids == {"uids=1000,1000,1000,1000", "uids=65534,65534,65534,65534"}, (
+        f"a process the agent sees runs with another uid than its own or the deadline's: {uids}"
+    )
 
 
 def test_root_is_read_only_while_workspace_home_and_tmp_are_writable(net_project: Project) -> None:
@@ -125,15 +128,16 @@ def test_a_fork_bomb_stops_at_the_pids_limit(net_project: Project) -> None:
 
 def test_container_settings_match_the_hardening(net_project: Project) -> None:
     """What the engine was asked for: no host namespaces, never privileged, an init process."""
-    result = net_project.compose("run", "-d", "--name", f"{net_project.name}-inspect", "agent", "sleep", "30")
-    assert result.returncode == 0, result
-    try:
-        host_config = json.loads(run(["docker", "inspect", f"{net_project.name}-inspect"], check=True).stdout)[0]
-    finally:
-        run(["docker", "rm", "-f", f"{net_project.name}-inspect"])
+    with net_project.detached("inspect", "sleep", "30") as host_config:
+        pass
     config = host_config["HostConfig"]
     assert config["Privileged"] is False
-    assert config["NetworkMode"] != "host" and config["PidMode"] in ("", "private")
+    assert config["NetworkMode"] != "host"
+    deadline = net_project.compose("ps", "-q", "deadline").stdout.strip()
+    mode, _, joined = config["PidMode"].partition(":")
+    assert mode == "container" and joined and deadline.startswith(joined), (
+        f"the agent is not in the deadline's PID namespace: {config['PidMode']}"
+    )
     assert config["IpcMode"] in ("private", "shareable", "none")
     assert config["Init"] is True
     assert config["CapDrop"] == ["ALL"] and not config["CapAdd"]

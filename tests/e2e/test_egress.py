@@ -10,6 +10,7 @@ import pytest
 from tests.e2e.helpers import (
     ALLOWED_ID,
     BOTH,
+    HOST_SELF,
     OTHER,
     RESOLVES_TO_REFUSED,
     WEB,
@@ -19,6 +20,7 @@ from tests.e2e.helpers import (
     Outside,
     Project,
 )
+from tests.e2e.host import HostListener, host_addresses, reach_script
 
 pytestmark = pytest.mark.docker
 
@@ -48,10 +50,10 @@ def test_allowed_name_answers_over_http_through_the_proxy(net_project: Project) 
         f"the allowed server did not answer a plain HTTP request through the proxy:\n{result}"
     )
     assert _status(result.stdout) == ("000", "200"), result
-    logged = f"method=GET url=http://{WEB}:8080/over-http"
-    assert logged in net_project.log_with("egress", logged), (
-        "the request reached the server without passing the proxy's log"
-    )
+    logged = f"method=GET host={WEB} port=8080 "
+    log = net_project.log_with("egress", logged)
+    assert logged in log, "the request reached the server without passing the proxy's log"
+    assert "/over-http" not in log, "the proxy's log shows a request's path (host and port only)"
 
 
 def test_allowed_name_answers_https_through_connect(net_project: Project) -> None:
@@ -60,7 +62,7 @@ def test_allowed_name_answers_https_through_connect(net_project: Project) -> Non
         f"HTTPS via CONNECT to an allowed host:port failed (TLS checked against the kit's CA):\n{result}"
     )
     assert _status(result.stdout) == ("200", "200"), result
-    logged = f"method=CONNECT url={WEB}:8443"
+    logged = f"method=CONNECT host={WEB} port=8443 "
     assert logged in net_project.log_with("egress", logged), "the CONNECT did not pass the proxy's log"
 
 
@@ -122,30 +124,68 @@ def test_ip_literals_are_refused(net_project: Project, outside: Outside, address
     assert statuses[1][0] == "403", f"the proxy opened a CONNECT tunnel to the IP literal {target}:\n{result}"
 
 
-@pytest.mark.parametrize("name", sorted(RESOLVES_TO_REFUSED))
-def test_allowed_names_resolving_to_private_loopback_or_metadata_are_refused(net_project: Project, name: str) -> None:
-    address = RESOLVES_TO_REFUSED[name]
-    result = net_project.agent(f"{CURL} http://{name}:8080/; {CURL} -p http://{name}:8080/")
-    statuses = re.findall(r"connect=(\d+) status=(\d+)", result.stdout)
-    assert statuses[0][1] == "403", f"{name} resolves to {address} and the proxy forwarded to it:\n{result}"
-    assert statuses[1][0] == "403", f"{name} resolves to {address} and the proxy tunnelled to it:\n{result}"
+def test_allowed_names_resolving_to_non_public_addresses_are_refused(net_project: Project) -> None:
+    """Every special-purpose block that is not globally reachable, over HTTP and CONNECT, side by side."""
+    probe = "curl -sS -m 10 -o /dev/null -w '{mode} {name} connect=%{{http_connect}} status=%{{http_code}}\\n'"
+    script = "".join(
+        f"({probe.format(mode='http', name=name)} http://{name}:8080/) 2>/dev/null &\n"
+        f"({probe.format(mode='connect', name=name)} -p http://{name}:8080/) 2>/dev/null &\n"
+        for name in RESOLVES_TO_REFUSED
+    )
+    result = net_project.agent(script + "wait\n")
+    answers = {
+        (m[0], m[1]): (m[2], m[3]) for m in re.findall(r"^(\w+) (\S+) connect=(\d+) status=(\d+)$", result.stdout, re.M)
+    }
+    let_through = {
+        f"{name} ({address}) over {mode}": answers.get((mode, name))
+        for name, address in RESOLVES_TO_REFUSED.items()
+        for mode in ("http", "connect")
+        if answers.get((mode, name)) != (("000", "403") if mode == "http" else ("403", "000"))
+    }
+    assert let_through == {}, f"the proxy did not refuse these with its own 403 (connect, status):\n{let_through}"
 
 
-def test_egress_none_reaches_nothing_not_even_the_proxy(
-    offline_project: Project, net_project: Project, outside: Outside
+def test_the_docker_host_is_out_of_the_agents_reach(
+    net_project: Project, host_listener: HostListener, token: str
 ) -> None:
-    """The net project's proxy is running: even its addresses are out of reach."""
-    targets = [f"{ip}:3128" for ip in net_project.addresses("egress")] + [f"{outside.allowed_ip}:8080"]
-    script = f"""
-    for i in /sys/class/net/*; do echo "interface=${{i##*/}}"; done
-    if timeout 5 getent hosts egress; then echo "resolved egress"; fi
-    for target in {" ".join(targets)}; do
-      if timeout 5 bash -c "exec 3<>/dev/tcp/${{target%:*}}/${{target#*:}}" 2>/dev/null; then echo "reached $target"; fi
-    done
-    echo done
-    """
-    result = offline_project.agent(script)
-    assert result.stdout.rstrip().endswith("done"), result
-    assert re.findall(r"interface=(\S+)", result.stdout) == ["lo"], f"egress: none has a network interface:\n{result}"
-    assert "reached" not in result.stdout, f"egress: none reached the network:\n{result}"
-    assert "resolved" not in result.stdout, f"egress: none resolved the proxy's name:\n{result}"
+    """TCP, UDP, a DNS query and ICMP to the sandbox network's gateway, docker0, the host's own LAN
+    addresses and the bridges' link-local ones: nothing answers, and nothing arrives at the host."""
+    addresses = host_addresses([f"{net_project.name}_sandbox", f"{net_project.name}_outside"])
+    before = len(host_listener.events)
+    result = net_project.agent(reach_script(addresses, host_listener.port, token), timeout=60)
+    assert "probes-done" in result.stdout, result
+    reached = [line for line in result.stdout.splitlines() if line.startswith("reached ")]
+    assert reached == [], f"the agent reached the Docker host (probed {addresses}):\n{reached}"
+    assert host_listener.events[before:] == [], (
+        f"the host received the agent's packets: {host_listener.events[before:]}"
+    )
+
+
+def test_the_proxy_does_not_reach_the_docker_host_itself(net_project: Project, host_listener: HostListener) -> None:
+    """An allowed name that resolves to the host's own address on the proxy's outside network."""
+    url = f"http://{HOST_SELF}:{host_listener.port}/"
+    before = len(host_listener.events)
+    result = net_project.agent(f"{CURL} {url}; {CURL} -p {url}")
+    statuses = re.findall(r"connect=(\d+) status=(\d+)", result.stdout)
+    assert statuses[0][1] == "403" and statuses[1][0] == "403", (
+        f"the proxy did not refuse the host's address:\n{result}"
+    )
+    assert host_listener.events[before:] == [], (
+        f"the proxy connected to the Docker host: {host_listener.events[before:]}"
+    )
+
+
+def test_only_http_and_connect_pass_the_proxy(net_project: Project) -> None:
+    """squid also speaks FTP, gopher and whois to an allowed host:port when asked for such a URL."""
+    script = "".join(
+        f"(exec 3<>/dev/tcp/egress/3128; printf 'GET {scheme}://{WEB}:8080/file HTTP/1.0\\r\\n\\r\\n' >&3;"
+        f" read -t 10 -r _ status _ <&3; echo '{scheme}' \"status=$status\") &\n"
+        for scheme in ("ftp", "gopher", "whois")
+    )
+    result = net_project.agent(script + "wait\n")
+    statuses = dict(re.findall(r"^(\w+) status=(\S*)$", result.stdout, re.M))
+    # squid 5 no longer speaks gopher: it answers 501 before any rule, which refuses just as well.
+    assert statuses in (
+        {"ftp": "403", "gopher": "403", "whois": "403"},
+        {"ftp": "403", "gopher": "501", "whois": "403"},
+    ), f"the proxy did not refuse every non-HTTP URL itself:\n{result}"

@@ -20,16 +20,24 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sandkit.compiler.engine import tmpfs
+from sandkit.compiler.engine import (
+    LOG_MAX_FILE,
+    LOG_MAX_SIZE,
+    deadline_uid,
+    shares_pid_namespace,
+    tmpfs,
+    workspace_tmpfs,
+)
 from sandkit.compiler.fidelity import (
     PROVEN_STATICALLY,
     Fidelity,
+    deadline_timeout_row,
+    engine_disk_row,
     engine_runtime_row,
     hardened_container_docker_rows,
     inject_rows,
     proxy_deny_row,
     read_only_row,
-    tmpfs_disk_row,
 )
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import (
@@ -41,7 +49,7 @@ from sandkit.compiler.plan import (
     GithubEvent,
     Plan,
 )
-from sandkit.compiler.proxy import proxy_env, proxy_image
+from sandkit.compiler.proxy import HOST_ADDRESSES_FILE, HOST_ADDRESSES_SCRIPT, PROXY_UID, proxy_env, proxy_image
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets.action_pins import uses
 from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
@@ -60,8 +68,6 @@ BUILD_ENDPOINTS_VARIABLE = "SANDKIT_BUILD_ENDPOINTS"
 JOB_ENDPOINTS = ((Destination("github.com", 443), "actions/checkout fetches the sandbox folder over HTTPS with git"),)
 #: Minutes the job may spend on checkout and image builds before the agent's own time starts.
 BUILD_MINUTES = 30
-#: Seconds the entrypoint's timeout(1) gives the agent after its time is up (--kill-after).
-KILL_AFTER = 30
 #: Events whose workflow syntax has no activity types, or no branch or path filters.
 NO_TYPES = frozenset({"create", "delete", "fork", "gollum", "page_build", "public", "push", "status", "workflow_call"})
 BRANCH_FILTERS = frozenset({"push", "pull_request", "pull_request_target", "merge_group"})
@@ -90,13 +96,24 @@ DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_PROXY_IMAGE" --file "$SANDKIT_FOL
 # the name the agent's HTTP(S)_PROXY points at; the job waits for squid's own health check. The
 # default bridge, not a network of its own, because harden-runner's block rules cover the host's
 # own traffic and containers on docker0 (its DOCKER-USER rules match `-i docker0`) and no other
-# bridge: there the proxy's outbound traffic meets the runner's allowlist too.
+# bridge: there the proxy's outbound traffic meets the runner's allowlist too. The internal network
+# has no address of the runner's on it (inhibit_ipv4), so the agent cannot reach what listens on the
+# runner. The proxy image's own script lists the runner's addresses (in the runner's network
+# namespace, unprivileged) for squid to refuse.
 PROXY_START_SCRIPT = LiteralBlock("""\
-docker network create --internal "$SANDKIT_NETWORK"
+docker network create --internal --opt com.docker.network.bridge.inhibit_ipv4=true "$SANDKIT_NETWORK"
+addresses="$(mktemp "$RUNNER_TEMP/sandkit-host-addresses.XXXXXX")"
+# sandkit: ignore[PV002] the proxy image's own script, reading the runner's addresses for squid to refuse
+docker run --rm --network host --user "$SANDKIT_PROXY_USER" --read-only --cap-drop ALL \\
+  --security-opt no-new-privileges:true --log-driver none --entrypoint "$SANDKIT_HOST_ADDRESSES_SCRIPT" \\
+  "$SANDKIT_PROXY_IMAGE" > "$addresses"
+chmod 0644 "$addresses"
 docker run --detach --name "$SANDKIT_PROXY" --read-only \\
   --tmpfs /tmp:rw,nosuid,nodev,noexec,size=16777216 --cap-drop ALL \\
   --security-opt no-new-privileges:true --init --memory 268435456 --memory-swap 268435456 \\
-  --cpus 0.5 --pids-limit 128 "$SANDKIT_PROXY_IMAGE"
+  --cpus 0.5 --pids-limit 128 --log-driver json-file --log-opt "max-size=$SANDKIT_LOG_MAX_SIZE" \\
+  --log-opt "max-file=$SANDKIT_LOG_MAX_FILE" \\
+  --mount "type=bind,source=$addresses,target=$SANDKIT_HOST_ADDRESSES_FILE,readonly" "$SANDKIT_PROXY_IMAGE"
 docker network connect --alias "$SANDKIT_PROXY_ALIAS" "$SANDKIT_NETWORK" "$SANDKIT_PROXY"
 for _ in $(seq 60); do
   status="$(docker inspect --format '{{.State.Health.Status}}' "$SANDKIT_PROXY")"
@@ -106,27 +123,33 @@ for _ in $(seq 60); do
   sleep 1
 done
 echo "sandkit: the egress proxy did not become healthy" >&2
-docker logs "$SANDKIT_PROXY" >&2
+docker logs "$SANDKIT_PROXY" 2>&1 | grep -v '^sandkit-egress ' >&2
 exit 1
 """)
 
-# Proxy variables arrive as NAME=VALUE words; secrets as bare NAMEs, which Docker copies from this
-# step's environment, so no secret value is ever on a command line.
+# The deadline container runs as another uid and the agent joins its PID namespace (runc only):
+# when its sleep ends, every process of the session ends, whatever the agent did to its own
+# timeout(1). Secrets are files in a private folder, bind-mounted read-only: no value on a command
+# line, in the container's environment record (docker inspect) or in the variables docker sees.
+# The agent's output goes to the job log with workflow commands off (a random token it cannot know).
 AGENT_SCRIPT = LiteralBlock("""\
+log=(--log-driver json-file --log-opt "max-size=$SANDKIT_LOG_MAX_SIZE" --log-opt "max-file=$SANDKIT_LOG_MAX_FILE")
+docker run --detach --name "$SANDKIT_DEADLINE" --user "$SANDKIT_DEADLINE_USER" --init --network none \\
+  --read-only --cap-drop ALL --security-opt no-new-privileges:true --memory 33554432 --memory-swap 33554432 \\
+  --cpus 0.1 --pids-limit 16 "${log[@]}" --entrypoint sleep "$SANDKIT_IMAGE" "$SANDKIT_DEADLINE_SECONDS" >/dev/null
 args=(--rm --name "$SANDKIT_AGENT" --user "$SANDKIT_USER" --cap-drop ALL
   --security-opt no-new-privileges:true --init --network "$SANDKIT_NETWORK"
   --memory "$SANDKIT_MEMORY" --memory-swap "$SANDKIT_MEMORY" --cpus "$SANDKIT_CPUS"
-  --pids-limit "$SANDKIT_PIDS" --tmpfs "$SANDKIT_TMPFS_TMP" --tmpfs "$SANDKIT_TMPFS_HOME")
+  --pids-limit "$SANDKIT_PIDS" --tmpfs "$SANDKIT_TMPFS_TMP" --tmpfs "$SANDKIT_TMPFS_HOME"
+  --tmpfs "$SANDKIT_TMPFS_WORKSPACE" "${log[@]}")
+if [ "$SANDKIT_SHARE_PID" = true ]; then
+  args+=(--pid "container:$SANDKIT_DEADLINE")
+fi
 if [ "$SANDKIT_READ_ONLY" = true ]; then
   args+=(--read-only)
 fi
 if [ -n "$SANDKIT_RUNTIME" ]; then
   args+=(--runtime "$SANDKIT_RUNTIME")
-fi
-if [ -n "$SANDKIT_WORKSPACE_VOLUME" ]; then
-  args+=(--mount "type=volume,source=$SANDKIT_WORKSPACE_VOLUME,target=$SANDKIT_WORKSPACE")
-else
-  args+=(--tmpfs "$SANDKIT_TMPFS_WORKSPACE")
 fi
 # The event that started the run, if an earlier step wrote it: a read-only file, never env or args.
 if [ -f "$RUNNER_TEMP/sandkit-event/$SANDKIT_EVENT_FILE" ]; then
@@ -146,11 +169,25 @@ if [ -n "$SANDKIT_OUTPUT_PATH" ]; then
   args+=(--mount "type=bind,source=$RUNNER_TEMP/sandkit-output,target=$SANDKIT_OUTPUT_PATH"
     --env "SANDKIT_OUTPUT=$SANDKIT_OUTPUT_PATH")
 fi
-read -r -a variables <<< "$SANDKIT_PROXY_ENV $SANDKIT_SECRET_NAMES"
+read -r -a variables <<< "$SANDKIT_PROXY_ENV"
 for variable in "${variables[@]}"; do
   args+=(--env "$variable")
 done
-docker run "${args[@]}" "$SANDKIT_IMAGE"
+secrets="$(mktemp -d "$RUNNER_TEMP/sandkit-session.XXXXXX")"
+trap 'rm -rf -- "$secrets"' EXIT
+read -r -a names <<< "$SANDKIT_SECRET_NAMES"
+for name in "${names[@]}"; do
+  printf '%s' "${!name}" > "$secrets/$name"
+  chmod 0444 "$secrets/$name"
+  unset "$name"
+  args+=(--mount "type=bind,source=$secrets/$name,target=/run/secrets/$name,readonly")
+done
+token="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')"
+echo "::stop-commands::$token"
+status=0
+docker run "${args[@]}" "$SANDKIT_IMAGE" || status=$?
+echo "::$token::"
+exit "$status"
 """)
 
 # Reads the dispatch from the event file GitHub wrote, never from an expression: the payload is
@@ -382,14 +419,51 @@ with urllib.request.urlopen(request, timeout=60) as response:
     print("sandkit: published the agent's " + kind + " on #" + str(number) + " (HTTP " + str(response.status) + ")")
 """)
 
+# What the job log shows of the proxy: the refused requests' host, port and decision, counted (the
+# paths and queries an agent sent stay on the runner, in the proxy's bounded log).
 PROXY_LOG_SCRIPT = LiteralBlock("""\
-docker logs "$SANDKIT_PROXY"
-docker rm --force "$SANDKIT_PROXY" >/dev/null
-docker network rm "$SANDKIT_NETWORK" >/dev/null
+token="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')"
+echo "::stop-commands::$token"
+echo "Refused by the egress proxy (host:port decision count):"
+docker logs "$SANDKIT_PROXY" 2>/dev/null | awk '
+  $1 == "sandkit-egress" && $4 ~ /^decision=TCP_DENIED\\// {
+    count[substr($6, 6) ":" substr($7, 6) " " substr($4, 10)]++
+  }
+  END { for (refused in count) print "  " refused " " count[refused] }' | sort | sed -n '1,200p'
+echo "::$token::"
+""")
+
+# Always, even after a failure or a cancel: nothing of the session stays on the runner (a
+# self-hosted one keeps what a job leaves), and the job fails if something does.
+CLEANUP_SCRIPT = LiteralBlock("""\
+for container in "$SANDKIT_AGENT" "$SANDKIT_DEADLINE" "$SANDKIT_PROXY"; do
+  if [ -n "$container" ]; then
+    docker rm --force "$container" >/dev/null 2>&1 || true
+  fi
+done
+if [ -n "$SANDKIT_NETWORK" ]; then
+  docker network rm "$SANDKIT_NETWORK" >/dev/null 2>&1 || true
+fi
+rm -rf -- "$RUNNER_TEMP"/sandkit-session.* "$RUNNER_TEMP"/sandkit-host-addresses.* "$RUNNER_TEMP/sandkit-event" \\
+  "$RUNNER_TEMP/sandkit-variables" "$RUNNER_TEMP/sandkit-output"
+for container in "$SANDKIT_AGENT" "$SANDKIT_DEADLINE" "$SANDKIT_PROXY"; do
+  if [ -n "$container" ] && docker container inspect "$container" >/dev/null 2>&1; then
+    echo "sandkit: the container $container could not be removed" >&2
+    exit 1
+  fi
+done
 """)
 
 #: Every script a generated workflow can hold (tests check that nothing else appears): bash, and python.
-SCRIPTS = (BUILD_SCRIPT, PROXY_BUILD_SCRIPT, PROXY_START_SCRIPT, AGENT_SCRIPT, OUTPUT_CHECK_SCRIPT, PROXY_LOG_SCRIPT)
+SCRIPTS = (
+    BUILD_SCRIPT,
+    PROXY_BUILD_SCRIPT,
+    PROXY_START_SCRIPT,
+    AGENT_SCRIPT,
+    OUTPUT_CHECK_SCRIPT,
+    PROXY_LOG_SCRIPT,
+    CLEANUP_SCRIPT,
+)
 PYTHON_SCRIPTS = (EVENT_SCRIPT, GITHUB_EVENT_SCRIPT, PUBLISH_SCRIPT)
 
 
@@ -618,7 +692,7 @@ def _permission_reason(plan: Plan, scope: str) -> str:
 
 
 def _agent_minutes(plan: Plan) -> int:
-    return math.ceil((plan.timeout_seconds + KILL_AFTER) / 60)
+    return math.ceil(plan.deadline_seconds / 60)
 
 
 def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
@@ -650,6 +724,10 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                     "SANDKIT_PROXY": names["proxy"],
                     "SANDKIT_PROXY_IMAGE": names["proxy_image"],
                     "SANDKIT_PROXY_ALIAS": PROXY_SERVICE,
+                    "SANDKIT_PROXY_USER": f"{PROXY_UID}:{PROXY_UID}",
+                    "SANDKIT_HOST_ADDRESSES_SCRIPT": HOST_ADDRESSES_SCRIPT,
+                    "SANDKIT_HOST_ADDRESSES_FILE": HOST_ADDRESSES_FILE,
+                    **_log_env(),
                 },
                 "run": PROXY_START_SCRIPT,
             }
@@ -664,11 +742,29 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
             {
                 "name": "Egress proxy decisions",
                 "if": Expression(_expression("always()")),
-                "env": {"SANDKIT_NETWORK": names["network"], "SANDKIT_PROXY": names["proxy"]},
+                "env": {"SANDKIT_PROXY": names["proxy"]},
                 "run": PROXY_LOG_SCRIPT,
             }
         )
+    allowlist = plan.egress == "allowlist"
+    out.append(
+        {
+            "name": "Remove the sandbox",
+            "if": Expression(_expression("always()")),
+            "env": {
+                "SANDKIT_AGENT": names["agent"],
+                "SANDKIT_DEADLINE": names["deadline"],
+                "SANDKIT_PROXY": names["proxy"] if allowlist else "",
+                "SANDKIT_NETWORK": names["network"] if allowlist else "",
+            },
+            "run": CLEANUP_SCRIPT,
+        }
+    )
     return out
+
+
+def _log_env() -> dict[str, str]:
+    return {"SANDKIT_LOG_MAX_SIZE": LOG_MAX_SIZE, "SANDKIT_LOG_MAX_FILE": LOG_MAX_FILE}
 
 
 def _names(plan: Plan) -> dict[str, str]:
@@ -678,7 +774,7 @@ def _names(plan: Plan) -> dict[str, str]:
         "proxy": f"sandkit-{plan.name}-egress",
         "proxy_image": proxy_image(plan),
         "agent": f"sandkit-{plan.name}-agent",
-        "volume": f"sandkit-{plan.name}-workspace",
+        "deadline": f"sandkit-{plan.name}-deadline",
     }
 
 
@@ -771,11 +867,14 @@ def _github_event_step(plan: Plan, *, gate: bool) -> dict[str, Any]:
 def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
     env: dict[str, str] = {name: _expression(f"secrets.{name}") for name, _ in plan.secrets}
     network = {"allowlist": names["network"], "none": "none", "open": "bridge"}[plan.egress]
-    clone = plan.workspace_mode == "clone"
     env.update(
         {
             "SANDKIT_IMAGE": plan.image_tag,
             "SANDKIT_AGENT": names["agent"],
+            "SANDKIT_DEADLINE": names["deadline"],
+            "SANDKIT_DEADLINE_USER": f"{deadline_uid(plan)}:{deadline_uid(plan)}",
+            "SANDKIT_DEADLINE_SECONDS": str(plan.deadline_seconds),
+            "SANDKIT_SHARE_PID": "true" if shares_pid_namespace(plan) else "false",
             "SANDKIT_USER": f"{plan.uid}:{plan.uid}",
             "SANDKIT_NETWORK": network,
             "SANDKIT_MEMORY": str(plan.memory_bytes),
@@ -783,9 +882,7 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
             "SANDKIT_PIDS": str(plan.pids),
             "SANDKIT_TMPFS_TMP": tmpfs(plan, "/tmp", owned=False),
             "SANDKIT_TMPFS_HOME": tmpfs(plan, plan.home, owned=True),
-            "SANDKIT_TMPFS_WORKSPACE": "" if clone else tmpfs(plan, plan.workspace_path, owned=True),
-            "SANDKIT_WORKSPACE": plan.workspace_path,
-            "SANDKIT_WORKSPACE_VOLUME": names["volume"] if clone else "",
+            "SANDKIT_TMPFS_WORKSPACE": workspace_tmpfs(plan),
             "SANDKIT_READ_ONLY": "true" if plan.read_only_root else "false",
             "SANDKIT_RUNTIME": plan.docker_runtime or "",
             "SANDKIT_PROXY_ENV": " ".join(f"{k}={v}" for k, v in proxy_env(plan.proxy_url).items())
@@ -795,6 +892,7 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
             "SANDKIT_EVENT_FOLDER": EVENT_FOLDER,
             "SANDKIT_EVENT_FILE": EVENT_FILE,
             "SANDKIT_OUTPUT_PATH": OUTPUT_PATH if plan.actions.publish is not None else "",
+            **_log_env(),
         }
     )
     step: dict[str, Any] = {"name": "Run the agent in its sandbox"}
@@ -844,7 +942,7 @@ def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
 
 #: The job's own steps run in the real engine (tests/compiler/test_actions_docker.py); what needs
 #: GitHub itself (harden-runner, the runner's timeouts, triggers) is checked in the workflow.
-RUN_PROOF = "tests/compiler/test_actions_docker.py::test_the_jobs_steps_build_and_run_the_agent_behind_the_proxy"
+RUN_PROOF = "tests/compiler/test_actions_docker.py::test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind"
 STATIC_TESTS = "tests/compiler/test_actions.py"
 
 
@@ -863,19 +961,14 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity("resources.memory", "enforced", "--memory and --memory-swap (no swap)", proven_by=RUN_PROOF),
         Fidelity("resources.cpus", "enforced", "--cpus", proven_by=RUN_PROOF),
         Fidelity("resources.pids", "enforced", "--pids-limit", proven_by=RUN_PROOF),
-        tmpfs_disk_row(),
-        Fidelity(
-            "resources.timeout",
-            "enforced",
-            f"timeout(1) in the entrypoint; the agent step's timeout-minutes is {_agent_minutes(plan)} and "
-            f"the job's adds {BUILD_MINUTES} minutes for checkout and image builds",
-            proven_by=f"{STATIC_TESTS}::test_secrets_only_on_the_agent_step_and_build_secrets_never",
-        ),
+        engine_disk_row(plan, mounted_folder=False, proven_by=RUN_PROOF),
+        deadline_timeout_row(plan, f"the agent step's timeout-minutes ({_agent_minutes(plan)}) ends it", RUN_PROOF),
         Fidelity(
             "secrets",
             "enforced",
-            "${{ secrets.NAME }} only in the env of the step that runs the agent, "
-            "passed to the container by name (docker run --env NAME)",
+            "${{ secrets.NAME }} only in the env of the step that runs the agent, which writes each to a file in a "
+            "private folder under RUNNER_TEMP and bind-mounts it read-only under /run/secrets: no value on a "
+            "command line or in the container's record (docker inspect); the folder is removed when the step ends",
             proven_by=RUN_PROOF,
         ),
         _workspace_fidelity(plan),
@@ -982,8 +1075,9 @@ def _egress_reason(plan: Plan) -> str:
         return "a normal network, as the kit asks; harden-runner only audits (the linter reports open egress)"
     needs = "; ".join(f"{d}: {why}" for d, why in JOB_ENDPOINTS)
     return (
-        "twice: the agent is only on an internal Docker network whose one way out is the squid allowlist "
-        "proxy (as compose), and harden-runner (egress-policy: block) lets the runner reach only the "
+        "twice: the agent is only on an internal Docker network that has no address of the runner's on it "
+        "(inhibit_ipv4) and whose one way out is the squid allowlist proxy (as compose, the runner's own "
+        "addresses refused too), and harden-runner (egress-policy: block) lets the runner reach only the "
         f"allowlist plus {needs}; and vars.{BUILD_ENDPOINTS_VARIABLE}: the registries the image builds "
         "pull from (unset: the builds fail closed). harden-runner's *.name may match deeper names; squid's "
         "matches exactly one label"
@@ -995,7 +1089,8 @@ def _workspace_fidelity(plan: Plan) -> Fidelity:
         return Fidelity(
             "workspace.mode",
             "enforced",
-            f"the entrypoint clones into a Docker volume through the egress proxy; {PROVEN_STATICALLY}",
+            "the entrypoint clones through the egress proxy into a tmpfs, empty at every run; the always() "
+            f"cleanup removes the job's containers, also on a self-hosted runner; {PROVEN_STATICALLY}",
             proven_by=f"{STATIC_TESTS}::test_the_agent_step_asks_for_the_kits_runtime_and_workspace",
         )
     if plan.workspace_mode == "none":

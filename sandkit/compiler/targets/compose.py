@@ -1,39 +1,83 @@
-"""compose: compose.yaml with the hardened agent service and, for an allowlist, the egress proxy.
+"""compose: compose.yaml with the hardened agent service, its deadline and, for an allowlist, the proxy.
 
-The agent sits only on an ``internal: true`` network, so the proxy (squid, built from Debian's
-packages by egress/Dockerfile) is the one way out, and it allows only the kit's host:port pairs.
+The services (docs/compose.md draws them):
+
+- ``agent``: the kit's image, hardened; for an allowlist only on the ``sandbox`` network, which is
+  ``internal: true`` and has no gateway address on the host (``inhibit_ipv4``), so the one thing
+  it reaches is the proxy; its workspace a tmpfs that is empty at every start (or the mounted
+  folder, whose ``.git`` is read-only).
+- ``deadline``: a container of another uid whose PID namespace the agent joins; when its
+  ``sleep`` ends, the kernel ends every process in that namespace, so the agent cannot outlive
+  resources.timeout by stopping the process that times it.
+- ``egress``: squid, on ``sandbox`` and ``outside``, allowing only the kit's host:port pairs.
+- ``host-addresses``: reads this machine's own addresses (in the host's network namespace, with
+  nothing else) into a volume, which squid refuses like the non-public ranges.
+
+Every container keeps a bounded json-file log.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from sandkit.compiler.engine import tmpfs
+from sandkit.compiler.engine import (
+    DEADLINE,
+    deadline_command,
+    deadline_uid,
+    log_options,
+    shares_pid_namespace,
+    tmpfs,
+    workspace_tmpfs,
+)
 from sandkit.compiler.escape import compose_literal
 from sandkit.compiler.fidelity import (
     Fidelity,
+    deadline_timeout_row,
+    engine_disk_row,
     engine_runtime_row,
-    entrypoint_timeout_row,
     hardened_container_docker_rows,
     inject_rows,
     manual_only_trigger_row,
     proxy_deny_row,
     read_only_row,
-    tmpfs_disk_row,
     webhook_unsupported_rows,
 )
 from sandkit.compiler.inject import CA_VARIABLES, CA_VOLUME, INJECTED_VARIABLE, PATHS
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan, WorkspaceMode
-from sandkit.compiler.proxy import proxy_build_context, proxy_env, proxy_image
+from sandkit.compiler.proxy import (
+    HOST_ADDRESSES_DIR,
+    HOST_ADDRESSES_FILE,
+    HOST_ADDRESSES_SCRIPT,
+    HOST_ADDRESSES_SERVICE,
+    PROXY_UID,
+    proxy_build_context,
+    proxy_env,
+    proxy_files,
+    proxy_image,
+)
 from sandkit.compiler.target import Files, RenderContext
-from sandkit.compiler.yamlout import dump_yaml
+from sandkit.compiler.yamlout import Commented, dump_yaml
 
 NAME = "compose"
 REQUIRES = ("docker",)  # its build context
 INTERNAL_NET = "sandbox"
 OUTSIDE_NET = "outside"
+#: The sandbox network: internal, and without an address of the host's on it. Docker gives an internal
+#: bridge the gateway address all the same, and the host answers there with whatever listens on it (a
+#: database, a DNS resolver), and on all its other addresses where the engine routes the container's
+#: default route through that gateway (Docker 20.10). inhibit_ipv4 leaves the bridge without the
+#: address; without IPv6 the container has no address to reach the host's link-local one from either.
+SANDBOX_NETWORK: dict[str, Any] = {
+    "driver": "bridge",
+    "internal": True,
+    "enable_ipv6": False,
+    "driver_opts": {"com.docker.network.bridge.inhibit_ipv4": "true"},
+}
+#: Small containers beside the agent: the deadline's sleep, the host-address reader.
+SMALL = {"cpus": 0.1, "mem_limit": 33554432, "memswap_limit": 33554432, "pids_limit": 16}
 #: Under runsc the container's pids cgroup also counts the gVisor kernel's own host threads (about
 #: 70 at start on two cores, more under load), and runsc dies when it cannot start one; this
 #: headroom keeps a small `pids` from killing the sandbox itself.
@@ -85,34 +129,49 @@ def _hardening(plan: Plan) -> dict[str, Any]:
         "init": True,
         "restart": "no",
         "privileged": False,
+        "logging": {"driver": "json-file", "options": log_options()},
     }
 
 
-def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str], dict[str, Any]]:
-    """(volumes, extra tmpfs, top-level volumes) for the workspace mode."""
-    if plan.workspace_mode == "clone":
-        return [{"type": "volume", "source": "workspace", "target": plan.workspace_path}], [], {"workspace": {}}
-    if plan.workspace_mode == "none" or plan.workspace_source is None:
-        return [], [tmpfs(plan, plan.workspace_path, owned=True)], {}
-    source = os.path.relpath(plan.workspace_source, context.output_folder.resolve())
-    mount = {
+def _bind(path: Path, target: str, context: RenderContext, *, read_only: bool) -> dict[str, Any]:
+    return {
         "type": "bind",
-        "source": source,
-        "target": plan.workspace_path,
-        "read_only": plan.workspace_mode == "mount-readonly",
+        "source": os.path.relpath(path, context.output_folder.resolve()),
+        "target": target,
+        "read_only": read_only,
         "bind": {"create_host_path": False},
     }
-    return [mount], [], {}
+
+
+def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str]]:
+    """(volumes, extra tmpfs) for the workspace mode: a fresh tmpfs, or the host folder."""
+    if plan.workspace_mode in ("clone", "none") or plan.workspace_source is None:
+        return [], [workspace_tmpfs(plan)]
+    mounts = [_bind(plan.workspace_source, plan.workspace_path, context, read_only=plan.workspace_mode != "mount")]
+    if plan.workspace_git is not None:
+        mounts.append(_bind(plan.workspace_git, f"{plan.workspace_path}/.git", context, read_only=True))
+    return mounts, []
 
 
 def pids_limit(plan: Plan) -> int:
     return plan.pids + (GVISOR_THREADS if plan.docker_runtime == "runsc" else 0)
 
 
-def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], dict[str, Any]]:
-    volumes, extra_tmpfs, top_volumes = _workspace(plan, context)
+def _agent_build(plan: Plan) -> dict[str, Any]:
+    build: dict[str, Any] = {"context": ".", "dockerfile": "Dockerfile"}
+    if plan.build_secrets:
+        build["secrets"] = list(plan.build_secrets)
+    return build
+
+
+def _proxy_build() -> dict[str, Any]:
+    return {"context": "egress", "dockerfile": "Dockerfile"}
+
+
+def agent_service(plan: Plan, context: RenderContext) -> dict[str, Any]:
+    volumes, extra_tmpfs = _workspace(plan, context)
     service: dict[str, Any] = {
-        "build": {"context": ".", "dockerfile": "Dockerfile"},
+        "build": _agent_build(plan),
         "image": plan.image_tag,
         "user": f"{plan.uid}:{plan.uid}",
         **_hardening(plan),
@@ -124,10 +183,11 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
         "stdin_open": False,
         "tty": False,
     }
-    if plan.build_secrets:
-        service["build"]["secrets"] = list(plan.build_secrets)
     if plan.docker_runtime:
         service["runtime"] = plan.docker_runtime
+    if shares_pid_namespace(plan):
+        service["pid"] = f"service:{DEADLINE}"
+    depends_on: dict[str, Any] = {DEADLINE: {"condition": "service_started"}}
     if volumes:
         service["volumes"] = volumes
     injected = plan.injected_secrets if plan.proxy_injects else ()
@@ -142,7 +202,7 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
                 {"type": "volume", "source": CA_VOLUME, "target": PATHS.agent_ca, "read_only": True}
             )
         service["networks"] = [INTERNAL_NET]
-        service["depends_on"] = {PROXY_SERVICE: {"condition": "service_healthy"}}
+        depends_on[PROXY_SERVICE] = {"condition": "service_healthy"}
     else:
         service["networks"] = [OUTSIDE_NET]
         if plan.ports:
@@ -150,7 +210,62 @@ def agent_service(plan: Plan, context: RenderContext) -> tuple[dict[str, Any], d
                 {"target": c, "published": str(h or c), "host_ip": ip, "protocol": proto}
                 for ip, h, c, proto in plan.ports
             ]
-    return service, top_volumes
+    service["depends_on"] = depends_on
+    return service
+
+
+def deadline_service(plan: Plan) -> dict[str, Any]:
+    """The session's end: its init and sleep run as another uid, in the PID namespace the agent joins.
+
+    When the sleep ends, its init exits and the kernel kills every process in the namespace; the
+    agent can neither signal nor trace a process of another uid. The agent's image, so nothing more
+    is built; its build section too, so `docker compose run` builds rather than pulls it.
+    """
+    uid = deadline_uid(plan)
+    return {
+        "build": _agent_build(plan),
+        "image": plan.image_tag,
+        "entrypoint": deadline_command(plan),
+        "user": f"{uid}:{uid}",
+        **_hardening(plan),
+        "read_only": True,
+        **SMALL,
+        "network_mode": "none",
+    }
+
+
+def _host_addresses_volume() -> dict[str, Any]:
+    return {"type": "volume", "source": HOST_ADDRESSES_SERVICE, "target": HOST_ADDRESSES_DIR}
+
+
+def host_addresses_service(plan: Plan) -> dict[str, Any]:
+    """Writes this machine's own addresses for squid, then waits for the session to end.
+
+    It needs the host's network namespace to see them (a Docker host's public address is on no
+    bridge), and nothing else: no capability, a read-only root, one volume; it starts no listener and
+    connects nowhere. It stays up rather than exit so that `--abort-on-container-exit` ends the
+    session when the agent does, not when this is done.
+    """
+    write = (
+        f"{HOST_ADDRESSES_SCRIPT} > {HOST_ADDRESSES_FILE}.new && mv {HOST_ADDRESSES_FILE}.new {HOST_ADDRESSES_FILE}"
+        " && touch /tmp/written && exec sleep infinity"
+    )
+    written = {"test": ["CMD", "test", "-e", "/tmp/written"], "interval": "1s", "timeout": "2s", "retries": 30}
+    return {
+        "build": _proxy_build(),
+        "image": proxy_image(plan),
+        "entrypoint": ["sh", "-c", write],
+        "user": f"{PROXY_UID}:{PROXY_UID}",
+        **_hardening(plan),
+        "read_only": True,
+        **SMALL,
+        "network_mode": Commented(
+            "host", "sandkit: ignore[PV002,EG003] squid's helper, reading this machine's addresses"
+        ),
+        "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=1048576"],
+        "volumes": [_host_addresses_volume()],
+        "healthcheck": written,
+    }
 
 
 def injected_env(plan: Plan) -> dict[str, str]:
@@ -169,14 +284,14 @@ def proxy_service(plan: Plan) -> dict[str, Any]:
     if plan.proxy_injects:  # the authority's key and the header lines live in a tmpfs of squid's user
         owner = f"uid={plan.uid},gid={plan.uid},mode=0700"
         service["tmpfs"].append(f"{PATHS.dir}:rw,nosuid,nodev,noexec,size=16777216,{owner}")
-        service["volumes"] = [{"type": "volume", "source": CA_VOLUME, "target": PATHS.public}]
+        service["volumes"].append({"type": "volume", "source": CA_VOLUME, "target": PATHS.public})
         service["secrets"] = list(plan.injected_secrets)
     return service
 
 
 def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
     return {
-        "build": {"context": "egress", "dockerfile": "Dockerfile"},
+        "build": _proxy_build(),
         "image": proxy_image(plan),
         **_hardening(plan),
         "read_only": True,
@@ -184,39 +299,45 @@ def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
         "cpus": 0.5,
         "mem_limit": 268435456,
         "pids_limit": 128,
+        "volumes": [{**_host_addresses_volume(), "read_only": True}],
         "networks": [INTERNAL_NET, OUTSIDE_NET],
+        "depends_on": {HOST_ADDRESSES_SERVICE: {"condition": "service_healthy"}},
     }
 
 
 def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
-    agent, top_volumes = agent_service(plan, context)
-    services: dict[str, Any] = {AGENT_SERVICE: agent}
+    services: dict[str, Any] = {AGENT_SERVICE: agent_service(plan, context), DEADLINE: deadline_service(plan)}
     networks: dict[str, Any] = {}
+    document: dict[str, Any] = {"name": plan.name, "services": services}
     if plan.egress == "allowlist":
         services[PROXY_SERVICE] = proxy_service(plan)
-        networks = {INTERNAL_NET: {"internal": True}, OUTSIDE_NET: {}}
+        services[HOST_ADDRESSES_SERVICE] = host_addresses_service(plan)
+        networks = {INTERNAL_NET: dict(SANDBOX_NETWORK), OUTSIDE_NET: {}}
+        document["volumes"] = {HOST_ADDRESSES_SERVICE: {}}
     elif plan.egress == "open":
         networks = {OUTSIDE_NET: {}}
-    document: dict[str, Any] = {"name": plan.name, "services": services}
     if networks:
         document["networks"] = networks
     if plan.proxy_injects:
-        top_volumes = {**top_volumes, CA_VOLUME: {}}
-    if top_volumes:
-        document["volumes"] = top_volumes
+        document.setdefault("volumes", {})[CA_VOLUME] = {}
     if plan.build_secrets:  # a build can read the environment; run-time sources are added in render()
         document["secrets"] = {name: {"environment": name} for name in sorted(plan.build_secrets)}
     return document
 
 
 EGRESS_REASONS: dict[Egress, str] = {
-    "allowlist": "agent only on an internal network; squid allows only the listed host:port "
-    "pairs and refuses IP literals and private, loopback and link-local addresses",
+    # proven by EGRESS_PROOFS below and tests/e2e/test_egress.py's test_no_direct_route_and_no_outside_dns,
+    # test_allowed_names_resolving_to_non_public_addresses_are_refused,
+    # test_the_proxy_does_not_reach_the_docker_host_itself, test_only_http_and_connect_pass_the_proxy
+    "allowlist": "the agent is only on an internal network on which the host has no address (inhibit_ipv4, no "
+    "IPv6), so it reaches neither the Docker host nor anything beyond, only the proxy; squid allows only the "
+    "listed host:port pairs over HTTP and CONNECT and refuses IP literals, every range IANA's special-purpose "
+    "registries do not mark globally reachable, and this machine's own addresses",
     "none": "network_mode: none",
-    "open": "a normal network, as the kit asks (the linter reports open egress)",
+    "open": "a normal network, as the kit asks (the linter reports open egress); the Docker host is reachable on it",
 }
 EGRESS_PROOFS: dict[Egress, str] = {
-    "allowlist": "tests/e2e/test_egress.py::test_no_direct_route_and_no_outside_dns",
+    "allowlist": "tests/e2e/test_egress.py::test_the_docker_host_is_out_of_the_agents_reach",
     "none": "tests/e2e/test_egress.py::test_egress_none_reaches_nothing_not_even_the_proxy",
     "open": "",
 }
@@ -258,8 +379,8 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             proven_by=f"{E2E_CONTAINMENT}::test_memory_cpu_and_pids_limits_are_in_the_cgroup",
         ),
         _pids_fidelity(plan),
-        tmpfs_disk_row(),
-        entrypoint_timeout_row(),
+        engine_disk_row(plan, mounted_folder=plan.workspace_mode == "mount"),
+        deadline_timeout_row(plan, "`docker compose up --abort-on-container-exit` stops the others when it exits"),
         Fidelity(
             "secrets",
             "enforced",
@@ -279,6 +400,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                 f"{E2E_CONTAINMENT}::test_no_capabilities_and_no_new_privileges",
             ),
         ),
+        *_git_fidelity(plan),
         *hardened_container_docker_rows(plan),
     ]
     if plan.ports:
@@ -325,7 +447,7 @@ def _pids_fidelity(plan: Plan) -> Fidelity:
 
 
 WORKSPACE_PROOFS: dict[WorkspaceMode, str] = {
-    "clone": "tests/e2e/test_workspace.py::test_clone_comes_from_the_git_server_through_the_proxy",
+    "clone": "tests/e2e/test_workspace.py::test_a_session_starts_from_a_clean_workspace",
     "mount": "tests/e2e/test_workspace.py::test_mount_is_the_host_folder_read_write",
     "mount-readonly": "tests/e2e/test_workspace.py::test_mount_readonly_can_be_read_but_not_written",
     "none": "tests/e2e/test_workspace.py::test_workspace_none_is_an_empty_folder_the_agent_can_write",
@@ -334,8 +456,48 @@ WORKSPACE_PROOFS: dict[WorkspaceMode, str] = {
 
 def _workspace_reason(plan: Plan) -> str:
     return {
-        "clone": "the entrypoint clones into a named volume on first start",
+        "clone": "the entrypoint clones into a tmpfs that is empty at every start: no session inherits another's",
         "mount": "bind mount of the host folder, read-write",
         "mount-readonly": "bind mount of the host folder, read-only",
-        "none": "an empty tmpfs",
+        "none": "an empty tmpfs at every start",
     }[plan.workspace_mode]
+
+
+GIT_PROOFS = (
+    "tests/e2e/test_workspace.py::test_the_mounted_repositorys_git_folder_is_out_of_the_agents_reach",
+    "tests/compiler/test_compose.py::test_a_mounted_repositorys_git_is_read_only_over_it",
+)
+
+
+def _git_fidelity(plan: Plan) -> list[Fidelity]:
+    """workspace.git: what of the mounted repository's .git the agent can change (mode mount only)."""
+    if plan.workspace_mode != "mount":
+        return []
+    if plan.workspace_git is not None:
+        return [
+            Fidelity(
+                "workspace.git",
+                "enforced",
+                "the repository's .git is bind-mounted read-only over the folder: the agent cannot write hooks or "
+                "configuration that git on the host would run; a repository nested deeper stays writable",
+                proven_by=GIT_PROOFS[0],
+            )
+        ]
+    if plan.workspace_git_writable:
+        return [
+            Fidelity(
+                "workspace.git",
+                "enforced",
+                "writable, as the kit asks: git on the host runs what the agent writes in .git (the linter reports it)",
+                proven_by=GIT_PROOFS[1],
+            )
+        ]
+    return [
+        Fidelity(
+            "workspace.git",
+            "best-effort",
+            "the folder held no .git when this was compiled, so none is protected: build again once it is a "
+            "repository (sandkit build --check notices)",
+            requested=False,
+        )
+    ]

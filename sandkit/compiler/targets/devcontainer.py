@@ -3,7 +3,7 @@
 It reuses compose.yaml, so the same read-only, capability-free agent service behind the same egress
 proxy is what the editor attaches to; nothing here loosens it (no privileged mode, no extra
 capabilities, no mounts, no features). The agent command is replaced by an idle loop so that a person
-can work in the sandbox, and the entrypoint still bounds the session by resources.timeout.
+can work in the sandbox, and compose.yaml's deadline container still ends the session at resources.timeout.
 """
 
 from __future__ import annotations
@@ -11,15 +11,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sandkit.compiler.engine import DEADLINE
 from sandkit.compiler.fidelity import (
     Fidelity,
     Setting,
+    deadline_timeout_row,
     inject_rows,
     manual_only_trigger_row,
     webhook_unsupported_rows,
 )
 from sandkit.compiler.output import commented_header, header_lines
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
+from sandkit.compiler.proxy import HOST_ADDRESSES_SERVICE
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
 
@@ -30,7 +33,9 @@ OVERRIDE = ".devcontainer/compose.devcontainer.yaml"
 
 
 def document(plan: Plan) -> dict[str, Any]:
-    services = [AGENT_SERVICE, PROXY_SERVICE] if plan.egress == "allowlist" else [AGENT_SERVICE]
+    services = [AGENT_SERVICE, DEADLINE]
+    if plan.egress == "allowlist":
+        services += [PROXY_SERVICE, HOST_ADDRESSES_SERVICE]
     return {
         "name": f"sandkit {plan.name}",
         "dockerComposeFile": ["../compose.yaml", "compose.devcontainer.yaml"],
@@ -83,12 +88,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         )
     )
     rows += [
-        Fidelity(
-            "resources.timeout",
-            "enforced",
-            "the entrypoint ends the session after the timeout, editor or not",
-            proven_by=UP_PROOF,
-        ),
+        deadline_timeout_row(plan, "the editor stops compose (or a person does), editor or not"),
         Fidelity(
             "agent.command",
             "best-effort",

@@ -13,7 +13,13 @@ import base64
 import hashlib
 from typing import Any
 
-from sandkit.compiler.addresses import EVERY_V4, GLOBAL_UNICAST_V6, NON_PUBLIC_V4, NON_PUBLIC_V6
+from sandkit.compiler.addresses import (
+    EVERY_V4,
+    GLOBAL_UNICAST_V6,
+    NON_PUBLIC_V4,
+    NON_PUBLIC_V6,
+    non_public_within_global_v6,
+)
 from sandkit.compiler.fidelity import (
     PROVEN_STATICALLY,
     SQUID_DENY_PROOF,
@@ -32,7 +38,16 @@ from sandkit.compiler.plan import (
     Plan,
     is_under,
 )
-from sandkit.compiler.proxy import SQUID_COMMAND, SQUID_CONF, proxy_build_context, proxy_env, proxy_files, proxy_image
+from sandkit.compiler.proxy import (
+    HOST_ADDRESSES_FILE,
+    PROXY_UID,
+    SQUID_COMMAND,
+    SQUID_CONF,
+    proxy_build_context,
+    proxy_env,
+    proxy_files,
+    proxy_image,
+)
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets import argo_events
 from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
@@ -54,7 +69,10 @@ AGENT_ROLE = "agent"
 PROXY_ROLE = "egress-proxy"
 #: (ConfigMap key, mount path, content, file mode) of one file the agent pod mounts from its ConfigMap.
 ConfigEntry = tuple[str, str, bytes, int]
-PROXY_UID = 13  # Debian's proxy user, as egress/Dockerfile runs squid
+#: What squid.conf includes for the host's own addresses (compose and the actions job write them when
+#: the sandbox starts). A node's are not known when manifests are written, and a restricted pod cannot
+#: read them: private ones are refused as non-public, a public one is not (the fidelity report says so).
+NODE_ADDRESSES_NOTE = "# The node's own addresses are not known here; private ones are refused as non-public.\n"
 SANDBOX_API = "extensions.agents.x-k8s.io/v1beta1"
 #: sandkit's linter rightly flags 0.0.0.0/0 in a NetworkPolicy; the proxy's rule is the one place it
 #: is meant (with every non-public range excepted), so that value carries a reasoned suppression.
@@ -614,7 +632,7 @@ def _proxy_manifests(plan: Plan) -> list[dict[str, Any]]:
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": _meta(plan, name, PROXY_ROLE),
-        "data": {"squid.conf": LiteralBlock(squid)},
+        "data": {"squid.conf": LiteralBlock(squid), "host-addresses.conf": NODE_ADDRESSES_NOTE},
     }  # sandkit's own text: constants and validated hosts
     service = {
         "apiVersion": "v1",
@@ -644,6 +662,12 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
         "volumeMounts": [
             {"name": "tmp", "mountPath": "/tmp"},
             {"name": "config", "mountPath": "/etc/squid/squid.conf", "subPath": "squid.conf", "readOnly": True},
+            {
+                "name": "config",
+                "mountPath": HOST_ADDRESSES_FILE,
+                "subPath": "host-addresses.conf",
+                "readOnly": True,
+            },
         ],
     }
     pod = {
@@ -663,7 +687,13 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
                 {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
                 {
                     "name": "config",
-                    "configMap": {"name": name, "items": [{"key": "squid.conf", "path": "squid.conf", "mode": 0o444}]},
+                    "configMap": {
+                        "name": name,
+                        "items": [
+                            {"key": "squid.conf", "path": "squid.conf", "mode": 0o444},
+                            {"key": "host-addresses.conf", "path": "host-addresses.conf", "mode": 0o444},
+                        ],
+                    },
                 },
             ],
         },
@@ -695,7 +725,7 @@ def _proxy_policy(plan: Plan) -> dict[str, Any]:
     ports = [{"protocol": "TCP", "port": port} for port in sorted({d.port for d in plan.allow})]
     public = [
         {"ipBlock": {"cidr": EVERY_PUBLIC_V4, "except": list(NON_PUBLIC_V4)}},
-        {"ipBlock": {"cidr": GLOBAL_UNICAST_V6}},
+        {"ipBlock": {"cidr": GLOBAL_UNICAST_V6, "except": non_public_within_global_v6()}},
     ]
     egress: list[dict[str, Any]] = [_dns_rule()]
     if ports:
@@ -869,7 +899,9 @@ def _egress_row(plan: Plan) -> Fidelity:
         "open": "no egress policy, as the kit asks (the linter reports open egress); ingress is denied",
         "allowlist": "default-deny NetworkPolicy: agent pods reach only the squid proxy, by its Service's "
         "address (no cluster DNS: squid resolves names), and the proxy's own policy allows public addresses "
-        "on the allowed ports; needs a CNI that enforces NetworkPolicy",
+        "on the allowed ports (every range IANA's special-purpose registries do not mark globally reachable "
+        "excepted, as squid refuses them); a node's own public address is not known to the manifests, so "
+        "neither refuses it; needs a CNI that enforces NetworkPolicy",
     }[plan.egress]
     return _static("network.egress", reason, f"{K8S_TESTS}::test_egress_per_mode")
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import http.server
 import os
 import ssl
+import sys
 import threading
 from pathlib import Path
 
 SERVER_ID = os.environ.get("SERVER_ID", "outside")
 GIT_ROOT = "/srv"
 CERT, KEY = Path("/certs/server.pem"), Path("/certs/server.key")
+LOG_LOCK = threading.Lock()
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -42,7 +44,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
     def log_message(self, format: str, *args: object) -> None:
-        print(f"request server={SERVER_ID} client={self.client_address[0]} {format % args}", flush=True)
+        line = f"request server={SERVER_ID} client={self.client_address[0]} {format % args}\n"
+        with LOG_LOCK:  # one write per line: requests on several threads must not interleave in the log
+            sys.stdout.write(line)
+            sys.stdout.flush()
 
 
 def serve(port: int, context: ssl.SSLContext | None) -> None:
