@@ -12,6 +12,7 @@ from sandkit.lint.facts.container_model import (
     Setting,
     env_items,
     list_settings,
+    short_volume_read_only,
     split_volume,
     strings,
 )
@@ -45,7 +46,7 @@ def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
         at = volumes.pos_of(index) if isinstance(volumes, PSeq) else pos
         if isinstance(volume, str):
             source, target = split_volume(volume)
-            box.mounts.append(Mount(source, target, pos_of(volume, at)))
+            box.mounts.append(Mount(source, target, pos_of(volume, at), read_only=short_volume_read_only(volume)))
         elif isinstance(volume, PMap):
             source = volume.get("source") or volume.get("src") or ""
             box.mounts.append(
@@ -54,6 +55,7 @@ def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
                     str(volume.get("target") or ""),
                     pos_of(source, at),
                     str(volume.get("type") or "volume"),
+                    read_only=volume.get("read_only") is True,
                 )
             )
     if service.get("privileged") is True:

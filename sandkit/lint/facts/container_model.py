@@ -49,13 +49,15 @@ class Mount:
     """A host path (or named volume) made visible inside a container.
 
     ``source`` is the host side as written ("" for anonymous volumes and Dockerfile VOLUME);
-    ``how`` is bind, volume, hostPath, declared (Dockerfile VOLUME) or copy (kit files).
+    ``how`` is bind, volume, hostPath, declared (Dockerfile VOLUME) or copy (kit files);
+    ``read_only`` where the file says so (`:ro`, `read_only: true`, `readonly`).
     """
 
     source: str
     target: str
     pos: Pos
     how: str = "bind"
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,19 @@ def split_volume(spec: str) -> tuple[str, str]:
     if len(parts) == 1:
         return "", parts[0]
     return parts[0], parts[1]
+
+
+def short_volume_read_only(spec: str) -> bool:
+    """``SRC:DST:ro`` (or ``ro`` among the mode's comma-separated options)."""
+    source, target = split_volume(spec)
+    mode = spec[len(source) + len(target) + 2 :] if source else ""
+    return "ro" in mode.split(",")
+
+
+def kv_read_only(fields: dict[str, str]) -> bool:
+    """``--mount``/devcontainer mount options: ``readonly``, ``ro``, ``readonly=true``."""
+    value = fields.get("readonly", fields.get("ro", "false")).lower()
+    return value in ("true", "1", "")
 
 
 def split_kv_list(spec: str) -> dict[str, str]:

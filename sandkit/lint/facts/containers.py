@@ -21,8 +21,10 @@ from sandkit.lint.facts.container_model import (
     Setting,
     env_items,
     installs_agent,
+    kv_read_only,
     list_settings,
     names_agent,
+    short_volume_read_only,
     split_kv_list,
     split_volume,
     strings,
@@ -139,11 +141,21 @@ def _devcontainer(file: SourceFile) -> Iterator[Container]:
             split_kv_list(mount) if isinstance(mount, str) else dict(mount) if isinstance(mount, PMap) else {}
         )
         source = fields.get("source") or fields.get("src") or ""
-        box.mounts.append(Mount(str(source), str(fields.get("target") or ""), at, str(fields.get("type") or "bind")))
+        read_only = kv_read_only({str(k).lower(): str(v).lower() for k, v in fields.items()})
+        box.mounts.append(
+            Mount(str(source), str(fields.get("target") or ""), at, str(fields.get("type") or "bind"), read_only)
+        )
     workspace = config.get("workspaceMount")
     if isinstance(workspace, str):
         fields = split_kv_list(workspace)
-        box.mounts.append(Mount(fields.get("source", ""), fields.get("target", ""), config.pos_of("workspaceMount")))
+        box.mounts.append(
+            Mount(
+                fields.get("source", ""),
+                fields.get("target", ""),
+                config.pos_of("workspaceMount"),
+                read_only=kv_read_only(fields),
+            )
+        )
     if config.get("privileged") is True:
         box.settings.append(Setting("privileged", "true", config.pos_of("privileged")))
     for key, name in (("capAdd", "cap-add"), ("securityOpt", "security-opt")):

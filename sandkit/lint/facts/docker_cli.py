@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from sandkit.lint.facts.container_model import Container, Mount, Setting, split_kv_list, split_volume
+from sandkit.lint.facts.container_model import (
+    Container,
+    Mount,
+    Setting,
+    kv_read_only,
+    short_volume_read_only,
+    split_kv_list,
+    split_volume,
+)
 from sandkit.lint.syntax.shell import Command, Word
 from sandkit.lint.syntax.tree import Pos
 
@@ -212,12 +220,12 @@ def _flag(words: Sequence[Word], i: int) -> tuple[str, str, int]:
 def _apply(box: Container, name: str, value: str, pos: Pos) -> None:
     if name == "volume":
         source, target = split_volume(value)
-        box.mounts.append(Mount(source, target, pos, "bind" if source else "volume"))
+        box.mounts.append(Mount(source, target, pos, "bind" if source else "volume", short_volume_read_only(value)))
     elif name == "mount":
         fields = split_kv_list(value)
         source = fields.get("source") or fields.get("src") or ""
         target = fields.get("target") or fields.get("dst") or fields.get("destination") or ""
-        box.mounts.append(Mount(source, target, pos, fields.get("type", "volume")))
+        box.mounts.append(Mount(source, target, pos, fields.get("type", "volume"), kv_read_only(fields)))
     elif name == "env":
         key, _, val = value.partition("=")
         box.env.append(Setting(key, val, pos))

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sandkit.lint import kinds
+from sandkit.lint.facts.container_model import Container, Mount, names_agent
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import PMap
 
 DANGEROUS_CAPABILITIES = frozenset(
     {"ALL", "SYS_ADMIN", "NET_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "DAC_READ_SEARCH", "BPF", "SYS_BOOT"}
@@ -212,3 +215,100 @@ def docker_feature(file: SourceFile) -> Iterator[Hit]:
                         setting.pos,
                         f"devcontainer feature {setting.value} gives the container a Docker daemon with host power",
                     )
+
+
+#: Host sides of a mount that are the project folder itself: the compose file's or devcontainer's
+#: folder and its parents, the working folder, the checkout of a workflow.
+_PROJECT_FOLDERS = frozenset(
+    {
+        ".",
+        "..",
+        "../..",
+        "$PWD",
+        "${PWD}",
+        "$(pwd)",
+        "${localWorkspaceFolder}",
+        "$GITHUB_WORKSPACE",
+        "${GITHUB_WORKSPACE}",
+        "${{ github.workspace }}",
+    }
+)
+
+
+def _folder(path: str) -> str:
+    trimmed = path.strip().rstrip("/")
+    while trimmed.startswith("./") and len(trimmed) > 2:
+        trimmed = trimmed[2:]
+    return trimmed or ("/" if path.strip().startswith("/") else ".")
+
+
+def _writable_git(mount: Mount, protected: set[str]) -> str | None:
+    """Why ``mount`` gives its container a writable .git of the project, or None."""
+    if mount.read_only or mount.how not in ("bind", "volume"):
+        return None
+    source, target = _folder(mount.source), _folder(mount.target)
+    if source == ".git" or source.endswith("/.git"):
+        return f"mounts {mount.source} (a repository's .git) writable"
+    if source in _PROJECT_FOLDERS and target and f"{target}/.git" not in protected:
+        return f"mounts the project folder {mount.source} at {mount.target} with its .git writable"
+    return None
+
+
+def _protected(box: Container) -> set[str]:
+    return {_folder(m.target) for m in box.mounts if m.read_only and _folder(m.target).endswith("/.git")}
+
+
+@rule("PV007", "agent-writable-git", category="privileged", severity="high", kinds=CONTAINER_KINDS)
+def agent_writable_git(file: SourceFile) -> Iterator[Hit]:
+    """A coding agent's container gets the repository it works on with `.git` writable.
+
+    Compose volumes, `docker run -v/--mount`, devcontainer `mounts` and `workspaceMount` (or its
+    default, the repository) that bind the project folder (`.`, `..`, `$PWD`,
+    `${localWorkspaceFolder}`, `$GITHUB_WORKSPACE`) or a `.git` read-write into a container that
+    runs a coding agent, with no read-only mount over its `.git`; and kits with
+    `workspace.git: writable`.
+
+    Why:
+    git on the host runs what `.git` configures: `core.fsmonitor` on the next `git status` (a
+    shell prompt runs one), `core.sshCommand` on the next fetch, hooks on the next commit. An agent
+    that can write `.git/config` or `.git/hooks` runs commands as the developer, outside its
+    container.
+
+    Fix:
+    Mount the repository's `.git` read-only over it: in compose a second bind of `./.git` to
+    `TARGET/.git` with `read_only: true`, for `docker run`
+    `--mount type=bind,source=$PWD/.git,target=TARGET/.git,readonly`, in a devcontainer a `mounts`
+    entry `source=${localWorkspaceFolder}/.git,target=${containerWorkspaceFolder}/.git,type=bind,readonly`;
+    in a kit leave `workspace.git` at its default.
+    """
+    if file.kind == kinds.KIT:
+        yield from _writable_git_kits(file)
+        return
+    for box in containers(file):
+        if not _runs_agent(box):
+            continue
+        protected = _protected(box)
+        for mount in box.mounts:
+            why = _writable_git(mount, protected)
+            if why:
+                yield Hit(mount.pos, f"{box.label} {why}: git on the host runs what the agent writes there")
+        if file.kind == kinds.DEVCONTAINER and _default_workspace(file) and not protected:
+            yield Hit(box.pos, f"{box.label} gets the repository (the default workspace mount) with its .git writable")
+
+
+def _runs_agent(box: Container) -> bool:
+    """An agent container, or a dev container with an agent's feature installed."""
+    return box.is_agent or any(names_agent(s.value) for s in box.setting("feature"))
+
+
+def _default_workspace(file: SourceFile) -> bool:
+    """A devcontainer.json that leaves the repository's mount to the tools (image or Dockerfile based)."""
+    config = file.documents[0] if file.documents else None
+    return isinstance(config, PMap) and "workspaceMount" not in config and "dockerComposeFile" not in config
+
+
+def _writable_git_kits(file: SourceFile) -> Iterator[Hit]:
+    for kit in file.documents:
+        workspace = kit.get("workspace") if isinstance(kit, PMap) else None
+        if isinstance(workspace, PMap) and workspace.get("mode") == "mount" and workspace.get("git") == "writable":
+            yield Hit(workspace.pos_of("git"), "the kit mounts its repository with .git writable (workspace.git)")

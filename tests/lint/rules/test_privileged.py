@@ -1,5 +1,5 @@
-"""PV001-PV006: privileged mode, host namespaces, capabilities, confinement, escalation,
-Docker devcontainer features; each with look-alikes that must stay quiet."""
+"""PV001-PV007: privileged mode, host namespaces, capabilities, confinement, escalation,
+Docker devcontainer features, a writable .git for an agent; each with look-alikes that stay quiet."""
 
 from __future__ import annotations
 
@@ -107,3 +107,68 @@ def test_negative(name: str, text: str) -> None:
 def test_host_network_for_an_agent_is_egress_not_privileged() -> None:
     text = "services:\n  coder:\n    image: ghcr.io/acme/claude-code:2\n    network_mode: host\n"
     assert rules_of(lint_text("compose.yaml", text)) == {"EG003"}
+
+
+CLAUDE = "image: ghcr.io/acme/claude-code:2"
+KIT_HEAD = "apiVersion: sandkit/v1\nname: k\nagent: {command: [a]}\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("compose.yaml", f"services:\n  coder:\n    {CLAUDE}\n    volumes: ['.:/work']\n", [(4, 15)]),
+        (
+            "compose.yaml",
+            f"services:\n  coder:\n    {CLAUDE}\n    volumes:\n      - {{type: bind, source: ../, target: /w}}\n",
+            [(5, 30)],
+        ),
+        ("compose.yaml", f"services:\n  coder:\n    {CLAUDE}\n    volumes: ['./.git:/w/.git']\n", [(4, 15)]),
+        ("run.sh", 'docker run -v "$PWD:/src" ghcr.io/acme/codex:1\n', [(1, 15)]),
+        (
+            ".devcontainer/devcontainer.json",
+            '{"image": "mcr.microsoft.com/devcontainers/base:1",\n'
+            ' "features": {"ghcr.io/anthropics/devcontainer-features/claude-code:1": {}}}',
+            [(1, 1)],
+        ),
+        ("kits/k.yaml", KIT_HEAD + "workspace: {mode: mount, source: ., git: writable}\n", [(4, 42)]),
+    ],
+)
+def test_agent_writable_git_positive(name: str, text: str, where: list[tuple[int, int]]) -> None:
+    assert at(lint_text(name, text), "PV007") == where
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # .git read-only over the writable project folder (what sandkit's compose target writes)
+        (
+            "compose.yaml",
+            f"services:\n  coder:\n    {CLAUDE}\n    volumes:\n      - {{type: bind, source: ../.., target: /w}}\n"
+            "      - {type: bind, source: ../../.git, target: /w/.git, read_only: true}\n",
+        ),
+        ("compose.yaml", f"services:\n  coder:\n    {CLAUDE}\n    volumes: ['.:/work:ro', './data:/data']\n"),
+        ("compose.yaml", "services:\n  db:\n    image: postgres:16\n    volumes: ['.:/work']\n"),
+        (
+            "run.sh",
+            'docker run -v "$PWD:/src" --mount type=bind,source=$PWD/.git,target=/src/.git,readonly '
+            "ghcr.io/acme/codex:1\n",
+        ),
+        (
+            ".devcontainer/devcontainer.json",
+            '{"image": "mcr.microsoft.com/devcontainers/base:1",\n'
+            ' "features": {"ghcr.io/anthropics/devcontainer-features/claude-code:1": {}},\n'
+            ' "mounts": ["source=${localWorkspaceFolder}/.git,target=${containerWorkspaceFolder}/.git,'
+            'type=bind,readonly"]}',
+        ),
+        (".devcontainer/devcontainer.json", '{"image": "mcr.microsoft.com/devcontainers/python:3"}'),
+        ("kits/k.yaml", KIT_HEAD + "workspace: {mode: mount, source: .}\n"),
+        ("README.md", "A kit may say `git: writable` under workspace; do not.\n"),
+    ],
+)
+def test_agent_writable_git_negative(name: str, text: str) -> None:
+    assert "PV007" not in rules_of(lint_text(name, text))
+
+
+def test_agent_writable_git_in_a_gitlab_job() -> None:
+    text = 'review:\n  script:\n    - docker run -v "$PWD:/src" ghcr.io/acme/claude-code:2\n'
+    assert "PV007" in rules_of(lint_text(".gitlab-ci.yml", text))
