@@ -606,6 +606,9 @@ def workspace(base: Policy, head: Policy) -> Iterator[Change]:
             yield Change(
                 "workspace-changed", "workspace.mode", "mode {} (was {})", (head.workspace_mode, base.workspace_mode)
             )
+    writable_git = (base.workspace_mode, base.workspace_git) == ("mount", "writable")
+    if (head.workspace_mode, head.workspace_git) == ("mount", "writable") and not writable_git:
+        yield Change("workspace-git-writable", "workspace.git", "writable in the host folder {}", (source,))
     for name in ("repo", "ref", "path") if base.workspace_mode == head.workspace_mode else ():
         before, after = getattr(base, f"workspace_{name}"), getattr(head, f"workspace_{name}")
         if before != after:
@@ -649,6 +652,7 @@ def added_kit_baseline(head: Policy) -> Policy:
         workspace_repo=None,
         workspace_ref=None,
         workspace_source=None,
+        workspace_git="read-only",
         cpus=resources.cpus,
         memory=quantity_bytes(resources.memory),
         pids=resources.pids,

@@ -112,6 +112,7 @@ class Policy:
     workspace_ref: str | None
     workspace_path: str
     workspace_source: str | None
+    workspace_git: str
     cpus: float
     memory: int
     pids: int
@@ -341,6 +342,7 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         workspace_ref=kit.workspace.ref,
         workspace_path=kit.workspace.path,
         workspace_source=_relative(kit.workspace.source, root) if kit.workspace.source else None,
+        workspace_git=kit.workspace.git,
         cpus=kit.resources.cpus,
         memory=quantity_bytes(kit.resources.memory),
         pids=kit.resources.pids,

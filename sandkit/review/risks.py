@@ -147,6 +147,9 @@ RISKS = _table(
     ("workspace-writable-mount", "high", "widens", "workspace",
      "the agent now edits a folder of the host in place: nothing stands between its writes and your files"),
     ("workspace-mount-added", "medium", "widens", "workspace", "the agent now reads a folder of the host"),
+    ("workspace-git-writable", "high", "widens", "workspace",
+     "the agent may write the mounted repository's .git: git on the host runs the hooks and configuration it "
+     "plants there"),
     ("workspace-changed", "medium", "changes", "workspace",
      "the agent works on other code (repository, ref or folder)"),
     ("workspace-narrowed", "info", "narrows", "workspace", "the agent reaches less of the host's files"),

@@ -303,7 +303,7 @@ HEAD: dict[str, str | None] = {
           - {path: /home/builder/.bashrc, content: "export PATH=$PATH:/opt/tools\\n"}
           - {path: /home/builder/notes.txt, content: "hello\\n"}
           - {path: /opt/tools/README, content: "tools\\n"}
-        workspace: {mode: mount, source: ./app}
+        workspace: {mode: mount, source: ./app, git: writable}
         resources: {cpus: 4, memory: 8Gi, pids: 1024, disk: 20Gi, timeout: 2h}
         isolation: {runtime: default, read_only_root: false, docker: rootless}
         ports:
