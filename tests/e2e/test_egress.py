@@ -189,3 +189,23 @@ def test_only_http_and_connect_pass_the_proxy(net_project: Project) -> None:
         {"ftp": "403", "gopher": "403", "whois": "403"},
         {"ftp": "403", "gopher": "501", "whois": "403"},
     ), f"the proxy did not refuse every non-HTTP URL itself:\n{result}"
+
+
+def test_egress_none_reaches_nothing_not_even_the_proxy(
+    offline_project: Project, net_project: Project, outside: Outside
+) -> None:
+    """The net project's proxy is running: even its addresses are out of reach."""
+    targets = [f"{ip}:3128" for ip in net_project.addresses("egress")] + [f"{outside.allowed_ip}:8080"]
+    script = f"""
+    for i in /sys/class/net/*; do echo "interface=${{i##*/}}"; done
+    if timeout 5 getent hosts egress; then echo "resolved egress"; fi
+    for target in {" ".join(targets)}; do
+      if timeout 5 bash -c "exec 3<>/dev/tcp/${{target%:*}}/${{target#*:}}" 2>/dev/null; then echo "reached $target"; fi
+    done
+    echo done
+    """
+    result = offline_project.agent(script)
+    assert result.stdout.rstrip().endswith("done"), result
+    assert re.findall(r"interface=(\S+)", result.stdout) == ["lo"], f"egress: none has a network interface:\n{result}"
+    assert "reached" not in result.stdout, f"egress: none reached the network:\n{result}"
+    assert "resolved" not in result.stdout, f"egress: none resolved the proxy's name:\n{result}"
