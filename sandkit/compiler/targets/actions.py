@@ -136,7 +136,8 @@ AGENT_SCRIPT = LiteralBlock("""\
 log=(--log-driver json-file --log-opt "max-size=$SANDKIT_LOG_MAX_SIZE" --log-opt "max-file=$SANDKIT_LOG_MAX_FILE")
 docker run --detach --name "$SANDKIT_DEADLINE" --user "$SANDKIT_DEADLINE_USER" --init --network none \\
   --read-only --cap-drop ALL --security-opt no-new-privileges:true --memory 33554432 --memory-swap 33554432 \\
-  --cpus 0.1 --pids-limit 16 "${log[@]}" --entrypoint sleep "$SANDKIT_IMAGE" "$SANDKIT_DEADLINE_SECONDS" >/dev/null
+  --cpus "$SANDKIT_CPUS" --pids-limit 16 "${log[@]}" --entrypoint sleep "$SANDKIT_IMAGE" \\
+  "$SANDKIT_DEADLINE_SECONDS" >/dev/null
 args=(--rm --name "$SANDKIT_AGENT" --user "$SANDKIT_USER" --cap-drop ALL
   --security-opt no-new-privileges:true --init --network "$SANDKIT_NETWORK"
   --memory "$SANDKIT_MEMORY" --memory-swap "$SANDKIT_MEMORY" --cpus "$SANDKIT_CPUS"

@@ -230,6 +230,7 @@ def deadline_service(plan: Plan) -> dict[str, Any]:
         **_hardening(plan),
         "read_only": True,
         **SMALL,
+        "cpus": plan.cpus,  # its init reaps the agent's orphans (a fork bomb's too) as fast as they come
         "network_mode": "none",
     }
 
@@ -470,9 +471,13 @@ GIT_PROOFS = (
 
 
 def _git_fidelity(plan: Plan) -> list[Fidelity]:
-    """workspace.git: what of the mounted repository's .git the agent can change (mode mount only)."""
+    """workspace.git: whether the agent can change a .git that git on the host reads (only mode mount can)."""
+    if plan.workspace_mode == "mount-readonly":
+        reason = "the whole host folder, its .git with it, is mounted read-only"
+        return [Fidelity("workspace.git", "enforced", reason, proven_by=WORKSPACE_PROOFS[plan.workspace_mode])]
     if plan.workspace_mode != "mount":
-        return []
+        reason = "no folder of the host is in the sandbox: a .git in the workspace is the sandbox's own"
+        return [Fidelity("workspace.git", "enforced", reason, proven_by=WORKSPACE_PROOFS[plan.workspace_mode])]
     if plan.workspace_git is not None:
         return [
             Fidelity(
