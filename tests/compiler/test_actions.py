@@ -260,7 +260,8 @@ def test_every_script_passes_shellcheck(script: str) -> None:
 
 
 def test_the_agent_step_asks_for_the_kits_runtime_and_workspace(tmp_path: Path) -> None:
-    """What GitHub's runners would run: the agent under the kit's runtime, cloning into a volume of its own."""
+    """What GitHub's runners would run: the agent under the kit's runtime, cloning into a fresh tmpfs of
+    resources.disk, without the deadline's PID namespace (gVisor cannot join it)."""
     (tmp_path / "rt.yaml").write_text(
         "apiVersion: sandkit/v1\nname: rt\nagent: {command: [agent]}\nisolation: {runtime: gvisor}\n"
         "network: {allow: [git.example.com]}\nworkspace: {repo: 'https://git.example.com/app.git'}\n",
@@ -271,11 +272,16 @@ def test_the_agent_step_asks_for_the_kits_runtime_and_workspace(tmp_path: Path) 
     document = YAML(typ="safe").load((tmp_path / "out/rt/workflows/rt.yml").read_text(encoding="utf-8"))
     env = next(s for s in _steps(document) if s.get("run") == actions.AGENT_SCRIPT)["env"]
     assert env["SANDKIT_RUNTIME"] == "runsc"
-    assert env["SANDKIT_WORKSPACE_VOLUME"] == "sandkit-rt-workspace" and env["SANDKIT_TMPFS_WORKSPACE"] == ""
-    assert env["SANDKIT_WORKSPACE"] == "/workspace" and env["SANDKIT_NETWORK"] == "sandkit-rt-sandbox"
+    assert (
+        env["SANDKIT_TMPFS_WORKSPACE"]
+        == f"/workspace:rw,exec,nosuid,nodev,size={10 * 2**30},uid=1000,gid=1000,mode=0700"
+    )
+    assert env["SANDKIT_NETWORK"] == "sandkit-rt-sandbox" and env["SANDKIT_SHARE_PID"] == "false"
+    assert env["SANDKIT_DEADLINE_SECONDS"] == str(3600 + 60) and env["SANDKIT_DEADLINE_USER"] == "65534:65534"
     script = str(actions.AGENT_SCRIPT)
     assert 'args+=(--runtime "$SANDKIT_RUNTIME")' in script
-    assert 'args+=(--mount "type=volume,source=$SANDKIT_WORKSPACE_VOLUME,target=$SANDKIT_WORKSPACE")' in script
+    assert '--tmpfs "$SANDKIT_TMPFS_WORKSPACE"' in script and "type=volume" not in script
+    assert 'args+=(--pid "container:$SANDKIT_DEADLINE")' in script
     entrypoint = (tmp_path / "out/rt/entrypoint.sh").read_text(encoding="utf-8")
     assert "git clone --quiet --no-checkout -- 'https://git.example.com/app.git' /workspace" in entrypoint
 

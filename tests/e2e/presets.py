@@ -67,8 +67,14 @@ class PresetSandbox:
         )
 
     def version(self) -> Result:
-        """The agent's --version, run in the kit's hardened agent service (its entrypoint set aside)."""
+        """The agent's --version, run in the kit's hardened agent service (its entrypoint set aside).
+
+        Without the proxy (no egress is needed for --version) but with the deadline, whose PID namespace
+        the agent service joins: without it the engine refuses to start the agent."""
         command, *args = VERSION_COMMANDS[self.preset]
+        started = self.compose("up", "-d", "--no-deps", "--no-build", "deadline", timeout=120)
+        if started.returncode != 0:
+            return started
         return self.compose("run", "--rm", "--no-deps", "-T", "--entrypoint", command, "agent", *args, timeout=180)
 
 

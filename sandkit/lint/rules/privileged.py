@@ -279,7 +279,7 @@ def agent_writable_git(file: SourceFile) -> Iterator[Hit]:
     `TARGET/.git` with `read_only: true`, for `docker run`
     `--mount type=bind,source=$PWD/.git,target=TARGET/.git,readonly`, in a devcontainer a `mounts`
     entry `source=${localWorkspaceFolder}/.git,target=${containerWorkspaceFolder}/.git,type=bind,readonly`;
-    in a kit leave `workspace.git` at its default.
+    in a kit leave `workspace.git: read-only`, the default.
     """
     if file.kind == kinds.KIT:
         yield from _writable_git_kits(file)
