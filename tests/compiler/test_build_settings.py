@@ -97,10 +97,13 @@ def test_the_pre_commit_hook_in_a_real_repository(tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(repo)
     assert main(["build", "agents", "--target", "docker", "-q"]) == 0
     run("git", "add", "-A")
-    passed = run("pre-commit", "run", "sandkit-build-check", "--all-files")
+    # pre-commit from this interpreter: a pyenv shim would put its own bin folder, and the sandkit
+    # installed there (another checkout's), first on the hook's PATH.
+    pre_commit = (sys.executable, "-m", "pre_commit")
+    passed = run(*pre_commit, "run", "sandkit-build-check", "--all-files")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     (repo / "agents" / "one.yaml").write_text(KIT.format(name="one") + "env: {A: '1'}\n")
-    failed = run("pre-commit", "run", "sandkit-build-check", "--all-files")
+    failed = run(*pre_commit, "run", "sandkit-build-check", "--all-files")
     assert failed.returncode == 1 and "generated files are stale" in failed.stdout
 
 
