@@ -19,6 +19,7 @@ from sandkit.lint.facts.container_model import (
     Setting,
     env_items,
     list_settings,
+    short_volume_read_only,
     split_volume,
     strings,
 )
@@ -117,7 +118,7 @@ def _container(module: str, options: PMap) -> Container:
             if isinstance(volume, str):
                 source, target = split_volume(volume)
                 at = volumes.pos_of(index) if isinstance(volumes, PSeq) else options.pos_of(key)
-                box.mounts.append(Mount(source, target, pos_of(volume, at)))
+                box.mounts.append(Mount(source, target, pos_of(volume, at), read_only=short_volume_read_only(volume)))
     for key in ("mounts", "mount"):
         for mount in strings(options.get(key)):
             if isinstance(mount, PMap) and isinstance(mount.get("source"), str):
@@ -128,6 +129,7 @@ def _container(module: str, options: PMap) -> Container:
                         str(mount.get("target") or ""),
                         pos_of(source, mount.pos),
                         str(mount.get("type") or "bind"),
+                        read_only=mount.get("read_only") is True,
                     )
                 )
     hosts = options.get("etc_hosts")

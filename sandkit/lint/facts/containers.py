@@ -24,7 +24,6 @@ from sandkit.lint.facts.container_model import (
     kv_read_only,
     list_settings,
     names_agent,
-    short_volume_read_only,
     split_kv_list,
     split_volume,
     strings,

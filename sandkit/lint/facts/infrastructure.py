@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from sandkit.lint.facts.container_model import Container, Mount, Setting, split_volume, strings
+from sandkit.lint.facts.container_model import Container, Mount, Setting, short_volume_read_only, split_volume, strings
 from sandkit.lint.facts.kubernetes import pod_specs
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.hcl import blocks
@@ -58,6 +58,11 @@ def _text(value: Any) -> str:
 
 
 _PATHEXPAND = re.compile(r'pathexpand\(\s*"([^"]*)"\s*\)')
+
+
+def _read_only(block: PMap) -> bool:
+    """Nomad's ``readonly = true`` or Terraform's ``read_only = true`` on a mount or volume block."""
+    return block.get("readonly") is True or block.get("read_only") is True
 
 
 def _path(value: Any) -> Any:
@@ -124,13 +129,12 @@ def docker_config(box: Container, config: PMap) -> None:
         if isinstance(volume, str):
             source, target = split_volume(volume)
             at = volumes.pos_of(index) if isinstance(volumes, PSeq) else config.pos_of("volumes")
-            box.mounts.append(Mount(source, target, pos_of(volume, at)))
+            box.mounts.append(Mount(source, target, pos_of(volume, at), read_only=short_volume_read_only(volume)))
     for mount in [*strings(config.get("mount")), *strings(config.get("mounts"))]:
         if isinstance(mount, PMap) and isinstance(mount.get("source"), str):
             source = mount["source"]
-            box.mounts.append(
-                Mount(source, _text(mount.get("target")), pos_of(source, mount.pos), _text(mount.get("type")))
-            )
+            target, how = _text(mount.get("target")), _text(mount.get("type"))
+            box.mounts.append(Mount(source, target, pos_of(source, mount.pos), how, read_only=_read_only(mount)))
     for device in strings(config.get("devices")):
         if isinstance(device, PMap) and isinstance(device.get("host_path"), str):
             box.settings.append(Setting("device", device["host_path"], pos_of(device["host_path"], device.pos)))
@@ -188,11 +192,13 @@ def _docker_container(body: PMap, label: str, pos: Pos) -> Container:
     for _, volume, at in blocks(body.get("volumes"), 0):
         if isinstance(volume.get("host_path"), str):
             source = _path(volume["host_path"])
-            box.mounts.append(Mount(source, _text(volume.get("container_path")), pos_of(source, at)))
+            target = _text(volume.get("container_path"))
+            box.mounts.append(Mount(source, target, pos_of(source, at), read_only=_read_only(volume)))
     for _, mount, at in blocks(body.get("mounts"), 0):
         if isinstance(mount.get("source"), str):
             source = _path(mount["source"])
-            box.mounts.append(Mount(source, _text(mount.get("target")), pos_of(source, at), _text(mount.get("type"))))
+            target, how = _text(mount.get("target")), _text(mount.get("type"))
+            box.mounts.append(Mount(source, target, pos_of(source, at), how, read_only=_read_only(mount)))
     for _, device, at in blocks(body.get("devices"), 0):
         if isinstance(device.get("host_path"), str):
             box.settings.append(Setting("device", device["host_path"], pos_of(device["host_path"], at)))
@@ -215,7 +221,10 @@ def _docker_service(body: PMap, label: str, pos: Pos) -> Iterator[Container]:
                 if isinstance(mount.get("source"), str):
                     source = _path(mount["source"])
                     kind = _text(mount.get("type")) or "volume"
-                    box.mounts.append(Mount(source, _text(mount.get("target")), pos_of(source, mount_pos), kind))
+                    target = _text(mount.get("target"))
+                    box.mounts.append(
+                        Mount(source, target, pos_of(source, mount_pos), kind, read_only=_read_only(mount))
+                    )
             env = spec.get("env")
             if isinstance(env, PMap):
                 box.env.extend(Setting(str(k), _text(v), env.pos_of(k)) for k, v in env.items())

@@ -172,3 +172,62 @@ def test_agent_writable_git_negative(name: str, text: str) -> None:
 def test_agent_writable_git_in_a_gitlab_job() -> None:
     text = 'review:\n  script:\n    - docker run -v "$PWD:/src" ghcr.io/acme/claude-code:2\n'
     assert "PV007" in rules_of(lint_text(".gitlab-ci.yml", text))
+
+
+ANSIBLE_AGENT = (
+    "- hosts: all\n  tasks:\n    - community.docker.docker_container:\n"
+    "        name: agent\n        image: ghcr.io/acme/claude-code:2\n"
+)
+TERRAFORM_AGENT = 'resource "docker_container" "agent" {\n  image = "ghcr.io/acme/codex:1"\n'
+NOMAD_AGENT = (
+    'job "a" {\n  group "g" {\n    task "t" {\n      driver = "docker"\n      config {\n'
+    '        image = "ghcr.io/acme/aider:1"\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "writable", "read_only"),
+    [
+        (
+            "ansible/site.yml",
+            ANSIBLE_AGENT + "        volumes: ['/srv/repo/.git:/w/.git']\n",
+            ANSIBLE_AGENT + "        volumes: ['/srv/repo/.git:/w/.git:ro']\n",
+        ),
+        (
+            "ansible/site.yml",
+            ANSIBLE_AGENT + "        mounts: [{source: /srv/repo/.git, target: /w/.git, type: bind}]\n",
+            ANSIBLE_AGENT
+            + "        mounts: [{source: /srv/repo/.git, target: /w/.git, type: bind, read_only: true}]\n",
+        ),
+        (
+            "main.tf",
+            TERRAFORM_AGENT + '  volumes {\n    host_path = "/srv/repo/.git"\n    container_path = "/w/.git"\n  }\n}\n',
+            TERRAFORM_AGENT
+            + '  volumes {\n    host_path = "/srv/repo/.git"\n    container_path = "/w/.git"\n    read_only = true\n'
+            "  }\n}\n",
+        ),
+        (
+            "main.tf",
+            TERRAFORM_AGENT
+            + '  mounts {\n    type = "bind"\n    source = "/srv/repo/.git"\n    target = "/w/.git"\n  }\n}\n',
+            TERRAFORM_AGENT + '  mounts {\n    type = "bind"\n    source = "/srv/repo/.git"\n    target = "/w/.git"\n'
+            "    read_only = true\n  }\n}\n",
+        ),
+        (
+            "jobs/a.nomad",
+            NOMAD_AGENT + '        volumes = ["/srv/repo/.git:/w/.git"]\n      }\n    }\n  }\n}\n',
+            NOMAD_AGENT + '        volumes = ["/srv/repo/.git:/w/.git:ro"]\n      }\n    }\n  }\n}\n',
+        ),
+        (
+            "jobs/a.nomad",
+            NOMAD_AGENT + '        mount {\n          type = "bind"\n          source = "/srv/repo/.git"\n'
+            '          target = "/w/.git"\n        }\n      }\n    }\n  }\n}\n',
+            NOMAD_AGENT + '        mount {\n          type = "bind"\n          source = "/srv/repo/.git"\n'
+            '          target = "/w/.git"\n          readonly = true\n        }\n      }\n    }\n  }\n}\n',
+        ),
+    ],
+)
+def test_agent_writable_git_knows_read_only_in_infrastructure_code(name: str, writable: str, read_only: str) -> None:
+    """Ansible, Terraform and Nomad say read-only in their own words; a read-only .git is no finding."""
+    assert "PV007" in rules_of(lint_text(name, writable))
+    assert "PV007" not in rules_of(lint_text(name, read_only))
