@@ -30,9 +30,11 @@ def workspace_tmpfs(plan: Plan) -> str:
     """The workspace of a clone (or of none): empty at every start, resources.disk at most, and the one
     writable place where the agent may run what it builds (exec), as a disk folder would allow.
 
-    Its pages count against resources.memory (no swap), so the smaller of the two is the real bound.
+    Its pages count against resources.memory (no swap), so it is sized at the smaller of the two: a
+    full workspace is a write error the agent sees, not the kernel ending the session for memory.
     """
-    return f"{plan.workspace_path}:rw,exec,nosuid,nodev,size={plan.disk_bytes},uid={plan.uid},gid={plan.uid},mode=0700"
+    size = min(plan.disk_bytes, plan.memory_bytes)
+    return f"{plan.workspace_path}:rw,exec,nosuid,nodev,size={size},uid={plan.uid},gid={plan.uid},mode=0700"
 
 
 def log_options() -> dict[str, str]:

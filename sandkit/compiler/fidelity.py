@@ -159,9 +159,8 @@ def engine_disk_row(plan: Plan, mounted_folder: bool, proven_by: str = DISK_PROO
     return Fidelity(
         "resources.disk",
         "enforced",
-        f"the workspace is a tmpfs of {plan.disk_bytes} bytes (its pages count against resources.memory, so the "
-        f"smaller one is the bound), /tmp and home tmpfs of at most {min(plan.disk_bytes, plan.memory_bytes)}; "
-        f"{logs}",
+        f"the workspace, /tmp and home are tmpfs of at most {min(plan.disk_bytes, plan.memory_bytes)} bytes "
+        f"(resources.disk, or resources.memory where smaller: their pages count against it); {logs}",
         proven_by=proven_by,
     )
 
