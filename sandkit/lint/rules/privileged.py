@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sandkit.lint import kinds
-from sandkit.lint.facts.container_model import Container, Mount, names_agent
+from sandkit.lint.facts.container_model import Container, Mount
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -285,7 +285,7 @@ def agent_writable_git(file: SourceFile) -> Iterator[Hit]:
         yield from _writable_git_kits(file)
         return
     for box in containers(file):
-        if not _runs_agent(box):
+        if not box.is_agent:  # a dev container with an agent's feature or install command is one too
             continue
         protected = _protected(box)
         for mount in box.mounts:
@@ -294,11 +294,6 @@ def agent_writable_git(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(mount.pos, f"{box.label} {why}: git on the host runs what the agent writes there")
         if file.kind == kinds.DEVCONTAINER and _default_workspace(file) and not protected:
             yield Hit(box.pos, f"{box.label} gets the repository (the default workspace mount) with its .git writable")
-
-
-def _runs_agent(box: Container) -> bool:
-    """An agent container, or a dev container with an agent's feature installed."""
-    return box.is_agent or any(names_agent(s.value) for s in box.setting("feature"))
 
 
 def _default_workspace(file: SourceFile) -> bool:

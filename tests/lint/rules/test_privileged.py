@@ -130,6 +130,12 @@ KIT_HEAD = "apiVersion: sandkit/v1\nname: k\nagent: {command: [a]}\n"
             ' "features": {"ghcr.io/anthropics/devcontainer-features/claude-code:1": {}}}',
             [(1, 1)],
         ),
+        (
+            ".devcontainer/devcontainer.json",
+            '{"image": "mcr.microsoft.com/devcontainers/base:1",\n'
+            ' "postCreateCommand": "npm install -g @openai/codex"}',
+            [(1, 1)],
+        ),
         ("kits/k.yaml", KIT_HEAD + "workspace: {mode: mount, source: ., git: writable}\n", [(4, 42)]),
     ],
 )
