@@ -104,7 +104,8 @@ def test_a_dev_container_that_installs_an_agent_is_an_agent_container() -> None:
         '"onCreateCommand": ["pipx", "install", "aider-chat"]',
     ):
         text = f'{{"image": "x", "runArgs": ["--network=host"], {extra}}}'
-        assert rules_of(lint_text(".devcontainer/devcontainer.json", text)) == {"EG003"}, extra
+        # An agent's rules: host network is its egress (EG003), the default workspace mount its writable .git (PV007).
+        assert rules_of(lint_text(".devcontainer/devcontainer.json", text)) == {"EG003", "PV007"}, extra
     plain = '{"image": "x", "runArgs": ["--network=host"], "postCreateCommand": "npm ci"}'
     assert rules_of(lint_text(".devcontainer/devcontainer.json", plain)) == {"PV002"}
 
