@@ -446,7 +446,7 @@ if [ -n "$SANDKIT_NETWORK" ]; then
   docker network rm "$SANDKIT_NETWORK" >/dev/null 2>&1 || true
 fi
 rm -rf -- "$RUNNER_TEMP"/sandkit-session.* "$RUNNER_TEMP"/sandkit-host-addresses.* "$RUNNER_TEMP/sandkit-event" \\
-  "$RUNNER_TEMP/sandkit-variables" "$RUNNER_TEMP/sandkit-output"
+  "$RUNNER_TEMP/sandkit-variables"
 for container in "$SANDKIT_AGENT" "$SANDKIT_DEADLINE" "$SANDKIT_PROXY"; do
   if [ -n "$container" ] && docker container inspect "$container" >/dev/null 2>&1; then
     echo "sandkit: the container $container could not be removed" >&2

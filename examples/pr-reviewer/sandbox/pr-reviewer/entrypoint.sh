@@ -6,6 +6,8 @@
 # startup commands, then execs the agent under a time limit.
 set -eu
 umask 022
+# resources.timeout counts from here: clone and start-up commands are part of the session.
+sandkit_started=$(date +%s)
 
 # The kit's env values, each shell-quoted.
 . /etc/sandkit/env.sh
@@ -82,7 +84,8 @@ checkout_pull_request_head() {
   export SANDKIT_HEAD_SHA
 }
 
-# Clone the workspace on first start (the volume is empty), through the egress proxy.
+# Clone the workspace, through the egress proxy, when it is empty (at every start under compose and
+# the actions job, whose workspace is a fresh tmpfs; Kubernetes' init container clones it first).
 if [ -z "$(ls -A /workspace)" ]; then
   git clone --quiet --no-checkout -- 'https://github.com/acme/app.git' /workspace
   if [ "${SANDKIT_CHECKOUT:-}" = head ] && [ -n "${SANDKIT_PR_NUMBER:-}" ]; then
@@ -123,9 +126,15 @@ if ! sh -c 'git config --global user.email sandbox-agent@users.noreply.github.co
   exit 1
 fi
 
-# The agent, stopped after 1800 s (resources.timeout).
+# The agent, asked to stop (SIGTERM) 1800 s after the session started (resources.timeout) and
+# killed 30 s later. timeout(1) runs as the agent's uid, so an agent can stop it: compose
+# and the actions job also end the session from outside its reach (their deadline container).
+remaining=$(( 1800 - ($(date +%s) - sandkit_started) ))
+if [ "$remaining" -lt 1 ]; then
+  remaining=1
+fi
 if command -v timeout >/dev/null 2>&1; then
-  exec timeout --kill-after=30 1800 "$@"
+  exec timeout --kill-after=30 "$remaining" "$@"
 fi
 echo "sandkit: timeout(1) is not in this image; resources.timeout is not enforced here" >&2
 exec "$@"
