@@ -55,7 +55,6 @@ from sandkit.compiler.proxy import (
     PROXY_UID,
     proxy_build_context,
     proxy_env,
-    proxy_files,
     proxy_image,
 )
 from sandkit.compiler.target import Files, RenderContext
