@@ -96,7 +96,10 @@ def test_the_agent_gets_placeholders_and_trust_and_the_proxy_gets_the_secrets(tm
         assert env[variable] == "/tmp/sandkit-ca-certificates.crt"
     ca_mount = {"type": "volume", "source": "egress-ca", "target": "/run/sandkit-proxy-ca", "read_only": True}
     assert ca_mount in agent["volumes"]
-    assert proxy["volumes"] == [{"type": "volume", "source": "egress-ca", "target": "/run/sandkit-egress-ca"}]
+    assert proxy["volumes"] == [
+        {"type": "volume", "source": "host-addresses", "target": "/etc/squid/host", "read_only": True},
+        {"type": "volume", "source": "egress-ca", "target": "/run/sandkit-egress-ca"},
+    ]
     assert "/run/sandkit-egress:rw,nosuid,nodev,noexec,size=16777216,uid=1000,gid=1000,mode=0700" in proxy["tmpfs"]
     assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"]
 
@@ -113,11 +116,11 @@ def test_squid_opens_tls_only_toward_the_injection_hosts(tmp_path: Path) -> None
     assert "never_direct allow agent_port inject_tls\n" in squid
     assert "acl inject_1_host dstdomain -n api.github.com\nacl inject_1_port port 443\n" in squid
     assert "request_header_access Authorization deny inject_1\n" in squid
-    access = [line for line in squid.splitlines() if line.startswith(("http_access", "include"))]
+    access = [line for line in squid.splitlines() if line.startswith(("http_access", "include /run/sandkit-egress"))]
     assert access[:5] == [
         "http_access deny manager",
         "include /run/sandkit-egress/inject.conf",
-        "http_access allow bump_port inject_tls !non_public",
+        "http_access allow bump_port inject_tls !non_public !host_address",
         "http_access deny bump_port",
         "http_access deny !sandbox_clients",
     ]
