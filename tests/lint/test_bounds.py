@@ -168,6 +168,9 @@ def test_bound_nesting_keeps_lines_and_columns_and_cannot_be_fooled_by_quotes() 
     assert hits == [("depth", 4 + 100)]
     assert bounded == "a: '" + "[" * 101 + "".join(" " if c != "\n" else c for c in text[105:])
     assert bound_nesting("a: [b, {c: d}]\n") == ("a: [b, {c: d}]\n", [])
+    for text, index in ((" " * 1000 + "- a\nb: 1\n", 1000), ("b: 1\n" + "- " * 600 + "a\n", 5 + 1000)):
+        bounded, hits = bound_nesting(text)  # on the first line and on a later one
+        assert hits == [("column", index)] and bounded.endswith("\n") and "a" not in bounded.split("\n")[-2]
 
 
 def test_a_planted_exec_form_or_token_nested_past_json_s_limits_is_no_crash() -> None:

@@ -81,6 +81,7 @@ def load_documents(text: str) -> list[Any]:
 
 
 _DEEP_LINE = re.compile(rf"(?m)^[ \t?:-]{{{MAX_BLOCK_COLUMN},}}[^\n]*")
+_DEEP_RUN = re.compile(rf"\n[ \t?:-]{{{MAX_BLOCK_COLUMN}}}")  # a literal first character: searched fast
 _BRACKET = re.compile(r"[\[\]{}]")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
@@ -98,7 +99,8 @@ def bound_nesting(text: str) -> tuple[str, list[tuple[str, int]]]:
     quote the scan misreads can only make it blank more, never let deep text through.
     """
     hits: list[tuple[str, int]] = []
-    deep_line = _DEEP_LINE.search(text)
+    deep = _DEEP_RUN.search(text) is not None or _DEEP_LINE.match(text[:MAX_BLOCK_COLUMN]) is not None
+    deep_line = _DEEP_LINE.search(text) if deep else None
     if deep_line is not None:
         hits.append(("column", deep_line.start() + MAX_BLOCK_COLUMN))
         text = _DEEP_LINE.sub(lambda m: " " * len(m.group()), text)
