@@ -59,7 +59,8 @@ def flow(value: Any) -> str:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str):
-        return value if value and _PLAIN.match(value) and value not in ("true", "false", "null") else json.dumps(value)
+        plain = value and _PLAIN.match(value) and value not in ("true", "false", "null", "-", "?", ":")
+        return value if plain and not value.startswith("@") and not value.endswith(":") else json.dumps(value)
     if isinstance(value, dict):
         return "{" + ", ".join(f"{flow(str(k))}: {flow(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):

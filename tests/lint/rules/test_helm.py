@@ -73,6 +73,8 @@ def test_masking_keeps_every_line(template: str) -> None:
 
 def test_flow_style_is_one_line_of_yaml() -> None:
     assert flow({"a": [1, True, None], "b c": "x: y"}) == '{a: [1, true, null], "b c": "x: y"}'
+    # bitnami/rabbitmq's `logs: "-"` (log to standard output) wrote `value: -`, a list item
+    assert [flow(v) for v in ("-", "a:", "@x", "?", "-v", "a:b")] == ['"-"', '"a:"', '"@x"', '"?"', "-v", "a:b"]
 
 
 VALUES = {"psp": {"create": False}, "on": True, "arch": "replication", "metrics": {"enabled": True, "sm": {}}}
