@@ -190,6 +190,16 @@ def manual_only_trigger_row(plan: Plan, unsupported_reason: str) -> Fidelity | N
     )
 
 
+def ports_without_network_row() -> Fidelity:
+    """ports with egress none, for the targets that publish them otherwise (compose and the dev container)."""
+    return Fidelity(
+        "ports",
+        "unsupported",
+        "with egress none the agent has no network, so nothing reaches its ports; egress allowlist with no hosts "
+        "publishes them through the port forwarder and reaches nothing else",
+    )
+
+
 def hardened_container_docker_rows(plan: Plan) -> list[Fidelity]:
     """isolation.docker for a hardened Docker engine container: unsupported, if the kit asks for it."""
     if plan.in_sandbox_docker == "none":

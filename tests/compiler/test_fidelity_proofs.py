@@ -1,7 +1,7 @@
 """Every "enforced" cell of the fidelity report names the test that proves it, and that test exists.
 
-The reports walked are those of every example kit, this repository's own kits and every preset's
-`sandkit init` kit, each built for every target. A row names its proof in ``proven_by`` beside the
+The reports walked are those of every example kit, this repository's own kits, every preset's
+`sandkit init` kit and two kits with ports (open egress, no egress), each built for every target. A row names its proof in ``proven_by`` beside the
 row in the target's code (see sandkit/compiler/fidelity.py).
 """
 
@@ -50,6 +50,14 @@ def missing_test(node_id: str) -> str | None:
 def reports(tmp_path_factory: pytest.TempPathFactory) -> list[KitOutput]:
     folder = tmp_path_factory.mktemp("proofs")
     built = [compile_from_repo(kit, folder / "repo", list(NAMES)) for kit in EXAMPLES + OWN_KITS]
+    for egress in ("open", "none"):  # the examples' ports are an allowlist's (examples/web-preview)
+        kit = folder / f"ports-{egress}.yaml"
+        kit.write_text(
+            f"apiVersion: sandkit/v1\nname: ports-{egress}\nagent: {{command: [x]}}\nworkspace: {{mode: none}}\n"
+            f"network: {{egress: {egress}}}\nports: [{{container: 3000}}, {{container: 53, protocol: udp}}]\n",
+            encoding="utf-8",
+        )
+        built.append(compile_kit(kit, folder / "out", list(NAMES)))
     for preset in preset_names():
         kit = folder / f"init-{preset}.yaml"
         kit.write_text(
@@ -70,7 +78,7 @@ def _cells(reports: list[KitOutput]) -> list[tuple[str, str, str, Fidelity]]:
 
 def test_every_enforced_cell_names_a_test_that_exists(reports: list[KitOutput]) -> None:
     unproven = [
-        f"{kit}: {setting} / {target}: " + (missing_test(row.proven_by) or "") if row.proven_by else "names no test"
+        f"{kit}: {setting} / {target}: " + ((missing_test(row.proven_by) or "") if row.proven_by else "names no test")
         for kit, setting, target, row in _cells(reports)
         if row.level == "enforced" and (not row.proven_by or missing_test(row.proven_by))
     ]

@@ -69,6 +69,26 @@ def test_a_manual_trigger_is_what_compose_and_the_dev_container_do(tmp_path: Pat
     }
 
 
+def test_ports_with_an_allowlist_are_published_where_a_person_watches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24: compose and the dev container publish an allowlisted agent's ports (they were unsupported,
+    so --strict failed and only open egress showed the app); a CI job has no one to watch them."""
+    kit = OFFLINE.replace("network: {egress: none}", "network: {allow: [api.example.com]}")
+    kit += "ports: [{container: 3000}]\n"
+    out = compile_kit(_write(tmp_path, kit), tmp_path / "out", list(NAMES))
+    assert {t: r.level for t, r in out.fidelity["ports"].items()} == {
+        "docker": "not applicable",
+        "compose": "enforced",
+        "kubernetes": "unsupported",
+        "actions": "not applicable",
+        "devcontainer": "enforced",
+    }
+    assert _build(tmp_path, kit, "--strict", "-q", "--target", "compose,devcontainer,actions")[0] == 0, (
+        capsys.readouterr().err
+    )
+
+
 def _write(folder: Path, text: str) -> Path:
     (folder / "kit.yaml").write_text(text, encoding="utf-8")
     return folder / "kit.yaml"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +34,7 @@ from tests.e2e.helpers import (
     README_MD,
     REPO_AGENTS_MD,
     RESOLVES_TO_REFUSED,
+    SECOND_HOST_IP,
     WEB,
     WILD_DEEP,
     WILD_DENIED,
@@ -40,8 +42,11 @@ from tests.e2e.helpers import (
     GitRepo,
     Outside,
     Project,
+    PublishedPorts,
+    app_kit,
     compile_kit,
     free_outside_subnet,
+    free_port,
     net_kit,
     offline_kit,
     run,
@@ -102,6 +107,16 @@ def host_listener() -> Iterator[HostListener]:
         yield listener
     finally:
         listener.close()
+
+
+@pytest.fixture(scope="session")
+def published() -> PublishedPorts:
+    """Host ports for the net kit's published ports, free when the session starts."""
+    return PublishedPorts(
+        tcp=free_port("127.0.0.1", socket.SOCK_STREAM),
+        tcp_second=free_port(SECOND_HOST_IP, socket.SOCK_STREAM),
+        udp=free_port("127.0.0.1", socket.SOCK_DGRAM),
+    )
 
 
 @pytest.fixture(scope="session")
@@ -281,13 +296,14 @@ def net_project(
     run_secret_file: Path,
     inject_secret_file: Path,
     host_listener: HostListener,
+    published: PublishedPorts,
 ) -> Iterator[Project]:
-    """The allowlist kit, built and up with its proxy and the outside servers."""
+    """The allowlist kit, built and up with its proxy, its port forwarder and the outside servers."""
     folder = e2e_dir / "net"
     folder.mkdir()
     (folder / "outside-ca.pem").write_bytes((certs / "ca.pem").read_bytes())
     kit = folder / "kit.yaml"
-    kit.write_text(net_kit(f"e2e-{token}-net", "./outside-ca.pem", host_listener.port))
+    kit.write_text(net_kit(f"e2e-{token}-net", "./outside-ca.pem", host_listener.port, published))
     output = compile_kit(kit, folder / "sandbox", env=secret_values)  # values in reach: none may leak
     override = _outside_override(folder / "outside.override.yaml", outside, certs, git_repo, token)
     env_file = _env_file(
@@ -299,7 +315,7 @@ def net_project(
         },
     )
     project = Project(f"e2e-{token}-net", output, [output / "compose.yaml", override], env_file)
-    yield from _services(project, ["build", "up -d --wait --wait-timeout 120 egress web other"])
+    yield from _services(project, ["build", "up -d --wait --wait-timeout 120 egress forwarder web other"])
 
 
 def _services(project: Project, setup: list[str]) -> Iterator[Project]:
@@ -388,3 +404,15 @@ def preset_sandboxes(engine: None, token: str, e2e_dir: Path) -> Iterator[dict[s
         for sandbox in sandboxes.values():
             sandbox.compose("down", "-v", "--remove-orphans", "--rmi", "all", "--timeout", "1")
         stand_ins.remove()
+
+
+@pytest.fixture(scope="session")
+def open_project(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
+    """A kit with open egress whose agent is the application, up; `docker compose port` finds its port."""
+    folder = e2e_dir / "open"
+    folder.mkdir()
+    host_port = free_port("127.0.0.1", socket.SOCK_STREAM)
+    (folder / "kit.yaml").write_text(app_kit(f"e2e-{token}-open", egress="open", host_port=host_port))
+    output = compile_kit(folder / "kit.yaml", folder / "sandbox")
+    project = Project(f"e2e-{token}-open", output, [output / "compose.yaml"], _env_file(folder / "e2e.env", {}))
+    yield from _services(project, ["build", "up -d agent"])

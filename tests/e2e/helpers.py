@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -139,6 +140,60 @@ def free_outside_subnet(used: list[ipaddress.IPv4Network], token: str) -> ipaddr
     return None
 
 
+#: The agent's application in the ports tests: a TCP server answering HTTP and a UDP echo, in perl
+#: (perl-base is in every Debian image, so the kits need no package for it). It prints one line per
+#: connection or datagram, with the peer's address, so a test sees who reached it.
+APP_TCP, APP_UDP = 8000, 8053
+APP_PROGRAM = rf"""
+use strict; use IO::Socket::INET; use Socket qw(sockaddr_in inet_ntoa);
+$| = 1;
+my $tcp = IO::Socket::INET->new(LocalAddr => "0.0.0.0", LocalPort => {APP_TCP}, Listen => 16, ReuseAddr => 1)
+  or die "tcp: $!";
+my $udp = IO::Socket::INET->new(LocalAddr => "0.0.0.0", LocalPort => {APP_UDP}, Proto => "udp") or die "udp: $!";
+print "app listening\n";
+if (fork() == 0) {{
+  while (1) {{
+    my $peer = $udp->recv(my $data, 512) or next;
+    my ($port, $ip) = sockaddr_in($peer);
+    print "app udp from ", inet_ntoa($ip), "\n";
+    $udp->send("udp-app:$data", 0, $peer);
+  }}
+}}
+while (my $conn = $tcp->accept) {{
+  print "app tcp from ", $conn->peerhost, "\n";
+  my $request = <$conn>;
+  print $conn "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nserver=agent-app peer=", $conn->peerhost, "\n";
+  close $conn;
+}}
+"""
+#: The second host address the net kit publishes the app's TCP port on (any 127/8 address is the host's).
+SECOND_HOST_IP = "127.0.0.2"
+
+
+@dataclass(frozen=True)
+class PublishedPorts:
+    """Host ports the net kit publishes: the app's TCP port on 127.0.0.1 (the default, unsaid) and on
+    SECOND_HOST_IP, its UDP port on 127.0.0.1."""
+
+    tcp: int
+    tcp_second: int
+    udp: int
+
+    def kit_yaml(self) -> str:
+        return (
+            f"ports:\n  - {{container: {APP_TCP}, host: {self.tcp}}}\n"
+            f"  - {{container: {APP_TCP}, host: {self.tcp_second}, host_ip: {SECOND_HOST_IP}}}\n"
+            f"  - {{container: {APP_UDP}, host: {self.udp}, protocol: udp}}\n"
+        )
+
+
+def free_port(address: str, kind: socket.SocketKind) -> int:
+    """A port nothing on this machine uses at this moment, on ``address``, for TCP or UDP."""
+    with socket.socket(socket.AF_INET, kind) as sock:
+        sock.bind((address, 0))
+        return int(sock.getsockname()[1])
+
+
 @dataclass(frozen=True)
 class GitRepo:
     served: Path  # the folder mounted into the server as /srv/git
@@ -153,8 +208,8 @@ def yaml_str(value: str) -> str:
     return text
 
 
-def net_kit(name: str, ca_file: str, host_port: int) -> str:
-    """The allowlist kit: egress through the proxy, clone, secrets, startup, files, hostile env.
+def net_kit(name: str, ca_file: str, host_port: int, published: PublishedPorts) -> str:
+    """The allowlist kit: egress through the proxy, clone, secrets, startup, files, hostile env, ports.
 
     ``host_port`` is the port of the listeners on the Docker host (allowed for HOST_SELF)."""
     allow = [
@@ -223,6 +278,28 @@ resources:
   pids: 64
   disk: 96Mi
   timeout: 10m
+{published.kit_yaml()}"""
+
+
+def app_kit(name: str, *, egress: str, host_port: int) -> str:
+    """A kit whose agent is the application, its TCP port published on 127.0.0.1:``host_port``; no package."""
+    return f"""apiVersion: sandkit/v1
+kind: Kit
+name: {name}
+description: end-to-end kit whose agent serves an application
+network:
+  egress: {egress}
+agent:
+  command: [perl, -e, {yaml_str(APP_PROGRAM)}]
+workspace:
+  mode: none
+resources:
+  cpus: 0.5
+  memory: 128Mi
+  pids: 64
+  timeout: 10m
+ports:
+  - {{container: {APP_TCP}, host: {host_port}}}
 """
 
 
@@ -274,10 +351,10 @@ def used_subnets() -> list[ipaddress.IPv4Network]:
     return used
 
 
-def compile_kit(kit: Path, output: Path, env: dict[str, str] | None = None) -> Path:
-    """`sandkit build` for the docker and compose targets (``env`` added to its environment)."""
+def compile_kit(kit: Path, output: Path, env: dict[str, str] | None = None, targets: str = "docker,compose") -> Path:
+    """`sandkit build` for ``targets`` (``env`` added to its environment)."""
     done = subprocess.run(
-        [sys.executable, "-m", "sandkit", "build", str(kit), "-o", str(output), "-q", "--target", "docker,compose"],
+        [sys.executable, "-m", "sandkit", "build", str(kit), "-o", str(output), "-q", "--target", targets],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -331,11 +408,14 @@ class Project:
         return self.compose("run", "--rm", "-T", *extra, "agent", *command, timeout=timeout, env_file=env_file)
 
     @contextmanager
-    def detached(self, suffix: str, *command: str) -> Iterator[dict[str, Any]]:
+    def detached(self, suffix: str, *command: str, use_aliases: bool = False) -> Iterator[dict[str, Any]]:
         """Start the agent in the background (``compose run -d``) as ``NAME-suffix`` and yield the
-        engine's record of it (``docker inspect``); the container is removed afterwards."""
+        engine's record of it (``docker inspect``); the container is removed afterwards.
+
+        ``use_aliases``: it answers to the name ``agent`` on its networks, as `up` would make it."""
         name = f"{self.name}-{suffix}"
-        started = self.compose("run", "-d", "--name", name, "agent", *command)
+        aliases = ("--use-aliases",) if use_aliases else ()
+        started = self.compose("run", "-d", *aliases, "--name", name, "agent", *command)
         assert started.returncode == 0, started
         try:
             yield json.loads(run(["docker", "inspect", name], check=True).stdout)[0]

@@ -20,7 +20,7 @@ from tests.e2e.helpers import (
     Outside,
     Project,
 )
-from tests.e2e.host import HostListener, host_addresses, reach_script
+from tests.e2e.host import GATEWAY_SCRIPT, HostListener, host_addresses, reach_script
 
 pytestmark = pytest.mark.docker
 
@@ -150,7 +150,8 @@ def test_the_docker_host_is_out_of_the_agents_reach(
 ) -> None:
     """TCP, UDP, a DNS query and ICMP to the sandbox network's gateway, docker0, the host's own LAN
     addresses and the bridges' link-local ones: nothing answers, and nothing arrives at the host."""
-    addresses = host_addresses([f"{net_project.name}_sandbox", f"{net_project.name}_outside"])
+    networks = ("sandbox", "outside", "published")  # the host has an address on the forwarder's network too
+    addresses = host_addresses([f"{net_project.name}_{network}" for network in networks])
     before = len(host_listener.events)
     result = net_project.agent(reach_script(addresses, host_listener.port, token), timeout=60)
     assert "probes-done" in result.stdout, result
@@ -209,3 +210,13 @@ def test_egress_none_reaches_nothing_not_even_the_proxy(
     assert re.findall(r"interface=(\S+)", result.stdout) == ["lo"], f"egress: none has a network interface:\n{result}"
     assert "reached" not in result.stdout, f"egress: none reached the network:\n{result}"
     assert "resolved" not in result.stdout, f"egress: none resolved the proxy's name:\n{result}"
+
+
+def test_open_egress_is_an_ordinary_network_as_the_kit_asks(open_project: Project, host_listener: HostListener) -> None:
+    """With egress open the agent reaches what any container reaches, the Docker host among them (the
+    fidelity report and the linter say so)."""
+    script = GATEWAY_SCRIPT + (
+        f'exec 3<>"/dev/tcp/$GATEWAY/{host_listener.port}" && read -t 5 -r line <&3 && echo "answer=$line"'
+    )
+    result = open_project.agent(script)
+    assert "answer=host-listener" in result.stdout, f"an open network did not reach the host:\n{result}"

@@ -1000,7 +1000,15 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         )
     rows += hardened_container_docker_rows(plan)
     if plan.ports:
-        rows.append(Fidelity("ports", "unsupported", "a CI job publishes no ports"))
+        rows.append(
+            Fidelity(
+                "ports",
+                "not applicable",
+                "the job runs the agent unattended and ends with it: no one opens a runner's port in a browser and no "
+                "step runs beside the agent to test its app; the agent reaches its own app inside the sandbox",
+                requested=False,
+            )
+        )
     if plan.actions.publish is not None:
         rows.append(
             Fidelity(
@@ -1065,8 +1073,12 @@ def _webhook_fidelity(plan: Plan) -> list[Fidelity]:
 
 
 def _egress_fidelity(plan: Plan) -> Fidelity:
-    proofs = {"allowlist": RUN_PROOF, "none": f"{STATIC_TESTS}::test_no_network_runs_the_agent_with_network_none"}
-    return Fidelity("network.egress", "enforced", _egress_reason(plan), proven_by=proofs.get(plan.egress, ""))
+    proofs = {
+        "allowlist": RUN_PROOF,
+        "none": f"{STATIC_TESTS}::test_no_network_runs_the_agent_with_network_none",
+        "open": f"{STATIC_TESTS}::test_open_egress_runs_the_agent_on_the_default_bridge_and_only_audits",
+    }
+    return Fidelity("network.egress", "enforced", _egress_reason(plan), proven_by=proofs[plan.egress])
 
 
 def _egress_reason(plan: Plan) -> str:

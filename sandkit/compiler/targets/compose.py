@@ -12,6 +12,9 @@ The services (docs/compose.md draws them):
 - ``egress``: squid, on ``sandbox`` and ``outside``, allowing only the kit's host:port pairs.
 - ``host-addresses``: reads this machine's own addresses (in the host's network namespace, with
   nothing else) into a volume, which squid refuses like the non-public ranges.
+- ``forwarder`` (an allowlist with ports): socat, on ``sandbox`` and on ``published``, its own
+  network, where Docker publishes the kit's ports; it listens only there and forwards only to the
+  agent's declared ports (sandkit/compiler/forwarder.py says why it is inbound only).
 
 Every container keeps a bounded json-file log.
 """
@@ -40,10 +43,23 @@ from sandkit.compiler.fidelity import (
     hardened_container_docker_rows,
     inject_rows,
     manual_only_trigger_row,
+    ports_without_network_row,
     proxy_deny_row,
     read_only_row,
     webhook_unsupported_rows,
 )
+from sandkit.compiler.forwarder import (
+    FORWARDER_SERVICE,
+    FORWARDER_UID,
+    LISTEN_NAME,
+    PUBLISHED_NET,
+    SYSCTLS,
+    forwarder_files,
+    forwarder_image,
+    forwards,
+    listeners,
+)
+from sandkit.compiler.forwarder import pids_limit as forwarder_pids_limit
 from sandkit.compiler.inject import CA_VARIABLES, CA_VOLUME, INJECTED_VARIABLE, PATHS
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan, WorkspaceMode
@@ -75,6 +91,14 @@ SANDBOX_NETWORK: dict[str, Any] = {
     "enable_ipv6": False,
     "driver_opts": {"com.docker.network.bridge.inhibit_ipv4": "true"},
 }
+#: The forwarder's network (an allowlist with ports): an ordinary bridge, since Docker publishes ports only
+#: through a network with a gateway, that it is alone on; it masquerades nothing, so the forwarder
+#: answers connections that arrive but has no way out of its own.
+PUBLISHED_NETWORK: dict[str, Any] = {
+    "driver": "bridge",
+    "enable_ipv6": False,
+    "driver_opts": {"com.docker.network.bridge.enable_ip_masquerade": "false"},
+}
 #: Small containers beside the agent: the deadline's sleep, the host-address reader.
 SMALL = {"cpus": 0.1, "mem_limit": 33554432, "memswap_limit": 33554432, "pids_limit": 16}
 #: Under runsc the container's pids cgroup also counts the gVisor kernel's own host threads (about
@@ -92,6 +116,8 @@ def render(plan: Plan, context: RenderContext) -> Files:
     files = {"compose.yaml": (header + dump_yaml(document)).encode()}
     if plan.egress == "allowlist":
         files.update(proxy_build_context(plan, header))
+    if forwards(plan):
+        files.update({name: text.encode() for name, text in forwarder_files(plan, header).items()})
     return files
 
 
@@ -202,15 +228,45 @@ def agent_service(plan: Plan, context: RenderContext) -> dict[str, Any]:
             )
         service["networks"] = [INTERNAL_NET]
         depends_on[PROXY_SERVICE] = {"condition": "service_healthy"}
+        if forwards(plan):  # `docker compose run` starts it too
+            depends_on[FORWARDER_SERVICE] = {"condition": "service_started"}
     else:
         service["networks"] = [OUTSIDE_NET]
         if plan.ports:
-            service["ports"] = [
-                {"target": c, "published": str(h or c), "host_ip": ip, "protocol": proto}
-                for ip, h, c, proto in plan.ports
-            ]
+            service["ports"] = published_ports(plan)
     service["depends_on"] = depends_on
     return service
+
+
+def published_ports(plan: Plan) -> list[dict[str, Any]]:
+    """The kit's ports as compose publishes them: each on its host address only, to the same container port."""
+    return [
+        {"target": port.container, "published": str(port.host_port), "host_ip": port.host_ip, "protocol": port.protocol}
+        for port in plan.ports
+    ]
+
+
+def forwarder_service(plan: Plan) -> dict[str, Any]:
+    """socat, published on the kit's host addresses, forwarding to the agent's declared ports and nothing else.
+
+    On ``sandbox`` (to reach the agent) and on ``published`` (where Docker publishes its ports), it
+    binds only its ``published`` address, routes nothing and runs as nobody without a capability.
+    """
+    return {
+        "build": {"context": "forwarder", "dockerfile": "Dockerfile"},
+        "image": forwarder_image(plan),
+        "command": listeners(plan),
+        "user": f"{FORWARDER_UID}:{FORWARDER_UID}",
+        **_hardening(plan),
+        "read_only": True,
+        "cpus": 0.25,
+        "mem_limit": 67108864,
+        "memswap_limit": 67108864,
+        "pids_limit": forwarder_pids_limit(plan),
+        "sysctls": dict(SYSCTLS),
+        "networks": {INTERNAL_NET: {}, PUBLISHED_NET: {"aliases": [LISTEN_NAME]}},
+        "ports": published_ports(plan),
+    }
 
 
 def deadline_service(plan: Plan) -> dict[str, Any]:
@@ -314,6 +370,9 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
         services[HOST_ADDRESSES_SERVICE] = host_addresses_service(plan)
         networks = {INTERNAL_NET: dict(SANDBOX_NETWORK), OUTSIDE_NET: {}}
         document["volumes"] = {HOST_ADDRESSES_SERVICE: {}}
+        if forwards(plan):
+            services[FORWARDER_SERVICE] = forwarder_service(plan)
+            networks[PUBLISHED_NET] = dict(PUBLISHED_NETWORK)
     elif plan.egress == "open":
         networks = {OUTSIDE_NET: {}}
     if networks:
@@ -339,7 +398,7 @@ EGRESS_REASONS: dict[Egress, str] = {
 EGRESS_PROOFS: dict[Egress, str] = {
     "allowlist": "tests/e2e/test_egress.py::test_the_docker_host_is_out_of_the_agents_reach",
     "none": "tests/e2e/test_egress.py::test_egress_none_reaches_nothing_not_even_the_proxy",
-    "open": "",
+    "open": "tests/e2e/test_egress.py::test_open_egress_is_an_ordinary_network_as_the_kit_asks",
 }
 E2E_CONTAINMENT = "tests/e2e/test_containment.py"
 INJECT_PROOF = "tests/e2e/test_inject.py::test_no_trace_of_the_value_or_the_authority_key_in_the_agents_container"
@@ -404,16 +463,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         *hardened_container_docker_rows(plan),
     ]
     if plan.ports:
-        published = plan.egress == "open"
-        rows.append(
-            Fidelity(
-                "ports",
-                "enforced" if published else "unsupported",
-                "published on the given host address"
-                if published
-                else "Docker does not publish ports of a container on an internal network",
-            )
-        )
+        rows.append(_ports_fidelity(plan))
     rows += webhook_unsupported_rows(plan)
     rows += inject_rows(
         plan,
@@ -427,6 +477,27 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         plan, "compose starts when you run it; use the actions or kubernetes target for schedules and events"
     )
     return rows if trigger is None else [*rows, trigger]
+
+
+#: The tests of ports: allowlist (the agent's attacks from inside while the host is served), and open.
+PORTS_PROOFS = {
+    "allowlist": "tests/e2e/test_ports.py::test_the_forwarder_serves_the_host_and_refuses_the_agent",
+    "open": "tests/e2e/test_ports.py::test_open_egress_publishes_the_agents_own_port",
+}
+
+
+def _ports_fidelity(plan: Plan) -> Fidelity:
+    if plan.egress == "none":
+        return ports_without_network_row()
+    if plan.egress == "open":
+        reason = "the agent's own ports, published on each port's host_ip only"
+    else:
+        reason = (
+            "a forwarder (socat) on the sandbox network and on a network of its own publishes each port on its "
+            "host_ip only and forwards it to the agent's port; it listens on none of its sandbox addresses, so the "
+            "agent cannot connect to it, and routes nothing: the agent reaches what it reached without ports"
+        )
+    return Fidelity("ports", "enforced", reason, proven_by=PORTS_PROOFS[plan.egress])
 
 
 def _pids_fidelity(plan: Plan) -> Fidelity:

@@ -4,6 +4,11 @@ It reuses compose.yaml, so the same read-only, capability-free agent service beh
 proxy is what the editor attaches to; nothing here loosens it (no privileged mode, no extra
 capabilities, no mounts, no features). The agent command is replaced by an idle loop so that a person
 can work in the sandbox, and compose.yaml's deadline container still ends the session at resources.timeout.
+
+The kit's ports: compose.yaml publishes them (for an allowlist through its port forwarder, which
+runs with the editor's container); ``forwardPorts`` lists the TCP ones for editors that forward
+through their own connection to the container (Codespaces, VS Code with a remote engine), and
+``otherPortsAttributes`` stops editors from forwarding any port the kit does not list.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from sandkit.compiler.fidelity import (
     manual_only_trigger_row,
     webhook_unsupported_rows,
 )
+from sandkit.compiler.forwarder import FORWARDER_SERVICE, forwards
 from sandkit.compiler.output import commented_header, header_lines
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
 from sandkit.compiler.proxy import HOST_ADDRESSES_SERVICE
@@ -36,6 +42,8 @@ def document(plan: Plan) -> dict[str, Any]:
     services = [AGENT_SERVICE, DEADLINE]
     if plan.egress == "allowlist":
         services += [PROXY_SERVICE, HOST_ADDRESSES_SERVICE]
+    if forwards(plan):
+        services.append(FORWARDER_SERVICE)
     return {
         "name": f"sandkit {plan.name}",
         "dockerComposeFile": ["../compose.yaml", "compose.devcontainer.yaml"],
@@ -47,7 +55,23 @@ def document(plan: Plan) -> dict[str, Any]:
         "remoteUser": plan.user,
         "updateRemoteUserUID": False,
         "remoteEnv": dict(plan.env),
+        **_port_settings(plan),
     }
+
+
+def _port_settings(plan: Plan) -> dict[str, Any]:
+    """The kit's TCP ports for the editor to forward (it forwards no UDP), and no other port.
+
+    An editor forwards any port it sees a process listen on unless told not to (VS Code's
+    ``remote.autoForwardPorts``): the agent would choose what reaches the person's machine.
+    """
+    tcp = sorted({port.container for port in plan.ports if port.protocol == "tcp"})
+    settings: dict[str, Any] = {}
+    if tcp:
+        settings["forwardPorts"] = tcp
+        settings["portsAttributes"] = {str(port): {"label": f"agent port {port}"} for port in tcp}
+    settings["otherPortsAttributes"] = {"onAutoForward": "ignore"}
+    return settings
 
 
 def render(plan: Plan, context: RenderContext) -> Files:
@@ -116,5 +140,35 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         "the editor attaches to compose.yaml's agent service, whose egress proxy holds the secret",
         "tests/e2e/test_inject.py::test_no_trace_of_the_value_or_the_authority_key_in_the_agents_container",
     )
+    if plan.ports:
+        rows.append(_ports_fidelity(plan))
     trigger = manual_only_trigger_row(plan, "a dev container starts when a person opens it")
     return rows if trigger is None else [*rows, trigger]
+
+
+PORTS_PROOFS = {
+    "allowlist": "tests/e2e/test_ports.py::test_the_dev_container_publishes_the_agents_ports_and_no_other",
+    "open": "tests/e2e/test_ports.py::test_open_egress_publishes_the_agents_own_port",
+}
+
+
+def _ports_fidelity(plan: Plan) -> Fidelity:
+    if plan.egress == "none":
+        return Fidelity(
+            "ports",
+            "best-effort",
+            "with egress none the agent has no network, so compose.yaml publishes nothing; an editor that forwards "
+            "through its own connection to the container (forwardPorts) still reaches the TCP ones",
+        )
+    published = (
+        "compose.yaml's port forwarder, which runs with the editor's container,"
+        if forwards(plan)
+        else ("compose.yaml's agent service")
+    )
+    return Fidelity(
+        "ports",
+        "enforced",
+        f"{published} publishes each port on its host_ip; forwardPorts lists the TCP ones for editors that forward "
+        "through their own connection, and no other port is forwarded automatically",
+        proven_by=PORTS_PROOFS[plan.egress],
+    )

@@ -66,6 +66,7 @@ RUN_TIME_SETTINGS: tuple[Setting, ...] = (
     "isolation.read_only_root",
     "isolation.runtime",
     "network.egress",
+    "ports",
     "resources.cpus",
     "resources.memory",
     "resources.pids",
@@ -114,7 +115,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     rows += [
         Fidelity(s, "not applicable", NOT_THE_IMAGES, requested=False)
         for s in RUN_TIME_SETTINGS
-        if s != "triggers" or plan.triggers.requested
+        if (s != "triggers" or plan.triggers.requested) and (s != "ports" or plan.ports)
     ]
     if plan.triggers.webhooks:
         rows.append(Fidelity("triggers.webhook", "not applicable", NOT_THE_IMAGES, requested=False))
