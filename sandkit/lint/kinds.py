@@ -32,6 +32,8 @@ GITLAB_CI = "gitlab-ci"
 CIRCLECI = "circleci"
 JENKINSFILE = "jenkinsfile"
 GITLAB_RUNNER = "gitlab-runner"
+AZURE_PIPELINES = "azure-pipelines"
+BITBUCKET_PIPELINES = "bitbucket-pipelines"
 NOMAD = "nomad"
 TERRAFORM = "terraform"
 SYSTEMD = "systemd-unit"
@@ -63,6 +65,8 @@ KINDS = (
     CIRCLECI,
     JENKINSFILE,
     GITLAB_RUNNER,
+    AZURE_PIPELINES,
+    BITBUCKET_PIPELINES,
     NOMAD,
     TERRAFORM,
     SYSTEMD,
@@ -76,7 +80,20 @@ KINDS = (
 
 #: Kinds whose parse always runs, so a broken file is reported even when no rule fires.
 STRUCTURED = frozenset(
-    {KIT, COMPOSE, KUBERNETES, KUSTOMIZATION, WORKFLOW, ACTION, DEVCONTAINER, AGENT_CONFIG, GITLAB_CI, CIRCLECI}
+    {
+        KIT,
+        COMPOSE,
+        KUBERNETES,
+        KUSTOMIZATION,
+        WORKFLOW,
+        ACTION,
+        DEVCONTAINER,
+        AGENT_CONFIG,
+        GITLAB_CI,
+        CIRCLECI,
+        AZURE_PIPELINES,
+        BITBUCKET_PIPELINES,
+    }
 )
 
 #: Kinds a JSON file may turn out to be once its content is read.
@@ -271,6 +288,10 @@ def _yaml_kind_by_name(lower: str, name: str) -> str:
         return GITLAB_CI
     if "/.circleci/" in f"/{lower}":
         return CIRCLECI
+    if name in ("bitbucket-pipelines.yml", "bitbucket-pipelines.yaml"):
+        return BITBUCKET_PIPELINES
+    if name.startswith("azure-pipelines") or re.search(r"/(?:\.?azure-pipelines|\.azuredevops)/", f"/{lower}"):
+        return AZURE_PIPELINES
     if name in ("kustomization.yaml", "kustomization.yml"):
         return KUSTOMIZATION
     if name in ("action.yml", "action.yaml"):

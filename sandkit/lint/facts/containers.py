@@ -56,6 +56,8 @@ CONTAINER_KINDS = (
     kinds.CIRCLECI,
     kinds.JENKINSFILE,
     kinds.GITLAB_RUNNER,
+    kinds.AZURE_PIPELINES,
+    kinds.BITBUCKET_PIPELINES,
     kinds.NOMAD,
     kinds.TERRAFORM,
     kinds.SYSTEMD,
@@ -106,6 +108,10 @@ def _containers(file: SourceFile) -> Iterator[Container]:
         yield from _jenkins_docker(file)
     elif kind == kinds.GITLAB_RUNNER:
         yield from gitlab_runner_containers(file)
+    elif kind == kinds.AZURE_PIPELINES:
+        yield from _azure_pipelines(file)
+    elif kind == kinds.BITBUCKET_PIPELINES:
+        yield from _bitbucket_pipelines(file)
     elif kind == kinds.NOMAD:
         yield from nomad_containers(file)
     elif kind == kinds.TERRAFORM:
@@ -300,6 +306,36 @@ def _gitlab_variables(value: Any) -> Iterator[Setting]:
             yield Setting(str(key), str(item), value.pos_of(key))
 
 
+def _azure_pipelines(file: SourceFile) -> Iterator[Container]:
+    """Container resources and job containers (their ``options`` are ``docker create`` flags), and
+    the ``script``/``bash`` steps. The socket Azure maps into container jobs by default
+    (``mapDockerSocket``) is not reported: every container job has it unless turned off."""
+    for node in file.mappings():
+        resources = node.get("resources")
+        declared = resources.get("containers") if isinstance(resources, PMap) else None
+        for index, spec in enumerate(declared if isinstance(declared, PSeq) else ()):
+            if isinstance(spec, PMap) and isinstance(declared, PSeq):
+                label = f'container resource "{spec.get("container") or index + 1}"'
+                yield from _job_container(file, spec, label, declared.pos_of(index))
+        container = node.get("container")
+        if isinstance(container, PMap) and "image" in container:
+            yield from _job_container(file, container, "job container", node.pos_of("container"))
+        for key in ("script", "bash"):
+            script = node.get(key)
+            if isinstance(script, PStr):
+                yield from from_commands(file.commands_in(script))
+
+
+def _bitbucket_pipelines(file: SourceFile) -> Iterator[Container]:
+    """The ``script`` and ``after-script`` lines of every step (pipes, which are mappings, are not
+    shell). Bitbucket's own ``docker`` service refuses privileged containers and socket mounts,
+    so it is not reported; ``docker run`` on a self-hosted runner is."""
+    for node in file.mappings():
+        for key in ("script", "after-script"):
+            for line in _script_lines(node.get(key)):
+                yield from from_commands(file.commands_in(line))
+
+
 def _circleci(file: SourceFile) -> Iterator[Container]:
     """Docker executor images and the ``run`` steps of every job and reusable command."""
     for node in file.mappings():
@@ -419,6 +455,9 @@ def _environment(file: SourceFile) -> Iterator[Setting]:
         yield from testcontainers_environment(file)
     elif kind == kinds.GITLAB_RUNNER:
         yield from gitlab_runner_environment(file)
+    elif kind == kinds.AZURE_PIPELINES:
+        for node in file.mappings(prune=("variables",)):
+            yield from env_items(node.get("variables"), node.pos_of("variables"))
     if kind in _COMMAND_KINDS:
         for command in file.commands:
             for word in command.assignments:
