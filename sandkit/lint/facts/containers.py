@@ -64,6 +64,8 @@ CONTAINER_KINDS = (
     kinds.ANSIBLE,
     kinds.TESTCONTAINERS,
 )
+#: CI pipelines (other than GitHub's) whose job scripts :func:`ci_scripts` reads.
+CI_SCRIPT_KINDS = (kinds.GITLAB_CI, kinds.CIRCLECI, kinds.AZURE_PIPELINES, kinds.BITBUCKET_PIPELINES)
 #: Kinds whose shell commands are read for ``docker run`` (scripts, recipes, RUN lines, Jenkins ``sh`` steps).
 _COMMAND_KINDS = (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE, kinds.JENKINSFILE)
 #: Where environment variables are set: container kinds plus .env files.
@@ -251,7 +253,8 @@ def is_dind(image: str) -> bool:
 
 
 def _gitlab_ci(file: SourceFile) -> Iterator[Container]:
-    """Each job (and ``default``, and the top level's own image/services/scripts) of a pipeline."""
+    """Each job (and ``default``, and the top level's own image/services) of a pipeline, and
+    ``docker run`` in their scripts."""
     for document in file.documents:
         if not isinstance(document, PMap):
             continue
@@ -259,6 +262,34 @@ def _gitlab_ci(file: SourceFile) -> Iterator[Container]:
         for name, job in document.items():
             if isinstance(job, PMap) and name not in _GITLAB_GLOBALS:
                 yield from _gitlab_job(file, job, f'job "{name}"', document.pos_of_key(name))
+    yield from _script_containers(file)
+
+
+def _script_containers(file: SourceFile) -> Iterator[Container]:
+    for script in ci_scripts(file):
+        yield from from_commands(file.commands_in(script))
+
+
+def ci_scripts(file: SourceFile) -> Iterator[PStr]:
+    """The shell scripts of a CI pipeline other than GitHub's: GitLab's ``before_script``,
+    ``script`` and ``after_script`` (each line), CircleCI's ``run`` steps (a string or its
+    ``command``, multi-line blocks included), Azure's ``script`` and ``bash`` steps and
+    Bitbucket's ``script`` and ``after-script`` lines."""
+    kind = file.kind
+    keys = {
+        kinds.GITLAB_CI: _GITLAB_SCRIPTS,
+        kinds.AZURE_PIPELINES: ("script", "bash"),
+        kinds.BITBUCKET_PIPELINES: ("script", "after-script"),
+        kinds.CIRCLECI: ("run",),
+    }.get(kind, ())
+    if not keys:
+        return
+    for node in file.mappings():
+        for key in keys:
+            value = node.get(key)
+            if kind == kinds.CIRCLECI and isinstance(value, PMap):
+                value = value.get("command")
+            yield from _script_lines(value)
 
 
 def _image_name(spec: Any) -> str:
@@ -278,9 +309,6 @@ def _gitlab_job(file: SourceFile, job: PMap, label: str, pos: Pos) -> Iterator[C
             box.settings.append(Setting("dind", image, where))
     if box.settings or box.image:  # variables are read once, by environment()
         yield box
-    for key in _GITLAB_SCRIPTS:
-        for line in _script_lines(job.get(key)):
-            yield from from_commands(file.commands_in(line))
 
 
 def _script_lines(value: Any) -> Iterator[PStr]:
@@ -320,30 +348,20 @@ def _azure_pipelines(file: SourceFile) -> Iterator[Container]:
         container = node.get("container")
         if isinstance(container, PMap) and "image" in container:
             yield from _job_container(file, container, "job container", node.pos_of("container"))
-        for key in ("script", "bash"):
-            script = node.get(key)
-            if isinstance(script, PStr):
-                yield from from_commands(file.commands_in(script))
+    yield from _script_containers(file)
 
 
 def _bitbucket_pipelines(file: SourceFile) -> Iterator[Container]:
     """The ``script`` and ``after-script`` lines of every step (pipes, which are mappings, are not
     shell). Bitbucket's own ``docker`` service refuses privileged containers and socket mounts,
     so it is not reported; ``docker run`` on a self-hosted runner is."""
-    for node in file.mappings():
-        for key in ("script", "after-script"):
-            for line in _script_lines(node.get(key)):
-                yield from from_commands(file.commands_in(line))
+    yield from _script_containers(file)
 
 
 def _circleci(file: SourceFile) -> Iterator[Container]:
     """Docker executor images and the ``run`` steps of every job and reusable command."""
+    yield from _script_containers(file)
     for node in file.mappings():
-        run = node.get("run")
-        if isinstance(run, PMap):
-            run = run.get("command")
-        if isinstance(run, PStr):
-            yield from from_commands(file.commands_in(run))
         images = node.get("docker")
         if isinstance(images, PSeq):
             for index, spec in enumerate(images):
