@@ -121,10 +121,11 @@ def agent_job_credentials(file: SourceFile) -> Iterator[Hit]:
         held = credentials(file, doc, step)
         if not held:
             continue
-        severity = "low" if held == ["id-token: write"] else ""
+        severity, why = ("low", "its only credential is the OIDC token") if held == ["id-token: write"] else ("", "")
         if events and _unchecked(file, doc, step):
-            severity = "high"
-        yield Hit(step.pos, f'{step.agent} in job "{step.job.name}" holds {", ".join(held[:6])}', severity=severity)
+            severity, why = "high", "outsiders can start the agent unchecked (CP004)"
+        message = f'{step.agent} in job "{step.job.name}" holds {", ".join(held[:6])}'
+        yield Hit(step.pos, message, severity=severity, why=why)
 
 
 @rule(

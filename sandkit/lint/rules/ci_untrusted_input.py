@@ -146,4 +146,5 @@ def workflow_run_artifact(file: SourceFile) -> Iterator[Hit]:
                     found.pos,
                     f'job "{job.name}" unpacks artifacts of the triggering run (a fork can write them) {holds}',
                     severity="high" if privileged else "",
+                    why="the job holds secrets or write scopes" if privileged else "",
                 )

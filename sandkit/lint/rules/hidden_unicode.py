@@ -240,10 +240,14 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
             file.pos_at(match.start()),
             f"bidirectional control character(s) {names} reorder how this line is displayed",
             severity=_source_severity(file),
+            why=_SOURCE_WHY.get(_source_severity(file), ""),
         )
 
 
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|__tests__|spec|fixtures?|testdata)/|[._-](?:test|spec)\.\w+$|(?:^|/)test_")
+
+
+_SOURCE_WHY = {"medium": "in program source", "low": "in a test's data"}
 
 
 def _source_severity(file: SourceFile) -> str:

@@ -37,6 +37,7 @@ def test_claude_action_opened_to_anyone_on_comments() -> None:
     assert "lets anyone start it on issue_comment" in next(f.message for f in findings if f.rule == "CP004")
     credentials = next(f for f in findings if f.rule == "CP005")
     assert (credentials.line, credentials.severity) == (14, "high")
+    assert "outsiders can start the agent unchecked" in credentials.message  # why it is not medium
     assert "contents: write, pull-requests: write, id-token: write" in credentials.message
     assert at(findings, "AA014") == [(18, 39)]
 

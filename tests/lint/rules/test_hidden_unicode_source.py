@@ -21,6 +21,7 @@ def test_bidi_controls_in_a_tests_data_are_low() -> None:
     text = 'const input = "Direction override: \u202ereversed\u202c text";\n'
     findings = lint_text("test/sanitize.test.ts", text, select=("HU",))
     assert [(f.rule, f.severity) for f in findings] == [("HU002", "low"), ("HU002", "low")]
+    assert "in a test's data" in findings[0].message
     assert [f.severity for f in lint_text("CLAUDE.md", text, select=("HU",))] == ["high", "high"]
 
 
