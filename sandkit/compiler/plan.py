@@ -268,6 +268,9 @@ class Plan:
     #: none, or the kit accepts a writable one); decided when the kit is compiled.
     workspace_git: Path | None
     workspace_git_writable: bool
+    #: workspace.token: the name of the secret git's credential helper answers with, and its user name.
+    workspace_token: str | None
+    workspace_token_username: str
     cpus: float
     memory_bytes: int
     pids: int
@@ -317,6 +320,11 @@ class Plan:
     def cloned(self) -> bool:
         """Whether the entrypoint clones workspace.repo."""
         return self.workspace_mode == "clone" and self.workspace_repo is not None
+
+    @property
+    def clone_secrets(self) -> tuple[tuple[str, bool], ...]:
+        """The secrets the clone itself needs (workspace.token), with whether each is required."""
+        return tuple((name, required) for name, required in self.secrets if name == self.workspace_token)
 
     @property
     def image_tag(self) -> str:
@@ -522,6 +530,8 @@ def make_plan(loaded: LoadedKit) -> Plan:
         workspace_source=Path(kit.workspace.source) if kit.workspace.source else None,
         workspace_git=_protected_git(kit),
         workspace_git_writable=kit.workspace.git == "writable",
+        workspace_token=kit.workspace.token,
+        workspace_token_username=kit.workspace.token_username,
         cpus=kit.resources.cpus,
         memory_bytes=quantity_bytes(kit.resources.memory),
         pids=kit.resources.pids,

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sandkit.credentials import credential_kind, is_secret_name
+from sandkit.kits.clone_auth import TokenUsername, token_problem
 from sandkit.kits.cron import check_cron
 from sandkit.kits.fields import (
     AbsPath,
@@ -318,13 +319,27 @@ class Workspace(Strict):
         "folder, so the agent cannot plant hooks or configuration (`core.fsmonitor`, `core.sshCommand`) that git "
         "on the host would run. `writable` lets the agent commit and accepts that risk (the linter reports it).",
     )
+    token: EnvName | None = Field(
+        None,
+        description="An `https://` repository's credential: the name of one of `secrets` holding a token. The "
+        "image's git credential helper gives it to git for the repository's own host only, read from the secret "
+        "when the server asks: never in the URL, on a command line or in a file of the image.",
+    )
+    token_username: TokenUsername = Field(
+        "x-access-token",
+        description="The user name sent with `token` (GitHub takes any; GitLab wants `oauth2`, Bitbucket "
+        "`x-token-auth`).",
+    )
 
     @model_validator(mode="after")
     def _mode_fields(self) -> Workspace:
         if self.mode.startswith("mount") and self.source is None:
             raise ValueError(f"workspace mode {self.mode} needs `source`, the host folder to mount")
-        if self.mode != "clone" and (self.repo or self.ref):
-            raise ValueError("`repo` and `ref` apply only to workspace mode clone")
+        if self.mode != "clone" and (self.repo or self.ref or self.token):
+            raise ValueError("`repo`, `ref` and `token` apply only to workspace mode clone")
+        problem = token_problem(self.repo, self.token)
+        if problem is not None:
+            raise ValueError(problem)
         if self.git == "writable" and self.mode != "mount":
             raise ValueError("`git: writable` applies only to workspace mode mount (the other modes mount no .git)")
         return self
@@ -717,7 +732,16 @@ class Kit(Strict):
         self._check_webhooks(set(names))
         self._check_injections()
         self._check_github_events()
+        self._check_clone_token()
         return self
+
+    def _check_clone_token(self) -> None:
+        """The clone's token is a run-time secret of the kit's own (the clone runs when the sandbox starts)."""
+        token = self.workspace.token
+        if token is not None and token not in {s.name for s in self.secrets if not s.build}:
+            raise ValueError(
+                at("workspace.token", f"{token} is not one of `secrets` (a run-time one, not `build: true`)")
+            )
 
     def _check_injections(self) -> None:
         """Each injection host reachable through the proxy, each (host, header) given one secret."""

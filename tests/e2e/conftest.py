@@ -242,7 +242,9 @@ def inject_secret_file(e2e_dir: Path, secret_values: dict[str, str]) -> Path:
     return _owned_file(e2e_dir / "inject-token", secret_values["E2E_INJECT_TOKEN"] + "\n")
 
 
-def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, token: str) -> Path:
+def _outside_override(
+    path: Path, outside: Outside, certs: Path, repo: GitRepo, token: str, private_token: Path
+) -> Path:
     """Test servers on the project's `outside` network, and DNS answers the proxy must refuse."""
     image = f"sandkit-e2e/outside:{token}"
     server = {"image": image, "read_only": True, "cap_drop": ["ALL"], "restart": "no"}
@@ -252,7 +254,13 @@ def _outside_override(path: Path, outside: Outside, certs: Path, repo: GitRepo, 
                 **server,
                 "build": {"context": str(OUTSIDE_DIR)},
                 "environment": {"SERVER_ID": ALLOWED_ID},
-                "volumes": [f"{certs}:/certs:ro", f"{repo.served}:/srv/git:ro"],
+                # the same repository served again as a private one, to the run token only
+                "volumes": [
+                    f"{certs}:/certs:ro",
+                    f"{repo.served}:/srv/git:ro",
+                    f"{repo.served}:/srv/private:ro",
+                    f"{private_token}:/run/outside/private-token:ro",
+                ],
                 "networks": {
                     "outside": {
                         "ipv4_address": outside.allowed_ip,
@@ -305,7 +313,10 @@ def net_project(
     kit = folder / "kit.yaml"
     kit.write_text(net_kit(f"e2e-{token}-net", "./outside-ca.pem", host_listener.port, published))
     output = compile_kit(kit, folder / "sandbox", env=secret_values)  # values in reach: none may leak
-    override = _outside_override(folder / "outside.override.yaml", outside, certs, git_repo, token)
+    private_token = folder / "private-token"  # what the server takes for its private repository: the run token
+    private_token.write_text(secret_values["E2E_RUN_TOKEN"])
+    private_token.chmod(0o444)
+    override = _outside_override(folder / "outside.override.yaml", outside, certs, git_repo, token, private_token)
     env_file = _env_file(
         folder / "e2e.env",
         {

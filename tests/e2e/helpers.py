@@ -270,7 +270,8 @@ files:
     mode: "0600"
 workspace:
   mode: clone
-  repo: http://{GIT}:8080/git/repo.git
+  repo: https://{WEB}:8443/private/repo.git
+  token: E2E_RUN_TOKEN
   ref: main
 resources:
   cpus: 0.5

@@ -10,23 +10,34 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import GIT, MOUNT_INSTRUCTIONS, README_MD, REPO_AGENTS_MD, GitRepo, Project
+from tests.e2e.helpers import GIT, MOUNT_INSTRUCTIONS, README_MD, REPO_AGENTS_MD, WEB, GitRepo, Project
 
 pytestmark = pytest.mark.docker
 
 
-def test_clone_comes_from_the_git_server_through_the_proxy(net_project: Project, git_repo: GitRepo) -> None:
+def test_clone_comes_from_the_git_server_through_the_proxy(
+    net_project: Project, git_repo: GitRepo, secret_values: dict[str, str]
+) -> None:
+    """A private repository over https: the token reaches the server through git's credential helper only."""
     result = net_project.agent(
-        "git -C /workspace rev-parse HEAD; git -C /workspace branch --show-current; cat /workspace/README.md"
+        "git -C /workspace rev-parse HEAD; git -C /workspace branch --show-current; cat /workspace/README.md; "
+        "git -C /workspace config --get remote.origin.url; "
+        'grep -rl -F -e "$E2E_RUN_TOKEN" /workspace/.git /etc/sandkit /home/agent || echo token-nowhere'
     )
-    assert result.stdout.splitlines()[:3] == [git_repo.commit, "main", README_MD.rstrip("\n")], (
-        f"the workspace is not a clone of the server's main branch:\n{result}"
-    )
-    fetch = f"method=GET host={GIT} port=8080 "
-    proxy_log = net_project.log_with("egress", fetch)
-    assert fetch in proxy_log, f"the clone did not go through the egress proxy:\n{proxy_log}"
-    fetched = [line for line in net_project.log_with("web", "/git/repo.git/").splitlines() if "/git/repo.git/" in line]
-    assert fetched, "the git server saw no fetch"
+    assert result.stdout.splitlines() == [
+        git_repo.commit,
+        "main",
+        README_MD.rstrip("\n"),
+        f"https://{WEB}:8443/private/repo.git",
+        "token-nowhere",
+    ], f"the workspace is not a clone of the server's private main branch, or the token is left in it:\n{result}"
+    connect = f"method=CONNECT host={WEB} port=8443 "
+    proxy_log = net_project.log_with("egress", connect)
+    assert connect in proxy_log, f"the clone did not go through the egress proxy:\n{proxy_log}"
+    assert secret_values["E2E_RUN_TOKEN"] not in proxy_log
+    fetched = [line for line in net_project.log_with("web", "/private/repo.git/").splitlines() if "/private/" in line]
+    assert any('" 401 ' in line for line in fetched), "the server never asked for the token: the test proves nothing"
+    assert any("/private/repo.git/info/refs" in line and '" 200 ' in line for line in fetched), fetched
     proxy = set(net_project.addresses("egress"))
     clients = {line.split("client=")[1].split()[0] for line in fetched}
     assert clients <= proxy, (

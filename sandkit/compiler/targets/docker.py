@@ -11,8 +11,11 @@ from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import ENTRYPOINT_PATH, HOME_SKELETON, SANDKIT_ETC, VENV, Plan
 from sandkit.compiler.render import render_template
 from sandkit.compiler.target import Files, RenderContext
+from sandkit.kits.clone_auth import credential_host
 
 NAME = "docker"
+#: Where the image keeps git's credential helper for workspace.token.
+CREDENTIAL_HELPER = f"{SANDKIT_ETC}/git-credential"
 REQUIRES: tuple[str, ...] = ()
 _PINNED_APT = re.compile(r".+=.+")
 _PINNED_PIP = re.compile(r".+==.+")
@@ -34,12 +37,16 @@ def render(plan: Plan, context: RenderContext) -> Files:
         "npm_unpinned": any(not _PINNED_NPM.fullmatch(p) for p in plan.npm),
         "inject": PATHS,
         "injected_variable": INJECTED_VARIABLE,
+        "clone_host": credential_host(plan.workspace_repo) if plan.workspace_token and plan.workspace_repo else "",
+        "credential_helper": CREDENTIAL_HELPER,
     }
     files = {
         "Dockerfile": render_template("Dockerfile.j2", **values),
         "entrypoint.sh": render_template("entrypoint.sh.j2", **values),
         "env.sh": header + "".join(f"export {k}={sh_quote(v)}\n" for k, v in plan.env),
     }
+    if plan.workspace_token:
+        files["git-credential.sh"] = render_template("git-credential.sh.j2", **values)
     for index, command in enumerate(plan.install, start=1):
         note = f"# install[{index - 1}] of the kit, run as root at build\n"
         files[f"install/{index:02d}.sh"] = f"{header}{note}{command}\n"

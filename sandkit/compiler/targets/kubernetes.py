@@ -307,8 +307,9 @@ def proxy_address_variable(plan: Plan) -> str:
     return proxy_name(plan).upper().replace("-", "_") + "_SERVICE_HOST"
 
 
-def _agent_env(plan: Plan, *, with_secrets: bool = True) -> list[dict[str, Any]]:
-    """The agent container's environment; the clone init container's has no secret (the clone needs none).
+def _agent_env(plan: Plan, secrets: tuple[tuple[str, bool], ...]) -> list[dict[str, Any]]:
+    """A container's environment with ``secrets``: the agent's all, the clone init container's only the
+    clone's own token (workspace.token), if any.
 
     The proxy is named by its Service's cluster IP, from the service-link variable the kubelet sets
     (Kubernetes expands ``$(VAR)`` in a value), so the agent pod needs no cluster DNS, which would
@@ -318,7 +319,7 @@ def _agent_env(plan: Plan, *, with_secrets: bool = True) -> list[dict[str, Any]]
     if _uses_proxy(plan):
         url = f"http://$({proxy_address_variable(plan)}):{PROXY_PORT}"
         env += [{"name": k, "value": v} for k, v in proxy_env(url).items()]
-    for name, required in plan.secrets if with_secrets else ():
+    for name, required in secrets:
         reference = {"name": secret_name(plan), "key": name, "optional": not required}
         env.append({"name": name, "valueFrom": {"secretKeyRef": reference}})
     return env
@@ -338,7 +339,7 @@ def _agent_container(
     extra_env: list[dict[str, Any]],
     args: list[str],
     *,
-    with_secrets: bool = True,
+    secrets: tuple[tuple[str, bool], ...],
 ) -> dict[str, Any]:
     disk = _quantity(plan.disk_bytes)
     return {
@@ -346,7 +347,7 @@ def _agent_container(
         "image": plan.image_tag,
         "imagePullPolicy": "Always",
         "args": args,
-        "env": extra_env + _agent_env(plan, with_secrets=with_secrets),
+        "env": extra_env + _agent_env(plan, secrets),
         "resources": _resources(_cpu(plan.cpus), _quantity(plan.memory_bytes), disk),
         "securityContext": _container_security(plan.uid, plan.read_only_root),
         "volumeMounts": _agent_mounts(plan, entries),
@@ -380,10 +381,15 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
         # The image's own entrypoint clones and stops (SANDKIT_ONLY=clone); `true` is never the agent.
         spec["initContainers"] = [
             _agent_container(
-                plan, entries, "clone", [{"name": "SANDKIT_ONLY", "value": "clone"}], ["true"], with_secrets=False
+                plan,
+                entries,
+                "clone",
+                [{"name": "SANDKIT_ONLY", "value": "clone"}],
+                ["true"],
+                secrets=plan.clone_secrets,
             )
         ]
-    spec["containers"] = [_agent_container(plan, entries, "agent", [], list(plan.command))]
+    spec["containers"] = [_agent_container(plan, entries, "agent", [], list(plan.command), secrets=plan.secrets)]
     config_items = [{"key": key, "path": key, "mode": mode} for key, _, _, mode in entries]
     spec["volumes"] = [{"name": name, "emptyDir": {"sizeLimit": disk}} for name in _empty_dirs(plan)] + [
         {"name": "config", "configMap": {"name": resource_name(plan, "agent"), "items": config_items}}
@@ -946,7 +952,8 @@ def _workspace_row(plan: Plan) -> Fidelity:
         return Fidelity(
             "workspace.mode",
             "enforced",
-            "an init container (the image's entrypoint, SANDKIT_ONLY=clone, without the kit's secrets) clones "
+            "an init container (the image's entrypoint, SANDKIT_ONLY=clone, without the kit's secrets but the "
+            "clone's own workspace.token) clones "
             "into an emptyDir",
             proven_by="tests/compiler/test_kubernetes_docker.py::"
             "test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force",

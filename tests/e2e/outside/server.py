@@ -2,12 +2,17 @@
 
 Answers every HTTP request on port 8080 (and HTTPS on 8443 when /certs holds a key pair) with its
 own name and the Host header it was asked for, and serves /srv/git as a dumb-HTTP git server, so a
-test can tell which server (if any) a request from the sandbox reached. Every request is logged to
-stdout, which the tests read to prove that a refused request never arrived.
+test can tell which server (if any) a request from the sandbox reached. /srv/private is served the
+same way to a request that carries the token in PRIVATE_TOKEN_FILE as its Basic password (a private
+repository, as a forge serves one over https); any other gets 401 and a Basic challenge, as git
+expects. Every request is logged to stdout, which the tests read to prove that a refused request
+never arrived.
 """
 
 from __future__ import annotations
 
+import base64
+import hmac
 import http.server
 import os
 import ssl
@@ -19,6 +24,7 @@ SERVER_ID = os.environ.get("SERVER_ID", "outside")
 GIT_ROOT = "/srv"
 CERT, KEY = Path("/certs/server.pem"), Path("/certs/server.key")
 LOG_LOCK = threading.Lock()
+PRIVATE_TOKEN_FILE = Path(os.environ.get("PRIVATE_TOKEN_FILE", "/run/outside/private-token"))
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -26,7 +32,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().__init__(*args, directory=GIT_ROOT, **kwargs)  # type: ignore[arg-type]
 
     def do_GET(self) -> None:
-        if self.path.startswith("/git/"):
+        if self.path.startswith("/private/") and not self._authorised():
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="private"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if self.path.startswith(("/git/", "/private/")):
             super().do_GET()
             return
         if self.path.startswith("/headers"):  # what arrived, for the injection tests
@@ -42,6 +54,21 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _authorised(self) -> bool:
+        """Whether the request's Basic password is the private token (any user name, as GitHub's)."""
+        try:
+            token = PRIVATE_TOKEN_FILE.read_text().strip()
+        except OSError:
+            return False
+        scheme, _, encoded = self.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "basic" or not token:
+            return False
+        try:
+            password = base64.b64decode(encoded, validate=True).decode().partition(":")[2]
+        except ValueError:
+            return False
+        return hmac.compare_digest(password, token)
 
     def log_message(self, format: str, *args: object) -> None:
         line = f"request server={SERVER_ID} client={self.client_address[0]} {format % args}\n"

@@ -30,7 +30,8 @@ load_secret() {
     exit 78
   fi
 }
-# The clone alone (SANDKIT_ONLY=clone, the Kubernetes init container) is given no secret and needs none.
+# The clone alone (SANDKIT_ONLY=clone, the Kubernetes init container) is given no secret but the
+# clone's own token (workspace.token), if it has one.
 if [ "${SANDKIT_ONLY:-}" != clone ]; then
   load_secret ANTHROPIC_API_KEY required
   load_secret GH_TOKEN optional
@@ -48,6 +49,11 @@ fi
 if [ -d /etc/sandkit/home ]; then
   cp -R /etc/sandkit/home/. "$HOME"/
 fi
+
+# git for the clone and its fetches: never a prompt.
+clone_git() {
+  GIT_TERMINAL_PROMPT=0 git "$@"
+}
 
 # A run about a pull request works on its head commit, fetched from workspace.repo's
 # refs/pull/N/head through the egress proxy: never the default branch. The actions job passes the
@@ -69,10 +75,10 @@ checkout_pull_request_head() {
     exit 78
   fi
   pull="refs/remotes/origin/pull/$number"
-  git -C /workspace fetch --quiet --no-tags origin "+refs/pull/$number/head:$pull" || true
+  clone_git -C /workspace fetch --quiet --no-tags origin "+refs/pull/$number/head:$pull" || true
   if [ -n "$sha" ] && ! git -C /workspace cat-file -e "$sha^{commit}" 2>/dev/null; then
     # Pushed to again since the event: the event's own commit, if the server gives it by id.
-    git -C /workspace fetch --quiet --no-tags origin "$sha" || true
+    clone_git -C /workspace fetch --quiet --no-tags origin "$sha" || true
   fi
   head="${sha:-$pull}"
   if ! git -C /workspace cat-file -e "$head^{commit}" 2>/dev/null; then
@@ -87,7 +93,7 @@ checkout_pull_request_head() {
 # Clone the workspace, through the egress proxy, when it is empty (at every start under compose and
 # the actions job, whose workspace is a fresh tmpfs; Kubernetes' init container clones it first).
 if [ -z "$(ls -A /workspace)" ]; then
-  git clone --quiet --no-checkout -- 'https://github.com/acme/app.git' /workspace
+  clone_git clone --quiet --no-checkout -- 'https://github.com/acme/app.git' /workspace
   if [ "${SANDKIT_CHECKOUT:-}" = head ] && [ -n "${SANDKIT_PR_NUMBER:-}" ]; then
     checkout_pull_request_head
   else
