@@ -952,9 +952,9 @@ def _workspace_row(plan: Plan) -> Fidelity:
         return Fidelity(
             "workspace.mode",
             "enforced",
-            "an init container (the image's entrypoint, SANDKIT_ONLY=clone, without the kit's secrets but the "
-            "clone's own workspace.token) clones "
-            "into an emptyDir",
+            "an init container (the image's entrypoint, SANDKIT_ONLY=clone, without the kit's secrets"
+            + (" but the clone's own workspace.token" if plan.workspace_token else "")
+            + ") clones into an emptyDir",
             proven_by="tests/compiler/test_kubernetes_docker.py::"
             "test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force",
         )
