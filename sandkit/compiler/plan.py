@@ -217,6 +217,8 @@ class ActionsSettings:
     runs_on: str = "ubuntu-latest"
     permissions: tuple[tuple[str, Literal["read", "write"]], ...] = ()
     publish: Literal["review", "comment"] | None = None
+    #: targets.actions.app: the variable holding the App's client ID, and the secret holding its key.
+    app: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -554,6 +556,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
             runs_on=kit.targets.actions.runs_on,
             permissions=tuple(sorted(kit.targets.actions.permissions.items())),
             publish=kit.targets.actions.publish,
+            app=(app.client_id, app.private_key) if (app := kit.targets.actions.app) else None,
         ),
         build_targets=tuple(kit.targets.build or ()),
         notes=notes,

@@ -597,6 +597,18 @@ class KubernetesTarget(Strict):
     )
 
 
+class GithubApp(Strict):
+    """A GitHub App whose short-lived installation token the publishing job posts with."""
+
+    client_id: EnvName = Field(
+        description="The repository or organisation variable (`vars.NAME`) holding the App's client ID."
+    )
+    private_key: EnvName = Field(
+        description="The Actions secret holding the App's private key; never one of `secrets`, so the agent "
+        "never holds it."
+    )
+
+
 class ActionsTarget(Strict):
     runs_on: PlainName = Field("ubuntu-latest", description="The runner label (`runs-on`).")
     permissions: dict[str, Literal["read", "write"]] = Field(
@@ -611,6 +623,19 @@ class ActionsTarget(Strict):
         "job that runs no agent or pull request code posts them with the one write scope it needs "
         "(`pull-requests: write`, `issues: write`).",
     )
+
+    app: GithubApp | None = Field(
+        None,
+        description="Post as this GitHub App instead of with `GITHUB_TOKEN`: the publishing job mints an "
+        "installation token (actions/create-github-app-token) for this repository and the one write scope of "
+        "`publish` only, in the step before it posts; the token is revoked when the job ends.",
+    )
+
+    @model_validator(mode="after")
+    def _app_publishes(self) -> ActionsTarget:
+        if self.app is not None and self.publish is None:
+            raise ValueError("@app posts the agent's results: it needs `publish`")
+        return self
 
     @field_validator("permissions")
     @classmethod
@@ -733,7 +758,20 @@ class Kit(Strict):
         self._check_injections()
         self._check_github_events()
         self._check_clone_token()
+        self._check_app_key()
         return self
+
+    def _check_app_key(self) -> None:
+        """The App's private key mints tokens: it is the publishing job's alone, never the agent's."""
+        app = self.targets.actions.app
+        if app is not None and app.private_key in {s.name for s in self.secrets}:
+            raise ValueError(
+                at(
+                    "targets.actions.app.private_key",
+                    f"{app.private_key} is one of `secrets`: the agent would hold the key that mints tokens; keep it "
+                    "an Actions secret of its own",
+                )
+            )
 
     def _check_clone_token(self) -> None:
         """The clone's token is a run-time secret of the kit's own (the clone runs when the sandbox starts)."""

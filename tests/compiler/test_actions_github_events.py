@@ -335,3 +335,29 @@ def test_the_results_check_refuses_links_and_oversized_output(publishing: dict[s
     (output / "link").unlink()
     (output / "big").write_bytes(b"x" * (16 * 1024 * 1024 + 1))
     assert check() == (1, "")
+
+
+def test_an_app_token_is_minted_for_the_one_scope_right_before_the_post(tmp_path: Path) -> None:
+    app = "targets: {actions: {publish: review, app: {client_id: REVIEWER_APP_ID, private_key: REVIEWER_APP_KEY}}}\n"
+    text = KIT.replace("name: events\n", "name: app\n") + app
+    publish = _compiled(tmp_path, text, "app")["jobs"]["publish"]
+    assert publish["permissions"] == {}, "GITHUB_TOKEN gets nothing when the App's token posts"
+    download, mint, post = publish["steps"]
+    assert download["uses"].startswith("actions/download-artifact@")
+    assert publish["environment"] == "sandkit-app-publish", "the App's key in an environment of its own"
+    assert mint["uses"] == "actions/create-github-app-token@1b10c78c7865c340bc4f6099eb2f838309f1e8c3"
+    assert mint["with"] == {
+        "client-id": "${{ vars.REVIEWER_APP_ID }}",
+        "private-key": "${{ secrets.REVIEWER_APP_KEY }}",
+        "permission-pull-requests": "write",
+    }, "no owner or repositories: this repository only; one scope"
+    assert post["env"]["GITHUB_TOKEN"] == "${{ steps.app-token.outputs.token }}"
+    workflow = (tmp_path / "out/app/workflows/app.yml").read_text()
+    assert workflow.count("secrets.REVIEWER_APP_KEY") == 1
+    done = subprocess.run(
+        ["zizmor", "--offline", "--persona", "auditor", "--no-progress", str(tmp_path / "out/app/workflows/app.yml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr

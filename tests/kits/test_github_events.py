@@ -108,3 +108,15 @@ def test_publishing_needs_a_trigger_with_something_to_publish_on(tmp_path: Path)
     assert errors(tmp_path, MINIMAL + comment) == []
     found = errors(tmp_path, MINIMAL + "targets: {actions: {publish: branch}}\n")
     assert len(found) == 1 and "targets.actions.publish: " in found[0]
+
+
+def test_an_apps_key_is_never_the_agents_and_the_app_only_publishes(tmp_path: Path) -> None:
+    app = "targets: {actions: {publish: comment, app: {client_id: APP_ID, private_key: APP_KEY}}}\n"
+    issues = "triggers: [{github: {event: issues}}]\n"
+    assert errors(tmp_path, MINIMAL + issues + app) == []
+    assert errors(tmp_path, MINIMAL + "secrets: [{name: APP_KEY}]\n" + issues + app) == [
+        "7:77: targets.actions.app.private_key: APP_KEY is one of `secrets`: the agent would hold the key that "
+        "mints tokens; keep it an Actions secret of its own"
+    ]
+    found = errors(tmp_path, MINIMAL + "targets: {actions: {app: {client_id: A, private_key: B}}}\n")
+    assert found == ["5:26: targets.actions.app: posts the agent's results: it needs `publish`"]

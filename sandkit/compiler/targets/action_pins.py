@@ -23,6 +23,7 @@ class Pin:
 # BEGIN PINS (rewritten by scripts/refresh-action-pins.py; keep one entry per line)
 PINS: dict[str, Pin] = {
     "actions/checkout": Pin("3d3c42e5aac5ba805825da76410c181273ba90b1", "v7.0.1"),
+    "actions/create-github-app-token": Pin("1b10c78c7865c340bc4f6099eb2f838309f1e8c3", "v3.1.1"),
     "actions/download-artifact": Pin("3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c", "v8.0.1"),
     "actions/upload-artifact": Pin("bbbca2ddaa5d8feaa63e36b76fdaad77386f024f", "v7.0.0"),
     "step-security/harden-runner": Pin("b09bb98e06d4d774595224525879c09bc6e98c40", "v2.20.1"),

@@ -61,6 +61,8 @@ REQUIRES = ("docker", "compose")  # it builds the Dockerfile and compose's egres
 CHECKOUT = "actions/checkout"
 UPLOAD_ARTIFACT = "actions/upload-artifact"
 DOWNLOAD_ARTIFACT = "actions/download-artifact"
+CREATE_APP_TOKEN = "actions/create-github-app-token"
+APP_TOKEN_STEP_ID = "app-token"
 HARDEN_RUNNER = "step-security/harden-runner"
 #: The repository (or organisation) variable naming the registries the image builds pull from.
 BUILD_ENDPOINTS_VARIABLE = "SANDKIT_BUILD_ENDPOINTS"
@@ -634,31 +636,53 @@ def _results_steps() -> list[dict[str, Any]]:
 def _publish_job(plan: Plan, publish: str, runs_on: str) -> dict[str, Any]:
     """Posts the results with the one write scope they need; it runs no agent, pull request or kit code."""
     scope = PUBLISH_SCOPES[publish]
-    return {
+    steps: list[dict[str, Any]] = [
+        {
+            "name": "Download the agent's results",
+            "uses": uses(DOWNLOAD_ARTIFACT),
+            "with": {"name": RESULTS_ARTIFACT, "path": Expression(RUNNER_OUTPUT)},
+        }
+    ]
+    token = _expression("github.token")
+    permissions: dict[str, Any] = {
+        scope: Commented("write", f"posts the agent's {publish}; the only scope this job holds")
+    }
+    if plan.actions.app is not None:
+        # The App's token instead: for this repository (the action's default without `owner`) and the one
+        # scope, minted right before the post and revoked when the job ends; GITHUB_TOKEN gets nothing.
+        client_id, private_key = plan.actions.app
+        steps.append(
+            {
+                "name": "Mint the App's token for this repository and the one scope",
+                "id": APP_TOKEN_STEP_ID,
+                "uses": uses(CREATE_APP_TOKEN),
+                "with": {
+                    "client-id": _expression(f"vars.{client_id}"),
+                    "private-key": _expression(f"secrets.{private_key}"),
+                    f"permission-{scope}": "write",
+                },
+            }
+        )
+        token, permissions = _expression(f"steps.{APP_TOKEN_STEP_ID}.outputs.token"), {}
+    job: dict[str, Any] = {
         "name": f"publish {plan.name}'s {publish}",
         "needs": "agent",
         "if": _expression("needs.agent.outputs.results == 1"),
         "runs-on": runs_on,
-        "permissions": {scope: Commented("write", f"posts the agent's {publish}; the only scope this job holds")},
-        "timeout-minutes": 10,
-        "steps": [
-            {
-                "name": "Download the agent's results",
-                "uses": uses(DOWNLOAD_ARTIFACT),
-                "with": {"name": RESULTS_ARTIFACT, "path": Expression(RUNNER_OUTPUT)},
-            },
-            {
-                "name": f"Post the {publish}",
-                "shell": "python",
-                "env": {
-                    "GITHUB_TOKEN": _expression("github.token"),
-                    "SANDKIT_PUBLISH": publish,
-                    "SANDKIT_PUBLISH_FILE": PUBLISH_FILES[publish],
-                },
-                "run": PUBLISH_SCRIPT,
-            },
-        ],
+        "permissions": permissions,
     }
+    if plan.actions.app is not None:
+        # The App's key in an environment of its own: no other job (the agent's least of all) can read it.
+        job["environment"] = f"sandkit-{plan.name}-publish"
+    steps.append(
+        {
+            "name": f"Post the {publish}",
+            "shell": "python",
+            "env": {"GITHUB_TOKEN": token, "SANDKIT_PUBLISH": publish, "SANDKIT_PUBLISH_FILE": PUBLISH_FILES[publish]},
+            "run": PUBLISH_SCRIPT,
+        }
+    )
+    return {**job, "timeout-minutes": 10, "steps": steps}
 
 
 def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
@@ -1017,7 +1041,13 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                 f"the agent writes {PUBLISH_FILES[plan.actions.publish]} to $SANDKIT_OUTPUT; after a check (files "
                 "only, bounded) it is uploaded, and a second job holding only "
                 f"{PUBLISH_SCOPES[plan.actions.publish]}: write, which runs no agent or pull request code, posts it "
-                "as data; the agent's job holds no write scope",
+                "as data"
+                + (
+                    " with the App's token (create-github-app-token, this repository and that scope only)"
+                    if plan.actions.app
+                    else ""
+                )
+                + "; the agent's job holds no write scope",
                 proven_by=EVENTS_PROOF,
             )
         )
