@@ -361,3 +361,11 @@ def test_an_app_token_is_minted_for_the_one_scope_right_before_the_post(tmp_path
         check=False,
     )
     assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr
+    schema = [
+        "check-jsonschema",
+        "--builtin-schema",
+        "vendor.github-workflows",
+        str(tmp_path / "out/app/workflows/app.yml"),
+    ]
+    done = subprocess.run(schema, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
