@@ -30,7 +30,8 @@ load_secret() {
     exit 78
   fi
 }
-# The clone alone (SANDKIT_ONLY=clone, the Kubernetes init container) is given no secret and needs none.
+# The clone alone (SANDKIT_ONLY=clone, the Kubernetes init container) is given no secret but the
+# clone's own token (workspace.token), if it has one.
 if [ "${SANDKIT_ONLY:-}" != clone ]; then
   load_secret ANTHROPIC_API_KEY required
 fi
@@ -48,10 +49,15 @@ if [ -d /etc/sandkit/home ]; then
   cp -R /etc/sandkit/home/. "$HOME"/
 fi
 
+# git for the clone and its fetches: never a prompt.
+clone_git() {
+  GIT_TERMINAL_PROMPT=0 git "$@"
+}
+
 # Clone the workspace, through the egress proxy, when it is empty (at every start under compose and
 # the actions job, whose workspace is a fresh tmpfs; Kubernetes' init container clones it first).
 if [ -z "$(ls -A /workspace)" ]; then
-  git clone --quiet --no-checkout -- 'https://git.example.com/acme/storefront.git' /workspace
+  clone_git clone --quiet --no-checkout -- 'https://git.example.com/acme/storefront.git' /workspace
   git -C /workspace checkout --quiet 'main'
 fi
 # SANDKIT_ONLY=clone (the Kubernetes init container): stop once the workspace is cloned.
