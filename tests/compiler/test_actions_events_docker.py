@@ -127,7 +127,7 @@ def _play(job: dict[str, Any], cwd: Path, runner: dict[str, str]) -> dict[str, s
     for step in job["steps"]:
         if "run" not in step:
             continue
-        if step.get("if") and step["if"] != "${{ steps.event.outputs.skip != 1 }}":
+        if step.get("if") not in (None, "${{ steps.event.outputs.skip != 1 }}", "${{ always() }}"):
             continue
         shell = (
             ["python3", "-c"]
