@@ -105,17 +105,20 @@ def test_memory_cpu_and_pids_limits_are_in_the_cgroup(net_project: Project) -> N
 
 
 def test_a_fork_bomb_stops_at_the_pids_limit(net_project: Project) -> None:
-    """The bomb runs in its own process group for 4 s; builtins read the cgroup (no fork needed)."""
+    """The bomb runs in its own process group for 4 s; after it starts the probe forks nothing (bash
+    exits when a fork fails): it waits on a pipe opened before, and builtins read the cgroup."""
     script = """
+    exec 3< <(exec sleep 60)
+    waiter=$!
     set -m
     bomb() { bomb | bomb & }
     ( bomb ) 2>/dev/null &
     group=$!
-    sleep 4
+    read -r -t 4 -u 3 _
     read -r current < /sys/fs/cgroup/pids/pids.current
     read -r max < /sys/fs/cgroup/pids/pids.max
     read -r _ refused < /sys/fs/cgroup/pids/pids.events
-    kill -KILL -- "-$group" 2>/dev/null
+    kill -KILL -- "-$group" "$waiter" 2>/dev/null
     echo "current=$current max=$max refused=$refused"
     """
     result = net_project.agent(script, timeout=60)
