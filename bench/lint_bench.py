@@ -1,11 +1,14 @@
 """Benchmark ``sandkit lint`` against Checkov, detect-secrets and plain reading of the files.
 
-Generates a synthetic repository per size (mixed file kinds, a known number of planted
-findings), runs every tool on the same tree in one run, and prints a Markdown table of wall
-times, ratios and sandkit's peak memory, plus the cost of a pre-commit run on ten files
-beyond the interpreter's own start.
+Generates repositories of several shapes (``bench/shapes.py``: small config files at each of
+--sizes, a lockfile-heavy monorepo, a web application with bundles, source maps, fixtures, logs,
+vendored code and binaries; each with a known number of planted findings), takes any existing
+folder too (``--tree DIR``), runs every tool on the same tree in one run, and prints a Markdown
+table of wall times, ratios and sandkit's peak memory, plus the cost of a pre-commit run on ten
+files beyond the interpreter's own start.
 
     python bench/lint_bench.py --sizes 1000,10000,100000 --checkov-up-to 10000
+    python bench/lint_bench.py --shapes lockfiles --tree ~/src/awesome-compose
 
 Checkov and detect-secrets are looked up on PATH (or given with --checkov/--detect-secrets);
 they are benchmark-only tools, not project dependencies. Missing tools are reported as
@@ -26,6 +29,9 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
+
+from shapes import SHAPES
 
 REPO = Path(__file__).resolve().parent.parent
 PLANT_EVERY = 20  # one planted finding per this many files of a kind that can carry one
@@ -143,10 +149,15 @@ def render(kind: str, n: int, plant: bool) -> str:
     return JSON.format(n=n)
 
 
-def generate(root: Path, files: int) -> Counter[str]:
-    """Write ``files`` files under ``root``; return the planted findings per rule."""
+def generate(root: Path, files: int, shape: str = "small") -> Counter[str]:
+    """Write a tree of ``shape`` (see ``shapes.py``) under ``root``: ``files`` of the usual small
+    files for the small shape, the shape's own mix otherwise. Return the planted findings per rule."""
+    import random
+
+    from shapes import generate_extras, usual_count
+
     planted: Counter[str] = Counter()
-    for i in range(files):
+    for i in range(usual_count(shape, files)):
         name, kind, rule = KINDS[i % len(KINDS)]
         n = i // len(KINDS)
         plant = rule is not None and n % PLANT_EVERY == 0
@@ -155,11 +166,13 @@ def generate(root: Path, files: int) -> Counter[str]:
         path = root / f"part{n // 10}" / f"unit{n}" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(kind, n, plant))
+    planted.update(generate_extras(root, shape, random.Random(f"{shape}-{files}")))
     return planted
 
 
-def generate_elsewhere(root: Path, files: int) -> tuple[Counter[str], float]:
-    """Generate in a child process, so this process stays small.
+def generate_elsewhere(root: Path, files: int, shape: str = "small") -> tuple[Counter[str], float, int]:
+    """Generate in a child process, so this process stays small; return the planted findings,
+    the tree's megabytes and its number of files.
 
     A child's peak RSS (``ru_maxrss``) starts at its parent's size when it is forked, so a
     bench process that had built a 100k-file tree itself would report its own memory as
@@ -170,18 +183,29 @@ def generate_elsewhere(root: Path, files: int) -> tuple[Counter[str], float]:
     code = (
         "import json, shutil, sys; sys.path.insert(0, sys.argv[1]); import lint_bench as b; "
         "from pathlib import Path; root = Path(sys.argv[2]); "
-        "shutil.rmtree(root, ignore_errors=True); planted = b.generate(root, int(sys.argv[3]));"
-        " size = sum(p.stat().st_size for p in root.rglob('*') if p.is_file()); "
-        "print(json.dumps([planted, size]))"
+        "shutil.rmtree(root, ignore_errors=True); planted = b.generate(root, int(sys.argv[3]), sys.argv[4]);"
+        " print(json.dumps(planted))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, str(Path(__file__).parent), str(root), str(files)],
+        [sys.executable, "-c", code, str(Path(__file__).parent), str(root), str(files), shape],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    planted, size = json.loads(out)
-    return Counter(planted), size / 1e6
+    megabytes, count = measure(root)
+    return Counter(json.loads(out)), megabytes, count
+
+
+def measure(root: Path) -> tuple[float, int]:
+    """(megabytes, files) of the regular files under ``root``, symbolic links not followed."""
+    size = count = 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                size += os.path.getsize(path)
+                count += 1
+    return size / 1e6, count
 
 
 READ_ALL = """
@@ -255,7 +279,19 @@ def count_findings(json_text: str) -> Counter[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="file counts of the small shape")
+    parser.add_argument(
+        "--shapes",
+        default=",".join(SHAPES),
+        help=f"generated shapes to run, of {', '.join(SHAPES)} (empty for none; see bench/shapes.py)",
+    )
+    parser.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also benchmark an existing folder (read only; repeatable), e.g. a checkout of your repository",
+    )
     parser.add_argument(
         "--checkov-up-to", type=int, default=10000, help="run Checkov only up to this many files (it is slow)"
     )
@@ -273,84 +309,105 @@ def main() -> int:
     parser.add_argument("--detect-secrets", default=shutil.which("detect-secrets"))
     parser.add_argument("--workdir", default=None, help="where to generate (default: a temp dir)")
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
-    env = sandkit_env()
+    shapes = [s for s in args.shapes.split(",") if s]
+    unknown = set(shapes) - set(SHAPES) | {t for t in args.tree if not Path(t).is_dir()}
+    if unknown:
+        parser.error(f"not a shape or a folder: {', '.join(sorted(unknown))}")
     work = Path(args.workdir or tempfile.mkdtemp(prefix="sandkit-bench-"))
-    rows = []
-    for size in sizes:
-        root = work / f"repo-{size}"
-        planted, megabytes = generate_elsewhere(root, size)
-        # every tool runs inside the tree on "." (detect-secrets scans nothing outside its
-        # working directory), so paths and work are the same for all of them
-        repeat = args.repeat
-        read_s = best(repeat, [sys.executable, "-c", READ_ALL, "."], cwd=root)[0]
-        lint = [sys.executable, "-m", "sandkit", "lint", ".", "--format", "json"]
-        run(lint, env, root, capture=False)  # warm caches and bytecode
-        sandkit_s, peak_mb, out = best(repeat, lint, env, root)
-        serial_s = best(repeat, [*lint, "--jobs", "1"], env, root)[0]
-        found = count_findings(out)
-        ours = {rule: count for rule, count in planted.items() if rule != "secret"}
-        if any(found[rule] != count for rule, count in ours.items()):
-            print(f"warning: planted {ours} but found {dict(found)}", file=sys.stderr)
-        row: dict[str, float] = {
-            "files": size,
-            "mb": megabytes,
-            "read": read_s,
-            "sandkit": sandkit_s,
-            "serial": serial_s,
-            "peak": peak_mb,
-            "planted": sum(ours.values()),
-            "found": sum(found[r] for r in ours),
-        }
-        if args.checkov and size <= args.checkov_up_to:
-            row["checkov"] = run(
-                [args.checkov, "-d", ".", "--quiet", "--compact", "-o", "json", "--skip-download"],
-                cwd=root,
-                capture=False,
-            )[0]
-        if args.detect_secrets and size <= args.detect_secrets_up_to:
-            times = repeat if size <= args.checkov_up_to else 1
-            seconds_, _, report = best(times, [args.detect_secrets, "scan", "--all-files", "."], cwd=root)
-            row["detect"] = seconds_
-            hits = report.count('"type": "Secret Keyword"')
-            if hits < planted["secret"]:
-                print(f"warning: detect-secrets found {hits} of {planted['secret']} planted secrets", file=sys.stderr)
-        rows.append(row)
-        print(f"done {size} files", file=sys.stderr)
+    trees: list[tuple[str, Path, Counter[str] | None, float, int]] = []
+    for shape in shapes:
+        for size in [int(s) for s in args.sizes.split(",")] if shape == "small" else [0]:
+            label = f"small {size}" if shape == "small" else shape
+            root = work / label.replace(" ", "-")
+            planted, megabytes, count = generate_elsewhere(root, size, shape)
+            trees.append((label, root, planted, megabytes, count))
+            print(f"generated {label}: {count} files, {megabytes:.1f} MB", file=sys.stderr)
+    for folder in args.tree:
+        root = Path(folder).resolve()
+        trees.append((root.name, root, None, *measure(root)))
+    rows = [bench_tree(args, *tree) for tree in trees]
     print_table(rows)
-    lint_s, python_s = precommit_cost(work / f"repo-{sizes[0]}")
-    print(
-        f"\npre-commit, 10 files: sandkit {lint_s * 1000:.0f} ms, `python -c pass` "
-        f"{python_s * 1000:.0f} ms: {1000 * (lint_s - python_s):.0f} ms beyond the "
-        "interpreter's start"
-    )
+    if trees:
+        lint_s, python_s = precommit_cost(trees[0][1])
+        print(
+            f"\npre-commit, 10 files: sandkit {lint_s * 1000:.0f} ms, `python -c pass` "
+            f"{python_s * 1000:.0f} ms: {1000 * (lint_s - python_s):.0f} ms beyond the "
+            "interpreter's start"
+        )
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
-def ratio(row: dict[str, float], key: str) -> str:
+def bench_tree(
+    args: argparse.Namespace, label: str, root: Path, planted: Counter[str] | None, megabytes: float, files: int
+) -> dict[str, Any]:
+    """One row of the table: every tool on ``root``, from inside it, on "." (detect-secrets scans
+    nothing outside its working directory), so paths and work are the same for all of them."""
+    env, repeat = sandkit_env(), args.repeat
+    read_s = best(repeat, [sys.executable, "-c", READ_ALL, "."], cwd=root)[0]
+    lint = [sys.executable, "-m", "sandkit", "lint", ".", "--format", "json"]
+    run(lint, env, root, capture=False)  # warm caches and bytecode
+    sandkit_s, peak_mb, out = best(repeat, lint, env, root)
+    serial_s = best(repeat, [*lint, "--jobs", "1"], env, root)[0]
+    found = count_findings(out)
+    row: dict[str, Any] = {
+        "tree": label,
+        "files": files,
+        "mb": megabytes,
+        "read": read_s,
+        "sandkit": sandkit_s,
+        "serial": serial_s,
+        "peak": peak_mb,
+        "findings": sum(found.values()),
+    }
+    if planted is not None:
+        ours = {rule: count for rule, count in planted.items() if rule != "secret"}
+        if any(found[rule] != count for rule, count in ours.items()):
+            print(f"warning: {label}: planted {ours} but found {dict(found)}", file=sys.stderr)
+        row["planted"] = sum(ours.values())
+        row["found"] = sum(found[r] for r in ours)
+    if args.checkov and files <= args.checkov_up_to:
+        row["checkov"] = run(
+            [args.checkov, "-d", ".", "--quiet", "--compact", "-o", "json", "--skip-download"],
+            cwd=root,
+            capture=False,
+        )[0]
+    if args.detect_secrets and files <= args.detect_secrets_up_to:
+        times = repeat if files <= args.checkov_up_to else 1
+        seconds_, _, report = best(times, [args.detect_secrets, "scan", "--all-files", "."], cwd=root)
+        row["detect"] = seconds_
+        if planted is not None:
+            hits = report.count('"type": "Secret Keyword"') + report.count('"type": "Basic Auth Credentials"')
+            if hits < planted["secret"] + planted["PS001"]:
+                print(f"warning: {label}: detect-secrets missed planted secrets ({hits} found)", file=sys.stderr)
+    print(f"done {label}", file=sys.stderr)
+    return row
+
+
+def ratio(row: dict[str, Any], key: str) -> str:
     return f"{row[key] / row['sandkit']:.1f}x" if key in row else "skipped"
 
 
-def seconds(row: dict[str, float], key: str) -> str:
+def seconds(row: dict[str, Any], key: str) -> str:
     return f"{row[key]:.2f}" if key in row else "-"
 
 
-def print_table(rows: list[dict[str, float]]) -> None:
+def print_table(rows: list[dict[str, Any]]) -> None:
     print(
-        "| files | MB | read s | sandkit s (2 cores) | sandkit s (1 core) | checkov s | "
+        "| tree | files | MB | read s | sandkit s (2 cores) | sandkit s (1 core) | checkov s | "
         "detect-secrets s | checkov / sandkit | detect-secrets / sandkit | "
         "sandkit / read | ms per 1k files | peak MB | planted found |"
     )
-    print("|" + " --- |" * 13)
+    print("|" + " --- |" * 14)
     for r in rows:
+        planted = f"{r['found']:.0f}/{r['planted']:.0f}" if "planted" in r else f"- ({r['findings']} findings)"
         print(
-            f"| {r['files']:.0f} | {r['mb']:.1f} | {r['read']:.2f} | {r['sandkit']:.2f} | "
+            f"| {r['tree']} | {r['files']:.0f} | {r['mb']:.1f} | {r['read']:.2f} | {r['sandkit']:.2f} | "
             f"{r['serial']:.2f} | {seconds(r, 'checkov')} | {seconds(r, 'detect')} | "
             f"{ratio(r, 'checkov')} | {ratio(r, 'detect')} | "
             f"{r['sandkit'] / r['read']:.1f}x | {1000 * r['sandkit'] / r['files'] * 1000:.0f} | "
-            f"{r['peak']:.0f} | {r['found']:.0f}/{r['planted']:.0f} |"
+            f"{r['peak']:.0f} | {planted} |"
         )
 
 
