@@ -188,8 +188,9 @@ def container_from_args(words: Sequence[Word], label: str, pos: Pos, image_known
 
 
 def _value_pos(words: Sequence[Word], i: int, consumed: int, value: str) -> Pos:
-    """Where a flag's value is written: the next word, or inside ``--flag=value``."""
-    if consumed == 2:
+    """Where a flag's value is written: the next word, or inside ``--flag=value`` (the flag itself
+    when the command ends before its value)."""
+    if consumed == 2 and i + 1 < len(words):
         return words[i + 1].pos
     word = words[i]
     glued = word.text.rfind(value) if value and value != "true" else -1

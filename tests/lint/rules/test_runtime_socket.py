@@ -118,6 +118,11 @@ def test_scripts_makefiles_and_dockerfile_volume() -> None:
     assert at(lint_text("Dockerfile", dockerfile), "RS001") == [(2, 14)]
 
 
+def test_a_flag_that_wants_a_value_at_the_end_of_the_command() -> None:
+    """`docker run -v` with nothing after it is an unfinished command, not a crash (fuzzing found it)."""
+    assert at(lint_text("run.sh", "/var/run/docker.sock\ndocker run -v "), "RS001") == []
+
+
 def test_kit_isolation_docker_and_files() -> None:
     kit = (
         "apiVersion: sandkit/v1\nkind: Kit\nname: a\nisolation: {docker: host}\n"
