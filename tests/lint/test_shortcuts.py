@@ -7,11 +7,14 @@ the corpus cannot reach every corner (escaped keys, overlapping hints, huge file
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS
-from sandkit.lint.facts.secret_values import hinted_matches
+from sandkit.lint.facts import secret_values
+from sandkit.lint.facts.secret_values import find_tokens, hinted_matches
 
 # Pieces that make hints, near-hints and token bodies collide in every way, and one sample match
 # of each format (assembled here, so this file holds no credential-shaped text itself).
@@ -49,7 +52,8 @@ _SAMPLES = [
 def test_hinted_matches_are_the_matches_of_a_full_search(text: str) -> None:
     for kind, pattern in TOKEN_PATTERNS:
         expected = [(m.start(), m.end()) for m in pattern.finditer(text)]
-        hinted = hinted_matches(pattern, text, TOKEN_HINTS[kind], TOKEN_LEADS.get(kind, (0, 0)))
+        starts = sorted({m.start() for hint in TOKEN_HINTS[kind] for m in re.finditer(f"(?={re.escape(hint)})", text)})
+        hinted = hinted_matches(pattern, text, starts, TOKEN_LEADS.get(kind, (0, 0)))
         assert [(m.start(), m.end()) for m in hinted] == expected, kind
 
 
@@ -57,3 +61,23 @@ def test_every_sample_is_a_match_of_its_format() -> None:
     """The samples above reach every format (else the test above proves less than it says)."""
     matched = {kind for kind, pattern in TOKEN_PATTERNS for sample in _SAMPLES if pattern.fullmatch(sample)}
     assert matched == {kind for kind, _ in TOKEN_PATTERNS}
+
+
+def _tokens_the_long_way(text: str) -> list[secret_values.Token]:
+    """find_tokens as a full search of every format in the text does it."""
+    taken: list[tuple[int, int]] = []
+    found = []
+    for kind, pattern in TOKEN_PATTERNS:
+        for match in pattern.finditer(text):
+            token = secret_values.Token(kind, match.start(), match.end(), match.group())
+            if not any(s < token.end and token.start < e for s, e in taken) and secret_values._plausible(token, text):
+                taken.append((token.start, token.end))
+                found.append(token)
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_SAMPLES), st.sampled_from(_TOKEN_PIECES)), max_size=30).map("".join))
+def test_find_tokens_finds_what_a_full_search_finds(text: str) -> None:
+    """Shared hint searches and the URL's user:password@ check find what every pattern finds."""
+    assert list(find_tokens(text)) == _tokens_the_long_way(text)

@@ -14,10 +14,11 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS, is_placeholder, is_secret_key
+from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS, TOKEN_TAILS, is_placeholder, is_secret_key
+from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -72,8 +73,17 @@ class Token:
 def find_tokens(text: str) -> Iterator[Token]:
     """Credential-format matches in ``text`` that look real (see the module docstring)."""
     taken: list[tuple[int, int]] = []
+    occurrences: dict[str, list[int]] = {}  # formats that share a hint search for it once
     for kind, pattern in TOKEN_PATTERNS:
-        for match in hinted_matches(pattern, text, TOKEN_HINTS[kind], TOKEN_LEADS.get(kind, (0, 0))):
+        hints = TOKEN_HINTS[kind]
+        for hint in hints:
+            if hint not in occurrences:
+                occurrences[hint] = list(_each(text, hint))
+        starts = occurrences[hints[0]] if len(hints) == 1 else sorted({a for h in hints for a in occurrences[h]})
+        tail = TOKEN_TAILS.get(kind)
+        if tail is not None:
+            starts = [a for a in starts if tail.match(text, a + len(hints[0]))]
+        for match in hinted_matches(pattern, text, starts, TOKEN_LEADS.get(kind, (0, 0))):
             token = Token(kind, match.start(), match.end(), match.group())
             if any(s < token.end and token.start < e for s, e in taken):
                 continue  # a more specific format matched here first (Anthropic before OpenAI)
@@ -82,19 +92,25 @@ def find_tokens(text: str) -> Iterator[Token]:
                 yield token
 
 
-def hinted_matches(
-    pattern: re.Pattern[str], text: str, hints: tuple[str, ...], lead: tuple[int, int] = (0, 0)
-) -> Iterator[re.Match[str]]:
-    """The matches ``pattern.finditer(text)`` yields, tried only where a hint occurs.
+def tokens_of(file: SourceFile) -> list[Token]:
+    """:func:`find_tokens` of the file's text, searched once for every rule that asks."""
+    return file.memo("credential_tokens", lambda: list(find_tokens(file.text)))
 
-    Every match holds one of ``hints`` after between ``lead[0]`` and ``lead[1]`` characters, and
-    no earlier occurrence of that hint (for a lead of zero: every match starts with a hint).
-    The hints are found by a substring search, so a large file without them costs one pass per
-    hint, and a file with them one anchored match per occurrence.
+
+def hinted_matches(
+    pattern: re.Pattern[str], text: str, hinted: Iterable[int], lead: tuple[int, int] = (0, 0)
+) -> Iterator[re.Match[str]]:
+    """The matches ``pattern.finditer(text)`` yields, tried only at the ``hinted`` offsets
+    (increasing: where the format's hints occur).
+
+    Every match holds a hint after between ``lead[0]`` and ``lead[1]`` characters, and no earlier
+    occurrence of it (for a lead of zero: every match starts with a hint). The hints are found by
+    a substring search, so a large file without them costs one pass per hint, and a file with
+    them one anchored match per occurrence.
     """
     fewest, most = lead
     resume = tried = 0  # finditer resumes after each match; a start is tried once
-    for at in _occurrences(text, hints):
+    for at in hinted:
         for start in range(max(resume, tried, at - most), at - fewest + 1):
             match = pattern.match(text, start)
             if match is not None:
@@ -104,15 +120,8 @@ def hinted_matches(
         tried = max(tried, at - fewest + 1)
 
 
-def _occurrences(text: str, hints: tuple[str, ...]) -> Iterator[int]:
-    """Every offset where one of ``hints`` occurs, overlapping ones included, in order."""
-    found = [_each(text, hint) for hint in hints if hint in text]
-    if len(found) == 1:
-        return found[0]
-    return iter(sorted(set().union(*found)))
-
-
 def _each(text: str, hint: str) -> Iterator[int]:
+    """Every offset where ``hint`` occurs, overlapping ones included."""
     at = text.find(hint)
     while at >= 0:
         yield at

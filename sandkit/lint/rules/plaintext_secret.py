@@ -10,19 +10,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from sandkit.credentials import TOKEN_HINTS
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.mcp_servers import mcp_servers
-from sandkit.lint.facts.secret_values import find_configured, find_tokens, is_example_path, is_lockfile, literal_secret
+from sandkit.lint.facts.secret_values import find_configured, is_example_path, is_lockfile, literal_secret, tokens_of
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import Pos
 
-_ALL_HINTS = {h for hints in TOKEN_HINTS.values() for h in hints}
-# A hint that contains a shorter one adds nothing to an "any of these occurs" pre-check.
-_HINTS = tuple(sorted(h for h in _ALL_HINTS if not any(o != h and o in h for o in _ALL_HINTS)))
 _INI_NAMES = (
     ".npmrc",
     ".pypirc",
@@ -81,7 +77,9 @@ def claimed_lines(file: SourceFile) -> set[int]:
     return file.memo("secret_claimed_lines", build)
 
 
-@rule("PS001", "known-credential-format", category="plaintext-secret", severity="high", kinds=("*",), triggers=_HINTS)
+# No triggers: the token search looks for the formats' prefixes itself, once per file (a trigger
+# would search for them a second time).
+@rule("PS001", "known-credential-format", category="plaintext-secret", severity="high", kinds=("*",))
 def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     """A value in a known credential format is written in a file.
 
@@ -113,7 +111,7 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     if example is None or _is_json_schema(file):
         return  # a schema's examples document formats
     claimed = claimed_lines(file) if file.kind in (kinds.DOCKERFILE, kinds.AGENT_CONFIG) else ()
-    for token in find_tokens(file.text):
+    for token in tokens_of(file):
         pos = file.pos_at(token.start)
         if pos.line in claimed:
             continue
@@ -171,7 +169,7 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         return  # lockfiles pair package names ("path-key") with versions
     if not _SECRET_KEY_HINT.search(file.text) or _is_json_schema(file):
         return  # no secret-like name before a ":" or "=": nothing to parse for
-    known = {file.pos_at(t.start).line for t in find_tokens(file.text)}
+    known = {file.pos_at(t.start).line for t in tokens_of(file)}
     claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
     seen: set[Pos] = set()
     for name, value, pos in _pairs(file):
