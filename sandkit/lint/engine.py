@@ -1,8 +1,10 @@
 """The scan: discover files, read each once, run the rules that want its kind, collect findings.
 
-Small scans run in this process. Large ones are split into chunks for a process pool, because
-parsing is CPU-bound and the GIL would serialise threads. Each worker reads, checks and drops
-one file at a time, so memory stays flat whatever the size of the tree.
+Small scans run in this process. Large ones (many files, or fewer that hold a lot: lockfiles,
+bundles, logs) are split into chunks for a process pool, because parsing is CPU-bound and the GIL
+would serialise threads. A chunk ends at a number of files or of bytes, so a large file does not
+hold back the files after it, and the largest of the first files go first. Each worker reads,
+checks and drops one file at a time, so memory stays flat whatever the size of the tree.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from sandkit.lint.syntax.tree import Pos, SyntaxProblem
 
 BINARY_PROBE = 8192
 DEFAULT_MAX_BYTES = 2_000_000
-PARALLEL_THRESHOLD = 400
+PARALLEL_THRESHOLD = 400  # files, or
+PARALLEL_BYTES = 4_000_000  # bytes among fewer files, that make a process pool worth its start
 CHUNK = 200
+CHUNK_BYTES = 500_000  # a chunk ends after this much content (a large file is a chunk of its own)
 IN_FLIGHT_PER_WORKER = 4
 
 
@@ -69,8 +73,13 @@ def scan(
     discovered = discover(targets, root, exclude)
     head = list(itertools.islice(discovered, PARALLEL_THRESHOLD))
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    if workers > 1 and len(head) >= PARALLEL_THRESHOLD:
-        results: Iterable[FileResult] = _parallel(itertools.chain(head, discovered), options, workers)
+    sizes = {c.abspath: _size(c, options.max_bytes) for c in head} if workers > 1 else {}
+    if workers > 1 and (len(head) >= PARALLEL_THRESHOLD or sum(sizes.values()) >= PARALLEL_BYTES):
+        head.sort(key=lambda c: sizes[c.abspath], reverse=True)  # the longest work starts first
+        sized = itertools.chain(
+            ((c, sizes[c.abspath]) for c in head), ((c, _size(c, options.max_bytes)) for c in discovered)
+        )
+        results: Iterable[FileResult] = _parallel(_chunks(sized), options, workers)
     else:
         checker = _Checker(options)
         results = (checker.check(c) for c in itertools.chain(head, discovered))
@@ -104,7 +113,29 @@ def _with_passes(findings: list[Finding], files: int, crashes: list[str], root: 
     return ScanResult(findings, files, crashes + pass_crashes)
 
 
-def _parallel(candidates: Iterator[Candidate], options: ScanOptions, workers: int) -> Iterator[FileResult]:
+def _size(candidate: Candidate, max_bytes: int) -> int:
+    """The bytes of the file a check reads (0 for what it cannot stat: the check reports that)."""
+    try:
+        return min(os.stat(candidate.abspath).st_size, max_bytes)
+    except (OSError, ValueError):
+        return 0
+
+
+def _chunks(sized: Iterable[tuple[Candidate, int]]) -> Iterator[list[Candidate]]:
+    """Candidates in chunks of at most ``CHUNK`` files, each ending once it holds ``CHUNK_BYTES``."""
+    chunk: list[Candidate] = []
+    total = 0
+    for candidate, size in sized:
+        chunk.append(candidate)
+        total += size
+        if len(chunk) >= CHUNK or total >= CHUNK_BYTES:
+            yield chunk
+            chunk, total = [], 0
+    if chunk:
+        yield chunk
+
+
+def _parallel(chunks: Iterator[list[Candidate]], options: ScanOptions, workers: int) -> Iterator[FileResult]:
     """Check chunks in worker processes while discovery is still walking the tree.
 
     At most a few chunks per worker are in flight, so memory does not grow with the tree.
@@ -119,7 +150,7 @@ def _parallel(candidates: Iterator[Candidate], options: ScanOptions, workers: in
         max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(options,)
     ) as pool:
         pending: deque[Future[list[FileResult]]] = deque()
-        while chunk := list(itertools.islice(candidates, CHUNK)):
+        for chunk in chunks:
             pending.append(pool.submit(_check_chunk, chunk))
             if len(pending) >= IN_FLIGHT_PER_WORKER * workers:
                 yield from pending.popleft().result()

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from sandkit.lint.discovery import discover
+import pytest
+
+from sandkit.lint.discovery import Candidate, discover
+from sandkit.lint.engine import FileResult
 from sandkit.lint.kinds import kind_by_content, kind_by_name
 from tests.lint.helpers import lint_files, lint_tree, rules_of, write_tree
 
@@ -103,3 +108,31 @@ def test_named_files_follow_the_same_skips_as_a_walk(tmp_path: Path) -> None:
     ]
     found = [c.path for c in discover(names, str(tmp_path))]
     assert found == ["node_modules/p/CLAUDE.md", "compose.yaml"]
+
+
+def test_a_few_large_files_are_checked_by_the_pool_with_the_same_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lockfiles, bundles and logs are few files but most of the work: they go to both workers,
+    a large file in a chunk of its own, the largest first; findings are those of one process."""
+    from sandkit.lint import engine
+
+    filler = "x" * 1_400_000 + "\n"
+    files = {f"app{i}/compose.yaml": "services:\n  a:\n    volumes: ['/var/run/docker.sock:/s']\n" for i in range(3)}
+    files |= {f"app{i}/big.log": filler + "ghp_" + "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8Ke\n" for i in range(3)}
+    write_tree(tmp_path, files)
+    chunks: list[list[str]] = []
+    real_parallel = engine._parallel
+
+    def recording(chunked: Iterator[list[Candidate]], *args: Any) -> Iterator[FileResult]:
+        listed = list(chunked)
+        chunks.extend([c.path for c in chunk] for chunk in listed)
+        return real_parallel(iter(listed), *args)
+
+    monkeypatch.setattr(engine, "_parallel", recording)
+    serial = lint_tree(tmp_path, jobs=1)
+    assert chunks == []
+    assert lint_tree(tmp_path, jobs=2) == serial
+    assert sorted(f.rule for f in serial) == ["PS001"] * 3 + ["RS001"] * 3
+    assert [len(chunk) for chunk in chunks[:3]] == [1, 1, 1]
+    assert {path for chunk in chunks[:3] for path in chunk} == {f"app{i}/big.log" for i in range(3)}
