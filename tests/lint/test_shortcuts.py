@@ -81,3 +81,24 @@ def _tokens_the_long_way(text: str) -> list[secret_values.Token]:
 def test_find_tokens_finds_what_a_full_search_finds(text: str) -> None:
     """Shared hint searches and the URL's user:password@ check find what every pattern finds."""
     assert list(find_tokens(text)) == _tokens_the_long_way(text)
+
+
+# ----- hidden-unicode: the UTF-8 byte search says what the character search says ---------------
+def test_hidden_byte_search_agrees_on_every_character() -> None:
+    from sandkit.lint.rules.hidden_unicode import _ANY, holds_hidden
+
+    planes = (*range(0x20000), *range(0xE0000, 0xF0000))  # every hidden character is in these
+    disagree = [cp for cp in planes if holds_hidden(chr(cp)) != (_ANY.search(chr(cp)) is not None)]
+    assert disagree == []
+
+
+_NEAR_HIDDEN = "\u200a\u200b\u200e\u2013\u2019\u2026\u202a\u2066\u206f\u2070\ufe0f\ufeff\ufffd\u00ad\u00e9\u00fc"
+_FAR = "a\n\u4e2d\U0001f3f4\U000e0067\U000e007f\U000e0100\U0001d173\ud800\udc00\u061c\u0627"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_NEAR_HIDDEN + _FAR), max_size=20))
+def test_hidden_byte_search_agrees_on_mixed_text(text: str) -> None:
+    from sandkit.lint.rules.hidden_unicode import _ANY, holds_hidden
+
+    assert holds_hidden(text) == (_ANY.search(text) is not None)

@@ -161,7 +161,51 @@ def _in_scope(file: SourceFile, source: bool = False) -> bool:
     holding any hidden character at all; one scan shared by the three rules."""
     if file.kind == kinds.TEXT and not file.path.lower().endswith(_PROSE + _SOURCE if source else _PROSE):
         return False
-    return file.memo("hidden_unicode_any", lambda: not file.text.isascii() and _ANY.search(file.text) is not None)
+    return file.memo("hidden_unicode_any", lambda: not file.text.isascii() and holds_hidden(file.text))
+
+
+def holds_hidden(text: str) -> bool:
+    """Whether any character the three rules look for occurs in ``text``.
+
+    Searched in the text's UTF-8 bytes: there the regular expression engine skips ahead to the
+    few lead bytes those characters start with, where over the string it tests a character class
+    at every character (several times slower on a large file of accented or CJK text). In valid
+    UTF-8 a character's encoding matches only where that character starts, so both say the same.
+    """
+    return _hidden_bytes().search(text.encode("utf-8", "surrogatepass")) is not None
+
+
+_HIDDEN_BYTES: list[re.Pattern[bytes]] = []
+
+
+def _hidden_bytes() -> re.Pattern[bytes]:
+    """The UTF-8 encodings of ``_ANY``'s characters as one bytes pattern (built on first use:
+    most scans meet no non-ASCII file that is in scope)."""
+    if not _HIDDEN_BYTES:
+        endings: dict[bytes, set[int]] = {}  # all but the last byte -> the last bytes
+        for pattern in (_TAGS, _BIDI, _FORMAT):
+            for char in _class_members(pattern.pattern):
+                encoded = char.encode("utf-8")
+                endings.setdefault(encoded[:-1], set()).add(encoded[-1])
+        branches = [
+            re.escape(lead) + b"[" + b"".join(re.escape(bytes([last])) for last in sorted(lasts)) + b"]"
+            for lead, lasts in sorted(endings.items())
+        ]
+        _HIDDEN_BYTES.append(re.compile(b"|".join(branches)))
+    return _HIDDEN_BYTES[0]
+
+
+def _class_members(pattern: str) -> Iterator[str]:
+    """The characters of a pattern ``[...]+`` written as literal characters and ranges."""
+    body = pattern.removeprefix("[").removesuffix("]+")
+    i = 0
+    while i < len(body):
+        if i + 2 < len(body) and body[i + 1] == "-":
+            yield from map(chr, range(ord(body[i]), ord(body[i + 2]) + 1))
+            i += 3
+        else:
+            yield body[i]
+            i += 1
 
 
 _AGENT_READS = "in a file an agent reads as instructions or configuration"
