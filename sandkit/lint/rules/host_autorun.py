@@ -129,6 +129,8 @@ def _script_commands(file: SourceFile) -> Iterator[Command]:
     if file.kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE):
         yield from file.commands
         return
+    if file.kind == kinds.JSON and '"scripts"' not in file.text and "\\u" not in file.text:
+        return  # no "scripts" key, plain or escaped: a lockfile's megabytes are not parsed for one
     document = file.documents[0] if file.documents else None
     if not isinstance(document, PMap):
         return

@@ -127,3 +127,23 @@ def test_a_long_planted_line_stays_fast(name: str, text: str) -> None:
     start = time.perf_counter()
     lint_text(name, text)
     assert time.perf_counter() - start < 10.0
+
+
+@pytest.mark.parametrize("key", ['"scripts"', '"\\u0073cripts"', '"scr\\u0069pts"'])
+def test_scripts_of_any_json_file_are_read_however_the_key_is_written(key: str) -> None:
+    """Only JSON without a "scripts" key is passed over unparsed (lockfiles); an escaped key is one."""
+    text = f'{{"name": "a", {key}: {{"prepare": "git config core.hooksPath .hooks"}}}}'
+    for name in ("package.json", "tools/tasks.json"):
+        assert [f.rule for f in lint_text(name, text) if f.rule == "AA011"] == ["AA011"], (name, key)
+
+
+def test_a_lockfile_is_not_parsed_for_scripts() -> None:
+    """npm lockfiles are megabytes of JSON that name git in every other line and hold no scripts."""
+    from sandkit.lint.discovery import Candidate
+    from sandkit.lint.engine import ScanOptions, source_of
+    from sandkit.lint.rules.host_autorun import git_runs_repository_programs
+
+    lock = '{"packages": {"node_modules/a": {"resolved": "git+ssh://git@example.com/a.git"}}}'
+    file = source_of(Candidate("package-lock.json", "package-lock.json", False), lock.encode(), ScanOptions(("AA011",)))
+    assert list(git_runs_repository_programs(file)) == []
+    assert "documents" not in file._memo
