@@ -260,6 +260,8 @@ class _Checker:
         for rule in self._rules_for(kind):
             if budget.out_of_time():
                 break
+            if rule.reads is not None and not rule.reads(source):
+                continue
             if rule.triggers and not rule.triggered_by(text):
                 continue
             try:

@@ -38,6 +38,9 @@ class Rule:
     sections: dict[str, str] = field(default_factory=dict)
     trigger_words: tuple[str, ...] = ()
     trigger_patterns: tuple[re.Pattern[str], ...] = ()
+    #: Which files of its kinds the rule reads at all, decided from the file's name or kind before
+    #: any trigger is searched for (None: every file of its kinds).
+    reads: Callable[[SourceFile], bool] | None = None
 
     @property
     def summary(self) -> str:
@@ -71,7 +74,14 @@ Trigger = str | re.Pattern[str]
 
 
 def rule(
-    rule_id: str, name: str, *, category: str, severity: str, kinds: Iterable[str], triggers: Iterable[Trigger] = ()
+    rule_id: str,
+    name: str,
+    *,
+    category: str,
+    severity: str,
+    kinds: Iterable[str],
+    triggers: Iterable[Trigger] = (),
+    reads: Callable[[SourceFile], bool] | None = None,
 ) -> Callable[[Check], Check]:
     """Register the decorated function as rule ``rule_id``; its docstring is the documentation."""
 
@@ -85,6 +95,7 @@ def rule(
             doc=_clean_doc(check.__doc__ or ""),
             check=check,
             triggers=triggers,
+            reads=reads,
         )
         return check
 
@@ -101,6 +112,7 @@ def add_rule(
     doc: str,
     check: Check | None = None,
     triggers: Iterable[Trigger] = (),
+    reads: Callable[[SourceFile], bool] | None = None,
 ) -> Rule:
     if not _ID.fullmatch(rule_id):
         raise ValueError(f"rule ID {rule_id!r} must be two capitals and three digits")
@@ -125,6 +137,7 @@ def add_rule(
         _sections(doc),
         tuple(t for t in chosen if isinstance(t, str)),
         tuple(t for t in chosen if isinstance(t, re.Pattern)),
+        reads,
     )
     _REGISTRY[rule_id] = new
     return new

@@ -32,16 +32,18 @@ def test_corpus_is_not_empty() -> None:
 
 
 def test_triggers_never_hide_a_finding() -> None:
-    """Triggers are only a pre-filter: with every rule forced to run, nothing new appears."""
+    """Triggers and ``reads`` are only pre-filters: with every rule forced to run, nothing new appears."""
     from sandkit.lint.registry import all_rules
 
     with_triggers = {case.name: lint_tree(case) for case in CASES}
-    saved = {rule.id: rule.triggers for rule in all_rules()}
+    saved = {rule.id: (rule.triggers, rule.reads) for rule in all_rules()}
     try:
         for rule in all_rules():
             object.__setattr__(rule, "triggers", ())  # frozen dataclass, restored below
+            object.__setattr__(rule, "reads", None)  # which files a rule reads is a pre-filter too
         for case in CASES:
             assert lint_tree(case) == with_triggers[case.name], case.name
     finally:
         for rule in all_rules():
-            object.__setattr__(rule, "triggers", saved[rule.id])
+            object.__setattr__(rule, "triggers", saved[rule.id][0])
+            object.__setattr__(rule, "reads", saved[rule.id][1])

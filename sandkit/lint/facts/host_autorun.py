@@ -25,6 +25,8 @@ from sandkit.lint.syntax.shell import Command, Word
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
 #: npm's install-time scripts (yarn, pnpm and bun run the same names).
+#: The JSON files whose scripts run by themselves (every other JSON file has no autoruns).
+PACKAGE_MANIFESTS = ("package.json", "composer.json")
 NPM_LIFECYCLE = ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare")
 #: Composer events that fire on install and update.
 COMPOSER_EVENTS = (
@@ -64,7 +66,7 @@ def _autoruns(file: SourceFile) -> Iterator[AutoRun]:
     if file.kind == kinds.SHELL and (is_git_hook(file.path) or name == ".envrc"):
         trigger = f"the git hook {name}" if name != ".envrc" else "direnv's .envrc"
         yield AutoRun(trigger, Pos(), PStr(file.text, Pos(1, 1)), tuple(file.commands), whole_file=True)
-    elif file.kind == kinds.JSON and name in ("package.json", "composer.json"):
+    elif file.kind == kinds.JSON and name in PACKAGE_MANIFESTS:
         yield from _package_scripts(file, name)
     elif file.kind == kinds.DEVCONTAINER:
         yield from _initialize_command(file)

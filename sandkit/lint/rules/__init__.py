@@ -50,6 +50,11 @@ Writing a rule
       trigger must be implied by every finding the rule can make: it may over-match, never
       under-match (``tests/lint/test_corpus.py`` re-runs the corpus with triggers off and
       requires the same findings). Leave it empty if unsure.
+    - ``reads`` (optional): a function of the file (its name, its kind) that says whether the
+      rule reads it at all, checked before the triggers: a rule that reads only package.json
+      of all JSON files says so, and a lockfile's megabytes are not searched for its trigger
+      words. It must be False only where the rule finds nothing (the corpus test turns it off
+      with the triggers).
     - The docstring is the documentation shown by ``sandkit explain ID``, in SARIF help and
       ``sandkit rules``; it must have a ``Fix:`` section (``Why:`` and ``Example:`` are
       recognised too). The Fix text is the default ``fix`` of every finding.

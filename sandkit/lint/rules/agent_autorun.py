@@ -465,6 +465,7 @@ def _argv_lists(file: SourceFile) -> Iterator[list[Word]]:
     category="agent-autorun",
     severity="high",
     kinds=(*_SCRIPT_KINDS, *_CONTAINER_KINDS, kinds.KIT, kinds.AGENT_CONFIG),
+    reads=lambda file: file.kind != kinds.JSON or _name(file) == "package.json",  # of JSON, only its scripts
     triggers=(
         "dangerously",
         "--yolo",

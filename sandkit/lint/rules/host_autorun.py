@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import DOWNLOAD_THEN_RUN, FETCH_RUN, SEND_SECRETS, matches_by_line
-from sandkit.lint.facts.host_autorun import NPM_LIFECYCLE, AutoRun, autoruns
+from sandkit.lint.facts.host_autorun import NPM_LIFECYCLE, PACKAGE_MANIFESTS, AutoRun, autoruns
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
@@ -194,6 +194,7 @@ def _hook_managers(file: SourceFile) -> Iterator[Hit]:
     category="agent-autorun",
     severity="high",
     kinds=(kinds.SHELL, kinds.JSON, kinds.DEVCONTAINER, kinds.TERRAFORM),
+    reads=lambda file: file.kind != kinds.JSON or file.path.rsplit("/", 1)[-1] in PACKAGE_MANIFESTS,
     triggers=("curl", "wget", "iwr", "irm", "iex", "Invoke-", "nc ", "ncat", "netcat"),
 )
 def autorun_fetches_or_sends(file: SourceFile) -> Iterator[Hit]:
