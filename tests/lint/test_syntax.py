@@ -255,3 +255,18 @@ def test_toml_keys_of_a_later_array_table_entry_are_located_in_that_entry() -> N
     assert second.pos_of("name").line == 7 and second.pos_of("docker").line == 8
     nested = load_toml('[mcp_servers.docs]\ncommand = "npx"\n')
     assert nested.pos_of("mcp_servers").line == 1 and nested["mcp_servers"].pos_of("docs").line == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "\\ud83d\\ude00x", "\\ud83d\\ude00": 1}',  # a pair is one character, in values and keys
+        '{"a": "\\ud83dx"}',  # a lone high surrogate stays one
+        '{"a": "\\ude00\\ud83d"}',  # a low before a high is no pair
+        '{"a": "\\ud83d\\u0041"}',  # a high before a letter is no pair
+    ],
+)
+def test_jsonc_reads_unicode_escapes_as_the_json_module_does(text: str) -> None:
+    import json
+
+    assert load_jsonc(text) == json.loads(text)

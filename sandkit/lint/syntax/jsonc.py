@@ -171,8 +171,19 @@ class _Parser:
             self.i += 2
             return _ESCAPES[code]
         if code == "u":
-            digits = self.text[self.i + 2 : self.i + 6]
-            if len(digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in digits):
+            unit = self._unit(self.i)
+            if unit is not None:
                 self.i += 6
-                return chr(int(digits, 16))
+                low = self._unit(self.i) if 0xD800 <= unit <= 0xDBFF else None
+                if low is not None and 0xDC00 <= low <= 0xDFFF:  # a surrogate pair is one character
+                    self.i += 6
+                    return chr(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                return chr(unit)
         raise self.fail("invalid escape in a string")
+
+    def _unit(self, at: int) -> int | None:
+        """The code unit of a ``\\uXXXX`` escape at ``at``, if one is there."""
+        digits = self.text[at + 2 : at + 6]
+        if self.text[at : at + 2] == "\\u" and len(digits) == 4 and all(c in "0123456789abcdefABCDEF" for c in digits):
+            return int(digits, 16)
+        return None
