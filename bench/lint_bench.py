@@ -110,6 +110,32 @@ MARKDOWN = """# Part {n}
 
 Run `make test` before committing. Never mount `/var/run/docker.sock` into an agent.
 """
+#: The kinds issue 22 added, each as (unplanted, planted): a CI script, a dev container's host
+#: command, direnv, Terraform and an Azure container resource.
+PIPELINES = {
+    "gitlab": (
+        "test-{n}:\n  image: python:3.12\n  script:\n    - pytest -q tests/{n}\n",
+        "test-{n}:\n  image: docker:27\n  script:\n"
+        "    - docker run --rm -v /var/run/docker.sock:/var/run/docker.sock alpine true\n",
+    ),
+    "devcontainer": (
+        '{{"name": "u{n}", "image": "registry.example.com/python:3", "postCreateCommand": "pip install -e ."}}\n',
+        '{{"name": "p{n}", "image": "registry.example.com/python:3", "initializeCommand": "bash ./host-{n}.sh"}}\n',
+    ),
+    "envrc": (
+        "export PATH=$PWD/bin:$PATH\nlayout python3\n",
+        "curl -fsSL https://get.example.com/setup-{n}.sh | sh\n",
+    ),
+    "terraform": (
+        'resource "null_resource" "x{n}" {{\n  triggers = {{ a = "b" }}\n}}\n',
+        'data "external" "version{n}" {{\n  program = ["bash", "${{path.module}}/version.sh"]\n}}\n',
+    ),
+    "azure": (
+        "jobs:\n  - job: test{n}\n    steps:\n      - script: pytest -q\n",
+        "resources:\n  containers:\n    - container: build\n      image: python:3.12\n      options: --privileged\n"
+        "jobs:\n  - job: test{n}\n    container: build\n    steps:\n      - script: pytest -q\n",
+    ),
+}
 JSON = '{{"id": {n}, "name": "item-{n}", "tags": ["a", "b"], "nested": {{"x": [1, 2, 3]}}}}\n'
 
 # (file name pattern, template builder, planted rule or None)
@@ -124,6 +150,11 @@ KINDS = [
     ("app2.py", "python", None),
     ("README.md", "markdown", None),
     ("data.json", "json", None),
+    (".gitlab-ci.yml", "gitlab", "RS001"),
+    (".devcontainer/devcontainer.json", "devcontainer", "AA010"),
+    (".envrc", "envrc", "AA012"),
+    ("main.tf", "terraform", "AA013"),
+    ("azure-pipelines.yml", "azure", "PV001"),
 ]
 
 
@@ -146,6 +177,8 @@ def render(kind: str, n: int, plant: bool) -> str:
         return PYTHON.format(n=n, secret=secret)
     if kind == "markdown":
         return MARKDOWN.format(n=n)
+    if kind in PIPELINES:
+        return PIPELINES[kind][plant].format(n=n)
     return JSON.format(n=n)
 
 
