@@ -6,6 +6,7 @@ located problems. Defaults here are the secure ones: allowlist egress, non-root,
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -31,6 +32,7 @@ from sandkit.kits.fields import (
     RepoURL,
     UserName,
     WorkspaceFile,
+    check_host,
     no_control,
 )
 from sandkit.kits.github_events import (
@@ -140,6 +142,7 @@ EnvKey = Annotated[EnvName, AfterValidator(_not_secret_name)]
 EnvValue = Annotated[str, AfterValidator(_not_credential)]
 CronLine = Annotated[str, AfterValidator(no_control), AfterValidator(check_cron)]
 Port = Annotated[int, Field(ge=1, le=65535)]
+_HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}")
 
 
 def at(path: str, message: str) -> str:
@@ -656,6 +659,84 @@ class DevcontainerTarget(Strict):
     pass
 
 
+def _header_name(value: str) -> str:
+    if not _HTTP_TOKEN.fullmatch(value):
+        raise ValueError("must be an HTTP header name (letters, digits and ! # $ % & ' * + - . ^ _ ` | ~)")
+    return value
+
+
+def _one_placeholder(value: str) -> str:
+    if value.replace("%%", "").count("%s") != 1 or "%" in value.replace("%%", "").replace("%s", ""):
+        raise ValueError("must hold exactly one %s, where the proxy puts the key (write a literal % as %%)")
+    return no_control(value)
+
+
+class SbxInject(Strict):
+    """Where the Docker Sandboxes host proxy puts one credential: a domain and how it is sent."""
+
+    domain: Annotated[str, AfterValidator(check_host)] = Field(description="a host in network.allow (no port)")
+    header: Annotated[str, AfterValidator(_header_name)] | None = Field(None, description="e.g. x-api-key")
+    format: Annotated[str, AfterValidator(_one_placeholder)] | None = Field(None, description='e.g. "Bearer %s"')
+    scheme: Literal["bearer", "basic"] | None = Field(None, description="bearer: Authorization: Bearer; basic")
+    username: PlainName | None = Field(None, description="the HTTP Basic user name (scheme basic)")
+
+    @model_validator(mode="after")
+    def _shape(self) -> SbxInject:
+        if self.scheme and self.format:
+            raise ValueError("give `scheme` or `format`, not both")
+        if self.scheme == "basic" and not self.username:
+            raise ValueError("scheme basic needs `username`")
+        if self.scheme != "basic" and self.username:
+            raise ValueError("`username` applies to scheme basic only")
+        if not self.scheme and not (self.header and self.format):
+            raise ValueError("give `header` and `format`, or a `scheme`")
+        return self
+
+
+class SbxCredential(Strict):
+    """A secret as a Docker Sandboxes credential: its service and the proxy's inject rules."""
+
+    service: KitName = Field(description="the credential's service name in sbx (lowercase, '-')")
+    inject: list[SbxInject] = Field(default_factory=list, description="where the host proxy sends the key")
+    proxy_managed: bool = Field(True, description="set the variable to sbx's sentinel inside the sandbox")
+
+
+class SbxTarget(Strict):
+    image_from: Literal["compiled", "base"] = Field(
+        "compiled",
+        description="compiled: sbx runs the image sandkit's Dockerfile builds; base: it runs image.base and "
+        "runs `install` itself when the sandbox is created",
+    )
+    image: ImageRef | None = Field(
+        None, description="where you pushed the compiled image (default: its local tag sandkit/NAME:HASH)"
+    )
+    credentials: dict[EnvName, SbxCredential] = Field(
+        default_factory=dict, description="per secret name: the sbx service and inject rules"
+    )
+
+    @model_validator(mode="after")
+    def _image(self) -> SbxTarget:
+        if self.image and self.image_from == "base":
+            raise ValueError("`image` names the pushed compiled image; with image_from base, sbx runs image.base")
+        return self
+
+
+class OpenhandsTarget(Strict):
+    pass
+
+
+class SrtTarget(Strict):
+    pass
+
+
+class ClaudeCodeTarget(Strict):
+    pass
+
+
+class CodexTarget(Strict):
+    pass
+
+
 class Targets(Strict):
     docker: DockerTarget = Field(default_factory=DockerTarget, description="No settings yet.")
     compose: ComposeTarget = Field(default_factory=ComposeTarget, description="No settings yet.")
@@ -666,6 +747,14 @@ class Targets(Strict):
         default_factory=ActionsTarget, description="GitHub Actions settings (docs/actions.md)."
     )
     devcontainer: DevcontainerTarget = Field(default_factory=DevcontainerTarget, description="No settings yet.")
+    sbx: SbxTarget = Field(default_factory=SbxTarget, description="Docker Sandboxes settings (docs/sbx.md).")
+    openhands: OpenhandsTarget = Field(default_factory=OpenhandsTarget, description="No settings yet.")
+    srt: SrtTarget = Field(default_factory=SrtTarget, description="No settings yet.")
+    claude_code: ClaudeCodeTarget = Field(
+        default_factory=ClaudeCodeTarget, alias="claude-code", description="No settings yet."
+    )
+    codex: CodexTarget = Field(default_factory=CodexTarget, description="No settings yet.")
+
     build: list[PlainName] | None = Field(
         None,
         description="The targets this kit is for: `sandkit build` without `--target` builds these (and what they "
@@ -675,7 +764,7 @@ class Targets(Strict):
     @field_validator("build")
     @classmethod
     def _known_targets(cls, value: list[str] | None) -> list[str] | None:
-        known = [name for name in cls.model_fields if name != "build"]
+        known = [info.alias or name for name, info in cls.model_fields.items() if name != "build"]
         unknown = [name for name in value or () if name not in known]
         if unknown:
             raise ValueError(f"unknown target(s) {', '.join(unknown)}; the targets are {', '.join(known)}")
@@ -759,6 +848,7 @@ class Kit(Strict):
         self._check_github_events()
         self._check_clone_token()
         self._check_app_key()
+        self._check_sbx_credentials()
         return self
 
     def _check_app_key(self) -> None:
@@ -875,6 +965,28 @@ class Kit(Strict):
                         "only one webhook can use workflow_dispatch (a workflow has one set of inputs)",
                     )
                 )
+
+    def _check_sbx_credentials(self) -> None:
+        """Each sbx credential names a run-time secret, and the proxy may only inject where egress goes."""
+        runtime = {s.name for s in self.secrets if not s.build}
+        for name, credential in self.targets.sbx.credentials.items():
+            where = f"targets.sbx.credentials.{name}"
+            if name not in runtime:
+                raise ValueError(at(where, f"{name} is not a run-time secret of this kit (declare it in `secrets`)"))
+            for index, rule in enumerate(credential.inject):
+                reachable = self.network.egress == "open" or (
+                    self.network.egress == "allowlist"
+                    and any(_reaches(entry, rule.domain, 443) for entry in self.network.allow)
+                    and not any(_reaches(entry, rule.domain, 443) for entry in self.network.deny)
+                )
+                if not reachable:
+                    raise ValueError(
+                        at(
+                            f"{where}.inject.{index}.domain",
+                            f"{rule.domain}:443 is not allowed by `network`; sbx injects a credential only on an "
+                            "allowed host (add it to network.allow)",
+                        )
+                    )
 
     def _check_clone_reachable(self) -> None:
         """A clone needs its host allowed; say so now rather than fail inside the sandbox."""
