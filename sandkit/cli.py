@@ -106,6 +106,36 @@ def _command(sub: Subparsers, name: str, help_text: str, run: Runner) -> argpars
     return p
 
 
+def _run_import(args: argparse.Namespace) -> int:
+    from sandkit.importer.command import run
+
+    return run(args)
+
+
+def _add_import(sub: Subparsers) -> None:
+    p = _command(
+        sub,
+        "import",
+        "make a kit from a Docker Sandboxes spec.yaml (schemaVersion 2, with its files/ folder) or a "
+        "devcontainer.json (with its compose file); every setting with no kit equivalent is reported, on stderr "
+        "and at the top of the kit",
+        _run_import,
+    )
+    p.add_argument("file", metavar="FILE", help="spec.yaml, devcontainer.json, or a folder holding one")
+    p.add_argument(
+        "-o", "--output", default="sandkit.yaml", metavar="KIT", help="the kit to write (default: sandkit.yaml)"
+    )
+    p.add_argument(
+        "--extends",
+        action="append",
+        default=[],
+        metavar="PRESET",
+        help="add a preset (or kit file) to extends, e.g. the agent a dev container should run (repeatable)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite the kit and its files if they exist")
+    _add_root(p)
+
+
 def _add_build(sub: Subparsers) -> None:
     p = _command(sub, "build", "compile kits into sandbox artefacts", _run_build)
     p.add_argument(
@@ -239,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _command(sub, "schema", "print the kit JSON Schema", _run_schema)
     _add_build(sub)
+    _add_import(sub)
     _add_lint(sub)
     _add_review(sub)
     c = _command(sub, "completion", "print a shell completion script (bash, zsh or fish)", _run_completion)

@@ -1,0 +1,62 @@
+"""``sandkit import FILE``: a Docker Sandboxes spec.yaml or a devcontainer.json becomes a kit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from sandkit.errors import UsageError
+from sandkit.importer.result import Imported
+
+
+def detect(path: Path) -> Path:
+    """The file to import: ``path`` itself, or the spec or dev container file inside a folder."""
+    if path.is_dir():
+        for candidate in ("spec.yaml", "devcontainer.json", ".devcontainer/devcontainer.json", ".devcontainer.json"):
+            if (path / candidate).is_file():
+                return path / candidate
+        raise UsageError(f"{path}: no spec.yaml or devcontainer.json in this folder")
+    return path
+
+
+def load(path: Path) -> Imported:
+    shown = path.as_posix()
+    if path.name.endswith(".json"):
+        from sandkit.importer.devcontainer import import_devcontainer
+
+        return import_devcontainer(path, shown)
+    if path.suffix in (".yaml", ".yml"):
+        from sandkit.importer.sbx import import_sbx
+
+        return import_sbx(path, shown)
+    raise UsageError(f"{shown}: import reads an sbx spec.yaml or a devcontainer.json (by the file's extension)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sandkit.importer.writer import write
+
+    imported = load(detect(Path(args.file)))
+    if args.extends:
+        from sandkit.kits.extends import preset_names
+
+        unknown = [p for p in args.extends if p not in preset_names() and not p.endswith((".yaml", ".yml"))]
+        if unknown:
+            raise UsageError(f"unknown preset(s) {', '.join(unknown)}; bundled presets: {', '.join(preset_names())}")
+        imported.kit["extends"] = list(args.extends)
+        if imported.kit.get("kind") == "Mixin" and not imported.declared_mixin:
+            imported.kit["kind"] = "Kit"
+    kit_path = Path(args.output)
+    write(imported, kit_path, force=args.force)
+    for finding in imported.findings:
+        print(finding.line(), file=sys.stderr)
+    count = len(imported.findings)
+    print(
+        f"wrote {kit_path.as_posix()} from {imported.source}; "
+        + (
+            f"{count} setting(s) did not come over as they were (listed above and at the top of the kit)"
+            if count
+            else "every setting came over"
+        )
+    )
+    return 0

@@ -1,0 +1,432 @@
+"""A dev container (devcontainer.json, and the compose file it names) as a sandkit kit.
+
+Field meanings follow the Dev Container specification (its JSON Schema is in tests/compiler/data) and
+the Compose Specification. A dev container names no agent: the kit is a Mixin unless the import is
+told which preset to extend (``--extends claude-code``). Its network is open; the kit's is an empty
+allowlist until hosts are listed, which the report says.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from sandkit.credentials import credential_kind, is_secret_name
+from sandkit.errors import KitError, Location, Problem
+from sandkit.importer.result import Imported
+from sandkit.importer.sbx import memory_quantity
+from sandkit.importer.source import Finding, Ledger, PathKey, has_placeholder, problem_with, read_jsonc, read_yaml
+from sandkit.kits.fields import AbsPath, EnvName, ImageRef, UserName
+
+_NEVER_GRANTED = "sandkit never grants this (no privileges, capabilities, devices or host namespaces)"
+_DEVCONTAINER_REASONS = {
+    "features": "dev container features are not imported; list their packages under image.packages or install",
+    "customizations": "editor settings; the kit describes the sandbox, not the editor",
+    "mounts": "sandkit mounts only the workspace (workspace.mode mount)",
+    "workspaceMount": "sandkit mounts only the workspace, at workspace.path",
+    "runArgs": "docker run arguments are not imported; each kit field says what the sandbox gets",
+    "privileged": _NEVER_GRANTED,
+    "capAdd": _NEVER_GRANTED,
+    "securityOpt": _NEVER_GRANTED,
+    "initializeCommand": "runs on the host before the container starts; the kit has no host step",
+    "postAttachCommand": "runs when an editor attaches; a kit has no editor step",
+    "hostRequirements": "",
+}
+_SERVICE_REASONS = {
+    "privileged": _NEVER_GRANTED,
+    "cap_add": _NEVER_GRANTED,
+    "security_opt": _NEVER_GRANTED,
+    "devices": _NEVER_GRANTED,
+    "network_mode": _NEVER_GRANTED,
+    "pid": _NEVER_GRANTED,
+    "ipc": _NEVER_GRANTED,
+    "userns_mode": _NEVER_GRANTED,
+    "command": "a dev container's service runs an idle command; the kit runs agent.command",
+    "entrypoint": "sandkit's image has its own entrypoint (secrets, workspace, startup, timeout)",
+}
+_LIFECYCLE_INSTALL = ("onCreateCommand", "updateContentCommand", "postCreateCommand")
+
+
+def import_devcontainer(path: Path, shown: str) -> Imported:
+    root = read_jsonc(path, shown)
+    project = path.resolve().parent
+    if project.name == ".devcontainer":
+        project = project.parent
+    return _DevcontainerImport(Ledger(root), path.resolve().parent, project, shown).run()
+
+
+class _DevcontainerImport:
+    def __init__(self, ledger: Ledger, folder: Path, project: Path, shown: str) -> None:
+        self.ledger = ledger
+        self.folder = folder
+        self.project = project
+        self.shown = shown
+        self.kit: dict[str, Any] = {"apiVersion": "sandkit/v1", "kind": "Mixin"}
+        self.findings: list[Finding] = []
+        self.workspace_source: Path | None = project
+
+    def run(self) -> Imported:
+        self._name()
+        compose_files = self.ledger.get("dockerComposeFile")
+        if compose_files is not None:
+            self._compose(compose_files if isinstance(compose_files, list) else [compose_files])
+        self._image()
+        self._environment(("containerEnv",))
+        self._environment(("remoteEnv",))
+        self._user()
+        self._workspace()
+        self._ports()
+        self._host_requirements()
+        self._lifecycle()
+        for key, reason in _DEVCONTAINER_REASONS.items():
+            if reason:
+                self.ledger.leave((key,), reason)
+        self.ledger.take("$schema")
+        self.ledger.note(
+            "a dev container's network is open; the kit holds egress to network.allow, which this import leaves "
+            "empty (plus what an extended preset allows): list the hosts the agent needs",
+            "network",
+        )
+        self.ledger.note(
+            "a dev container names no agent: the kit is a Mixin unless imported with --extends PRESET", "agent"
+        )
+        return Imported(
+            self.shown,
+            "dev container",
+            self.kit,
+            {},
+            self.workspace_source,
+            sorted(set(self.ledger.findings() + self.findings)),
+        )
+
+    def _name(self) -> None:
+        name = self.ledger.take("name")
+        slug = re.sub(r"[^a-z0-9-]+", "-", str(name or self.project.name).lower()).strip("-")[:63].strip("-")
+        self.kit["name"] = slug or "imported"
+        if name:
+            self.kit["description"] = f"Imported from the dev container {name}"
+
+    def _image(self) -> None:
+        if "image" in self.kit:
+            self.ledger.leave(("image",), "the compose service's image is used")
+            self.ledger.leave(("build",), "the compose service's image is used")
+            return
+        image = self.ledger.get("image")
+        if image is not None:
+            why = problem_with(ImageRef, image)
+            if why:
+                self.ledger.leave(("image",), f"not an image reference the kit accepts: {why}")
+            else:
+                self.kit["image"] = {"base": self.ledger.take("image")}
+        dockerfile = self.ledger.get("build", "dockerfile")
+        if dockerfile is not None and "image" not in self.kit:
+            context = self.folder / str(self.ledger.get("build", "context") or ".")
+            self._from_dockerfile(context / str(dockerfile), self.ledger, ("build", "dockerfile"))
+        self.ledger.leave(("build",), "build arguments, target and context are not imported")
+
+    def _from_dockerfile(self, path: Path, ledger: Ledger, where: PathKey) -> None:
+        """image.base from the Dockerfile's FROM line; the rest of the Dockerfile is reported."""
+        text = _read_confined(path, self.project, ledger.location(*where))
+        lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+        first = next((i for i, line in enumerate(lines) if line.upper().startswith("FROM ")), None)
+        if first is None:
+            ledger.leave(where, "the Dockerfile has no FROM line")
+            return
+        words = [w for w in lines[first].split()[1:] if not w.startswith("--")]
+        image = words[0] if words else ""
+        if "$" in image or problem_with(ImageRef, image):
+            ledger.leave(where, f"its FROM image {image!r} is not one the kit accepts (build arguments are not read)")
+            return
+        ledger.take(*where)
+        self.kit.setdefault("image", {})["base"] = image
+        rest = len(lines) - first - 1
+        if rest:
+            ledger.differs(
+                where, f"image.base is its FROM image; its other {rest} instruction(s) are not imported (use install)"
+            )
+
+    def _compose(self, names: list[Any]) -> None:
+        service_name = self.ledger.take("service")
+        self.ledger.take("dockerComposeFile")
+        self.ledger.leave(("runServices",), "sandkit runs one agent container and its egress proxy")
+        for index, name in enumerate(names):
+            path = self.folder / str(name)
+            _read_confined(
+                path,
+                self.project,
+                self.ledger.location("dockerComposeFile", index)
+                if len(names) > 1
+                else self.ledger.location("dockerComposeFile"),
+            )
+            compose = Ledger(read_yaml(path, _display(path)))
+            for other in compose.get("services") or {}:
+                if other != service_name:
+                    compose.leave(("services", other), "sandkit runs one agent container and its egress proxy")
+            if service_name in (compose.get("services") or {}):
+                _ComposeService(self, compose, ("services", service_name), path.parent).run()
+            self.findings += compose.findings()
+
+    def _environment(self, where: PathKey) -> None:
+        for key in self.ledger.get(*where) or {}:
+            self.put_env(self.ledger, (*where, key), str(key), self.ledger.get(*where, key))
+
+    def put_env(self, ledger: Ledger, path: PathKey, key: str, value: Any) -> None:
+        text = "" if value is None else str(value)
+        if is_secret_name(key) or credential_kind(text):
+            ledger.leave(path, "looks like a secret: its value is not copied; declare it under `secrets` (a reference)")
+        elif problem_with(EnvName, key):
+            ledger.leave(path, "not a variable name the kit accepts")
+        elif has_placeholder(text):
+            ledger.leave(path, "refers to another variable (${...}), which the kit does not expand; set the value")
+        else:
+            ledger.take(*path)
+            self.kit.setdefault("env", {})[key] = text
+
+    def _user(self) -> None:
+        for key in ("remoteUser", "containerUser"):
+            user = self.ledger.get(key)
+            if user is None:
+                continue
+            why = problem_with(UserName, user)
+            if why:
+                self.ledger.leave((key,), why)
+            elif self.kit.get("image", {}).get("user") in (None, user):
+                self.kit.setdefault("image", {})["user"] = self.ledger.take(key)
+        self.ledger.leave(("updateRemoteUserUID",), "the kit sets the agent's uid (image.uid)")
+
+    def _workspace(self) -> None:
+        folder = self.ledger.get("workspaceFolder")
+        workspace: dict[str, Any] = self.kit.setdefault("workspace", {"mode": "mount"})
+        if folder is not None:
+            if problem_with(AbsPath, folder):
+                self.ledger.leave(("workspaceFolder",), "not a path the kit accepts (a ${...} variable?)")
+            else:
+                workspace["path"] = self.ledger.take("workspaceFolder")
+        if self.workspace_source is None:
+            self.kit.pop("workspace")
+
+    def _ports(self) -> None:
+        for key in ("forwardPorts", "appPort"):
+            value = self.ledger.get(key)
+            entries = value if isinstance(value, list) else [value] if value is not None else []
+            for index, entry in enumerate(entries):
+                where: PathKey = (key, index) if isinstance(value, list) else (key,)
+                service, _, number = str(entry).rpartition(":")
+                port = _port_number(number)
+                if service and service != self.ledger.get("service"):
+                    self.ledger.leave(where, "a port of another service; sandkit runs only the agent's container")
+                elif port is None:
+                    self.ledger.leave(where, "not a port number the kit accepts")
+                else:
+                    self.ledger.take(*where)
+                    self.add_port({"container": port})
+        self.ledger.leave(("portsAttributes",), "labels and editor behaviour of forwarded ports")
+        self.ledger.leave(("otherPortsAttributes",), "editor behaviour of forwarded ports")
+
+    def add_port(self, port: dict[str, Any]) -> None:
+        ports = self.kit.setdefault("ports", [])
+        if all(p["container"] != port["container"] for p in ports):
+            ports.append(port)
+
+    def _host_requirements(self) -> None:
+        get, take = self.ledger.get, self.ledger.take
+        resources = self.kit.setdefault("resources", {})
+        for key, field in (("cpus", "cpus"), ("memory", "memory"), ("storage", "disk")):
+            value = get("hostRequirements", key)
+            if value is None:
+                continue
+            if field in resources:
+                self.ledger.leave(("hostRequirements", key), f"the compose service's own limit is the kit's {field}")
+                continue
+            quantity = float(value) if key == "cpus" else memory_quantity(str(value))
+            if quantity:
+                take("hostRequirements", key)
+                resources[field] = quantity
+                self.ledger.differs(
+                    ("hostRequirements", key), f"a minimum of the host there; a limit in the kit ({field})"
+                )
+        if not resources:
+            self.kit.pop("resources")
+        self.ledger.leave(("hostRequirements", "gpu"), "sandkit has no GPU setting")
+
+    def _lifecycle(self) -> None:
+        for key in _LIFECYCLE_INSTALL:
+            commands = self._commands((key,))
+            if commands:
+                self.kit.setdefault("install", []).extend(commands)
+                self.ledger.differs(
+                    (key,), "ran once in the created container as its user; a kit's install runs as root at image build"
+                )
+        commands = self._commands(("postStartCommand",))
+        if commands:
+            self.kit.setdefault("startup", []).extend(commands)
+        self.ledger.leave(("waitFor",), "sandkit runs install at build and startup before the agent, in order")
+
+    def _commands(self, where: PathKey) -> list[str]:
+        value = self.ledger.get(*where)
+        if value is None:
+            return []
+        self.ledger.take(*where)
+        forms = list(value.values()) if isinstance(value, dict) else [value]
+        return [form if isinstance(form, str) else shlex.join(str(a) for a in form) for form in forms if form]
+
+
+class _ComposeService:
+    """One compose service (the one the dev container opens) folded into the kit."""
+
+    def __init__(self, parent: _DevcontainerImport, ledger: Ledger, base: PathKey, folder: Path) -> None:
+        self.parent = parent
+        self.ledger = ledger
+        self.base = base
+        self.folder = folder
+
+    def run(self) -> None:
+        get, take, base = self.ledger.get, self.ledger.take, self.base
+        for key, reason in _SERVICE_REASONS.items():
+            self.ledger.leave((*base, key), reason)
+        image = get(*base, "image")
+        if image is not None and not problem_with(ImageRef, image):
+            self.parent.kit.setdefault("image", {})["base"] = take(*base, "image")
+        build = get(*base, "build")
+        if build is not None and "base" not in self.parent.kit.get("image", {}):
+            context = self.folder / str(build if isinstance(build, str) else build.get("context", "."))
+            dockerfile = "Dockerfile" if isinstance(build, str) else str(build.get("dockerfile", "Dockerfile"))
+            self.parent._from_dockerfile(context / dockerfile, self.ledger, (*base, "build"))
+        self._environment()
+        for index, entry in enumerate(get(*base, "ports") or []):
+            port = _compose_port(entry)
+            if port is None:
+                self.ledger.leave((*base, "ports", index), "not a single port mapping the kit accepts")
+            else:
+                take(*base, "ports", index)
+                self.parent.add_port(port)
+        self._user()
+        self._volumes()
+        self._limits()
+
+    def _environment(self) -> None:
+        env = self.ledger.get(*self.base, "environment")
+        items = env.items() if isinstance(env, dict) else (str(e).partition("=")[::2] for e in env or [])
+        for index, (key, value) in enumerate(items):
+            where = (*self.base, "environment", key if isinstance(env, dict) else index)
+            self.parent.put_env(self.ledger, where, str(key), value)
+
+    def _user(self) -> None:
+        user = self.ledger.get(*self.base, "user")
+        if user is None:
+            return
+        name = str(user).split(":")[0]
+        image = self.parent.kit.setdefault("image", {})
+        if name.isdigit() and int(name) > 0:
+            image["uid"] = int(name)
+            self.ledger.take(*self.base, "user")
+        elif not problem_with(UserName, name):
+            image.setdefault("user", name)
+            self.ledger.take(*self.base, "user")
+        else:
+            self.ledger.leave((*self.base, "user"), "the agent never runs as root")
+
+    def _volumes(self) -> None:
+        target = self.parent.kit.get("workspace", {}).get("path") or self.parent.ledger.get("workspaceFolder")
+        self.parent.workspace_source = None
+        for index, entry in enumerate(self.ledger.get(*self.base, "volumes") or []):
+            source, mount_target, mode = _bind(entry)
+            where = (*self.base, "volumes", index)
+            if source is not None and mount_target is not None and mount_target == target:
+                self.ledger.take(*where)
+                self.parent.workspace_source = (self.folder / source).resolve()
+                if mode == "ro":
+                    self.parent.kit.setdefault("workspace", {})["mode"] = "mount-readonly"
+            else:
+                self.ledger.leave(where, "sandkit mounts only the workspace (the volume at workspaceFolder)")
+
+    def _limits(self) -> None:
+        base, get, take = self.base, self.ledger.get, self.ledger.take
+        resources = self.parent.kit.setdefault("resources", {})
+        for path, field in (
+            ((*base, "cpus"), "cpus"),
+            ((*base, "deploy", "resources", "limits", "cpus"), "cpus"),
+            ((*base, "mem_limit"), "memory"),
+            ((*base, "deploy", "resources", "limits", "memory"), "memory"),
+            ((*base, "pids_limit"), "pids"),
+            ((*base, "deploy", "resources", "limits", "pids"), "pids"),
+        ):
+            value = get(*path)
+            if value is None:
+                continue
+            if field == "memory":
+                quantity = memory_quantity(str(value))
+                if quantity:
+                    resources[field] = quantity
+                    take(*path)
+            elif field == "cpus" and float(value) > 0:
+                resources[field] = float(take(*path))
+            elif field == "pids" and 16 <= int(value) <= 4_194_304:
+                resources[field] = int(take(*path))
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _read_confined(path: Path, project: Path, where: Location) -> str:
+    """A file the dev container names, only inside its project folder, bounded like every input."""
+    resolved = path.resolve()
+    if resolved != project and project not in resolved.parents:
+        raise KitError([Problem(where, f"{path} is outside the project folder {project}; not read")])
+    if not resolved.is_file():
+        raise KitError([Problem(where, f"{path} not found")])
+    with resolved.open("rb") as stream:
+        data = stream.read(1024 * 1024 + 1)
+    if len(data) > 1024 * 1024:
+        raise KitError([Problem(where, f"{path} is larger than 1 MiB")])
+    return data.decode("utf-8", "replace")
+
+
+def _port_number(text: str) -> int | None:
+    return int(text) if text.isdigit() and 1 <= int(text) <= 65535 else None
+
+
+def _compose_port(entry: Any) -> dict[str, Any] | None:
+    """A compose port (short "[ip:][host:]container[/proto]" or long form) as a kit port."""
+    if isinstance(entry, dict):
+        container = _port_number(str(entry.get("target", "")))
+        published = entry.get("published")
+        host_ip, protocol = entry.get("host_ip"), entry.get("protocol", "tcp")
+    else:
+        text, _, protocol = str(entry).partition("/")
+        parts = text.rsplit(":", 2)
+        container = _port_number(parts[-1])
+        published = parts[-2] if len(parts) >= 2 else None
+        host_ip = parts[0] if len(parts) == 3 else None
+        protocol = protocol or "tcp"
+    if container is None or protocol not in ("tcp", "udp"):
+        return None
+    port: dict[str, Any] = {"container": container}
+    if published is not None:
+        host = _port_number(str(published))
+        if host is None:
+            return None
+        port["host"] = host
+    if host_ip:
+        port["host_ip"] = host_ip
+    if protocol != "tcp":
+        port["protocol"] = protocol
+    return port
+
+
+def _bind(entry: Any) -> tuple[str | None, str | None, str]:
+    """(source, target, mode) of a compose bind mount, short or long form."""
+    if isinstance(entry, dict):
+        if entry.get("type") != "bind":
+            return None, None, "rw"
+        return entry.get("source"), entry.get("target"), "ro" if entry.get("read_only") else "rw"
+    parts = str(entry).split(":")
+    if len(parts) < 2 or not parts[0].startswith((".", "/")):
+        return None, None, "rw"
+    return parts[0], parts[1], parts[2] if len(parts) > 2 else "rw"
