@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -222,6 +223,38 @@ class ActionsSettings:
 
 
 @dataclass(frozen=True)
+class SbxInject:
+    """One place the Docker Sandboxes proxy puts a credential (targets.sbx.credentials.NAME.inject)."""
+
+    domain: str
+    header: str | None = None
+    format: str | None = None
+    scheme: Literal["bearer", "basic"] | None = None
+    username: str | None = None
+
+
+@dataclass(frozen=True)
+class SbxCredential:
+    """A run-time secret as an sbx credential: the service it belongs to and where the proxy injects it."""
+
+    secret: str
+    service: str
+    description: str = ""
+    required: bool = True
+    inject: tuple[SbxInject, ...] = ()
+    proxy_managed: bool = True
+
+
+@dataclass(frozen=True)
+class SbxSettings:
+    """``targets.sbx`` of the kit."""
+
+    image_from: Literal["compiled", "base"] = "compiled"
+    image: str | None = None  # where the compiled image was pushed; None: its local tag
+    credentials: tuple[SbxCredential, ...] = ()
+
+
+@dataclass(frozen=True)
 class Plan:
     name: str
     #: The kit as the user named it (for messages).
@@ -286,6 +319,9 @@ class Plan:
     triggers: Triggers
     kubernetes: KubernetesSettings
     actions: ActionsSettings
+    description: str
+    apt_declared: tuple[str, ...]  # the kit's own apt packages, without those sandkit adds for its features
+    sbx: SbxSettings
     #: The targets the kit lists in ``targets.build`` (empty: every target).
     build_targets: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
@@ -559,9 +595,31 @@ def make_plan(loaded: LoadedKit) -> Plan:
             app=(app.client_id, app.private_key) if (app := kit.targets.actions.app) else None,
         ),
         build_targets=tuple(kit.targets.build or ()),
+        description=kit.description,
+        apt_declared=tuple(kit.image.packages.apt),
+        sbx=_sbx_settings(kit),
         notes=notes,
         injections=tuple(
             Injection(s.name, _destination(i.host), i.header, i.format) for s in kit.secrets for i in s.inject
         ),
         placeholders=tuple((s.name, s.placeholder) for s in kit.secrets if s.placeholder is not None),
     )
+
+
+def _sbx_settings(kit: Kit) -> SbxSettings:
+    """targets.sbx, with a credential for every run-time secret (those the kit does not describe have no inject)."""
+    given = kit.targets.sbx.credentials
+    credentials = []
+    for secret in kit.secrets:
+        if secret.build:
+            continue
+        spec = given.get(secret.name)
+        described = (secret.name, secret.description, secret.required)
+        if spec is None:
+            service = re.sub(r"[^a-z0-9]+", "-", secret.name.lower()).strip("-")[:63].strip("-") or "secret"
+            credentials.append(SbxCredential(described[0], service, *described[1:]))
+            continue
+        reachable = spec.inject if kit.network.egress != "none" else []
+        rules = tuple(SbxInject(r.domain, r.header, r.format, r.scheme, r.username) for r in reachable)
+        credentials.append(SbxCredential(described[0], spec.service, *described[1:], rules, spec.proxy_managed))
+    return SbxSettings(kit.targets.sbx.image_from, kit.targets.sbx.image, tuple(credentials))

@@ -973,10 +973,11 @@ class Kit(Strict):
             where = f"targets.sbx.credentials.{name}"
             if name not in runtime:
                 raise ValueError(at(where, f"{name} is not a run-time secret of this kit (declare it in `secrets`)"))
+            if self.network.egress == "none":
+                continue  # no network: the sbx target injects nothing (its fidelity report says so)
             for index, rule in enumerate(credential.inject):
                 reachable = self.network.egress == "open" or (
-                    self.network.egress == "allowlist"
-                    and any(_reaches(entry, rule.domain, 443) for entry in self.network.allow)
+                    any(_reaches(entry, rule.domain, 443) for entry in self.network.allow)
                     and not any(_reaches(entry, rule.domain, 443) for entry in self.network.deny)
                 )
                 if not reachable:

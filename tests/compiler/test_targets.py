@@ -18,7 +18,10 @@ TARGETS_FOLDER = Path(__file__).resolve().parents[2] / "sandkit" / "compiler" / 
 
 
 def test_every_target_module_is_registered_under_its_own_name() -> None:
-    assert set(NAMES) == {"docker", "compose", "kubernetes", "actions", "devcontainer"}
+    assert set(NAMES) == {
+        *("docker", "compose", "kubernetes", "actions", "devcontainer"),
+        *("sbx", "openhands", "srt", "claude-code", "codex"),
+    }
     for name, target in REGISTRY.items():
         assert name == target.NAME
         assert callable(target.render) and callable(target.fidelity)
@@ -28,8 +31,11 @@ def test_every_target_module_is_registered_under_its_own_name() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_no_target_imports_another_target(name: str) -> None:
     """Shared pieces live in shared modules; a target reads another's files only from its context."""
-    others = {f"sandkit.compiler.targets.{other}" for other in NAMES if other != name}
-    assert not imported_modules(TARGETS_FOLDER / f"{name}.py") & others
+    modules = {other: getattr(REGISTRY[other], "__name__", "") for other in NAMES}
+    others = {module for other, module in modules.items() if other != name}
+    assert all(module.startswith("sandkit.compiler.targets.") for module in modules.values())
+    path = TARGETS_FOLDER / (modules[name].rsplit(".", 1)[1] + ".py")
+    assert not imported_modules(path) & others
 
 
 def test_a_target_registered_before_what_it_requires_is_refused() -> None:

@@ -10,7 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sandkit.compiler.target import Target
-from sandkit.compiler.targets import actions, compose, devcontainer, docker, kubernetes
+from sandkit.compiler.targets import (
+    actions,
+    claude_code,
+    codex,
+    compose,
+    devcontainer,
+    docker,
+    kubernetes,
+    openhands,
+    sbx,
+    srt,
+)
 
 
 def _registry(*targets: Target) -> dict[str, Target]:
@@ -27,8 +38,10 @@ def _registry(*targets: Target) -> dict[str, Target]:
 #: Every target, in build order. compose runs docker's build context; kubernetes mounts docker's
 #: env.sh and instruction file from a ConfigMap (and writes the proxy's egress/ build context
 #: itself, the same bytes as compose); the actions workflow builds docker's Dockerfile and
-#: compose's egress proxy; the devcontainer opens compose's agent service.
-REGISTRY = _registry(docker, compose, kubernetes, actions, devcontainer)
+#: compose's egress proxy; the devcontainer opens compose's agent service; sbx points its spec at
+#: docker's build context; openhands builds on docker's image and joins compose's internal network;
+#: srt, claude-code and codex configure sandboxes on a developer's host and need no other target.
+REGISTRY = _registry(docker, compose, kubernetes, actions, devcontainer, sbx, openhands, srt, claude_code, codex)
 NAMES = tuple(REGISTRY)
 
 

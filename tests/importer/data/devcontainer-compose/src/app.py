@@ -1,1 +1,1 @@
-print('app')
+print("app")
