@@ -58,6 +58,12 @@ def _check_grammar(document: Any, ledger: Ledger, shown: str) -> None:
     for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path))):
         where = tuple(error.absolute_path)
         message = error.message if len(error.message) < 300 else error.message[:297] + "..."
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = error.schema.get("properties", {})
+            extra = [key for key in error.instance if key not in known]
+            for key in extra:  # point at each unknown key, as sbx's strict decoder names it
+                problems.append(Problem(ledger.location(*where, key), f"not a valid sbx spec: unknown key {key!r}"))
+            continue
         problems.append(Problem(ledger.location(*where), f"not a valid sbx spec (schemaVersion 2): {message}"))
     if problems:
         raise KitError(problems)

@@ -7,6 +7,7 @@ import json
 import shlex
 import subprocess
 import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,10 @@ def _kit(values: dict[str, Any]) -> Kit:
                 "instructions": values["text"],
                 "instructions_file": "AGENTS.md",
             },
-            "files": [{"path": "/etc/hostile.txt", "content": values["text"]}],
+            "files": [
+                {"path": "/etc/hostile.txt", "content": values["text"]},
+                {"path": "/home/agent/hostile.txt", "content": values["env"]},
+            ],
             "network": {"allow": ["api.example.com"]},
             "workspace": {"mode": "none"},
         }
@@ -94,9 +98,10 @@ def _compile(kit: Kit) -> KitOutput:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "kit.yaml"
         path.write_text(dump_kit(kit), encoding="utf-8")
-        return compile_kit(path, Path(folder) / "out", ["docker", "compose", "kubernetes"])
+        return compile_kit(path, Path(folder) / "out", ["docker", "compose", "kubernetes", *NEW_TARGETS])
 
 
+NEW_TARGETS = ["sbx", "openhands", "srt", "claude-code", "codex"]
 BASELINE = _compile(_kit(dict.fromkeys(["text", "env", "install", "startup", "arg"], "plain")))
 
 
@@ -157,6 +162,7 @@ def test_hostile_values_stay_values(text: str, env: str, install: str, startup: 
         == BASELINE.files["egress/squid.conf"].decode().splitlines()[3:]
     )
     _assert_kubernetes_intact(out, arg, text)
+    _assert_new_targets_intact(out, {"text": text, "env": env, "startup": startup, "arg": arg})
 
 
 def _kubernetes(out: KitOutput) -> dict[tuple[str, str], Any]:
@@ -198,3 +204,34 @@ def test_secret_values_in_the_build_environment_reach_no_output(monkeypatch: Any
     for kit in EXAMPLES:
         for name, data in compile_from_repo(kit).files.items():
             assert value.encode() not in data, f"{kit}: {name} carries a secret's value"
+
+
+def _assert_new_targets_intact(out: KitOutput, values: dict[str, str]) -> None:
+    """sbx, openhands, srt, claude-code and codex: the same keys as the baseline, each value intact."""
+    text, env = values["text"], values["env"]
+    hostile_env = {"HOSTILE_ONE": env, "HOSTILE_TWO": text}
+    spec, base_spec = (YAML(typ="safe").load(o.files["sbx/spec.yaml"]) for o in (out, BASELINE))
+    assert spec.pop("description", "") == text and base_spec.pop("description") == "plain"
+    assert _shape(spec) == _shape(base_spec)
+    assert [*spec["sandbox"]["entrypoint"], *spec["sandbox"]["command"]] == ["agent", values["arg"], text]
+    assert spec["agentInstructions"]["content"] == text
+    assert spec["environment"]["variables"] == hostile_env
+    assert [s["command"] for s in spec["setup"]["startup"]] == [["sh", "-c", values["startup"]], ["sh", "-c", text]]
+    assert spec["setup"]["files"] == [{"path": "/home/agent/hostile.txt", "content": env, "mode": "0644"}]
+    sandbox = tomllib.loads(out.files["openhands/config.toml"].decode())
+    assert _shape(sandbox) == _shape(tomllib.loads(BASELINE.files["openhands/config.toml"].decode()))
+    runtime_env = sandbox["sandbox"]["runtime_startup_env_vars"]
+    assert {k: runtime_env[k] for k in hostile_env} == hostile_env
+    lines = out.files["openhands/openhands.env"].decode("ascii").splitlines()
+    assert len(lines) == len(BASELINE.files["openhands/openhands.env"].decode().splitlines())
+    agent_env = json.loads(next(line for line in lines if line.startswith("OH_AGENT_SERVER_ENV="))[20:])
+    assert agent_env == runtime_env
+    claude = json.loads(out.files["claude-code/.claude/settings.json"])
+    assert _shape(claude) == _shape(json.loads(BASELINE.files["claude-code/.claude/settings.json"]))
+    assert claude["env"] == hostile_env
+    codex = tomllib.loads(out.files["codex/config.toml"].decode())
+    assert codex["shell_environment_policy"]["set"] == hostile_env
+    assert (
+        out.files["srt/srt-settings.json"].split(b"\n", 2)[2]
+        == BASELINE.files["srt/srt-settings.json"].split(b"\n", 2)[2]
+    )

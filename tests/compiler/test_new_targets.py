@@ -1,0 +1,330 @@
+"""sbx, openhands, srt, claude-code and codex: every emitted file passes its published schema or the one
+written from its documented keys (tests/compiler/data, sandkit/schemas), the overlay passes Compose's
+checks, and the fidelity report says what each target cannot hold."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from ruamel.yaml import YAML
+
+from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.kits.dump import dump_kit
+from sandkit.kits.model import Kit
+from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo
+from tests.conftest import REPO
+
+DATA = Path(__file__).parent / "data"
+KITS = EXAMPLES + OWN_KITS
+
+
+def _validator(path: Path) -> Any:
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+SCHEMAS = {
+    "sbx": _validator(REPO / "sandkit" / "schemas" / "sbx-spec-v2.schema.json"),
+    "srt": _validator(DATA / "srt-settings.schema.json"),
+    "claude": _validator(DATA / "claude-code-settings.schema.json"),
+    "codex": _validator(DATA / "codex-config.schema.json"),
+    "openhands": _validator(DATA / "openhands-sandbox.schema.json"),
+    "openhands-env": _validator(DATA / "openhands-v1-env.schema.json"),
+}
+
+
+def _errors(schema: str, document: Any) -> list[str]:
+    return [f"{list(e.absolute_path)}: {e.message}" for e in SCHEMAS[schema].iter_errors(document)]
+
+
+@pytest.fixture(scope="module")
+def outputs() -> dict[str, KitOutput]:
+    return {str(kit.relative_to(REPO)): compile_from_repo(kit) for kit in KITS}
+
+
+def env_file(data: bytes) -> dict[str, str]:
+    """A docker --env-file: NAME=value per line, # comments; every value on one line."""
+    found: dict[str, str] = {}
+    for line in data.decode("ascii").splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.partition("=")
+            assert name not in found, f"{name} twice"
+            found[name] = value
+    return found
+
+
+def test_every_kit_gets_the_new_targets(outputs: dict[str, KitOutput]) -> None:
+    for name, out in outputs.items():
+        for path in (
+            "sbx/spec.yaml",
+            "openhands/config.toml",
+            "openhands/openhands.env",
+            "openhands/compose.openhands.yaml",
+            "srt/srt-settings.json",
+            "claude-code/.claude/settings.json",
+            "codex/config.toml",
+        ):
+            assert path in out.files, (name, path)
+
+
+def test_every_emitted_file_passes_its_schema(outputs: dict[str, KitOutput]) -> None:
+    for name, out in outputs.items():
+        files = out.files
+        assert _errors("sbx", YAML(typ="safe").load(files["sbx/spec.yaml"])) == [], name
+        assert _errors("srt", json.loads(files["srt/srt-settings.json"])) == [], name
+        assert _errors("claude", json.loads(files["claude-code/.claude/settings.json"])) == [], name
+        assert _errors("codex", tomllib.loads(files["codex/config.toml"].decode())) == [], name
+        config = tomllib.loads(files["openhands/config.toml"].decode())
+        assert set(config) == {"sandbox"} and _errors("openhands", config["sandbox"]) == [], name
+        environment = env_file(files["openhands/openhands.env"])
+        assert _errors("openhands-env", environment) == [], name
+        agent_env = json.loads(environment["OH_AGENT_SERVER_ENV"])
+        assert all(isinstance(k, str) and isinstance(v, str) for k, v in agent_env.items()), name
+
+
+def test_a_broken_output_would_be_caught(outputs: dict[str, KitOutput]) -> None:
+    """The validations above can fail: a stray key or a wrong type is refused by each schema."""
+    out = next(iter(outputs.values()))
+    spec = YAML(typ="safe").load(out.files["sbx/spec.yaml"])
+    assert _errors("sbx", {**spec, "network": {}})
+    srt = json.loads(out.files["srt/srt-settings.json"])
+    assert _errors("srt", {**srt, "network": {**srt["network"], "allowedDomains": ["example.com:443"]}})
+    claude = json.loads(out.files["claude-code/.claude/settings.json"])
+    assert _errors("claude", {**claude, "sandbox": {**claude["sandbox"], "enable": True}})
+    codex = tomllib.loads(out.files["codex/config.toml"].decode())
+    assert _errors("codex", {**codex, "sandbox_mode": "container"})
+    sandbox = tomllib.loads(out.files["openhands/config.toml"].decode())["sandbox"]
+    assert _errors("openhands", {**sandbox, "network": "x"})
+    assert _errors("openhands-env", {**env_file(out.files["openhands/openhands.env"]), "SANDBOX_VOLUME": "x"})
+
+
+def _compose_client() -> bool:
+    return (
+        shutil.which("docker") is not None
+        and subprocess.run(["docker", "compose", "version"], capture_output=True, check=False).returncode == 0
+    )
+
+
+@pytest.mark.parametrize("kit", EXAMPLES, ids=lambda p: p.parent.name)
+def test_the_openhands_overlay_is_a_valid_compose_overlay(kit: Path, tmp_path: Path) -> None:
+    out = compile_from_repo(kit, tmp_path / "out")
+    for name, data in out.files.items():
+        (out.folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (out.folder / name).write_bytes(data)
+    overlay = out.folder / "openhands" / "compose.openhands.yaml"
+    done = subprocess.run(
+        ["check-jsonschema", "--builtin-schema", "vendor.compose-spec", str(overlay)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    if not _compose_client():
+        if os.environ.get("SANDKIT_REQUIRE_DOCKER") == "1":
+            pytest.fail("SANDKIT_REQUIRE_DOCKER=1 but `docker compose` is not installed")
+        pytest.skip("no docker compose client")
+    env = {**os.environ, "ANTHROPIC_API_KEY": "x", "CODEX_API_KEY": "x", "GH_TOKEN": "x", "NPM_TOKEN": "x"}
+    done = subprocess.run(
+        [
+            "docker",
+            "compose",
+            "-f",
+            "compose.yaml",
+            "-f",
+            "openhands/compose.openhands.yaml",
+            "config",
+            "--format",
+            "json",
+        ],
+        cwd=out.folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    merged = json.loads(done.stdout)
+    assert "agent" not in merged["services"], "sandkit's own agent is in a profile nobody activates"
+    config = tomllib.loads(out.files["openhands/config.toml"].decode())["sandbox"]
+    internal = [n for n in merged.get("networks", {}).values() if n.get("internal")]
+    if out.plan.egress == "allowlist":
+        assert [n["name"] for n in internal] == config["additional_networks"], "OpenHands joins the internal network"
+        assert "egress" in merged["services"], "the proxy comes up without the agent"
+    else:
+        assert not internal and "additional_networks" not in config
+
+
+def _kit(**fields: Any) -> Kit:
+    base: dict[str, Any] = {"apiVersion": "sandkit/v1", "name": "probe", "agent": {"command": ["agent", "run"]}}
+    return Kit.model_validate({**base, **fields})
+
+
+def _build(kit: Kit, tmp_path: Path, targets: list[str]) -> KitOutput:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "kit.yaml"
+    path.write_text(dump_kit(kit), encoding="utf-8")
+    return compile_kit(path, tmp_path / "out", targets)
+
+
+def _row(out: KitOutput, setting: str, target: str) -> tuple[str, str]:
+    row = out.fidelity[setting][target]
+    return row.level, row.reason
+
+
+def test_sbx_maps_the_kit_onto_the_spec(tmp_path: Path) -> None:
+    kit = _kit(
+        description="probe",
+        secrets=[{"name": "EXAMPLE_API_KEY", "description": "the key"}, {"name": "OTHER_TOKEN", "required": False}],
+        network={
+            "allow": ["api.example.com", "git.example.com:8443", "*.cdn.example.com"],
+            "deny": ["x.cdn.example.com"],
+        },
+        env={"MODE": "ci"},
+        startup=["echo hi"],
+        ports=[{"container": 8080}],
+        resources={"cpus": 1.5, "memory": "1536Mi"},
+        agent={"command": ["agent", "run", "--fast"], "instructions": "Be brief.", "instructions_file": "AGENTS.md"},
+        files=[{"path": "/home/agent/.tool/config", "content": "a = 1\n", "mode": "0600"}],
+        targets={
+            "sbx": {
+                "credentials": {
+                    "EXAMPLE_API_KEY": {
+                        "service": "example",
+                        "inject": [{"domain": "api.example.com", "header": "x-api-key", "format": "%s"}],
+                    }
+                }
+            }
+        },
+    )
+    out = _build(kit, tmp_path, ["sbx"])
+    spec = YAML(typ="safe").load(out.files["sbx/spec.yaml"])
+    assert spec["sandbox"]["image"] == out.plan.image_tag and spec["sandbox"]["build"]["context"] == ".."
+    assert (spec["sandbox"]["entrypoint"], spec["sandbox"]["command"]) == (["agent"], ["run", "--fast"])
+    assert spec["sandbox"]["resources"] == {"cpu": 1.5, "memory": "1536m"}
+    assert spec["permissions"]["network"] == {
+        "allow": ["api.example.com", "git.example.com:8443", "*.cdn.example.com"],
+        "deny": ["x.cdn.example.com"],
+    }
+    assert spec["credentials"][0] == {
+        "service": "example",
+        "description": "the key",
+        "required": True,
+        "apiKey": {
+            "name": "EXAMPLE_API_KEY",
+            "proxyManaged": True,
+            "inject": [{"domain": "api.example.com", "header": "x-api-key", "format": "%s"}],
+        },
+    }
+    assert spec["setup"] == {
+        "startup": [{"command": ["sh", "-c", "echo hi"]}],
+        "files": [{"path": "/home/agent/.tool/config", "content": "a = 1\n", "mode": "0600"}],
+    }
+    assert spec["agentInstructions"] == {"filename": "AGENTS.md", "content": "Be brief."}
+    level, reason = _row(out, "secrets", "sbx")
+    assert level == "unsupported" and "OTHER_TOKEN" in reason, "a key with no inject rule reaches nothing"
+    assert _row(out, "resources.memory", "sbx")[0] == "best-effort"
+    assert _row(out, "resources.timeout", "sbx")[0] == "unsupported"
+
+
+def test_sbx_base_mode_runs_install_itself(tmp_path: Path) -> None:
+    kit = _kit(
+        install=["make tools"], image={"packages": {"pip": ["pytest==8.3.2"]}}, targets={"sbx": {"image_from": "base"}}
+    )
+    out = _build(kit, tmp_path, ["sbx"])
+    spec = YAML(typ="safe").load(out.files["sbx/spec.yaml"])
+    assert spec["sandbox"] == {
+        "image": "debian:bookworm-slim",
+        "entrypoint": ["agent"],
+        "command": ["run"],
+        "resources": {"cpu": 2.0, "memory": "4g"},
+    }
+    assert spec["setup"]["install"] == [{"command": "make tools"}]
+    assert _row(out, "image.packages", "sbx")[0] == "unsupported"
+
+
+def test_sbx_reports_what_sbx_would_substitute(tmp_path: Path) -> None:
+    out = _build(_kit(env={"X": "${{ kit.args.token }}"}), tmp_path, ["sbx"])
+    assert _row(out, "kit arguments", "sbx")[0] == "unsupported"
+    out = _build(_kit(env={"X": "${{ secrets.token }}"}), tmp_path / "b", ["sbx"])
+    assert "kit arguments" not in out.fidelity
+
+
+def test_process_sandboxes_follow_the_kit(tmp_path: Path) -> None:
+    kit = _kit(
+        network={
+            "allow": ["api.example.com", "git.example.com:8443", "*.cdn.example.com"],
+            "deny": ["bad.example.com"],
+        },
+        secrets=[{"name": "EXAMPLE_API_KEY"}],
+        env={"MODE": "ci"},
+    )
+    out = _build(kit, tmp_path, ["srt", "claude-code", "codex"])
+    srt = json.loads(out.files["srt/srt-settings.json"])
+    assert srt["network"]["allowedDomains"] == ["api.example.com", "git.example.com", "*.cdn.example.com"]
+    assert srt["network"]["deniedDomains"] == ["bad.example.com"]
+    assert srt["filesystem"]["allowWrite"] == [".", "/tmp"] and "~/.ssh" in srt["filesystem"]["denyRead"]
+    claude = json.loads(out.files["claude-code/.claude/settings.json"])
+    assert claude["sandbox"]["enabled"] and claude["sandbox"]["failIfUnavailable"], "never silently unsandboxed"
+    assert claude["sandbox"]["allowUnsandboxedCommands"] is False
+    assert claude["sandbox"]["network"]["allowedDomains"] == srt["network"]["allowedDomains"]
+    assert claude["sandbox"]["credentials"] == {"envVars": [{"name": "EXAMPLE_API_KEY", "mode": "deny"}]}
+    assert claude["permissions"]["disableBypassPermissionsMode"] == "disable"
+    assert "WebFetch(domain:api.example.com)" in claude["permissions"]["allow"]
+    assert {"WebSearch", "WebFetch(domain:bad.example.com)"} <= set(claude["permissions"]["deny"])
+    assert claude["env"] == {"MODE": "ci"}
+    codex = tomllib.loads(out.files["codex/config.toml"].decode())
+    assert codex["sandbox_mode"] == "workspace-write" and codex["approval_policy"] == "never"
+    assert codex["sandbox_workspace_write"]["network_access"] is False
+    assert codex["shell_environment_policy"] == {"inherit": "core", "set": {"MODE": "ci"}}
+    for target in ("srt", "claude-code", "codex"):
+        assert _row(out, "isolation.runtime", target)[0] == "unsupported"
+        assert _row(out, "resources.memory", target)[0] == "unsupported"
+        assert _row(out, "network.egress", target)[0] == "best-effort"
+    assert "every port" in _row(out, "network.egress", "srt")[1]
+
+
+def test_process_sandboxes_with_no_network_and_a_read_only_workspace(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    kit = _kit(network={"egress": "none"}, workspace={"mode": "mount-readonly", "source": "src"})
+    out = _build(kit, tmp_path, ["srt", "claude-code", "codex"])
+    srt = json.loads(out.files["srt/srt-settings.json"])
+    assert srt["network"]["allowedDomains"] == [] and srt["filesystem"]["allowWrite"] == ["/tmp"]
+    claude = json.loads(out.files["claude-code/.claude/settings.json"])
+    assert {"WebFetch", "Edit", "Write"} <= set(claude["permissions"]["deny"])
+    codex = tomllib.loads(out.files["codex/config.toml"].decode())
+    assert codex["sandbox_mode"] == "read-only" and "sandbox_workspace_write" not in codex
+
+
+def test_a_command_that_lifts_the_sandbox_is_reported(tmp_path: Path) -> None:
+    out = _build(
+        _kit(agent={"command": ["codex", "exec", "--sandbox", "danger-full-access", "x"]}), tmp_path, ["codex"]
+    )
+    level, reason = _row(out, "agent.command", "codex")
+    assert level == "unsupported" and "--sandbox" in reason
+    out = _build(_kit(agent={"command": ["claude", "--dangerously-skip-permissions"]}), tmp_path / "b", ["claude-code"])
+    assert _row(out, "agent.command", "claude-code")[0] == "unsupported"
+
+
+def test_openhands_has_no_allowlist_of_its_own(tmp_path: Path) -> None:
+    out = _build(_kit(network={"allow": ["api.example.com"]}, env={"MODE": "ci"}), tmp_path, ["openhands"])
+    level, reason = _row(out, "network.egress", "openhands")
+    assert level == "best-effort" and reason.startswith("OpenHands has no egress allowlist of its own")
+    sandbox = tomllib.loads(out.files["openhands/config.toml"].decode())["sandbox"]
+    assert sandbox["runtime_startup_env_vars"]["HTTPS_PROXY"] == out.plan.proxy_url
+    assert sandbox["runtime_startup_env_vars"]["MODE"] == "ci"
+    assert sandbox["base_container_image"] == out.plan.image_tag
+    assert sandbox["docker_runtime_kwargs"] == {"mem_limit": 4 * 2**30, "nano_cpus": 2_000_000_000, "pids_limit": 512}
+    environment = env_file(out.files["openhands/openhands.env"])
+    assert (
+        environment["AGENT_SERVER_IMAGE_REPOSITORY"] + ":" + environment["AGENT_SERVER_IMAGE_TAG"] == out.plan.image_tag
+    )
+    out = _build(_kit(network={"egress": "none"}), tmp_path / "b", ["openhands"])
+    assert _row(out, "network.egress", "openhands")[0] == "unsupported"
