@@ -29,14 +29,20 @@ LEVELS: tuple[Level, ...] = get_args(Level)
 PROVEN_STATICALLY = "enforced by the manifest, proven statically"
 
 #: Every setting a fidelity row may name: kit fields (dotted, as in the kit), and a few aspects that
-#: are not one field (capabilities, build secrets, the editor's server).
+#: are not one field (capabilities, build secrets, the editor's server, what part of an agent a
+#: process sandbox covers, text a target would substitute in).
 Setting = Literal[
     "agent.command",
     "agent.instructions",
     "capabilities",
     "editor server",
     "env",
+    "files",
+    "image.base",
+    "image.ca_certificates",
+    "image.packages",
     "image.user",
+    "install",
     "isolation.docker",
     "isolation.read_only_root",
     "isolation.runtime",
@@ -48,9 +54,11 @@ Setting = Literal[
     "resources.memory",
     "resources.pids",
     "resources.timeout",
+    "sandbox scope",
     "secrets",
     "secrets (build)",
     "secrets.inject",
+    "startup",
     "targets.actions.permissions",
     "targets.actions.publish",
     "targets.kubernetes.sandbox_crd",
@@ -59,6 +67,7 @@ Setting = Literal[
     "triggers.webhook.max_sessions",
     "triggers.webhook.per_minute",
     "triggers.webhook.secret",
+    "value substitution",
     "workspace.git",
     "workspace.mode",
 ]

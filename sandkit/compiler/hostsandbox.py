@@ -83,7 +83,7 @@ def host_rows(plan: Plan, tool: str) -> list[Fidelity]:
         Fidelity("resources.disk", "unsupported", "a process sandbox sets no disk limit", requested=False),
         Fidelity("resources.timeout", "unsupported", "nothing ends the agent after the kit's timeout"),
         Fidelity(
-            "image",
+            "image.base",
             "unsupported",
             "the agent runs with the host's own tools: no image is built, so image.base, packages, install, "
             "CA certificates and files are not applied",

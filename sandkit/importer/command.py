@@ -46,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
         imported.kit["extends"] = list(args.extends)
         if imported.kit.get("kind") == "Mixin" and not imported.declared_mixin:
             imported.kit["kind"] = "Kit"
+    from sandkit.kits.reading import root_folder
+
     kit_path = Path(args.output)
-    write(imported, kit_path, force=args.force)
+    write(imported, kit_path, force=args.force, root=root_folder(getattr(args, "root", None)))
     for finding in imported.findings:
         print(finding.line(), file=sys.stderr)
     count = len(imported.findings)

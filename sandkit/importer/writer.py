@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -77,35 +76,59 @@ def _dump(data: dict[str, Any]) -> str:
     return stream.getvalue()
 
 
-def write(imported: Imported, kit_path: Path, *, force: bool) -> str:
-    """Validate the kit with its side files in a scratch folder, then write them; return the kit text."""
+def write(imported: Imported, kit_path: Path, *, force: bool, root: Path | None = None) -> str:
+    """Validate the kit with its side files where they will be, in memory; then write them; return the text."""
     from sandkit.compiler.output import write_atomic
-    from sandkit.kits.loader import load_kit
 
     targets = [kit_path, *(kit_path.parent / name for name in imported.files)]
     existing = [p.as_posix() for p in targets if p.exists()]
     if existing and not force:
         raise UsageError(f"{', '.join(existing)} exist(s); pass --force to overwrite")
     text = render(imported, kit_path)
-    with tempfile.TemporaryDirectory(prefix="sandkit-import-") as scratch:
-        folder = Path(scratch)
-        for name, data in imported.files.items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_bytes(data)
-        trial = folder / kit_path.name
-        trial_text = text
-        if imported.workspace_source is not None:  # the relative source must resolve from the scratch folder too
-            trial_text = render(imported, trial)
-        trial.write_text(trial_text, encoding="utf-8")
-        try:
-            load_kit(trial)
-        except KitError as exc:
-            shown = kit_path.as_posix()
-            raise KitError(
-                [Problem(Location(shown, p.location.line, p.location.column), p.message, p.hint) for p in exc.problems]
-                + [Problem(Location(shown), "the imported kit does not validate, so nothing was written")]
-            ) from None
+    _validate(text, imported, kit_path, root)
     for name, data in sorted(imported.files.items()):
         write_atomic(kit_path.parent / name, data)
     write_atomic(kit_path, text.encode("utf-8"))
     return text
+
+
+def _validate(text: str, imported: Imported, kit_path: Path, root: Path | None) -> None:
+    """Load the kit as ``sandkit validate`` would once it is written, without writing anything yet."""
+    from sandkit.kits.files import KitFiles, repository_root
+    from sandkit.kits.loader import load_kit
+    from sandkit.kits.yamlnodes import Node, nodes_from_text
+
+    folder = kit_path.absolute().parent
+    pending = {(folder / name).resolve(): data for name, data in imported.files.items()}
+    kit_file = kit_path.absolute().resolve()
+    pending[kit_file] = text.encode("utf-8")
+
+    class Pending(KitFiles):
+        """The file system, with the kit and its side files already in place."""
+
+        def is_file(self, path: Path) -> bool:
+            return path.resolve() in pending or super().is_file(path)
+
+        def size(self, path: Path) -> int:
+            data = pending.get(path.resolve())
+            return len(data) if data is not None else super().size(path)
+
+        def read_bytes(self, path: Path, limit: int) -> bytes:
+            data = pending.get(path.resolve())
+            return data[: limit + 1] if data is not None else super().read_bytes(path, limit)
+
+        def load_nodes(self, path: Path, display: str) -> Node:
+            if path.resolve() == kit_file:
+                return nodes_from_text(text, display)
+            return super().load_nodes(path, display)
+
+    files = Pending(root if root is not None else repository_root(kit_path))
+    try:
+        load_kit(kit_path, files=files, display=kit_path.as_posix())
+    except KitError as exc:
+        raise KitError(
+            [
+                *exc.problems,
+                Problem(Location(kit_path.as_posix()), "the imported kit does not validate; nothing was written"),
+            ]
+        ) from None

@@ -674,11 +674,21 @@ def _one_placeholder(value: str) -> str:
 class SbxInject(Strict):
     """Where the Docker Sandboxes host proxy puts one credential: a domain and how it is sent."""
 
-    domain: Annotated[str, AfterValidator(check_host)] = Field(description="a host in network.allow (no port)")
-    header: Annotated[str, AfterValidator(_header_name)] | None = Field(None, description="e.g. x-api-key")
-    format: Annotated[str, AfterValidator(_one_placeholder)] | None = Field(None, description='e.g. "Bearer %s"')
-    scheme: Literal["bearer", "basic"] | None = Field(None, description="bearer: Authorization: Bearer; basic")
-    username: PlainName | None = Field(None, description="the HTTP Basic user name (scheme basic)")
+    domain: Annotated[str, AfterValidator(check_host)] = Field(
+        description="The host the proxy adds the key on; it must be allowed by `network` (no port)."
+    )
+    header: Annotated[str, AfterValidator(_header_name)] | None = Field(
+        None, description="The HTTP header the key goes in (`x-api-key`); with `format`."
+    )
+    format: Annotated[str, AfterValidator(_one_placeholder)] | None = Field(
+        None, description='The header value, with one `%s` where the key goes (`"Bearer %s"`).'
+    )
+    scheme: Literal["bearer", "basic"] | None = Field(
+        None,
+        description="`bearer` (an `Authorization: Bearer` header) or `basic` (HTTP Basic, with `username`), "
+        "instead of `format`.",
+    )
+    username: PlainName | None = Field(None, description="The HTTP Basic user name, with scheme `basic`.")
 
     @model_validator(mode="after")
     def _shape(self) -> SbxInject:
@@ -696,22 +706,31 @@ class SbxInject(Strict):
 class SbxCredential(Strict):
     """A secret as a Docker Sandboxes credential: its service and the proxy's inject rules."""
 
-    service: KitName = Field(description="the credential's service name in sbx (lowercase, '-')")
-    inject: list[SbxInject] = Field(default_factory=list, description="where the host proxy sends the key")
-    proxy_managed: bool = Field(True, description="set the variable to sbx's sentinel inside the sandbox")
+    service: KitName = Field(
+        description="The credential's service in sbx (`anthropic`, `github`): the name its key is stored under "
+        "on the host."
+    )
+    inject: list[SbxInject] = Field(
+        default_factory=list, description="Where sbx's host proxy adds the key; none: the key reaches nothing."
+    )
+    proxy_managed: bool = Field(
+        True,
+        description="Set the secret's variable to sbx's sentinel inside the sandbox (the real key never enters it).",
+    )
 
 
 class SbxTarget(Strict):
     image_from: Literal["compiled", "base"] = Field(
         "compiled",
-        description="compiled: sbx runs the image sandkit's Dockerfile builds; base: it runs image.base and "
-        "runs `install` itself when the sandbox is created",
+        description="`compiled`: sbx runs the image sandkit's Dockerfile builds; `base`: sbx runs `image.base` and "
+        "runs `install` itself when it creates the sandbox.",
     )
     image: ImageRef | None = Field(
-        None, description="where you pushed the compiled image (default: its local tag sandkit/NAME:HASH)"
+        None, description="Where you pushed the compiled image (default: its local tag, `sandkit/NAME:HASH`)."
     )
     credentials: dict[EnvName, SbxCredential] = Field(
-        default_factory=dict, description="per secret name: the sbx service and inject rules"
+        default_factory=dict,
+        description="Per run-time secret name: its sbx service and the inject rules of sbx's host proxy.",
     )
 
     @model_validator(mode="after")

@@ -14,7 +14,9 @@ from sandkit.compiler.targets import NAMES
 from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo, compile_text
 
 #: Between them these ask for everything a row can be about (build secrets, rootless Docker, ports,
-#: triggers, the agent-sandbox resources, a runtime, instructions, open egress with a deny list).
+#: triggers, the agent-sandbox resources, a runtime, instructions, open egress with a deny list, and
+#: an sbx kit that runs image.base with packages, install and CA certificates sbx cannot apply, and a
+#: value sbx would substitute).
 KITS = {
     "everything": """\
 apiVersion: sandkit/v1
@@ -32,6 +34,16 @@ triggers:
   - {webhook: {source: twilio, secret: HOOK_TOKEN, fields: {text: $.Body}, dispatch: workflow_dispatch, match: {$.From: ["+15550100"]}}}
 targets: {kubernetes: {sandbox_crd: true}, actions: {permissions: {issues: read}, publish: comment}}
 """,
+    "sbx-base": """\
+apiVersion: sandkit/v1
+name: sbx-base
+agent: {command: [agent]}
+workspace: {mode: none}
+image: {packages: {pip: ["pytest==8.3.2"]}, ca_certificates: [ca.pem]}
+install: [make tools]
+env: {TOKEN_HINT: "${{ kit.args.token }}"}
+targets: {sbx: {image_from: base}}
+""",
     "open": """\
 apiVersion: sandkit/v1
 name: open
@@ -46,6 +58,7 @@ isolation: {docker: rootless}
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory: pytest.TempPathFactory) -> list[KitOutput]:
     folder = tmp_path_factory.mktemp("fidelity")
+    (folder / "ca.pem").write_text("-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n")
     built = [compile_from_repo(kit, folder / "repo", list(NAMES)) for kit in EXAMPLES + OWN_KITS]
     built += [compile_text(folder, text, name=f"{name}.yaml") for name, text in KITS.items()]
     return built

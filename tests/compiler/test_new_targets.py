@@ -252,9 +252,9 @@ def test_sbx_base_mode_runs_install_itself(tmp_path: Path) -> None:
 
 def test_sbx_reports_what_sbx_would_substitute(tmp_path: Path) -> None:
     out = _build(_kit(env={"X": "${{ kit.args.token }}"}), tmp_path, ["sbx"])
-    assert _row(out, "kit arguments", "sbx")[0] == "unsupported"
+    assert _row(out, "value substitution", "sbx")[0] == "unsupported"
     out = _build(_kit(env={"X": "${{ secrets.token }}"}), tmp_path / "b", ["sbx"])
-    assert "kit arguments" not in out.fidelity
+    assert "value substitution" not in out.fidelity
 
 
 def test_process_sandboxes_follow_the_kit(tmp_path: Path) -> None:

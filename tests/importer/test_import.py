@@ -83,10 +83,10 @@ def test_a_full_sbx_spec(tmp_path: Path) -> None:
 
 def test_a_compose_dev_container(tmp_path: Path) -> None:
     source = DATA / "devcontainer-compose" / ".devcontainer" / "devcontainer.json"
-    code, lines = _import(source, tmp_path / "kit.yaml")
+    code, lines = _import(source, tmp_path / "kit.yaml", "--root", "/")
     assert code == 0
     text = (tmp_path / "kit.yaml").read_text()
-    kit = load_kit(tmp_path / "kit.yaml").kit
+    kit = load_kit(tmp_path / "kit.yaml", root=Path("/")).kit
     assert kit.kind == "Mixin", "a dev container names no agent"
     assert kit.image.base == "python:3.12-slim-bookworm" and kit.image.user == "dev"
     assert kit.env == {"LOG_LEVEL": "debug", "APP_ENV": "development", "EDITOR": "vim"}
@@ -115,10 +115,18 @@ def test_a_compose_dev_container(tmp_path: Path) -> None:
 
 def test_extends_gives_a_dev_container_its_agent(tmp_path: Path) -> None:
     source = DATA / "devcontainer-compose" / ".devcontainer" / "devcontainer.json"
-    assert _import(source, tmp_path / "kit.yaml", "--extends", "claude-code")[0] == 0
-    kit = load_kit(tmp_path / "kit.yaml", allow_mixin=False).kit
+    assert _import(source, tmp_path / "kit.yaml", "--extends", "claude-code", "--root", "/")[0] == 0
+    kit = load_kit(tmp_path / "kit.yaml", allow_mixin=False, root=Path("/")).kit
     assert kit.kind == "Kit" and kit.agent.command[0] == "claude"
-    assert main(["build", str(tmp_path / "kit.yaml"), "-o", str(tmp_path / "out"), "-q"]) == 0
+    assert main(["build", str(tmp_path / "kit.yaml"), "-o", str(tmp_path / "out"), "-q", "--root", "/"]) == 0
+
+
+def test_a_workspace_outside_the_kits_repository_is_refused(tmp_path: Path) -> None:
+    """The written kit must load as `sandkit validate` loads it: confined to its repository."""
+    source = DATA / "devcontainer-compose" / ".devcontainer" / "devcontainer.json"
+    code, lines = _import(source, tmp_path / "kit.yaml")
+    assert code == 1 and not (tmp_path / "kit.yaml").exists()
+    assert any("workspace.source" in line and "leads outside the kit's repository" in line for line in lines)
 
 
 def test_an_image_dev_container_with_hostile_keys(tmp_path: Path) -> None:

@@ -122,7 +122,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             requested=bool(plan.deny),
         ),
         Fidelity(
-            "image",
+            "image.base",
             "best-effort",
             "V0 builds its runtime image on top of the compiled image (base_container_image); V1 starts "
             "AGENT_SERVER_IMAGE_REPOSITORY:TAG as its agent server, which the compiled image is only when "

@@ -303,13 +303,13 @@ def _image_rows(plan: Plan) -> list[Fidelity]:
         where = plan.sbx.image or f"its local tag {plan.image_tag}"
         return [
             Fidelity(
-                "image",
+                "image.base",
                 "enforced",
                 f"sbx runs the compiled image ({where}): build it from the output folder "
                 "(sbx does not build from sandbox.build in this release; `sbx kit push` does)",
             )
         ]
-    rows = [Fidelity("image", "enforced", f"sbx runs image.base ({plan.base_image}) and then setup.install")]
+    rows = [Fidelity("image.base", "enforced", f"sbx runs image.base ({plan.base_image}) and then setup.install")]
     if plan.apt_declared or plan.pip or plan.npm:
         rows.append(
             Fidelity(
@@ -370,7 +370,7 @@ def _argument_rows(plan: Plan) -> list[Fidelity]:
     if any("${{" in s and "kit.args" in s for s in _strings(spec(plan))):
         return [
             Fidelity(
-                "kit arguments",
+                "value substitution",
                 "unsupported",
                 "a value holds `${{ kit.args...`, which sbx substitutes before it reads the spec; with no args "
                 "declared, sbx refuses the spec",
