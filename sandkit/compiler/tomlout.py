@@ -11,23 +11,15 @@ import math
 import re
 from typing import Any
 
+from sandkit.compiler.escape import ascii_escaped
+
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
 def string(value: str) -> str:
-    out = []
-    for char in value:
-        code = ord(char)
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif 0x20 <= code <= 0x7E:
-            out.append(char)
-        elif code <= 0xFFFF:
-            out.append(f"\\u{code:04X}")
-        else:
-            out.append(f"\\U{code:08X}")
-    return '"' + "".join(out) + '"'
+    """A TOML basic string in printable ASCII (TOML has no \\x escape)."""
+    return '"' + ascii_escaped(value, _ESCAPES, byte_escape=False) + '"'
 
 
 def key(name: str) -> str:

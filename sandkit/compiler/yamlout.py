@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from sandkit.compiler.escape import ascii_escaped
+
 _PLAIN = re.compile(r"[A-Za-z_/$][A-Za-z0-9 _./@:=,+()$~*-]*")
 _RESERVED_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"})
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
@@ -93,20 +95,7 @@ _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 def _double_quoted(value: str) -> str:
     """A YAML double-quoted scalar in ASCII: \\xXX, \\uXXXX or \\UXXXXXXXX for everything else."""
-    out = []
-    for char in value:
-        code = ord(char)
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif 0x20 <= code <= 0x7E:
-            out.append(char)
-        elif code <= 0xFF:
-            out.append(f"\\x{code:02x}")
-        elif code <= 0xFFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    return '"' + "".join(out) + '"'
+    return '"' + ascii_escaped(value, _ESCAPES, byte_escape=True) + '"'
 
 
 def _literal(value: LiteralBlock, indent: str) -> str | None:

@@ -113,13 +113,9 @@ class _DevcontainerImport:
             self.ledger.leave(("image",), "the compose service's image is used")
             self.ledger.leave(("build",), "the compose service's image is used")
             return
-        image = self.ledger.get("image")
+        image = self.ledger.take_valid(("image",), ImageRef, "an image reference")
         if image is not None:
-            why = problem_with(ImageRef, image)
-            if why:
-                self.ledger.leave(("image",), f"not an image reference the kit accepts: {why}")
-            else:
-                self.kit["image"] = {"base": self.ledger.take("image")}
+            self.kit["image"] = {"base": image}
         dockerfile = self.ledger.get("build", "dockerfile")
         if dockerfile is not None and "image" not in self.kit:
             context = self.folder / str(self.ledger.get("build", "context") or ".")

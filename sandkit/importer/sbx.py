@@ -147,13 +147,9 @@ class _SbxImport:
 
     def _sandbox(self, is_mixin: bool) -> None:
         take, leave, get = self.ledger.take, self.ledger.leave, self.ledger.get
-        image = get("sandbox", "image")
+        image = self.ledger.take_valid(("sandbox", "image"), ImageRef, "an image reference")
         if image is not None:
-            why = problem_with(ImageRef, image)
-            if why:
-                leave(("sandbox", "image"), f"not an image reference the kit accepts: {why}")
-            else:
-                self.kit.setdefault("image", {})["base"] = take("sandbox", "image")
+            self.kit.setdefault("image", {})["base"] = image
         leave(("sandbox", "build"), "sandkit compiles its own Dockerfile from the kit; this Dockerfile is not read")
         entrypoint = take("sandbox", "entrypoint") or []
         command = get("sandbox", "command")
@@ -199,14 +195,10 @@ class _SbxImport:
         leave(("sandbox", "resources", "gpu"), "sandkit has no GPU setting")
 
     def _instructions(self) -> None:
-        take, leave, get = self.ledger.take, self.ledger.leave, self.ledger.get
-        filename = get("agentInstructions", "filename")
+        take, get = self.ledger.take, self.ledger.get
+        filename = self.ledger.take_valid(("agentInstructions", "filename"), WorkspaceFile, "a file name")
         if filename is not None:
-            why = problem_with(WorkspaceFile, filename)
-            if why:
-                leave(("agentInstructions", "filename"), f"not a file name the kit accepts: {why}")
-            else:
-                self.kit.setdefault("agent", {})["instructions_file"] = take("agentInstructions", "filename")
+            self.kit.setdefault("agent", {})["instructions_file"] = filename
         content = get("agentInstructions", "content")
         if content is not None:
             self.kit.setdefault("agent", {})["instructions"] = take("agentInstructions", "content")

@@ -80,6 +80,17 @@ class Ledger:
         self.used.add(tuple(path))
         return node.plain()
 
+    def take_valid(self, path: PathKey, annotation: Any, what: str) -> Any:
+        """The value at ``path`` if the kit accepts it as ``annotation`` (taken), else None (left, with why)."""
+        value = self.get(*path)
+        if value is None:
+            return None
+        why = problem_with(annotation, value)
+        if why:
+            self.leave(path, f"not {what} the kit accepts: {why}")
+            return None
+        return self.take(*path)
+
     def location(self, *path: str | int) -> Location:
         while path and self.node(*path) is None:
             path = path[:-1]

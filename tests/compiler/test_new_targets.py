@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tomllib
 from pathlib import Path
@@ -20,6 +19,7 @@ from sandkit.compiler.command import KitOutput, compile_kit
 from sandkit.kits.dump import dump_kit
 from sandkit.kits.model import Kit
 from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo
+from tests.compiler.test_validators import _compose_client
 from tests.conftest import REPO
 
 DATA = Path(__file__).parent / "data"
@@ -104,13 +104,6 @@ def test_a_broken_output_would_be_caught(outputs: dict[str, KitOutput]) -> None:
     sandbox = tomllib.loads(out.files["openhands/config.toml"].decode())["sandbox"]
     assert _errors("openhands", {**sandbox, "network": "x"})
     assert _errors("openhands-env", {**env_file(out.files["openhands/openhands.env"]), "SANDBOX_VOLUME": "x"})
-
-
-def _compose_client() -> bool:
-    return (
-        shutil.which("docker") is not None
-        and subprocess.run(["docker", "compose", "version"], capture_output=True, check=False).returncode == 0
-    )
 
 
 @pytest.mark.parametrize("kit", EXAMPLES, ids=lambda p: p.parent.name)
