@@ -8,7 +8,7 @@ isolation is reported as unsupported here, once, in the same words for the three
 
 from __future__ import annotations
 
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity, Setting, manual_only_trigger_row
 from sandkit.compiler.plan import Destination, Plan
 
 #: Where credentials live on a developer's host: a process-sandboxed agent may not read them (the
@@ -49,6 +49,17 @@ def widened(plan: Plan) -> list[str]:
     return notes
 
 
+#: The static proofs of what the process-sandbox targets write (no srt, Claude Code or Codex runs here).
+PROOF = "tests/compiler/test_new_targets.py::"
+CONFINED_PROOF = PROOF + "test_process_sandboxes_with_no_network_and_a_read_only_workspace"
+FOLLOWS_PROOF = PROOF + "test_process_sandboxes_follow_the_kit"
+
+
+def limit_row(plan: Plan, setting: Setting, what: str) -> Fidelity:
+    """A limit no process sandbox sets: it fails ``--strict`` only when the kit writes it."""
+    return Fidelity(setting, "unsupported", f"a process sandbox sets no {what}", requested=setting in plan.explicit)
+
+
 def host_rows(plan: Plan, tool: str) -> list[Fidelity]:
     """The rows every process sandbox reports alike."""
     rows = [
@@ -56,6 +67,7 @@ def host_rows(plan: Plan, tool: str) -> list[Fidelity]:
             "isolation.runtime",
             "unsupported",
             f"{tool} shares the host's kernel and runs as the user who starts it: no container, VM or gVisor",
+            requested=plan.runtime != "default",
         ),
         Fidelity(
             "image.user",
@@ -75,25 +87,25 @@ def host_rows(plan: Plan, tool: str) -> list[Fidelity]:
             "best-effort",
             f"writes are confined to {', '.join(writable(plan))}; everything else on the host, which is not a "
             f"separate root, stays readable except the credential folders {tool} denies",
-            requested=plan.read_only_root,
         ),
-        Fidelity("resources.cpus", "unsupported", "a process sandbox sets no CPU limit"),
-        Fidelity("resources.memory", "unsupported", "a process sandbox sets no memory limit"),
-        Fidelity("resources.pids", "unsupported", "a process sandbox sets no process limit"),
-        Fidelity("resources.disk", "unsupported", "a process sandbox sets no disk limit", requested=False),
-        Fidelity("resources.timeout", "unsupported", "nothing ends the agent after the kit's timeout"),
+        limit_row(plan, "resources.cpus", "CPU limit"),
+        limit_row(plan, "resources.memory", "memory limit"),
+        limit_row(plan, "resources.pids", "process limit"),
+        limit_row(plan, "resources.disk", "disk limit"),
+        limit_row(plan, "resources.timeout", "time limit: nothing ends the agent after the kit's timeout"),
         Fidelity(
             "image.base",
-            "unsupported",
+            "not applicable",
             "the agent runs with the host's own tools: no image is built, so image.base, packages, install, "
-            "CA certificates and files are not applied",
-            requested=bool(plan.apt_declared or plan.pip or plan.npm or plan.install or plan.files or plan.home_files),
+            "CA certificates and files are the host's business",
+            requested=False,
         ),
         Fidelity(
             "startup",
-            "unsupported",
-            "there is no start-up step; run the startup commands yourself",
-            requested=bool(plan.startup),
+            "not applicable",
+            "there is no start-up step on the host: its own environment is the agent's (run the startup "
+            "commands yourself where they matter)",
+            requested=False,
         ),
     ]
     if plan.workspace_mode in ("clone", "mount"):
@@ -103,11 +115,14 @@ def host_rows(plan: Plan, tool: str) -> list[Fidelity]:
             Fidelity(
                 "workspace.mode",
                 "enforced",
-                "the working folder is not writable" if plan.workspace_mode == "mount-readonly" else "no workspace",
+                ("the working folder is not writable" if plan.workspace_mode == "mount-readonly" else "no workspace")
+                + f"; {PROVEN_STATICALLY}",
+                proven_by=CONFINED_PROOF,
             )
         )
     if plan.ports:
         rows.append(Fidelity("ports", "unsupported", "a process on the host publishes nothing; it may not bind"))
-    if plan.triggers.requested:
-        rows.append(Fidelity("triggers", "unsupported", f"{tool} runs when someone starts it"))
+    trigger = manual_only_trigger_row(plan, f"{tool} runs when someone starts it")
+    if trigger is not None:
+        rows.append(trigger)
     return rows

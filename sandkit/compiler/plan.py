@@ -322,6 +322,9 @@ class Plan:
     description: str
     apt_declared: tuple[str, ...]  # the kit's own apt packages, without those sandkit adds for its features
     sbx: SbxSettings
+    #: The resources and isolation fields the kit sets to something other than sandkit's default, dotted;
+    #: a target that cannot hold a default reports it without failing ``--strict``.
+    explicit: frozenset[str]
     #: The targets the kit lists in ``targets.build`` (empty: every target).
     build_targets: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
@@ -598,12 +601,24 @@ def make_plan(loaded: LoadedKit) -> Plan:
         description=kit.description,
         apt_declared=tuple(kit.image.packages.apt),
         sbx=_sbx_settings(kit),
+        explicit=_explicit(kit),
         notes=notes,
         injections=tuple(
             Injection(s.name, _destination(i.host), i.header, i.format) for s in kit.secrets for i in s.inject
         ),
         placeholders=tuple((s.name, s.placeholder) for s in kit.secrets if s.placeholder is not None),
     )
+
+
+def _explicit(kit: Kit) -> frozenset[str]:
+    """resources.* and isolation.* fields whose value is not the model's default (`sandkit init` writes those)."""
+    found = []
+    for section, model in (("resources", kit.resources), ("isolation", kit.isolation)):
+        defaults = type(model)()
+        found += [
+            f"{section}.{name}" for name in type(model).model_fields if getattr(model, name) != getattr(defaults, name)
+        ]
+    return frozenset(found)
 
 
 def _sbx_settings(kit: Kit) -> SbxSettings:

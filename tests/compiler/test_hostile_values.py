@@ -224,6 +224,7 @@ def _assert_new_targets_intact(out: KitOutput, values: dict[str, str]) -> None:
     assert {k: runtime_env[k] for k in hostile_env} == hostile_env
     lines = out.files["openhands/openhands.env"].decode("ascii").splitlines()
     assert len(lines) == len(BASELINE.files["openhands/openhands.env"].decode().splitlines())
+    assert out.files["srt/env.sh"].split(b"\n", 3)[3] == out.files["env.sh"].split(b"\n", 3)[3]
     agent_env = json.loads(next(line for line in lines if line.startswith("OH_AGENT_SERVER_ENV="))[20:])
     assert agent_env == runtime_env
     claude = json.loads(out.files["claude-code/.claude/settings.json"])

@@ -16,6 +16,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.compiler.targets import NAMES
 from sandkit.kits.dump import dump_kit
 from sandkit.kits.model import Kit
 from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo, schema_problems
@@ -47,18 +48,23 @@ def _errors(schema: str, document: Any) -> list[str]:
 
 @pytest.fixture(scope="module")
 def outputs() -> dict[str, KitOutput]:
-    return {str(kit.relative_to(REPO)): compile_from_repo(kit) for kit in KITS}
+    return {str(kit.relative_to(REPO)): compile_from_repo(kit, targets=list(NAMES)) for kit in KITS}
 
 
 def env_file(data: bytes) -> dict[str, str]:
-    """A docker --env-file: NAME=value per line, # comments; every value on one line."""
+    """The NAME=value lines of a docker --env-file (# comments; every value on one line)."""
     found: dict[str, str] = {}
     for line in data.decode("ascii").splitlines():
-        if line and not line.startswith("#"):
+        if "=" in line and not line.startswith("#"):
             name, _, value = line.partition("=")
             assert name not in found, f"{name} twice"
             found[name] = value
     return found
+
+
+def passed_names(data: bytes) -> list[str]:
+    """The bare NAME lines of a docker --env-file: values docker takes from its own environment."""
+    return [line for line in data.decode("ascii").splitlines() if line and "=" not in line and not line.startswith("#")]
 
 
 def test_every_kit_gets_the_new_targets(outputs: dict[str, KitOutput]) -> None:
@@ -108,7 +114,7 @@ def test_a_broken_output_would_be_caught(outputs: dict[str, KitOutput]) -> None:
 
 @pytest.mark.parametrize("kit", EXAMPLES, ids=lambda p: p.parent.name)
 def test_the_openhands_overlay_is_a_valid_compose_overlay(kit: Path, tmp_path: Path) -> None:
-    out = compile_from_repo(kit, tmp_path / "out")
+    out = compile_from_repo(kit, tmp_path / "out", list(NAMES))
     for name, data in out.files.items():
         (out.folder / name).parent.mkdir(parents=True, exist_ok=True)
         (out.folder / name).write_bytes(data)
@@ -287,7 +293,8 @@ def test_process_sandboxes_with_no_network_and_a_read_only_workspace(tmp_path: P
     claude = json.loads(out.files["claude-code/.claude/settings.json"])
     assert {"WebFetch", "Edit", "Write"} <= set(claude["permissions"]["deny"])
     codex = tomllib.loads(out.files["codex/config.toml"].decode())
-    assert codex["sandbox_mode"] == "read-only" and "sandbox_workspace_write" not in codex
+    assert codex["sandbox_mode"] == "read-only" and "sandbox_workspace_write" not in codex, "read-only has no network"
+    assert codex["web_search"] == "disabled"
 
 
 def test_a_command_that_lifts_the_sandbox_is_reported(tmp_path: Path) -> None:
@@ -301,7 +308,8 @@ def test_a_command_that_lifts_the_sandbox_is_reported(tmp_path: Path) -> None:
 
 
 def test_openhands_has_no_allowlist_of_its_own(tmp_path: Path) -> None:
-    out = _build(_kit(network={"allow": ["api.example.com"]}, env={"MODE": "ci"}), tmp_path, ["openhands"])
+    kit = _kit(network={"allow": ["api.example.com"]}, env={"MODE": "ci"}, secrets=[{"name": "LLM_API_KEY"}])
+    out = _build(kit, tmp_path, ["openhands"])
     level, reason = _row(out, "network.egress", "openhands")
     assert level == "best-effort" and reason.startswith("OpenHands has no egress allowlist of its own")
     sandbox = tomllib.loads(out.files["openhands/config.toml"].decode())["sandbox"]
@@ -309,9 +317,48 @@ def test_openhands_has_no_allowlist_of_its_own(tmp_path: Path) -> None:
     assert sandbox["runtime_startup_env_vars"]["MODE"] == "ci"
     assert sandbox["base_container_image"] == out.plan.image_tag
     assert sandbox["docker_runtime_kwargs"] == {"mem_limit": 4 * 2**30, "nano_cpus": 2_000_000_000, "pids_limit": 512}
+    assert "volumes" not in sandbox, "workspace none: nothing of the host is mounted"
     environment = env_file(out.files["openhands/openhands.env"])
     assert (
         environment["AGENT_SERVER_IMAGE_REPOSITORY"] + ":" + environment["AGENT_SERVER_IMAGE_TAG"] == out.plan.image_tag
     )
+    assert json.loads(environment["OH_AGENT_SERVER_ENV"]) == sandbox["runtime_startup_env_vars"]
+    assert passed_names(out.files["openhands/openhands.env"]) == ["LLM_API_KEY"], "a secret by name, never a value"
+    gvisor = _build(_kit(isolation={"runtime": "gvisor"}), tmp_path / "g", ["openhands"])
+    assert (
+        tomllib.loads(gvisor.files["openhands/config.toml"].decode())["sandbox"]["docker_runtime_kwargs"]["runtime"]
+        == "runsc"
+    )
+    opened = _build(_kit(network={"egress": "open"}), tmp_path / "o", ["openhands"])
+    assert "additional_networks" not in tomllib.loads(opened.files["openhands/config.toml"].decode())["sandbox"]
     out = _build(_kit(network={"egress": "none"}), tmp_path / "b", ["openhands"])
     assert _row(out, "network.egress", "openhands")[0] == "unsupported"
+
+
+def test_openhands_refuses_strict_for_a_kit_without_network(tmp_path: Path) -> None:
+    """OpenHands reaches its runtime over the network: egress none is not a mode it has, and --strict says so."""
+    path = tmp_path / "kit.yaml"
+    path.write_text(dump_kit(_kit(network={"egress": "none"})), encoding="utf-8")
+    from sandkit.cli import main
+
+    assert main(["build", str(path), "-o", str(tmp_path / "out"), "--target", "openhands", "--strict", "-q"]) == 1
+
+
+def test_sbx_spec_asks_for_no_privilege(outputs: dict[str, KitOutput]) -> None:
+    """sbx's microVM is its own; the spec never asks it for more (security.privileged, extra volumes)."""
+    for name, out in outputs.items():
+        spec = YAML(typ="safe").load(out.files["sbx/spec.yaml"])
+        assert "security" not in spec and "volumes" not in spec, name
+        assert set(spec) <= {
+            *("schemaVersion", "kind", "name", "description", "sandbox", "agentInstructions", "permissions"),
+            *("ports", "credentials", "environment", "setup"),
+        }, name
+
+
+def test_codex_opens_the_network_only_when_the_kit_does(tmp_path: Path) -> None:
+    opened = _build(_kit(network={"egress": "open"}), tmp_path, ["codex"])
+    config = tomllib.loads(opened.files["codex/config.toml"].decode())
+    assert config["sandbox_workspace_write"]["network_access"] is True and config["web_search"] == "live"
+    closed = _build(_kit(network={"allow": ["api.example.com"]}), tmp_path / "b", ["codex"])
+    config = tomllib.loads(closed.files["codex/config.toml"].decode())
+    assert config["sandbox_workspace_write"]["network_access"] is False and config["web_search"] == "disabled"

@@ -13,8 +13,8 @@ import itertools
 import json
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity
-from sandkit.compiler.hostsandbox import CREDENTIAL_PATHS, domains, host_rows, widened, writable
+from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity
+from sandkit.compiler.hostsandbox import CREDENTIAL_PATHS, FOLLOWS_PROOF, domains, host_rows, widened, writable
 from sandkit.compiler.plan import Plan
 from sandkit.compiler.target import Files, RenderContext
 
@@ -80,8 +80,10 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity(
             "network.deny",
             "enforced",
-            "deniedDomains for commands and WebFetch(domain:...) deny rules for Claude's own fetches",
+            "deniedDomains for commands and WebFetch(domain:...) deny rules for Claude's own fetches; "
+            + PROVEN_STATICALLY,
             requested=bool(plan.deny),
+            proven_by=FOLLOWS_PROOF,
         ),
         Fidelity(
             "secrets",
@@ -90,7 +92,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "secrets from the commands it runs (Claude Code 2.1.187 or later) and the credential folders are "
             "unreadable to them",
         ),
-        Fidelity("env", "enforced", "settings.json env"),
+        Fidelity("env", "enforced", f"settings.json env; {PROVEN_STATICALLY}", proven_by=FOLLOWS_PROOF),
         Fidelity(
             "sandbox scope",
             "best-effort",

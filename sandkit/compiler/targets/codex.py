@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity
-from sandkit.compiler.hostsandbox import host_rows
+from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity
+from sandkit.compiler.hostsandbox import CONFINED_PROOF, FOLLOWS_PROOF, PROOF, host_rows
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import Plan
 from sandkit.compiler.target import Files, RenderContext
@@ -23,6 +23,7 @@ NAME = "codex"
 REQUIRES: tuple[str, ...] = ()
 FILE = "codex/config.toml"
 #: Command-line switches that replace the sandbox mode this file sets.
+OPEN_PROOF = PROOF + "test_codex_opens_the_network_only_when_the_kit_does"
 SANDBOX_OVERRIDES = ("--sandbox", "-s", "--dangerously-bypass-approvals-and-sandbox", "--yolo", "--full-auto")
 
 
@@ -57,8 +58,11 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity(
             "network.deny",
             "enforced" if plan.egress != "open" else "unsupported",
-            "commands get no network at all" if plan.egress != "open" else "Codex has no deny list",
+            f"commands get no network at all; {PROVEN_STATICALLY}"
+            if plan.egress != "open"
+            else "Codex has no deny list",
             requested=bool(plan.deny),
+            proven_by=FOLLOWS_PROOF if plan.egress != "open" else "",
         ),
         Fidelity(
             "secrets",
@@ -66,7 +70,12 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "Codex reads its key from the environment it is started with; its commands get only the core "
             "variables and the kit's env (shell_environment_policy), not the secrets",
         ),
-        Fidelity("env", "enforced", "shell_environment_policy.set, for the commands Codex runs"),
+        Fidelity(
+            "env",
+            "enforced",
+            f"shell_environment_policy.set, for the commands Codex runs; {PROVEN_STATICALLY}",
+            proven_by=FOLLOWS_PROOF,
+        ),
     ]
     overrides = [arg for arg in plan.command if arg in SANDBOX_OVERRIDES]
     if overrides:
@@ -83,12 +92,19 @@ def fidelity(plan: Plan) -> list[Fidelity]:
 
 def _egress_row(plan: Plan) -> Fidelity:
     if plan.egress == "open":
-        return Fidelity("network.egress", "enforced", "network_access = true, as the kit asks")
+        return Fidelity(
+            "network.egress",
+            "enforced",
+            f"network_access = true, as the kit asks; {PROVEN_STATICALLY}",
+            proven_by=OPEN_PROOF,
+        )
     if plan.egress == "none":
         return Fidelity(
             "network.egress",
             "enforced",
-            "commands Codex runs have no network; Codex itself still reaches its API, outside the sandbox",
+            "commands Codex runs have no network; Codex itself still reaches its API, outside the sandbox; "
+            + PROVEN_STATICALLY,
+            proven_by=CONFINED_PROOF,
         )
     return Fidelity(
         "network.egress",

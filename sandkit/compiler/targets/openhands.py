@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity, Setting, manual_only_trigger_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import AGENT_SERVICE, Plan
 from sandkit.compiler.proxy import proxy_env
@@ -104,11 +104,22 @@ def render(plan: Plan, context: RenderContext) -> Files:
     header = commented_header("#", *plan.header_fields)
     internal = internal_network(context.files_of("compose")["compose.yaml"])
     env_lines = "".join(f"{name}={text}\n" for name, text in v1_environment(plan).items())
+    # A bare name: `docker run --env-file` takes its value from the environment docker runs in, so the
+    # secret reaches OpenHands' app server by reference; LLM_* variables it forwards to the agent server.
+    env_lines += "".join(f"{name}\n" for name, _ in plan.secrets)
     return {
         CONFIG: (header + dump_toml({"sandbox": sandbox_table(plan)})).encode(),
         ENV_FILE: (header + env_lines).encode(),
         OVERLAY: (header + dump_yaml(overlay(plan, internal))).encode(),
     }
+
+
+#: The static proof of what the files say (OpenHands' images cannot be pulled here, so it never runs).
+PROOF = "tests/compiler/test_new_targets.py::test_openhands_has_no_allowlist_of_its_own"
+
+
+def _static(setting: Setting, reason: str) -> Fidelity:
+    return Fidelity(setting, "enforced", f"{reason}; {PROVEN_STATICALLY}", proven_by=PROOF)
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
@@ -135,27 +146,29 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             f"OpenHands runs the agent's commands as uid {plan.uid} (user_id, SANDBOX_USER_ID) in a runtime it "
             "starts with its own entrypoint and user setup",
         ),
-        Fidelity("resources.memory", "enforced", "docker_runtime_kwargs mem_limit (V0); V1 sets no limit"),
-        Fidelity("resources.cpus", "enforced", "docker_runtime_kwargs nano_cpus (V0); V1 sets no limit"),
-        Fidelity("resources.pids", "enforced", "docker_runtime_kwargs pids_limit (V0); V1 sets no limit"),
-        Fidelity("resources.disk", "unsupported", "OpenHands sets no disk limit", requested=False),
+        _static("resources.memory", "docker_runtime_kwargs mem_limit (V0); V1 sets no limit"),
+        _static("resources.cpus", "docker_runtime_kwargs nano_cpus (V0); V1 sets no limit"),
+        _static("resources.pids", "docker_runtime_kwargs pids_limit (V0); V1 sets no limit"),
+        Fidelity(
+            "resources.disk",
+            "unsupported",
+            "OpenHands sets no disk limit",
+            requested="resources.disk" in plan.explicit,
+        ),
         Fidelity(
             "resources.timeout",
             "unsupported",
             "OpenHands' sandbox timeout bounds one action, not the session; sandkit's entrypoint does not run",
+            requested="resources.timeout" in plan.explicit,
         ),
-        Fidelity(
-            "isolation.runtime",
-            "enforced" if plan.docker_runtime else "best-effort",
-            f"docker_runtime_kwargs runtime {plan.docker_runtime} (V0)"
-            if plan.docker_runtime
-            else "Docker's default runtime, as OpenHands starts it",
-        ),
+        _static("isolation.runtime", f"docker_runtime_kwargs runtime {plan.docker_runtime} (V0)")
+        if plan.docker_runtime
+        else Fidelity("isolation.runtime", "best-effort", "Docker's default runtime, as OpenHands starts it"),
         Fidelity(
             "isolation.read_only_root",
             "unsupported",
             "OpenHands' runtime writes to its own root (its server and tools live there)",
-            requested=plan.read_only_root,
+            requested="isolation.read_only_root" in plan.explicit,
         ),
         Fidelity(
             "capabilities",
@@ -165,30 +178,39 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         ),
         Fidelity(
             "secrets",
-            "unsupported",
-            "none of the kit's secrets are in these files: give OpenHands its LLM key (LLM_API_KEY) and "
-            "others through its own settings",
-            requested=bool(plan.secrets),
+            "best-effort",
+            "by name in the V1 variables (docker run --env-file passes each from the environment docker runs "
+            "in) to OpenHands' app server, which forwards LLM_* ones to the agent server; V0 takes keys through "
+            "its own settings",
         ),
         _workspace_row(plan),
-        Fidelity("env", "enforced", "runtime_startup_env_vars (V0) and OH_AGENT_SERVER_ENV (V1)"),
+        _static("env", "runtime_startup_env_vars (V0) and OH_AGENT_SERVER_ENV (V1)"),
         Fidelity(
             "agent.command",
-            "unsupported",
-            "OpenHands runs its own agent in the runtime; the kit's agent.command does not run there",
+            "not applicable",
+            "OpenHands is the agent: it runs its own agent in the runtime, not the kit's agent.command",
+            requested=False,
+        ),
+        Fidelity(
+            "agent.instructions",
+            "best-effort",
+            "OpenHands reads AGENTS.md from the repository it works on; sandkit's instruction file is not placed",
         ),
     ]
-    if plan.startup or plan.home_files or plan.instructions is not None:
+    if plan.startup or plan.home_files:
         rows.append(
             Fidelity(
                 "startup",
-                "unsupported",
-                "OpenHands replaces the image's entrypoint, so sandkit's start-up steps (startup commands, "
-                "home files, the instruction file) do not run; OpenHands reads AGENTS.md from the repository",
+                "not applicable",
+                "OpenHands starts its own runtime (its entrypoint replaces sandkit's), so it runs the kit's startup "
+                "commands and places its home files no more than it runs agent.command; it runs the repository's "
+                ".openhands/setup.sh instead",
+                requested=False,
             )
         )
-    if plan.triggers.requested:
-        rows.append(Fidelity("triggers", "unsupported", "OpenHands starts a runtime when a conversation starts"))
+    trigger = manual_only_trigger_row(plan, "OpenHands starts a runtime when a conversation starts")
+    if trigger is not None:
+        rows.append(trigger)
     return rows
 
 
@@ -209,7 +231,7 @@ def _egress_row(plan: Plan) -> Fidelity:
             "OpenHands reaches its runtime over the network, so the runtime always has one; there is no "
             "way to turn it off",
         )
-    return Fidelity("network.egress", "enforced", "Docker's default network, as the kit asks")
+    return _static("network.egress", "Docker's default network, as the kit asks")
 
 
 def _workspace_row(plan: Plan) -> Fidelity:
@@ -228,4 +250,4 @@ def _workspace_row(plan: Plan) -> Fidelity:
             "best-effort",
             "OpenHands clones the repository you pick in its interface; sandkit's clone step does not run",
         )
-    return Fidelity("workspace.mode", "enforced", "no workspace is mounted")
+    return _static("workspace.mode", "no workspace is mounted")

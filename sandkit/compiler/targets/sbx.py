@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity, Setting, manual_only_trigger_row
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import Destination, PlacedFile, Plan, SbxCredential, SbxInject
 from sandkit.compiler.target import Files, RenderContext
@@ -170,20 +170,30 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
+#: The static proofs of what the spec says (sbx itself does not run here).
+MAPPING_PROOF = "tests/compiler/test_new_targets.py::test_sbx_maps_the_kit_onto_the_spec"
+BASE_PROOF = "tests/compiler/test_new_targets.py::test_sbx_base_mode_runs_install_itself"
+VM_PROOF = "tests/compiler/test_new_targets.py::test_sbx_spec_asks_for_no_privilege"
+
+
+def _static(setting: Setting, reason: str, proof: str = MAPPING_PROOF, requested: bool = True) -> Fidelity:
+    return Fidelity(setting, "enforced", f"{reason}; {PROVEN_STATICALLY}", requested=requested, proven_by=proof)
+
+
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         _egress_row(plan),
-        Fidelity(
+        _static(
             "network.deny",
-            "enforced",
-            "the host proxy refuses a host matching a deny rule, whatever allows it",
+            "sbx's host proxy refuses a host matching a deny rule, whatever allows it",
             requested=bool(plan.deny),
         ),
         _secrets_row(plan),
-        Fidelity(
+        _static(
             "isolation.runtime",
-            "enforced",
-            "each sandbox is a microVM with its own kernel, which is more isolation than the kit asks for",
+            "sbx runs every sandbox in a microVM with its own kernel, more isolation than the kit asks for, and "
+            "the spec asks for no privilege",
+            VM_PROOF,
         ),
         Fidelity(
             "image.user",
@@ -201,7 +211,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "isolation.read_only_root",
             "unsupported",
             "sbx has no read-only root: the agent can write anywhere in the microVM (with sudo)",
-            requested=plan.read_only_root,
+            requested="isolation.read_only_root" in plan.explicit,
         ),
         Fidelity(
             "resources.cpus",
@@ -213,26 +223,37 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "best-effort",
             "sandbox.resources.memory is accepted, and SPEC-v2 (1.4) says its enforcement is best-effort or pending",
         ),
-        Fidelity("resources.pids", "unsupported", "the spec has no process limit", requested=False),
-        Fidelity("resources.disk", "unsupported", "the spec has no disk limit for the sandbox", requested=False),
+        Fidelity(
+            "resources.pids",
+            "unsupported",
+            "the spec has no process limit",
+            requested="resources.pids" in plan.explicit,
+        ),
+        Fidelity(
+            "resources.disk",
+            "unsupported",
+            "the spec has no disk limit for the sandbox",
+            requested="resources.disk" in plan.explicit,
+        ),
         Fidelity(
             "resources.timeout",
             "unsupported",
             "sbx runs the entrypoint with no time limit; sandkit's entrypoint, which has one, does not run in sbx",
+            requested="resources.timeout" in plan.explicit,
         ),
-        _instructions_row(plan),
         Fidelity(
             "workspace.mode",
             "best-effort",
             "sbx mounts or clones the folder `sbx run` is started in; run it in a checkout of the kit's workspace",
         ),
+        *_instructions_rows(plan),
         *_image_rows(plan),
         *_file_rows(plan),
         *_env_rows(plan),
         *_argument_rows(plan),
     ]
     if plan.startup:
-        rows.append(Fidelity("startup", "enforced", "setup.startup runs each command (sh -c) at every start"))
+        rows.append(_static("startup", "setup.startup runs each command (sh -c) at every start"))
     if plan.ports:
         rows.append(
             Fidelity(
@@ -245,8 +266,9 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         rows.append(
             Fidelity("isolation.docker", "best-effort", "use an sbx template with Docker (the shell-docker templates)")
         )
-    if plan.triggers.requested:
-        rows.append(Fidelity("triggers", "unsupported", "a sandbox starts when someone runs `sbx run`"))
+    trigger = manual_only_trigger_row(plan, "a sandbox starts when someone runs `sbx run`")
+    if trigger is not None:
+        rows.append(trigger)
     return rows
 
 
@@ -270,46 +292,49 @@ def _egress_row(plan: Plan) -> Fidelity:
 
 
 def _secrets_row(plan: Plan) -> Fidelity:
-    bare = [c.secret for c in plan.sbx.credentials if not c.inject]
+    bare = [c for c in plan.sbx.credentials if not c.inject]
     if not bare:
-        return Fidelity(
+        return _static(
             "secrets",
-            "enforced",
             "each secret is a proxy-managed API key: the host proxy adds it on its inject domains and the sandbox "
             "sees only a sentinel; build secrets stay in the compiled image's build",
+            requested=bool(plan.secrets),
         )
-    return Fidelity(
-        "secrets",
-        "unsupported",
-        f"{', '.join(bare)}: no inject rule (targets.sbx.credentials.NAME.inject), so the sbx proxy puts the key "
-        "nowhere and the sandbox holds no value for it",
+    names = ", ".join(c.secret for c in bare)
+    reason = (
+        f"{names}: no inject rule (targets.sbx.credentials.NAME.inject), so the sbx proxy puts the key nowhere "
+        "and the sandbox holds no value for it"
     )
+    if any(c.required for c in bare):
+        return Fidelity("secrets", "unsupported", reason)
+    return Fidelity("secrets", "best-effort", f"{reason} (the kit marks them optional)")
 
 
-def _instructions_row(plan: Plan) -> Fidelity:
+def _instructions_rows(plan: Plan) -> list[Fidelity]:
     if plan.instructions is None:
-        return Fidelity("agent.instructions", "enforced", "no instructions to place", requested=False)
+        return []
     substituted = "${WORKDIR}" in plan.instructions
-    return Fidelity(
-        "agent.instructions",
-        "best-effort",
-        "agentInstructions: sbx writes the text into the agent's profile file, in the place sbx chooses for it"
-        + ("; sbx replaces ${WORKDIR} in it with the workspace path" if substituted else ""),
-    )
+    return [
+        Fidelity(
+            "agent.instructions",
+            "best-effort",
+            "agentInstructions: sbx writes the text into the agent's profile file, in the place sbx chooses for it"
+            + ("; sbx replaces ${WORKDIR} in it with the workspace path" if substituted else ""),
+        )
+    ]
 
 
 def _image_rows(plan: Plan) -> list[Fidelity]:
     if plan.sbx.image_from == "compiled":
         where = plan.sbx.image or f"its local tag {plan.image_tag}"
         return [
-            Fidelity(
+            _static(
                 "image.base",
-                "enforced",
                 f"sbx runs the compiled image ({where}): build it from the output folder "
                 "(sbx does not build from sandbox.build in this release; `sbx kit push` does)",
             )
         ]
-    rows = [Fidelity("image.base", "enforced", f"sbx runs image.base ({plan.base_image}) and then setup.install")]
+    rows = [_static("image.base", f"sbx runs image.base ({plan.base_image}) and then setup.install", BASE_PROOF)]
     if plan.apt_declared or plan.pip or plan.npm:
         rows.append(
             Fidelity(
@@ -336,18 +361,20 @@ def _file_rows(plan: Plan) -> list[Fidelity]:
     rows = []
     written = _text_files(plan)
     outside = [p.path for p in written if not p.path.startswith(f"{SBX_HOME}/") and not p.path.startswith(plan.home)]
-    if written:
-        substituted = any("${WORKDIR}" in (_text(p.content) or "") for p in written)
+    if outside:
         rows.append(
             Fidelity(
-                "files",
-                "unsupported" if outside else ("best-effort" if substituted else "enforced"),
-                f"setup.files writes as uid {SBX_UID}, which cannot write {', '.join(outside)}"
-                if outside
-                else "setup.files writes them at every start"
-                + ("; sbx replaces ${WORKDIR} in their text" if substituted else ""),
+                "files", "unsupported", f"setup.files writes as uid {SBX_UID}, which cannot write {', '.join(outside)}"
             )
         )
+    elif any("${WORKDIR}" in (_text(p.content) or "") for p in written):
+        rows.append(
+            Fidelity(
+                "files", "best-effort", "setup.files writes them at every start; sbx replaces ${WORKDIR} in their text"
+            )
+        )
+    elif written:
+        rows.append(_static("files", "setup.files writes them at every start"))
     binary = _binary_home_files(plan)
     if binary and plan.home != SBX_HOME:
         rows.append(Fidelity("files", "unsupported", f"sbx copies files/home/ to {SBX_HOME}, not {plan.home}"))
@@ -362,7 +389,7 @@ def _env_rows(plan: Plan) -> list[Fidelity]:
         return []
     if clashing:
         return [Fidelity("env", "best-effort", f"sbx reserves or may override {', '.join(clashing)} (SPEC-v2 5.5)")]
-    return [Fidelity("env", "enforced", "environment.variables")]
+    return [_static("env", "environment.variables")]
 
 
 def _argument_rows(plan: Plan) -> list[Fidelity]:

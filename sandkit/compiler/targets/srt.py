@@ -1,7 +1,8 @@
 """srt: settings for Anthropic's sandbox-runtime, which wraps any agent command on a developer's host.
 
-``srt --settings srt/srt-settings.json -- AGENT COMMAND`` runs the command under bubblewrap (Linux) or
-Seatbelt (macOS) with all network traffic forced through srt's own filtering proxy. The keys are those
+``. srt/env.sh && srt --settings srt/srt-settings.json -- AGENT COMMAND`` runs the command under
+bubblewrap (Linux) or Seatbelt (macOS) with all network traffic forced through srt's own filtering
+proxy; srt sets no variables, so the kit's env comes from ``srt/env.sh``. The keys are those
 of SandboxRuntimeConfigSchema in anthropic-experimental/sandbox-runtime src/sandbox/sandbox-config.ts
 (commit d35b8136, release 0.0.21); tests/compiler/data/srt-settings.schema.json restates it.
 """
@@ -11,14 +12,25 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandkit.compiler.fidelity import Fidelity
-from sandkit.compiler.hostsandbox import CREDENTIAL_PATHS, domains, host_rows, widened, writable
+from sandkit.compiler.escape import sh_quote
+from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity
+from sandkit.compiler.hostsandbox import (
+    CONFINED_PROOF,
+    CREDENTIAL_PATHS,
+    FOLLOWS_PROOF,
+    domains,
+    host_rows,
+    widened,
+    writable,
+)
+from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import Plan
 from sandkit.compiler.target import Files, RenderContext
 
 NAME = "srt"
 REQUIRES: tuple[str, ...] = ()
 FILE = "srt/srt-settings.json"
+ENV_FILE = "srt/env.sh"
 
 
 def settings(plan: Plan) -> dict[str, Any]:
@@ -41,29 +53,34 @@ def settings(plan: Plan) -> dict[str, Any]:
 
 
 def render(plan: Plan, context: RenderContext) -> Files:
-    return {FILE: (json.dumps(settings(plan), indent=2, ensure_ascii=True) + "\n").encode()}
+    header = commented_header("#", *plan.header_fields)
+    exports = "".join(f"export {name}={sh_quote(value)}\n" for name, value in plan.env)
+    return {
+        FILE: (json.dumps(settings(plan), indent=2, ensure_ascii=True) + "\n").encode(),
+        ENV_FILE: (header + exports).encode(),
+    }
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
-    rows = [_egress_row(plan), *host_rows(plan, "srt")]
-    rows.append(
+    return [
+        _egress_row(plan),
+        *host_rows(plan, "srt"),
         Fidelity(
             "network.deny",
             "enforced",
-            "srt refuses a denied domain before any allowed one (a deny on host:port denies every port)",
+            "srt refuses a denied domain before any allowed one (a deny on host:port denies every port); "
+            + PROVEN_STATICALLY,
             requested=bool(plan.deny),
-        )
-    )
-    rows.append(
+            proven_by=FOLLOWS_PROOF,
+        ),
         Fidelity(
             "secrets",
             "best-effort",
             "srt passes the environment it is started with: give the agent only the kit's secrets; the host's "
             f"credential folders ({', '.join(CREDENTIAL_PATHS[:3])}, ...) are unreadable",
-        )
-    )
-    rows.append(Fidelity("env", "unsupported", "srt sets no variables: export the kit's env before running srt"))
-    return rows
+        ),
+        Fidelity("env", "best-effort", f"srt sets no variables: source {ENV_FILE} before running srt"),
+    ]
 
 
 def _egress_row(plan: Plan) -> Fidelity:
@@ -74,7 +91,12 @@ def _egress_row(plan: Plan) -> Fidelity:
             "srt has no allow-all (a bare * is refused): with no allowed domain it denies all network access",
         )
     if plan.egress == "none":
-        return Fidelity("network.egress", "enforced", "no allowed domain: srt's proxy refuses every connection")
+        return Fidelity(
+            "network.egress",
+            "enforced",
+            f"no allowed domain: srt's proxy refuses every connection; {PROVEN_STATICALLY}",
+            proven_by=CONFINED_PROOF,
+        )
     return Fidelity(
         "network.egress",
         "best-effort",
