@@ -8,7 +8,13 @@ isolation is reported as unsupported here, once, in the same words for the three
 
 from __future__ import annotations
 
-from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity, Setting, manual_only_trigger_row
+from sandkit.compiler.fidelity import (
+    PROVEN_STATICALLY,
+    Fidelity,
+    Setting,
+    manual_only_trigger_row,
+    webhook_unsupported_rows,
+)
 from sandkit.compiler.plan import Destination, Plan
 
 #: Where credentials live on a developer's host: a process-sandboxed agent may not read them (the
@@ -125,4 +131,5 @@ def host_rows(plan: Plan, tool: str) -> list[Fidelity]:
     trigger = manual_only_trigger_row(plan, f"{tool} runs when someone starts it")
     if trigger is not None:
         rows.append(trigger)
+    rows += webhook_unsupported_rows(plan)
     return rows

@@ -86,7 +86,11 @@ SHARED: list[tuple[str, tuple[str, ...], Callable[[Plan], bool]]] = [
     ("isolation.runtime", ("compose", "actions"), lambda plan: plan.docker_runtime is None),
     ("isolation.read_only_root", ("compose", "actions", "kubernetes"), lambda plan: not plan.read_only_root),
     ("network.deny", ("compose", "actions"), lambda plan: plan.egress != "allowlist"),
-    ("triggers.webhook", ("compose", "devcontainer"), lambda plan: bool(plan.triggers.webhooks)),
+    (
+        "triggers.webhook",
+        ("compose", "devcontainer", "sbx", "openhands", "srt", "claude-code", "codex"),
+        lambda plan: bool(plan.triggers.webhooks),
+    ),
 ]
 
 

@@ -173,7 +173,7 @@ def _row(out: KitOutput, setting: str, target: str) -> tuple[str, str]:
 
 
 def test_sbx_maps_the_kit_onto_the_spec(tmp_path: Path) -> None:
-    kit = _kit(
+    fields: dict[str, Any] = dict(
         description="probe",
         secrets=[{"name": "EXAMPLE_API_KEY", "description": "the key"}, {"name": "OTHER_TOKEN", "required": False}],
         network={
@@ -197,7 +197,7 @@ def test_sbx_maps_the_kit_onto_the_spec(tmp_path: Path) -> None:
             }
         },
     )
-    out = _build(kit, tmp_path, ["sbx"])
+    out = _build(_kit(**fields), tmp_path, ["sbx"])
     spec = YAML(typ="safe").load(out.files["sbx/spec.yaml"])
     assert spec["sandbox"]["image"] == out.plan.image_tag and spec["sandbox"]["build"]["context"] == ".."
     assert (spec["sandbox"]["entrypoint"], spec["sandbox"]["command"]) == (["agent"], ["run", "--fast"])
@@ -222,7 +222,10 @@ def test_sbx_maps_the_kit_onto_the_spec(tmp_path: Path) -> None:
     }
     assert spec["agentInstructions"] == {"filename": "AGENTS.md", "content": "Be brief."}
     level, reason = _row(out, "secrets", "sbx")
-    assert level == "unsupported" and "OTHER_TOKEN" in reason, "a key with no inject rule reaches nothing"
+    assert level == "best-effort" and "OTHER_TOKEN" in reason, "an optional key with no inject rule reaches nothing"
+    required_secrets = [{"name": "EXAMPLE_API_KEY"}, {"name": "OTHER_TOKEN"}]
+    required = _build(_kit(**{**fields, "secrets": required_secrets}), tmp_path / "required", ["sbx"])
+    assert _row(required, "secrets", "sbx")[0] == "unsupported", "a required key sbx cannot deliver"
     assert _row(out, "resources.memory", "sbx")[0] == "best-effort"
     assert _row(out, "resources.timeout", "sbx")[0] == "unsupported"
 

@@ -48,7 +48,11 @@ def test_hadolint_finds_nothing(dockerfile: Path) -> None:
     assert done.returncode == 0 and not done.stdout.strip(), done.stdout
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=_ids)
+#: The output folders with a compose file (a kit whose targets.build leaves compose out has none).
+COMPOSE_FOLDERS = [folder for folder in FOLDERS if (folder / "compose.yaml").is_file()]
+
+
+@pytest.mark.parametrize("folder", COMPOSE_FOLDERS, ids=_ids)
 def test_compose_file_passes_the_compose_spec_schema(folder: Path) -> None:
     assert not schema_problems("vendor.compose-spec", folder / "compose.yaml")
 
@@ -60,7 +64,7 @@ def _compose_client() -> bool:
     )
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=_ids)
+@pytest.mark.parametrize("folder", COMPOSE_FOLDERS, ids=_ids)
 def test_docker_compose_config_accepts_it(folder: Path) -> None:
     if not _compose_client():
         if os.environ.get("SANDKIT_REQUIRE_DOCKER") == "1":

@@ -83,8 +83,10 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             Fidelity(
                 "agent.command",
                 "unsupported",
-                f"the kit's command passes {', '.join(overrides)}, which replaces this file's sandbox mode: "
-                "run Codex on the host without it",
+                f"the kit's command passes {', '.join(overrides)}, which would replace this file's sandbox mode: "
+                "on the host, run Codex without it (sandkit runs the command only in its containers, where the "
+                "container is the boundary)",
+                requested=False,
             )
         )
     return rows

@@ -22,7 +22,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity, Setting, manual_only_trigger_row
+from sandkit.compiler.fidelity import (
+    PROVEN_STATICALLY,
+    Fidelity,
+    Setting,
+    manual_only_trigger_row,
+    webhook_unsupported_rows,
+)
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import AGENT_SERVICE, Plan
 from sandkit.compiler.proxy import proxy_env
@@ -211,6 +217,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     trigger = manual_only_trigger_row(plan, "OpenHands starts a runtime when a conversation starts")
     if trigger is not None:
         rows.append(trigger)
+    rows += webhook_unsupported_rows(plan)
     return rows
 
 

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity, Setting, manual_only_trigger_row
+from sandkit.compiler.fidelity import (
+    PROVEN_STATICALLY,
+    Fidelity,
+    Setting,
+    manual_only_trigger_row,
+    webhook_unsupported_rows,
+)
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import Destination, PlacedFile, Plan, SbxCredential, SbxInject
 from sandkit.compiler.target import Files, RenderContext
@@ -264,11 +270,17 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         )
     if plan.in_sandbox_docker != "none":
         rows.append(
-            Fidelity("isolation.docker", "best-effort", "use an sbx template with Docker (the shell-docker templates)")
+            Fidelity(
+                "isolation.docker",
+                "unsupported",
+                "the spec runs the compiled image, which has no Docker daemon; sbx's shell-docker templates have "
+                "one inside the microVM, but this spec is not built on them",
+            )
         )
     trigger = manual_only_trigger_row(plan, "a sandbox starts when someone runs `sbx run`")
     if trigger is not None:
         rows.append(trigger)
+    rows += webhook_unsupported_rows(plan)
     return rows
 
 
