@@ -12,6 +12,7 @@ from sandkit.compiler.fidelity import (
     PROVEN_STATICALLY,
     Fidelity,
     Setting,
+    inject_rows,
     manual_only_trigger_row,
     webhook_unsupported_rows,
 )
@@ -132,4 +133,5 @@ def host_rows(plan: Plan, tool: str) -> list[Fidelity]:
     if trigger is not None:
         rows.append(trigger)
     rows += webhook_unsupported_rows(plan)
+    rows += inject_rows(plan, f"{tool} filters hosts but sets no header on the agent's requests")
     return rows

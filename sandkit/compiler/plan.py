@@ -23,6 +23,7 @@ from sandkit import __version__
 from sandkit.kits.fields import duration_seconds, quantity_bytes
 from sandkit.kits.github_events import COMMENT_EVENTS
 from sandkit.kits.hosts import host_matches, wildcard_domain
+from sandkit.kits.inject import VALUE_SLOT
 from sandkit.kits.loader import LoadedKit
 from sandkit.kits.model import GithubTrigger, Kit, Trigger, WebhookTrigger
 from sandkit.kits.webhooks import WebhookSource, parse_selector
@@ -622,19 +623,37 @@ def _explicit(kit: Kit) -> frozenset[str]:
 
 
 def _sbx_settings(kit: Kit) -> SbxSettings:
-    """targets.sbx, with a credential for every run-time secret (those the kit does not describe have no inject)."""
+    """targets.sbx, with a credential for every run-time secret.
+
+    Its inject rules are targets.sbx.credentials.NAME.inject when given, else the secret's own
+    ``inject`` (on port 443: an sbx rule names a domain, no port); none with egress none.
+    """
     given = kit.targets.sbx.credentials
     credentials = []
     for secret in kit.secrets:
         if secret.build:
             continue
         spec = given.get(secret.name)
-        described = (secret.name, secret.description, secret.required)
-        if spec is None:
-            service = re.sub(r"[^a-z0-9]+", "-", secret.name.lower()).strip("-")[:63].strip("-") or "secret"
-            credentials.append(SbxCredential(described[0], service, *described[1:]))
-            continue
-        reachable = spec.inject if kit.network.egress != "none" else []
-        rules = tuple(SbxInject(r.domain, r.header, r.format, r.scheme, r.username) for r in reachable)
-        credentials.append(SbxCredential(described[0], spec.service, *described[1:], rules, spec.proxy_managed))
+        service = spec.service if spec else re.sub(r"[^a-z0-9]+", "-", secret.name.lower()).strip("-")[:63].strip("-")
+        if spec and spec.inject:
+            rules = tuple(SbxInject(r.domain, r.header, r.format, r.scheme, r.username) for r in spec.inject)
+        else:
+            rules = tuple(
+                _sbx_rule(i.host, i.header, i.format) for i in secret.inject if _destination(i.host).port == 443
+            )
+        credentials.append(
+            SbxCredential(
+                secret.name,
+                service or "secret",
+                secret.description,
+                secret.required,
+                rules if kit.network.egress != "none" else (),
+                spec.proxy_managed if spec else True,
+            )
+        )
     return SbxSettings(kit.targets.sbx.image_from, kit.targets.sbx.image, tuple(credentials))
+
+
+def _sbx_rule(host: str, header: str, value_format: str) -> SbxInject:
+    """A secrets[].inject entry as an sbx rule: sbx's format puts the key at %s (kit formats hold no %)."""
+    return SbxInject(_destination(host).host, header, value_format.replace(VALUE_SLOT, "%s"))

@@ -711,7 +711,8 @@ class SbxCredential(Strict):
         "on the host."
     )
     inject: list[SbxInject] = Field(
-        default_factory=list, description="Where sbx's host proxy adds the key; none: the key reaches nothing."
+        default_factory=list,
+        description="Where sbx's host proxy adds the key, in sbx's own terms; none: the secret's `inject`.",
     )
     proxy_managed: bool = Field(
         True,

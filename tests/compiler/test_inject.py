@@ -40,7 +40,8 @@ def test_targets_without_an_injecting_proxy_say_the_agent_receives_the_key(tmp_p
         "a GitHub runner has no sandkit proxy to add the header: the agent receives ANTHROPIC_API_KEY",
         False,
     )
-    for target in ("compose", "kubernetes", "devcontainer"):
+    assert rows["sbx"][0] == "enforced", "sbx's own host proxy holds the key"
+    for target in ("compose", "kubernetes", "devcontainer", "openhands", "srt", "claude-code", "codex"):
         level, reason, _ = rows[target]
         assert level == "enforced" or reason.endswith("the agent receives ANTHROPIC_API_KEY"), (target, rows[target])
 
@@ -48,7 +49,7 @@ def test_targets_without_an_injecting_proxy_say_the_agent_receives_the_key(tmp_p
 @pytest.mark.parametrize("egress", ["open", "none"])
 def test_without_a_proxy_no_target_claims_to_inject(tmp_path: Path, egress: str) -> None:
     rows = _rows(tmp_path, egress)
-    for target in ("compose", "kubernetes", "actions", "devcontainer"):
+    for target in ("compose", "kubernetes", "actions", "devcontainer", "openhands", "srt", "claude-code", "codex"):
         assert rows[target] == (
             "unsupported",
             f"with egress {egress} there is no proxy to inject: the agent receives ANTHROPIC_API_KEY",

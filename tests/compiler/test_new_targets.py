@@ -230,6 +230,48 @@ def test_sbx_maps_the_kit_onto_the_spec(tmp_path: Path) -> None:
     assert _row(out, "resources.timeout", "sbx")[0] == "unsupported"
 
 
+def _sbx_injections(out: KitOutput) -> dict[str, list[dict[str, str]]]:
+    spec = YAML(typ="safe").load(out.files["sbx/spec.yaml"])
+    assert not _errors("sbx", spec)
+    return {c["apiKey"]["name"]: c["apiKey"].get("inject", []) for c in spec.get("credentials", [])}
+
+
+def test_sbx_injects_where_the_kit_s_secrets_say(tmp_path: Path) -> None:
+    """secrets[].inject becomes sbx's rule ({value} as %s); one sbx cannot express is reported, not dropped."""
+    bearer = {"host": "api.example.com", "header": "Authorization", "format": "Bearer {value}"}
+    fields: dict[str, Any] = {
+        "secrets": [{"name": "GH_TOKEN", "inject": [bearer]}],
+        "network": {"allow": ["api.example.com", "git.example.com:8443"]},
+    }
+    out = _build(_kit(**fields), tmp_path / "a", ["sbx"])
+    assert _sbx_injections(out) == {
+        "GH_TOKEN": [{"domain": "api.example.com", "header": "Authorization", "format": "Bearer %s"}]
+    }
+    assert _row(out, "secrets.inject", "sbx")[0] == "enforced"
+    odd_port = {"name": "GIT_KEY", "inject": [{"host": "git.example.com:8443", "header": "x-key"}]}
+    out = _build(_kit(**{**fields, "secrets": [*fields["secrets"], odd_port]}), tmp_path / "b", ["sbx"])
+    assert _sbx_injections(out)["GIT_KEY"] == []
+    level, reason = _row(out, "secrets.inject", "sbx")
+    assert level == "unsupported" and "GIT_KEY on git.example.com:8443 is not injected" in reason
+    own = {"GH_TOKEN": {"service": "github", "inject": [{"domain": "api.example.com", "scheme": "bearer"}]}}
+    out = _build(_kit(**fields, targets={"sbx": {"credentials": own}}), tmp_path / "c", ["sbx"])
+    assert _sbx_injections(out) == {"GH_TOKEN": [{"domain": "api.example.com", "scheme": "bearer"}]}, "sbx's own"
+    out = _build(_kit(**{**fields, "network": {"egress": "none"}}), tmp_path / "d", ["sbx"])
+    assert _sbx_injections(out) == {"GH_TOKEN": []}
+    level, reason = _row(out, "secrets.inject", "sbx")
+    assert level == "unsupported" and reason.startswith("the spec allows no host"), reason
+
+
+def test_the_presets_keys_reach_sbx_through_their_injections(tmp_path: Path) -> None:
+    for preset, secret, rule in [
+        ("claude-code", "ANTHROPIC_API_KEY", {"domain": "api.anthropic.com", "header": "x-api-key", "format": "%s"}),
+        ("codex", "CODEX_API_KEY", {"domain": "api.openai.com", "header": "Authorization", "format": "Bearer %s"}),
+    ]:
+        out = _build(_kit(extends=[preset]), tmp_path / preset, ["sbx"])
+        assert _sbx_injections(out) == {secret: [rule]}, preset
+        assert _row(out, "secrets.inject", "sbx")[0] == "enforced"
+
+
 def test_sbx_base_mode_runs_install_itself(tmp_path: Path) -> None:
     kit = _kit(
         install=["make tools"], image={"packages": {"pip": ["pytest==8.3.2"]}}, targets={"sbx": {"image_from": "base"}}

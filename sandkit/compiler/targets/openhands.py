@@ -26,6 +26,7 @@ from sandkit.compiler.fidelity import (
     PROVEN_STATICALLY,
     Fidelity,
     Setting,
+    inject_rows,
     manual_only_trigger_row,
     webhook_unsupported_rows,
 )
@@ -218,6 +219,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     if trigger is not None:
         rows.append(trigger)
     rows += webhook_unsupported_rows(plan)
+    rows += inject_rows(plan, "the compose egress proxy OpenHands' runtime joins does not inject yet")
     return rows
 
 

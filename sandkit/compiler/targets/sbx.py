@@ -180,6 +180,7 @@ def _strings(value: Any) -> list[str]:
 MAPPING_PROOF = "tests/compiler/test_new_targets.py::test_sbx_maps_the_kit_onto_the_spec"
 BASE_PROOF = "tests/compiler/test_new_targets.py::test_sbx_base_mode_runs_install_itself"
 VM_PROOF = "tests/compiler/test_new_targets.py::test_sbx_spec_asks_for_no_privilege"
+INJECT_PROOF = "tests/compiler/test_new_targets.py::test_sbx_injects_where_the_kit_s_secrets_say"
 
 
 def _static(setting: Setting, reason: str, proof: str = MAPPING_PROOF, requested: bool = True) -> Fidelity:
@@ -195,6 +196,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             requested=bool(plan.deny),
         ),
         _secrets_row(plan),
+        *_inject_rows(plan),
         _static(
             "isolation.runtime",
             "sbx runs every sandbox in a microVM with its own kernel, more isolation than the kit asks for, and "
@@ -314,12 +316,35 @@ def _secrets_row(plan: Plan) -> Fidelity:
         )
     names = ", ".join(c.secret for c in bare)
     reason = (
-        f"{names}: no inject rule (targets.sbx.credentials.NAME.inject), so the sbx proxy puts the key nowhere "
-        "and the sandbox holds no value for it"
+        f"{names}: no inject rule (the secret's inject on port 443, or targets.sbx.credentials.NAME.inject), so "
+        "the sbx proxy puts the key nowhere and the sandbox holds no value for it"
     )
     if any(c.required for c in bare):
         return Fidelity("secrets", "unsupported", reason)
     return Fidelity("secrets", "best-effort", f"{reason} (the kit marks them optional)")
+
+
+def _inject_rows(plan: Plan) -> list[Fidelity]:
+    """secrets.inject: sbx's host proxy holds every key, so an injection sbx cannot express is a key withheld."""
+    if not plan.injections:
+        return []
+    ruled = {c.secret for c in plan.sbx.credentials if c.inject}
+    missed = [i for i in plan.injections if i.secret not in ruled or i.destination.port != 443]
+    if plan.egress == "none":
+        why = "the spec allows no host, so sbx's proxy injects nowhere"
+    elif missed:
+        where = ", ".join(f"{i.secret} on {i.destination.host}:{i.destination.port}" for i in missed)
+        why = f"an sbx inject rule names a domain and always port 443: {where} is not injected"
+    else:
+        return [
+            _static(
+                "secrets.inject",
+                "sbx's host proxy adds each key on its inject domains (the secret's inject, as an sbx rule) and the "
+                "sandbox sees only sbx's sentinel",
+                INJECT_PROOF,
+            )
+        ]
+    return [Fidelity("secrets.inject", "unsupported", f"{why}; the sandbox holds only sbx's sentinel", requested=False)]
 
 
 def _instructions_rows(plan: Plan) -> list[Fidelity]:
