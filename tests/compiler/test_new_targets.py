@@ -19,9 +19,11 @@ from sandkit.compiler.command import KitOutput, compile_kit
 from sandkit.compiler.targets import NAMES
 from sandkit.kits.dump import dump_kit
 from sandkit.kits.model import Kit
+from sandkit.lint.kinds import AGENT_CONFIG, COMPOSE, kind_by_name
 from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo, schema_problems
 from tests.compiler.test_validators import _compose_client
 from tests.conftest import REPO
+from tests.lint.helpers import lint_tree, write_tree
 
 DATA = Path(__file__).parent / "data"
 KITS = EXAMPLES + OWN_KITS
@@ -407,3 +409,29 @@ def test_codex_opens_the_network_only_when_the_kit_does(tmp_path: Path) -> None:
     closed = _build(_kit(network={"allow": ["api.example.com"]}), tmp_path / "b", ["codex"])
     config = tomllib.loads(closed.files["codex/config.toml"].decode())
     assert config["sandbox_workspace_write"]["network_access"] is False and config["web_search"] == "disabled"
+
+
+#: The new targets' folders in a build.
+NEW_FOLDERS = ("sbx/", "openhands/", "srt/", "claude-code/", "codex/")
+
+
+def test_the_linter_finds_nothing_in_the_new_targets_files(outputs: dict[str, KitOutput], tmp_path: Path) -> None:
+    """Every kit's new-target files, where sandkit writes them, scanned by every lint rule.
+
+    codex/config.toml is Codex's user configuration (CODEX_HOME), which the linter does not take for a
+    repository's .codex/config.toml, the project configuration its rules are about.
+    """
+    tree: dict[str, str | bytes] = {
+        f"kit{index}/{path}": data
+        for index, out in enumerate(outputs.values())
+        for path, data in out.files.items()
+        if path.startswith(NEW_FOLDERS)
+    }
+    assert {kind_by_name(path).kind for path in tree} >= {AGENT_CONFIG, COMPOSE}, "settings and overlay read as such"
+    write_tree(tmp_path / "clean", tree)
+    assert [f"{f.path}:{f.line}: {f.rule} {f.message}" for f in lint_tree(tmp_path / "clean")] == []
+    # The same scan sees what Claude Code's settings must never hold (so the pass is not over nothing).
+    path, data = next((p, d) for p, d in tree.items() if p.endswith(".claude/settings.json"))
+    settings = json.loads(data) | {"apiKeyHelper": "cat ~/.key"}
+    write_tree(tmp_path / "helper", {path: json.dumps(settings)})
+    assert {f.rule for f in lint_tree(tmp_path / "helper")} == {"AA002"}
