@@ -64,13 +64,18 @@ def _compose_client() -> bool:
     )
 
 
-@pytest.mark.parametrize("folder", COMPOSE_FOLDERS, ids=_ids)
-def test_docker_compose_config_accepts_it(folder: Path) -> None:
+def compose_client_env() -> dict[str, str]:
+    """The environment `docker compose config` needs for the examples' secrets; skips (or fails) without a client."""
     if not _compose_client():
         if os.environ.get("SANDKIT_REQUIRE_DOCKER") == "1":
             pytest.fail("SANDKIT_REQUIRE_DOCKER=1 but `docker compose` is not installed")
         pytest.skip("no docker compose client")
-    env = {**os.environ, "ANTHROPIC_API_KEY": "x", "CODEX_API_KEY": "x", "GH_TOKEN": "x", "NPM_TOKEN": "x"}
+    return {**os.environ, "ANTHROPIC_API_KEY": "x", "CODEX_API_KEY": "x", "GH_TOKEN": "x", "NPM_TOKEN": "x"}
+
+
+@pytest.mark.parametrize("folder", COMPOSE_FOLDERS, ids=_ids)
+def test_docker_compose_config_accepts_it(folder: Path) -> None:
+    env = compose_client_env()
     done = subprocess.run(
         ["docker", "compose", "config", "--quiet"], cwd=folder, env=env, capture_output=True, text=True, check=False
     )
