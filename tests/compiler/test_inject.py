@@ -41,7 +41,8 @@ def test_targets_without_an_injecting_proxy_say_the_agent_receives_the_key(tmp_p
         False,
     )
     assert rows["sbx"][0] == "enforced", "sbx's own host proxy holds the key"
-    for target in ("compose", "kubernetes", "devcontainer", "openhands", "srt", "claude-code", "codex"):
+    assert rows["openhands"][0] == "unsupported", "OpenHands' runtime cannot trust the injecting proxy"
+    for target in ("compose", "kubernetes", "devcontainer", "srt", "claude-code", "codex"):
         level, reason, _ = rows[target]
         assert level == "enforced" or reason.endswith("the agent receives ANTHROPIC_API_KEY"), (target, rows[target])
 

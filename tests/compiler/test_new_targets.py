@@ -430,3 +430,12 @@ def test_the_linter_finds_nothing_in_the_new_targets_files(outputs: dict[str, Ki
     settings = json.loads(data) | {"apiKeyHelper": "cat ~/.key"}
     write_tree(tmp_path / "helper", {path: json.dumps(settings)})
     assert {f.rule for f in lint_tree(tmp_path / "helper")} == {"AA002"}
+
+
+def test_openhands_says_its_runtime_cannot_use_an_injecting_proxy(tmp_path: Path) -> None:
+    """The compose proxy's authority comes with sandkit's entrypoint, which OpenHands replaces."""
+    out = _build(_kit(extends=["openhands"]), tmp_path / "a", ["openhands"])
+    row = out.fidelity["secrets.inject"]["openhands"]
+    assert row.level == "unsupported" and "LLM_API_KEY" in row.reason and "HTTPS fails" in row.reason
+    given = _build(_kit(extends=["openhands"], secrets=[{"name": "LLM_API_KEY"}]), tmp_path / "b", ["openhands"])
+    assert "secrets.inject" not in given.fidelity, "a key given to OpenHands itself is no injection"

@@ -219,8 +219,26 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     if trigger is not None:
         rows.append(trigger)
     rows += webhook_unsupported_rows(plan)
-    rows += inject_rows(plan, "the compose egress proxy OpenHands' runtime joins does not inject yet")
+    rows += _inject_rows(plan)
     return rows
+
+
+def _inject_rows(plan: Plan) -> list[Fidelity]:
+    """secrets.inject: the compose proxy injects with an authority only sandkit's entrypoint installs."""
+    if not plan.proxy_injects:
+        return inject_rows(plan, None)
+    names = ", ".join(plan.injected_secrets)
+    return [
+        Fidelity(
+            "secrets.inject",
+            "unsupported",
+            f"the compose proxy injects {names} behind an authority of this sandbox that sandkit's entrypoint "
+            "installs, and OpenHands replaces that entrypoint: its runtime trusts neither that authority nor "
+            "any other (the compiled image's CA store is the file the entrypoint writes), so its HTTPS fails; "
+            "declare the secrets without `inject` for OpenHands",
+            requested=False,  # as every inject row: reported on every build, not a --strict failure
+        )
+    ]
 
 
 def _egress_row(plan: Plan) -> Fidelity:

@@ -13,6 +13,8 @@ umask 022
 # Secrets: files under /run/secrets (compose) or variables already set (Kubernetes, Actions).
 # An empty file is no secret: compose mounts /dev/null for one whose NAME_FILE is not set.
 load_secret() {
+  # A secret the egress proxy injects stays there: the agent has only its placeholder.
+  case " ${SANDKIT_PROXY_INJECTS:-} " in *" $1 "*) return ;; esac
   if [ -s "/run/secrets/$1" ] && [ ! -r "/run/secrets/$1" ]; then
     echo "sandkit: the file for secret $1 is not readable by uid $(id -u)" >&2
     exit 78
@@ -27,6 +29,14 @@ load_secret() {
   fi
 }
 load_secret ANTHROPIC_API_KEY required
+
+# The trusted authorities: the image's, and the egress proxy's when it injects secrets (its
+# certificate only, from a read-only volume; its key never leaves the proxy). The system store
+# and the usual variables point here.
+if { cat /etc/ssl/certs/sandkit-image-ca-certificates.crt 2>/dev/null || true; cat /run/sandkit-proxy-ca/ca.pem 2>/dev/null || true; } > /tmp/sandkit-ca-certificates.crt.new \
+  && mv /tmp/sandkit-ca-certificates.crt.new /tmp/sandkit-ca-certificates.crt; then :; else
+  echo "sandkit: cannot write /tmp/sandkit-ca-certificates.crt; TLS clients may trust nothing" >&2
+fi
 
 # A fresh home on every start (the image's skeleton copied into the tmpfs home).
 if [ -d /etc/sandkit/home ]; then
