@@ -6,6 +6,8 @@
 # startup commands, then execs the agent under a time limit.
 set -eu
 umask 022
+# resources.timeout counts from here: clone and start-up commands are part of the session.
+sandkit_started=$(date +%s)
 
 # The kit's env values, each shell-quoted.
 . /etc/sandkit/env.sh
@@ -48,9 +50,15 @@ place_instructions() {
 }
 place_instructions
 
-# The agent, stopped after 3600 s (resources.timeout).
+# The agent, asked to stop (SIGTERM) 3600 s after the session started (resources.timeout) and
+# killed 30 s later. timeout(1) runs as the agent's uid, so an agent can stop it: compose
+# and the actions job also end the session from outside its reach (their deadline container).
+remaining=$(( 3600 - ($(date +%s) - sandkit_started) ))
+if [ "$remaining" -lt 1 ]; then
+  remaining=1
+fi
 if command -v timeout >/dev/null 2>&1; then
-  exec timeout --kill-after=30 3600 "$@"
+  exec timeout --kill-after=30 "$remaining" "$@"
 fi
 echo "sandkit: timeout(1) is not in this image; resources.timeout is not enforced here" >&2
 exec "$@"
