@@ -91,6 +91,10 @@ def test_ports_with_an_allowlist_are_published_where_a_person_watches(
         "kubernetes": "unsupported",
         "actions": "not applicable",
         "devcontainer": "enforced",
+        "sbx": "best-effort",
+        "claude-code": "unsupported",
+        "codex": "unsupported",
+        "srt": "unsupported",
     }
     assert _build(tmp_path, kit, "--strict", "-q", "--target", "compose,devcontainer,actions")[0] == 0, (
         capsys.readouterr().err

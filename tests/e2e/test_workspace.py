@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import GIT, MOUNT_INSTRUCTIONS, README_MD, REPO_AGENTS_MD, WEB, GitRepo, Project
+from tests.e2e.helpers import MOUNT_INSTRUCTIONS, README_MD, REPO_AGENTS_MD, WEB, GitRepo, Project
 
 pytestmark = pytest.mark.docker
 
@@ -108,7 +108,7 @@ def test_a_session_starts_from_a_clean_workspace(net_project: Project, git_repo:
         " cat AGENTS.md"
     )
     origin, *listing = result.stdout.split("end-of-listing")[0].split()
-    assert origin == f"http://{GIT}:8080/git/repo.git", f"the origin one session set is in the next: {origin}"
+    assert origin == f"https://{WEB}:8443/private/repo.git", f"the origin one session set is in the next: {origin}"
     assert sorted(listing) == [".git", "AGENTS.md", "README.md"], f"a file or hook survived the session: {listing}"
     assert "evil.test" not in result.stdout and result.stdout.endswith(REPO_AGENTS_MD), result
 
