@@ -159,7 +159,8 @@ def _forward(tmp_path: Path, *args: str) -> tuple[int, str, str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     socat = bin_dir / "socat"
-    socat.write_text('#!/bin/sh\nprintf \'%s|\' "$@" >> "$SOCAT_LOG"\necho >> "$SOCAT_LOG"\n')
+    # One write per call (listeners start side by side; two writes per line interleaved).
+    socat.write_text('#!/bin/sh\nline=$(printf \'%s|\' "$@")\nprintf \'%s\\n\' "$line" >> "$SOCAT_LOG"\n')
     socat.chmod(socat.stat().st_mode | stat.S_IXUSR)
     log = tmp_path / "socat.log"
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "SOCAT_LOG": str(log)}
