@@ -22,7 +22,7 @@ from sandkit.lint.arguments import HUMAN_FORMATS
 from sandkit.lint.config import LintConfig, find_config, load_config
 from sandkit.lint.discovery import AnyOf, PathPatterns, in_dependency
 from sandkit.lint.model import Finding, at_least
-from sandkit.lint.registry import Rule, all_rules
+from sandkit.lint.registry import RuleInfo, rule_index
 from sandkit.lint.selection import combine, rule_matches, split_list
 
 if TYPE_CHECKING:
@@ -47,14 +47,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_combinations(args: argparse.Namespace) -> None:
-    from sandkit.lint.reporters.statistics import FORMATS as STATISTICS_FORMATS
-
     if STDIN in args.paths and len(args.paths) > 1:
         raise UsageError("sandkit lint: error: - reads one file from standard input; give no other path with it")
     if args.stdin_filename and args.paths != [STDIN]:
         raise UsageError("sandkit lint: error: --stdin-filename goes with - (the text read from standard input)")
-    if args.statistics and args.format not in STATISTICS_FORMATS:
-        raise UsageError(f"sandkit lint: error: --statistics prints {', '.join(STATISTICS_FORMATS)}, not {args.format}")
+    if args.statistics:
+        from sandkit.lint.reporters.statistics import FORMATS as STATISTICS_FORMATS
+
+        if args.format not in STATISTICS_FORMATS:
+            formats = ", ".join(STATISTICS_FORMATS)
+            raise UsageError(f"sandkit lint: error: --statistics prints {formats}, not {args.format}")
     if args.write_baseline and (args.fix or args.diff):
         raise UsageError("sandkit lint: error: --write-baseline records findings; run it without --fix or --diff")
 
@@ -66,8 +68,8 @@ class Lint:
     args: argparse.Namespace
     root: str
     config: LintConfig
-    rules: list[Rule]
-    active: list[Rule]
+    rules: list[RuleInfo]
+    active: list[RuleInfo]
     prefix: str
     config_exclude: PathPatterns = field(default_factory=PathPatterns)
     command_line_exclude: PathPatterns = field(default_factory=PathPatterns)
@@ -140,7 +142,7 @@ def _found_config(root: str) -> LintConfig:
 
 
 def _prepare(args: argparse.Namespace, root: str, config: LintConfig) -> Lint:
-    rules = all_rules()
+    rules: list[RuleInfo] = list(rule_index())  # no rule family is imported to select rules
     selectors = combine(
         config.select,
         config.ignore,
@@ -345,7 +347,7 @@ def _prefix_from(base: str, root: str) -> str:
 
 
 def _drop_per_path(
-    findings: list[Finding], per_path: dict[str, tuple[str, ...]], rules: list[Rule], prefix: str
+    findings: list[Finding], per_path: dict[str, tuple[str, ...]], rules: list[RuleInfo], prefix: str
 ) -> list[Finding]:
     if not per_path:
         return findings

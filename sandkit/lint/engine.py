@@ -21,7 +21,7 @@ from sandkit.lint import engine_rules, kinds
 from sandkit.lint.discovery import Candidate, Matcher, discover
 from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
-from sandkit.lint.registry import Rule, all_rules
+from sandkit.lint.registry import ENGINE_FAMILY, IndexedRule, Rule, load_family, pass_families, rule_index
 from sandkit.lint.source import RuleSettings, SourceFile
 from sandkit.lint.suppress import covers, find_suppressions
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
@@ -106,10 +106,16 @@ def scan_bytes(path: str, raw: bytes, root: str, options: ScanOptions, *, in_dep
 
 
 def _with_passes(findings: list[Finding], files: int, crashes: list[str], root: str) -> ScanResult:
+    """The findings once the repository passes have seen them (a pass works over findings: with
+    none there is nothing to pass, and the families that register passes stay unimported)."""
+    if not findings:
+        return ScanResult(findings, files, crashes)
     from sandkit.lint.repository import RepositoryView, run_passes
 
-    all_rules()  # family modules register their passes on import
-    findings, pass_crashes = run_passes(findings, RepositoryView(root))
+    order = pass_families()
+    for family in order:  # a family registers its passes on import
+        load_family(family)
+    findings, pass_crashes = run_passes(findings, RepositoryView(root), order)
     return ScanResult(findings, files, crashes + pass_crashes)
 
 
@@ -179,16 +185,21 @@ def _check_chunk(chunk: list[Candidate]) -> list[FileResult]:
 
 
 class _Checker:
-    """Runs the selected rules over one file at a time."""
+    """Runs the selected rules over one file at a time.
+
+    It works from the rule index: a rule's family is imported only when a file of its kinds
+    holds one of its triggers (or it has none), so a run over a few files imports a few families.
+    """
 
     def __init__(self, options: ScanOptions) -> None:
         wanted = set(options.rules)
-        self.rules = [r for r in all_rules() if r.id in wanted and r.check is not None]
+        index = rule_index()
+        self.rules = [r for r in index if r.id in wanted and r.family != ENGINE_FAMILY]
         self.options = options
-        self.known_keys = {k for r in all_rules() for k in (r.id, r.name, r.category)}
+        self.known_keys = {k for r in index for k in (r.id, r.name, r.category)}
         self.wanted_kinds = {k for r in self.rules for k in r.kinds}
-        self.report_engine = {r.id for r in all_rules() if r.check is None} & wanted
-        self.by_kind: dict[str, list[Rule]] = {}
+        self.report_engine = {r.id for r in index if r.family == ENGINE_FAMILY} & wanted
+        self.by_kind: dict[str, list[IndexedRule]] = {}
 
     def wants(self, candidate: Candidate) -> bool:
         """Whether any selected rule could care about this file (decided before reading it)."""
@@ -201,7 +212,7 @@ class _Checker:
         name = candidate.path.rsplit("/", 1)[-1]
         return kind.kind == "text" and "." not in name and "shell" in wanted  # a shebang?
 
-    def _rules_for(self, kind: str) -> list[Rule]:
+    def _rules_for(self, kind: str) -> list[IndexedRule]:
         rules = self.by_kind.get(kind)
         if rules is None:
             rules = self.by_kind[kind] = [r for r in self.rules if r.wants(kind)]
@@ -257,20 +268,19 @@ class _Checker:
         if source.syntax in ("helm", "template"):
             text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
         budget = source.budget  # its clock starts now: parsing and rules share the file's time
-        for rule in self._rules_for(kind):
+        for indexed in self._rules_for(kind):
             if budget.out_of_time():
                 break
-            if rule.reads is not None and not rule.reads(source):
-                continue
-            if rule.triggers and not rule.triggered_by(text):
-                continue
             try:
+                rule = _rule_to_run(indexed, source, text)
+                if rule is None:
+                    continue
                 assert rule.check is not None
                 hits.extend((rule, hit) for hit in rule.check(source))
             except SyntaxProblem as exc:
                 problem = problem or exc
             except Exception as exc:  # a rule bug must not stop the scan
-                result.crashes.append(f"{candidate.path}: rule {rule.id} failed: {type(exc).__name__}: {exc}")
+                result.crashes.append(f"{candidate.path}: rule {indexed.id} failed: {type(exc).__name__}: {exc}")
         if problem is not None:
             hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
         for bound in source.bounds_met():
@@ -333,6 +343,25 @@ class _Checker:
             )
             findings.setdefault(finding)
         return list(findings)
+
+
+def _rule_to_run(indexed: IndexedRule, source: SourceFile, text: str) -> Rule | None:
+    """The rule, when its pre-filters (``reads``, then the triggers) let it read this file.
+
+    Once its family is imported the registered rule decides; before, the index's triggers do
+    (the same words and patterns), and the family is imported only if they occur.
+    """
+    rule = indexed.loaded()
+    if rule is None:
+        if indexed.triggers and not indexed.triggered_by(text):
+            return None
+        rule = indexed.load()
+        return rule if rule.reads is None or rule.reads(source) else None
+    if rule.reads is not None and not rule.reads(source):
+        return None
+    if rule.triggers and not rule.triggered_by(text):
+        return None
+    return rule
 
 
 def _parse_hit(source: SourceFile, problem: SyntaxProblem) -> Hit:

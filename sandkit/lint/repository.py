@@ -10,7 +10,8 @@ with :func:`repository_pass` in a rule family module::
     def escalate(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
         ...
 
-Passes run in the main process, after suppressions, in registration order. They may drop,
+Passes run in the main process, after suppressions, in the order of their families in the rule
+index (a scan with no findings runs none and imports no pass's family). They may drop,
 re-rank or reword findings (``dataclasses.replace``), never invent findings for files they did
 not see. ``repo.read`` reads a small file under the scan root (``None`` when it is absent or
 unreadable); passes never touch the network. A pass that raises is reported as an internal
@@ -20,7 +21,7 @@ error and its input is kept.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sandkit.lint.model import Finding
@@ -77,10 +78,18 @@ def repository_pass(name: str) -> Callable[[Pass], Pass]:
     return register
 
 
-def run_passes(findings: list[Finding], repo: RepositoryView) -> tuple[list[Finding], list[str]]:
-    """Apply every registered pass; returns the findings and internal errors."""
+def run_passes(
+    findings: list[Finding], repo: RepositoryView, families: Sequence[str] = ()
+) -> tuple[list[Finding], list[str]]:
+    """Apply every registered pass; returns the findings and internal errors.
+
+    Passes run in the order of their families in ``families`` (others after them, as
+    registered), whichever order a scan happened to import the families in.
+    """
     crashes: list[str] = []
-    for name, function in _PASSES:
+    rank = {family: n for n, family in enumerate(families)}
+    ordered = sorted(_PASSES, key=lambda p: rank.get(p[1].__module__.rsplit(".", 1)[-1], len(rank)))
+    for name, function in ordered:
         try:
             findings = list(function(findings, repo))
         except Exception as exc:  # a pass bug must not lose the scan

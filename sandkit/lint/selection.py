@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sandkit.errors import UsageError
-from sandkit.lint.registry import Rule
+from sandkit.lint.registry import RuleInfo
+
+R = TypeVar("R", bound=RuleInfo)  # a registered rule, or one from the index
 
 ALL = "ALL"
 _PREFIX = re.compile(r"[A-Z]{1,2}|[A-Z]{2}\d{1,2}")
@@ -24,7 +27,7 @@ def split_list(value: str | None) -> tuple[str, ...]:
     return tuple(v.strip() for v in (value or "").split(",") if v.strip())
 
 
-def rule_matches(rule: Rule, key: str) -> bool:
+def rule_matches(rule: RuleInfo, key: str) -> bool:
     """A selector names a rule by ID, ID prefix, name or category, in any case; ALL names every rule."""
     upper = key.strip().upper()
     if upper in (ALL, rule.id):
@@ -34,11 +37,11 @@ def rule_matches(rule: Rule, key: str) -> bool:
     return key.strip().lower() in (rule.name, rule.category)
 
 
-def matching(rules: Iterable[Rule], key: str) -> list[Rule]:
+def matching(rules: Iterable[R], key: str) -> list[R]:
     return [r for r in rules if rule_matches(r, key)]
 
 
-def select_rules(rules: list[Rule], select: Sequence[str], ignore: Sequence[str]) -> list[Rule]:
+def select_rules(rules: list[R], select: Sequence[str], ignore: Sequence[str]) -> list[R]:
     """The rules ``select`` names (every rule when it is empty) less those ``ignore`` names."""
     chosen = [r for r in rules if not select or any(rule_matches(r, k) for k in select)]
     return [r for r in chosen if not any(rule_matches(r, k) for k in ignore)]
@@ -51,7 +54,7 @@ class Selectors:
     select: tuple[tuple[str, str], ...]  # (selector, where)
     ignore: tuple[tuple[str, str], ...]
 
-    def resolve(self, rules: list[Rule]) -> list[Rule]:
+    def resolve(self, rules: list[R]) -> list[R]:
         for key, where in (*self.select, *self.ignore):
             if not matching(rules, key):
                 raise UsageError(f"{where}: error: '{key}' matches no rule ID, prefix, name or category")

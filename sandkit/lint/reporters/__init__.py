@@ -5,10 +5,11 @@ from __future__ import annotations
 import importlib
 import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Finding
-from sandkit.lint.registry import Rule
+from sandkit.lint.registry import RuleInfo
 
 
 @dataclass
@@ -16,7 +17,7 @@ class Report:
     """What every reporter receives: the findings to show and the numbers behind them."""
 
     findings: list[Finding]
-    rules: list[Rule]
+    rules: Sequence[RuleInfo]  # registered rules, or the index's (SARIF loads the families it describes)
     files: int = 0
     suppressed: int = 0
     baselined: int = 0

@@ -5,7 +5,10 @@ The rule author's contract
 
 Adding a family
     Create ``sandkit/lint/rules/<family>.py``. Every module in this package is a family and is
-    imported by :func:`sandkit.lint.registry.all_rules`; nothing else to wire. A family never
+    imported by :func:`sandkit.lint.registry.all_rules`; nothing else to wire but the index: run
+    ``python -m sandkit.lint.write_rule_index`` after adding or changing a rule's ID, name, kinds
+    or triggers (a scan reads :mod:`sandkit.lint.rule_index` to import a family only when a file
+    could make one of its rules fire; ``tests/lint/test_rule_index.py`` checks it). A family never
     imports another family: what two families share (reading containers, MCP servers,
     workflows, host paths, secret values) lives in :mod:`sandkit.lint.facts`, and what the
     linter knows about each coding agent (its files, flags, MCP keys, credential files) in the

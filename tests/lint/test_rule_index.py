@@ -1,0 +1,86 @@
+"""The generated rule index, and what it buys: a scan imports only the rule families a file could
+make fire, and finds exactly what a scan with every family imported finds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sandkit.lint.registry import index_rows
+from tests.lint.helpers import lint_tree
+from tests.lint.test_corpus import CASES
+
+HEAVY = ("pydantic", "ruamel", "jinja2", "jsonschema", "sandkit.compiler", "sandkit.kits")
+COMPOSE = "services:\n  web:\n    image: nginx:1.25\n    ports: ['8080:80']\n"
+WORKFLOW = """\
+name: ci
+on: [push]
+permissions:
+  contents: read
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@b4ffde65f46336ab88eb53be808477a3936bae11
+      - run: make test
+"""
+
+
+def test_the_index_matches_the_rule_families() -> None:
+    from sandkit.lint import rule_index
+    from sandkit.lint.write_rule_index import index_text
+
+    assert list(rule_index.RULES) == index_rows(), "run: python -m sandkit.lint.write_rule_index"
+    path = Path(rule_index.__file__)
+    assert path.read_text(encoding="utf-8") == index_text(), "run: python -m sandkit.lint.write_rule_index"
+
+
+def _modules_after(code: str, cwd: Path) -> set[str]:
+    script = f"import sys\n{code}\nprint('\\n'.join(sys.modules), file=sys.stderr)"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=cwd, check=False)
+    assert done.returncode == 0, done.stderr
+    return set(done.stderr.splitlines())
+
+
+def test_linting_a_compose_file_and_a_workflow_imports_only_what_they_need(tmp_path: Path) -> None:
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW)
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
+    code = "from sandkit.cli import main\nmain(['lint', 'compose.yaml', '.github/workflows/ci.yml'])"
+    loaded = _modules_after(code, tmp_path)
+    assert "sandkit.lint.engine" in loaded  # it did lint
+    assert sorted(m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)) == []
+    families = {m.rsplit(".", 1)[-1] for m in loaded if m.startswith("sandkit.lint.rules.")}
+    # every family with a rule that has no trigger, or whose trigger these files hold; never the
+    # agent-file families, and never the repository passes' (there is no finding to pass over)
+    assert families <= {"hidden_unicode", "plaintext_secret", "privileged", "agent_workflows", "ci_permissions"}
+    assert not families & {"agent_instructions", "agent_mcp", "agent_autorun", "escalation", "image_secret"}
+    assert not {"sandkit.lint.reporters.statistics", "sandkit.lint.catalogue", "hashlib"} & loaded
+
+
+_SCAN_WITH_THE_INDEX = """
+import json, sys
+from sandkit.lint.engine import ScanOptions, scan
+from sandkit.lint.registry import rule_index
+from sandkit.lint.discovery import PathPatterns
+out = {}
+for case in sys.argv[1:]:
+    result = scan([case], case, ScanOptions(tuple(r.id for r in rule_index())), PathPatterns(()), 1)
+    assert not result.crashes, result.crashes
+    out[case] = [[f.path, f.line, f.column, f.rule, f.severity, f.message] for f in result.findings]
+print(json.dumps(out))
+"""
+
+
+def test_importing_families_on_demand_finds_what_importing_all_finds() -> None:
+    """A fresh process, families imported as files call for them, against this one (all imported)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SCAN_WITH_THE_INDEX, *map(str, CASES)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    on_demand = json.loads(done.stdout)
+    for case in CASES:
+        expected = [[f.path, f.line, f.column, f.rule, f.severity, f.message] for f in lint_tree(case)]
+        assert on_demand[str(case)] == expected, case.name
