@@ -147,10 +147,14 @@ def test_the_start_script_writes_header_lines_and_refusals(tmp_path: Path) -> No
     (secrets / "SPACE").write_text("a b")
     (secrets / "QUOTE").write_text('a"b')
     (secrets / "PERCENT").write_text("a%b")
+    (secrets / "CRLF").write_bytes(b"crlf-tok\r\n")  # as a Windows editor saves it
+    (secrets / "TWO_LINES").write_bytes(b"tok\n\n")  # one line ending is dropped, not every one
+    (secrets / "BARE_CR").write_bytes(b"tok\r")
     script = function.replace("/run/secrets/", f"{secrets}/") + (
         'conf="$1"; export LC_ALL=C; : > "$conf"\n'
         "inject GOOD 0 'h:443' 'Authorization' 'Bearer ' '!'\n"
         "inject MISSING 1 'm:443' 'x-key' '' ''\n"
+        "inject CRLF 3 'c:443' 'x-key' '' ''\n"
         "inject \"$2\" 2 'b:443' 'x-key' '' ''\n"
     )
     conf = tmp_path / "inject.conf"
@@ -159,10 +163,11 @@ def test_the_start_script_writes_header_lines_and_refusals(tmp_path: Path) -> No
     assert conf.read_text() == (
         'request_header_add Authorization "Bearer tok-123_ABC.~!" inject_0\n'
         "http_access deny inject_1_tls\n"
+        'request_header_add x-key "crlf-tok" inject_3\n'
         'request_header_add x-key "tok-123_ABC.~" inject_2\n'
     )
     assert "secret MISSING is missing: requests to m:443 are refused" in ok.stderr
-    for bad in ("SPACE", "QUOTE", "PERCENT"):
+    for bad in ("SPACE", "QUOTE", "PERCENT", "TWO_LINES", "BARE_CR"):
         done = subprocess.run(["sh", "-c", script, "sh", str(conf), bad], capture_output=True, text=True, check=False)
         assert done.returncode == 78 and "a header cannot carry" in done.stderr, (bad, done)
         assert bad.lower() not in conf.read_text().lower()

@@ -237,9 +237,9 @@ def _owned_file(path: Path, value: str) -> Path:
 
 @pytest.fixture(scope="session")
 def inject_secret_file(e2e_dir: Path, secret_values: dict[str, str]) -> Path:
-    """The secret the proxy injects, kept as the agent's owner keeps any secret (a newline after it, as
-    `echo` leaves one); only the proxy's container receives it."""
-    return _owned_file(e2e_dir / "inject-token", secret_values["E2E_INJECT_TOKEN"] + "\n")
+    """The secret the proxy injects, kept as the agent's owner keeps any secret (a CR LF after it, as a
+    Windows editor leaves one); only the proxy's container receives it."""
+    return _owned_file(e2e_dir / "inject-token", secret_values["E2E_INJECT_TOKEN"] + "\r\n")
 
 
 def _outside_override(

@@ -26,7 +26,16 @@ mv /run/sandkit-egress-ca/ca.pem.new /run/sandkit-egress-ca/ca.pem
 conf="$dir/inject.conf"
 : > "$conf"
 inject() { # secret, acl number, host, header, text before the value, text after it
-  value="$(cat "/run/secrets/$1" 2>/dev/null || true)"
+  value="$(cat "/run/secrets/$1" 2>/dev/null; printf x)"
+  value="${value%x}"
+  nl="$(printf '\nx')"
+  nl="${nl%x}"
+  cr="$(printf '\r')"
+  # One line ending after the value (LF, or CR LF as a Windows editor leaves it) is not part of it.
+  case "$value" in
+    *"$cr$nl") value="${value%??}" ;;
+    *"$nl") value="${value%?}" ;;
+  esac
   if [ -z "$value" ]; then
     echo "sandkit-egress: secret $1 is missing: requests to $3 are refused" >&2
     printf 'http_access deny inject_%s_tls\n' "$2" >> "$conf"
