@@ -135,6 +135,9 @@ def secrets(base: Policy, head: Policy) -> Iterator[Change]:
     for name in sorted(head.secrets.keys() - base.secrets.keys()):
         if head.secrets[name].build_only:
             yield Change("build-secret-added", "secrets", "{} is given to install commands at build", (name,))
+        elif head.secrets[name].inject:
+            where = _plural(head.secrets[name].inject)
+            yield Change("injected-secret-added", "secrets", "{} is added by the egress proxy as {}", (name, where))
         else:
             yield Change("secret-added", "secrets", "{} is in the agent's environment", (name,))
     for name in sorted(base.secrets.keys() - head.secrets.keys()):
@@ -150,6 +153,22 @@ def secrets(base: Policy, head: Policy) -> Iterator[Change]:
         if old.required != new.required:
             state = "required" if new.required else "optional"
             yield Change("secret-changed", "secrets", "{} is now " + state, (name,))
+        if not new.build_only:
+            yield from _injection(name, old.inject, new.inject)
+
+
+def _injection(name: str, old: frozenset[str], new: frozenset[str]) -> Iterator[Change]:
+    """secrets[].inject: the proxy holding the value back from the agent, and where it sends it."""
+    where = "secrets.inject"
+    if old and not new:
+        yield Change("secret-exposed", where, "{} is no longer injected: the agent holds its value", (name,))
+    elif new and not old:
+        yield Change("secret-withheld", where, "{} is now added by the egress proxy as {}", (name, _plural(new)))
+    else:
+        for place in sorted(new - old):
+            yield Change("injection-added", where, "the egress proxy now adds {} as {}", (name, place))
+        for place in sorted(old - new):
+            yield Change("injection-removed", where, "the egress proxy no longer adds {} as {}", (name, place))
 
 
 # ----- isolation and limits -----------------------------------------------------------------

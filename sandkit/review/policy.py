@@ -46,6 +46,9 @@ class PlacedFile:
 class Secret:
     build_only: bool
     required: bool
+    #: ``HEADER@host:port`` for each place the egress proxy adds it (secrets[].inject): where a target
+    #: injects, the agent holds a placeholder, never the value.
+    inject: frozenset[str] = frozenset()
 
     @property
     def where(self) -> str:
@@ -332,7 +335,10 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         install=frozenset(kit.install),
         startup=frozenset(kit.startup),
         env=dict(kit.env),
-        secrets={s.name: Secret(s.build, s.required) for s in kit.secrets},
+        secrets={
+            s.name: Secret(s.build, s.required, frozenset(f"{i.header}@{destination(i.host)}" for i in s.inject))
+            for s in kit.secrets
+        },
         egress=kit.network.egress,
         allow=frozenset(destination(a) for a in kit.network.allow),
         deny=frozenset(destination(d) for d in kit.network.deny),

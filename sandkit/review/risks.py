@@ -72,6 +72,17 @@ RISKS = _table(
     ("secret-removed", "info", "narrows", "secrets", "the sandbox no longer gets this credential"),
     ("secret-narrowed", "info", "narrows", "secrets", "the secret now reaches only the build, not the agent"),
     ("secret-changed", "info", "changes", "secrets", "whether the secret must be present changed"),
+    ("injected-secret-added", "medium", "widens", "secrets",
+     "a new credential the egress proxy adds to the agent's requests to the named host: the agent can use it "
+     "there but holds only a placeholder (where the target injects: see the fidelity row secrets.inject)"),
+    ("secret-exposed", "high", "widens", "secrets",
+     "the egress proxy no longer holds the secret back: its value is in the agent's environment, where the agent "
+     "can read it and send it wherever egress allows"),
+    ("secret-withheld", "info", "narrows", "secrets",
+     "the egress proxy now holds the secret and adds it to requests to the named host; the agent gets a placeholder"),
+    ("injection-added", "medium", "widens", "secrets",
+     "the egress proxy adds the secret to the agent's requests to one more host or as another header"),
+    ("injection-removed", "info", "narrows", "secrets", "the egress proxy no longer adds the secret there"),
     # ---- isolation and limits
     ("runtime-weakened", "high", "widens", "isolation",
      "the agent's system calls now reach the host kernel directly instead of a sandboxing runtime"),

@@ -192,6 +192,20 @@ BASE: dict[str, str | None] = {
         workspace: {mode: none}
         """
     ),
+    # secrets[].inject: which secrets the egress proxy holds back from the agent, and where it adds them.
+    "kits/inject.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: inject
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com, git.example.com]}
+        secrets:
+          - {name: EXPOSED, inject: [{host: api.example.com, header: x-key}]}
+          - {name: WITHHELD}
+          - {name: MOVED, inject: [{host: api.example.com, header: x-moved}]}
+        """
+    ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]\n",
     "kits/breaks.yaml": _kit(
         """
@@ -401,6 +415,21 @@ HEAD: dict[str, str | None] = {
         network: {allow: [api.example.com]}
         workspace: {mode: none}
         triggers: [{schedule: "0 6 * * *"}]
+        """
+    ),
+    # The agent now holds EXPOSED's value (the review's point), the proxy holds WITHHELD's and ADDED's.
+    "kits/inject.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: inject
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com, git.example.com]}
+        secrets:
+          - {name: EXPOSED}
+          - {name: WITHHELD, inject: [{host: api.example.com, header: x-withheld}]}
+          - {name: MOVED, inject: [{host: git.example.com, header: x-moved}]}
+          - {name: ADDED, inject: [{host: api.example.com, header: Authorization, format: "Bearer {value}"}]}
         """
     ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]}\nworkspace: {mode: none}\n",

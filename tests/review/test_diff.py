@@ -186,3 +186,17 @@ def test_the_default_base_follows_origins_default_branch(tmp_path: Path, capsys:
     run_git(clone, "remote", "set-head", "origin", "main")
     report = _report((clone, "", ""), capsys)
     assert report["base"]["title"] == f"{base[:12]} (the merge base of HEAD and origin/main)"
+
+
+def test_dropping_a_secrets_injection_is_a_high_risk(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    """A kit that stops injecting a secret hands its value to the agent: review must say so at high."""
+    kit = _report(repo, capsys, "main", "change", "kits/inject.yaml")["kits"][0]
+    found = {(c["kind"], c["level"], c["message"]) for c in kit["changes"]}
+    assert found == {
+        ("injected-secret-added", "medium", "ADDED is added by the egress proxy as Authorization@api.example.com:443"),
+        ("secret-exposed", "high", "EXPOSED is no longer injected: the agent holds its value"),
+        ("secret-withheld", "info", "WITHHELD is now added by the egress proxy as x-withheld@api.example.com:443"),
+        ("injection-added", "medium", "the egress proxy now adds MOVED as x-moved@git.example.com:443"),
+        ("injection-removed", "info", "the egress proxy no longer adds MOVED as x-moved@api.example.com:443"),
+    }
+    assert sandkit(repo[0], capsys, "diff", "main", "change", "kits/inject.yaml", "--fail-on", "high")[0] == 1
