@@ -154,6 +154,23 @@ def deadline_timeout_row(plan: Plan, ends: str, proven_by: str = DEADLINE_PROOF)
     )
 
 
+#: The end-to-end proof of an ssh clone: through the proxy's CONNECT, pinned host keys, a key from a secret.
+SSH_CLONE_PROOF = "tests/e2e/test_ssh_clone.py::test_ssh_clone_of_a_private_repository_goes_through_the_proxy"
+
+
+def clone_access(plan: Plan) -> str:
+    """How the image's clone reaches a private repository, in the words every container target uses ("" if plain)."""
+    if plan.clone_over_ssh:
+        return (
+            "; ssh only through the image's wrapper: the egress proxy's CONNECT to the allowed host:port, no host "
+            "key but workspace.known_hosts"
+            + (", workspace.ssh_key copied into a private file for each connection" if plan.workspace_ssh_key else "")
+        )
+    if plan.workspace_token:
+        return "; workspace.token only through git's credential helper, for the repository's own host"
+    return ""
+
+
 def engine_disk_row(plan: Plan, mounted_folder: bool, proven_by: str = DISK_PROOF) -> Fidelity:
     """resources.disk for a Docker engine session: tmpfs folders and bounded logs (the logs' proof is
     tests/e2e/test_limits.py::test_the_engine_keeps_a_bounded_log_of_the_agents_output)."""

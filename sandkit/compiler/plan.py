@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple
 
 from sandkit import __version__
+from sandkit.kits.clone_auth import repo_kind
 from sandkit.kits.fields import duration_seconds, quantity_bytes
 from sandkit.kits.github_events import COMMENT_EVENTS
 from sandkit.kits.hosts import host_matches, wildcard_domain
@@ -307,6 +308,9 @@ class Plan:
     #: workspace.token: the name of the secret git's credential helper answers with, and its user name.
     workspace_token: str | None
     workspace_token_username: str
+    #: workspace.ssh_key and known_hosts: the secret holding an ssh clone's key, and the host keys it trusts.
+    workspace_ssh_key: str | None
+    workspace_known_hosts: tuple[str, ...]
     cpus: float
     memory_bytes: int
     pids: int
@@ -364,9 +368,15 @@ class Plan:
         return self.workspace_mode == "clone" and self.workspace_repo is not None
 
     @property
+    def clone_over_ssh(self) -> bool:
+        """Whether the clone connects with ssh (`ssh://`, `git@host:path`), through the image's ssh wrapper."""
+        return self.cloned and repo_kind(self.workspace_repo or "") == "ssh"
+
+    @property
     def clone_secrets(self) -> tuple[tuple[str, bool], ...]:
-        """The secrets the clone itself needs (workspace.token), with whether each is required."""
-        return tuple((name, required) for name, required in self.secrets if name == self.workspace_token)
+        """The secrets the clone itself needs (workspace.token or ssh_key), with whether each is required."""
+        names = {self.workspace_token, self.workspace_ssh_key} - {None}
+        return tuple((name, required) for name, required in self.secrets if name in names)
 
     @property
     def image_tag(self) -> str:
@@ -407,6 +417,8 @@ def _auto_packages(kit: Kit, debian_like: bool) -> tuple[str, ...]:
             needs += ["nodejs", "npm"]
         if kit.workspace.mode == "clone":
             needs += ["git", "ca-certificates"]
+        if kit.workspace.mode == "clone" and kit.workspace.repo and repo_kind(kit.workspace.repo) == "ssh":
+            needs += ["openssh-client", "netcat-openbsd"]  # ssh, and nc for its tunnel through the proxy's CONNECT
         if kit.image.ca_certificates:
             needs += ["ca-certificates"]
         wanted += [p for p in needs if p not in wanted]
@@ -574,6 +586,8 @@ def make_plan(loaded: LoadedKit) -> Plan:
         workspace_git_writable=kit.workspace.git == "writable",
         workspace_token=kit.workspace.token,
         workspace_token_username=kit.workspace.token_username,
+        workspace_ssh_key=kit.workspace.ssh_key,
+        workspace_known_hosts=tuple(kit.workspace.known_hosts),
         cpus=kit.resources.cpus,
         memory_bytes=quantity_bytes(kit.resources.memory),
         pids=kit.resources.pids,

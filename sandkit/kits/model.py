@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sandkit.credentials import credential_kind, is_secret_name
-from sandkit.kits.clone_auth import TokenUsername, token_problem
+from sandkit.kits.clone_auth import KnownHost, TokenUsername, ssh_problem, token_problem
 from sandkit.kits.cron import check_cron
 from sandkit.kits.fields import (
     AbsPath,
@@ -333,16 +333,29 @@ class Workspace(Strict):
         description="The user name sent with `token` (GitHub takes any; GitLab wants `oauth2`, Bitbucket "
         "`x-token-auth`).",
     )
+    ssh_key: EnvName | None = Field(
+        None,
+        description="An ssh repository's credential (`ssh://`, `git@host:path`): the name of one of `secrets` "
+        "holding a private key (a deploy key). The image's ssh wrapper copies it into a private file for each "
+        "connection and removes it after; the connection goes through the egress proxy's CONNECT (allow "
+        "`host:22`), and the image gets an ssh client.",
+    )
+    known_hosts: list[KnownHost] = Field(
+        default_factory=list,
+        description="An ssh repository's pinned host keys, as `ssh-keyscan` prints them (`git.example.com "
+        "ssh-ed25519 AAAA...`): required for an ssh repository, one line must name its host (`[host]:port` off "
+        "port 22), and ssh trusts no other key.",
+    )
 
     @model_validator(mode="after")
     def _mode_fields(self) -> Workspace:
         if self.mode.startswith("mount") and self.source is None:
             raise ValueError(f"workspace mode {self.mode} needs `source`, the host folder to mount")
-        if self.mode != "clone" and (self.repo or self.ref or self.token):
-            raise ValueError("`repo`, `ref` and `token` apply only to workspace mode clone")
-        problem = token_problem(self.repo, self.token)
-        if problem is not None:
-            raise ValueError(problem)
+        if self.mode != "clone" and (self.repo or self.ref or self.token or self.ssh_key or self.known_hosts):
+            raise ValueError("`repo`, `ref`, `token`, `ssh_key` and `known_hosts` apply only to workspace mode clone")
+        for problem in (token_problem(self.repo, self.token), ssh_problem(self.repo, self.ssh_key, self.known_hosts)):
+            if problem is not None:
+                raise ValueError(problem)
         if self.git == "writable" and self.mode != "mount":
             raise ValueError("`git: writable` applies only to workspace mode mount (the other modes mount no .git)")
         return self
@@ -884,12 +897,14 @@ class Kit(Strict):
             )
 
     def _check_clone_token(self) -> None:
-        """The clone's token is a run-time secret of the kit's own (the clone runs when the sandbox starts)."""
-        token = self.workspace.token
-        if token is not None and token not in {s.name for s in self.secrets if not s.build}:
-            raise ValueError(
-                at("workspace.token", f"{token} is not one of `secrets` (a run-time one, not `build: true`)")
-            )
+        """The clone's token or key is a run-time secret of the kit's own (the clone runs when the sandbox starts)."""
+        runtime = {s.name for s in self.secrets if not s.build}
+        for key in ("token", "ssh_key"):
+            name = getattr(self.workspace, key)
+            if name is not None and name not in runtime:
+                raise ValueError(
+                    at(f"workspace.{key}", f"{name} is not one of `secrets` (a run-time one, not `build: true`)")
+                )
 
     def _check_injections(self) -> None:
         """Each injection host reachable through the proxy, each (host, header) given one secret."""

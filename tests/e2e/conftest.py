@@ -35,6 +35,8 @@ from tests.e2e.helpers import (
     REPO_AGENTS_MD,
     RESOLVES_TO_REFUSED,
     SECOND_HOST_IP,
+    SSH_HOST,
+    SSH_UNLISTED,
     WEB,
     WILD_DEEP,
     WILD_DENIED,
@@ -50,6 +52,7 @@ from tests.e2e.helpers import (
     net_kit,
     offline_kit,
     run,
+    ssh_kit,
     used_subnets,
 )
 from tests.e2e.host import HostListener
@@ -327,6 +330,76 @@ def net_project(
     )
     project = Project(f"e2e-{token}-net", output, [output / "compose.yaml", override], env_file)
     yield from _services(project, ["build", "up -d --wait --wait-timeout 120 egress forwarder web other"])
+
+
+@pytest.fixture(scope="session")
+def ssh_keys(engine: None, token: str, e2e_dir: Path) -> Iterator[Path]:
+    """The ssh server's image, and keys made with its ssh-keygen: ``server/host_key`` (the key the kit
+    pins), ``impostor_key`` (another host key), ``server/authorized_keys`` and ``client_key`` (the
+    agent's deploy key, readable by uid 1000 only)."""
+    folder = e2e_dir / "ssh-keys"
+    (folder / "server").mkdir(parents=True, mode=0o755)
+    tag = f"sandkit-e2e/outside-ssh:{token}"
+    run(["docker", "build", "-q", "-t", tag, str(OUTSIDE_DIR)], check=True, timeout=600)
+    try:
+        keygen = ["docker", "run", "--rm", "--user", "0:0", "--network", "none", "-v", f"{folder}:/keys", tag]
+        for name in ("server/host_key", "impostor_key", "client_key"):
+            run(
+                [*keygen, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "e2e", "-f", f"/keys/{name}"], check=True
+            )
+        (folder / "server/authorized_keys").write_bytes((folder / "client_key.pub").read_bytes())
+        for path in folder.rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o444)  # the server's `git` user reads its test keys
+        _owned_file(folder / "client_key", (folder / "client_key").read_text())
+        yield folder
+    finally:
+        run(["docker", "image", "rm", tag])
+
+
+def _ssh_override(path: Path, outside: Outside, keys: Path, repo: GitRepo, token: str) -> Path:
+    """The ssh git server on the project's `outside` network, by an allowed name and one the kit does not allow."""
+    # sshd listening on port 22 (0x0016), read from the kernel: a probe connection would fill its log
+    probe = "import sys; sys.exit('00000000:0016 00000000:0000 0A' not in open('/proc/net/tcp').read())"
+    document = {
+        "services": {
+            "ssh": {
+                "image": f"sandkit-e2e/outside-ssh:{token}",
+                "read_only": True,
+                "cap_drop": ["ALL"],
+                "restart": "no",
+                "user": "10022:10022",
+                "command": ["/usr/sbin/sshd", "-D", "-e", "-f", "/opt/outside/sshd_config"],
+                "sysctls": {"net.ipv4.ip_unprivileged_port_start": 0},
+                "healthcheck": {"test": ["CMD", "python3", "-c", probe], "interval": "1s", "retries": 30},
+                "volumes": [f"{keys / 'server'}:/run/outside/ssh:ro", f"{repo.served}:/srv/private:ro"],
+                "networks": {"outside": {"ipv4_address": outside.allowed_ip, "aliases": [SSH_HOST, SSH_UNLISTED]}},
+            },
+        },
+        "networks": {
+            "outside": {"ipam": {"config": [{"subnet": str(outside.subnet), "ip_range": outside.dynamic_range}]}}
+        },
+    }
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+@pytest.fixture(scope="session")
+def ssh_project(
+    engine: None, token: str, e2e_dir: Path, outside: Outside, git_repo: GitRepo, ssh_keys: Path
+) -> Iterator[Project]:
+    """The ssh kit, built and up with its proxy and the ssh git server, on an outside /28 of its own."""
+    subnet = free_outside_subnet([*used_subnets(), outside.subnet], token)
+    if subnet is None:
+        pytest.fail("no free /28 in the outside pools for the ssh project's outside network")
+    folder = e2e_dir / "ssh"
+    folder.mkdir()
+    host_key = " ".join((ssh_keys / "server/host_key.pub").read_text().split()[:2])
+    (folder / "kit.yaml").write_text(ssh_kit(f"e2e-{token}-ssh", host_key))
+    output = compile_kit(folder / "kit.yaml", folder / "sandbox")
+    override = _ssh_override(folder / "ssh.override.yaml", Outside(subnet), ssh_keys, git_repo, token)
+    env_file = _env_file(folder / "e2e.env", {"E2E_SSH_KEY_FILE": str(ssh_keys / "client_key")})
+    project = Project(f"e2e-{token}-ssh", output, [output / "compose.yaml", override], env_file)
+    yield from _services(project, ["build", "up -d --wait --wait-timeout 120 egress ssh"])
 
 
 def _services(project: Project, setup: list[str]) -> Iterator[Project]:

@@ -38,6 +38,12 @@ API = "api.allowed.test"
 INJECT_HEADER = "x-e2e-key"
 INJECT_PLACEHOLDER = "e2e-placeholder-not-the-key"
 OTHER = "other.test"
+#: The ssh git server of the ssh kit (allowed on port 22), and another name of the same server that the
+#: kit does not allow: the proxy must refuse it though the server would answer.
+SSH_HOST = "ssh.allowed.test"
+SSH_UNLISTED = "ssh.unlisted.test"
+#: Where the ssh server keeps the private copy of the e2e repository.
+SSH_REPO_PATH = "/srv/private/repo.git"
 #: Allowed names that the proxy's resolver maps to addresses it must refuse: private, loopback and
 #: metadata, and one from each special-purpose block of IANA's registries that is not globally
 #: reachable (benchmarking, documentation, the old 6to4 relay, reserved; 6to4, Teredo, local NAT64).
@@ -280,6 +286,34 @@ resources:
   disk: 96Mi
   timeout: 10m
 {published.kit_yaml()}"""
+
+
+def ssh_kit(name: str, host_key: str) -> str:
+    """A kit that clones a private repository over ssh through the proxy, trusting ``host_key`` (a
+    public key line, `TYPE BASE64`) for SSH_HOST alone."""
+    return f"""apiVersion: sandkit/v1
+kind: Kit
+name: {name}
+description: end-to-end kit cloning over ssh
+secrets:
+  - name: E2E_SSH_KEY
+network:
+  egress: allowlist
+  allow: [{SSH_HOST}:22]
+agent:
+  command: [sleep, "1"]
+workspace:
+  mode: clone
+  repo: git@{SSH_HOST}:{SSH_REPO_PATH}
+  ssh_key: E2E_SSH_KEY
+  known_hosts: [{yaml_str(f"{SSH_HOST} {host_key}")}]
+  ref: main
+resources:
+  cpus: 0.5
+  memory: 256Mi
+  pids: 64
+  timeout: 10m
+"""
 
 
 def app_kit(name: str, *, egress: str, host_port: int) -> str:

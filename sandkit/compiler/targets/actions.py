@@ -31,6 +31,7 @@ from sandkit.compiler.engine import (
 from sandkit.compiler.fidelity import (
     PROVEN_STATICALLY,
     Fidelity,
+    clone_access,
     deadline_timeout_row,
     engine_disk_row,
     engine_runtime_row,
@@ -1133,7 +1134,8 @@ def _workspace_fidelity(plan: Plan) -> Fidelity:
             "workspace.mode",
             "enforced",
             "the entrypoint clones through the egress proxy into a tmpfs, empty at every run; the always() "
-            f"cleanup removes the job's containers, also on a self-hosted runner; {PROVEN_STATICALLY}",
+            f"cleanup removes the job's containers, also on a self-hosted runner{clone_access(plan)}; "
+            f"{PROVEN_STATICALLY}",
             proven_by=f"{STATIC_TESTS}::test_the_agent_step_asks_for_the_kits_runtime_and_workspace",
         )
     if plan.workspace_mode == "none":

@@ -36,7 +36,9 @@ from sandkit.compiler.engine import (
 )
 from sandkit.compiler.escape import compose_literal
 from sandkit.compiler.fidelity import (
+    SSH_CLONE_PROOF,
     Fidelity,
+    clone_access,
     deadline_timeout_row,
     engine_disk_row,
     engine_runtime_row,
@@ -449,7 +451,10 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             proven_by="tests/e2e/test_secrets.py::test_runtime_secret_is_exported_from_run_secrets",
         ),
         Fidelity(
-            "workspace.mode", "enforced", _workspace_reason(plan), proven_by=WORKSPACE_PROOFS[plan.workspace_mode]
+            "workspace.mode",
+            "enforced",
+            _workspace_reason(plan) + clone_access(plan),
+            proven_by=SSH_CLONE_PROOF if plan.clone_over_ssh else WORKSPACE_PROOFS[plan.workspace_mode],
         ),
         engine_runtime_row(
             plan,

@@ -16,6 +16,9 @@ from sandkit.kits.clone_auth import credential_host
 NAME = "docker"
 #: Where the image keeps git's credential helper for workspace.token.
 CREDENTIAL_HELPER = f"{SANDKIT_ETC}/git-credential"
+#: Where the image keeps git's ssh wrapper and the host keys it trusts (workspace.ssh_key, known_hosts).
+GIT_SSH = f"{SANDKIT_ETC}/git-ssh"
+KNOWN_HOSTS = f"{SANDKIT_ETC}/known_hosts"
 REQUIRES: tuple[str, ...] = ()
 _PINNED_APT = re.compile(r".+=.+")
 _PINNED_PIP = re.compile(r".+==.+")
@@ -39,6 +42,8 @@ def render(plan: Plan, context: RenderContext) -> Files:
         "injected_variable": INJECTED_VARIABLE,
         "clone_host": credential_host(plan.workspace_repo) if plan.workspace_token and plan.workspace_repo else "",
         "credential_helper": CREDENTIAL_HELPER,
+        "git_ssh": GIT_SSH,
+        "known_hosts": KNOWN_HOSTS,
     }
     files = {
         "Dockerfile": render_template("Dockerfile.j2", **values),
@@ -47,6 +52,9 @@ def render(plan: Plan, context: RenderContext) -> Files:
     }
     if plan.workspace_token:
         files["git-credential.sh"] = render_template("git-credential.sh.j2", **values)
+    if plan.clone_over_ssh:
+        files["git-ssh.sh"] = render_template("git-ssh.sh.j2", **values)
+        files["known_hosts"] = "".join(f"{line}\n" for line in plan.workspace_known_hosts)
     for index, command in enumerate(plan.install, start=1):
         note = f"# install[{index - 1}] of the kit, run as root at build\n"
         files[f"install/{index:02d}.sh"] = f"{header}{note}{command}\n"

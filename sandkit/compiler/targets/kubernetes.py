@@ -25,6 +25,7 @@ from sandkit.compiler.fidelity import (
     SQUID_DENY_PROOF,
     Fidelity,
     Setting,
+    clone_access,
     inject_rows,
     read_only_row,
 )
@@ -953,9 +954,14 @@ def _workspace_row(plan: Plan) -> Fidelity:
             "workspace.mode",
             "enforced",
             "an init container (the image's entrypoint, SANDKIT_ONLY=clone, without the kit's secrets"
-            + (" but the clone's own workspace.token" if plan.workspace_token else "")
-            + ") clones into an emptyDir",
-            proven_by="tests/compiler/test_kubernetes_docker.py::"
+            + "".join(f" but the clone's own {key}" for key in _clone_credential(plan))
+            + ") clones into an emptyDir"
+            + clone_access(plan)
+            + (f"; the init container's environment is {PROVEN_STATICALLY}" if plan.clone_over_ssh else ""),
+            proven_by="tests/compiler/test_clone_ssh.py::"
+            "test_the_kubernetes_clone_container_gets_the_key_and_no_other_secret"
+            if plan.clone_over_ssh
+            else "tests/compiler/test_kubernetes_docker.py::"
             "test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force",
         )
     return _static(
@@ -963,6 +969,15 @@ def _workspace_row(plan: Plan) -> Fidelity:
         "an empty emptyDir",
         f"{K8S_TESTS}::test_every_volume_mount_has_its_volume_and_every_item_its_key",
     )
+
+
+def _clone_credential(plan: Plan) -> list[str]:
+    """The workspace fields naming the clone's own secret, which its init container gets."""
+    return [
+        key
+        for key, name in (("workspace.token", plan.workspace_token), ("workspace.ssh_key", plan.workspace_ssh_key))
+        if name
+    ]
 
 
 def _trigger_row(plan: Plan) -> Fidelity:
