@@ -82,6 +82,11 @@ def add_lint_arguments(p: argparse.ArgumentParser) -> None:
         "--extend-exclude", default=None, metavar="GLOBS", help="paths not to scan besides the config's exclude"
     )
     paths.add_argument(
+        "--respect-gitignore",
+        action="store_true",
+        help="skip what the repository's .gitignore files exclude (off by default: planted files are often ignored)",
+    )
+    paths.add_argument(
         "--root",
         default=None,
         metavar="DIR",

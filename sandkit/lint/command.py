@@ -20,7 +20,7 @@ from sandkit.console import Progress, color_enabled
 from sandkit.errors import SandkitError, UsageError
 from sandkit.lint.arguments import HUMAN_FORMATS
 from sandkit.lint.config import LintConfig, find_config, load_config
-from sandkit.lint.discovery import AnyOf, PathPatterns, in_dependency
+from sandkit.lint.discovery import AnyOf, Matcher, PathPatterns, in_dependency
 from sandkit.lint.model import Finding, at_least
 from sandkit.lint.registry import RuleInfo, rule_index
 from sandkit.lint.selection import combine, rule_matches, split_list
@@ -74,6 +74,7 @@ class Lint:
     config_exclude: PathPatterns = field(default_factory=PathPatterns)
     command_line_exclude: PathPatterns = field(default_factory=PathPatterns)
     known_prints: frozenset[str] | None = None
+    ignored_by_git: Matcher = field(default_factory=PathPatterns)  # --respect-gitignore, folder walks only
 
     @property
     def human(self) -> bool:
@@ -178,8 +179,10 @@ def _lint_paths(lint: Lint, targets: list[str]) -> int:
     from sandkit.lint.engine import scan
 
     args = lint.args
+    if args.respect_gitignore:
+        _skip_git_ignored(lint)
     progress = Progress(sys.stderr, "scanned files:", enabled=lint.human and not args.quiet)
-    result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs, progress.update)
+    result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs, progress.update, lint.ignored_by_git)
     progress.finish()
     _say_excluded_targets(lint, targets)
     if args.write_baseline:
@@ -198,8 +201,20 @@ def _lint_paths(lint: Lint, targets: list[str]) -> int:
             return _show_diff(lint, outcome.diff, outcome.fixed, outcome.files, result.crashes)
         _say_fixed(lint, outcome.fixed, outcome.files, would=False)
         if outcome.files:
-            result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs)
+            result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs, walks_skip=lint.ignored_by_git)
     return _report(lint, result.findings, result.files, result.crashes)
+
+
+def _skip_git_ignored(lint: Lint) -> None:
+    """``--respect-gitignore``: folder walks pass over what git ignores under the scan root (files
+    named on the command line are read all the same); when git cannot say, nothing is skipped."""
+    from sandkit.lint.gitignored import git_ignored
+
+    ignored, why = git_ignored(lint.root)
+    if ignored is None:
+        lint.note(f"--respect-gitignore: {why}; no file is skipped for it")
+        return
+    lint.ignored_by_git = ignored
 
 
 def _lint_stdin(lint: Lint) -> int:

@@ -101,9 +101,16 @@ def is_excluded(rel: str, patterns: Iterable[str]) -> bool:
     return PathPatterns(patterns).match(rel)
 
 
-def discover(targets: list[str], root: str, exclude: Matcher | None = None) -> Iterator[Candidate]:
-    """Files under ``targets`` (files or folders), relative to ``root``."""
+def discover(
+    targets: list[str], root: str, exclude: Matcher | None = None, walks_skip: Matcher | None = None
+) -> Iterator[Candidate]:
+    """Files under ``targets`` (files or folders), relative to ``root``; ``walks_skip`` leaves
+    paths out of folder walks only (what git ignores: a file named on the command line is read)."""
     exclude = exclude if exclude is not None else PathPatterns()
+    if walks_skip:
+        exclude_in_walks: Matcher = AnyOf(exclude, walks_skip)
+    else:
+        exclude_in_walks = exclude
     root_real = os.path.realpath(root)
     seen_dirs: set[tuple[int, int]] = set()
     # Only several targets can name a file twice; one folder's walk never does, so a single
@@ -112,7 +119,7 @@ def discover(targets: list[str], root: str, exclude: Matcher | None = None) -> I
     for target in targets:
         real = os.path.realpath(target)
         if os.path.isdir(real):
-            yield from _walk(target, root_real, exclude, seen_dirs, seen_files)
+            yield from _walk(target, root_real, exclude_in_walks, seen_dirs, seen_files)
             continue
         rel = _relative(os.path.abspath(target), root_real)
         if (seen_files is not None and rel in seen_files) or exclude.match(rel) or _skipped(rel):

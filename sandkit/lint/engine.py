@@ -65,12 +65,14 @@ def scan(
     exclude: Matcher | None = None,
     jobs: int | None = None,
     progress: Callable[[int], None] | None = None,
+    walks_skip: Matcher | None = None,
 ) -> ScanResult:
     """Scan ``targets`` and return every finding (suppressions applied, baseline not).
 
-    ``progress`` is called with the number of files read so far, as results come in.
+    ``progress`` is called with the number of files read so far, as results come in;
+    ``walks_skip`` leaves paths out of folder walks only (files named in ``targets`` are read).
     """
-    discovered = discover(targets, root, exclude)
+    discovered = discover(targets, root, exclude, walks_skip)
     head = list(itertools.islice(discovered, PARALLEL_THRESHOLD))
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     sizes = {c.abspath: _size(c, options.max_bytes) for c in head} if workers > 1 else {}
