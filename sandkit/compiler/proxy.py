@@ -28,6 +28,11 @@ HOST_ADDRESSES_SERVICE = "host-addresses"  # compose's service (and its volume) 
 HOST_ADDRESSES_DIR = "/etc/squid/host"
 HOST_ADDRESSES_FILE = f"{HOST_ADDRESSES_DIR}/addresses.conf"
 HOST_ADDRESSES_SCRIPT = "/usr/local/bin/sandkit-host-addresses"
+HOST_GUARD_SH = "egress/host-guard.sh"
+#: The image's script that refuses a sandbox network on which this machine holds an address (run
+#: in a container that is on that network alone: compose's host-guard service, the actions start step).
+HOST_GUARD_SERVICE = "host-guard"
+HOST_GUARD_SCRIPT = "/usr/local/bin/sandkit-host-guard"
 
 
 def squid_match(destination: Destination) -> str:
@@ -43,8 +48,8 @@ def proxy_image(plan: Plan) -> str:
 
 
 def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dict[str, str]:
-    """egress/squid.conf, egress/Dockerfile and egress/host-addresses.sh (the proxy image's build context);
-    header is commented.
+    """egress/squid.conf, egress/Dockerfile, egress/host-addresses.sh and egress/host-guard.sh (the proxy
+    image's build context); header is commented.
 
     ``inject_secrets``: the target runs the proxy so that it can inject the kit's secrets (it gets
     its start script too, and the kit's certificate authorities from :func:`proxy_ca_files`).
@@ -71,11 +76,13 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
         "host_addresses_dir": HOST_ADDRESSES_DIR,
         "host_addresses_file": HOST_ADDRESSES_FILE,
         "host_addresses_script": HOST_ADDRESSES_SCRIPT,
+        "host_guard_script": HOST_GUARD_SCRIPT,
     }
     files = {
         SQUID_CONF: render_template("squid.conf.j2", **values),
         DOCKERFILE: render_template("egress.Dockerfile.j2", **values),
         HOST_ADDRESSES_SH: render_template("host-addresses.sh.j2", **values),
+        HOST_GUARD_SH: render_template("host-guard.sh.j2", **values),
     }
     if injecting:
         files[INJECT_SH] = render_template("egress-inject.sh.j2", **values)

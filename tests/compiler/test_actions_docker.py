@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import ipaddress
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -27,7 +29,8 @@ from ruamel.yaml import YAML
 
 from sandkit.cli import main
 from tests.compiler.helpers import in_folder
-from tests.e2e.host import GATEWAY_SCRIPT, HostListener, host_addresses, reach_script
+from tests.e2e.helpers import used_subnets
+from tests.e2e.host import GATEWAY_SCRIPT, HostListener, host_addresses, reach_script, require_root, stray_addresses
 
 TOKEN = "e2e-token-value"
 #: A path and query the agent puts in a refused request: the job log may show its host and port only.
@@ -316,3 +319,45 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
     assert json.loads(event) == {"title": TITLE, "first_label": LABELS[0]}
     assert b"never selected" not in event and b"unselected" not in event
     assert "pwned" not in base64.b64decode(lines["environment"]).decode()
+
+
+#: Docker's default address pools: where an engine without its own takes a new network's subnet.
+DEFAULT_POOLS = [*(f"172.{n}.0.0/16" for n in range(17, 32)), *(f"192.168.{n}.0/20" for n in range(0, 256, 16))]
+
+
+@pytest.mark.docker
+def test_the_job_refuses_a_sandbox_network_on_which_the_runner_holds_an_address(tmp_path: Path) -> None:
+    """Every free default pool's gateway address is held by a stray bridge, so wherever the engine puts
+    the sandbox network the runner would answer the agent there: the start step tries three subnets,
+    refuses each, never starts the proxy, and the always() steps leave nothing behind."""
+    require_root("holding addresses on a stray bridge")
+    name = f"actions-guard-{secrets.token_hex(3)}"
+    (tmp_path / "kit.yaml").write_text(_kit(name, ""), encoding="utf-8")
+    with in_folder(tmp_path):
+        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    workflow = YAML(typ="safe").load((tmp_path / f"out/{name}/workflows/{name}.yml").read_text())
+    steps = {step["name"]: step for step in workflow["jobs"]["agent"]["steps"][2:]}
+    images = sorted({str(v) for s in steps.values() for k, v in s.get("env", {}).items() if k.endswith("IMAGE")})
+    github = _dispatch(tmp_path)
+    used = used_subnets()
+    free = [ipaddress.ip_network(pool) for pool in DEFAULT_POOLS]
+    gateways = [str(next(pool.hosts())) for pool in free if not any(pool.overlaps(u) for u in used)]
+    try:
+        built = _step(steps["Build the egress proxy image"], github, tmp_path)
+        assert built.returncode == 0, built.stdout + built.stderr
+        start = steps["Start the egress proxy on the sandbox network"]
+        with stray_addresses(f"sk-stray-{name[-6:]}", gateways):
+            started = _step(start, github, tmp_path)
+        proxy = subprocess.run(["docker", "container", "inspect", start["env"]["SANDKIT_PROXY"]], capture_output=True)
+        cleaned = _step(steps["Remove the sandbox"], github, tmp_path)
+        left = _leftovers(name)
+    finally:
+        _cleanup(name, images)
+    held = re.findall(r"sandkit-host-guard: this machine holds (\S+), the sandbox network's gateway", started.stderr)
+    assert started.returncode != 0 and len(set(held)) == 3, started.stdout + started.stderr
+    assert proxy.returncode != 0, "the proxy started on a refused network"
+    assert cleaned.returncode == 0 and left == [], (cleaned.stderr, left)
+
+
+def _step(step: dict[str, Any], github: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(_shell(step), cwd=cwd, env=_env(step, github), capture_output=True, text=True, timeout=600)

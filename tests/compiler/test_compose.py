@@ -95,6 +95,7 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     assert agent["depends_on"] == {
         "deadline": {"condition": "service_started"},
         "egress": {"condition": "service_healthy"},
+        "host-guard": {"condition": "service_healthy"},
     }
     assert agent["environment"]["HTTPS_PROXY"] == agent["environment"]["http_proxy"] == "http://egress:3128"
     assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"] and proxy["build"]["context"] == "egress"
@@ -108,6 +109,13 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     assert helper["network_mode"] == "host" and helper["user"] == "13:13" and helper["image"] == proxy["image"]
     assert helper["read_only"] is True and helper["cap_drop"] == ["ALL"] and "ports" not in helper
     assert compose["volumes"] == {"host-addresses": {}}
+    # the agent starts only once the guard, on the sandbox network alone, found no host address there
+    guard = compose["services"]["host-guard"]
+    assert guard["networks"] == ["sandbox"] and guard["image"] == proxy["image"] and guard["user"] == "13:13"
+    assert guard["entrypoint"] == ["/usr/local/bin/sandkit-host-guard", "--stay"] and "ports" not in guard
+    assert guard["volumes"] == [{**volume, "read_only": True}] and guard["read_only"] is True
+    assert guard["depends_on"] == {"host-addresses": {"condition": "service_healthy"}}
+    assert "egress/host-guard.sh" in out.files
 
 
 def test_allowlist_ports_are_published_by_the_forwarder_alone(tmp_path: Path) -> None:

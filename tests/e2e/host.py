@@ -12,10 +12,14 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import json
+import os
 import socket
 import struct
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+import pytest
 
 from tests.e2e.helpers import run
 
@@ -189,3 +193,25 @@ hex=${hex:-$(printf '%08X' $(( 16#$subnet + 16#01000000 )))}
 GATEWAY=$((16#${hex:6:2})).$((16#${hex:4:2})).$((16#${hex:2:2})).$((16#${hex:0:2}))
 echo "gateway=$GATEWAY"
 """
+
+
+def require_root(what: str) -> None:
+    """Skip (fail where CI requires the real tests) when this process cannot change the host's interfaces."""
+    if os.geteuid() == 0:
+        return
+    if os.environ.get("SANDKIT_REQUIRE_DOCKER") == "1":
+        pytest.fail(f"SANDKIT_REQUIRE_DOCKER=1 but {what} needs root")
+    pytest.skip(f"{what} needs root")
+
+
+@contextlib.contextmanager
+def stray_addresses(name: str, addresses: list[str]) -> Iterator[None]:
+    """This machine holds ``addresses`` on a bridge that is down and routes nothing, as a bridge a
+    stopped engine left behind does: Linux still answers ARP for them on every other interface."""
+    run(["ip", "link", "add", name, "type", "bridge"], check=True)
+    try:
+        for address in addresses:
+            run(["ip", "addr", "add", f"{address}/32", "dev", name], check=True)
+        yield
+    finally:
+        run(["ip", "link", "del", name])

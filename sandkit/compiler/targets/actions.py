@@ -50,7 +50,14 @@ from sandkit.compiler.plan import (
     GithubEvent,
     Plan,
 )
-from sandkit.compiler.proxy import HOST_ADDRESSES_FILE, HOST_ADDRESSES_SCRIPT, PROXY_UID, proxy_env, proxy_image
+from sandkit.compiler.proxy import (
+    HOST_ADDRESSES_FILE,
+    HOST_ADDRESSES_SCRIPT,
+    HOST_GUARD_SCRIPT,
+    PROXY_UID,
+    proxy_env,
+    proxy_image,
+)
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets.action_pins import uses
 from sandkit.compiler.yamlout import Commented, LiteralBlock, dump_yaml
@@ -101,16 +108,38 @@ DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_PROXY_IMAGE" --file "$SANDKIT_FOL
 # own traffic and containers on docker0 (its DOCKER-USER rules match `-i docker0`) and no other
 # bridge: there the proxy's outbound traffic meets the runner's allowlist too. The internal network
 # has no address of the runner's on it (inhibit_ipv4), so the agent cannot reach what listens on the
-# runner. The proxy image's own script lists the runner's addresses (in the runner's network
-# namespace, unprivileged) for squid to refuse.
+# runner; the proxy image's host guard, run on that network alone, proves it (a stale bridge or a
+# VPN holding an address of its subnet would answer the agent there: the step then takes another
+# subnet, and gives up after three). The proxy image's own script lists the runner's addresses (in
+# the runner's network namespace, unprivileged) for squid to refuse and the guard to compare.
 PROXY_START_SCRIPT = LiteralBlock("""\
-docker network create --internal --opt com.docker.network.bridge.inhibit_ipv4=true "$SANDKIT_NETWORK"
+internal=(--internal --opt com.docker.network.bridge.inhibit_ipv4=true)
+docker network create "${internal[@]}" "$SANDKIT_NETWORK" >/dev/null
 addresses="$(mktemp "$RUNNER_TEMP/sandkit-host-addresses.XXXXXX")"
 # sandkit: ignore[PV002] the proxy image's own script, reading the runner's addresses for squid to refuse
 docker run --rm --network host --user "$SANDKIT_PROXY_USER" --read-only --cap-drop ALL \\
   --security-opt no-new-privileges:true --log-driver none --entrypoint "$SANDKIT_HOST_ADDRESSES_SCRIPT" \\
   "$SANDKIT_PROXY_IMAGE" > "$addresses"
 chmod 0644 "$addresses"
+guard=(--rm --network "$SANDKIT_NETWORK" --user "$SANDKIT_PROXY_USER" --read-only --cap-drop ALL
+  --security-opt no-new-privileges:true --log-driver none --entrypoint "$SANDKIT_HOST_GUARD_SCRIPT"
+  --mount "type=bind,source=$addresses,target=$SANDKIT_HOST_ADDRESSES_FILE,readonly" "$SANDKIT_PROXY_IMAGE")
+for held in 1 2 3; do
+  if docker run "${guard[@]}"; then
+    break
+  fi
+  if [ "$held" = 3 ]; then
+    exit 1
+  fi
+  # The runner holds an address on that subnet: keep the subnet taken while the engine picks another.
+  subnet="$(docker network inspect --format '{{(index .IPAM.Config 0).Subnet}}' "$SANDKIT_NETWORK")"
+  docker network rm "$SANDKIT_NETWORK" >/dev/null
+  docker network create "${internal[@]}" --subnet "$subnet" "$SANDKIT_NETWORK-held-$held" >/dev/null
+  docker network create "${internal[@]}" "$SANDKIT_NETWORK" >/dev/null
+done
+for held in 1 2; do
+  docker network rm "$SANDKIT_NETWORK-held-$held" >/dev/null 2>&1 || true
+done
 docker run --detach --name "$SANDKIT_PROXY" --read-only \\
   --tmpfs /tmp:rw,nosuid,nodev,noexec,size=16777216 --cap-drop ALL \\
   --security-opt no-new-privileges:true --init --memory 268435456 --memory-swap 268435456 \\
@@ -446,7 +475,9 @@ for container in "$SANDKIT_AGENT" "$SANDKIT_DEADLINE" "$SANDKIT_PROXY"; do
   fi
 done
 if [ -n "$SANDKIT_NETWORK" ]; then
-  docker network rm "$SANDKIT_NETWORK" >/dev/null 2>&1 || true
+  for network in "$SANDKIT_NETWORK" "$SANDKIT_NETWORK-held-1" "$SANDKIT_NETWORK-held-2"; do
+    docker network rm "$network" >/dev/null 2>&1 || true
+  done
 fi
 rm -rf -- "$RUNNER_TEMP"/sandkit-session.* "$RUNNER_TEMP"/sandkit-host-addresses.* "$RUNNER_TEMP/sandkit-event" \\
   "$RUNNER_TEMP/sandkit-variables"
@@ -753,6 +784,7 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                     "SANDKIT_PROXY_USER": f"{PROXY_UID}:{PROXY_UID}",
                     "SANDKIT_HOST_ADDRESSES_SCRIPT": HOST_ADDRESSES_SCRIPT,
                     "SANDKIT_HOST_ADDRESSES_FILE": HOST_ADDRESSES_FILE,
+                    "SANDKIT_HOST_GUARD_SCRIPT": HOST_GUARD_SCRIPT,
                     **_log_env(),
                 },
                 "run": PROXY_START_SCRIPT,
@@ -1120,7 +1152,8 @@ def _egress_reason(plan: Plan) -> str:
     needs = "; ".join(f"{d}: {why}" for d, why in JOB_ENDPOINTS)
     return (
         "twice: the agent is only on an internal Docker network that has no address of the runner's on it "
-        "(inhibit_ipv4) and whose one way out is the squid allowlist proxy (as compose, the runner's own "
+        "(inhibit_ipv4, checked from that network before anything starts) and whose one way out is the squid "
+        "allowlist proxy (as compose, the runner's own "
         "addresses refused too), and harden-runner (egress-policy: block) lets the runner reach only the "
         f"allowlist plus {needs}; and vars.{BUILD_ENDPOINTS_VARIABLE}: the registries the image builds "
         "pull from (unset: the builds fail closed). harden-runner's *.name may match deeper names; squid's "

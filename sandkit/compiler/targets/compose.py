@@ -12,6 +12,8 @@ The services (docs/compose.md draws them):
 - ``egress``: squid, on ``sandbox`` and ``outside``, allowing only the kit's host:port pairs.
 - ``host-addresses``: reads this machine's own addresses (in the host's network namespace, with
   nothing else) into a volume, which squid refuses like the non-public ranges.
+- ``host-guard``: on ``sandbox`` alone, refuses to let the agent start if this machine holds an
+  address on that network after all (a stale bridge holding its gateway address answers there).
 - ``forwarder`` (an allowlist with ports): socat, on ``sandbox`` and on ``published``, its own
   network, where Docker publishes the kit's ports; it listens only there and forwards only to the
   agent's declared ports (sandkit/compiler/forwarder.py says why it is inbound only).
@@ -70,6 +72,8 @@ from sandkit.compiler.proxy import (
     HOST_ADDRESSES_FILE,
     HOST_ADDRESSES_SCRIPT,
     HOST_ADDRESSES_SERVICE,
+    HOST_GUARD_SCRIPT,
+    HOST_GUARD_SERVICE,
     PROXY_UID,
     proxy_build_context,
     proxy_env,
@@ -230,6 +234,7 @@ def agent_service(plan: Plan, context: RenderContext) -> dict[str, Any]:
             )
         service["networks"] = [INTERNAL_NET]
         depends_on[PROXY_SERVICE] = {"condition": "service_healthy"}
+        depends_on[HOST_GUARD_SERVICE] = {"condition": "service_healthy"}
         if forwards(plan):  # `docker compose run` starts it too
             depends_on[FORWARDER_SERVICE] = {"condition": "service_started"}
     else:
@@ -326,6 +331,30 @@ def host_addresses_service(plan: Plan) -> dict[str, Any]:
     }
 
 
+def host_guard_service(plan: Plan) -> dict[str, Any]:
+    """Checks, from the sandbox network alone as the agent sees it, that this machine holds no address
+    there (egress/host-guard.sh says how one would answer the agent), then waits for the session to end.
+
+    The agent starts only once it is healthy; it listens on nothing and, like host-addresses, stays
+    up so that `--abort-on-container-exit` ends the session with the agent.
+    """
+    checked = {"test": ["CMD", "test", "-e", "/tmp/checked"], "interval": "1s", "timeout": "2s", "retries": 30}
+    return {
+        "build": _proxy_build(),
+        "image": proxy_image(plan),
+        "entrypoint": [HOST_GUARD_SCRIPT, "--stay"],
+        "user": f"{PROXY_UID}:{PROXY_UID}",
+        **_hardening(plan),
+        "read_only": True,
+        **SMALL,
+        "networks": [INTERNAL_NET],
+        "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=1048576"],
+        "volumes": [{**_host_addresses_volume(), "read_only": True}],
+        "depends_on": {HOST_ADDRESSES_SERVICE: {"condition": "service_healthy"}},
+        "healthcheck": checked,
+    }
+
+
 def injected_env(plan: Plan) -> dict[str, str]:
     """What the agent gets in place of the secrets the proxy injects: placeholders, and trust in the proxy."""
     if not plan.proxy_injects:
@@ -370,6 +399,7 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
     if plan.egress == "allowlist":
         services[PROXY_SERVICE] = proxy_service(plan)
         services[HOST_ADDRESSES_SERVICE] = host_addresses_service(plan)
+        services[HOST_GUARD_SERVICE] = host_guard_service(plan)
         networks = {INTERNAL_NET: dict(SANDBOX_NETWORK), OUTSIDE_NET: {}}
         document["volumes"] = {HOST_ADDRESSES_SERVICE: {}}
         if forwards(plan):
@@ -387,11 +417,13 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
 
 
 EGRESS_REASONS: dict[Egress, str] = {
-    # proven by EGRESS_PROOFS below and tests/e2e/test_egress.py's test_no_direct_route_and_no_outside_dns,
+    # proven by EGRESS_PROOFS below, tests/e2e/test_host_guard.py, and tests/e2e/test_egress.py's
+    # test_no_direct_route_and_no_outside_dns,
     # test_allowed_names_resolving_to_non_public_addresses_are_refused,
     # test_the_proxy_does_not_reach_the_docker_host_itself, test_only_http_and_connect_pass_the_proxy
     "allowlist": "the agent is only on an internal network on which the host has no address (inhibit_ipv4, no "
-    "IPv6), so it reaches neither the Docker host nor anything beyond, only the proxy; squid allows only the "
+    "IPv6, and a guard on that network that keeps the agent from starting if the host holds one of its addresses "
+    "after all), so it reaches neither the Docker host nor anything beyond, only the proxy; squid allows only the "
     "listed host:port pairs over HTTP and CONNECT and refuses IP literals, every range IANA's special-purpose "
     "registries do not mark globally reachable, and this machine's own addresses",
     "none": "network_mode: none",
