@@ -361,3 +361,43 @@ def test_the_job_refuses_a_sandbox_network_on_which_the_runner_holds_an_address(
 
 def _step(step: dict[str, Any], github: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(_shell(step), cwd=cwd, env=_env(step, github), capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.docker
+def test_an_agent_that_stops_its_parent_still_ends_at_the_jobs_timeout(tmp_path: Path) -> None:
+    """SIGSTOP to its parent and to every process it may signal: the deadline container, of another
+    uid, still ends the session soon after the kit's 3 s, and the always() steps leave nothing."""
+    name = f"actions-stop-{secrets.token_hex(3)}"
+    script = "echo started; kill -STOP $PPID; kill -STOP -1; echo stopped; sleep 60; echo finished"
+    kit = f"""\
+apiVersion: sandkit/v1
+name: {name}
+image: {{base: "debian:bookworm-slim"}}
+agent: {{command: [bash, -c, {json.dumps(script)}]}}
+network: {{egress: none}}
+workspace: {{mode: none}}
+resources: {{cpus: 1, memory: 256Mi, timeout: 3s}}
+"""
+    (tmp_path / "kit.yaml").write_text(kit, encoding="utf-8")
+    with in_folder(tmp_path):
+        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    workflow = YAML(typ="safe").load((tmp_path / f"out/{name}/workflows/{name}.yml").read_text())
+    steps = workflow["jobs"]["agent"]["steps"][2:]
+    images = sorted({str(v) for s in steps for k, v in s.get("env", {}).items() if k.endswith("IMAGE")})
+    github = _dispatch(tmp_path)
+    ran: dict[str, subprocess.CompletedProcess[str]] = {}
+    elapsed = 0.0
+    try:
+        for step in steps:
+            started = time.monotonic()
+            ran[step["name"]] = _step(step, github, tmp_path)
+            if step["name"] == "Run the agent in its sandbox":
+                elapsed = time.monotonic() - started
+        left = _leftovers(name)
+    finally:
+        _cleanup(name, images)
+    agent = ran["Run the agent in its sandbox"]
+    assert "stopped" in agent.stdout and "finished" not in agent.stdout, agent.stdout + agent.stderr
+    assert agent.returncode != 0, "the step reports success for a session its deadline ended"
+    assert elapsed < 25, f"the session ended {elapsed:.0f} s after it started, not near the kit's 3 s"
+    assert ran["Remove the sandbox"].returncode == 0 and left == [], (ran["Remove the sandbox"].stderr, left)

@@ -1001,6 +1001,7 @@ def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
 #: The job's own steps run in the real engine (tests/compiler/test_actions_docker.py); what needs
 #: GitHub itself (harden-runner, the runner's timeouts, triggers) is checked in the workflow.
 RUN_PROOF = "tests/compiler/test_actions_docker.py::test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind"
+STOP_PROOF = "tests/compiler/test_actions_docker.py::test_an_agent_that_stops_its_parent_still_ends_at_the_jobs_timeout"
 STATIC_TESTS = "tests/compiler/test_actions.py"
 
 
@@ -1020,7 +1021,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity("resources.cpus", "enforced", "--cpus", proven_by=RUN_PROOF),
         Fidelity("resources.pids", "enforced", "--pids-limit", proven_by=RUN_PROOF),
         engine_disk_row(plan, mounted_folder=False, proven_by=RUN_PROOF),
-        deadline_timeout_row(plan, f"the agent step's timeout-minutes ({_agent_minutes(plan)}) ends it", RUN_PROOF),
+        deadline_timeout_row(plan, f"the agent step's timeout-minutes ({_agent_minutes(plan)}) ends it", STOP_PROOF),
         Fidelity(
             "secrets",
             "enforced",
