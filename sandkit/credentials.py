@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-_SECRET_NAME = re.compile(
+from sandkit.lazy_regex import lazy
+
+_SECRET_NAME = lazy(
     r"(?:^|_)(?:API_?KEY|ACCESS_?KEY|SECRET(?:_?KEY)?|TOKEN|PASSWORD|PASSWD|PWD|PASSPHRASE|"
     r"CREDENTIALS?|PRIVATE_?KEY|AUTH|SESSION_?KEY|CLIENT_?SECRET|KEY)$",
     re.IGNORECASE,
@@ -89,7 +91,7 @@ TOKEN_TAILS: dict[str, re.Pattern[str]] = {"URL with a password": re.compile(r"[
 
 
 # Words that mark a value as a stand-in rather than a credential (documentation, templates).
-_PLACEHOLDER_WORDS = re.compile(
+_PLACEHOLDER_WORDS = lazy(
     r"change_?-?me|example|placeholder|dummy|your[_-]?|replace|redacted|fake|sample|"
     r"insert|notreal|not[_-]a[_-]real|xxxx|\*\*\*|\.\.\.|<[^>]{0,64}>|todo|fixme|secret[_-]?here|"
     r"token[_-]?here|key[_-]?here|hunter2",
@@ -138,7 +140,7 @@ _PLACEHOLDER_VALUES = frozenset(
     }
 )
 # References to a secret kept elsewhere: environment and template variables, secret stores.
-_REFERENCE = re.compile(
+_REFERENCE = lazy(
     r"\$\{|\$\(|\{\{|\}\}|%\(|%s|^\{[^{}\s]{1,80}\}$|^\$[A-Za-z_]|^%[A-Za-z_][A-Za-z0-9_]*%$|^(?:/run/secrets/|/var/run/secrets/|"
     r"file:|env:|vault:|op://|ref\+|sm://|arn:aws:|secretsmanager:|projects/[^/]{1,64}/secrets/|"
     r"azurekeyvault|keyvault:|!)",

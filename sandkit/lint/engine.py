@@ -153,6 +153,9 @@ def _parallel(chunks: Iterator[list[Candidate]], options: ScanOptions, workers: 
     from concurrent.futures import Future, ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "fork":  # a large scan needs most families: import them once, before the workers fork
+        for family in sorted({r.family for r in rule_index() if r.id in options.rules}):
+            load_family(family)
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(options,)

@@ -11,6 +11,7 @@ import re
 from typing import NamedTuple
 
 from sandkit.agents import CATALOGUE, unique
+from sandkit.lazy_regex import lazy
 
 KIT = "kit"
 COMPOSE = "compose"
@@ -302,27 +303,25 @@ def _yaml_kind_by_name(lower: str, name: str) -> str:
 
 
 _LINE_KEY = r"(?m)^{}\s*:"
-_KIT_MARK = re.compile(r"(?m)^apiVersion:\s*[\"']?sandkit/v1\b")
-_K8S_API = re.compile(_LINE_KEY.format("apiVersion"))
-_K8S_KIND = re.compile(_LINE_KEY.format("kind"))
-_SERVICES = re.compile(_LINE_KEY.format("services"))
-_JOBS = re.compile(_LINE_KEY.format("jobs"))
-_ON = re.compile(r"(?m)^[\"']?(?:on|true)[\"']?\s*:")
-_RUNS = re.compile(_LINE_KEY.format("runs"))
-_NOMAD = re.compile(r'(?m)^(?:job\s+"|client\s*\{)')
-_QUADLET_POD = re.compile(r"(?m)^\[Pod\]")
-_GITLAB_RUNNERS = re.compile(r"(?m)^\s*\[\[\s*runners\s*\]\]")
+_KIT_MARK = lazy(r"(?m)^apiVersion:\s*[\"']?sandkit/v1\b")
+_K8S_API = lazy(_LINE_KEY.format("apiVersion"))
+_K8S_KIND = lazy(_LINE_KEY.format("kind"))
+_SERVICES = lazy(_LINE_KEY.format("services"))
+_JOBS = lazy(_LINE_KEY.format("jobs"))
+_ON = lazy(r"(?m)^[\"']?(?:on|true)[\"']?\s*:")
+_RUNS = lazy(_LINE_KEY.format("runs"))
+_NOMAD = lazy(r'(?m)^(?:job\s+"|client\s*\{)')
+_QUADLET_POD = lazy(r"(?m)^\[Pod\]")
+_GITLAB_RUNNERS = lazy(r"(?m)^\s*\[\[\s*runners\s*\]\]")
 #: Ansible modules that start containers, and ``docker|podman run`` in a shell or command task.
-_ANSIBLE_CONTAINER = re.compile(r"\b(?:docker|podman)_(?:container|swarm_service|compose(?:_v2)?)\s*:")
-_ANSIBLE_SHELL = re.compile(r"(?m)^\s*(?:-\s+)?(?:ansible\.(?:builtin|legacy)\.)?(?:shell|command|raw)\s*:")
-_RUNTIME_RUN = re.compile(r"\b(?:docker|podman)\b[^\n]{0,200}?\brun\b")
-_JSON_PATCH = re.compile(
-    r'\A(?:\s*#[^\n]*\n)*\s*(?:-\s+(?:op|path|value|from)\s*:|\[\s*\{\s*"(?:op|path|value|from)"\s*:)'
-)
+_ANSIBLE_CONTAINER = lazy(r"\b(?:docker|podman)_(?:container|swarm_service|compose(?:_v2)?)\s*:")
+_ANSIBLE_SHELL = lazy(r"(?m)^\s*(?:-\s+)?(?:ansible\.(?:builtin|legacy)\.)?(?:shell|command|raw)\s*:")
+_RUNTIME_RUN = lazy(r"\b(?:docker|podman)\b[^\n]{0,200}?\brun\b")
+_JSON_PATCH = lazy(r'\A(?:\s*#[^\n]*\n)*\s*(?:-\s+(?:op|path|value|from)\s*:|\[\s*\{\s*"(?:op|path|value|from)"\s*:)')
 
 
-_JSON_K8S = re.compile(r'"apiVersion"\s*:\s*"[\w./-]+"')
-_JSON_KIND = re.compile(r'"kind"\s*:\s*"[A-Z]\w*"')
+_JSON_K8S = lazy(r'"apiVersion"\s*:\s*"[\w./-]+"')
+_JSON_KIND = lazy(r'"kind"\s*:\s*"[A-Z]\w*"')
 
 
 def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:

@@ -20,6 +20,8 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
+from sandkit.lazy_regex import lazy
+
 MAX_LOCKFILE_BYTES = 32 * 1024 * 1024
 VERSION = {
     "npm": re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]{1,64})?"),
@@ -81,7 +83,7 @@ def _pnpm_lock(text: str) -> Versions:
     return out.found
 
 
-_YARN_VERSION = re.compile(r'  version:? "?([^"\s]+)"?\s*$')
+_YARN_VERSION = lazy(r'  version:? "?([^"\s]+)"?\s*$')
 
 
 def _yarn_name(spec: str) -> str:
@@ -162,7 +164,7 @@ def _toml_packages(table: str) -> Reader:
     return read
 
 
-_REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*([^\s;#\\]+)")
+_REQUIREMENT = lazy(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*([^\s;#\\]+)")
 
 
 def _requirements(text: str) -> Versions:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Edit, Finding, FixContext, Hit
 from sandkit.lint.source import SourceFile
 
@@ -23,8 +24,8 @@ Check = Callable[[SourceFile], Iterable[Hit]]
 #: A fix: the edits that repair the given findings of one file (see :mod:`sandkit.lint.fixing`).
 Fixer = Callable[[SourceFile, Sequence[Finding], FixContext], Iterable[Edit]]
 
-_ID = re.compile(r"[A-Z]{2}\d{3}")
-_SECTION = re.compile(r"^(Why|Fix|Example|Examples|Not a finding):\s*$", re.MULTILINE)
+_ID = lazy(r"[A-Z]{2}\d{3}")
+_SECTION = lazy(r"^(Why|Fix|Example|Examples|Not a finding):\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)

@@ -8,18 +8,18 @@ ignore (config, ``--ignore``, ``--extend-ignore``) is taken away from the result
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from sandkit.errors import UsageError
+from sandkit.lazy_regex import lazy
 from sandkit.lint.registry import RuleInfo
 
 R = TypeVar("R", bound=RuleInfo)  # a registered rule, or one from the index
 
 ALL = "ALL"
-_PREFIX = re.compile(r"[A-Z]{1,2}|[A-Z]{2}\d{1,2}")
+_PREFIX = lazy(r"[A-Z]{1,2}|[A-Z]{2}\d{1,2}")
 
 
 def split_list(value: str | None) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from sandkit.lazy_regex import AnyPattern
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import BoundHit, Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, mappings, walk
 
@@ -75,7 +76,7 @@ class SourceFile:
         line = bisect.bisect_right(self._line_starts, offset)
         return Pos(line, offset - self._line_starts[line - 1] + 1)
 
-    def search(self, pattern: re.Pattern[str]) -> Iterator[tuple[re.Match[str], Pos]]:
+    def search(self, pattern: AnyPattern) -> Iterator[tuple[re.Match[str], Pos]]:
         """Every match of ``pattern`` in the raw text with its position."""
         for match in pattern.finditer(self.text):
             yield match, self.pos_at(match.start())

@@ -7,11 +7,12 @@ TOML, JSONC, Markdown, INI-like files). Keys may be rule IDs, rule names or whol
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-_MARK = re.compile(r"(?:#|//|<!--|;|/\*)[ \t]*sandkit:[ \t]*ignore\[([^\]\n]*)\]([^\n]*)")
-_CLOSERS = re.compile(r"\s*(?:-->|\*/)\s*$")
+from sandkit.lazy_regex import lazy
+
+_MARK = lazy(r"(?:#|//|<!--|;|/\*)[ \t]*sandkit:[ \t]*ignore\[([^\]\n]*)\]([^\n]*)")
+_CLOSERS = lazy(r"\s*(?:-->|\*/)\s*$")
 
 
 @dataclass(frozen=True)

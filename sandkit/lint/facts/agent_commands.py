@@ -10,12 +10,13 @@ import re
 from collections.abc import Iterator
 
 from sandkit.agents import CATALOGUE
+from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.syntax.shell import Word
 
 #: Downloading code and running it in one go: ``curl ... | sh``, ``bash <(curl ...)``,
 #: ``irm ... | iex``, piping into python/node/perl/ruby, ``eval "$(curl ...)"``,
 #: ``bash -c "$(curl ...)"`` (and python/node/perl given the download as their program).
-FETCH_RUN = re.compile(
+FETCH_RUN = lazy(
     r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|;&\n]{0,500}\|\s*"
     r"(?:sudo\s+)?(?:(?:ba|z|da)?sh\b|(?:python3?|node|perl|ruby)\b(?!\s+-[a-z]*[cemn]\b)|(?:iex|invoke-expression)\b)|"
     r"(?:(?:ba|z|da)?sh|source|\.)\s+<\(\s*(?:curl|wget)\b|\biex\s*\(\s*(?:\(\s*)?(?:new-object|iwr|irm|invoke-)|"
@@ -24,7 +25,7 @@ FETCH_RUN = re.compile(
 )
 #: Downloading a file and running it in the same line: ``curl -o x URL && sh x``, ``wget -O x
 #: URL; chmod +x x && ./x``.
-DOWNLOAD_THEN_RUN = re.compile(
+DOWNLOAD_THEN_RUN = lazy(
     r"(?i)\b(?:curl|wget)\b[^\n;&|]{0,300}?\s(?:-o|-O|--output(?:-document)?)[ =]\S+[^\n]{0,300}?(?:&&|;)\s*"
     r"(?:chmod\s+\+?[0-7x]+\s+\S+\s*(?:&&|;)\s*)?(?:sudo\s+)?(?:(?:ba|z|da)?sh\s|python3?\s|node\s|\./|/tmp/)"
 )
@@ -32,7 +33,7 @@ DOWNLOAD_THEN_RUN = re.compile(
 #: -d``, ``--data-binary @``, ``-F``, ``-T``, ``wget --post-data``, ``Invoke-WebRequest -Body``)
 #: made of ``env``/``printenv``, /proc/self/environ, .env, SSH, cloud or package-manager
 #: credentials, or a token-named variable; or such a source piped into curl, wget or nc.
-SEND_SECRETS = re.compile(
+SEND_SECRETS = lazy(
     r"(?i)\b(?:curl|wget|nc|ncat|netcat|invoke-webrequest|invoke-restmethod|iwr|irm)\b[^\n]{0,300}?"
     r"(?:\s-d|\s--data(?:-\w+)?|\s-F|\s--form|\s-T|\s--upload-file|\s--post-(?:data|file)|\s-Body)\b"
     r"[^\n]{0,300}?(?:\$\(\s*(?:env|printenv|set)\b|\benv\s*\)|/proc/self/environ|@?[\w./~-]*\.env\b|"
@@ -46,7 +47,7 @@ SEND_SECRETS = re.compile(
 LINE_LIMIT = 1000
 
 
-def matches_by_line(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+def matches_by_line(pattern: AnyPattern, text: str) -> Iterator[re.Match[str]]:
     """The first match of ``pattern`` in each line of ``text``, read up to :data:`LINE_LIMIT`
     characters a line (offsets are of ``text``)."""
     start = 0

@@ -10,23 +10,23 @@ Values keep the position they were written at.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from sandkit.agents import by_name
+from sandkit.lazy_regex import lazy
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 
 _CLAUDE_SETTINGS = tuple(f"/{name}" for name in by_name("Claude Code").settings_files)
 _CLAUDE_HELPERS = ("apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper")
 #: A permission allow rule that allows any command (``Bash``, ``Bash(*)``, ``*``).
-BLANKET_ALLOW = re.compile(
+BLANKET_ALLOW = lazy(
     r"(?i)^(?:\*|bash|shell|bash\(\s*\*?\s*(?::\s*\*)?\s*\)|"
     r"shell\(\s*\*?\s*(?::\s*\*)?\s*\)|\w+\(\s*\*\s*\))$"
 )
 #: Gemini's shell tool with no command prefix (``run_shell_command``, ``ShellTool``, ``(*)``).
-ANY_SHELL = re.compile(r"\s*(?:run_shell_command|ShellTool)\s*(?:\(\s*\*?\s*\))?\s*")
+ANY_SHELL = lazy(r"\s*(?:run_shell_command|ShellTool)\s*(?:\(\s*\*?\s*\))?\s*")
 _GEMINI_TOOL_COMMANDS = ("discoveryCommand", "callCommand", "toolDiscoveryCommand", "toolCallCommand")
 _EDITOR_SWITCHES = (
     "task.allowAutomaticTasks",

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sandkit.agents import CATALOGUE, AgentAction
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import AGENT_NAMES
 from sandkit.lint.facts.workflows import Job, jobs
 from sandkit.lint.source import SourceFile
@@ -48,19 +49,19 @@ _TRIAGE_TYPES = frozenset(
     }
 )
 #: An ``if:`` that decides by who triggered the run (or keeps out forks).
-_ACTOR_CONDITION = re.compile(
+_ACTOR_CONDITION = lazy(
     r"author_association|github\.(?:actor|triggering_actor)\b|sender\.(?:login|id)|\.user\.(?:login|id)\b|"
     r"\b(?:OWNER|MEMBER|COLLABORATOR)\b|head\.repo\.(?:fork|full_name)|github\.repository_owner\b"
 )
 #: A step that asks GitHub for the actor's permission or membership before the agent runs.
-_ACTOR_CHECK_STEP = re.compile(
+_ACTOR_CHECK_STEP = lazy(
     r"(?i)permission|check-?actor|membership|collaborators/[^\s]*\b|getCollaboratorPermissionLevel|"
     r"orgs/[^\s]+/members/|author_association"
 )
 #: Runners that start a package's command (``npx @anthropic-ai/claude-code -p``).
 _LAUNCHERS = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "sudo", "env", "exec", "dlx", "run", "time"})
 _ACTIONS = {action.uses: (agent.name, action) for agent in CATALOGUE for action in agent.actions}
-_SECRET_NAMES = re.compile(r"(?i)(?:^|_)(?:AWS|GOOGLE|GCP|GCLOUD|CLOUDSDK|AZURE|ARM|DIGITALOCEAN|KUBE)_?")
+_SECRET_NAMES = lazy(r"(?i)(?:^|_)(?:AWS|GOOGLE|GCP|GCLOUD|CLOUDSDK|AZURE|ARM|DIGITALOCEAN|KUBE)_?")
 #: Actions that put cloud credentials into the job's environment.
 CLOUD_LOGINS = (
     "aws-actions/configure-aws-credentials",

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandkit.agents import CATALOGUE
+from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 
 #: Words that name a coding agent in an image, container name or command: each agent's own (from
 #: the catalogue), and the generic names agent images go by.
-_AGENT_WORDS = re.compile(
+_AGENT_WORDS = lazy(
     r"(?i)(?<![a-z])("
     + "|".join(
         [
@@ -27,7 +28,7 @@ _AGENT_WORDS = re.compile(
 
 #: An agent's package being installed (npm, pip, pipx, uv) or its installer fetched: the names
 #: come from the catalogue (``@anthropic-ai/claude-code``, ``@openai/codex``, ``aider-chat`` ...).
-_AGENT_PACKAGES = re.compile(
+_AGENT_PACKAGES = lazy(
     r"(?<![\w@/.-])(?:"
     + "|".join(re.escape(package) for agent in CATALOGUE for package in agent.packages)
     + r")(?![\w/-])"

@@ -7,10 +7,10 @@ rules is a few lines over normalised facts instead of a parser per file kind.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.ansible import ansible_containers
 from sandkit.lint.facts.ci_runners import gitlab_runner_containers, gitlab_runner_environment
@@ -244,7 +244,7 @@ def _step_runs(file: SourceFile, steps: Any) -> Iterator[Container]:
 #: Top-level keys of .gitlab-ci.yml that are not jobs.
 _GITLAB_GLOBALS = frozenset({"stages", "variables", "include", "workflow", "cache", "spec"})
 _GITLAB_SCRIPTS = ("before_script", "script", "after_script")
-_DIND = re.compile(r"(?i)(?:^|/)docker:(?:[\w.-]*-)?dind\b|(?:^|/)dind\b|:dind(?:-rootless)?\b")
+_DIND = lazy(r"(?i)(?:^|/)docker:(?:[\w.-]*-)?dind\b|(?:^|/)dind\b|:dind(?:-rootless)?\b")
 
 
 def is_dind(image: str) -> bool:

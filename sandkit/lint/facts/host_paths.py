@@ -13,20 +13,21 @@ import posixpath
 import re
 
 from sandkit.agents import CATALOGUE
+from sandkit.lazy_regex import lazy
 
 _HOME_VARS = {"HOME", "USERPROFILE"}
 _RUNTIME_VARS = {"XDG_RUNTIME_DIR"}
 _TEMP_VARS = {"TMPDIR", "TMP", "TEMP"}
 #: A ``${...}`` with no ``${`` inside it: expanding these innermost ones first unwraps nested defaults.
-_BRACED = re.compile(r"\$\{(?:localEnv:|env:)?(\w+)(?:(:?[-=?+]|:)([^{}]*))?\}")
+_BRACED = lazy(r"\$\{(?:localEnv:|env:)?(\w+)(?:(:?[-=?+]|:)([^{}]*))?\}")
 _MAX_NESTING = 8
-_BARE = re.compile(r"\$(\w+)")
-_USER_HOME = re.compile(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
-_USER_RUNTIME = re.compile(r"^/run/user/(?:\d+|UID|\$\(id -u\)|\$\{?UID\}?)(?=/|$)")
+_BARE = lazy(r"\$(\w+)")
+_USER_HOME = lazy(r"^(?:/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+_USER_RUNTIME = lazy(r"^/run/user/(?:\d+|UID|\$\(id -u\)|\$\{?UID\}?)(?=/|$)")
 #: Socket file names of the runtimes, whatever folder holds them: docker.sock, docker.raw.sock and
 #: docker-cli.sock (Docker Desktop), podman-machine-default-api.sock (Podman machine),
 #: containerd.sock.ttrpc, crio.sock, buildkitd.sock, docker_engine (the Windows named pipe) ...
-_SOCKET_NAME = re.compile(
+_SOCKET_NAME = lazy(
     r"^(?:[\w.-]*?(?:docker|podman|containerd|crio|cri-dockerd|dockershim|buildkitd|colima|nerdctl)"
     r"[\w.-]*\.sock(?:\.raw|\.ttrpc)?|docker_engine)$"
 )
@@ -99,7 +100,7 @@ CREDENTIAL_PATHS = (
     *(path for agent in CATALOGUE for path in agent.credential_files),
 )
 # Files inside ~/.ssh that hold nothing secret (public keys, host keys, client settings).
-HARMLESS_SSH = re.compile(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")
+HARMLESS_SSH = lazy(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")
 
 # Rule triggers (see the rules package docs): a mount can only be a finding if the text spells
 # one of these. The host's root "/" is caught by a slash that ends a token (a superset that
@@ -191,8 +192,8 @@ def _is_ancestor(parent: str, child: str) -> bool:
     return child.startswith(parent.rstrip("/") + "/")
 
 
-_WORKSPACE_FOLDER = re.compile(r"^\$\{localWorkspaceFolder\}(?=/|$)")
-_WORKING_FOLDER = re.compile(r"^(?:\$\{PWD\}|\$PWD|\$\(pwd\)|`pwd`)(?=/|$)")
+_WORKSPACE_FOLDER = lazy(r"^\$\{localWorkspaceFolder\}(?=/|$)")
+_WORKING_FOLDER = lazy(r"^(?:\$\{PWD\}|\$PWD|\$\(pwd\)|`pwd`)(?=/|$)")
 
 
 def above_project(raw: str, folder: str) -> str:

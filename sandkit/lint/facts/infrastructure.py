@@ -9,10 +9,10 @@ kept as text and never match a path or a flag, so only what the file itself says
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.container_model import Container, Mount, Setting, short_volume_read_only, split_volume, strings
 from sandkit.lint.facts.kubernetes import pod_specs
 from sandkit.lint.source import SourceFile
@@ -57,7 +57,7 @@ def _text(value: Any) -> str:
     return str(value) if isinstance(value, str) else ""
 
 
-_PATHEXPAND = re.compile(r'pathexpand\(\s*"([^"]*)"\s*\)')
+_PATHEXPAND = lazy(r'pathexpand\(\s*"([^"]*)"\s*\)')
 
 
 def _read_only(block: PMap) -> bool:

@@ -12,10 +12,10 @@ resource reads like a Pod.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.container_model import Container, Mount, Setting, env_items, strings
 from sandkit.lint.facts.docker_cli import RUNTIMES, from_commands
 from sandkit.lint.source import SourceFile
@@ -34,7 +34,7 @@ _CONTAINER_GROUPS = {
     "init_container": "init container",
 }
 _POD_HOST = {"hostNetwork": "network", "hostPID": "pid", "hostIPC": "ipc"}
-_SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
+_SNAKE = lazy(r"(?<!^)(?=[A-Z])")
 _SHELL_TEXT = ("script", "source")  # Tekton step scripts, Argo script sources
 
 

@@ -18,11 +18,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS, TOKEN_TAILS, is_placeholder, is_secret_key
+from sandkit.lazy_regex import lazy
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
 
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=]{40,}")
+_UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_KEY_MATERIAL = lazy(r"[A-Za-z0-9+/=]{40,}")
 _SEQUENCES = ("abcdefgh", "bcdefghi", "12345678", "23456789", "qwertyui", "ABCDEFGH")
 _MIXED_KINDS = frozenset(
     {
@@ -43,7 +44,7 @@ _MIXED_KINDS = frozenset(
         "Slack token",
     }
 )
-_PREFIX = re.compile(
+_PREFIX = lazy(
     r"^(?:[a-z]{2,6}_(?:pat_)?|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|[sr]k_live_|"
     r"sk-(?:ant-(?:api\d\d-|admin\d\d-)?|proj-|svcacct-|admin-)?|AIza|GOCSPX-|"
     r"npm_|hf_|dckr_pat_|SG\.|pypi-|A[KSBC][IC]A)"
@@ -214,12 +215,12 @@ LOCKFILES = frozenset(
         "pipfile.lock",
     }
 )
-_VERSION = re.compile(r"(?:npm:|workspace:)?[\^~<>=v]*\d+(?:\.[\dx*]+){1,3}(?:[-+.][\w.-]+)?(?:\s*\|\|.*)?")
+_VERSION = lazy(r"(?:npm:|workspace:)?[\^~<>=v]*\d+(?:\.[\dx*]+){1,3}(?:[-+.][\w.-]+)?(?:\s*\|\|.*)?")
 # A key that names where a secret is kept (the key inside a Secret, the Secret's name), whose value
 # is that name: adminPasswordKey: postgres-password, existingSecret: db-creds, auth-secret: ns/name.
-_REFERENCE_NAME = re.compile(r"(?i)(?:key|name|ref|secret|secrets|file|path|selector|field)$")
-_OBJECT_NAME = re.compile(r"[a-z0-9](?:[a-z0-9._-]{0,251}[a-z0-9])?(?:/[a-z0-9](?:[a-z0-9._-]{0,251}[a-z0-9])?)?")
-_PATTERN_CHARS = re.compile(r"\\[dswbDSWB.]|\(\?|\[\^?[^\]]*\][*+?{]|\.\*|\{\d+(?:,\d*)?\}")
+_REFERENCE_NAME = lazy(r"(?i)(?:key|name|ref|secret|secrets|file|path|selector|field)$")
+_OBJECT_NAME = lazy(r"[a-z0-9](?:[a-z0-9._-]{0,251}[a-z0-9])?(?:/[a-z0-9](?:[a-z0-9._-]{0,251}[a-z0-9])?)?")
+_PATTERN_CHARS = lazy(r"\\[dswbDSWB.]|\(\?|\[\^?[^\]]*\][*+?{]|\.\*|\{\d+(?:,\d*)?\}")
 #: Folders and names of test fixtures and documentation examples (see :func:`is_example_path`).
 _EXAMPLE_FOLDERS = frozenset(
     {
@@ -256,7 +257,7 @@ _EXAMPLE_FOLDERS = frozenset(
         "stubs",
     }
 )
-_EXAMPLE_NAME = re.compile(
+_EXAMPLE_NAME = lazy(
     r"(?i)(?:^test_|_test\.|\.test\.|\.spec\.|_spec\.|\.example$|\.sample$|\.dist$|\.template$|"
     r"(?:^|[_.-])(?:stub|mock|fake|dummy)s?[_.-]|^example|\.md$|\.mdx$|\.rst$|\.adoc$|\.ipynb$)"
 )
@@ -296,9 +297,9 @@ def is_reference(name: str, value: str) -> bool:
     return bool(re.search(r"[-./]", text))
 
 
-_QUALIFIED_NAME = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}/[A-Za-z0-9._-]*")
-_TYPE_NAME = re.compile(r"(?i)(?:non-empty-|nullable-)?(?:string|number|integer|boolean|object|array|mapping|sequence)")
-_WORDS = re.compile(r"(?<![A-Za-z0-9])[a-z]{4,}-[a-z]{4,}(?![A-Za-z0-9])")
+_QUALIFIED_NAME = lazy(r"(?:[a-z0-9-]+\.)+[a-z]{2,}/[A-Za-z0-9._-]*")
+_TYPE_NAME = lazy(r"(?i)(?:non-empty-|nullable-)?(?:string|number|integer|boolean|object|array|mapping|sequence)")
+_WORDS = lazy(r"(?<![A-Za-z0-9])[a-z]{4,}-[a-z]{4,}(?![A-Za-z0-9])")
 
 
 def literal_secret(name: str, value: object) -> bool:

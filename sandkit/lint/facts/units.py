@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.container_model import Container, Setting
 from sandkit.lint.facts.docker_cli import container_from_args, from_commands, global_host
 from sandkit.lint.source import SourceFile
@@ -41,7 +42,7 @@ _TRUE = ("true", "yes", "1", "on")
 #: systemd specifiers in paths: the user's home, runtime folder and ID (a user unit's values; in a
 #: system unit %t is /run, whose sockets are the rootful ones, which are reported too).
 _SPECIFIERS = {"%h": "$HOME", "%t": "$XDG_RUNTIME_DIR", "%U": "$UID", "%%": "%"}
-_SPECIFIER = re.compile("|".join(re.escape(s) for s in _SPECIFIERS))
+_SPECIFIER = lazy("|".join(re.escape(s) for s in _SPECIFIERS))
 _SHELLS = ("sh", "bash", "dash", "zsh")
 
 

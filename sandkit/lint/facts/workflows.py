@@ -3,21 +3,19 @@ which checkouts fetch untrusted code, and where secrets are referenced."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
 # "secrets" as the context itself, not the end of a name (needs.x-with-inherited-secrets.outputs.y).
-SECRET_REF = re.compile(
-    r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})"
-)
+SECRET_REF = lazy(r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})")
 UNTRUSTED_TRIGGERS = ("pull_request_target", "workflow_run")
 # Expressions naming the code of a pull request (or of the run that triggered workflow_run).
-_HEAD_REF = re.compile(
+_HEAD_REF = lazy(
     r"github\.event\.pull_request\.head\.(?:sha|ref)|github\.head_ref|"
     r"github\.event\.workflow_run\.head_(?:sha|branch)|refs/pull/|"
     r"github\.event\.pull_request\.merge_commit_sha|github\.event\.number|"

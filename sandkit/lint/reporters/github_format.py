@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
+from sandkit.lazy_regex import lazy
 from sandkit.lint.reporters import Report
 
 # Control characters other than line breaks (which are %-escaped) would reach the log raw.
-_CONTROL = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL = lazy("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 _LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "notice", "info": "notice"}
 

@@ -8,14 +8,14 @@ escapes; attribute and text escaping is ElementTree's.
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from itertools import groupby
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.model import Finding
 from sandkit.lint.reporters import Report
 
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_XML = lazy("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml_text(text: str) -> str:

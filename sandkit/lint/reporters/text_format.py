@@ -7,12 +7,11 @@ shown as escapes, never written raw.
 
 from __future__ import annotations
 
-import re
-
+from sandkit.lazy_regex import lazy
 from sandkit.lint.model import Finding
 from sandkit.lint.reporters import Report
 
-_UNSAFE = re.compile(
+_UNSAFE = lazy(
     "[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
     "\ud800-\udfff\U000e0000-\U000e007f]"
 )

@@ -11,9 +11,9 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import re
 from collections.abc import Iterator
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import FETCH_RUN
 from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit, clip
@@ -21,23 +21,23 @@ from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import Pos
 
-_HIDDEN_SCRIPT = re.compile(
+_HIDDEN_SCRIPT = lazy(
     r"(?:^|[\s`(\"'])(?:bash|sh|zsh|source|python3?|node|deno|pwsh|\.)[ \t]+(?:\./)?"
     r"(\.(?!github/|devcontainer/|\.)[A-Za-z0-9_-]{1,40}/[^\s`\"')]{1,200})"
 )
-_DOWNLOAD = re.compile(r"(?i)\b(?:curl|wget)\b")
-_OUTPUT = re.compile(r"[ \t](?:-o|-O|--output)[ \t]+\S")
-_THEN_RUN = re.compile(r"(?:&&|;)[ \t]*(?:chmod[ \t]+\+x|(?:ba|z)?sh[ \t]|python3?[ \t]|\./|/)")
-_TARGET = re.compile(r"://|\w\.[A-Za-z]{2,}\b|\$")  # a URL, a host name or a variable
-_NEGATED = re.compile(r"(?i)\b(?:never|don'?t|do not|avoid|instead of|rather than|not)\b")
-_TOOL_COMMENT = re.compile(
+_DOWNLOAD = lazy(r"(?i)\b(?:curl|wget)\b")
+_OUTPUT = lazy(r"[ \t](?:-o|-O|--output)[ \t]+\S")
+_THEN_RUN = lazy(r"(?:&&|;)[ \t]*(?:chmod[ \t]+\+x|(?:ba|z)?sh[ \t]|python3?[ \t]|\./|/)")
+_TARGET = lazy(r"://|\w\.[A-Za-z]{2,}\b|\$")  # a URL, a host name or a variable
+_NEGATED = lazy(r"(?i)\b(?:never|don'?t|do not|avoid|instead of|rather than|not)\b")
+_TOOL_COMMENT = lazy(
     r"(?i)^\s*(?:markdownlint|prettier|eslint|vale|textlint|cspell|toc|/?toc|end|begin|start|"
     r"stop|sandkit:|omit|include|snippet|region|endregion|lint|@|#|\w+-(?:start|end)|"
     r"all-contributors|github-only|badges?|readme|---)"
 )
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{200,}={0,2}")
-_HEX = re.compile(r"[0-9A-Fa-f]+")
-_RISKY_WORDS = re.compile(
+_BASE64 = lazy(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{200,}={0,2}")
+_HEX = lazy(r"[0-9A-Fa-f]+")
+_RISKY_WORDS = lazy(
     r"(?i)\b(?:ignore|disregard|do not (?:tell|mention|reveal)|secret|"
     r"token|password|credential|curl|wget|exfiltrat\w*|send|upload|run|"
     r"execute|install)\b"
@@ -109,8 +109,8 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
             )
 
 
-_FENCE = re.compile(r"(?m)^ {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)[^`\n]+?\1")
+_FENCE = lazy(r"(?m)^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = lazy(r"(`+)[^`\n]+?\1")
 
 
 def _code_spans(text: str) -> list[tuple[int, int]]:

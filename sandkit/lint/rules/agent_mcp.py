@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import FETCH_RUN
 from sandkit.lint.facts.mcp_servers import McpServer, mcp_servers
 from sandkit.lint.facts.secret_values import find_tokens, literal_secret
@@ -24,8 +25,8 @@ _TRIGGERS = ("command", "url", "Url", "uri")
 _NPM_RUNNERS = {"npx", "bunx", "pnpx"}
 _DLX = {"pnpm", "yarn", "bun", "npm"}  # pnpm dlx, yarn dlx, bun x, npm exec
 _PY_RUNNERS = {"uvx", "pipx", "uv"}
-_NPM_EXACT = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]{1,64})?")
-_PY_EXACT = re.compile(r"(?:==|@)\d+(?:\.\d+){1,3}(?:[a-z0-9.+-]{0,32})?$")
+_NPM_EXACT = lazy(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]{1,64})?")
+_PY_EXACT = lazy(r"(?:==|@)\d+(?:\.\d+){1,3}(?:[a-z0-9.+-]{0,32})?$")
 _SHELLS = {"sh", "bash", "zsh", "dash", "pwsh", "powershell", "cmd", "cmd.exe", "powershell.exe"}
 _LOCAL_HOSTS = ("localhost", "127.", "[::1]", "0.0.0.0", "host.docker.internal")
 
@@ -288,8 +289,8 @@ def mcp_plain_http(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(item.pos, f'MCP server "{server.name}" is reached over plain http: {item.value[:80]}')
 
 
-_NPM_NAME = re.compile(r"(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*", re.IGNORECASE)
-_PY_SPEC = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9,._ -]*\])?(?:(?:@|==|~=|>=|<=|>|<|!=)[^\s;]*)?")
+_NPM_NAME = lazy(r"(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*", re.IGNORECASE)
+_PY_SPEC = lazy(r"([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9,._ -]*\])?(?:(?:@|==|~=|>=|<=|>|<|!=)[^\s;]*)?")
 
 
 def _pinned_spec(found: Unpinned, file: SourceFile, context: FixContext) -> str | None:

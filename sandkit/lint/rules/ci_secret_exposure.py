@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.workflows import (
     SECRET_REF,
     UNTRUSTED_TRIGGERS,
@@ -25,8 +26,8 @@ from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PStr
 
 _TOKEN_ONLY = frozenset({"GITHUB_TOKEN"})
-_PRINT = re.compile(r"(?:^|[;&|(]\s*|\s)(?:echo|printf)\b")
-_TO_FILE = re.compile(r"(?:>>?|\btee\b)")
+_PRINT = lazy(r"(?:^|[;&|(]\s*|\s)(?:echo|printf)\b")
+_TO_FILE = lazy(r"(?:>>?|\btee\b)")
 _MASK = "::add-mask::"
 
 
@@ -201,8 +202,8 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
             yield from _leaks(file, run, names)
 
 
-_EXPRESSION = re.compile(r"\$\{\{.*?\}\}")
-_PIPE = re.compile(r"(?<!\|)\|(?!\|)")
+_EXPRESSION = lazy(r"\$\{\{.*?\}\}")
+_PIPE = lazy(r"(?<!\|)\|(?!\|)")
 
 
 def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.workflows import Job, jobs, secret_refs, triggers, workflow
 from sandkit.lint.kinds import ACTION, WORKFLOW
 from sandkit.lint.model import Hit
@@ -14,9 +15,9 @@ from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PStr
 
-_EXPRESSION = re.compile(r"\$\{\{(.{0,500}?)\}\}", re.S)
+_EXPRESSION = lazy(r"\$\{\{(.{0,500}?)\}\}", re.S)
 #: Context values anyone who opens an issue, comments, names a branch or writes a commit sets.
-_OUTSIDER_TEXT = re.compile(
+_OUTSIDER_TEXT = lazy(
     r"github\s*\.\s*event\s*\.\s*(?:"
     r"(?:issue|pull_request|discussion)\s*\.\s*(?:title|body)|"
     r"(?:comment|review|review_comment)\s*\.\s*body|"
@@ -31,7 +32,7 @@ _SCRIPT_ACTIONS = ("actions/github-script",)
 #: Downloading the triggering run's artifacts: the official action given its run id, the
 #: community action, ``gh run download`` or github-script's artifact API.
 _DOWNLOAD_ACTIONS = ("actions/download-artifact", "dawidd6/action-download-artifact")
-_RUN_ARTIFACT = re.compile(r"gh\s+run\s+download|listWorkflowRunArtifacts|downloadArtifact|/artifacts/[^\s]*/zip")
+_RUN_ARTIFACT = lazy(r"gh\s+run\s+download|listWorkflowRunArtifacts|downloadArtifact|/artifacts/[^\s]*/zip")
 
 
 def _scripts(file: SourceFile) -> Iterator[PStr]:

@@ -23,6 +23,7 @@ import dataclasses
 import re
 from collections import defaultdict
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.model import Finding, at_least
 from sandkit.lint.repository import RepositoryView, repository_pass
 
@@ -32,10 +33,10 @@ _RUNS_UNATTENDED = {
     "agent-autorun": "runs commands with no one asked",
     "agent-mcp": "is an MCP server the agent starts on its own",
 }
-_BLOCKS = re.compile(r"(?m)^(services|jobs|workflows):[ \t]*(?:#.*)?$")
-_KEY = re.compile(r"(?m)^([ \t]+)([^\s#:][^:\n]*?|\"[^\"\n]*\"|'[^'\n]*'):(?:[ \t]|$)")
-_DOCUMENT = re.compile(r"(?m)^---")
-_TOP_LEVEL = re.compile(r"(?m)^[^\s#-][^:\n]*:")
+_BLOCKS = lazy(r"(?m)^(services|jobs|workflows):[ \t]*(?:#.*)?$")
+_KEY = lazy(r"(?m)^([ \t]+)([^\s#:][^:\n]*?|\"[^\"\n]*\"|'[^'\n]*'):(?:[ \t]|$)")
+_DOCUMENT = lazy(r"(?m)^---")
+_TOP_LEVEL = lazy(r"(?m)^[^\s#-][^:\n]*:")
 _MAX_TEXT = 2_000_000
 
 

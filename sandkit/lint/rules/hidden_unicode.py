@@ -19,18 +19,19 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.model import Edit, Finding, FixContext, Hit
 from sandkit.lint.registry import fixer, rule
 from sandkit.lint.source import SourceFile
 
-_TAGS = re.compile("[\U000e0000-\U000e007f]+")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u061c\u200e\u200f]+")
-_FORMAT = re.compile(
+_TAGS = lazy("[\U000e0000-\U000e007f]+")
+_BIDI = lazy("[\u202a-\u202e\u2066-\u2069\u061c\u200e\u200f]+")
+_FORMAT = lazy(
     "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f"
     "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a\U000e0100-\U000e01ef]+"
 )
-_ANY = re.compile(f"{_TAGS.pattern}|{_BIDI.pattern}|{_FORMAT.pattern}")
+_ANY = lazy(f"{_TAGS.pattern}|{_BIDI.pattern}|{_FORMAT.pattern}")
 _STRONG = (kinds.AGENT_INSTRUCTIONS, kinds.AGENT_CONFIG)
 #: Instruction and configuration files, plus prose an agent reads (Markdown, text).
 _KINDS = tuple(k for k in kinds.KINDS if k != kinds.TEXT)
@@ -288,7 +289,7 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
         )
 
 
-_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|__tests__|spec|fixtures?|testdata)/|[._-](?:test|spec)\.\w+$|(?:^|/)test_")
+_TEST_PATH = lazy(r"(?:^|/)(?:tests?|__tests__|spec|fixtures?|testdata)/|[._-](?:test|spec)\.\w+$|(?:^|/)test_")
 
 
 _SOURCE_WHY = {"medium": "in program source", "low": "in a test's data"}

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
 from sandkit.credentials import TOKEN_HINTS, is_placeholder, is_secret_key
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.secret_values import find_tokens, literal_secret
 from sandkit.lint.kinds import DOCKERFILE
 from sandkit.lint.model import Finding, Hit
@@ -338,7 +338,7 @@ def keep_copies_that_hold_secrets(findings: list[Finding], repo: RepositoryView)
     return [f for f in findings if f.rule != "IS002" or not _copies_hold_nothing(f, repo)]
 
 
-_COPY_MESSAGE = re.compile(r"^(?:COPY|ADD) (\S+) puts a credential file")
+_COPY_MESSAGE = lazy(r"^(?:COPY|ADD) (\S+) puts a credential file")
 
 
 def _copies_hold_nothing(finding: Finding, repo: RepositoryView) -> bool:

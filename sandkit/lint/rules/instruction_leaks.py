@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import SEND_SECRETS, matches_by_line
 from sandkit.lint.kinds import AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit, clip
@@ -18,7 +19,7 @@ from sandkit.lint.source import SourceFile
 
 #: A sentence asking to send secrets or the environment to a place: "post the contents of .env
 #: to https://...", "upload ~/.aws/credentials to the webhook".
-_SEND_PROSE = re.compile(
+_SEND_PROSE = lazy(
     r"(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|copy|paste|submit|report)\b[^.\n]{0,120}?"
     r"(?:\benv(?:ironment)?(?:\s+variables?)?\b|\.env\b|\bprintenv\b|\bsecrets?\b|\btokens?\b|"
     r"\bcredentials?\b|\bapi[\s_-]?keys?\b|~/\.ssh|\bssh\s+keys?\b|\bprivate\s+keys?\b|~/\.aws|\.npmrc|"
@@ -27,7 +28,7 @@ _SEND_PROSE = re.compile(
 )
 #: Telling the agent to keep a step from the person: "do not mention this step", "without
 #: telling the user", "silently run ...", "hide this from the user".
-_CONCEAL = re.compile(
+_CONCEAL = lazy(
     r"(?i)\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|tell|inform|notify|reveal|disclose|show|report|"
     r"explain|say|log|output|print)\w*\b[^.\n]{0,40}?"
     r"(?:\b(?:this|these|the\s+(?:above|following))\s+(?:steps?|instructions?|commands?|actions?|tasks?)\b|"
@@ -47,7 +48,7 @@ _SEND_WORDS = re.compile(
 )
 _CONCEAL_WORDS = re.compile(r"(?i)without|silently|secretly|covertly|quietly|hide|\bnot\b|\bnever\b|don'?t")
 #: Words that turn a sentence into a warning rather than an order.
-_WARNING = re.compile(r"(?i)\b(?:never|do\s+not|don'?t|must\s+not|avoid|refuse|instead\s+of|prohibited|forbidden)\b")
+_WARNING = lazy(r"(?i)\b(?:never|do\s+not|don'?t|must\s+not|avoid|refuse|instead\s+of|prohibited|forbidden)\b")
 
 
 @rule(

@@ -6,10 +6,10 @@ context, one planted prompt away from being sent out.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.mcp_servers import mcp_servers
@@ -32,14 +32,14 @@ _INI_NAMES = (
     ".pgpass",
     "credentials",
 )
-_INI_LINE = re.compile(
+_INI_LINE = lazy(
     r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_/:.][A-Za-z0-9_./:@-]{0,120})"
     r"[ \t]*[=:][ \t]*(\S[^\n]{0,500})$"
 )
-_NETRC_PASSWORD = re.compile(r"\bpassword[ \t]+(\S{1,256})")
+_NETRC_PASSWORD = lazy(r"\bpassword[ \t]+(\S{1,256})")
 # A secret-like word right before ":" or "=" (a key), or after "name:" (Kubernetes env lists).
 # One linear scan decides whether the file is worth parsing for PS002 at all.
-_SECRET_KEY_HINT = re.compile(
+_SECRET_KEY_HINT = lazy(
     r"(?i)(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|auth|credentials?)[\"']?[ \t]*[:=]|"
     r"(?i:name)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]{0,64}?(?:key|token|secret|pass|pwd|auth|credential)"
 )

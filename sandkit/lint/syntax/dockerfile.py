@@ -12,11 +12,12 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import Pos
 
-_DIRECTIVE = re.compile(r"#\s*escape\s*=\s*(\S)", re.IGNORECASE)
-_HEREDOC = re.compile(r"<<(-?)[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
-_INSTRUCTION = re.compile(r"[ \t]*([A-Za-z]+)([ \t]+|$)")
+_DIRECTIVE = lazy(r"#\s*escape\s*=\s*(\S)", re.IGNORECASE)
+_HEREDOC = lazy(r"<<(-?)[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
+_INSTRUCTION = lazy(r"[ \t]*([A-Za-z]+)([ \t]+|$)")
 
 
 @dataclass

@@ -23,10 +23,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
 
 MAX_DEPTH = 64
-_TOKEN = re.compile(
+_TOKEN = lazy(
     r"""
     (?P<newline>\n)
   | (?P<space>[ \t\r]+|\\\r?\n)

@@ -24,18 +24,20 @@ import json
 import re
 from typing import Any
 
+from sandkit.lazy_regex import lazy
+
 # `x | default(true)` (Jinja), `default "x" .y` (Go templates): the value when nothing overrides it
-_DEFAULT = re.compile(r"\bdefault\s*\(?\s*(true|false|True|False|\d+|\"[^\"\n]{0,200}\"|'[^'\n]{0,200}')")
-_STATEMENT = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
-_DIRECTIVE = re.compile(r"\{\{-?(?P<body>.*?)-?\}\}", re.DOTALL)
-_VALUES_PATH = re.compile(r"(?<![\w$])\.Values((?:\.[A-Za-z_][\w-]*)+)")
-_OPEN = re.compile(r"^\s*(if|range|with|define|block)\b")
-_ELSE = re.compile(r"^\s*else\b")
-_END = re.compile(r"^\s*end\b")
-_COMMENT = re.compile(r"^\s*/\*.*\*/\s*$", re.DOTALL)
-_ASSIGNMENT = re.compile(r"^\s*\$\w+\s*:?=")  # {{ $x := ... }} renders nothing
-_PLAIN = re.compile(r"^[A-Za-z0-9_./:@+-]*$")
-_BLOCK_OUTPUT = re.compile(r"\bn?indent\b|\btoYaml\b")
+_DEFAULT = lazy(r"\bdefault\s*\(?\s*(true|false|True|False|\d+|\"[^\"\n]{0,200}\"|'[^'\n]{0,200}')")
+_STATEMENT = lazy(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+_DIRECTIVE = lazy(r"\{\{-?(?P<body>.*?)-?\}\}", re.DOTALL)
+_VALUES_PATH = lazy(r"(?<![\w$])\.Values((?:\.[A-Za-z_][\w-]*)+)")
+_OPEN = lazy(r"^\s*(if|range|with|define|block)\b")
+_ELSE = lazy(r"^\s*else\b")
+_END = lazy(r"^\s*end\b")
+_COMMENT = lazy(r"^\s*/\*.*\*/\s*$", re.DOTALL)
+_ASSIGNMENT = lazy(r"^\s*\$\w+\s*:?=")  # {{ $x := ... }} renders nothing
+_PLAIN = lazy(r"^[A-Za-z0-9_./:@+-]*$")
+_BLOCK_OUTPUT = lazy(r"\bn?indent\b|\btoYaml\b")
 TEMPLATE_VALUE = "(template)"  # what an expression values.yaml does not settle stands for: a plain scalar
 _FLOW_LIMIT = 4000  # characters a value rendered in flow style may take
 
@@ -86,8 +88,8 @@ def _resolved(body: str, values: Any) -> str | None:
     return text if len(text) <= _FLOW_LIMIT else None
 
 
-_CONDITION = re.compile(r"^\s*(?:else\s+)?(?:if|with)\s+(?P<expr>.*?)\s*$", re.DOTALL)
-_TOKEN = re.compile(r'\s*(\(|\)|"(?:[^"\\]|\\.)*"|[^\s()]+)')
+_CONDITION = lazy(r"^\s*(?:else\s+)?(?:if|with)\s+(?P<expr>.*?)\s*$", re.DOTALL)
+_TOKEN = lazy(r'\s*(\(|\)|"(?:[^"\\]|\\.)*"|[^\s()]+)')
 _MAX_TOKENS = 64  # a condition longer than this is left undecided
 
 

@@ -11,14 +11,14 @@ at its own line and column. Reading never fails.
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass, field
 
+from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.syntax.tree import Pos
 
-_SECTION = re.compile(r"\[([^\]\n]*)\]")
-_UNIT_KEY = re.compile(r"([A-Za-z0-9_.@-]+)[ \t]*=[ \t]*")
-_PROPERTY_KEY = re.compile(r"((?:\\.|[^\s:=\\])+)[ \t]*[:=]?[ \t]*")
+_SECTION = lazy(r"\[([^\]\n]*)\]")
+_UNIT_KEY = lazy(r"([A-Za-z0-9_.@-]+)[ \t]*=[ \t]*")
+_PROPERTY_KEY = lazy(r"((?:\\.|[^\s:=\\])+)[ \t]*[:=]?[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def parse_properties(text: str) -> list[Entry]:
     return _parse(text, _PROPERTY_KEY, "#!", sections=False, join="")
 
 
-def _parse(text: str, key_pattern: re.Pattern[str], comments: str, *, sections: bool, join: str) -> list[Entry]:
+def _parse(text: str, key_pattern: AnyPattern, comments: str, *, sections: bool, join: str) -> list[Entry]:
     entries: list[Entry] = []
     section = ""
     lines = text.split("\n")

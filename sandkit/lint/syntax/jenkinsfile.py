@@ -14,14 +14,15 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import Pos
 
 _STRING = r"(?P<quote>'''|\"\"\"|'|\")"
 # sh 'x', sh "x", sh '''x''', sh(script: 'x', ...), sh(returnStdout: true, script: "x"), bat/pwsh too.
-_SHELL_STEP = re.compile(r"\b(?:sh|bash)\b\s*\(?(?:\s*\w+\s*:\s*[^,()'\"]*,)*\s*(?:script\s*:\s*)?" + _STRING)
-_AGENT_ARGS = re.compile(r"\bargs\s*\(?\s*" + _STRING)
-_AGENT_IMAGE = re.compile(r"\bimage\s*\(?\s*" + _STRING)
-_DOCKER_STEP = re.compile(
+_SHELL_STEP = lazy(r"\b(?:sh|bash)\b\s*\(?(?:\s*\w+\s*:\s*[^,()'\"]*,)*\s*(?:script\s*:\s*)?" + _STRING)
+_AGENT_ARGS = lazy(r"\bargs\s*\(?\s*" + _STRING)
+_AGENT_IMAGE = lazy(r"\bimage\s*\(?\s*" + _STRING)
+_DOCKER_STEP = lazy(
     r"\bdocker\s*\.\s*image\s*\(\s*" + _STRING.replace("quote", "iq") + r"(?P<image>[^'\"]*)['\"]\s*\)\s*\.\s*"
     r"(?P<step>inside|withRun|run)\s*\(\s*" + _STRING
 )
@@ -104,7 +105,7 @@ def _first_within(matches: list[re.Match[str]], start: int, end: int) -> re.Matc
     return matches[index] if index < len(matches) and matches[index].start() < end else None
 
 
-_AGENT_DOCKER = re.compile(r"\b(?:docker|dockerfile)\s*\{")
+_AGENT_DOCKER = lazy(r"\b(?:docker|dockerfile)\s*\{")
 _MAX_BLOCK = 4096  # characters of an agent block searched for its image and args
 
 

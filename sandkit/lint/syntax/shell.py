@@ -21,14 +21,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import MAX_SUBSTITUTIONS, Pos
 
 _OPERATOR_CHARS = ";&|()\n"
 _REDIRECT_CHARS = "<>"
 _WRAPPERS = frozenset({"sudo", "exec", "command", "time", "nohup", "env", "doas", "xargs"})
 _DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
-_ARRAY_START = re.compile(r"[A-Za-z_]\w*\+?=")
-_REFERENCE = re.compile(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(?:\[[@*]\])?\})")
+_ARRAY_START = lazy(r"[A-Za-z_]\w*\+?=")
+_REFERENCE = lazy(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(?:\[[@*]\])?\})")
 MAX_VARIABLE_WORDS = 1000
 #: Words that open or close a compound command (``if x; then docker run ...; fi``); a command
 #: starting with one is read from the word after it.

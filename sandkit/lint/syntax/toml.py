@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
 
-_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+_AT = lazy(r"\(at line (\d+), column (\d+)\)")
 
 
 def load_toml(text: str) -> PMap:

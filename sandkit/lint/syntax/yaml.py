@@ -10,17 +10,17 @@ PyYAML, some thirty times faster) when it is installed, ruamel's otherwise.
 
 from __future__ import annotations
 
-import re
 import warnings
 from typing import Any
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import MAX_BLOCK_COLUMN, MAX_DEPTH, PMap, Pos, PSeq, PStr, SyntaxProblem, TreeBudget
 
 _BOOL_TRUE = {"true", "True", "TRUE"}
 _BOOL_FALSE = {"false", "False", "FALSE"}
 _NULL = {"", "~", "null", "Null", "NULL"}
-_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_INT = lazy(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_FLOAT = lazy(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _backend: tuple[Any, Any, Any, Any] | None = None
 _IMPLICIT = "?implicit"
 
@@ -36,10 +36,7 @@ def _composer() -> tuple[Any, Any, Any, Any]:
 
 def _libyaml_backend() -> tuple[Any, Any, Any, Any] | None:
     try:
-        import importlib
-
-        pyyaml = importlib.import_module("yaml")  # PyYAML, untyped and optional
-        libyaml = importlib.import_module("yaml._yaml")
+        pyyaml, libyaml = _import_pyyaml()
     except ImportError:
         return None
 
@@ -63,6 +60,32 @@ def _libyaml_backend() -> tuple[Any, Any, Any, Any] | None:
     return compose_all, pyyaml.MarkedYAMLError, pyyaml.YAMLError, libyaml.CParser
 
 
+def _import_pyyaml() -> tuple[Any, Any]:
+    """PyYAML (untyped and optional) and its libyaml binding.
+
+    PyYAML's pure-Python reader, resolver and constructor compile a dozen patterns as they are
+    imported (the reader's class of printable Unicode alone takes milliseconds, a tenth of a
+    pre-commit run's budget); the composer used here never runs them. While PyYAML imports, and
+    only then, ``re.compile`` makes patterns that compile on first use, which PyYAML's own
+    ``.match``/``.search`` calls still get, should anything in this process use its Python
+    loader.
+    """
+    import importlib
+    import re
+    import sys
+
+    from sandkit.lazy_regex import LazyPattern
+
+    if "yaml" in sys.modules:
+        return sys.modules["yaml"], importlib.import_module("yaml._yaml")
+    real = re.compile
+    re.compile = LazyPattern  # type: ignore[assignment]  # the same calls, compiled when first used
+    try:
+        return importlib.import_module("yaml"), importlib.import_module("yaml._yaml")
+    finally:
+        re.compile = real
+
+
 def _ruamel_backend() -> tuple[Any, Any, Any, Any]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -80,10 +103,10 @@ def load_documents(text: str) -> list[Any]:
     return documents
 
 
-_DEEP_LINE = re.compile(rf"(?m)^[ \t?:-]{{{MAX_BLOCK_COLUMN},}}[^\n]*")
-_DEEP_RUN = re.compile(rf"\n[ \t?:-]{{{MAX_BLOCK_COLUMN}}}")  # a literal first character: searched fast
-_BRACKET = re.compile(r"[\[\]{}]")
-_NOT_NEWLINE = re.compile(r"[^\n]")
+_DEEP_LINE = lazy(rf"(?m)^[ \t?:-]{{{MAX_BLOCK_COLUMN},}}[^\n]*")
+_DEEP_RUN = lazy(rf"\n[ \t?:-]{{{MAX_BLOCK_COLUMN}}}")  # a literal first character: searched fast
+_BRACKET = lazy(r"[\[\]{}]")
+_NOT_NEWLINE = lazy(r"[^\n]")
 
 
 def bound_nesting(text: str) -> tuple[str, list[tuple[str, int]]]:
