@@ -219,7 +219,7 @@ class ActionsSettings:
 
     runs_on: str = "ubuntu-latest"
     permissions: tuple[tuple[str, Literal["read", "write"]], ...] = ()
-    publish: Literal["review", "comment"] | None = None
+    publish: Literal["review", "comment", "branch"] | None = None
     #: targets.actions.app: the variable holding the App's client ID, and the secret holding its key.
     app: tuple[str, str] | None = None
 

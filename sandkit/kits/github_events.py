@@ -30,10 +30,10 @@ MAY_NAME_PULL_REQUEST = PULL_REQUEST_EVENTS | {"issue_comment"}
 #: Events whose payload names an issue or a pull request a comment can go on.
 MAY_NAME_ISSUE = MAY_NAME_PULL_REQUEST | {"issues"}
 
-Publish = Literal["review", "comment"]
+Publish = Literal["review", "comment", "branch"]
 #: The one write scope each way of publishing needs, and the only one its job gets.
-PUBLISH_SCOPES: dict[str, str] = {"review": "pull-requests", "comment": "issues"}
-#: The events whose runs give each way of publishing something to publish on.
+PUBLISH_SCOPES: dict[str, str] = {"review": "pull-requests", "comment": "issues", "branch": "contents"}
+#: The events whose runs give each way of publishing something to publish on (a branch needs none).
 PUBLISH_EVENTS: dict[str, frozenset[str]] = {"review": MAY_NAME_PULL_REQUEST, "comment": MAY_NAME_ISSUE}
 
 AuthorAssociation = Literal[

@@ -635,9 +635,10 @@ class ActionsTarget(Strict):
     publish: Publish | None = Field(
         None,
         description="How the agent's results leave, from the files it writes to the folder `$SANDKIT_OUTPUT`: a "
-        "pull request `review` (`review.md`) or a `comment` on the issue or pull request (`comment.md`). A second "
-        "job that runs no agent or pull request code posts them with the one write scope it needs "
-        "(`pull-requests: write`, `issues: write`).",
+        "pull request `review` (`review.md`), a `comment` on the issue or pull request (`comment.md`), or a new "
+        "`branch` (`changes.patch`, applied as data on `workspace.ref` and pushed as `sandkit/NAME/run-ID-ATTEMPT`). "
+        "A second job that runs no agent or pull request code publishes them with the one write scope it needs "
+        "(`pull-requests: write`, `issues: write`, `contents: write`).",
     )
 
     app: GithubApp | None = Field(
@@ -933,7 +934,7 @@ class Kit(Strict):
         cloned = self.workspace.mode == "clone" and self.workspace.repo is not None
         events = {t.github.event for t in self.triggers if t.github is not None}
         publish = self.targets.actions.publish
-        if self.kind == "Kit" and publish is not None and not events & PUBLISH_EVENTS[publish]:
+        if self.kind == "Kit" and publish in PUBLISH_EVENTS and not events & PUBLISH_EVENTS[publish]:
             raise ValueError(
                 at(
                     "targets.actions.publish",
@@ -946,6 +947,15 @@ class Kit(Strict):
             github = trigger.github
             if github is None:
                 continue
+            if publish == "branch" and github.event in MAY_NAME_PULL_REQUEST and github.checkout == "head" and cloned:
+                raise ValueError(
+                    at(
+                        f"triggers.{index}.github.checkout",
+                        "with `targets.actions.publish: branch` the agent's changes go on a branch of this repository "
+                        "cut from workspace.ref; a pull request's head may be a fork's code, which a push would carry "
+                        "into the repository. Use `checkout: base`",
+                    )
+                )
             if github.event == "pull_request_target" and github.checkout == "head" and cloned:
                 raise ValueError(
                     at(

@@ -16,6 +16,7 @@ from sandkit.cli import main
 from sandkit.compiler.targets import actions
 from sandkit.compiler.targets.action_pins import PINS
 from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo, in_folder
+from tests.conftest import REPO
 
 KIT = """\
 apiVersion: sandkit/v1
@@ -236,23 +237,40 @@ targets: {actions: {permissions: {pull-requests: read, issues: read}, publish: c
     assert "issues: write # posts the agent's comment; the only scope this job holds" in text
     assert document["jobs"]["agent"]["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "read"}
     assert document["jobs"]["publish"]["permissions"] == {"issues": "write"}
+    _zizmor_finds_nothing(tmp_path / "out/scoped/workflows/scoped.yml")
+
+
+def _zizmor_finds_nothing(workflow: Path) -> None:
     zizmor = shutil.which("zizmor")
     if zizmor is None:
         pytest.fail("zizmor is not installed (pip install zizmor; it is a test dependency)")
     done = subprocess.run(
-        [
-            zizmor,
-            "--offline",
-            "--persona",
-            "pedantic",
-            "--no-progress",
-            str(tmp_path / "out/scoped/workflows/scoped.yml"),
-        ],
+        [zizmor, "--offline", "--persona", "pedantic", "--no-progress", str(workflow)],
         capture_output=True,
         text=True,
         check=False,
     )
     assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr
+
+
+def test_zizmor_pedantic_finds_nothing_in_a_branch_publishing_job(tmp_path: Path) -> None:
+    """The branch's push: contents: write alone (or the App's token with that one permission), a checkout of
+    workspace.ref without persisted credentials, and the patch's name and the token in env only."""
+    extra = """\
+triggers: [{schedule: "0 9 * * 1"}, {github: {event: pull_request, checkout: base}}]
+targets: {actions: {publish: branch, app: {client_id: APP_ID, private_key: APP_KEY}}}
+"""
+    _, document = _workflow(tmp_path, "brancher", extra)
+    publish = document["jobs"]["publish"]
+    assert publish["permissions"] == {}
+    assert publish["steps"][0]["with"] == {
+        "persist-credentials": False,
+        "ref": "${{ github.event.repository.default_branch }}",
+    }
+    assert publish["steps"][2]["with"]["permission-contents"] == "write"
+    assert publish["steps"][3]["env"]["GITHUB_TOKEN"] == "${{ steps.app-token.outputs.token }}"
+    _zizmor_finds_nothing(tmp_path / "out/brancher/workflows/brancher.yml")
+    _zizmor_finds_nothing(REPO / "examples/nightly-fixer/sandbox/nightly-fixer/workflows/nightly-fixer.yml")
 
 
 @pytest.mark.parametrize("script", actions.SCRIPTS, ids=lambda s: s.split()[0])

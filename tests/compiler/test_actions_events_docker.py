@@ -235,3 +235,83 @@ def _publish(job: dict[str, Any], folder: Path, agent_runner: dict[str, str], pa
     finally:
         server.shutdown()
     return list(_Api.seen)
+
+
+BRANCH_AGENT = r"""
+printf 'fixed by the agent\n' >> /workspace/README.md
+git -C /workspace diff --binary > "$SANDKIT_OUTPUT/changes.patch"
+"""
+
+
+def _branch_kit(repo: str) -> str:
+    return f"""\
+apiVersion: sandkit/v1
+name: {NAME}
+image: {{base: "debian:bookworm-slim"}}
+agent: {{command: [bash, -c, {json.dumps(BRANCH_AGENT)}]}}
+network: {{egress: open}}
+workspace: {{repo: "{repo}", ref: main}}
+resources: {{cpus: 1, memory: 512Mi, timeout: 2m}}
+triggers: [{{manual: {{}}}}]
+targets: {{actions: {{publish: branch}}}}
+"""
+
+
+def _push(
+    job: dict[str, Any], folder: Path, results: Path, bare: Path, attempt: int
+) -> subprocess.CompletedProcess[str]:
+    """The publishing job's push step on a runner of its own: the checkout is a clone of the repository at
+    main (as actions/checkout leaves it, without credentials), the artifact the agent's results."""
+    checkout, temp = folder / "checkout", folder / "temp"
+    _git("clone", "-q", "--branch", "main", str(bare), str(checkout), cwd=folder.parent)
+    shutil.copytree(results, temp / "sandkit-output")
+    step = next(s for s in job["steps"] if "run" in s)
+    runner = {"RUNNER_TEMP": str(temp), "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": str(attempt)}
+    env = {**os.environ, **runner, **{k: str(v) for k, v in step["env"].items()}, "GITHUB_TOKEN": "t"}
+    command = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]]
+    return subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.docker
+def test_the_agents_patch_becomes_a_new_branch_and_never_moves_one(tmp_path: Path, git_server: Any) -> None:
+    repo, main_sha, _ = git_server
+    bare = tmp_path / "served/repo.git"
+    (tmp_path / "kit.yaml").write_text(_branch_kit(repo), encoding="utf-8")
+    with in_folder(tmp_path):
+        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    workflow = YAML(typ="safe").load((tmp_path / f"out/{NAME}/workflows/{NAME}.yml").read_text())
+    agent, publish = workflow["jobs"]["agent"], workflow["jobs"]["publish"]
+    assert publish["permissions"] == {"contents": "write"}
+    assert publish["steps"][0]["with"] == {"persist-credentials": False, "ref": "main"}
+    image = next(s["env"]["SANDKIT_IMAGE"] for s in agent["steps"] if "SANDKIT_IMAGE" in s.get("env", {}))
+    _docker("volume", "rm", "--force", VOLUME, check=False)
+    try:
+        runner = _runner(tmp_path / "run", "workflow_dispatch", {})
+        _play(agent, tmp_path, runner)
+    finally:
+        _docker("volume", "rm", "--force", VOLUME, check=False)
+        _docker("rmi", "--force", image, check=False)
+    assert "results=1" in Path(runner["GITHUB_OUTPUT"]).read_text()
+    results = Path(runner["RUNNER_TEMP"]) / "sandkit-output"
+    pushed = _push(publish, tmp_path / "publish", results, bare, attempt=1)
+    branch = f"sandkit/{NAME}/run-4242-1"
+    assert pushed.returncode == 0 and f"pushed the agent's changes as {branch}" in pushed.stdout, pushed
+    assert _git("rev-parse", f"{branch}^", cwd=bare) == main_sha == _git("rev-parse", "main", cwd=bare)
+    assert _git("show", f"{branch}:README.md", cwd=bare).endswith("fixed by the agent")
+    assert _git("log", "-1", "--format=%an %s", branch, cwd=bare) == (
+        f"github-actions[bot] sandkit: the changes of {NAME}'s agent (run 4242)"
+    )
+    # a branch of that name already there (even one the new commit would fast-forward): refused, left as it was
+    _git("branch", f"sandkit/{NAME}/run-4242-3", "main", cwd=bare)
+    again = _push(publish, tmp_path / "again", results, bare, attempt=3)
+    assert again.returncode != 0 and _git("rev-parse", f"sandkit/{NAME}/run-4242-3", cwd=bare) == main_sha, again
+    # a patch that touches .github/ (a workflow a push could run) is refused before anything is committed
+    hostile = tmp_path / "hostile"
+    hostile.mkdir()
+    (hostile / "changes.patch").write_text(
+        "diff --git a/.github/workflows/x.yml b/.github/workflows/x.yml\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/.github/workflows/x.yml\n@@ -0,0 +1 @@\n+on: push\n"
+    )
+    refused = _push(publish, tmp_path / "refused", hostile, bare, attempt=2)
+    assert refused.returncode != 0 and "changes .github/" in refused.stderr, refused
+    assert _git("branch", "--list", f"sandkit/{NAME}/run-4242-2", cwd=bare) == ""

@@ -106,8 +106,18 @@ def test_publishing_needs_a_trigger_with_something_to_publish_on(tmp_path: Path)
     assert errors(tmp_path, MINIMAL + review + "triggers: [{github: {event: pull_request}}]\n") == []
     comment = "targets: {actions: {publish: comment}}\ntriggers: [{github: {event: issues}}]\n"
     assert errors(tmp_path, MINIMAL + comment) == []
-    found = errors(tmp_path, MINIMAL + "targets: {actions: {publish: branch}}\n")
+    found = errors(tmp_path, MINIMAL + "targets: {actions: {publish: pull-request}}\n")
     assert len(found) == 1 and "targets.actions.publish: " in found[0]
+
+
+def test_a_branch_is_published_from_any_trigger_but_never_from_a_pull_requests_head(tmp_path: Path) -> None:
+    branch = "targets: {actions: {publish: branch}}\n"
+    assert errors(tmp_path, MINIMAL + CLONE + branch + "triggers: [{schedule: '0 9 * * 1'}, {manual: {}}]\n") == []
+    head = errors(tmp_path, MINIMAL + CLONE + branch + "triggers: [{github: {event: pull_request}}]\n")
+    assert len(head) == 1 and head[0].startswith("8:") and "triggers[0].github.checkout: with" in head[0], head
+    assert "a fork's code, which a push would carry into the repository" in head[0]
+    base = "triggers: [{github: {event: pull_request, checkout: base}}]\n"
+    assert errors(tmp_path, MINIMAL + CLONE + branch + base) == []
 
 
 def test_an_apps_key_is_never_the_agents_and_the_app_only_publishes(tmp_path: Path) -> None:

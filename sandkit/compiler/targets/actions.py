@@ -452,6 +452,47 @@ with urllib.request.urlopen(request, timeout=60) as response:
     print("sandkit: published the agent's " + kind + " on #" + str(number) + " (HTTP " + str(response.status) + ")")
 """)
 
+# Pushes the agent's changes.patch as a new branch, treating it as data: git apply writes files and
+# runs nothing (hooks stay off for the commit too), on workspace.ref as the checkout step fetched it; a
+# patch that touches .github/ (workflows and actions a push could run) is refused; the branch is named
+# from the run and created, never moved: an empty --force-with-lease expectation fails if it exists.
+# The token reaches git only through the credential helper, from the environment.
+BRANCH_SCRIPT = LiteralBlock("""\
+patch="$RUNNER_TEMP/sandkit-output/$SANDKIT_PUBLISH_FILE"
+if [ -L "$patch" ] || [ ! -f "$patch" ]; then
+  echo "sandkit: the agent wrote no $SANDKIT_PUBLISH_FILE; nothing to publish"
+  exit 0
+fi
+case "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT" in
+  -* | *- | *[!0-9-]* | *-*-*)
+    echo "sandkit: GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT are not numbers" >&2
+    exit 1
+    ;;
+esac
+branch="$SANDKIT_BRANCH_PREFIX$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT"
+git config core.hooksPath /dev/null
+if ! git apply --index --whitespace=nowarn -- "$patch"; then
+  echo "sandkit: the agent's $SANDKIT_PUBLISH_FILE does not apply to $(git rev-parse HEAD); nothing is published" >&2
+  exit 1
+fi
+changed="$(git diff --cached --no-renames --name-only -z | tr '\\0' '\\n')"
+if [ -z "$changed" ]; then
+  echo "sandkit: the agent's $SANDKIT_PUBLISH_FILE changes nothing; nothing to publish"
+  exit 0
+fi
+if printf '%s\\n' "$changed" | grep -qi '^\\.github/'; then
+  echo "sandkit: the agent's $SANDKIT_PUBLISH_FILE changes .github/ (workflows a push runs); nothing is published" >&2
+  exit 1
+fi
+git -c user.name='github-actions[bot]' -c user.email='41898282+github-actions[bot]@users.noreply.github.com' \\
+  commit --quiet --no-verify --message "$SANDKIT_COMMIT_MESSAGE (run $GITHUB_RUN_ID)"
+# shellcheck disable=SC2016 # the helper's own shell expands $1 and $GITHUB_TOKEN when git asks
+helper='!f() { test "$1" = get && printf "username=x-access-token\\npassword=%s\\n" "$GITHUB_TOKEN"; }; f'
+git -c credential.helper= -c "credential.helper=$helper" \\
+  push --quiet --force-with-lease="refs/heads/$branch:" origin "HEAD:refs/heads/$branch"
+echo "sandkit: pushed the agent's changes as $branch"
+""")
+
 # What the job log shows of the proxy: the refused requests' host, port and decision, counted (the
 # paths and queries an agent sent stay on the runner, in the proxy's bounded log).
 PROXY_LOG_SCRIPT = LiteralBlock("""\
@@ -496,6 +537,7 @@ SCRIPTS = (
     PROXY_START_SCRIPT,
     AGENT_SCRIPT,
     OUTPUT_CHECK_SCRIPT,
+    BRANCH_SCRIPT,
     PROXY_LOG_SCRIPT,
     CLEANUP_SCRIPT,
 )
@@ -638,7 +680,7 @@ RESULTS_ARTIFACT = "sandkit-output"
 #: Where the agent finds the folder for its results ($SANDKIT_OUTPUT), and the most it may leave there.
 OUTPUT_PATH = "/sandkit/output"
 OUTPUT_MAX_BYTES = 16 * 1024 * 1024
-PUBLISH_FILES = {"review": "review.md", "comment": "comment.md"}
+PUBLISH_FILES = {"review": "review.md", "comment": "comment.md", "branch": "changes.patch"}
 RUNNER_OUTPUT = "${{ runner.temp }}/" + RESULTS_ARTIFACT
 
 
@@ -668,7 +710,8 @@ def _results_steps() -> list[dict[str, Any]]:
 def _publish_job(plan: Plan, publish: str, runs_on: str) -> dict[str, Any]:
     """Posts the results with the one write scope they need; it runs no agent, pull request or kit code."""
     scope = PUBLISH_SCOPES[publish]
-    steps: list[dict[str, Any]] = [
+    steps: list[dict[str, Any]] = [_base_checkout(plan)] if publish == "branch" else []
+    steps += [
         {
             "name": "Download the agent's results",
             "uses": uses(DOWNLOAD_ARTIFACT),
@@ -676,9 +719,7 @@ def _publish_job(plan: Plan, publish: str, runs_on: str) -> dict[str, Any]:
         }
     ]
     token = _expression("github.token")
-    permissions: dict[str, Any] = {
-        scope: Commented("write", f"posts the agent's {publish}; the only scope this job holds")
-    }
+    permissions: dict[str, Any] = {scope: Commented("write", f"{_publishes(publish)}; the only scope this job holds")}
     if plan.actions.app is not None:
         # The App's token instead: for this repository (the action's default without `owner`) and the one
         # scope, minted right before the post and revoked when the job ends; GITHUB_TOKEN gets nothing.
@@ -706,15 +747,39 @@ def _publish_job(plan: Plan, publish: str, runs_on: str) -> dict[str, Any]:
     if plan.actions.app is not None:
         # The App's key in an environment of its own: no other job (the agent's least of all) can read it.
         job["environment"] = f"sandkit-{plan.name}-publish"
-    steps.append(
-        {
-            "name": f"Post the {publish}",
-            "shell": "python",
-            "env": {"GITHUB_TOKEN": token, "SANDKIT_PUBLISH": publish, "SANDKIT_PUBLISH_FILE": PUBLISH_FILES[publish]},
-            "run": PUBLISH_SCRIPT,
-        }
-    )
+    steps.append(_publish_step(plan, publish, token))
     return {**job, "timeout-minutes": 10, "steps": steps}
+
+
+def _publishes(publish: str) -> str:
+    return "pushes the agent's changes as a new branch" if publish == "branch" else f"posts the agent's {publish}"
+
+
+def branch_prefix(plan: Plan) -> str:
+    """The branch name the publishing job pushes to, before the run's id and attempt."""
+    return f"sandkit/{plan.name}/run-"
+
+
+def _publish_step(plan: Plan, publish: str, token: Expression) -> dict[str, Any]:
+    env = {"GITHUB_TOKEN": token, "SANDKIT_PUBLISH": publish, "SANDKIT_PUBLISH_FILE": PUBLISH_FILES[publish]}
+    if publish != "branch":
+        return {"name": f"Post the {publish}", "shell": "python", "env": env, "run": PUBLISH_SCRIPT}
+    env |= {
+        "SANDKIT_BRANCH_PREFIX": branch_prefix(plan),
+        "SANDKIT_COMMIT_MESSAGE": f"sandkit: the changes of {plan.name}'s agent",
+    }
+    return {"name": "Push the changes as a new branch", "env": env, "run": BRANCH_SCRIPT}
+
+
+def _base_checkout(plan: Plan) -> dict[str, Any]:
+    """The commit the branch is cut from: workspace.ref of this repository, else its default branch (never
+    the event's commit, which for a pull request is its merge with a fork's code)."""
+    ref = plan.workspace_ref or _expression("github.event.repository.default_branch")
+    return {
+        "name": "Check out the branch's base",
+        "uses": uses(CHECKOUT),
+        "with": {"persist-credentials": False, "ref": ref},
+    }
 
 
 def job(plan: Plan, context: RenderContext) -> dict[str, Any]:
@@ -1074,15 +1139,21 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                 "enforced",
                 f"the agent writes {PUBLISH_FILES[plan.actions.publish]} to $SANDKIT_OUTPUT; after a check (files "
                 "only, bounded) it is uploaded, and a second job holding only "
-                f"{PUBLISH_SCOPES[plan.actions.publish]}: write, which runs no agent or pull request code, posts it "
-                "as data"
+                f"{PUBLISH_SCOPES[plan.actions.publish]}: write, which runs no agent or pull request code, "
+                + (
+                    "applies it as data (git apply, hooks off, nothing under .github/) on "
+                    f"{plan.workspace_ref or 'the default branch'} and pushes it as a new branch "
+                    f"{branch_prefix(plan)}ID-ATTEMPT, never moving one that exists"
+                    if plan.actions.publish == "branch"
+                    else "posts it as data"
+                )
                 + (
                     " with the App's token (create-github-app-token, this repository and that scope only)"
                     if plan.actions.app
                     else ""
                 )
                 + "; the agent's job holds no write scope",
-                proven_by=EVENTS_PROOF,
+                proven_by=BRANCH_PROOF if plan.actions.publish == "branch" else EVENTS_PROOF,
             )
         )
     rows += inject_rows(plan, "a GitHub runner has no sandkit proxy to add the header")
@@ -1201,4 +1272,7 @@ def _trigger_fidelity(plan: Plan) -> Fidelity:
 EVENTS_PROOF = (
     "tests/compiler/test_actions_events_docker.py::"
     "test_the_agent_works_on_the_pull_requests_head_and_an_outsiders_comment_starts_nothing"
+)
+BRANCH_PROOF = (
+    "tests/compiler/test_actions_events_docker.py::test_the_agents_patch_becomes_a_new_branch_and_never_moves_one"
 )
