@@ -237,20 +237,49 @@ def _publish(job: dict[str, Any], folder: Path, agent_runner: dict[str, str], pa
     return list(_Api.seen)
 
 
+@pytest.fixture
+def ssh_server(tmp_path: Path, git_server: Any) -> Any:
+    """The same repository over ssh (the outside image's sshd, key authentication only) on Docker's bridge:
+    its address, its host key line, and the client's private key (without its last newline, as a secret
+    store may keep it)."""
+    tag, name = f"sandkit-test/{NAME}-outside:{os.getpid()}", f"{NAME}-ssh-{os.getpid()}"
+    keys = tmp_path / "ssh-keys"
+    keys.mkdir()
+    keygen = ["run", "--rm", "--user", "0:0", "--network", "none", "-v", f"{keys}:/keys", tag, "ssh-keygen", "-q"]
+    for key in ("host_key", "client_key"):
+        _docker(*keygen, "-t", "ed25519", "-N", "", "-C", "t", "-f", f"/keys/{key}")
+    (keys / "authorized_keys").write_bytes((keys / "client_key.pub").read_bytes())
+    for path in keys.iterdir():
+        path.chmod(0o444)  # test keys, read by the server's unprivileged user
+    try:
+        _docker(
+            "run", "-d", "--name", name, "--read-only", "--cap-drop", "ALL", "--user", "10022:10022",
+            "--sysctl", "net.ipv4.ip_unprivileged_port_start=0", "-v", f"{keys}:/run/outside/ssh:ro",
+            "-v", f"{tmp_path / 'served'}:/srv/private:ro", tag, "/usr/sbin/sshd", "-D", "-e", "-f",
+            "/opt/outside/sshd_config",
+        )  # fmt: skip
+        address = _docker("inspect", "--format", "{{.NetworkSettings.Networks.bridge.IPAddress}}", name)
+        host_key = " ".join((keys / "host_key.pub").read_text().split()[:2])
+        yield address, f"{address} {host_key}", (keys / "client_key").read_text().rstrip("\n"), name
+    finally:
+        _docker("rm", "--force", name, check=False)
+
+
 BRANCH_AGENT = r"""
 printf 'fixed by the agent\n' >> /workspace/README.md
 git -C /workspace diff --binary > "$SANDKIT_OUTPUT/changes.patch"
 """
 
 
-def _branch_kit(repo: str) -> str:
+def _branch_kit(repo: str, known_host: str) -> str:
     return f"""\
 apiVersion: sandkit/v1
 name: {NAME}
 image: {{base: "debian:bookworm-slim"}}
 agent: {{command: [bash, -c, {json.dumps(BRANCH_AGENT)}]}}
+secrets: [{{name: DEPLOY_KEY}}]
 network: {{egress: open}}
-workspace: {{repo: "{repo}", ref: main}}
+workspace: {{repo: "{repo}", ref: main, ssh_key: DEPLOY_KEY, known_hosts: [{json.dumps(known_host)}]}}
 resources: {{cpus: 1, memory: 512Mi, timeout: 2m}}
 triggers: [{{manual: {{}}}}]
 targets: {{actions: {{publish: branch}}}}
@@ -273,10 +302,16 @@ def _push(
 
 
 @pytest.mark.docker
-def test_the_agents_patch_becomes_a_new_branch_and_never_moves_one(tmp_path: Path, git_server: Any) -> None:
-    repo, main_sha, _ = git_server
+def test_the_agents_patch_becomes_a_new_branch_and_never_moves_one(
+    tmp_path: Path, git_server: Any, ssh_server: Any
+) -> None:
+    """The agent clones the private repository over ssh with its deploy key (an Actions secret, mounted as a
+    file) and the pinned host key; its patch then becomes a branch of the repository."""
+    _, main_sha, _ = git_server
+    address, known_host, client_key, server = ssh_server
     bare = tmp_path / "served/repo.git"
-    (tmp_path / "kit.yaml").write_text(_branch_kit(repo), encoding="utf-8")
+    kit = _branch_kit(f"ssh://git@{address}/srv/private/repo.git", known_host)
+    (tmp_path / "kit.yaml").write_text(kit, encoding="utf-8")
     with in_folder(tmp_path):
         assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
     workflow = YAML(typ="safe").load((tmp_path / f"out/{NAME}/workflows/{NAME}.yml").read_text())
@@ -287,11 +322,16 @@ def test_the_agents_patch_becomes_a_new_branch_and_never_moves_one(tmp_path: Pat
     _docker("volume", "rm", "--force", VOLUME, check=False)
     try:
         runner = _runner(tmp_path / "run", "workflow_dispatch", {})
-        _play(agent, tmp_path, runner)
+        # GitHub puts the secret's value where the workflow names it
+        steps = [{**s, "env": {**s.get("env", {}), "DEPLOY_KEY": client_key}} if s.get("env", {}).get("DEPLOY_KEY")
+                 else s for s in agent["steps"]]  # fmt: skip
+        _play({**agent, "steps": steps}, tmp_path, runner)
     finally:
         _docker("volume", "rm", "--force", VOLUME, check=False)
         _docker("rmi", "--force", image, check=False)
     assert "results=1" in Path(runner["GITHUB_OUTPUT"]).read_text()
+    server_log = subprocess.run(["docker", "logs", server], capture_output=True, text=True, check=False).stderr
+    assert "Accepted publickey for git " in server_log, f"the clone did not come over ssh:\n{server_log}"
     results = Path(runner["RUNNER_TEMP"]) / "sandkit-output"
     pushed = _push(publish, tmp_path / "publish", results, bare, attempt=1)
     branch = f"sandkit/{NAME}/run-4242-1"

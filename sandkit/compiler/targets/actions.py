@@ -1240,8 +1240,15 @@ def _workspace_fidelity(plan: Plan) -> Fidelity:
             "enforced",
             "the entrypoint clones through the egress proxy into a tmpfs, empty at every run; the always() "
             f"cleanup removes the job's containers, also on a self-hosted runner{clone_access(plan)}; "
-            f"{PROVEN_STATICALLY}",
-            proven_by=f"{STATIC_TESTS}::test_the_agent_step_asks_for_the_kits_runtime_and_workspace",
+            + (
+                "the ssh clone with the key as the step's secret file is played in Docker (open egress: the "
+                "proxy's CONNECT is compose's, proven there)"
+                if plan.clone_over_ssh
+                else PROVEN_STATICALLY
+            ),
+            proven_by=BRANCH_PROOF
+            if plan.clone_over_ssh
+            else f"{STATIC_TESTS}::test_the_agent_step_asks_for_the_kits_runtime_and_workspace",
         )
     if plan.workspace_mode == "none":
         return Fidelity("workspace.mode", "enforced", "an empty tmpfs", proven_by=RUN_PROOF)

@@ -38,7 +38,8 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 if [ -s /run/secrets/DEPLOY_KEY ]; then
-  tr -d '\r' </run/secrets/DEPLOY_KEY >"$key"
+  # ssh refuses a key without its last newline, which a secret store may have dropped: one more is harmless
+  { tr -d '\r' </run/secrets/DEPLOY_KEY; echo; } >"$key"
 else
   printf '%s\n' "${DEPLOY_KEY:-}" | tr -d '\r' >"$key"
 fi
