@@ -54,7 +54,7 @@ def render(plan: Plan, context: RenderContext) -> Files:
         files["git-credential.sh"] = render_template("git-credential.sh.j2", **values)
     if plan.clone_over_ssh:
         files["git-ssh.sh"] = render_template("git-ssh.sh.j2", **values)
-        files["known_hosts"] = "".join(f"{line}\n" for line in plan.workspace_known_hosts)
+        files["known_hosts"] = header + "".join(f"{line}\n" for line in plan.workspace_known_hosts)
     for index, command in enumerate(plan.install, start=1):
         note = f"# install[{index - 1}] of the kit, run as root at build\n"
         files[f"install/{index:02d}.sh"] = f"{header}{note}{command}\n"
