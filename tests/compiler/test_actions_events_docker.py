@@ -123,12 +123,14 @@ def _runner(folder: Path, name: str, payload: dict[str, Any]) -> dict[str, str]:
 def _play(job: dict[str, Any], cwd: Path, runner: dict[str, str]) -> dict[str, str]:
     """Every `run:` step of a job in order (the `uses:` steps stand in: the folder is the checkout, and the
     artifact is the agent job's output folder, copied by the test)."""
-    outputs = {}
+    outputs, failed = {}, False
     for step in job["steps"]:
         if "run" not in step:
             continue
         if step.get("if") not in (None, "${{ steps.event.outputs.skip != 1 }}", "${{ always() }}"):
             continue
+        if failed and step.get("if") != "${{ always() }}":
+            continue  # after a failure only the cleanup runs, as on GitHub's runners
         shell = (
             ["python3", "-c"]
             if step.get("shell") == "python"
@@ -139,7 +141,8 @@ def _play(job: dict[str, Any], cwd: Path, runner: dict[str, str]) -> dict[str, s
             [*shell, step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=900, check=False
         )
         outputs[step["name"]] = done.stdout + done.stderr
-        assert done.returncode == 0, outputs
+        failed = failed or done.returncode != 0
+    assert not failed, outputs
     return outputs
 
 
