@@ -34,7 +34,7 @@ from ruamel.yaml import YAML
 
 from sandkit.compiler.command import compile_kit
 from tests.compiler.test_hostile_values import HOSTILE
-from tests.e2e.helpers import free_outside_subnet, used_subnets
+from tests.e2e.helpers import OUTSIDE_DIR, free_outside_subnet, used_subnets
 
 pytestmark = pytest.mark.docker
 
@@ -60,14 +60,15 @@ fi
 """
 
 
-def _kit(name: str) -> str:
+def _kit(name: str, known_host: str) -> str:
+    """The session kit: it clones over ssh through the proxy with its deploy key (workspace.ssh_key)."""
     return f"""
 apiVersion: sandkit/v1
 name: {name}
 env: {{GREETING: "it's $(not run)"}}
 image: {{packages: {{apt: [python3]}}}}
-secrets: [{{name: POD_SECRET}}]
-network: {{allow: ["git.outside.test:8080"]}}
+secrets: [{{name: POD_SECRET}}, {{name: POD_KEY}}]
+network: {{allow: ["git.outside.test:8080", "git.outside.test:22"]}}
 agent:
   command: [sh, -c, {json.dumps(AGENT_PROBE)}]
   instructions: "From the image.\\n"
@@ -75,7 +76,11 @@ agent:
 files:
   - {{path: /etc/pod-test/config.txt, content: "from the image"}}
   - {{path: /home/agent/.pod-rc, content: "rc from the kit", mode: "0600"}}
-workspace: {{mode: clone, repo: "http://git.outside.test:8080/repo.git"}}
+workspace:
+  mode: clone
+  repo: "ssh://git@git.outside.test/srv/repo.git"
+  ssh_key: POD_KEY
+  known_hosts: [{json.dumps(known_host)}]
 resources: {{timeout: 2m, memory: 512Mi, cpus: 1}}
 triggers:
   - webhook:
@@ -194,7 +199,11 @@ def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
     """Compile the kit, build both images, start the git server and the proxy; remove all by name after."""
     folder = tmp_path_factory.mktemp("k8s-pod")
     name = f"sk8s-{token}"
-    (folder / "kit.yaml").write_text(_kit(name), encoding="utf-8")
+    server_tag = f"sandkit-test/{name}-outside:{token}"
+    _docker("buildx", "build", "--load", "-q", "-t", server_tag, str(OUTSIDE_DIR))
+    keys = _ssh_keys(folder / "keys", server_tag)
+    host_key = " ".join((keys / "host_key.pub").read_text().split()[:2])
+    (folder / "kit.yaml").write_text(_kit(name, f"git.outside.test {host_key}"), encoding="utf-8")
     out = compile_kit(folder / "kit.yaml", folder / "out", ["docker", "kubernetes"])
     for relative, data in out.files.items():
         (out.folder / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -202,18 +211,42 @@ def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
     docs = _manifests(out)
     inside, outside, server, proxy = f"{name}-inside", f"{name}-outside", f"{name}-gitsrv", f"{name}-proxy"
     proxy_tag = f"sandkit/{name}-egress:{out.plan.config_sha256[:12]}"
+    # the deploy key as a Secret holds it: without its last newline, as `kubectl create secret` often gets it
+    secret = {"POD_SECRET": "s3cret value", "POD_KEY": (keys / "client_key").read_text().rstrip("\n")}
     try:
         _docker("buildx", "build", "--load", "-q", "-t", out.plan.image_tag, str(out.folder))
         _docker("buildx", "build", "--load", "-q", "-t", proxy_tag, str(out.folder / "egress"))
         _docker("network", "create", "--internal", inside)
         _outside_network(outside, token)
-        _serve_git(folder / "srv", out.plan.image_tag, outside, server)
+        _serve_git(folder / "srv", server_tag, keys, outside, server)
         _start_proxy(docs, folder / "proxy-pod", inside, outside, proxy)
-        yield {"out": out, "docs": docs, "folder": folder, "network": inside, "name": name, "proxy": proxy}
+        yield {
+            "out": out,
+            "docs": docs,
+            "folder": folder,
+            "network": inside,
+            "name": name,
+            "proxy": proxy,
+            "server": server,
+            "secret": secret,
+        }
     finally:
         _docker("rm", "-f", server, proxy, check=False)
         _docker("network", "rm", inside, outside, check=False)
-        _docker("rmi", "-f", out.plan.image_tag, proxy_tag, check=False)
+        _docker("rmi", "-f", out.plan.image_tag, proxy_tag, server_tag, check=False)
+
+
+def _ssh_keys(folder: Path, image: str) -> Path:
+    """The ssh server's host key and the agent's deploy key (with the server's authorized_keys), made by the
+    server image's ssh-keygen; test keys, readable by the server's unprivileged user."""
+    folder.mkdir()
+    keygen = ["run", "--rm", "--user", "0:0", "--network", "none", "-v", f"{folder}:/keys", image, "ssh-keygen"]
+    for key in ("host_key", "client_key"):
+        _docker(*keygen, "-q", "-t", "ed25519", "-N", "", "-C", "t", "-f", f"/keys/{key}")
+    (folder / "authorized_keys").write_bytes((folder / "client_key.pub").read_bytes())
+    for path in folder.iterdir():
+        path.chmod(0o444)
+    return folder
 
 
 def _outside_network(name: str, token: str) -> None:
@@ -228,9 +261,9 @@ def _outside_network(name: str, token: str) -> None:
     raise AssertionError("no free /28 in the outside pools")
 
 
-def _serve_git(srv: Path, image: str, network: str, server: str) -> None:
-    """A bare repository with one commit over git's dumb HTTP, served by the agent image's python3
-    under an allowed name and a name the kit does not allow."""
+def _serve_git(srv: Path, image: str, keys: Path, network: str, server: str) -> None:
+    """A bare repository with one commit, over ssh (the outside image's sshd as `git`, key authentication
+    only) and over git's dumb HTTP, under an allowed name and a name the kit does not allow."""
     work = srv.parent / "work"
     for command in (
         ["git", "init", "-q", "-b", "main", str(work)],
@@ -252,6 +285,9 @@ def _serve_git(srv: Path, image: str, network: str, server: str) -> None:
         ["git", "-C", str(srv / "repo.git"), "update-server-info"],
     ):
         subprocess.run(command, check=True, capture_output=True)
+    for path in [srv, *srv.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    serve = "python3 -m http.server 8080 --directory /srv & exec /usr/sbin/sshd -D -e -f /opt/outside/sshd_config"
     _docker(
         "run",
         "-d",
@@ -263,16 +299,21 @@ def _serve_git(srv: Path, image: str, network: str, server: str) -> None:
         "git.outside.test",
         "--network-alias",
         "other.outside.test",
-        "--entrypoint",
-        "python3",
+        "--user",
+        "10022:10022",
+        "--read-only",
+        "--cap-drop",
+        "ALL",
+        "--sysctl",
+        "net.ipv4.ip_unprivileged_port_start=0",
         "-v",
         f"{srv}:/srv:ro",
+        "-v",
+        f"{keys}:/run/outside/ssh:ro",
         image,
-        "-m",
-        "http.server",
-        "8080",
-        "--directory",
-        "/srv",
+        "sh",
+        "-c",
+        serve,
     )
 
 
@@ -308,14 +349,24 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
     (key,) = [k for k, v in data.items() if v == "from the image"]
     data[key] = "from the ConfigMap"
     spec = next(d for d in docs if d["kind"] == "Job")["spec"]["template"]["spec"]
-    secret = {"POD_SECRET": "s3cret value"}
-    pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], secret, _services(built))
+    pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], built["secret"], _services(built))
     (init,), (agent,) = spec["initContainers"], spec["containers"]
     try:
         cloned = _docker("run", *pod.run_args(init, f"{name}-clone"), init["image"], *init["args"], check=False)
         assert cloned.returncode == 0, cloned.stderr
         workspace = pod.folders["workspace"]
         assert (workspace / ".git").is_dir() and not (workspace / "AGENTS.md").exists()  # stopped after the clone
+        # over ssh with the deploy key, through the proxy's CONNECT to the one allowed host:22
+        proxy = _docker(
+            "inspect",
+            "--format",
+            f'{{{{(index .NetworkSettings.Networks "{name}-outside").IPAddress}}}}',
+            built["proxy"],
+        ).stdout.strip()
+        logs = _docker("logs", built["server"], check=False)
+        assert f"Accepted publickey for git from {proxy} " in logs.stderr, (proxy, logs.stderr)
+        squid = _docker("logs", built["proxy"], check=False).stdout
+        assert "method=CONNECT host=git.outside.test port=22 " in squid, squid
         ran = _docker("run", *pod.run_args(agent, f"{name}-agent"), agent["image"], *agent["args"], check=False)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         lines = dict(line.split("=", 1) for line in ran.stdout.splitlines() if "=" in line)
@@ -433,7 +484,7 @@ def test_a_webhook_event_reaches_the_agent_as_data_in_the_job_its_sensor_creates
         configmaps,
         built["folder"] / "event-pod",
         built["network"],
-        {"POD_SECRET": "s3cret value"},
+        built["secret"],
         _services(built),
         template["metadata"]["annotations"],
     )
