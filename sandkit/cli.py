@@ -230,15 +230,7 @@ def _add_lint(sub: Subparsers) -> None:
     e.add_argument("rules", nargs="+", metavar="RULE", help="a rule ID, ID prefix, rule name or category (any case)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="sandkit",
-        description="Run AI coding agents unattended, safely: kits in, sandboxes out.",
-        allow_abbrev=False,
-    )
-    parser.add_argument("--version", action="version", version=f"sandkit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def _add_validate(sub: Subparsers) -> None:
     v = _command(sub, "validate", "check kits and report every problem with its place", _run_validate)
     v.add_argument(
         "kits", nargs="+", metavar="KIT", help="kit files, or directories of kits; - reads one kit from standard input"
@@ -260,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="with -: the kit's path (for messages, and what its relative extends and files are read from)",
     )
 
+
+def _add_init(sub: Subparsers) -> None:
     i = _command(sub, "init", "write a new, commented kit", _run_init)
     i.add_argument("path", nargs="?", default="sandkit.yaml", metavar="PATH")
     i.add_argument(
@@ -267,20 +261,52 @@ def build_parser() -> argparse.ArgumentParser:
     )
     i.add_argument("--force", action="store_true", help="overwrite an existing file")
 
+
+def _add_schema(sub: Subparsers) -> None:
     _command(sub, "schema", "print the kit JSON Schema", _run_schema)
-    _add_build(sub)
-    _add_import(sub)
-    _add_lint(sub)
-    _add_review(sub)
+
+
+def _add_completion(sub: Subparsers) -> None:
     c = _command(sub, "completion", "print a shell completion script (bash, zsh or fish)", _run_completion)
     c.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to complete sandkit in")
+
+
+#: The sub-commands in the order ``sandkit --help`` lists them, with what adds each group.
+_SUBCOMMANDS: tuple[tuple[tuple[str, ...], Callable[[Subparsers], None]], ...] = (
+    (("validate",), _add_validate),
+    (("init",), _add_init),
+    (("schema",), _add_schema),
+    (("build",), _add_build),
+    (("import",), _add_import),
+    (("lint", "rules", "explain"), _add_lint),
+    (("summary", "diff"), _add_review),
+    (("completion",), _add_completion),
+)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line; given a sub-command's name, with that sub-command's group only (what
+    :func:`main` parses with: building every sub-command's arguments, and importing what they
+    need, was a good part of a pre-commit ``sandkit lint``'s start)."""
+    parser = argparse.ArgumentParser(
+        prog="sandkit",
+        description="Run AI coding agents unattended, safely: kits in, sandboxes out.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"sandkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for names, add in _SUBCOMMANDS:
+        if command is None or command in names:
+            add(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    named = words[0] if words and any(words[0] in names for names, _ in _SUBCOMMANDS) else None
+    parser = build_parser(named)  # an unknown word gets the whole parser, and its list of commands
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
         return int(exc.code or 0)
     run: Runner | None = getattr(args, "run", None)

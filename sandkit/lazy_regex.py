@@ -10,59 +10,59 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, AnyStr, Generic
+from typing import Any
 
 _compile = re.compile  # the real one, even while a caller stands a LazyPattern in for it
 
 
-class LazyPattern(Generic[AnyStr]):
+class LazyPattern:
     """The methods of :class:`re.Pattern` that the linter uses, compiling on the first call."""
 
     __slots__ = ("_compiled", "flags", "pattern")
 
-    def __init__(self, pattern: AnyStr, flags: int | re.RegexFlag = 0) -> None:
-        self.pattern: AnyStr = pattern
+    def __init__(self, pattern: str, flags: int | re.RegexFlag = 0) -> None:
+        self.pattern: str = pattern
         self.flags = int(flags)
-        self._compiled: re.Pattern[AnyStr] | None = None
+        self._compiled: re.Pattern[str] | None = None
 
     @property
-    def compiled(self) -> re.Pattern[AnyStr]:
+    def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
             self._compiled = _compile(self.pattern, self.flags)
         return self._compiled
 
-    def search(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         return self.compiled.search(string, pos, endpos)
 
-    def match(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         return self.compiled.match(string, pos, endpos)
 
-    def fullmatch(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[AnyStr] | None:
+    def fullmatch(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         return self.compiled.fullmatch(string, pos, endpos)
 
-    def finditer(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[AnyStr]]:
+    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
         return self.compiled.finditer(string, pos, endpos)
 
-    def findall(self, string: AnyStr, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
+    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
         return self.compiled.findall(string, pos, endpos)
 
-    def split(self, string: AnyStr, maxsplit: int = 0) -> list[AnyStr | Any]:
+    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
         return self.compiled.split(string, maxsplit)
 
     def sub(
         self,
-        repl: AnyStr | Callable[[re.Match[AnyStr]], AnyStr],
-        string: AnyStr,
+        repl: str | Callable[[re.Match[str]], str],
+        string: str,
         count: int = 0,
-    ) -> AnyStr:
+    ) -> str:
         return self.compiled.sub(repl, string, count)
 
     def subn(
         self,
-        repl: AnyStr | Callable[[re.Match[AnyStr]], AnyStr],
-        string: AnyStr,
+        repl: str | Callable[[re.Match[str]], str],
+        string: str,
         count: int = 0,
-    ) -> tuple[AnyStr, int]:
+    ) -> tuple[str, int]:
         return self.compiled.subn(repl, string, count)
 
     @property
@@ -74,9 +74,9 @@ class LazyPattern(Generic[AnyStr]):
 
 
 #: What a function that searches with a pattern given to it takes.
-AnyPattern = re.Pattern[str] | LazyPattern[str]
+AnyPattern = re.Pattern[str] | LazyPattern
 
 
-def lazy(pattern: str, flags: int | re.RegexFlag = 0) -> LazyPattern[str]:
+def lazy(pattern: str, flags: int | re.RegexFlag = 0) -> LazyPattern:
     """A pattern compiled on first use (see the module docstring)."""
     return LazyPattern(pattern, flags)

@@ -29,3 +29,24 @@ def test_flags_are_in_help_and_docs(command: str, capsys: pytest.CaptureFixture[
             assert flag in help_text
             if flag.startswith("--") and flag != "--help":
                 assert re.search(re.escape(flag) + r"(?![\w-])", DOCS), f"sandkit {command} {flag} is not documented"
+
+
+def test_main_builds_only_the_named_sub_commands_group(capsys: pytest.CaptureFixture[str]) -> None:
+    lint_only = build_parser("lint")
+    action = next(a for a in lint_only._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(action.choices) == ["lint", "rules", "explain"]
+    assert list(_commands()) == [
+        "validate",
+        "init",
+        "schema",
+        "build",
+        "import",
+        "lint",
+        "rules",
+        "explain",
+        "summary",
+        "diff",
+        "completion",
+    ]
+    assert main(["lnt"]) == 2  # an unknown word is parsed by the whole command line, which lists them all
+    assert "choose from 'validate', 'init', 'schema', 'build', 'import', 'lint'" in capsys.readouterr().err

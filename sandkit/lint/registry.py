@@ -13,7 +13,8 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 from sandkit.lazy_regex import lazy
@@ -37,15 +38,24 @@ class Rule:
     category: str
     severity: str
     kinds: frozenset[str]
-    doc: str
+    docstring: str  # as written; ``doc`` and ``sections`` are made from it when first asked for
     check: Check | None = None
     triggers: tuple[str, ...] = ()
-    sections: dict[str, str] = field(default_factory=dict)
     trigger_words: tuple[str, ...] = ()
     trigger_patterns: tuple[re.Pattern[str], ...] = ()
     #: Which files of its kinds the rule reads at all, decided from the file's name or kind before
     #: any trigger is searched for (None: every file of its kinds).
     reads: Callable[[SourceFile], bool] | None = None
+
+    @cached_property
+    def doc(self) -> str:
+        """The documentation: the docstring without its common indentation."""
+        return _clean_doc(self.docstring)
+
+    @cached_property
+    def sections(self) -> dict[str, str]:
+        """The documentation's parts by title (``Summary``, ``Why``, ``Fix`` ...)."""
+        return _sections(self.doc)
 
     @property
     def summary(self) -> str:
@@ -97,7 +107,7 @@ def rule(
             category=category,
             severity=severity,
             kinds=kinds,
-            doc=_clean_doc(check.__doc__ or ""),
+            doc=check.__doc__ or "",
             check=check,
             triggers=triggers,
             reads=reads,
@@ -130,6 +140,8 @@ def add_rule(
     if not doc.strip() or "Fix:" not in doc:
         raise ValueError(f"{rule_id}: the docstring must document the rule and have a Fix: part")
     chosen = tuple(triggers)
+    if not all(isinstance(t, str | re.Pattern) for t in chosen):
+        raise ValueError(f"{rule_id}: a trigger is a string or a compiled pattern (re.compile, not lazy)")
     new = Rule(
         rule_id,
         name,
@@ -139,7 +151,6 @@ def add_rule(
         doc,
         check,
         tuple(t if isinstance(t, str) else t.pattern for t in chosen),
-        _sections(doc),
         tuple(t for t in chosen if isinstance(t, str)),
         tuple(t for t in chosen if isinstance(t, re.Pattern)),
         reads,

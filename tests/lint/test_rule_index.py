@@ -58,6 +58,21 @@ def test_linting_a_compose_file_and_a_workflow_imports_only_what_they_need(tmp_p
     assert families <= {"hidden_unicode", "plaintext_secret", "privileged", "agent_workflows", "ci_permissions"}
     assert not families & {"agent_instructions", "agent_mcp", "agent_autorun", "escalation", "image_secret"}
     assert not {"sandkit.lint.reporters.statistics", "sandkit.lint.catalogue", "hashlib"} & loaded
+    # readers of kinds these files are not, and the other sub-commands' arguments
+    unneeded = {
+        "sandkit.lint.facts.infrastructure",
+        "sandkit.lint.syntax.hcl",
+        "sandkit.lint.facts.kubernetes",
+        "sandkit.lint.facts.ansible",
+        "sandkit.lint.facts.ci_runners",
+        "sandkit.lint.facts.units",
+        "sandkit.lint.facts.testcontainers",
+        "sandkit.lint.facts.agent_settings",
+        "sandkit.lint.facts.mcp_servers",
+        "sandkit.review.arguments",
+        "sandkit.importer",
+    }
+    assert sorted(unneeded & loaded) == []
 
 
 _SCAN_WITH_THE_INDEX = """

@@ -1,5 +1,8 @@
 """Every container a file configures, whatever its kind, as :class:`~.container_model.Container` records.
 
+The readers of the rarer kinds (Kubernetes, Terraform and Nomad, Ansible, GitLab runners, systemd
+units, Testcontainers) are imported by the branch that reads one: most runs never meet them.
+
 ``containers(file)`` and ``environment(file)`` are computed once per file (``file.memo``) and
 shared by the runtime-socket, privileged, host-credentials and egress rules, so each of those
 rules is a few lines over normalised facts instead of a parser per file kind.
@@ -12,8 +15,6 @@ from typing import Any
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
-from sandkit.lint.facts.ansible import ansible_containers
-from sandkit.lint.facts.ci_runners import gitlab_runner_containers, gitlab_runner_environment
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
     Container,
@@ -29,10 +30,6 @@ from sandkit.lint.facts.container_model import (
     strings,
 )
 from sandkit.lint.facts.docker_cli import RUNTIMES, container_from_args, from_commands
-from sandkit.lint.facts.infrastructure import nomad_containers, terraform_containers, terraform_environment
-from sandkit.lint.facts.kubernetes import json_patch_containers, kubernetes_containers, kustomization_containers
-from sandkit.lint.facts.testcontainers import testcontainers_containers, testcontainers_environment
-from sandkit.lint.facts.units import unit_containers, unit_environment
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
@@ -87,10 +84,16 @@ def _containers(file: SourceFile) -> Iterator[Container]:
         for document in file.documents:
             yield from compose_services(document)
     elif kind == kinds.KUBERNETES:
+        from sandkit.lint.facts.kubernetes import kubernetes_containers
+
         yield from kubernetes_containers(file)
     elif kind == kinds.KUSTOMIZATION:
+        from sandkit.lint.facts.kubernetes import kustomization_containers
+
         yield from kustomization_containers(file)
     elif kind == kinds.JSON_PATCH:
+        from sandkit.lint.facts.kubernetes import json_patch_containers
+
         yield from json_patch_containers(file)
     elif kind == kinds.DEVCONTAINER:
         yield from _devcontainer(file)
@@ -109,20 +112,32 @@ def _containers(file: SourceFile) -> Iterator[Container]:
     elif kind == kinds.JENKINSFILE:
         yield from _jenkins_docker(file)
     elif kind == kinds.GITLAB_RUNNER:
+        from sandkit.lint.facts.ci_runners import gitlab_runner_containers
+
         yield from gitlab_runner_containers(file)
     elif kind == kinds.AZURE_PIPELINES:
         yield from _azure_pipelines(file)
     elif kind == kinds.BITBUCKET_PIPELINES:
         yield from _bitbucket_pipelines(file)
     elif kind == kinds.NOMAD:
+        from sandkit.lint.facts.infrastructure import nomad_containers
+
         yield from nomad_containers(file)
     elif kind == kinds.TERRAFORM:
+        from sandkit.lint.facts.infrastructure import terraform_containers
+
         yield from terraform_containers(file)
     elif kind == kinds.SYSTEMD:
+        from sandkit.lint.facts.units import unit_containers
+
         yield from unit_containers(file)
     elif kind == kinds.ANSIBLE:
+        from sandkit.lint.facts.ansible import ansible_containers
+
         yield from ansible_containers(file)
     elif kind == kinds.TESTCONTAINERS:
+        from sandkit.lint.facts.testcontainers import testcontainers_containers
+
         yield from testcontainers_containers(file)
     if kind in _COMMAND_KINDS and any(runtime in file.text for runtime in RUNTIMES):
         yield from from_commands(file.commands)
@@ -466,12 +481,20 @@ def _environment(file: SourceFile) -> Iterator[Setting]:
         for node in file.mappings(prune=("environment",)):
             yield from env_items(node.get("environment"), node.pos_of("environment"))
     elif kind == kinds.TERRAFORM:
+        from sandkit.lint.facts.infrastructure import terraform_environment
+
         yield from terraform_environment(file)
     elif kind == kinds.SYSTEMD:
+        from sandkit.lint.facts.units import unit_environment
+
         yield from unit_environment(file)
     elif kind == kinds.TESTCONTAINERS:
+        from sandkit.lint.facts.testcontainers import testcontainers_environment
+
         yield from testcontainers_environment(file)
     elif kind == kinds.GITLAB_RUNNER:
+        from sandkit.lint.facts.ci_runners import gitlab_runner_environment
+
         yield from gitlab_runner_environment(file)
     elif kind == kinds.AZURE_PIPELINES:
         for node in file.mappings(prune=("variables",)):

@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lint.facts.agent_commands import SANDBOXED, dangerous_flags
-from sandkit.lint.facts.agent_settings import ANY_SHELL, BLANKET_ALLOW
 from sandkit.lint.facts.agent_workflows import (
     AgentStep,
     agent_steps,
@@ -200,6 +199,8 @@ def _tool_list_hits(file: SourceFile, step: AgentStep, name: str, value: PStr, l
 
 
 def _any_command(tool: str) -> bool:
+    from sandkit.lint.facts.agent_settings import BLANKET_ALLOW  # only once an agent step lists tools
+
     return bool(BLANKET_ALLOW.match(tool)) and tool.lower().startswith(("bash", "shell", "*"))
 
 
@@ -222,6 +223,8 @@ def _settings_hits(file: SourceFile, step: AgentStep, name: str, value: PStr) ->
             if isinstance(entry, str) and _any_command(entry):
                 yield Hit(_at(file, value, entry), f"{step.agent} {name} allows {entry}: any shell command")
     tools = settings.get("tools")
+    from sandkit.lint.facts.agent_settings import ANY_SHELL
+
     for holder in (settings, tools) if isinstance(tools, dict) else (settings,):
         for key in ("allowed", "allowedTools"):
             allowed = holder.get(key)

@@ -12,7 +12,6 @@ from typing import Any
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
-from sandkit.lint.facts.mcp_servers import mcp_servers
 from sandkit.lint.facts.secret_values import find_configured, is_example_path, is_lockfile, literal_secret, tokens_of
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -70,6 +69,8 @@ def claimed_lines(file: SourceFile) -> set[int]:
                     end = ins.pos_at(len(ins.args)).line if ins.args else ins.pos.line
                     lines.update(range(ins.pos.line, end + 1))
         elif file.kind == kinds.AGENT_CONFIG:
+            from sandkit.lint.facts.mcp_servers import mcp_servers  # agent configs only: most runs have none
+
             for server in mcp_servers(file):
                 lines.update(item.pos.line for item in server.env)
         return lines
