@@ -28,7 +28,7 @@ from sandkit.compiler.fidelity import (
 from sandkit.compiler.forwarder import FORWARDER_SERVICE, forwards
 from sandkit.compiler.output import commented_header, header_lines
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
-from sandkit.compiler.proxy import HOST_ADDRESSES_SERVICE
+from sandkit.compiler.proxy import HOST_ADDRESSES_SERVICE, HOST_GUARD_SERVICE
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
 
@@ -41,7 +41,7 @@ OVERRIDE = ".devcontainer/compose.devcontainer.yaml"
 def document(plan: Plan) -> dict[str, Any]:
     services = [AGENT_SERVICE, DEADLINE]
     if plan.egress == "allowlist":
-        services += [PROXY_SERVICE, HOST_ADDRESSES_SERVICE]
+        services += [PROXY_SERVICE, HOST_ADDRESSES_SERVICE, HOST_GUARD_SERVICE]
     if forwards(plan):
         services.append(FORWARDER_SERVICE)
     return {
