@@ -956,12 +956,9 @@ def _workspace_row(plan: Plan) -> Fidelity:
             "an init container (the image's entrypoint, SANDKIT_ONLY=clone, without the kit's secrets"
             + "".join(f" but the clone's own {key}" for key in _clone_credential(plan))
             + ") clones into an emptyDir"
-            + clone_access(plan)
-            + (f"; the init container's environment is {PROVEN_STATICALLY}" if plan.clone_over_ssh else ""),
-            proven_by="tests/compiler/test_clone_ssh.py::"
-            "test_the_kubernetes_clone_container_gets_the_key_and_no_other_secret"
-            if plan.clone_over_ssh
-            else "tests/compiler/test_kubernetes_docker.py::"
+            + clone_access(plan),
+            # the pod's containers played in Docker; its kit clones over ssh through the proxy
+            proven_by="tests/compiler/test_kubernetes_docker.py::"
             "test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force",
         )
     return _static(
