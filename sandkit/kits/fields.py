@@ -239,6 +239,8 @@ def _url(value: str) -> str:
     no_control(value)
     if " " in value:
         raise ValueError("must not contain spaces")
+    if value.startswith("-") or "://-" in value:
+        raise ValueError("must not start its user or host with '-', which ssh would read as an option")
     if _SCP_URL.fullmatch(value):
         return value
     parts = urlsplit(value)
