@@ -95,9 +95,7 @@ def test_a_token_is_not_an_ssh_credential(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "repo", ["-oFoo@git.example.com:a/b.git", "ssh://-oFoo@git.example.com/a"]
-)
+@pytest.mark.parametrize("repo", ["-oFoo@git.example.com:a/b.git", "ssh://-oFoo@git.example.com/a"])
 def test_a_user_or_host_never_reads_as_an_ssh_option(tmp_path: Path, repo: str) -> None:
     found = errors(tmp_path, _workspace(f"repo: '{repo}', known_hosts: ['git.example.com {ED25519}']"))
     assert len(found) == 1 and "workspace.repo: must not start its user or host with '-'" in found[0], found
