@@ -10,8 +10,12 @@ share these paths; the Dockerfile templates name them through ``PATHS``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sandkit.kits.inject import VALUE_SLOT
+
+if TYPE_CHECKING:
+    from sandkit.compiler.plan import Plan
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,8 @@ PATHS = InjectPaths()
 TLS_PORT = 3129
 #: The volume that carries the authority's certificate from the proxy to the agent.
 CA_VOLUME = "egress-ca"
+#: The key of the Kubernetes ConfigMap that carries the authority's certificate to the agent pods.
+CA_KEY = "ca.pem"
 #: Lists the secrets the proxy injects, so the agent's entrypoint neither loads nor requires them.
 INJECTED_VARIABLE = "SANDKIT_PROXY_INJECTS"
 #: The variables TLS clients read their trusted authorities from, all pointed at the bundle.
@@ -65,3 +71,14 @@ def prefix(fmt: str) -> str:
 def suffix(fmt: str) -> str:
     """The header value's text after the secret."""
     return fmt.split(VALUE_SLOT, 1)[1]
+
+
+def agent_env(plan: Plan) -> dict[str, str]:
+    """What the agent gets in place of the secrets the proxy injects: placeholders, and trust in the proxy."""
+    if not plan.proxy_injects:
+        return {}
+    return {
+        INJECTED_VARIABLE: " ".join(plan.injected_secrets),
+        **dict.fromkeys(CA_VARIABLES, PATHS.bundle),
+        **dict(plan.placeholders),
+    }

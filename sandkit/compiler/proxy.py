@@ -17,8 +17,6 @@ INJECT_SH = "egress/inject.sh"
 #: Debian's proxy user, which runs squid unless it injects secrets (then the agent's uid: see inject.py).
 PROXY_UID = 13
 NO_PROXY = "localhost,127.0.0.1,::1"
-#: squid in the foreground: the proxy image's command when it does not inject.
-SQUID_COMMAND = ("squid", "-N", "-f", "/etc/squid/squid.conf")
 HOST_ADDRESSES_SH = "egress/host-addresses.sh"
 #: Where squid reads the Docker host's own addresses from (an ACL line that squid.conf includes; a
 #: missing file stops squid, so a sandbox never runs with the host's addresses unknown), and the
@@ -93,7 +91,7 @@ def proxy_build_context(plan: Plan, header: str) -> dict[str, bytes]:
     """egress/, the one proxy image compose and kubernetes both build: the injecting proxy's when the kit
     injects (with its start script, and the kit's certificate authorities, since it opens TLS to servers).
 
-    A target that does not inject runs that image with :data:`SQUID_COMMAND` and a plain squid.conf.
+    Kubernetes runs the same image in two steps (the start script's ``authority`` and ``serve``).
     """
     files = {name: text.encode() for name, text in proxy_files(plan, header, inject_secrets=True).items()}
     if plan.proxy_injects:

@@ -111,19 +111,24 @@ def test_squid_opens_tls_only_toward_the_injection_hosts(tmp_path: Path) -> None
     squid = files["egress/squid.conf"].decode()
     assert "http_port 3128 name=agent\nhttp_port 127.0.0.1:3129 name=bump ssl-bump " in squid
     assert "acl inject_tls any-of inject_0_tls inject_1_tls\n" in squid
-    assert (
-        "cache_peer_access tls_terminator allow agent_port inject_tls\ncache_peer_access tls_terminator deny all\n"
-        in (squid)
-    )
-    assert "never_direct allow agent_port inject_tls\n" in squid
+    peer_access = [line for line in squid.splitlines() if line.startswith(("cache_peer_access", "never_direct"))]
+    assert peer_access == [
+        "cache_peer_access tls_terminator allow agent_port inject_tls",
+        # the healthcheck connects squid to its second port before any agent's request does
+        "cache_peer_access tls_terminator allow agent_port healthcheck healthcheck_host",
+        "cache_peer_access tls_terminator deny all",
+        "never_direct allow agent_port inject_tls",
+        "never_direct allow agent_port healthcheck healthcheck_host",
+    ]
     assert "acl inject_1_host dstdomain -n api.github.com\nacl inject_1_port port 443\n" in squid
     assert "request_header_access Authorization deny inject_1\n" in squid
     access = [line for line in squid.splitlines() if line.startswith(("http_access", "include /run/sandkit-egress"))]
-    assert access[:5] == [
+    assert access[:6] == [
         "http_access deny manager",
         "include /run/sandkit-egress/inject.conf",
         "http_access allow bump_port inject_tls !non_public !host_address",
-        "http_access deny bump_port",
+        "http_access deny bump_port",  # the healthcheck's request ends here, in a 403
+        "http_access allow agent_port healthcheck healthcheck_host",
         "http_access deny !sandbox_clients",
     ]
     dockerfile = files["egress/Dockerfile"].decode()
@@ -140,7 +145,8 @@ def test_the_start_script_writes_header_lines_and_refusals(tmp_path: Path) -> No
     """The script's header-writing function, run by a real shell on hostile and missing values."""
     _, files = _compose(tmp_path)
     start = files["egress/inject.sh"].decode()
-    function = start[start.index("inject() {") : start.index("\n}\n") + 3]
+    begin = start.index("inject() {")
+    function = start[begin : start.index("\n}\n", begin) + 3]
     secrets = tmp_path / "secrets"
     secrets.mkdir()
     (secrets / "GOOD").write_text("tok-123_ABC.~\n")
@@ -183,21 +189,60 @@ def test_the_start_script_passes_shellcheck(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout.decode()
 
 
-def test_a_target_that_does_not_inject_runs_the_shared_image_as_a_plain_proxy(tmp_path: Path) -> None:
-    """Kubernetes does not inject yet: it builds the same egress/ image as compose, but runs squid itself
-    (not the start script) on a ConfigMap that bumps nothing, and hands the agent the key."""
-    (tmp_path / "kit.yaml").write_text(INJECTING.replace("EGRESS", "allowlist"), encoding="utf-8")
+def test_kubernetes_gives_the_proxy_pod_the_secret_and_the_agent_pod_the_authority(tmp_path: Path) -> None:
+    """The same egress/ image and squid.conf as compose; the injected keys reach the proxy pod alone, the
+    authority's certificate reaches the agent pods through a ConfigMap the proxy's init container alone
+    may patch (tests/compiler/test_kubernetes_docker.py plays all of it in the real engine)."""
+    kit = INJECTING.replace("{egress: EGRESS}", "{allow: [api.github.com, github.com]}") + GH_INJECTION
+    (tmp_path / "kit.yaml").write_text(kit, encoding="utf-8")
+    (tmp_path / "corp.pem").write_bytes(b"-----BEGIN CERTIFICATE-----\nY29ycA==\n-----END CERTIFICATE-----\n")
     with in_folder(tmp_path):
         alone = compile_kit(Path("kit.yaml"), Path("alone"), ["kubernetes"])
         every = compile_kit(Path("kit.yaml"), Path("every"), list(NAMES))
-    manifests = alone.files["kubernetes/egress-proxy.yaml"].decode()
-    assert "ssl_bump" not in manifests and "inject_0" not in manifests
-    deployment = next(d for d in yaml.safe_load_all(manifests) if d["kind"] == "Deployment")
-    assert deployment["spec"]["template"]["spec"]["containers"][0]["command"] == [
-        "squid",
-        "-N",
-        "-f",
-        "/etc/squid/squid.conf",
-    ]
     assert all(every.files[name] == data for name, data in alone.files.items() if name.startswith("egress/"))
-    assert "secretKeyRef" in alone.files["kubernetes/job.yaml"].decode()
+    docs = {
+        (d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(alone.files["kubernetes/egress-proxy.yaml"])
+    }
+    squid = docs["ConfigMap", "injecting-egress"]["data"]["squid.conf"]
+    assert squid.encode() == alone.files["egress/squid.conf"] and "ssl-bump" in squid
+    assert docs["Role", "injecting-egress-ca"]["rules"] == [
+        {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["injecting-egress-ca"], "verbs": ["patch"]}
+    ]
+    assert "data" not in docs["ConfigMap", "injecting-egress-ca"]  # the proxy writes it; apply leaves it alone
+    assert docs["ServiceAccount", "injecting-egress-ca"]["automountServiceAccountToken"] is False
+    deployment = docs["Deployment", "injecting-egress"]
+    assert deployment["spec"]["strategy"] == {"type": "Recreate"}  # never two authorities at once
+    proxy = deployment["spec"]["template"]["spec"]
+    assert proxy["serviceAccountName"] == "injecting-egress-ca" and proxy["automountServiceAccountToken"] is False
+    (init,), (squid_container,) = proxy["initContainers"], proxy["containers"]
+    assert init["command"] == ["/usr/local/bin/sandkit-egress-start", "authority"]
+    assert squid_container["command"] == ["/usr/local/bin/sandkit-egress-start", "serve"]
+    assert "api-token" in {m["name"] for m in init["volumeMounts"]}
+    assert "api-token" not in {m["name"] for m in squid_container["volumeMounts"]}
+    (secret,) = [v["secret"] for v in proxy["volumes"] if "secret" in v]
+    assert [item["key"] for item in secret["items"]] == ["ANTHROPIC_API_KEY", "GH_TOKEN"]  # never PLAIN_TOKEN
+    job = yaml.safe_load(alone.files["kubernetes/job.yaml"])["spec"]["template"]["spec"]
+    (agent,) = job["containers"]
+    env = {e["name"]: e for e in agent["env"]}
+    assert env["ANTHROPIC_API_KEY"] == {"name": "ANTHROPIC_API_KEY", "value": "sandkit-injected-by-egress-proxy"}
+    assert "GH_TOKEN" not in env and env["PLAIN_TOKEN"]["valueFrom"]["secretKeyRef"]["key"] == "PLAIN_TOKEN"
+    assert env["NODE_EXTRA_CA_CERTS"]["value"] == "/tmp/sandkit-ca-certificates.crt"
+    (ca_volume,) = [v for v in job["volumes"] if v["name"] == "egress-ca"]
+    assert ca_volume["configMap"]["name"] == "injecting-egress-ca" and ca_volume["configMap"]["optional"] is False
+    assert {"name": "egress-ca", "mountPath": "/run/sandkit-proxy-ca", "readOnly": True} in agent["volumeMounts"]
+    assert not any("secret" in v or v.get("emptyDir", {}).get("medium") == "Memory" for v in job["volumes"])
+    assert every.fidelity["secrets.inject"]["kubernetes"].level == "enforced"
+
+
+def test_kubernetes_with_cilium_has_no_proxy_to_inject(tmp_path: Path) -> None:
+    kit = INJECTING.replace("{egress: EGRESS}", "{allow: [api.anthropic.com]}")
+    kit += "targets: {kubernetes: {egress: cilium}}\n"
+    (tmp_path / "kit.yaml").write_text(kit, encoding="utf-8")
+    with in_folder(tmp_path):
+        out = compile_kit(Path("kit.yaml"), Path("out"), ["kubernetes"])
+    row = out.fidelity["secrets.inject"]["kubernetes"]
+    assert (row.level, row.reason) == (
+        "unsupported",
+        "with egress cilium there is no proxy to inject: the agent receives ANTHROPIC_API_KEY",
+    )
+    assert "secretKeyRef" in out.files["kubernetes/job.yaml"].decode()

@@ -379,13 +379,13 @@ def test_the_proxy_service_selects_the_proxy_and_the_agent_uses_it(outputs: dict
         container = pod["spec"]["containers"][0]
         assert service["spec"]["ports"][0]["targetPort"] == container["ports"][0]["containerPort"]
         config = next(c for c in of_kind(out, "ConfigMap") if c["metadata"]["name"] == service["metadata"]["name"])
-        if out.plan.proxy_injects:  # the shared image injects for compose; here it runs squid on a plain config
-            assert container["command"] == ["squid", "-N", "-f", "/etc/squid/squid.conf"], kit
-            assert (
-                "ssl_bump" not in config["data"]["squid.conf"] and "ssl_bump" in out.files["egress/squid.conf"].decode()
-            )
+        # The image's squid.conf, compose's, is the one in force (the injecting one when the kit injects).
+        assert config["data"]["squid.conf"].encode() == out.files["egress/squid.conf"]
+        if out.plan.proxy_injects:  # the start script serves on the authority its init container made
+            assert container["command"] == ["/usr/local/bin/sandkit-egress-start", "serve"], kit
+            assert "ssl_bump" in config["data"]["squid.conf"]
         else:
-            assert config["data"]["squid.conf"].encode() == out.files["egress/squid.conf"]
+            assert "command" not in container, kit  # the plain image's own entrypoint: squid
         for kind, template in pod_templates(out):
             if kind == "Deployment":
                 continue
@@ -407,7 +407,12 @@ def test_every_volume_mount_has_its_volume_and_every_item_its_key(outputs: dict[
             for box in spec.get("initContainers", []) + spec["containers"]:
                 for mount in box["volumeMounts"]:
                     volume = volumes[mount["name"]]
-                    if "configMap" in volume:
+                    if "configMap" in volume and volume["configMap"]["name"].endswith("-egress-ca"):
+                        # The proxy's authority: the one key the proxy writes at start, the whole folder read-only.
+                        assert volume["configMap"]["items"] == [{"key": "ca.pem", "path": "ca.pem", "mode": 0o444}]
+                        assert "subPath" not in mount and mount["readOnly"], (kit, kind, mount)
+                        assert maps[volume["configMap"]["name"]] == {}, kit  # created empty, never with a key
+                    elif "configMap" in volume:
                         items = {i["path"]: i["key"] for i in volume["configMap"]["items"]}
                         assert mount["subPath"] in items and mount["readOnly"], (kit, kind, mount)
                         assert set(items.values()) <= set(maps[volume["configMap"]["name"]]), (kit, kind)
@@ -433,7 +438,9 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
     for out in outputs.values():
         for kind, template in pod_templates(out):
             spec = template["spec"]
-            assert spec["automountServiceAccountToken"] is False and spec["serviceAccountName"] == out.plan.name
+            # The injecting proxy's own identity may patch its authority's ConfigMap (test_inject.py); no other.
+            account = f"{out.plan.name}-egress-ca" if kind == "Deployment" and out.plan.proxy_injects else out.plan.name
+            assert spec["automountServiceAccountToken"] is False and spec["serviceAccountName"] == account
             assert spec["securityContext"]["runAsNonRoot"] is True
             assert spec["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
             assert not any(spec.get(k) for k in ("hostNetwork", "hostPID", "hostIPC"))
@@ -449,8 +456,9 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
         assert accounts[0]["automountServiceAccountToken"] is False
         kinds = {d["kind"] for _, d in manifests(out)}
         assert not {"ClusterRole", "ClusterRoleBinding"} & kinds
-        if not out.plan.triggers.webhooks:  # the webhooks' Sensor alone holds a Role (test_kubernetes_webhooks.py)
-            assert not {"Role", "RoleBinding"} & kinds
+        roles = {d["metadata"]["name"] for d in of_kind(out, "Role")}
+        if not out.plan.triggers.webhooks:  # the webhooks' Sensor holds a Role (test_kubernetes_webhooks.py)
+            assert roles == ({f"{out.plan.name}-egress-ca"} if out.plan.proxy_injects else set())
         namespaces = of_kind(out, "Namespace")
         if out.plan.kubernetes.create_namespace:
             assert namespaces[0]["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
@@ -552,14 +560,19 @@ def test_the_clone_init_container_gets_no_secret(outputs: dict[str, KitOutput]) 
     """The clone gets no secret of the kit's but its own credential (workspace.token or ssh_key), if any."""
     cloning = 0
     for kit, out in outputs.items():
-        for _, template in pod_templates(out):
+        for kind, template in pod_templates(out):
+            if kind == "Deployment":  # the proxy's init container makes its authority (test_inject.py)
+                continue
             for init in template["spec"].get("initContainers", []):
                 cloning += 1
                 given = [e["name"] for e in init["env"] if "valueFrom" in e]
                 own = {out.plan.workspace_token, out.plan.workspace_ssh_key} - {None}
                 assert set(given) <= own and len(given) <= 1, f"{kit}: the clone container gets secrets {given}"
                 agent = template["spec"]["containers"][0]
-                assert {e["name"] for e in agent["env"] if "valueFrom" in e} == {n for n, _ in out.plan.secrets}
+                injected = out.plan.injected_secrets if out.plan.proxy_injects else ()
+                assert {e["name"] for e in agent["env"] if "valueFrom" in e} == {
+                    n for n, _ in out.plan.secrets if n not in injected
+                }
     assert cloning, "no kit above clones"
     entrypoint = outputs["clone-schedules"].files["entrypoint.sh"].decode()
     assert entrypoint.index('if [ "${SANDKIT_ONLY:-}" != clone ]; then') < entrypoint.index("load_secret API_KEY")

@@ -2,14 +2,28 @@
 
 No API server runs here, so each container of the generated manifests is started the way a kubelet
 would start it: its user and group, read-only root, no capabilities, its env (secretKeyRef from a
-stand-in Secret), emptyDirs as world-writable folders shared by the pod's containers, and every
-ConfigMap item written with its mode and bind-mounted read-only at its subPath. That proves what a
-schema cannot: the mounts fit the image, the squid Deployment starts from its ConfigMap and passes
-its probe, the clone init container clones through it (by the Service's name) and stops, and the
-agent then runs with the ConfigMap's files in force. The NetworkPolicy is played by an internal
-network that only the proxy leaves; the outside is a /28 of the AS112 prefixes (public to squid and
-shared with the e2e suite's sessions; see OUTSIDE_POOLS in tests/e2e/helpers.py), where one git
-server answers under an allowed and a not-allowed name.
+stand-in Secret, the namespace from the downward API, KUBERNETES_SERVICE_HOST and _PORT), emptyDirs
+as world-writable folders shared by the pod's containers (a memory-backed one as a tmpfs volume),
+every ConfigMap, Secret and projected item written with its mode and bind-mounted read-only, init
+containers run to completion before the others, and a pod whose non-optional ConfigMap key is
+missing not started at all (the kubelet waits). That proves what a schema cannot: the mounts fit the
+image, the squid Deployment starts from its ConfigMap and passes its probe, the clone init container
+clones through it (by the Service's address) and stops, and the agent then runs with the
+ConfigMap's files in force.
+
+The injecting proxy's hand-off of its authority's certificate is played with a stand-in for the one
+API call it makes (tests/compiler/data/kube_api_standin.py): real curl from the proxy image, over
+TLS, with the projected token and the API server's authority; the stand-in checks the token and the
+generated Role's rules and applies the merge patch; the agent pod then mounts the ConfigMap it
+holds. Not played: a signed token, admission, the API server's own RBAC code, watch and the kubelet's
+refresh of a mounted ConfigMap, and NetworkPolicy beyond the internal network below.
+
+The NetworkPolicy is played by an internal network that only the proxy leaves; the outside is a /28
+of the AS112 prefixes (public to squid and shared with the e2e suite's sessions; see OUTSIDE_POOLS in
+tests/e2e/helpers.py), where the e2e suite's outside image serves one git repository over ssh (its
+sshd, key authentication only) and over HTTP under an allowed and a not-allowed name, and its test
+server (tests/e2e/outside/server.py) answers over HTTPS, with a test authority the kit trusts, as the
+injection host and another allowed host, with the headers each request brought.
 """
 
 from __future__ import annotations
@@ -24,6 +38,7 @@ import subprocess
 import time
 import urllib.parse
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +49,21 @@ from ruamel.yaml import YAML
 
 from sandkit.compiler.command import compile_kit
 from tests.compiler.test_hostile_values import HOSTILE
-from tests.e2e.helpers import OUTSIDE_DIR, free_outside_subnet, used_subnets
+from tests.e2e.helpers import MEMORY_AND_FILES_PROBE, OUTSIDE_DIR, free_outside_subnet, used_subnets
 
 pytestmark = pytest.mark.docker
 
-AGENT_PROBE = """
+#: The injection host and the secret's header; the injected value never passes the agent's shell:
+#: the server's answer goes through a pipe into grep and sha256sum, whose digest alone comes back.
+API_HOST, WEB_HOST, INJECT_HEADER = "api.outside.test", "web.outside.test", "x-pod-key"
+PLACEHOLDER = "pod-placeholder-not-the-key"
+SCAN = "/etc/pod-test/scan.pl"
+AGENT_PROBE = f"""
 set -u
 echo "uid=$(id -u):$(id -g)"
 echo "greeting=$GREETING"
 echo "secret=$POD_SECRET"
+echo "injected-variable=$POD_INJECTED"
 echo "file=$(cat /etc/pod-test/config.txt)"
 echo "home=$(cat "$HOME/.pod-rc")"
 echo "head=$(git -C /workspace log --format=%s -1)"
@@ -52,23 +73,39 @@ if git ls-remote -q http://other.outside.test:8080/repo.git >/dev/null 2>&1; the
 if env -u http_proxy -u HTTP_PROXY git ls-remote -q http://git.outside.test:8080/repo.git >/dev/null 2>&1
 then echo direct=reached; else echo direct=refused; fi
 if touch /etc/pod-test/written 2>/dev/null; then echo root=writable; else echo root=read-only; fi
-if [ -n "${SANDKIT_EVENT:-}" ]; then
+curl -sS -m 20 -H '{INJECT_HEADER}: chosen-by-the-agent' https://{API_HOST}:8443/headers >/tmp/api 2>&1 || echo api-failed
+echo "api-headers=$(grep -ci '^header {INJECT_HEADER}:' /tmp/api)"
+echo "api-digest=$(grep -i '^header {INJECT_HEADER}:' /tmp/api | sha256sum | cut -c1-64)"
+rm -f /tmp/api
+echo "api-own=$(curl -sS -m 20 https://{API_HOST}:8443/headers | grep -c chosen-by-the-agent)"
+echo "api-issuer=$(curl -sS -m 20 -v -o /dev/null https://{API_HOST}:8443/issuer 2>&1 | sed -n 's/^\\*  issuer: //p')"
+echo "web-headers=$(curl -sS -m 20 https://{WEB_HOST}:8443/headers | grep -ci '^header {INJECT_HEADER}:')"
+if [ -e /run/sandkit-egress ]; then echo authority-folder=present; else echo authority-folder=absent; fi
+echo "trusted=$(sha256sum </run/sandkit-proxy-ca/ca.pem | cut -c1-64)"
+if [ -n "${{SANDKIT_EVENT:-}}" ]; then
   echo "event=$(base64 -w0 <"$SANDKIT_EVENT")"
   echo "environment=$(env | base64 -w0)"
   if touch "$SANDKIT_EVENT" 2>/dev/null; then echo event-file=writable; else echo event-file=read-only; fi
 fi
+perl {SCAN}
 """
 
 
 def _kit(name: str, known_host: str) -> str:
-    """The session kit: it clones over ssh through the proxy with its deploy key (workspace.ssh_key)."""
+    """The session kit: it clones over ssh through the proxy with its deploy key (workspace.ssh_key), and
+    the proxy injects POD_INJECTED on the injection host."""
     return f"""
 apiVersion: sandkit/v1
 name: {name}
 env: {{GREETING: "it's $(not run)"}}
-image: {{packages: {{apt: [python3]}}}}
-secrets: [{{name: POD_SECRET}}, {{name: POD_KEY}}]
-network: {{allow: ["git.outside.test:8080", "git.outside.test:22"]}}
+image: {{packages: {{apt: [python3, curl]}}, ca_certificates: [outside-ca.pem]}}
+secrets:
+  - {{name: POD_SECRET}}
+  - {{name: POD_KEY}}
+  - name: POD_INJECTED
+    placeholder: {PLACEHOLDER}
+    inject: [{{host: "{API_HOST}:8443", header: {INJECT_HEADER}, format: "Key {{value}}"}}]
+network: {{allow: ["git.outside.test:8080", "git.outside.test:22", "{API_HOST}:8443", "{WEB_HOST}:8443"]}}
 agent:
   command: [sh, -c, {json.dumps(AGENT_PROBE)}]
   instructions: "From the image.\\n"
@@ -76,6 +113,7 @@ agent:
 files:
   - {{path: /etc/pod-test/config.txt, content: "from the image"}}
   - {{path: /home/agent/.pod-rc, content: "rc from the kit", mode: "0600"}}
+  - {{path: {SCAN}, content: {json.dumps(MEMORY_AND_FILES_PROBE)}}}
 workspace:
   mode: clone
   repo: "ssh://git@git.outside.test/srv/repo.git"
@@ -91,11 +129,27 @@ triggers:
 """
 
 
-def _docker(*args: str, check: bool = True, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout, check=False)
+def _docker(
+    *args: str, check: bool = True, timeout: int = 600, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout, check=False, input=stdin)
     if check and done.returncode != 0:
         raise AssertionError(f"docker {' '.join(args[:3])}: {done.stdout}{done.stderr}")
     return done
+
+
+class KubeletWaits(Exception):
+    """The kubelet would not start this pod yet: a volume it needs is not there."""
+
+
+@dataclass
+class Cluster:
+    """What the pods of one namespace see of the cluster: its name, the API server's address, a token."""
+
+    namespace: str
+    api: tuple[str, int] = ("", 0)
+    token: str = ""
+    volumes: list[str] = field(default_factory=list)  # the tmpfs volumes made for memory-backed emptyDirs
 
 
 class Pod:
@@ -110,12 +164,35 @@ class Pod:
         secret: dict[str, str],
         services: dict[str, str] | None = None,
         annotations: dict[str, str] | None = None,
+        cluster: Cluster | None = None,
     ) -> None:
         """``services``: each Service's name and cluster IP, for the variables of ``enableServiceLinks``."""
         self.spec, self.configmaps, self.root, self.network, self.secret = spec, configmaps, root, network, secret
         self.services = services or {}
         self.annotations = annotations or {}
-        self.folders = {v["name"]: self._volume(v) for v in spec["volumes"]}
+        self.cluster = cluster or Cluster("default")
+        self.group = spec["securityContext"].get("fsGroup", 0)
+        self.folders: dict[str, Path] = {}
+        self.memory: dict[str, str] = {}  # memory-backed emptyDirs: their tmpfs volumes
+        for volume in spec["volumes"]:
+            if volume.get("emptyDir", {}).get("medium") == "Memory":
+                self.memory[volume["name"]] = self._tmpfs(volume["name"])
+            else:
+                self.folders[volume["name"]] = self._volume(volume)
+
+    def _tmpfs(self, name: str) -> str:
+        """A tmpfs the pod's containers share, as the kubelet mounts an emptyDir of medium Memory. Docker
+        mounts a tmpfs volume while a container uses it and drops it after the last: a holder container
+        (the part of the pod's sandbox) keeps it for the pod's life, init containers' writes included."""
+        volume = f"{self.network}-{self.root.name}-{name}"
+        _docker("volume", "create", "--driver", "local", "--opt", "type=tmpfs", "--opt", "device=tmpfs",
+                "--opt", "o=size=16m,mode=0777", volume)  # fmt: skip
+        self.cluster.volumes.append(volume)
+        image = self.spec["containers"][0]["image"]
+        _docker("run", "-d", "--name", f"{volume}-holder", "--network", "none", "--read-only", "--cap-drop", "ALL",
+                "--user", "65534:65534", "--mount", f"type=volume,source={volume},target=/held,volume-nocopy", "--entrypoint",
+                "sleep", image, "infinity")  # fmt: skip
+        return volume
 
     def _volume(self, volume: dict[str, Any]) -> Path:
         folder = self.root / volume["name"]
@@ -131,17 +208,43 @@ class Pod:
                 path.write_bytes(self.annotations.get(key.group(1), "").encode())
                 path.chmod(volume["downwardAPI"]["defaultMode"])
             return folder
-        data = self.configmaps[volume["configMap"]["name"]]
-        group = self.spec["securityContext"].get("fsGroup", 0)
-        for item in volume["configMap"]["items"]:
-            path = folder / item["path"]
-            if item["key"] in data.get("data", {}):
-                path.write_text(data["data"][item["key"]], encoding="utf-8")
-            else:
-                path.write_bytes(base64.b64decode(data["binaryData"][item["key"]]))
-            os.chown(path, 0, group)
-            path.chmod(item["mode"] | (0o040 if group else 0))  # fsGroup makes read-only items group-readable
+        if "secret" in volume:
+            source = volume["secret"]
+            for item in source["items"]:
+                if item["key"] not in self.secret:
+                    if source.get("optional"):
+                        continue  # an optional volume leaves a missing key out
+                    raise KubeletWaits(f"secret key {item['key']} does not exist")
+                self._write(folder / item["path"], self.secret[item["key"]].encode(), source["defaultMode"])
+            return folder
+        if "projected" in volume:
+            mode = volume["projected"]["defaultMode"]
+            for source in volume["projected"]["sources"]:
+                if "serviceAccountToken" in source:
+                    self._write(folder / source["serviceAccountToken"]["path"], self.cluster.token.encode(), mode)
+                else:
+                    self._config_items(source["configMap"], folder, mode)
+            return folder
+        self._config_items(volume["configMap"], folder, None)
         return folder
+
+    def _config_items(self, source: dict[str, Any], folder: Path, default_mode: int | None) -> None:
+        data = self.configmaps.get(source["name"], {})
+        for item in source["items"]:
+            if item["key"] in data.get("data", {}):
+                content = data["data"][item["key"]].encode()
+            elif item["key"] in data.get("binaryData", {}):
+                content = base64.b64decode(data["binaryData"][item["key"]])
+            elif source.get("optional"):
+                continue
+            else:  # the kubelet retries the mount, and starts no container, until the key exists
+                raise KubeletWaits(f"configmap {source['name']} has no key {item['key']}")
+            self._write(folder / item["path"], content, item.get("mode", default_mode or 0o644))
+
+    def _write(self, path: Path, content: bytes, mode: int) -> None:
+        path.write_bytes(content)
+        os.chown(path, 0, self.group)
+        path.chmod(mode | (0o040 if self.group else 0))  # fsGroup makes read-only items group-readable
 
     def _service_links(self) -> dict[str, str]:
         """The variables a kubelet sets for each Service of the namespace when the pod asks for them."""
@@ -151,6 +254,25 @@ class Pod:
         for service, address in self.services.items():
             links[service.upper().replace("-", "_") + "_SERVICE_HOST"] = address
         return links
+
+    def _environment(self, container: dict[str, Any]) -> list[str]:
+        host, port = self.cluster.api
+        known = {"KUBERNETES_SERVICE_HOST": host, "KUBERNETES_SERVICE_PORT": str(port)} if host else {}
+        known |= self._service_links()
+        args = [item for name, value in known.items() for item in ("--env", f"{name}={value}")]
+        for entry in container.get("env", []):
+            if "value" in entry:
+                value = re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: known.get(m[1], m[0]), entry["value"])
+            elif "fieldRef" in entry["valueFrom"]:
+                assert entry["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace", entry
+                value = self.cluster.namespace
+            elif entry["valueFrom"]["secretKeyRef"]["key"] in self.secret:
+                value = self.secret[entry["valueFrom"]["secretKeyRef"]["key"]]
+            else:
+                continue
+            known[entry["name"]] = value
+            args += ["--env", f"{entry['name']}={value}"]
+        return args
 
     def run_args(self, container: dict[str, Any], name: str) -> list[str]:
         context = container["securityContext"]
@@ -166,27 +288,32 @@ class Pod:
             "--security-opt",
             "no-new-privileges",
         ]
-        if "fsGroup" in self.spec["securityContext"]:
-            args += ["--group-add", str(self.spec["securityContext"]["fsGroup"])]
+        if self.group:
+            args += ["--group-add", str(self.group)]
         if context["readOnlyRootFilesystem"]:
             args.append("--read-only")
-        known = self._service_links()
-        for entry in container.get("env", []):
-            if "value" in entry:
-                value = re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: known.get(m[1], m[0]), entry["value"])
-                known[entry["name"]] = value
-                args += ["--env", f"{entry['name']}={value}"]
-            elif entry["valueFrom"]["secretKeyRef"]["key"] in self.secret:
-                args += ["--env", f"{entry['name']}={self.secret[entry['valueFrom']['secretKeyRef']['key']]}"]
+        if "command" in container:
+            args += ["--entrypoint", container["command"][0]]
+        args += self._environment(container)
         if self.services:  # an agent pod: its NetworkPolicy allows no DNS, so it has no resolver either
             no_dns = self.root / "resolv.conf"
             no_dns.write_text("nameserver 127.0.0.1\n")
             args += ["--mount", f"type=bind,source={no_dns},target=/etc/resolv.conf,readonly"]
         for mount in container["volumeMounts"]:
+            if mount["name"] in self.memory:
+                # volume-nocopy: an emptyDir starts empty, never with the image's folder under it (Docker's copy-up)
+                volume = self.memory[mount["name"]]
+                args += ["--mount", f"type=volume,source={volume},target={mount['mountPath']},volume-nocopy"]
+                continue
             source = self.folders[mount["name"]] / mount.get("subPath", "")
             flag = f"type=bind,source={source},target={mount['mountPath']}"
             args += ["--mount", flag + (",readonly" if mount.get("readOnly") else "")]
         return args
+
+    @staticmethod
+    def argv(container: dict[str, Any]) -> list[str]:
+        """The image and what follows it: the rest of ``command`` (the entrypoint is a flag), then ``args``."""
+        return [container["image"], *container.get("command", [])[1:], *container.get("args", [])]
 
 
 @pytest.fixture(scope="module")
@@ -195,10 +322,18 @@ def token() -> str:
 
 
 @pytest.fixture(scope="module")
-def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """Compile the kit, build both images, start the git server and the proxy; remove all by name after."""
+def inject_value() -> str:
+    return f"pod-inject-{secrets.token_hex(16)}"
+
+
+@pytest.fixture(scope="module")
+def built(token: str, inject_value: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Compile the kit, build both images, start the outside server, the API stand-in and the proxy pod;
+    remove all by name after."""
     folder = tmp_path_factory.mktemp("k8s-pod")
     name = f"sk8s-{token}"
+    certs = _authority(folder / "outside-certs", "sandkit-k8s-test-ca", [f"DNS:{API_HOST}", f"DNS:{WEB_HOST}"])
+    (folder / "outside-ca.pem").write_bytes((certs / "ca.pem").read_bytes())
     server_tag = f"sandkit-test/{name}-outside:{token}"
     _docker("buildx", "build", "--load", "-q", "-t", server_tag, str(OUTSIDE_DIR))
     keys = _ssh_keys(folder / "keys", server_tag)
@@ -210,30 +345,67 @@ def built(token: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
         (out.folder / relative).write_bytes(data)
     docs = _manifests(out)
     inside, outside, server, proxy = f"{name}-inside", f"{name}-outside", f"{name}-gitsrv", f"{name}-proxy"
-    proxy_tag = f"sandkit/{name}-egress:{out.plan.config_sha256[:12]}"
+    api, headers = f"{name}-api", f"{name}-tlssrv"
     # the deploy key as a Secret holds it: without its last newline, as `kubectl create secret` often gets it
-    secret = {"POD_SECRET": "s3cret value", "POD_KEY": (keys / "client_key").read_text().rstrip("\n")}
+    secret = {
+        "POD_SECRET": "s3cret value",
+        "POD_KEY": (keys / "client_key").read_text().rstrip("\n"),
+        "POD_INJECTED": inject_value,
+    }
+    proxy_tag = f"sandkit/{name}-egress:{out.plan.config_sha256[:12]}"
+    namespace = next(d for d in docs if d["kind"] == "Deployment")["metadata"]["namespace"]
+    cluster = Cluster(namespace, token=secrets.token_hex(16))
     try:
         _docker("buildx", "build", "--load", "-q", "-t", out.plan.image_tag, str(out.folder))
         _docker("buildx", "build", "--load", "-q", "-t", proxy_tag, str(out.folder / "egress"))
         _docker("network", "create", "--internal", inside)
         _outside_network(outside, token)
         _serve_git(folder / "srv", server_tag, keys, outside, server)
-        _start_proxy(docs, folder / "proxy-pod", inside, outside, proxy)
+        _serve_headers(certs, server_tag, outside, headers)
+        _serve_api(folder / "api", docs, out.plan.image_tag, inside, api, cluster)
+        configmaps = _start_proxy(docs, folder / "proxy-pod", inside, outside, proxy, cluster, secret)
         yield {
             "out": out,
             "docs": docs,
+            "configmaps": configmaps,
             "folder": folder,
             "network": inside,
             "name": name,
             "proxy": proxy,
             "server": server,
             "secret": secret,
+            "api": api,
+            "cluster": cluster,
         }
     finally:
-        _docker("rm", "-f", server, proxy, check=False)
+        _docker("rm", "-f", server, headers, proxy, api, check=False)
+        if cluster.volumes:
+            _docker("rm", "-f", *(f"{volume}-holder" for volume in cluster.volumes), check=False)
+            _docker("volume", "rm", "-f", *cluster.volumes, check=False)
         _docker("network", "rm", inside, outside, check=False)
         _docker("rmi", "-f", out.plan.image_tag, proxy_tag, server_tag, check=False)
+
+
+def _authority(folder: Path, name: str, names: list[str]) -> Path:
+    """A throwaway authority (ca.pem) and a server certificate for ``names`` (server.pem, server.key)."""
+    folder.mkdir(mode=0o755)
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={name}",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+            "-keyout", str(folder / "ca.key"), "-out", str(folder / "ca.pem"))  # fmt: skip
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=server", "-keyout", str(folder / "server.key.new"),
+            "-out", str(folder / "server.csr"))  # fmt: skip
+    (folder / "san.ext").write_text(f"subjectAltName={','.join(names)}\n")
+    openssl("x509", "-req", "-in", str(folder / "server.csr"), "-CA", str(folder / "ca.pem"), "-CAkey",
+            str(folder / "ca.key"), "-CAcreateserial", "-days", "2", "-extfile", str(folder / "san.ext"),
+            "-out", str(folder / "server.pem"))  # fmt: skip
+    for file in ("server.key.new", "server.pem", "ca.pem"):
+        (folder / file).chmod(0o644)  # read by the servers' unprivileged users; test keys only
+    (folder / "server.key.new").replace(folder / "server.key")  # last: the API stand-in waits for it
+    return folder
 
 
 def _ssh_keys(folder: Path, image: str) -> Path:
@@ -317,16 +489,87 @@ def _serve_git(srv: Path, image: str, keys: Path, network: str, server: str) -> 
     )
 
 
-def _start_proxy(docs: list[dict[str, Any]], root: Path, inside: str, outside: str, name: str) -> None:
-    """The Deployment's container, reachable inside by the Service's name, and let out."""
+def _serve_headers(certs: Path, image: str, network: str, name: str) -> None:
+    """The e2e suite's test server (its default command) as the injection host and another allowed host:
+    over HTTPS, with a certificate of the test authority the kit trusts, it answers with the headers it got."""
+    aliases = [flag for host in (API_HOST, WEB_HOST) for flag in ("--network-alias", host)]
+    _docker("run", "-d", "--name", name, "--network", network, *aliases, "--read-only", "--cap-drop", "ALL",
+            "-v", f"{certs}:/certs:ro", image)  # fmt: skip
+
+
+STANDIN = Path(__file__).parent / "data" / "kube_api_standin.py"
+
+
+def _serve_api(folder: Path, docs: list[dict[str, Any]], image: str, network: str, name: str, cluster: Cluster) -> None:
+    """The API stand-in on the proxy's network, with the generated Role's rules and the ConfigMap that
+    `kubectl apply` created (empty), then its certificate for the address it got."""
+    folder.mkdir()
+    folder.chmod(0o777)  # the stand-in (the image's uid) writes store.json there
+    role = next(d for d in docs if d["kind"] == "Role" and d["metadata"]["name"].endswith("-egress-ca"))
+    store = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    for file, text in (
+        ("token", cluster.token),
+        ("rules.json", json.dumps(role["rules"])),
+        ("store.json", json.dumps(store)),
+    ):
+        (folder / file).write_text(text)
+        (folder / file).chmod(0o666)
+    _docker(
+        "run", "-d", "--name", name, "--network", network, "--entrypoint", "python3", "--read-only",
+        "--cap-drop", "ALL", "--env", "STANDIN_DIR=/standin", "--env", f"STANDIN_NAMESPACE={cluster.namespace}",
+        "-v", f"{folder}:/standin", "-v", f"{STANDIN}:/standin.py:ro", image, "/standin.py",
+    )  # fmt: skip
+    address = _address(name, network)
+    certs = _authority(folder / "tls", "kube-apiserver-standin-ca", [f"IP:{address}"])
+    for file in ("server.pem", "ca.pem", "server.key"):  # the key last, whole: the stand-in waits for it
+        (folder / f"{file}.new").write_bytes((certs / file).read_bytes())
+        (folder / f"{file}.new").chmod(0o644)
+        (folder / f"{file}.new").replace(folder / file)
+    cluster.api = (address, 6443)
+
+
+def _address(container: str, network: str) -> str:
+    return _docker(
+        "inspect", "--format", f'{{{{(index .NetworkSettings.Networks "{network}").IPAddress}}}}', container
+    ).stdout.strip()
+
+
+def api_store(built: dict[str, Any]) -> dict[str, Any]:
+    """The stand-in API server's ConfigMaps as they are now."""
+    store: dict[str, Any] = json.loads((built["folder"] / "api" / "store.json").read_text())
+    return store
+
+
+def _start_proxy(
+    docs: list[dict[str, Any]],
+    root: Path,
+    inside: str,
+    outside: str,
+    name: str,
+    cluster: Cluster,
+    secret: dict[str, str],
+) -> dict[str, dict[str, Any]]:
+    """The Deployment's pod: its init container to completion (the authority, published through the API
+    stand-in), then squid, reachable inside by the Service's name, and let out. Returns the ConfigMaps
+    the agent pods see then."""
     deployment = next(d for d in docs if d["kind"] == "Deployment")
     service = next(d for d in docs if d["kind"] == "Service")
     spec = deployment["spec"]["template"]["spec"]
     configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    api_ca = (root.parent / "api" / "ca.pem").read_text()
+    configmaps["kube-root-ca.crt"] = {"data": {"ca.crt": api_ca}}  # every namespace's, from the control plane
+    pod = Pod(spec, configmaps, root, inside, secret, cluster=cluster)  # it mounts the injected key alone
+    for init in spec.get("initContainers", []):
+        done = _docker("run", "--rm", *pod.run_args(init, f"{name}-{init['name']}"), *pod.argv(init), check=False)
+        assert done.returncode == 0, f"init container {init['name']}: {done.stdout}{done.stderr}"
     (container,) = spec["containers"]
-    args = Pod(spec, configmaps, root, inside, {}).run_args(container, name)
-    _docker("run", "-d", "--network-alias", service["metadata"]["name"], *args, container["image"])
+    _docker("run", "-d", "--network-alias", service["metadata"]["name"], *pod.run_args(container, name),
+            *pod.argv(container))  # fmt: skip
     _docker("network", "connect", outside, name)
+    published = {
+        d["metadata"]["name"]: d for d in json.loads((root.parent / "api" / "store.json").read_text()).values()
+    }
+    return {**configmaps, **published}
 
 
 def _manifests(out: Any) -> list[dict[str, Any]]:
@@ -339,10 +582,13 @@ def _manifests(out: Any) -> list[dict[str, Any]]:
     ]
 
 
-def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(built: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def session(built: dict[str, Any], inject_value: str) -> dict[str, Any]:
+    """One session pod, played: the clone init container, then the agent with the probe, which scans its
+    whole container for the injected value and the authority's key (given reversed on its stdin)."""
     name, docs = built["name"], built["docs"]
     _wait_ready(built)
-    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    configmaps = json.loads(json.dumps(built["configmaps"]))
     # An overlay's change to the ConfigMap takes effect without a rebuild: the mounted copy wins.
     data = configmaps[f"{name}-agent"]["data"]
     data["instructions"] = data["instructions"].replace("From the image.", "From the ConfigMap.")
@@ -350,53 +596,124 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
     data[key] = "from the ConfigMap"
     spec = next(d for d in docs if d["kind"] == "Job")["spec"]["template"]["spec"]
     pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], built["secret"], _services(built))
+    authority_key = _docker("exec", built["proxy"], "cat", "/run/sandkit-egress/ca.key").stdout
+    assert "PRIVATE KEY" in authority_key, "the proxy pod holds no authority key"
+    needles = [inject_value, authority_key.splitlines()[1], PLACEHOLDER]
     (init,), (agent,) = spec["initContainers"], spec["containers"]
     try:
-        cloned = _docker("run", *pod.run_args(init, f"{name}-clone"), init["image"], *init["args"], check=False)
+        cloned = _docker("run", *pod.run_args(init, f"{name}-clone"), *pod.argv(init), check=False)
         assert cloned.returncode == 0, cloned.stderr
         workspace = pod.folders["workspace"]
         assert (workspace / ".git").is_dir() and not (workspace / "AGENTS.md").exists()  # stopped after the clone
         # over ssh with the deploy key, through the proxy's CONNECT to the one allowed host:22
-        proxy = _docker(
-            "inspect",
-            "--format",
-            f'{{{{(index .NetworkSettings.Networks "{name}-outside").IPAddress}}}}',
-            built["proxy"],
-        ).stdout.strip()
+        proxy = _address(built["proxy"], f"{name}-outside")
         logs = _docker("logs", built["server"], check=False)
         assert f"Accepted publickey for git from {proxy} " in logs.stderr, (proxy, logs.stderr)
         squid = _docker("logs", built["proxy"], check=False).stdout
         assert "method=CONNECT host=git.outside.test port=22 " in squid, squid
-        ran = _docker("run", *pod.run_args(agent, f"{name}-agent"), agent["image"], *agent["args"], check=False)
+        reversed_needles = "".join(n[::-1] + "\n" for n in needles)
+        ran = _docker("run", "-i", *pod.run_args(agent, f"{name}-agent"), *pod.argv(agent), stdin=reversed_needles,
+                      check=False, timeout=300)  # fmt: skip
         assert ran.returncode == 0, ran.stdout + ran.stderr
-        lines = dict(line.split("=", 1) for line in ran.stdout.splitlines() if "=" in line)
-        assert lines == {
-            "uid": "1000:1000",
-            "greeting": "it's $(not run)",
-            "secret": "s3cret value",
-            "file": "from the ConfigMap",
-            "home": "rc from the kit",
-            "head": "cloned by the init container",
-            "instructions": "From the ConfigMap.",
-            "dns": "none",
-            "other": "refused",
-            "direct": "refused",
-            "root": "read-only",
-        }
     finally:
         _docker("rm", "-f", f"{name}-clone", f"{name}-agent", check=False)
+    lines = dict(
+        line.split("=", 1) for line in ran.stdout.splitlines() if "=" in line and " " not in line.split("=")[0]
+    )
+    return {"lines": lines, "stdout": ran.stdout, "pod": pod, "spec": spec}
+
+
+def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(session: dict[str, Any]) -> None:
+    lines = session["lines"]
+    assert {k: lines[k] for k in SESSION_LINES} == {
+        "uid": "1000:1000",
+        "greeting": "it's $(not run)",
+        "secret": "s3cret value",
+        "file": "from the ConfigMap",
+        "home": "rc from the kit",
+        "head": "cloned by the init container",
+        "instructions": "From the ConfigMap.",
+        "dns": "none",
+        "other": "refused",
+        "direct": "refused",
+        "root": "read-only",
+    }
+
+
+SESSION_LINES = ("uid", "greeting", "secret", "file", "home", "head", "instructions", "dns", "other", "direct", "root")
+
+
+def test_the_proxy_pod_injects_and_the_agent_pod_holds_no_trace_of_the_value(
+    built: dict[str, Any], session: dict[str, Any], inject_value: str
+) -> None:
+    """The injection host gets the header with the real value (not the agent's own), another allowed host
+    does not, and nothing the agent pod can read holds the value or the authority's key."""
+    lines, stdout = session["lines"], session["stdout"]
+    digest = hashlib.sha256(f"header {INJECT_HEADER}: Key {inject_value}\n".encode()).hexdigest()
+    assert lines["injected-variable"] == PLACEHOLDER
+    assert (lines["api-headers"], lines["api-digest"], lines["api-own"]) == ("1", digest, "0"), stdout
+    assert lines["web-headers"] == "0", f"another allowed host received the injected header:\n{stdout}"
+    assert lines["api-issuer"] == f"CN=sandkit egress {built['name']}", stdout
+    published = api_store(built)[f"{built['name']}-egress-ca"]["data"]["ca.pem"]
+    proxy_ca = _docker("exec", built["proxy"], "cat", "/run/sandkit-egress/ca.pem").stdout
+    assert published == proxy_ca and lines["trusted"] == hashlib.sha256(proxy_ca.encode()).hexdigest()
+    scanned = re.search(r"scanned processes=(\d+) regions=(\d+) bytes=(\d+) files=(\d+)", stdout)
+    assert scanned, f"the probe did not finish:\n{stdout}"
+    processes, regions, size, files = map(int, scanned.groups())
+    assert processes >= 2 and regions > 20 and size > 1_000_000 and files > 1000, scanned.group(0)
+    assert "found needle#2 in environ of" in stdout and "found needle#2 in memory of" in stdout, (
+        f"the probe does not find the placeholder the agent does hold, so its silence proves nothing:\n{stdout}"
+    )
+    assert "needle#0" not in stdout, f"the injected value is in the agent's container:\n{stdout}"
+    assert "needle#1" not in stdout, f"the proxy's authority key is in the agent's container:\n{stdout}"
+    assert lines["authority-folder"] == "absent"
+    # What the manifests give each pod: the value's key to the proxy's squid alone, the token to its init alone.
+    agent_spec = json.dumps(session["spec"])
+    assert "POD_INJECTED" in agent_spec and '"key": "POD_INJECTED"' not in agent_spec
+    proxy_spec = next(d for d in built["docs"] if d["kind"] == "Deployment")["spec"]["template"]["spec"]
+    (secret_volume,) = [v for v in proxy_spec["volumes"] if "secret" in v]
+    assert secret_volume["secret"]["items"] == [{"key": "POD_INJECTED", "path": "POD_INJECTED"}]
+    mounting = {
+        c["name"]: {m["name"] for m in c["volumeMounts"]}
+        for c in proxy_spec["initContainers"] + proxy_spec["containers"]
+    }
+    assert mounting == {
+        "authority": {"tmp", "authority", "api-token"},
+        "squid": {"tmp", "config", "authority", "secrets"},
+    }
+    assert {"name": "authority", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}} in proxy_spec["volumes"]
+
+
+def test_the_agent_pod_waits_for_the_authority_and_only_the_proxys_token_may_publish_it(
+    built: dict[str, Any],
+) -> None:
+    """Before the proxy has patched its certificate in, the kubelet starts no container of the agent pod;
+    the stand-in took exactly one PATCH, which the Role allows on that ConfigMap alone."""
+    spec = next(d for d in built["docs"] if d["kind"] == "Job")["spec"]["template"]["spec"]
+    unpublished = {d["metadata"]["name"]: d for d in built["docs"] if d["kind"] == "ConfigMap"}
+    with pytest.raises(KubeletWaits, match=r"has no key ca\.pem"):
+        Pod(spec, unpublished, built["folder"] / "early-pod", built["network"], {})
+    log = _docker("logs", built["api"]).stdout
+    assert re.findall(r'"(\w+) (\S+) HTTP/1.1" (\d+)', log) == [
+        ("PATCH", f"/api/v1/namespaces/{built['cluster'].namespace}/configmaps/{built['name']}-egress-ca", "200")
+    ], log
+    (role,) = [
+        d for d in built["docs"] if d["kind"] == "Role" and d["metadata"]["name"] == f"{built['name']}-egress-ca"
+    ]
+    assert role["rules"] == [
+        {
+            "apiGroups": [""],
+            "resources": ["configmaps"],
+            "resourceNames": [f"{built['name']}-egress-ca"],
+            "verbs": ["patch"],
+        }
+    ]
 
 
 def _services(built: dict[str, Any]) -> dict[str, str]:
     """The proxy Service's name and the address its pod has on the sandbox network (its cluster IP here)."""
     service = next(d for d in built["docs"] if d["kind"] == "Service")["metadata"]["name"]
-    address = _docker(
-        "inspect",
-        "--format",
-        f'{{{{(index .NetworkSettings.Networks "{built["network"]}").IPAddress}}}}',
-        built["proxy"],
-    ).stdout.strip()
-    return {service: address}
+    return {service: _address(built["proxy"], built["network"])}
 
 
 def _wait_ready(built: dict[str, Any]) -> None:
@@ -477,7 +794,7 @@ def test_a_webhook_event_reaches_the_agent_as_data_in_the_job_its_sensor_creates
     assert refused == {"passed": False, "job": None}  # the filter is the exact name, not a pattern
     job = result["job"]
     assert HOSTILE_SUMMARY not in json.dumps(job["spec"]["template"]["spec"])  # only the annotation holds it
-    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    configmaps = built["configmaps"]
     template = job["spec"]["template"]
     pod = Pod(
         template["spec"],
@@ -490,9 +807,9 @@ def test_a_webhook_event_reaches_the_agent_as_data_in_the_job_its_sensor_creates
     )
     (init,), (agent,) = template["spec"]["initContainers"], template["spec"]["containers"]
     try:
-        cloned = _docker("run", *pod.run_args(init, f"{name}-eclone"), init["image"], *init["args"], check=False)
+        cloned = _docker("run", *pod.run_args(init, f"{name}-eclone"), *pod.argv(init), check=False)
         assert cloned.returncode == 0, cloned.stderr
-        ran = _docker("run", *pod.run_args(agent, f"{name}-eagent"), agent["image"], *agent["args"], check=False)
+        ran = _docker("run", *pod.run_args(agent, f"{name}-eagent"), *pod.argv(agent), check=False)
         assert ran.returncode == 0, ran.stdout + ran.stderr
     finally:
         _docker("rm", "-f", f"{name}-eclone", f"{name}-eagent", check=False)

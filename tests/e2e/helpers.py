@@ -23,6 +23,45 @@ from typing import Any
 from tests.conftest import REPO
 
 OUTSIDE_DIR = Path(__file__).resolve().parent / "outside"
+
+#: Scans everything the agent's container can read for needles given reversed on stdin (so neither
+#: the probe's command line nor its shell ever holds one): every other process's environment,
+#: command line and readable memory (through /proc/PID/maps and /proc/PID/mem), and every file
+#: outside /proc, /sys and /dev. Prints what it scanned, and where a needle was found.
+MEMORY_AND_FILES_PROBE = r"""
+use strict;
+my @needles = map { chomp; scalar reverse $_ } grep { /\S/ } <STDIN>;
+unless (@needles) { print "scanned nothing: no needles\n"; exit 0 }
+my (%found, $processes, $regions, $bytes, $files);
+sub look { my ($where, $data) = @_; for my $n (@needles) { $found{"$n\0$where"} = 1 if index($data, $n) >= 0 } }
+sub slurp { my ($path, $max) = @_; open(my $fh, '<:raw', $path) or return ''; my $d = ''; read($fh, $d, $max); return $d }
+for my $dir (glob '/proc/[0-9]*') {
+  my ($pid) = $dir =~ m{(\d+)$}; next if $pid == $$;
+  $processes++;
+  look("environ of $pid", slurp("$dir/environ", 1 << 20));
+  look("cmdline of $pid", slurp("$dir/cmdline", 1 << 20));
+  open(my $maps, '<', "$dir/maps") or next; open(my $mem, '<:raw', "$dir/mem") or next;
+  while (my $line = <$maps>) {
+    my ($from, $to, $perm) = $line =~ /^([0-9a-f]+)-([0-9a-f]+) (\S+)/ or next;
+    next unless $perm =~ /^r/ && $line !~ /\[vvar\]|\[vsyscall\]/;
+    my $size = hex($to) - hex($from); next if $size > (1 << 28);
+    sysseek($mem, hex($from), 0) or next; my $data = ''; my $got = sysread($mem, $data, $size);
+    next unless $got; $regions++; $bytes += $got; look("memory of $pid", $data);
+  }
+}
+my @todo = ('/');
+while (defined(my $dir = shift @todo)) {
+  opendir(my $dh, $dir) or next;
+  for my $name (readdir $dh) {
+    next if $name eq '.' || $name eq '..'; my $path = $dir eq '/' ? "/$name" : "$dir/$name";
+    next if $path =~ m{^/(proc|sys|dev)$}; next if -l $path;
+    if (-d _) { push @todo, $path } elsif (-f _ && -s _ < (1 << 26)) { $files++; look("file $path", slurp($path, 1 << 26)) }
+  }
+}
+print "scanned processes=$processes regions=$regions bytes=$bytes files=$files\n";
+for my $key (sort keys %found) { my ($n, $where) = split /\0/, $key; print "found needle#", (grep { $needles[$_] eq $n } 0..$#needles)[0], " in $where\n" }
+"""
+
 ALLOWED_ID, OTHER_ID = "allowed", "other"
 
 #: Names the kit allows (all on port 8080 unless said otherwise) and what each resolves to.

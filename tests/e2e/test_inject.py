@@ -11,47 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import API, INJECT_HEADER, INJECT_PLACEHOLDER, WEB, Project, run
+from tests.e2e.helpers import API, INJECT_HEADER, INJECT_PLACEHOLDER, MEMORY_AND_FILES_PROBE, WEB, Project, run
 
 pytestmark = pytest.mark.docker
 
 CURL = "curl -sS -m 10 -w '\\nconnect=%{http_connect} status=%{http_code}\\n'"
-#: Scans everything the agent's container can read for needles given reversed on stdin (so neither
-#: the probe's command line nor its shell ever holds one): every other process's environment,
-#: command line and readable memory (through /proc/PID/maps and /proc/PID/mem), and every file
-#: outside /proc, /sys and /dev. Prints what it scanned, and where a needle was found.
-MEMORY_AND_FILES_PROBE = r"""
-use strict;
-my @needles = map { chomp; scalar reverse $_ } grep { /\S/ } <STDIN>;
-my (%found, $processes, $regions, $bytes, $files);
-sub look { my ($where, $data) = @_; for my $n (@needles) { $found{"$n\0$where"} = 1 if index($data, $n) >= 0 } }
-sub slurp { my ($path, $max) = @_; open(my $fh, '<:raw', $path) or return ''; my $d = ''; read($fh, $d, $max); return $d }
-for my $dir (glob '/proc/[0-9]*') {
-  my ($pid) = $dir =~ m{(\d+)$}; next if $pid == $$;
-  $processes++;
-  look("environ of $pid", slurp("$dir/environ", 1 << 20));
-  look("cmdline of $pid", slurp("$dir/cmdline", 1 << 20));
-  open(my $maps, '<', "$dir/maps") or next; open(my $mem, '<:raw', "$dir/mem") or next;
-  while (my $line = <$maps>) {
-    my ($from, $to, $perm) = $line =~ /^([0-9a-f]+)-([0-9a-f]+) (\S+)/ or next;
-    next unless $perm =~ /^r/ && $line !~ /\[vvar\]|\[vsyscall\]/;
-    my $size = hex($to) - hex($from); next if $size > (1 << 28);
-    sysseek($mem, hex($from), 0) or next; my $data = ''; my $got = sysread($mem, $data, $size);
-    next unless $got; $regions++; $bytes += $got; look("memory of $pid", $data);
-  }
-}
-my @todo = ('/');
-while (defined(my $dir = shift @todo)) {
-  opendir(my $dh, $dir) or next;
-  for my $name (readdir $dh) {
-    next if $name eq '.' || $name eq '..'; my $path = $dir eq '/' ? "/$name" : "$dir/$name";
-    next if $path =~ m{^/(proc|sys|dev)$}; next if -l $path;
-    if (-d _) { push @todo, $path } elsif (-f _ && -s _ < (1 << 26)) { $files++; look("file $path", slurp($path, 1 << 26)) }
-  }
-}
-print "scanned processes=$processes regions=$regions bytes=$bytes files=$files\n";
-for my $key (sort keys %found) { my ($n, $where) = split /\0/, $key; print "found needle#", (grep { $needles[$_] eq $n } 0..$#needles)[0], " in $where\n" }
-"""
 
 
 def _status(output: str) -> tuple[str, str]:
@@ -170,6 +134,20 @@ def test_without_its_secret_the_proxy_refuses_the_injection_host(
     finally:
         restored = net_project.compose("up", "-d", "--wait", "--force-recreate", "egress")
         assert restored.returncode == 0, restored
+
+
+def test_the_image_started_with_another_entrypoint_trusts_no_authority(net_project: Project) -> None:
+    """What the openhands target's secrets.inject row says: a runtime that replaces sandkit's entrypoint
+    (OpenHands starts the image with its own) finds the image's CA store pointing at the bundle that
+    entrypoint writes, so its HTTPS fails toward every host, the injection host's proxy included."""
+    script = f"""
+    if [ -e /etc/ssl/certs/ca-certificates.crt ]; then echo store=present; else echo store=dangling; fi
+    {CURL} -o /dev/null https://{WEB}:8443/without-the-entrypoint 2>&1 || echo curl-failed
+    {CURL} -o /dev/null https://{API}:8443/without-the-entrypoint 2>&1 || echo curl-failed
+    """
+    result = net_project.compose("run", "--rm", "-T", "--entrypoint", "sh", "agent", "-c", script)
+    assert "store=dangling" in result.stdout and result.stdout.count("curl-failed") == 2, result
+    assert "/without-the-entrypoint" not in net_project.logs("web"), "a request got through without trust"
 
 
 def _container(project: Project, service: str) -> str:

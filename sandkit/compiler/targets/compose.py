@@ -27,6 +27,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from sandkit.compiler import inject
 from sandkit.compiler.engine import (
     DEADLINE,
     deadline_command,
@@ -64,7 +65,7 @@ from sandkit.compiler.forwarder import (
     listeners,
 )
 from sandkit.compiler.forwarder import pids_limit as forwarder_pids_limit
-from sandkit.compiler.inject import CA_VARIABLES, CA_VOLUME, INJECTED_VARIABLE, PATHS
+from sandkit.compiler.inject import CA_VOLUME, PATHS
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Egress, Plan, WorkspaceMode
 from sandkit.compiler.proxy import (
@@ -227,7 +228,7 @@ def agent_service(plan: Plan, context: RenderContext) -> dict[str, Any]:
     if plan.egress == "none":
         service["network_mode"] = "none"
     elif plan.egress == "allowlist":
-        service["environment"] = proxy_env(plan.proxy_url) | injected_env(plan)
+        service["environment"] = proxy_env(plan.proxy_url) | inject.agent_env(plan)
         if plan.proxy_injects:
             service.setdefault("volumes", []).append(
                 {"type": "volume", "source": CA_VOLUME, "target": PATHS.agent_ca, "read_only": True}
@@ -352,17 +353,6 @@ def host_guard_service(plan: Plan) -> dict[str, Any]:
         "volumes": [{**_host_addresses_volume(), "read_only": True}],
         "depends_on": {HOST_ADDRESSES_SERVICE: {"condition": "service_healthy"}},
         "healthcheck": checked,
-    }
-
-
-def injected_env(plan: Plan) -> dict[str, str]:
-    """What the agent gets in place of the secrets the proxy injects: placeholders, and trust in the proxy."""
-    if not plan.proxy_injects:
-        return {}
-    return {
-        INJECTED_VARIABLE: " ".join(plan.injected_secrets),
-        **dict.fromkeys(CA_VARIABLES, PATHS.bundle),
-        **dict(plan.placeholders),
     }
 
 

@@ -13,6 +13,7 @@ import base64
 import hashlib
 from typing import Any
 
+from sandkit.compiler import inject
 from sandkit.compiler.addresses import (
     EVERY_V4,
     GLOBAL_UNICAST_V6,
@@ -42,7 +43,6 @@ from sandkit.compiler.plan import (
 from sandkit.compiler.proxy import (
     HOST_ADDRESSES_FILE,
     PROXY_UID,
-    SQUID_COMMAND,
     SQUID_CONF,
     proxy_build_context,
     proxy_env,
@@ -68,6 +68,17 @@ KIT_LABEL = "sandkit.dev/kit"
 ROLE_LABEL = "sandkit.dev/role"
 AGENT_ROLE = "agent"
 PROXY_ROLE = "egress-proxy"
+SQUID_CONF_PATH = "/etc/squid/squid.conf"
+#: The agent pods' volume of the proxy's authority certificate (the ConfigMap the proxy writes).
+CA_VOLUME = "egress-ca"
+#: The proxy pod's memory-backed emptyDir: the authority's key, squid's certificates, the header lines.
+AUTHORITY_VOLUME = "authority"
+#: Where a container finds its projected ServiceAccount token and the API server's authority.
+ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
+#: The token's lifetime: the init container uses it once, within seconds of the pod's start.
+TOKEN_SECONDS = 600
+#: The API server's ports as NetworkPolicy sees them (the kubernetes Service's, and the usual endpoint's).
+API_PORTS = (443, 6443)
 #: (ConfigMap key, mount path, content, file mode) of one file the agent pod mounts from its ConfigMap.
 ConfigEntry = tuple[str, str, bytes, int]
 #: What squid.conf includes for the host's own addresses (compose and the actions job write them when
@@ -179,6 +190,20 @@ def _meta(plan: Plan, name: str, role: str | None = None) -> dict[str, Any]:
 
 def _uses_proxy(plan: Plan) -> bool:
     return plan.egress == "allowlist" and plan.kubernetes.egress == "networkpolicy"
+
+
+def _injects(plan: Plan) -> bool:
+    """The proxy injects secrets (secrets[].inject), so it makes an authority the agent pods trust."""
+    return _uses_proxy(plan) and plan.proxy_injects
+
+
+def _injected(plan: Plan) -> tuple[str, ...]:
+    return plan.injected_secrets if _injects(plan) else ()
+
+
+def ca_config_name(plan: Plan) -> str:
+    """The ConfigMap the proxy writes its authority's certificate to, and the agent pods mount."""
+    return resource_name(plan, "egress-ca")
 
 
 # Namespace, ServiceAccount, agent configuration -------------------------------------------------
@@ -319,8 +344,10 @@ def _agent_env(plan: Plan, secrets: tuple[tuple[str, bool], ...]) -> list[dict[s
     env: list[dict[str, Any]] = _safe_workspace(plan)
     if _uses_proxy(plan):
         url = f"http://$({proxy_address_variable(plan)}):{PROXY_PORT}"
-        env += [{"name": k, "value": v} for k, v in proxy_env(url).items()]
+        env += [{"name": k, "value": v} for k, v in (proxy_env(url) | inject.agent_env(plan)).items()]
     for name, required in secrets:
+        if name in _injected(plan):  # the proxy's alone: the agent has its placeholder (above)
+            continue
         reference = {"name": secret_name(plan), "key": name, "optional": not required}
         env.append({"name": name, "valueFrom": {"secretKeyRef": reference}})
     return env
@@ -328,6 +355,8 @@ def _agent_env(plan: Plan, secrets: tuple[tuple[str, bool], ...]) -> list[dict[s
 
 def _agent_mounts(plan: Plan, entries: list[ConfigEntry]) -> list[dict[str, Any]]:
     mounts: list[dict[str, Any]] = [{"name": name, "mountPath": path} for name, path in _empty_dirs(plan).items()]
+    if _injects(plan):
+        mounts.append({"name": CA_VOLUME, "mountPath": inject.PATHS.agent_ca, "readOnly": True})
     return mounts + [
         {"name": "config", "mountPath": path, "subPath": key, "readOnly": True} for key, path, _, _ in entries
     ]
@@ -395,6 +424,12 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
     spec["volumes"] = [{"name": name, "emptyDir": {"sizeLimit": disk}} for name in _empty_dirs(plan)] + [
         {"name": "config", "configMap": {"name": resource_name(plan, "agent"), "items": config_items}}
     ]
+    if _injects(plan):
+        # Not optional: the kubelet starts no container of the pod before the proxy has written its key.
+        ca_item = {"key": inject.CA_KEY, "path": inject.CA_KEY, "mode": 0o444}
+        spec["volumes"].append(
+            {"name": CA_VOLUME, "configMap": {"name": ca_config_name(plan), "items": [ca_item], "optional": False}}
+        )
     return spec
 
 
@@ -497,20 +532,22 @@ def _argo_account(plan: Plan, name: str, role: str, token: bool) -> dict[str, An
 
 def _sensor_rbac(plan: Plan, account: str) -> list[dict[str, Any]]:
     """Create Jobs in the kit's namespace, and nothing else (no get, list, watch, update or delete)."""
-    role = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": _meta(plan, account, SENSOR_ROLE),
-        "rules": [{"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["create"]}],
-    }
-    binding = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "RoleBinding",
-        "metadata": _meta(plan, account, SENSOR_ROLE),
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": account},
-        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace(plan)}],
-    }
-    return [role, binding]
+    return _role_for(plan, account, SENSOR_ROLE, {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["create"]})
+
+
+def _role_for(plan: Plan, account: str, role: str, rule: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Role of one rule, named as the ServiceAccount it is bound to in the kit's namespace, and its binding."""
+    rbac = "rbac.authorization.k8s.io"
+    return [
+        {"apiVersion": f"{rbac}/v1", "kind": "Role", "metadata": _meta(plan, account, role), "rules": [rule]},
+        {
+            "apiVersion": f"{rbac}/v1",
+            "kind": "RoleBinding",
+            "metadata": _meta(plan, account, role),
+            "roleRef": {"apiGroup": rbac, "kind": "Role", "name": account},
+            "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace(plan)}],
+        },
+    ]
 
 
 def _session_quota(plan: Plan) -> dict[str, Any]:
@@ -634,7 +671,7 @@ def _cilium_policy(plan: Plan) -> dict[str, Any]:
 
 def _proxy_manifests(plan: Plan) -> list[dict[str, Any]]:
     name = proxy_name(plan)
-    squid = proxy_files(plan, commented_header("#", *plan.header_fields))[SQUID_CONF]  # never injecting
+    squid = proxy_files(plan, commented_header("#", *plan.header_fields), inject_secrets=True)[SQUID_CONF]
     config = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -651,7 +688,41 @@ def _proxy_manifests(plan: Plan) -> list[dict[str, Any]]:
             "ports": [{"name": "proxy", "protocol": "TCP", "port": PROXY_PORT, "targetPort": PROXY_PORT}],
         },
     }
-    return [config, _proxy_deployment(plan), service, _proxy_policy(plan)]
+    authority = _authority_manifests(plan) if _injects(plan) else []
+    return [config, *authority, _proxy_deployment(plan), service, _proxy_policy(plan)]
+
+
+def _authority_manifests(plan: Plan) -> list[dict[str, Any]]:
+    """The ConfigMap the proxy writes its authority's certificate to, and the one right to write it.
+
+    It is created empty (``kubectl apply`` leaves the key the proxy writes alone, as it never set it);
+    the proxy's identity may patch this one ConfigMap and nothing else, read nothing, create nothing.
+    """
+    name = ca_config_name(plan)
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            **_meta(plan, name, PROXY_ROLE),
+            "annotations": {"sandkit.dev/written-by": f"the {proxy_name(plan)} pod's authority init container"},
+        },
+    }
+    account = {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": _meta(plan, name, PROXY_ROLE),
+        "automountServiceAccountToken": False,  # projected into the init container alone
+    }
+    patch = {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [name], "verbs": ["patch"]}
+    return [config, account, *_role_for(plan, name, PROXY_ROLE, patch)]
+
+
+def _proxy_config_volume(plan: Plan) -> dict[str, Any]:
+    items = [
+        {"key": "squid.conf", "path": "squid.conf", "mode": 0o444},
+        {"key": "host-addresses.conf", "path": "host-addresses.conf", "mode": 0o444},
+    ]
+    return {"name": "config", "configMap": {"name": proxy_name(plan), "items": items}}
 
 
 def _proxy_deployment(plan: Plan) -> dict[str, Any]:
@@ -663,12 +734,13 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
         "ports": [{"name": "proxy", "containerPort": PROXY_PORT, "protocol": "TCP"}],
         "resources": _resources("500m", "256Mi", "64Mi"),
         "securityContext": _container_security(PROXY_UID, True),
-        **({"command": list(SQUID_COMMAND)} if plan.proxy_injects else {}),  # the image's start script injects
+        # The image's start script injects, on the init container's authority; else the image runs squid.
+        **({"command": [inject.PATHS.start_script, "serve"]} if _injects(plan) else {}),
         "readinessProbe": _proxy_probe(initialDelaySeconds=2),
         "livenessProbe": _proxy_probe(initialDelaySeconds=10, failureThreshold=3),
         "volumeMounts": [
             {"name": "tmp", "mountPath": "/tmp"},
-            {"name": "config", "mountPath": "/etc/squid/squid.conf", "subPath": "squid.conf", "readOnly": True},
+            {"name": "config", "mountPath": SQUID_CONF_PATH, "subPath": "squid.conf", "readOnly": True},
             {
                 "name": "config",
                 "mountPath": HOST_ADDRESSES_FILE,
@@ -677,40 +749,68 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
             },
         ],
     }
-    pod = {
-        "metadata": {"labels": _labels(plan, PROXY_ROLE)},
-        "spec": {
-            "serviceAccountName": plan.name,
-            "automountServiceAccountToken": False,
-            "enableServiceLinks": False,
-            "securityContext": {
-                "runAsNonRoot": True,
-                "runAsUser": PROXY_UID,
-                "runAsGroup": PROXY_UID,
-                "seccompProfile": {"type": "RuntimeDefault"},
-            },
-            "containers": [container],
-            "volumes": [
-                {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
-                {
-                    "name": "config",
-                    "configMap": {
-                        "name": name,
-                        "items": [
-                            {"key": "squid.conf", "path": "squid.conf", "mode": 0o444},
-                            {"key": "host-addresses.conf", "path": "host-addresses.conf", "mode": 0o444},
-                        ],
-                    },
-                },
-            ],
+    spec: dict[str, Any] = {
+        "serviceAccountName": plan.name,
+        "automountServiceAccountToken": False,
+        "enableServiceLinks": False,
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": PROXY_UID,
+            "runAsGroup": PROXY_UID,
+            "seccompProfile": {"type": "RuntimeDefault"},
         },
+        "containers": [container],
+        "volumes": [{"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}}, _proxy_config_volume(plan)],
     }
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": _meta(plan, name, PROXY_ROLE),
-        "spec": {"replicas": 1, "selector": {"matchLabels": selector(plan, PROXY_ROLE)}, "template": pod},
-    }
+    deployment_spec: dict[str, Any] = {"replicas": 1, "selector": {"matchLabels": selector(plan, PROXY_ROLE)}}
+    if _injects(plan):
+        _add_authority(plan, spec, container)
+        # One authority at a time: a second pod during a rolling update would publish another.
+        deployment_spec["strategy"] = {"type": "Recreate"}
+    deployment_spec["template"] = {"metadata": {"labels": _labels(plan, PROXY_ROLE)}, "spec": spec}
+    meta = _meta(plan, name, PROXY_ROLE)
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": deployment_spec}
+
+
+def _add_authority(plan: Plan, spec: dict[str, Any], squid: dict[str, Any]) -> None:
+    """The injecting proxy pod: an init container makes the authority (key in a memory-backed emptyDir)
+    and patches its certificate into the agents' ConfigMap with a token only it mounts; squid then
+    reads the authority and the injected secrets' keys of the Secret, and no other key."""
+    authority_mount = {"name": AUTHORITY_VOLUME, "mountPath": inject.PATHS.dir}
+    spec["serviceAccountName"] = ca_config_name(plan)
+    spec["securityContext"]["fsGroup"] = PROXY_UID  # the secret files are group-readable
+    spec["initContainers"] = [
+        {
+            "name": "authority",
+            "image": proxy_image(plan),
+            "imagePullPolicy": "Always",
+            "command": [inject.PATHS.start_script, "authority"],
+            "env": [
+                {"name": "SANDKIT_CA_CONFIGMAP", "value": ca_config_name(plan)},
+                {"name": "SANDKIT_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+            ],
+            "resources": _resources("250m", "64Mi", "16Mi"),
+            "securityContext": _container_security(PROXY_UID, True),
+            "volumeMounts": [
+                {"name": "tmp", "mountPath": "/tmp"},
+                authority_mount,
+                {"name": "api-token", "mountPath": ACCOUNT_DIR, "readOnly": True},
+            ],
+        }
+    ]
+    squid["volumeMounts"] += [authority_mount, {"name": "secrets", "mountPath": "/run/secrets", "readOnly": True}]
+    token = {"serviceAccountToken": {"path": "token", "expirationSeconds": TOKEN_SECONDS}}
+    api_ca = {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}
+    keys = [{"key": name, "path": name} for name in _injected(plan)]
+    spec["volumes"] += [
+        {"name": AUTHORITY_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
+        {"name": "api-token", "projected": {"defaultMode": 0o440, "sources": [token, api_ca]}},
+        # Optional: a missing key makes squid refuse its host (the start script says which), never send it bare.
+        {
+            "name": "secrets",
+            "secret": {"secretName": secret_name(plan), "items": keys, "defaultMode": 0o440, "optional": True},
+        },
+    ]
 
 
 def _dns_rule() -> dict[str, Any]:
@@ -737,6 +837,11 @@ def _proxy_policy(plan: Plan) -> dict[str, Any]:
     egress: list[dict[str, Any]] = [_dns_rule()]
     if ports:
         egress.append({"to": public, "ports": ports})
+    if _injects(plan):
+        # The init container's one API call. A NetworkPolicy cannot name the API server, whose address (a
+        # private one, usually) the manifests do not know: its ports, to any address. squid's own ACLs
+        # still refuse every non-public address whatever the policy lets through.
+        egress.append({"ports": [{"protocol": "TCP", "port": port} for port in API_PORTS]})
     spec = {
         "podSelector": {"matchLabels": selector(plan, PROXY_ROLE)},
         "policyTypes": ["Ingress", "Egress"],
@@ -799,7 +904,8 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         ),
         _static(
             "secrets",
-            f"secretKeyRef to the Secret {secret_name(plan)} that the user creates, in the agent container only",
+            f"secretKeyRef to the Secret {secret_name(plan)} that the user creates, in the agent container only"
+            + (f" ({', '.join(_injected(plan))}: in the egress proxy pod only)" if _injected(plan) else ""),
             f"{K8S_TESTS}::test_secrets_are_referenced_never_contained",
         ),
         _workspace_row(plan),
@@ -833,10 +939,24 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         rows.append(Fidelity("ports", "unsupported", "the agent pod gets no Service and its ingress is denied"))
     if plan.triggers.requested:
         rows.append(_trigger_row(plan))
-    rows += inject_rows(plan, "the kubernetes target does not inject yet")
+    rows += inject_rows(
+        plan,
+        None if _uses_proxy(plan) else "with egress cilium there is no proxy to inject",
+        "the Secret's injected keys are mounted into the egress proxy pod only (the agent pod gets the "
+        "placeholder); an init container makes an authority at every start, its key in a memory-backed "
+        f"emptyDir of the proxy pod, and patches its certificate into the ConfigMap {ca_config_name(plan)} "
+        "(a Role allows patching that one ConfigMap, with a token only that container mounts), which the agent "
+        "pods mount (the kubelet starts them once it holds the certificate); squid opens TLS to the injection "
+        "hosts alone, replaces the header there and refuses the host without the secret; the proxy pod may "
+        f"reach ports {' and '.join(map(str, API_PORTS))} of any address for the API server",
+        INJECT_PROOF,
+    )
     return rows + _webhook_rows(plan)
 
 
+INJECT_PROOF = (
+    "tests/compiler/test_kubernetes_docker.py::test_the_proxy_pod_injects_and_the_agent_pod_holds_no_trace_of_the_value"
+)
 WEBHOOK_TESTS = "tests/compiler/test_kubernetes_webhooks.py"
 WEBHOOK_RUN_PROOF = (
     "tests/compiler/test_kubernetes_docker.py"

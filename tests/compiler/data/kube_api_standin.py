@@ -1,0 +1,116 @@
+"""A stand-in for the one Kubernetes API call sandkit's egress proxy makes (tests/compiler/test_kubernetes_docker.py).
+
+It answers ``PATCH /api/v1/namespaces/NS/configmaps/NAME`` with a JSON merge patch over TLS, as the API
+server does, after the checks the API server makes for that call: the bearer token is the pod's
+ServiceAccount token, and the generated Role allows the verb on that resource name (RBAC's rules for a
+namespaced core resource; no aggregation, no cluster roles). It keeps the ConfigMaps in store.json,
+which the test reads as the API server's state. What it does not play: authentication by a signed
+token, admission, resourceVersion conflicts, watch. Every request is logged on stdout.
+
+The folder STANDIN_DIR holds token, rules.json, store.json and, once the test has made it for this
+container's address, server.pem and server.key (it waits for them).
+"""
+
+from __future__ import annotations
+
+import hmac
+import http.server
+import json
+import os
+import re
+import ssl
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+FOLDER = Path(os.environ["STANDIN_DIR"])
+NAMESPACE = os.environ["STANDIN_NAMESPACE"]
+PATH = re.compile(r"/api/v1/namespaces/([a-z0-9-]{1,63})/configmaps/([a-z0-9.-]{1,253})")
+
+
+def allowed(verb: str, resource: str, name: str) -> bool:
+    rules: list[dict[str, Any]] = json.loads((FOLDER / "rules.json").read_text())
+    return any(
+        "" in rule.get("apiGroups", [])
+        and resource in rule.get("resources", [])
+        and verb in rule.get("verbs", [])
+        and (not rule.get("resourceNames") or name in rule["resourceNames"])
+        for rule in rules
+    )
+
+
+def merge(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge(result.get(key), value)
+    return result
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_PATCH(self) -> None:
+        token = (FOLDER / "token").read_text().strip()
+        given = self.headers.get("Authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            self._reply(401, {"reason": "Unauthorized"})
+            return
+        match = PATH.fullmatch(self.path)
+        if match is None or match[1] != NAMESPACE:
+            self._reply(404, {"reason": "NotFound"})
+            return
+        if not allowed("patch", "configmaps", match[2]):
+            self._reply(403, {"reason": "Forbidden"})
+            return
+        if self.headers.get("Content-Type") != "application/merge-patch+json":
+            self._reply(415, {"reason": "UnsupportedMediaType"})
+            return
+        patch = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        store = json.loads((FOLDER / "store.json").read_text())
+        if match[2] not in store:
+            self._reply(404, {"reason": "NotFound"})
+            return
+        store[match[2]] = merge(store[match[2]], patch)
+        (FOLDER / "store.json.new").write_text(json.dumps(store))
+        (FOLDER / "store.json.new").replace(FOLDER / "store.json")
+        self._reply(200, store[match[2]])
+
+    def do_GET(self) -> None:
+        self._reply(405, {"reason": "MethodNotAllowed"})
+
+    do_PUT = do_POST = do_DELETE = do_GET
+
+    def _reply(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        sys.stdout.write(f"standin {format % args}\n")
+        sys.stdout.flush()
+
+
+def main() -> None:
+    deadline = time.monotonic() + 60
+    while not (FOLDER / "server.key").exists():
+        if time.monotonic() > deadline:
+            raise SystemExit("no certificate arrived")
+        time.sleep(0.2)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(FOLDER / "server.pem", FOLDER / "server.key")
+    server = http.server.ThreadingHTTPServer(("0.0.0.0", 6443), Handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    print("standin listening", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
