@@ -5,26 +5,54 @@
 # Starts the egress proxy of kit nightly-fixer, which injects secrets (docs/secrets.md): a
 # certificate authority of this sandbox alone, then the header lines from the secrets' files, then squid.
 # Everything written here stays in /run/sandkit-egress, a tmpfs only this user can read; only the
-# authority's certificate is copied out, for the agent to trust.
+# authority's certificate goes out, for the agent to trust.
+#   (no argument)  compose: all of it; the certificate goes to the volume /run/sandkit-egress-ca
+#   authority      Kubernetes' init container: the authority, its certificate patched into the
+#                  ConfigMap $SANDKIT_CA_CONFIGMAP through the API server; then it stops
+#   serve          Kubernetes' squid container: the header lines and squid, on the init container's authority
 set -eu
 umask 077
 export LC_ALL=C
 dir=/run/sandkit-egress
 
 # A fresh authority at every start, never in an image layer; its key never leaves this tmpfs.
-rm -rf "$dir/certs" "$dir/ca.key" "$dir/ca.pem"
-openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=sandkit egress nightly-fixer" \
-  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
-  -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null
-/usr/lib/squid/security_file_certgen -c -s "$dir/certs" -M 4MB >/dev/null
-cp "$dir/ca.pem" /run/sandkit-egress-ca/ca.pem.new
-chmod 0644 /run/sandkit-egress-ca/ca.pem.new
-mv /run/sandkit-egress-ca/ca.pem.new /run/sandkit-egress-ca/ca.pem
+make_authority() {
+  rm -rf "$dir/certs" "$dir/ca.key" "$dir/ca.pem"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=sandkit egress nightly-fixer" \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+    -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null
+  /usr/lib/squid/security_file_certgen -c -s "$dir/certs" -M 4MB >/dev/null
+}
+
+share_authority() {
+  cp "$dir/ca.pem" /run/sandkit-egress-ca/ca.pem.new
+  chmod 0644 /run/sandkit-egress-ca/ca.pem.new
+  mv /run/sandkit-egress-ca/ca.pem.new /run/sandkit-egress-ca/ca.pem
+}
+
+# The certificate (never the key) into the ConfigMap the agent pods mount: a merge patch of its one
+# key with the pod's own short-lived token, which may patch that ConfigMap and nothing else. The
+# token and the request body stay in this tmpfs, never on a command line.
+publish_authority() {
+  account=/var/run/secrets/kubernetes.io/serviceaccount
+  api="${KUBERNETES_SERVICE_HOST:?no API server address}"
+  case "$api" in *:*) api="[$api]" ;; esac
+  printf 'Authorization: Bearer %s\n' "$(cat "$account/token")" > "$dir/api-header"
+  { printf '{"data":{"ca.pem":"'; awk '{printf "%s\\n", $0}' "$dir/ca.pem"; printf '"}}'; } > "$dir/api-patch"
+  url="https://$api:${KUBERNETES_SERVICE_PORT:-443}/api/v1/namespaces/${SANDKIT_NAMESPACE:?}/configmaps/${SANDKIT_CA_CONFIGMAP:?}"
+  if ! curl --silent --show-error --fail-with-body --max-time 20 --retry 10 --retry-all-errors --retry-delay 2 \
+    --cacert "$account/ca.crt" --request PATCH --header @"$dir/api-header" \
+    --header 'Content-Type: application/merge-patch+json' --data-binary @"$dir/api-patch" --output /dev/null "$url"; then
+    rm -f "$dir/api-header" "$dir/api-patch"
+    echo "sandkit-egress: cannot write the authority's certificate to ConfigMap $SANDKIT_CA_CONFIGMAP" >&2
+    exit 1
+  fi
+  rm -f "$dir/api-header" "$dir/api-patch"
+}
 
 # One header line per injection, or a refusal of its host when the secret is missing: a request
 # never leaves without the header it needs. squid's log shows the header's name, never its value.
 conf="$dir/inject.conf"
-: > "$conf"
 inject() { # secret, acl number, host, header, text before the value, text after it
   value="$(cat "/run/secrets/$1" 2>/dev/null; printf x)"
   value="${value%x}"
@@ -49,6 +77,23 @@ inject() { # secret, acl number, host, header, text before the value, text after
   esac
   printf 'request_header_add %s "%s%s%s" inject_%s\n' "$4" "$5" "$value" "$6" "$2" >> "$conf"
 }
-inject ANTHROPIC_API_KEY 0 'api.anthropic.com:443' 'x-api-key' '' ''
 
+write_headers() {
+  : > "$conf"
+  inject ANTHROPIC_API_KEY 0 'api.anthropic.com:443' 'x-api-key' '' ''
+}
+
+case "${1:-}" in
+  authority)
+    make_authority
+    publish_authority
+    exit 0
+    ;;
+  serve) ;;
+  *)
+    make_authority
+    share_authority
+    ;;
+esac
+write_headers
 exec squid -N -f /etc/squid/squid.conf
