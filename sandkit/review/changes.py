@@ -637,6 +637,17 @@ def workspace(base: Policy, head: Policy) -> Iterator[Change]:
 
 
 @detector
+def known_hosts(base: Policy, head: Policy) -> Iterator[Change]:
+    """Host keys an ssh clone trusts: another key for a host it knew is how an impostor would be let in."""
+    known = {host for host, _, _ in base.known_hosts}
+    for host, kind, key in sorted(head.known_hosts - base.known_hosts):
+        risk = "known-host-changed" if host in known else "known-host-added"
+        yield Change(risk, "workspace.known_hosts", "{} {} {}", (host, kind, key))
+    for host, kind, key in sorted(base.known_hosts - head.known_hosts):
+        yield Change("known-host-removed", "workspace.known_hosts", "{} {} {}", (host, kind, key))
+
+
+@detector
 def ports(base: Policy, head: Policy) -> Iterator[Change]:
     for port in sorted(head.ports - base.ports, key=str):
         kind = "port-published" if port.host_ip.startswith("127.") or port.host_ip == "::1" else "port-exposed"
@@ -672,6 +683,7 @@ def added_kit_baseline(head: Policy) -> Policy:
         workspace_ref=None,
         workspace_source=None,
         workspace_git="read-only",
+        known_hosts=frozenset(),
         cpus=resources.cpus,
         memory=quantity_bytes(resources.memory),
         pids=resources.pids,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,8 @@ class Policy:
     workspace_path: str
     workspace_source: str | None
     workspace_git: str
+    #: The host keys an ssh clone trusts, as (host, key type, key) for every name of each known_hosts line.
+    known_hosts: frozenset[tuple[str, str, str]]
     cpus: float
     memory: int
     pids: int
@@ -349,6 +352,7 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         workspace_path=kit.workspace.path,
         workspace_source=_relative(kit.workspace.source, root) if kit.workspace.source else None,
         workspace_git=kit.workspace.git,
+        known_hosts=frozenset(_host_keys(kit.workspace.known_hosts)),
         cpus=kit.resources.cpus,
         memory=quantity_bytes(kit.resources.memory),
         pids=kit.resources.pids,
@@ -377,3 +381,11 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
             "allow": tuple(str(destination(a)) for a in kit.network.allow),
         },
     )
+
+
+def _host_keys(lines: list[str]) -> Iterator[tuple[str, str, str]]:
+    """(host, key type, key) for each name of each known_hosts line (the model has checked their form)."""
+    for line in lines:
+        hosts, kind, key = line.split()[:3]
+        for host in hosts.split(","):
+            yield host, kind, key

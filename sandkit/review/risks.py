@@ -164,6 +164,11 @@ RISKS = _table(
     ("workspace-changed", "medium", "changes", "workspace",
      "the agent works on other code (repository, ref or folder)"),
     ("workspace-narrowed", "info", "narrows", "workspace", "the agent reaches less of the host's files"),
+    ("known-host-changed", "high", "widens", "workspace",
+     "the ssh clone trusts another key for a host it knew: unless that server's key really changed (compare "
+     "with the keys its owner publishes), the code the agent works on and the deploy key could go to an impostor"),
+    ("known-host-added", "low", "widens", "workspace", "the ssh clone trusts a key for one more host"),
+    ("known-host-removed", "info", "narrows", "workspace", "the ssh clone no longer trusts this host key"),
     ("port-published", "medium", "widens", "ports", "a port of the sandbox can be reached from the host"),
     ("port-exposed", "high", "widens", "ports", "a port of the sandbox can be reached from other machines"),
     ("port-removed", "info", "narrows", "ports", "a port of the sandbox is no longer published"),

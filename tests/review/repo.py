@@ -21,6 +21,21 @@ def _kit(text: str) -> str:
 
 
 BASE: dict[str, str | None] = {
+    "kits/deploy.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: deploy
+        agent: {command: [agent]}
+        secrets: [{name: DEPLOY_KEY}]
+        network: {allow: ["git.example.com:22"]}
+        workspace:
+          mode: clone
+          repo: git@git.example.com:acme/app.git
+          ssh_key: DEPLOY_KEY
+          known_hosts:
+            - git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPhx7m29bHmRxt4VAKtvAbGTN+H5wBNSTGfUzX7aUrKC
+        """
+    ),
     "kits/app/README": "the code a mount workspace shows\n",
     "kits/certs/corp.pem": PEM,
     "kits/mixins/net.yaml": _kit(
@@ -220,6 +235,22 @@ BASE: dict[str, str | None] = {
 }
 
 HEAD: dict[str, str | None] = {
+    "kits/deploy.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: deploy
+        agent: {command: [agent]}
+        secrets: [{name: DEPLOY_KEY}]
+        network: {allow: ["git.example.com:22"]}
+        workspace:
+          mode: clone
+          repo: git@git.example.com:acme/app.git
+          ssh_key: DEPLOY_KEY
+          known_hosts:
+            - git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFPwL9FccHeUqqg4jdONfRJXCmtskGbbLJLdaGllCFCS
+            - mirror.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICQS04o2zvS/o49hrITL9gv520o9YsFjzsNMYRPPcHki
+        """
+    ),
     "kits/mixins/net.yaml": _kit(
         """
         # The hosts every agent here needs.
