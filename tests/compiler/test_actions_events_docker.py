@@ -26,7 +26,7 @@ from sandkit.cli import main
 from tests.compiler.helpers import in_folder
 from tests.e2e.helpers import OUTSIDE_DIR
 
-NAME = "actions-pr-e2e"
+NAME = f"actions-pr-e2e-{os.getpid()}"  # two runs on one engine name their containers apart
 VOLUME = f"sandkit-{NAME}-workspace"
 AGENT = r"""
 echo "head=$(git -C /workspace rev-parse HEAD)"
