@@ -14,6 +14,11 @@ from sandkit.kits.hosts import wildcard_regex
 SQUID_CONF = "egress/squid.conf"
 DOCKERFILE = "egress/Dockerfile"
 INJECT_SH = "egress/inject.sh"
+#: The injecting image also holds squid.conf as it is without injection, for a target whose proxy
+#: does not inject (the actions job): there squid runs on it, not the start script.
+PLAIN_SQUID_CONF = "egress/squid-plain.conf"
+SQUID_CONF_PATH = "/etc/squid/squid.conf"
+PLAIN_SQUID_CONF_PATH = "/etc/squid/squid-plain.conf"
 #: Debian's proxy user, which runs squid unless it injects secrets (then the agent's uid: see inject.py).
 PROXY_UID = 13
 NO_PROXY = "localhost,127.0.0.1,::1"
@@ -70,6 +75,7 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
         "bump_port": inject.TLS_PORT,
         "prefix": inject.prefix,
         "suffix": inject.suffix,
+        "plain_squid_conf": PLAIN_SQUID_CONF_PATH,
         "host_addresses_uid": PROXY_UID,
         "host_addresses_dir": HOST_ADDRESSES_DIR,
         "host_addresses_file": HOST_ADDRESSES_FILE,
@@ -91,12 +97,19 @@ def proxy_build_context(plan: Plan, header: str) -> dict[str, bytes]:
     """egress/, the one proxy image compose and kubernetes both build: the injecting proxy's when the kit
     injects (with its start script, and the kit's certificate authorities, since it opens TLS to servers).
 
-    Kubernetes runs the same image in two steps (the start script's ``authority`` and ``serve``).
+    Kubernetes runs the same image in two steps (the start script's ``authority`` and ``serve``); the
+    actions job runs squid on :data:`PLAIN_SQUID_CONF_PATH`, which does not inject.
     """
     files = {name: text.encode() for name, text in proxy_files(plan, header, inject_secrets=True).items()}
     if plan.proxy_injects:
         files.update({f"egress/ca/{ca.context_name}": ca.content for ca in plan.ca_certificates})
+        files[PLAIN_SQUID_CONF] = proxy_files(plan, header)[SQUID_CONF].encode()
     return files
+
+
+def squid_conf_path(plan: Plan) -> str:
+    """Where the proxy image holds the squid.conf of a proxy that does not inject."""
+    return PLAIN_SQUID_CONF_PATH if plan.proxy_injects else SQUID_CONF_PATH
 
 
 def proxy_env(url: str) -> dict[str, str]:

@@ -66,7 +66,8 @@ apiVersion: sandkit/v1
 name: {name}
 image: {{base: "debian:bookworm-slim"}}
 agent: {{command: [bash, -c, {json.dumps(command)}]}}
-secrets: [{{name: DEMO_TOKEN}}]
+# the proxy image injects DEMO_TOKEN for compose; the job runs it as plain squid and the agent holds the value
+secrets: [{{name: DEMO_TOKEN, inject: [{{host: allowed.example, header: x-demo-token}}]}}]
 network: {{allow: [allowed.example]}}
 workspace: {{mode: none}}
 resources: {{cpus: 1, memory: 512Mi, timeout: 2m}}

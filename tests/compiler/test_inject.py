@@ -37,7 +37,8 @@ def test_targets_without_an_injecting_proxy_say_the_agent_receives_the_key(tmp_p
     assert rows["docker"][0] == "not applicable"
     assert rows["actions"] == (
         "unsupported",
-        "a GitHub runner has no sandkit proxy to add the header: the agent receives ANTHROPIC_API_KEY",
+        "the job's egress proxy runs squid without injection (it opens no TLS and sets no header): the agent "
+        "receives ANTHROPIC_API_KEY",
         False,
     )
     assert rows["sbx"][0] == "enforced", "sbx's own host proxy holds the key"

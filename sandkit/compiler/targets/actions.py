@@ -57,6 +57,7 @@ from sandkit.compiler.proxy import (
     PROXY_UID,
     proxy_env,
     proxy_image,
+    squid_conf_path,
 )
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.targets.action_pins import uses
@@ -145,7 +146,8 @@ docker run --detach --name "$SANDKIT_PROXY" --read-only \\
   --security-opt no-new-privileges:true --init --memory 268435456 --memory-swap 268435456 \\
   --cpus 0.5 --pids-limit 128 --log-driver json-file --log-opt "max-size=$SANDKIT_LOG_MAX_SIZE" \\
   --log-opt "max-file=$SANDKIT_LOG_MAX_FILE" \\
-  --mount "type=bind,source=$addresses,target=$SANDKIT_HOST_ADDRESSES_FILE,readonly" "$SANDKIT_PROXY_IMAGE"
+  --mount "type=bind,source=$addresses,target=$SANDKIT_HOST_ADDRESSES_FILE,readonly" \\
+  --entrypoint squid "$SANDKIT_PROXY_IMAGE" -N -f "$SANDKIT_SQUID_CONF"
 docker network connect --alias "$SANDKIT_PROXY_ALIAS" "$SANDKIT_NETWORK" "$SANDKIT_PROXY"
 for _ in $(seq 60); do
   status="$(docker inspect --format '{{.State.Health.Status}}' "$SANDKIT_PROXY")"
@@ -847,6 +849,8 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                     "SANDKIT_PROXY_IMAGE": names["proxy_image"],
                     "SANDKIT_PROXY_ALIAS": PROXY_SERVICE,
                     "SANDKIT_PROXY_USER": f"{PROXY_UID}:{PROXY_UID}",
+                    # squid itself, on the squid.conf that does not inject (the image's start script injects)
+                    "SANDKIT_SQUID_CONF": squid_conf_path(plan),
                     "SANDKIT_HOST_ADDRESSES_SCRIPT": HOST_ADDRESSES_SCRIPT,
                     "SANDKIT_HOST_ADDRESSES_FILE": HOST_ADDRESSES_FILE,
                     "SANDKIT_HOST_GUARD_SCRIPT": HOST_GUARD_SCRIPT,
@@ -1156,7 +1160,9 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                 proven_by=BRANCH_PROOF if plan.actions.publish == "branch" else EVENTS_PROOF,
             )
         )
-    rows += inject_rows(plan, "a GitHub runner has no sandkit proxy to add the header")
+    rows += inject_rows(
+        plan, "the job's egress proxy runs squid without injection (it opens no TLS and sets no header)"
+    )
     return rows + _webhook_fidelity(plan)
 
 
