@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from sandkit.lazy_regex import lazy
+from sandkit.lazy_regex import LazyPattern, lazy
 
 _SECRET_NAME = lazy(
     r"(?:^|_)(?:API_?KEY|ACCESS_?KEY|SECRET(?:_?KEY)?|TOKEN|PASSWORD|PASSWD|PWD|PASSPHRASE|"
@@ -18,35 +18,35 @@ _SECRET_NAME = lazy(
 )
 
 #: (kind, pattern) of credential formats whose shape alone identifies them.
-TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("AWS access key ID", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
-    ("GitHub token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b")),
-    ("GitHub fine-grained token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b")),
+TOKEN_PATTERNS: tuple[tuple[str, LazyPattern], ...] = (
+    ("AWS access key ID", lazy(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
+    ("GitHub token", lazy(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b")),
+    ("GitHub fine-grained token", lazy(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b")),
     # Personal, deploy, runner, pipeline-trigger, OAuth-application, feed and CI-job tokens.
-    ("GitLab token", re.compile(r"\bgl(?:pat|dt|rt|ptt|soat|oas|ft|imt|cbt|agent)-[A-Za-z0-9_.-]{20,128}")),
-    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,255}\b")),
-    ("Stripe secret key", re.compile(r"\b[sr]k_live_[A-Za-z0-9]{16,255}\b")),
-    ("Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,255}")),
-    ("OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,255}")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{28}")),
+    ("GitLab token", lazy(r"\bgl(?:pat|dt|rt|ptt|soat|oas|ft|imt|cbt|agent)-[A-Za-z0-9_.-]{20,128}")),
+    ("Slack token", lazy(r"\bxox[abposr]-[A-Za-z0-9-]{10,255}\b")),
+    ("Stripe secret key", lazy(r"\b[sr]k_live_[A-Za-z0-9]{16,255}\b")),
+    ("Anthropic API key", lazy(r"\bsk-ant-[A-Za-z0-9_-]{20,255}")),
+    ("OpenAI API key", lazy(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,255}")),
+    ("Google API key", lazy(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("Google OAuth client secret", lazy(r"\bGOCSPX-[A-Za-z0-9_-]{28}")),
     (
         "Slack webhook URL",
-        re.compile(r"\bhooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,12}/[A-Za-z0-9/]{20,80}"),
+        lazy(r"\bhooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{6,12}/[A-Za-z0-9/]{20,80}"),
     ),
-    ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("PyPI token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,300}")),
-    ("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{34}\b")),
-    ("Docker Hub token", re.compile(r"\bdckr_pat_[A-Za-z0-9_-]{27,64}")),
-    ("SendGrid API key", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
-    ("DigitalOcean token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
-    ("Azure storage account key", re.compile(r"\bAccountKey=[A-Za-z0-9+/]{86}==")),
-    ("private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----")),
+    ("npm token", lazy(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("PyPI token", lazy(r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,300}")),
+    ("Hugging Face token", lazy(r"\bhf_[A-Za-z0-9]{34}\b")),
+    ("Docker Hub token", lazy(r"\bdckr_pat_[A-Za-z0-9_-]{27,64}")),
+    ("SendGrid API key", lazy(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
+    ("DigitalOcean token", lazy(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
+    ("Azure storage account key", lazy(r"\bAccountKey=[A-Za-z0-9+/]{86}==")),
+    ("private key block", lazy(r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----")),
     (
         "JSON Web Token",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,4096}"),
+        lazy(r"\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,4096}"),
     ),
-    ("URL with a password", re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,256}:[^\s/@]{1,256}@")),
+    ("URL with a password", lazy(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,256}:[^\s/@]{1,256}@")),
 )
 
 
@@ -87,7 +87,7 @@ TOKEN_LEADS: dict[str, tuple[int, int]] = {
 
 #: What every match holds right after its hint, where a cheap check of it spares trying the
 #: lead's many starts: a URL's user, ":" and password end in "@" before any "/".
-TOKEN_TAILS: dict[str, re.Pattern[str]] = {"URL with a password": re.compile(r"[^\s:/@]{1,256}:[^\s/@]{1,256}@")}
+TOKEN_TAILS: dict[str, LazyPattern] = {"URL with a password": lazy(r"[^\s:/@]{1,256}:[^\s/@]{1,256}@")}
 
 
 # Words that mark a value as a stand-in rather than a credential (documentation, templates).

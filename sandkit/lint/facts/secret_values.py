@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS, TOKEN_TAILS, is_placeholder, is_secret_key
-from sandkit.lazy_regex import lazy
+from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
 
@@ -99,7 +99,7 @@ def tokens_of(file: SourceFile) -> list[Token]:
 
 
 def hinted_matches(
-    pattern: re.Pattern[str], text: str, hinted: Iterable[int], lead: tuple[int, int] = (0, 0)
+    pattern: AnyPattern, text: str, hinted: Iterable[int], lead: tuple[int, int] = (0, 0)
 ) -> Iterator[re.Match[str]]:
     """The matches ``pattern.finditer(text)`` yields, tried only at the ``hinted`` offsets
     (increasing: where the format's hints occur).
