@@ -180,6 +180,18 @@ def test_the_start_script_writes_header_lines_and_refusals(tmp_path: Path) -> No
         assert bad.lower() not in conf.read_text().lower()
 
 
+def test_the_start_script_says_why_it_cannot_make_the_authority(tmp_path: Path) -> None:
+    """Run where its tmpfs is missing (a read-only root), it stops with a message, not silently."""
+    _, files = _compose(tmp_path)
+    start = files["egress/inject.sh"].decode()
+    begin = start.index("make_authority() {")
+    function = start[begin : start.index("\n}\n", begin) + 3]
+    script = f"set -eu\ndir={tmp_path}/not-mounted/sandkit-egress\n{function}make_authority\n"
+    done = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done
+    assert f"cannot make the authority in {tmp_path}/not-mounted/sandkit-egress: it must be a tmpfs" in done.stderr
+
+
 def test_the_start_script_passes_shellcheck(tmp_path: Path) -> None:
     _, files = _compose(tmp_path)
     checker = shutil.which("shellcheck")

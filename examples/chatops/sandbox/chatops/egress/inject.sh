@@ -18,9 +18,12 @@ dir=/run/sandkit-egress
 # A fresh authority at every start, never in an image layer; its key never leaves this tmpfs.
 make_authority() {
   rm -rf "$dir/certs" "$dir/ca.key" "$dir/ca.pem"
-  openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=sandkit egress chatops" \
+  if ! openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=sandkit egress chatops" \
     -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
-    -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null
+    -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null; then
+    echo "sandkit-egress: cannot make the authority in $dir: it must be a tmpfs this user can write" >&2
+    exit 1
+  fi
   /usr/lib/squid/security_file_certgen -c -s "$dir/certs" -M 4MB >/dev/null
 }
 
