@@ -88,6 +88,8 @@ class Container:
     settings: list[Setting] = field(default_factory=list)
     env: list[Setting] = field(default_factory=list)
     agent: bool = False
+    #: A policy that lets pods have these settings (a PodSecurityPolicy), not a pod that has them.
+    admits: bool = False
     #: Where ``command`` is written, when it is one place (otherwise findings in it point at ``pos``).
     command_pos: Pos | None = None
 

@@ -100,10 +100,14 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
     for what, item in members:
         images.append(str(item.get("image") or ""))
         yield from _container(file, item, what, owner)
-    pod = Container(label=f"pod of {owner}", pos=spec.pos, image=" ".join(images), command=owner)
+    admits = owner.startswith("PodSecurityPolicy/") or owner == "PodSecurityPolicy"
+    label = owner if admits else f"pod of {owner}"
+    pod = Container(label=label, pos=spec.pos, image=" ".join(images), command=owner, admits=admits)
     for key, setting in _POD_HOST.items():
         if _get(spec, key) is True:
             pod.settings.append(Setting(setting, "host", _pos(spec, key)))
+    if admits and _get(spec, "privileged") is True:
+        pod.settings.append(Setting("privileged", "true", _pos(spec, "privileged")))
     if is_pod:
         security_context(pod, first_map(_get(spec, "securityContext")))
     volumes = _get(spec, "volumes")

@@ -19,6 +19,10 @@ _NAMESPACES = ("network", "pid", "ipc", "uts", "userns", "cgroupns")
 _DOCKER_FEATURES = ("docker-in-docker", "docker-outside-of-docker", "docker-from-docker")
 
 
+#: Why a policy's finding is one level below the rule's: it admits such pods, it runs none itself.
+_POLICY = "a policy that admits such pods, not a pod that runs"
+
+
 @rule(
     "PV001",
     "privileged-container",
@@ -33,7 +37,8 @@ def privileged_container(file: SourceFile) -> Iterator[Hit]:
     Compose `privileged: true`, Kubernetes `securityContext.privileged: true` (Tekton steps
     and sidecars, Argo templates and kustomize patches included), devcontainer
     `"privileged": true`, `--privileged` in runArgs, workflow container options and
-    `docker|podman run` commands, Nomad's docker and podman `config { privileged = true }`,
+    `docker|podman run` commands, a PodSecurityPolicy that lets pods run privileged (high: it
+    admits such pods, it runs none), Nomad's docker and podman `config { privileged = true }`,
     Terraform's `docker_container` and kubernetes provider resources. A Nomad task with the
     `raw_exec` driver is reported too: it runs on the client host without any isolation.
 
@@ -46,7 +51,10 @@ def privileged_container(file: SourceFile) -> Iterator[Hit]:
     """
     for box in containers(file):
         for setting in box.setting("privileged"):
-            yield Hit(setting.pos, f"{box.label} runs privileged")
+            if box.admits:
+                yield Hit(setting.pos, f"{box.label} lets pods run privileged", severity="high", why=_POLICY)
+            else:
+                yield Hit(setting.pos, f"{box.label} runs privileged")
         for setting in box.setting("no-isolation"):
             yield Hit(setting.pos, f"{box.label} {setting.value}")
 
@@ -56,7 +64,8 @@ def host_namespace(file: SourceFile) -> Iterator[Hit]:
     """A container shares the host's network, PID, IPC, UTS, user or cgroup namespace.
 
     Compose `network_mode`/`pid`/`ipc`/`uts`/`userns_mode`/`cgroup: host`, Kubernetes
-    `hostNetwork`/`hostPID`/`hostIPC`, and `--network/--pid/--ipc/--uts/--userns host` flags.
+    `hostNetwork`/`hostPID`/`hostIPC` (in a PodSecurityPolicy, medium: it admits such pods),
+    and `--network/--pid/--ipc/--uts/--userns host` flags.
     Host networking for a coding agent is reported as EG003 instead.
 
     Why:
@@ -74,7 +83,11 @@ def host_namespace(file: SourceFile) -> Iterator[Hit]:
                     continue
                 if name == "network" and box.is_agent:
                     continue  # EG003 reports host networking for agents
-                yield Hit(setting.pos, f"{box.label} uses the host's {name} namespace")
+                if box.admits:
+                    message = f"{box.label} lets pods use the host's {name} namespace"
+                    yield Hit(setting.pos, message, severity="medium", why=_POLICY)
+                else:
+                    yield Hit(setting.pos, f"{box.label} uses the host's {name} namespace")
 
 
 @rule(

@@ -237,3 +237,20 @@ def test_agent_writable_git_knows_read_only_in_infrastructure_code(name: str, wr
     """Ansible, Terraform and Nomad say read-only in their own words; a read-only .git is no finding."""
     assert "PV007" in rules_of(lint_text(name, writable))
     assert "PV007" not in rules_of(lint_text(name, read_only))
+
+
+def test_a_pod_security_policy_lets_pods_do_it_and_runs_nothing_itself() -> None:
+    """kubernetes/examples' PodSecurityPolicy/privileged read "pod of PodSecurityPolicy/privileged
+    uses the host's pid namespace", and its `privileged: true` was not reported at all."""
+    psp = (
+        "apiVersion: policy/v1beta1\nkind: PodSecurityPolicy\nmetadata: {name: wide}\n"
+        "spec:\n  privileged: true\n  hostNetwork: true\n  hostPID: true\n  volumes: ['*']\n"
+    )
+    found = {(f.rule, f.severity, f.message.split(" (")[0]) for f in lint_text("psp.yaml", psp)}
+    assert found == {
+        ("PV001", "high", "PodSecurityPolicy/wide lets pods run privileged"),
+        ("PV002", "medium", "PodSecurityPolicy/wide lets pods use the host's network namespace"),
+        ("PV002", "medium", "PodSecurityPolicy/wide lets pods use the host's pid namespace"),
+    }
+    pod = lint_text("k8s.yaml", POD.format(spec="  hostPID: true\n  containers: []\n"))
+    assert [(f.severity, f.message) for f in pod] == [("high", "pod of Pod/p uses the host's pid namespace")]
