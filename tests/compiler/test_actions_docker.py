@@ -257,9 +257,7 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
             if step["name"] == "Run the agent in its sandbox":
                 outputs[step["name"]], record, deadline_running = _run_agent(step, env, tmp_path)
                 continue
-            done = subprocess.run(
-                _shell(step), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
-            )
+            done = _step(step, github, tmp_path)
             outputs[step["name"]] = done.stdout + done.stderr
             if always and done.returncode != 0:
                 failed_cleanup.append(f"{step['name']}: {outputs[step['name']]}")
@@ -361,7 +359,10 @@ def test_the_job_refuses_a_sandbox_network_on_which_the_runner_holds_an_address(
 
 
 def _step(step: dict[str, Any], github: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(_shell(step), cwd=cwd, env=_env(step, github), capture_output=True, text=True, timeout=600)
+    """Run one `run:` step as the runner would, with its env; its output is kept, never raised on."""
+    return subprocess.run(
+        _shell(step), cwd=cwd, env=_env(step, github), capture_output=True, text=True, timeout=600, check=False
+    )
 
 
 @pytest.mark.docker

@@ -100,7 +100,7 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
     for what, item in members:
         images.append(str(item.get("image") or ""))
         yield from _container(file, item, what, owner)
-    admits = owner.startswith("PodSecurityPolicy/") or owner == "PodSecurityPolicy"
+    admits = owner.split("/")[0] == "PodSecurityPolicy"
     label = owner if admits else f"pod of {owner}"
     pod = Container(label=label, pos=spec.pos, image=" ".join(images), command=owner, admits=admits)
     for key, setting in _POD_HOST.items():
