@@ -11,16 +11,17 @@ Adding an agent is one record here plus tests (CONTRIBUTING.md, "Add an agent").
 
 Patterns are lower-case globs over a path relative to the scan root, and match below any folder
 (``claude.md`` matches ``docs/CLAUDE.md``); ``*`` crosses folders. This module imports nothing
-heavy: the linter loads it on every run.
+heavy: the linter loads it on every run, so the records are NamedTuples (a dataclass costs
+``import inspect`` and generated code at import).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class ApprovalFlag:
+class ApprovalFlag(NamedTuple):
     """A command-line flag that turns an agent's approval prompts, or its own sandbox, off.
 
     With no ``values`` the flag does it by itself, and ``does`` says what it does; with
@@ -32,7 +33,7 @@ class ApprovalFlag:
 
     flag: str
     does: str = ""
-    values: dict[str, str] = field(default_factory=dict, hash=False)
+    values: Mapping[str, str] = {}
     aliases: tuple[str, ...] = ()
     accepted: tuple[str, ...] = ()
     sandboxed: bool = False
@@ -42,8 +43,7 @@ class ApprovalFlag:
         return (self.flag, *self.aliases)
 
 
-@dataclass(frozen=True)
-class McpKeys:
+class McpKeys(NamedTuple):
     """Where an agent's config keeps MCP servers: the table key, and keys inside one server."""
 
     tables: tuple[str, ...] = ("mcpServers",)
@@ -51,8 +51,7 @@ class McpKeys:
     env: tuple[str, ...] = ("env",)
 
 
-@dataclass(frozen=True)
-class AgentAction:
+class AgentAction(NamedTuple):
     """A GitHub Action that runs the agent in a workflow job, and the inputs that decide how far it
     reaches. Input lists name inputs of the action's own ``action.yml``."""
 
@@ -69,11 +68,10 @@ class AgentAction:
     #: Inputs holding the agent's settings as JSON text.
     settings_inputs: tuple[str, ...] = ()
     #: Input -> {value: what it does} for values that turn the agent's sandbox off.
-    unsafe_inputs: dict[str, dict[str, str]] = field(default_factory=dict, hash=False)
+    unsafe_inputs: Mapping[str, Mapping[str, str]] = {}
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):
     """What sandkit knows about one coding agent (or an editor that hosts one)."""
 
     name: str

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, order=True)
-class Location:
-    """A place in a file; line and column are 1-based, 0 when unknown."""
+class Location(NamedTuple):
+    """A place in a file; line and column are 1-based, 0 when unknown.
+
+    A NamedTuple (immutable, ordered, hashable) rather than a dataclass: every command imports this
+    module, and a dataclass costs ``import inspect`` and generated code at start-up.
+    """
 
     path: str
     line: int = 0
@@ -19,8 +22,7 @@ class Location:
         return self.path
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """One thing wrong with an input, where it is, and (optionally) what to do about it."""
 
     location: Location

@@ -9,7 +9,6 @@ standard input), optionally fix, then filter what is shown (per-path ignores, ba
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -269,7 +268,7 @@ def _report(lint: Lint, findings: list[Finding], files: int, crashes: list[str],
     stream = sys.stderr if to_stderr else sys.stdout
     color = lint.human and args.output is None and color_enabled(stream, no_color=args.no_color)
     base = os.path.abspath(args.root or os.curdir)
-    shown = [dataclasses.replace(f, path=_report_path(f.path, lint.root, base)) for f in shown]
+    shown = [f._replace(path=_report_path(f.path, lint.root, base)) for f in shown]
     report = Report(
         shown,
         lint.rules,

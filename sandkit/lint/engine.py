@@ -9,13 +9,12 @@ checks and drops one file at a time, so memory stays flat whatever the size of t
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sandkit.lint import engine_rules, kinds
 from sandkit.lint.discovery import Candidate, Matcher, discover
@@ -35,10 +34,9 @@ CHUNK_BYTES = 500_000  # a chunk ends after this much content (a large file is a
 IN_FLIGHT_PER_WORKER = 4
 
 
-@dataclass(frozen=True)
-class ScanOptions:
+class ScanOptions(NamedTuple):
     rules: tuple[str, ...]  # IDs of the rules to run
-    settings: RuleSettings = field(default_factory=RuleSettings)
+    settings: RuleSettings = RuleSettings()
     max_bytes: int = DEFAULT_MAX_BYTES
 
 
@@ -51,8 +49,7 @@ class FileResult:
     scanned: int = 0
 
 
-@dataclass
-class ScanResult:
+class ScanResult(NamedTuple):
     findings: list[Finding]
     files: int
     crashes: list[str]
@@ -482,6 +479,5 @@ def _fixture_workflow_hits(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> 
         return [(rule, hit) for rule, hit in hits if rule.category not in _RUN_CATEGORIES]
     why = "a workflow kept as a test fixture, which GitHub does not run here"
     return [
-        (rule, dataclasses.replace(hit, severity="low", why=why) if rule.category in _RUN_CATEGORIES else hit)
-        for rule, hit in hits
+        (rule, hit._replace(severity="low", why=why) if rule.category in _RUN_CATEGORIES else hit) for rule, hit in hits
     ]

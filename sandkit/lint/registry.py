@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Edit, Finding, FixContext, Hit
@@ -208,8 +208,7 @@ class RuleInfo(Protocol):
 ENGINE_FAMILY = "engine_rules"  # the engine's own findings (SK...), which have no check
 
 
-@dataclass(frozen=True)
-class IndexedRule:
+class IndexedRule(NamedTuple):
     """A rule as the generated index describes it, its family not imported.
 
     ``triggered_by`` answers as the registered rule's does (the index holds the same trigger

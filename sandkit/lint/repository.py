@@ -12,7 +12,7 @@ with :func:`repository_pass` in a rule family module::
 
 Passes run in the main process, after suppressions, in the order of their families in the rule
 index (a scan with no findings runs none and imports no pass's family). They may drop,
-re-rank or reword findings (``dataclasses.replace``), never invent findings for files they did
+re-rank or reword findings (``Finding._replace``), never invent findings for files they did
 not see. ``repo.read`` reads a small file under the scan root (``None`` when it is absent or
 unreadable); passes never touch the network. A pass that raises is reported as an internal
 error and its input is kept.

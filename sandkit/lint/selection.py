@@ -9,8 +9,7 @@ ignore (config, ``--ignore``, ``--extend-ignore``) is taken away from the result
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from sandkit.errors import UsageError
 from sandkit.lazy_regex import lazy
@@ -47,8 +46,7 @@ def select_rules(rules: list[R], select: Sequence[str], ignore: Sequence[str]) -
     return [r for r in chosen if not any(rule_matches(r, k) for k in ignore)]
 
 
-@dataclass(frozen=True)
-class Selectors:
+class Selectors(NamedTuple):
     """Selectors with the place each came from, so an unknown one is reported where it is written."""
 
     select: tuple[tuple[str, str], ...]  # (selector, where)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from sandkit.lazy_regex import AnyPattern
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
@@ -27,8 +26,7 @@ T = TypeVar("T")
 _DOCUMENTS: Any = object()  # walk's default root: every document of the file
 
 
-@dataclass(frozen=True)
-class RuleSettings:
+class RuleSettings(NamedTuple):
     """Configuration values rules may read (from ``[tool.sandkit]``)."""
 
     extra_secret_patterns: tuple[str, ...] = ()

@@ -7,7 +7,7 @@ TOML, JSONC, Markdown, INI-like files). Keys may be rule IDs, rule names or whol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 
@@ -15,8 +15,7 @@ _MARK = lazy(r"(?:#|//|<!--|;|/\*)[ \t]*sandkit:[ \t]*ignore\[([^\]\n]*)\]([^\n]
 _CLOSERS = lazy(r"\s*(?:-->|\*/)\s*$")
 
 
-@dataclass(frozen=True)
-class Suppression:
+class Suppression(NamedTuple):
     line: int
     column: int
     keys: tuple[str, ...]

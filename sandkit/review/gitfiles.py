@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import subprocess
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -188,8 +188,8 @@ def _relabelled(node: Node, display: str) -> Node:
         value = {key: _relabelled(child, display) for key, child in value.items()}
     elif isinstance(value, list):
         value = [_relabelled(child, display) for child in value]
-    key_loc = replace(node.key_loc, path=display) if node.key_loc else None
-    return Node(value, replace(node.loc, path=display), key_loc)
+    key_loc = node.key_loc._replace(path=display) if node.key_loc else None
+    return Node(value, node.loc._replace(path=display), key_loc)
 
 
 class GitFiles(KitFiles):

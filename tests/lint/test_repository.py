@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from sandkit.lint import repository
@@ -18,7 +17,7 @@ def _finding(path: str, severity: str = "high") -> Finding:
 
 def test_passes_rewrite_and_a_failing_pass_keeps_its_input() -> None:
     def lower(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
-        return [dataclasses.replace(f, severity="low") for f in findings]
+        return [f._replace(severity="low") for f in findings]
 
     def broken(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
         raise RuntimeError("boom")

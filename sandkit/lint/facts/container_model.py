@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sandkit.agents import CATALOGUE
 from sandkit.lazy_regex import lazy
@@ -45,8 +45,7 @@ def installs_agent(command: str) -> bool:
     return bool(_AGENT_PACKAGES.search(command))
 
 
-@dataclass(frozen=True)
-class Mount:
+class Mount(NamedTuple):
     """A host path (or named volume) made visible inside a container.
 
     ``source`` is the host side as written ("" for anonymous volumes and Dockerfile VOLUME);
@@ -61,8 +60,7 @@ class Mount:
     read_only: bool = False
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """One container setting, normalised to docker-run vocabulary.
 
     Names: privileged, network, pid, ipc, uts, userns, cgroupns, cap-add, security-opt,

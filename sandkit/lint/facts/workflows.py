@@ -4,8 +4,7 @@ which checkouts fetch untrusted code, and where secrets are referenced."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.source import SourceFile
@@ -23,8 +22,7 @@ _HEAD_REF = lazy(
 )
 
 
-@dataclass
-class Job:
+class Job(NamedTuple):
     name: str
     pos: Pos
     spec: PMap

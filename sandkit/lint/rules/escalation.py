@@ -19,7 +19,6 @@ finding does not escalate anything. ``base_severity`` keeps what the rule said.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import defaultdict
 
@@ -143,4 +142,4 @@ def _raise(group: list[Finding], scope: str) -> dict[int, Finding]:
 def _escalated(finding: Finding, why: str) -> Finding:
     base = finding.severity_before_passes
     said = f"escalated from {base}: {why}" if base != "critical" else why
-    return dataclasses.replace(finding, severity="critical", base_severity=base, message=f"{finding.message} ({said})")
+    return finding._replace(severity="critical", base_severity=base, message=f"{finding.message} ({said})")

@@ -6,7 +6,6 @@ inside the sandbox, a registry, anyone the image is shared with.
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
@@ -306,11 +305,9 @@ def keep_context_copies_without_ignore(findings: list[Finding], repo: Repository
         if text is not None and _ignores(text, ".env"):
             continue
         if text is not None:
-            finding = dataclasses.replace(finding, message=f"{finding.message} and {ignore_path} does not exclude .env")
+            finding = finding._replace(message=f"{finding.message} and {ignore_path} does not exclude .env")
         else:
-            finding = dataclasses.replace(
-                finding, message=f"{finding.message} and no .dockerignore keeps .env and keys out"
-            )
+            finding = finding._replace(message=f"{finding.message} and no .dockerignore keeps .env and keys out")
         out.append(finding)
     return out
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import MAX_SUBSTITUTIONS, Pos
@@ -38,8 +39,7 @@ _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while"
 MAX_SUBSTITUTION_DEPTH = MAX_SUBSTITUTIONS
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     """One unquoted word and where its first character is in the text."""
 
     text: str

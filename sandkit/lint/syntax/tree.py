@@ -186,8 +186,7 @@ _BOUND_MESSAGES = {
 }
 
 
-@dataclass(frozen=True)
-class BoundHit:
+class BoundHit(NamedTuple):
     """A bound was met at ``pos``: ``bound`` is "aliases", "depth", "column", "substitutions", "values"
     or "time"."""
 
