@@ -50,14 +50,16 @@ TOKEN_PATTERNS: tuple[tuple[str, LazyPattern], ...] = (
 )
 
 
-#: Literal text every match of the kind holds, at a fixed place (``TOKEN_LEADS``): a cheap
-#: pre-check, and the only places a search for the kind starts. Formats that share a prefix share
-#: one hint ("gl" for GitLab's ten token kinds), because every hint is one pass over the text.
+#: Literal text every match of the kind holds, at a fixed place (``TOKEN_LEADS``): the only places
+#: a search for the kind starts. All hints are searched in one pass (sandkit.literal_search), so a
+#: hint is as specific as the format allows: a short common one ("gh") would be tried in every word.
 TOKEN_HINTS: dict[str, tuple[str, ...]] = {
     "AWS access key ID": ("AKIA", "ASIA", "ABIA", "ACCA"),
-    "GitHub token": ("gh",),
+    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     "GitHub fine-grained token": ("github_pat_",),
-    "GitLab token": ("gl",),
+    "GitLab token": tuple(
+        f"gl{kind}-" for kind in ("pat", "dt", "rt", "ptt", "soat", "oas", "ft", "imt", "cbt", "agent")
+    ),
     "Slack token": ("xox",),
     "Stripe secret key": ("k_live_",),
     "Anthropic API key": ("sk-",),
@@ -85,9 +87,9 @@ TOKEN_LEADS: dict[str, tuple[int, int]] = {
     "URL with a password": (2, 21),
 }
 
-#: What every match holds right after its hint, where a cheap check of it spares trying the
-#: lead's many starts: a URL's user, ":" and password end in "@" before any "/".
-TOKEN_TAILS: dict[str, LazyPattern] = {"URL with a password": lazy(r"[^\s:/@]{1,256}:[^\s/@]{1,256}@")}
+#: Where a kind's hint is common text ("://" starts every URL's host), a pattern that finds only
+#: the occurrences a match can hold: a URL's user, ":" and password end in "@" before any "/".
+TOKEN_LOCATORS: dict[str, LazyPattern] = {"URL with a password": lazy(r"://(?=[^\s:/@]{1,256}:[^\s/@]{1,256}@)")}
 
 
 # Words that mark a value as a stand-in rather than a credential (documentation, templates).

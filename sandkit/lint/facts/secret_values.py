@@ -1,11 +1,12 @@
 """Finding credentials in text and in key/value pairs, shared by the secret-bearing families.
 
 ``find_tokens`` tries the credential formats of :mod:`sandkit.credentials` only where their
-literal prefix occurs in the text (a format's pattern starts with ``\b``, which keeps the regular
-expression engine from skipping ahead to a prefix by itself), then drops matches that are documentation or templates
-rather than credentials: placeholder words and runs, bodies with a single character class,
-counting sequences, the jwt.io sample token, public Supabase ``anon`` JWTs, key blocks with no
-key material after them, and URLs whose password is a stand-in.
+literal hints occur in the text, all found in one pass (a format's pattern starts with ``\b``,
+which keeps the regular expression engine from skipping ahead to a prefix by itself), then drops
+matches that are documentation or templates rather than credentials: placeholder words and runs,
+bodies with a single character class, counting sequences, the jwt.io sample token, public
+Supabase ``anon`` JWTs, key blocks with no key material after them, and URLs whose password is a
+stand-in.
 """
 
 from __future__ import annotations
@@ -17,13 +18,16 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS, TOKEN_TAILS, is_placeholder, is_secret_key
+from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_LOCATORS, TOKEN_PATTERNS, is_placeholder, is_secret_key
 from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
+from sandkit.literal_search import LiteralSet
 
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _KEY_MATERIAL = lazy(r"[A-Za-z0-9+/=]{40,}")
+#: Every format's hints but those found by a locator, searched together.
+_HINTS = LiteralSet([hint for kind, hints in TOKEN_HINTS.items() if kind not in TOKEN_LOCATORS for hint in hints])
 _SEQUENCES = ("abcdefgh", "bcdefghi", "12345678", "23456789", "qwertyui", "ABCDEFGH")
 _MIXED_KINDS = frozenset(
     {
@@ -74,16 +78,7 @@ class Token:
 def find_tokens(text: str) -> Iterator[Token]:
     """Credential-format matches in ``text`` that look real (see the module docstring)."""
     taken: list[tuple[int, int]] = []
-    occurrences: dict[str, list[int]] = {}  # formats that share a hint search for it once
-    for kind, pattern in TOKEN_PATTERNS:
-        hints = TOKEN_HINTS[kind]
-        for hint in hints:
-            if hint not in occurrences:
-                occurrences[hint] = list(_each(text, hint))
-        starts = occurrences[hints[0]] if len(hints) == 1 else sorted({a for h in hints for a in occurrences[h]})
-        tail = TOKEN_TAILS.get(kind)
-        if tail is not None:
-            starts = [a for a in starts if tail.match(text, a + len(hints[0]))]
+    for kind, pattern, starts in _format_starts(text):
         for match in hinted_matches(pattern, text, starts, TOKEN_LEADS.get(kind, (0, 0))):
             token = Token(kind, match.start(), match.end(), match.group())
             if any(s < token.end and token.start < e for s, e in taken):
@@ -91,6 +86,23 @@ def find_tokens(text: str) -> Iterator[Token]:
             if _plausible(token, text):
                 taken.append((token.start, token.end))
                 yield token
+
+
+def _format_starts(text: str) -> Iterator[tuple[str, AnyPattern, list[int]]]:
+    """Each format whose hints occur in ``text``, in TOKEN_PATTERNS' order, with the offsets of
+    its hints (or of its locator's matches); all hints are found in one pass."""
+    by_hint: dict[str, list[int]] = {}
+    for index, at in _HINTS.occurrences(text):
+        by_hint.setdefault(_HINTS.literals[index], []).append(at)
+    for kind, pattern in TOKEN_PATTERNS:
+        locator = TOKEN_LOCATORS.get(kind)
+        if locator is not None:
+            starts = [match.start() for match in locator.finditer(text)]
+        else:
+            hints = [by_hint[hint] for hint in TOKEN_HINTS[kind] if hint in by_hint]
+            starts = hints[0] if len(hints) == 1 else sorted({at for offsets in hints for at in offsets})
+        if starts:
+            yield kind, pattern, starts
 
 
 def tokens_of(file: SourceFile) -> list[Token]:
@@ -106,8 +118,8 @@ def hinted_matches(
 
     Every match holds a hint after between ``lead[0]`` and ``lead[1]`` characters, and no earlier
     occurrence of it (for a lead of zero: every match starts with a hint). The hints are found by
-    a substring search, so a large file without them costs one pass per hint, and a file with
-    them one anchored match per occurrence.
+    one search for all formats' hints, so a large file without them costs one pass, and a file
+    with them one anchored match per occurrence.
     """
     fewest, most = lead
     resume = tried = 0  # finditer resumes after each match; a start is tried once
@@ -119,14 +131,6 @@ def hinted_matches(
                 resume = match.end()
                 break
         tried = max(tried, at - fewest + 1)
-
-
-def _each(text: str, hint: str) -> Iterator[int]:
-    """Every offset where ``hint`` occurs, overlapping ones included."""
-    at = text.find(hint)
-    while at >= 0:
-        yield at
-        at = text.find(hint, at + 1)
 
 
 def find_configured(text: str, sources: tuple[str, ...]) -> Iterator[Token]:

@@ -1,0 +1,51 @@
+"""The one-pass search of many literals finds exactly what a ``str.find`` loop per literal finds."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sandkit.literal_search import LiteralSet
+
+# Literals whose ends and starts overlap each other and themselves, as the credential hints do
+# ("sk-" and "-----BEGIN ", "ASIA" and "AKIA", "_v1_" after "npm_").
+_LITERALS = ("sk-", "-----BEGIN ", "ASIA", "AKIA", "IA", "_v1_", "npm_", "xox", "ab", "abab", "b")
+_PIECES = (*_LITERALS, "-", "_", "A", "a", "x", "o", "é", "中", "\U0001f3f4", "\ud800", "\n", " ")
+
+
+def _the_long_way(literals: tuple[str, ...], text: str) -> list[tuple[int, int]]:
+    found = []
+    for index, literal in enumerate(literals):
+        at = text.find(literal)
+        while at >= 0:
+            found.append((index, at))
+            at = text.find(literal, at + 1)
+    return sorted(found, key=lambda pair: (pair[1], pair[0]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_every_occurrence_overlapping_ones_too(text: str) -> None:
+    assert LiteralSet(_LITERALS).occurrences(text) == _the_long_way(_LITERALS, text)
+
+
+def test_offsets_are_characters_not_bytes() -> None:
+    text = "é中\U0001f3f4 sk-" + "x" * 5 + "sk-"
+    assert LiteralSet(("sk-",)).occurrences(text) == [(0, 4), (0, 12)]
+
+
+def test_a_literal_hidden_behind_an_earlier_one_is_found() -> None:
+    """Leftmost-longest search alone reports "sk-" and skips the key block that shares its "-"."""
+    literals = ("sk-", "-----BEGIN ")
+    assert LiteralSet(literals).occurrences("sk-----BEGIN ") == [(0, 0), (1, 2)]
+
+
+def test_a_large_text_without_literals_has_none() -> None:
+    assert LiteralSet(_LITERALS).occurrences("z" * 3_000_000) == []
+
+
+@pytest.mark.parametrize("literals", [(), ("",), ("ok", "é")])
+def test_literals_must_be_non_empty_ascii(literals: tuple[str, ...]) -> None:
+    with pytest.raises(ValueError):
+        LiteralSet(literals)
