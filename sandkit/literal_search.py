@@ -10,6 +10,10 @@ with an earlier one it reported ("sk-----BEGIN " holds both "sk-" and "-----BEGI
 reported occurrence's neighbourhood is searched again with an automaton that reports every
 occurrence; reported ones are rare, so this costs nothing on ordinary text and keeps the result
 exactly that of a ``str.find`` loop per literal.
+
+Literals may hold any characters: UTF-8 is self-synchronising, so a byte match of a literal's
+encoding starts at a character of the text (lone surrogates, as ``surrogatepass`` writes them,
+are byte sequences no character's encoding holds).
 """
 
 from __future__ import annotations
@@ -27,21 +31,25 @@ class LiteralSet:
     __slots__ = ("_every", "_first", "literals", "longest")
 
     def __init__(self, literals: Sequence[str]) -> None:
-        if not literals or not all(literals) or not all(literal.isascii() for literal in literals):
-            raise ValueError("literals must be non-empty ASCII strings")
+        if not literals or not all(literals):
+            raise ValueError("literals must be non-empty strings")
         self.literals: tuple[str, ...] = tuple(dict.fromkeys(literals))
-        self.longest = max(map(len, self.literals))
+        self.longest = max(len(_utf8(literal)) for literal in self.literals)
         self._first: ahocorasick_rs.BytesAhoCorasick | None = None
         self._every: ahocorasick_rs.BytesAhoCorasick | None = None
 
     def occurrences(self, text: str) -> list[tuple[int, int]]:
         """(literal index, character offset) of every occurrence, overlapping ones included,
         sorted by offset then index."""
-        data = text.encode("utf-8", errors="surrogatepass")
+        data = _utf8(text)
         found = self._byte_occurrences(data)
         if len(data) != len(text) and found:
             found = _to_character_offsets(data, found)
         return found
+
+    def present(self, text: str) -> frozenset[str]:
+        """The literals that occur in ``text``."""
+        return frozenset(self.literals[index] for index, _ in self._byte_occurrences(_utf8(text)))
 
     def _byte_occurrences(self, data: bytes) -> list[tuple[int, int]]:
         if self._first is None:
@@ -59,14 +67,18 @@ class LiteralSet:
     def _build(self) -> None:
         from ahocorasick_rs import BytesAhoCorasick, MatchKind
 
-        encoded = [literal.encode("ascii") for literal in self.literals]
+        encoded = [_utf8(literal) for literal in self.literals]
         self._first = BytesAhoCorasick(encoded, matchkind=MatchKind.LeftmostLongest)
         self._every = BytesAhoCorasick(encoded)
 
 
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogatepass")
+
+
 def _to_character_offsets(data: bytes, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Byte offsets (each at a literal's first byte, an ASCII one: a character boundary) turned
-    into character offsets, decoding each stretch between two occurrences once."""
+    """Byte offsets (each where a character starts) turned into character offsets, decoding each
+    stretch between two occurrences once."""
     converted: list[tuple[int, int]] = []
     byte_at = character_at = 0
     for index, start in found:

@@ -24,6 +24,7 @@ from sandkit.lint.registry import ENGINE_FAMILY, IndexedRule, Rule, load_family,
 from sandkit.lint.source import RuleSettings, SourceFile
 from sandkit.lint.suppress import covers, find_suppressions
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
+from sandkit.literal_search import LiteralSet
 
 BINARY_PROBE = 8192
 DEFAULT_MAX_BYTES = 2_000_000
@@ -32,6 +33,7 @@ PARALLEL_BYTES = 4_000_000  # bytes among fewer files, that make a process pool 
 CHUNK = 200
 CHUNK_BYTES = 500_000  # a chunk ends after this much content (a large file is a chunk of its own)
 IN_FLIGHT_PER_WORKER = 4
+LARGE_TEXT = 65_536  # characters from which a file's trigger words are found in one pass
 
 
 class ScanOptions(NamedTuple):
@@ -202,6 +204,7 @@ class _Checker:
         self.wanted_kinds = {k for r in self.rules for k in r.kinds}
         self.report_engine = {r.id for r in index if r.family == ENGINE_FAMILY} & wanted
         self.by_kind: dict[str, list[IndexedRule]] = {}
+        self.word_search: dict[str, LiteralSet | None] = {}
 
     def wants(self, candidate: Candidate) -> bool:
         """Whether any selected rule could care about this file (decided before reading it)."""
@@ -219,6 +222,18 @@ class _Checker:
         if rules is None:
             rules = self.by_kind[kind] = [r for r in self.rules if r.wants(kind)]
         return rules
+
+    def _trigger_words_in(self, kind: str, text: str) -> frozenset[str] | None:
+        """Which trigger words of the kind's rules a large text holds, found in one pass (each
+        rule testing its own words is a pass per word: dozens over a lockfile's megabytes).
+        None for a small text, where the rules' own tests are cheaper."""
+        if len(text) < LARGE_TEXT:
+            return None
+        if kind not in self.word_search:
+            words = sorted({word for rule in self._rules_for(kind) for word in rule.trigger_words})
+            self.word_search[kind] = LiteralSet(words) if words else None
+        search = self.word_search[kind]
+        return search.present(text) if search is not None else frozenset()
 
     def check(self, candidate: Candidate) -> FileResult:
         if candidate.problem and candidate.problem.startswith("is a folder"):
@@ -270,11 +285,12 @@ class _Checker:
         if source.syntax in ("helm", "template"):
             text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
         budget = source.budget  # its clock starts now: parsing and rules share the file's time
+        words_in_text = self._trigger_words_in(kind, text)
         for indexed in self._rules_for(kind):
             if budget.out_of_time():
                 break
             try:
-                rule = _rule_to_run(indexed, source, text)
+                rule = _rule_to_run(indexed, source, text, words_in_text)
                 if rule is None:
                     continue
                 assert rule.check is not None
@@ -347,7 +363,9 @@ class _Checker:
         return list(findings)
 
 
-def _rule_to_run(indexed: IndexedRule, source: SourceFile, text: str) -> Rule | None:
+def _rule_to_run(
+    indexed: IndexedRule, source: SourceFile, text: str, words_in_text: frozenset[str] | None
+) -> Rule | None:
     """The rule, when its pre-filters (``reads``, then the triggers) let it read this file.
 
     Once its family is imported the registered rule decides; before, the index's triggers do
@@ -355,13 +373,13 @@ def _rule_to_run(indexed: IndexedRule, source: SourceFile, text: str) -> Rule | 
     """
     rule = indexed.loaded()
     if rule is None:
-        if indexed.triggers and not indexed.triggered_by(text):
+        if indexed.triggers and not indexed.triggered_by(text, words_in_text):
             return None
         rule = indexed.load()
         return rule if rule.reads is None or rule.reads(source) else None
     if rule.reads is not None and not rule.reads(source):
         return None
-    if rule.triggers and not rule.triggered_by(text):
+    if rule.triggers and not rule.triggered_by(text, words_in_text):
         return None
     return rule
 

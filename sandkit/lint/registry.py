@@ -68,17 +68,23 @@ class Rule:
     def wants(self, kind: str) -> bool:
         return kind in self.kinds or "*" in self.kinds
 
-    def triggered_by(self, text: str) -> bool:
+    def triggered_by(self, text: str, words_in_text: frozenset[str] | None = None) -> bool:
         """False when no trigger occurs in ``text`` (so the rule cannot fire).
 
-        Words are tested with ``in`` (a fast substring search), patterns only after them.
+        Words are tested with ``in`` (a fast substring search; in ``words_in_text`` instead, when
+        the engine found which ones a large text holds in one pass), patterns only after them.
         """
         if not self.triggers:
             return True
-        for word in self.trigger_words:
-            if word in text:
-                return True
+        if _holds_a_word(self.trigger_words, text, words_in_text):
+            return True
         return any(p.search(text) for p in self.trigger_patterns)
+
+
+def _holds_a_word(words: tuple[str, ...], text: str, words_in_text: frozenset[str] | None) -> bool:
+    if words_in_text is not None:
+        return not words_in_text.isdisjoint(words)
+    return any(word in text for word in words)
 
 
 _REGISTRY: dict[str, Rule] = {}
@@ -231,13 +237,12 @@ class IndexedRule(NamedTuple):
     def wants(self, kind: str) -> bool:
         return kind in self.kinds or "*" in self.kinds
 
-    def triggered_by(self, text: str) -> bool:
+    def triggered_by(self, text: str, words_in_text: frozenset[str] | None = None) -> bool:
         """False when no trigger occurs in ``text`` (see :meth:`Rule.triggered_by`)."""
         if not self.triggers:
             return True
-        for word in self.trigger_words:
-            if word in text:
-                return True
+        if _holds_a_word(self.trigger_words, text, words_in_text):
+            return True
         return any(re.compile(pattern, flags).search(text) for pattern, flags in self.trigger_patterns)
 
     def loaded(self) -> Rule | None:

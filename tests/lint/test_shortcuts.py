@@ -128,3 +128,16 @@ def test_reads_never_hides_a_finding() -> None:
     finally:
         for rule in all_rules():
             object.__setattr__(rule, "reads", saved[rule.id])
+
+
+# ----- large files: trigger words found in one pass give what each rule's own test gives -----------
+def test_a_large_files_trigger_words_are_found_in_one_pass() -> None:
+    from sandkit.lint import engine
+    from tests.lint.helpers import lint_files
+
+    padding = ', "description": "' + "a lockfile's worth of text " * (engine.LARGE_TEXT // 20) + '"}'
+    large = _SCRIPTS_JSON[:-1] + padding
+    assert len(large) > engine.LARGE_TEXT
+    small_rules = {f.rule for f in lint_files({"package.json": _SCRIPTS_JSON})}
+    assert {"AA008", "AA012"} <= small_rules
+    assert {f.rule for f in lint_files({"package.json": large})} == small_rules

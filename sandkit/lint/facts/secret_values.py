@@ -26,8 +26,14 @@ from sandkit.literal_search import LiteralSet
 
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _KEY_MATERIAL = lazy(r"[A-Za-z0-9+/=]{40,}")
-#: Every format's hints but those found by a locator, searched together.
+#: Every format's hints but those found by a locator, searched together, and the formats (their
+#: places in TOKEN_PATTERNS) each hint can start.
 _HINTS = LiteralSet([hint for kind, hints in TOKEN_HINTS.items() if kind not in TOKEN_LOCATORS for hint in hints])
+_FORMATS_OF_HINT: dict[str, list[int]] = {
+    hint: [number for number, (kind, _) in enumerate(TOKEN_PATTERNS) if hint in TOKEN_HINTS[kind]]
+    for hint in _HINTS.literals
+}
+_LOCATED = frozenset(number for number, (kind, _) in enumerate(TOKEN_PATTERNS) if kind in TOKEN_LOCATORS)
 _SEQUENCES = ("abcdefgh", "bcdefghi", "12345678", "23456789", "qwertyui", "ABCDEFGH")
 _MIXED_KINDS = frozenset(
     {
@@ -94,7 +100,9 @@ def _format_starts(text: str) -> Iterator[tuple[str, AnyPattern, list[int]]]:
     by_hint: dict[str, list[int]] = {}
     for index, at in _HINTS.occurrences(text):
         by_hint.setdefault(_HINTS.literals[index], []).append(at)
-    for kind, pattern in TOKEN_PATTERNS:
+    held = {number for hint in by_hint for number in _FORMATS_OF_HINT[hint]}
+    for number in sorted(held.union(_LOCATED)):
+        kind, pattern = TOKEN_PATTERNS[number]
         locator = TOKEN_LOCATORS.get(kind)
         if locator is not None:
             starts = [match.start() for match in locator.finditer(text)]
