@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # parsed on first use only: these modules load lazily
 
 T = TypeVar("T")
 _DOCUMENTS: Any = object()  # walk's default root: every document of the file
+NOT_PLAIN: Any = object()  # plain_json of a text that is not strict JSON
 
 
 class RuleSettings(NamedTuple):
@@ -146,6 +147,26 @@ class SourceFile:
     def documents(self) -> list[Any]:
         """Parsed documents of a YAML (all of a stream), JSON(C) or TOML file."""
         return self.memo("documents", self._parse_documents)
+
+    @property
+    def plain_json(self) -> Any:
+        """A JSON file's document as the C parser reads it, with no positions (``NOT_PLAIN`` when
+        the text is not strict JSON: comments, trailing commas, a byte-order mark, NaN ...).
+
+        Positions cost a pure-Python parse many times slower; a rule can ask this form whether a
+        file holds anything for it, and read :attr:`documents` only when it does.
+        """
+        return self.memo("plain_json", self._plain_json)
+
+    def _plain_json(self) -> Any:
+        import json
+
+        if self.syntax != "json":
+            return NOT_PLAIN
+        try:
+            return json.loads(self.text, parse_constant=_not_json)
+        except (ValueError, RecursionError):  # not JSON, NaN or Infinity, a huge integer, nested too deep
+            return NOT_PLAIN
 
     def validate(self) -> None:
         """Raise SyntaxProblem if the file does not parse, doing no more work than that."""
@@ -332,3 +353,7 @@ def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Com
         command.words = [Word(w.text, locate(w.pos)) for w in command.words]
         command.assignments = [Word(w.text, locate(w.pos)) for w in command.assignments]
     return commands
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")

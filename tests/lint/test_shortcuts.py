@@ -141,3 +141,49 @@ def test_a_large_files_trigger_words_are_found_in_one_pass() -> None:
     small_rules = {f.rule for f in lint_files({"package.json": _SCRIPTS_JSON})}
     assert {"AA008", "AA012"} <= small_rules
     assert {f.rule for f in lint_files({"package.json": large})} == small_rules
+
+
+# ----- PS002's pre-check: the words-then-pattern search says what the pattern says -------------
+_KEY_PIECES = (
+    *("key", "KEY", "Token", "secret", "PASS", "password", "passwd", "pwd", "auth", "Credentials", "name", "NAME"),
+    *('"', "'", " ", "\t", ":", "=", "-", "_", ".", "x", "\n", "ſ", "\u212a", "é", "db", "API_", "my-"),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_KEY_PIECES), max_size=25).map("".join))
+def test_the_secret_key_hint_search_agrees_with_its_pattern(text: str) -> None:
+    from sandkit.lint.rules.plaintext_secret import _SECRET_KEY_HINT, has_secret_key_hint
+
+    assert has_secret_key_hint(text) == (_SECRET_KEY_HINT.search(text) is not None)
+
+
+# ----- JSON: the C parser's reading decides when the positioned parse is needed ---------------
+_JSON_PIECES = (
+    *('{"password": "', 'Zq9vLm2Xp4Rt"', '"s3cr3tV4lu3Z"', '{"name": "', 'api_key"', '"apiKey": ', '"token": 5'),
+    *(", ", "}", "]", "[", '"x"', '{"a": ', "// c\n", "NaN", "\ufeff", '"\\u0070assword": "Zq9vLm2Xp4"'),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_JSON_PIECES), max_size=20).map("".join))
+def test_the_plain_json_pre_check_never_hides_a_finding(text: str) -> None:
+    from sandkit.lint.rules import plaintext_secret
+    from tests.lint.helpers import lint_files
+
+    with_check = lint_files({"data.json": text})
+    original = plaintext_secret._may_hold_a_literal
+    try:
+        plaintext_secret._may_hold_a_literal = lambda top: True
+        assert lint_files({"data.json": text}) == with_check
+    finally:
+        plaintext_secret._may_hold_a_literal = original
+
+
+def test_the_plain_json_pre_check_passes_what_holds_a_secret() -> None:
+    """The property above compares against something: strict JSON with a literal is reported."""
+    from tests.lint.helpers import lint_files
+
+    strict = '{"a": [{"password": "Zq9vLm2Xp4Rt"}], "name": "x"}'
+    assert [f.rule for f in lint_files({"data.json": strict})] == ["PS002"]
+    assert lint_files({"data.json": '{"a": [{"password": "${PASSWORD}"}]}'}) == []

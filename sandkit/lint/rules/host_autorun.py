@@ -16,7 +16,7 @@ from sandkit.lint.facts.agent_commands import DOWNLOAD_THEN_RUN, FETCH_RUN, SEND
 from sandkit.lint.facts.host_autorun import NPM_LIFECYCLE, PACKAGE_MANIFESTS, AutoRun, autoruns
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
-from sandkit.lint.source import SourceFile
+from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.shell import Command
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
@@ -129,8 +129,8 @@ def _script_commands(file: SourceFile) -> Iterator[Command]:
     if file.kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE):
         yield from file.commands
         return
-    if file.kind == kinds.JSON and '"scripts"' not in file.text and "\\u" not in file.text:
-        return  # no "scripts" key, plain or escaped: a lockfile's megabytes are not parsed for one
+    if file.kind == kinds.JSON and not _has_scripts(file):
+        return  # a lockfile's or a schema's megabytes are not parsed with positions for nothing
     document = file.documents[0] if file.documents else None
     if not isinstance(document, PMap):
         return
@@ -144,6 +144,18 @@ def _script_commands(file: SourceFile) -> Iterator[Command]:
         for item in items:
             if isinstance(item, PStr):
                 yield from file.commands_in(item)
+
+
+def _has_scripts(file: SourceFile) -> bool:
+    """Whether a JSON file may have a ``scripts`` mapping holding a command (the C parser's
+    reading answers, where the text is strict JSON)."""
+    if '"scripts"' not in file.text and "\\u" not in file.text:
+        return False  # no "scripts" key, plain or escaped
+    plain = file.plain_json
+    if plain is NOT_PLAIN:
+        return True
+    scripts = plain.get("scripts") if isinstance(plain, dict) else None
+    return isinstance(scripts, dict) and any(isinstance(value, str) for value in scripts.values())
 
 
 def _git_config(command: Command) -> Iterator[Hit]:

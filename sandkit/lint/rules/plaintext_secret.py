@@ -6,6 +6,7 @@ context, one planted prompt away from being sent out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +16,9 @@ from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_values import find_configured, is_example_path, is_lockfile, literal_secret, tokens_of
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
-from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.tree import Pos
+from sandkit.lint.source import NOT_PLAIN, SourceFile
+from sandkit.lint.syntax.tree import MAX_DEPTH, MAX_VALUES, Pos
+from sandkit.literal_search import LiteralSet
 
 _INI_NAMES = (
     ".npmrc",
@@ -37,11 +39,14 @@ _INI_LINE = lazy(
 )
 _NETRC_PASSWORD = lazy(r"\bpassword[ \t]+(\S{1,256})")
 # A secret-like word right before ":" or "=" (a key), or after "name:" (Kubernetes env lists).
-# One linear scan decides whether the file is worth parsing for PS002 at all.
-_SECRET_KEY_HINT = lazy(
-    r"(?i)(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|auth|credentials?)[\"']?[ \t]*[:=]|"
-    r"(?i:name)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]{0,64}?(?:key|token|secret|pass|pwd|auth|credential)"
+# Whether a file holds one decides whether it is worth parsing for PS002 at all.
+_KEY_HINT = (
+    r"(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|auth|credentials?)[\"']?[ \t]*[:=]|"
+    r"name[\"']?[ \t]*:[ \t]*[\"']?[\w.-]{0,64}?(?:key|token|secret|pass|pwd|auth|credential)"
 )
+_SECRET_KEY_HINT = lazy(_KEY_HINT, re.IGNORECASE)
+_LOWER_KEY_HINT = lazy(_KEY_HINT)
+_KEY_HINT_WORDS = LiteralSet(("key", "token", "secret", "pass", "pwd", "auth", "credential", "name"))
 _STRUCTURED = (
     kinds.COMPOSE,
     kinds.KUBERNETES,
@@ -168,8 +173,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     example = _example(file)
     if example is None or is_lockfile(file.path):
         return  # lockfiles pair package names ("path-key") with versions
-    if not _SECRET_KEY_HINT.search(file.text) or _is_json_schema(file):
+    if not has_secret_key_hint(file.text) or _is_json_schema(file):
         return  # no secret-like name before a ":" or "=": nothing to parse for
+    if file.kind == kinds.JSON and not _may_hold_a_literal(file.plain_json):
+        return  # the C parser's reading holds no candidate: the positioned parse would find none
     known = {file.pos_at(t.start).line for t in tokens_of(file)}
     claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
     seen: set[Pos] = set()
@@ -181,13 +188,53 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
 
 
+def has_secret_key_hint(text: str) -> bool:
+    """Whether ``_SECRET_KEY_HINT`` occurs in ``text``.
+
+    A case-insensitive pattern with no literal start is tried at every character (about 20 MB/s);
+    every match starts with one of a few words, so in ASCII text (lowered: there case-insensitive
+    means just that) the words are found in one pass and the pattern is tried only where they are.
+    Other text keeps the pattern, whose Unicode case folding also reads "ſ" as "s" and "K" as "k".
+    """
+    if not text.isascii():
+        return _SECRET_KEY_HINT.search(text) is not None
+    lowered = text.lower()
+    return any(_LOWER_KEY_HINT.match(lowered, at) for _, at in _KEY_HINT_WORDS.occurrences(lowered))
+
+
 def _is_json_schema(file: SourceFile) -> bool:
     """A JSON Schema describes secret-named keys (``"password": {"type": "string"}``); it holds none."""
     if file.syntax not in ("json", "yaml") or "$schema" not in file.text[:2000]:
         return False
-    documents = file.documents
-    top = documents[0] if documents else None
+    top = file.plain_json
+    if top is NOT_PLAIN:
+        documents = file.documents
+        top = documents[0] if documents else None
     return isinstance(top, dict) and "json-schema.org" in str(top.get("$schema", ""))
+
+
+def _may_hold_a_literal(top: Any) -> bool:
+    """False only when no mapping of a plain JSON document pairs a secret-named key with a
+    literal, and a positioned walk of it would meet none of its bounds (depth, values)."""
+    if top is NOT_PLAIN:
+        return True
+    values_left = MAX_VALUES // 4  # other rules' walks of the file draw on the same budget
+    stack: list[tuple[Any, int]] = [(top, 0)]
+    while stack:
+        node, depth = stack.pop()
+        values_left -= len(node) if isinstance(node, (dict, list)) else 0
+        if depth >= MAX_DEPTH or values_left < 0:
+            return True
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, str):
+                    if literal_secret(str(key), value):
+                        return True
+                elif isinstance(value, (dict, list)):
+                    stack.append((value, depth + 1))
+        elif isinstance(node, list):
+            stack.extend((item, depth + 1) for item in node if isinstance(item, (dict, list)))
+    return False
 
 
 def _pairs(file: SourceFile) -> Iterator[tuple[str, Any, Pos]]:
