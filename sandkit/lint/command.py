@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from sandkit import __version__
 from sandkit.console import Progress, color_enabled
@@ -60,8 +60,7 @@ def _check_combinations(args: argparse.Namespace) -> None:
         raise UsageError("sandkit lint: error: --write-baseline records findings; run it without --fix or --diff")
 
 
-@dataclass
-class Lint:
+class Lint(NamedTuple):
     """One run's settings, resolved from the command line and the configuration."""
 
     args: argparse.Namespace
@@ -70,10 +69,10 @@ class Lint:
     rules: list[RuleInfo]
     active: list[RuleInfo]
     prefix: str
-    config_exclude: PathPatterns = field(default_factory=PathPatterns)
-    command_line_exclude: PathPatterns = field(default_factory=PathPatterns)
+    config_exclude: PathPatterns = PathPatterns()
+    command_line_exclude: PathPatterns = PathPatterns()
     known_prints: frozenset[str] | None = None
-    ignored_by_git: Matcher = field(default_factory=PathPatterns)  # --respect-gitignore, folder walks only
+    ignored_by_git: Matcher = PathPatterns()  # --respect-gitignore, folder walks only
 
     @property
     def human(self) -> bool:
@@ -179,7 +178,7 @@ def _lint_paths(lint: Lint, targets: list[str]) -> int:
 
     args = lint.args
     if args.respect_gitignore:
-        _skip_git_ignored(lint)
+        lint = _skip_git_ignored(lint)
     progress = Progress(sys.stderr, "scanned files:", enabled=lint.human and not args.quiet)
     result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs, progress.update, lint.ignored_by_git)
     progress.finish()
@@ -204,7 +203,7 @@ def _lint_paths(lint: Lint, targets: list[str]) -> int:
     return _report(lint, result.findings, result.files, result.crashes)
 
 
-def _skip_git_ignored(lint: Lint) -> None:
+def _skip_git_ignored(lint: Lint) -> Lint:
     """``--respect-gitignore``: folder walks pass over what git ignores under the scan root (files
     named on the command line are read all the same); when git cannot say, nothing is skipped."""
     from sandkit.lint.gitignored import git_ignored
@@ -212,8 +211,8 @@ def _skip_git_ignored(lint: Lint) -> None:
     ignored, why = git_ignored(lint.root)
     if ignored is None:
         lint.note(f"--respect-gitignore: {why}; no file is skipped for it")
-        return
-    lint.ignored_by_git = ignored
+        return lint
+    return lint._replace(ignored_by_git=ignored)
 
 
 def _lint_stdin(lint: Lint) -> int:
@@ -361,7 +360,7 @@ def _prefix_from(base: str, root: str) -> str:
 
 
 def _drop_per_path(
-    findings: list[Finding], per_path: dict[str, tuple[str, ...]], rules: list[RuleInfo], prefix: str
+    findings: list[Finding], per_path: Mapping[str, tuple[str, ...]], rules: list[RuleInfo], prefix: str
 ) -> list[Finding]:
     if not per_path:
         return findings

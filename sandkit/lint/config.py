@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from sandkit.errors import Location, Problem, UsageError
 from sandkit.lint.model import SEVERITIES
@@ -40,11 +40,12 @@ class ConfigError(UsageError):
     """The configuration is wrong; the message names the file, line and column."""
 
 
-@dataclass
-class LintConfig:
+class LintConfig(NamedTuple):
+    """The settings of one configuration file (the defaults when there is none)."""
+
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    per_path_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    per_path_ignores: Mapping[str, tuple[str, ...]] = {}
     fail_on: str = "low"
     exclude: tuple[str, ...] = ()
     extra_secret_patterns: tuple[str, ...] = ()
@@ -109,34 +110,35 @@ def _error(path: str, pos: Pos, message: str, hint: str = "") -> ConfigError:
 
 
 def _build(path: str, data: PMap) -> LintConfig:
-    config = LintConfig(path=path)
+    settings: dict[str, Any] = {}
     for raw_key, value in data.items():
         key = str(raw_key).replace("_", "-")
         pos = data.pos_of(raw_key)
         if key in _LISTS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise _error(path, pos, f"'{raw_key}' must be a list of strings")
-            setattr(config, key.replace("-", "_"), tuple(value))
+            settings[key.replace("-", "_")] = tuple(value)
         elif key in ("per-path-ignores", "per-file-ignores"):
-            config.per_path_ignores = _per_path(path, value, pos)
+            settings["per_path_ignores"] = _per_path(path, value, pos)
         elif key == "fail-on":
             if value not in SEVERITIES:
                 raise _error(path, pos, f"fail-on must be one of {', '.join(SEVERITIES)}")
-            config.fail_on = str(value)
+            settings["fail_on"] = str(value)
         elif key == "output":
             if not isinstance(value, str) or not value:
                 raise _error(path, pos, "output must be a folder path (a string)")
-            config.output = value
+            settings["output"] = value
         elif key == "include-examples":
             if not isinstance(value, bool):
                 raise _error(path, pos, "include-examples must be true or false")
-            config.include_examples = value
+            settings["include_examples"] = value
         elif key == "max-file-size":
             if not isinstance(value, int) or isinstance(value, bool) or value < 1024:
                 raise _error(path, pos, "max-file-size must be a number of bytes >= 1024")
-            config.max_file_size = value
+            settings["max_file_size"] = value
         else:
             raise _error(path, data.pos_of_key(raw_key), f"unknown key '{raw_key}'", _did_you_mean(key))
+    config = LintConfig(**settings, path=path)
     for pattern in config.extra_secret_patterns:
         try:
             re.compile(pattern)

@@ -16,7 +16,6 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
@@ -28,12 +27,14 @@ SKIPPED_FOLDERS = frozenset(
 DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages", ".tox", ".nox"})
 
 
-@dataclass(frozen=True)
 class Candidate:
-    abspath: str
-    path: str  # relative to the root, "/"-separated
-    in_dependency: bool
-    problem: str = ""  # why it could not be read, for a target named on the command line or a folder
+    """A file to check (a plain class, not a dataclass: see :class:`sandkit.lint.model.Finding`)."""
+
+    def __init__(self, abspath: str, path: str, in_dependency: bool, problem: str = "") -> None:
+        self.abspath = abspath
+        self.path = path  # relative to the root, "/"-separated
+        self.in_dependency = in_dependency
+        self.problem = problem  # why it could not be read, for a target named on the command line or a folder
 
     @cached_property
     def kind(self) -> Kind:

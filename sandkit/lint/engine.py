@@ -13,7 +13,6 @@ import itertools
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from sandkit.lint import engine_rules, kinds
@@ -42,13 +41,21 @@ class ScanOptions(NamedTuple):
     max_bytes: int = DEFAULT_MAX_BYTES
 
 
-@dataclass
 class FileResult:
-    """Findings, internal errors and how many files were read (of one file or a chunk)."""
+    """Findings, internal errors and how many files were read (of one file or a chunk).
 
-    findings: list[Finding] = field(default_factory=list)
-    crashes: list[str] = field(default_factory=list)
-    scanned: int = 0
+    A plain class, as the linter's other mutable records: a dataclass costs ``import inspect`` and
+    generated code at import, a good part of a pre-commit run's budget.
+    """
+
+    __slots__ = ("crashes", "findings", "scanned")
+
+    def __init__(
+        self, findings: list[Finding] | None = None, crashes: list[str] | None = None, scanned: int = 0
+    ) -> None:
+        self.findings = findings if findings is not None else []
+        self.crashes = crashes if crashes is not None else []
+        self.scanned = scanned
 
 
 class ScanResult(NamedTuple):

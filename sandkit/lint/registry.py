@@ -13,8 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from functools import cache
 from typing import NamedTuple, Protocol
 
 from sandkit.lazy_regex import lazy
@@ -29,8 +28,7 @@ _ID = lazy(r"[A-Z]{2}\d{3}")
 _SECTION = lazy(r"^(Why|Fix|Example|Examples|Not a finding):\s*$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """A registered rule. ``kinds`` holds file kinds (see :mod:`sandkit.lint.kinds`) or "*"."""
 
     id: str
@@ -38,7 +36,7 @@ class Rule:
     category: str
     severity: str
     kinds: frozenset[str]
-    docstring: str  # as written; ``doc`` and ``sections`` are made from it when first asked for
+    docstring: str  # as written; ``doc`` and ``sections`` are made from it when first asked for (once)
     check: Check | None = None
     triggers: tuple[str, ...] = ()
     trigger_words: tuple[str, ...] = ()
@@ -47,12 +45,12 @@ class Rule:
     #: any trigger is searched for (None: every file of its kinds).
     reads: Callable[[SourceFile], bool] | None = None
 
-    @cached_property
+    @property
     def doc(self) -> str:
         """The documentation: the docstring without its common indentation."""
         return _clean_doc(self.docstring)
 
-    @cached_property
+    @property
     def sections(self) -> dict[str, str]:
         """The documentation's parts by title (``Summary``, ``Why``, ``Fix`` ...)."""
         return _sections(self.doc)
@@ -165,6 +163,7 @@ def add_rule(
     return new
 
 
+@cache
 def _clean_doc(doc: str) -> str:
     """A docstring without its common indentation (``inspect`` is too heavy to import)."""
     import textwrap
@@ -173,7 +172,9 @@ def _clean_doc(doc: str) -> str:
     return (first.strip() + "\n" + textwrap.dedent(rest)).strip() + "\n"
 
 
+@cache
 def _sections(doc: str) -> dict[str, str]:
+
     parts = _SECTION.split(doc)
     sections = {"Summary": parts[0].strip()}
     for title, body in zip(parts[1::2], parts[2::2], strict=True):

@@ -31,19 +31,12 @@ def test_corpus_is_not_empty() -> None:
     assert len(CASES) >= 15
 
 
-def test_triggers_never_hide_a_finding() -> None:
+def test_triggers_never_hide_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     """Triggers and ``reads`` are only pre-filters: with every rule forced to run, nothing new appears."""
-    from sandkit.lint.registry import all_rules
+    from sandkit.lint import registry
 
     with_triggers = {case.name: lint_tree(case) for case in CASES}
-    saved = {rule.id: (rule.triggers, rule.reads) for rule in all_rules()}
-    try:
-        for rule in all_rules():
-            object.__setattr__(rule, "triggers", ())  # frozen dataclass, restored below
-            object.__setattr__(rule, "reads", None)  # which files a rule reads is a pre-filter too
-        for case in CASES:
-            assert lint_tree(case) == with_triggers[case.name], case.name
-    finally:
-        for rule in all_rules():
-            object.__setattr__(rule, "triggers", saved[rule.id][0])
-            object.__setattr__(rule, "reads", saved[rule.id][1])
+    for rule in registry.all_rules():  # which files a rule reads is a pre-filter too; put back after the test
+        monkeypatch.setitem(registry._REGISTRY, rule.id, rule._replace(triggers=(), reads=None))
+    for case in CASES:
+        assert lint_tree(case) == with_triggers[case.name], case.name

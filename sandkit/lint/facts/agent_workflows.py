@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from sandkit.agents import CATALOGUE, AgentAction
 from sandkit.lazy_regex import lazy
@@ -72,13 +72,13 @@ CLOUD_LOGINS = (
 )
 
 
-@dataclass(frozen=True)
-class AgentStep:
-    """A step of ``job`` that runs ``agent``: through ``action`` (its ``with:`` inputs in
-    ``inputs``), or a command in ``run:``."""
+class AgentStep(NamedTuple):
+    """A step of ``job`` (its ``index_in_job``) that runs ``agent``: through ``action`` (its ``with:``
+    inputs in ``inputs``), or a command in ``run:``."""
 
     job: Job
-    index: int
+    index_in_job: int
+
     step: PMap
     agent: str
     action: AgentAction | None
@@ -148,7 +148,7 @@ def checked_actor(file: SourceFile, doc: PMap, step: AgentStep) -> bool:
     environment (whose reviewers may gate it)."""
     if _condition_checks(step.step) or "environment" in step.job.spec:
         return True
-    for earlier in step.job.steps[: step.index]:
+    for earlier in step.job.steps[: step.index_in_job]:
         text = " ".join(str(earlier.get(key) or "") for key in ("uses", "run"))
         script = earlier.get("with")
         if isinstance(script, PMap):
@@ -197,7 +197,7 @@ def credentials(file: SourceFile, doc: PMap, step: AgentStep) -> list[str]:
         held.append("permissions: write-all")
     elif isinstance(perms, PMap):
         held += [f"{scope}: write" for scope, level in perms.items() if level == "write"]
-    for earlier in step.job.steps[: step.index]:
+    for earlier in step.job.steps[: step.index_in_job]:
         uses = earlier.get("uses")
         if isinstance(uses, str) and action_name(uses) in CLOUD_LOGINS:
             held.append(f"cloud credentials from {action_name(uses)}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from sandkit.agents import CATALOGUE
@@ -74,22 +73,37 @@ class Setting(NamedTuple):
     pos: Pos
 
 
-@dataclass
 class Container:
-    """A container (or pod) configuration found in a file."""
+    """A container (or pod) configuration found in a file, filled in as the file is read.
 
-    label: str
-    pos: Pos
-    image: str = ""
-    command: str = ""
-    mounts: list[Mount] = field(default_factory=list)
-    settings: list[Setting] = field(default_factory=list)
-    env: list[Setting] = field(default_factory=list)
-    agent: bool = False
-    #: A policy that lets pods have these settings (a PodSecurityPolicy), not a pod that has them.
-    admits: bool = False
-    #: Where ``command`` is written, when it is one place (otherwise findings in it point at ``pos``).
-    command_pos: Pos | None = None
+    ``admits`` marks a policy that lets pods have these settings (a PodSecurityPolicy), not a pod
+    that has them; ``command_pos`` is where ``command`` is written, when it is one place (otherwise
+    findings in it point at ``pos``).
+    """
+
+    __slots__ = ("admits", "agent", "command", "command_pos", "env", "image", "label", "mounts", "pos", "settings")
+
+    def __init__(
+        self,
+        label: str,
+        pos: Pos,
+        image: str = "",
+        command: str = "",
+        *,
+        agent: bool = False,
+        admits: bool = False,
+        command_pos: Pos | None = None,
+    ) -> None:
+        self.label = label
+        self.pos = pos
+        self.image = image
+        self.command = command
+        self.mounts: list[Mount] = []
+        self.settings: list[Setting] = []
+        self.env: list[Setting] = []
+        self.agent = agent
+        self.admits = admits
+        self.command_pos = command_pos
 
     @property
     def is_agent(self) -> bool:

@@ -5,15 +5,14 @@ from __future__ import annotations
 import importlib
 import os
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Finding
 from sandkit.lint.registry import RuleInfo
 
 
-@dataclass
-class Report:
+class Report(NamedTuple):
     """What every reporter receives: the findings to show and the numbers behind them."""
 
     findings: list[Finding]
@@ -22,7 +21,7 @@ class Report:
     suppressed: int = 0
     baselined: int = 0
     tool_version: str = ""
-    extra: dict[str, int] = field(default_factory=dict)
+    extra: Mapping[str, int] = {}
     color: bool = False  # ANSI colour (text formats, on a terminal)
     quiet: bool = False  # the findings only, without a summary line
     base: str = ""  # the absolute folder the findings' paths are relative to

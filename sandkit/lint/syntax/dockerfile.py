@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from dataclasses import dataclass, field
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import Pos
@@ -20,16 +19,19 @@ _HEREDOC = lazy(r"<<(-?)[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
 _INSTRUCTION = lazy(r"[ \t]*([A-Za-z]+)([ \t]+|$)")
 
 
-@dataclass
 class Instruction:
-    """One instruction: ``keyword`` is upper-case, ``args`` the joined text after it."""
+    """One instruction: ``keyword`` is upper-case, ``args`` the joined text after it; ``offsets``
+    and ``starts`` map the offset in ``args`` where each joined line begins to its file position."""
 
-    keyword: str
-    args: str
-    pos: Pos
-    stage: int
-    offsets: list[int] = field(default_factory=list)
-    starts: list[Pos] = field(default_factory=list)
+    __slots__ = ("args", "keyword", "offsets", "pos", "stage", "starts")
+
+    def __init__(self, keyword: str, args: str, pos: Pos, stage: int) -> None:
+        self.keyword = keyword
+        self.args = args
+        self.pos = pos
+        self.stage = stage
+        self.offsets: list[int] = []
+        self.starts: list[Pos] = []
 
     def pos_at(self, offset: int) -> Pos:
         """The file position of character ``offset`` of ``args``."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
@@ -46,12 +45,14 @@ class Word(NamedTuple):
     pos: Pos
 
 
-@dataclass
 class Command:
     """A simple command: its words, with leading ``NAME=value`` assignments kept apart."""
 
-    words: list[Word] = field(default_factory=list)
-    assignments: list[Word] = field(default_factory=list)
+    __slots__ = ("assignments", "words")
+
+    def __init__(self, words: list[Word] | None = None, assignments: list[Word] | None = None) -> None:
+        self.words = words if words is not None else []
+        self.assignments = assignments if assignments is not None else []
 
     @property
     def pos(self) -> Pos:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
 
@@ -200,21 +199,24 @@ class BoundHit(NamedTuple):
         return _BOUND_MESSAGES[self.bound].format(limit)
 
 
-@dataclass
 class TreeBudget:
-    """What one file's data may still cost, and the first place each bound was met."""
+    """What one file's data may still cost, and the first place each bound was met.
 
-    aliases: int = MAX_ALIAS_VALUES
-    depth: int = MAX_DEPTH
-    values: int = MAX_VALUES
-    seconds: float = -1.0  # MAX_SECONDS unless given
-    hits: dict[str, BoundHit] = field(default_factory=dict)
+    A plain class (no dataclass: see :class:`sandkit.lint.model.Finding`).
+    """
 
-    def __post_init__(self) -> None:
-        self.values_left = self.values
-        if self.seconds < 0:
-            self.seconds = MAX_SECONDS
+    __slots__ = ("aliases", "deadline", "depth", "hits", "seconds", "values", "values_left")
+
+    def __init__(
+        self, aliases: int = MAX_ALIAS_VALUES, depth: int = MAX_DEPTH, values: int = MAX_VALUES, seconds: float = -1.0
+    ) -> None:
+        self.aliases = aliases
+        self.depth = depth
+        self.values = values
+        self.values_left = values
+        self.seconds = MAX_SECONDS if seconds < 0 else seconds  # -1: MAX_SECONDS
         self.deadline = time.monotonic() + self.seconds
+        self.hits: dict[str, BoundHit] = {}
 
     def met(self, bound: str, pos: Pos) -> None:
         limit = {
