@@ -48,7 +48,9 @@ def test_linting_a_compose_file_and_a_workflow_imports_only_what_they_need(tmp_p
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
     (tmp_path / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW)
     (tmp_path / "compose.yaml").write_text(COMPOSE)
-    code = "from sandkit.cli import main\nmain(['lint', 'compose.yaml', '.github/workflows/ci.yml'])"
+    (tmp_path / "Dockerfile").write_text('FROM python:3.12-slim\nCOPY app /app\nCMD ["python", "/app/main.py"]\n')
+    (tmp_path / "run.sh").write_text("#!/bin/sh\nset -eu\necho hello\n")
+    code = "from sandkit.cli import main\nmain(['lint', 'compose.yaml', '.github/workflows/ci.yml', 'Dockerfile', 'run.sh'])"
     loaded = _modules_after(code, tmp_path)
     assert "sandkit.lint.engine" in loaded  # it did lint
     assert sorted(m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)) == []
@@ -58,6 +60,10 @@ def test_linting_a_compose_file_and_a_workflow_imports_only_what_they_need(tmp_p
     assert families <= {"hidden_unicode", "plaintext_secret", "privileged", "agent_workflows", "ci_permissions"}
     assert not families & {"agent_instructions", "agent_mcp", "agent_autorun", "escalation", "image_secret"}
     assert not {"sandkit.lint.reporters.statistics", "sandkit.lint.catalogue", "hashlib"} & loaded
+    # the records on this path are NamedTuples and plain classes: building dataclasses (and
+    # importing dataclasses, which imports inspect, ast, dis and tokenize) cost a fifth of the run
+    assert not {"dataclasses", "inspect"} & loaded
+
     # readers of kinds these files are not, and the other sub-commands' arguments
     unneeded = {
         "sandkit.lint.facts.infrastructure",
