@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS
+from sandkit.lint import kinds
 from sandkit.lint.facts import secret_values
 from sandkit.lint.facts.secret_values import find_tokens, hinted_matches
 
@@ -183,3 +184,43 @@ def test_the_plain_json_pre_check_passes_what_holds_a_secret() -> None:
     strict = '{"a": [{"password": "Zq9vLm2Xp4Rt"}], "name": "x"}'
     assert [f.rule for f in lint_files({"data.json": strict})] == ["PS002"]
     assert lint_files({"data.json": '{"a": [{"password": "${PASSWORD}"}]}'}) == []
+
+
+# ----- agent file globs: looked up by name, they match what their one regex matches --------------
+_GLOB_LISTS = (kinds.AGENT_CONFIG_PATTERNS, kinds.AGENT_INSTRUCTION_PATTERNS)
+
+_PATH_PIECES = sorted(
+    {piece for patterns in _GLOB_LISTS for p in patterns for piece in re.split(r"([*?/])", p) if piece}
+    | {"/", "x", "docs/", ".", "md", "json", "*", "?", "[a]", "\n"}
+)
+
+
+def _paths_the_globs_name() -> list[str]:
+    """Each pattern written out (a wildcard as one or two folders), at the root and below one."""
+    paths = []
+    for patterns in _GLOB_LISTS:
+        for pattern in patterns:
+            for fill in ("x", "a/b"):
+                written = pattern.replace("*", fill).replace("?", "q")
+                paths += [written, f"deep/down/{written}", f"x{written}", f"{written}/x"]
+    return paths
+
+
+def _agrees(path: str) -> None:
+    for patterns in _GLOB_LISTS:
+        expected = re.compile(kinds.glob_regex(patterns)).match(path) is not None
+        assert kinds.PathGlobs(patterns).match(path) == expected, (path, patterns)
+
+
+def test_agent_globs_match_as_their_regex_on_every_path_they_name() -> None:
+    paths = _paths_the_globs_name()
+    for path in paths:
+        _agrees(path)
+    assert sum(kinds.is_agent_file(p) for p in paths) > len(paths) // 2  # the long way says yes to most
+
+
+@given(st.lists(st.sampled_from(_PATH_PIECES), max_size=12).map("".join))
+def test_agent_globs_match_as_their_regex(path: str) -> None:
+    """:class:`PathGlobs` answers as the one regex of all its globs would, which it compiles only
+    when a path holds a wildcard pattern's literal text."""
+    _agrees(path)
