@@ -8,8 +8,8 @@ from typing import NamedTuple
 class Location(NamedTuple):
     """A place in a file; line and column are 1-based, 0 when unknown.
 
-    A NamedTuple (immutable, ordered, hashable) rather than a dataclass: every command imports this
-    module, and a dataclass costs ``import inspect`` and generated code at start-up.
+    A NamedTuple rather than a dataclass: every command imports this module, and importing
+    dataclasses imports inspect (see :mod:`sandkit.lint.model`).
     """
 
     path: str

@@ -28,7 +28,7 @@ DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-package
 
 
 class Candidate:
-    """A file to check (a plain class, not a dataclass: see :class:`sandkit.lint.model.Finding`)."""
+    """A file (or folder) the scan was given or found, and why it cannot be read if it cannot."""
 
     def __init__(self, abspath: str, path: str, in_dependency: bool, problem: str = "") -> None:
         self.abspath = abspath

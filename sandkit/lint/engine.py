@@ -42,11 +42,7 @@ class ScanOptions(NamedTuple):
 
 
 class FileResult:
-    """Findings, internal errors and how many files were read (of one file or a chunk).
-
-    A plain class, as the linter's other mutable records: a dataclass costs ``import inspect`` and
-    generated code at import, a good part of a pre-commit run's budget.
-    """
+    """Findings, internal errors and how many files were read (of one file or a chunk)."""
 
     __slots__ = ("crashes", "findings", "scanned")
 

@@ -16,7 +16,6 @@ import re
 import stat
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sandkit.lint.discovery import Candidate, in_dependency
@@ -32,11 +31,15 @@ if TYPE_CHECKING:
 MAX_ROUNDS = 8
 
 
-@dataclass
 class FixOutcome:
-    diff: str = ""
-    fixed: int = 0
-    files: int = 0
+    """The patch of a fix run, and how many fixes it made in how many files (added up as files are fixed)."""
+
+    __slots__ = ("diff", "files", "fixed")
+
+    def __init__(self) -> None:
+        self.diff = ""
+        self.fixed = 0
+        self.files = 0
 
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> tuple[str, int]:

@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from sandkit.lint.model import Finding
 
 
-@dataclass(frozen=True)
-class RepositoryView:
+class RepositoryView(NamedTuple):
     """What a pass may know about the scanned tree besides the findings."""
 
     root: str  # no list of every scanned path: memory must not grow with the tree

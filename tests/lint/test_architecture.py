@@ -59,3 +59,15 @@ def test_rules_and_their_shared_facts_never_recurse_over_data_themselves() -> No
     """Recursion over parsed data is where alias bombs, cycles and deep nesting bite; the walker
     (``SourceFile.walk`` / ``SourceFile.mappings``) visits each node once within the file's bounds."""
     assert [f for path in FAMILIES + FACTS for f in _self_calls(path)] == []
+
+
+#: Modules outside sandkit/lint that every ``sandkit lint`` imports.
+_LINT_START = ("cli.py", "errors.py", "agents.py", "console.py", "lazy_regex.py", "credentials.py")
+
+
+def test_the_linter_builds_no_dataclass() -> None:
+    """Its records are NamedTuples or plain classes (see :mod:`sandkit.lint.model`): building a
+    dataclass costs about half a millisecond at import, and importing dataclasses imports inspect,
+    a good part of a pre-commit run's budget."""
+    sources = [*sorted(LINT.rglob("*.py")), *(REPO / "sandkit" / name for name in _LINT_START)]
+    assert [str(p.relative_to(REPO)) for p in sources if "dataclasses" in imported_modules(p)] == []

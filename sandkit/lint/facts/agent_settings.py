@@ -10,8 +10,7 @@ Values keep the position they were written at.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sandkit.agents import by_name
 from sandkit.lazy_regex import lazy
@@ -37,8 +36,7 @@ _EDITOR_SWITCHES = (
 )
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     """A setting as written: its key, its value (JSON/TOML types), where the value starts."""
 
     key: str
@@ -46,8 +44,7 @@ class Value:
     pos: Pos
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """A command a settings file makes the agent run by itself (``text`` as written, or "")."""
 
     what: str  # the hook's event, or the helper's key
@@ -55,28 +52,31 @@ class Command:
     pos: Pos
 
 
-@dataclass
 class ClaudeSettings:
     """.claude/settings.json and .claude/settings.local.json."""
 
-    hooks: list[Command] = field(default_factory=list)  # hooks of type command, by event
-    helpers: list[Command] = field(default_factory=list)  # apiKeyHelper & co, statusLine commands
-    enable_all_project_mcp_servers: Value | None = None  # when true
-    enabled_mcpjson_servers: list[str] = field(default_factory=list)
-    enabled_mcpjson_pos: Pos = field(default_factory=Pos)
+    __slots__ = ("enable_all_project_mcp_servers", "enabled_mcpjson_pos", "enabled_mcpjson_servers", "helpers", "hooks")
+
+    def __init__(self) -> None:
+        self.hooks: list[Command] = []  # hooks of type command, by event
+        self.helpers: list[Command] = []  # apiKeyHelper & co, statusLine commands
+        self.enable_all_project_mcp_servers: Value | None = None  # when true
+        self.enabled_mcpjson_servers: list[str] = []
+        self.enabled_mcpjson_pos = Pos()
 
 
-@dataclass
 class Permissions:
     """A ``permissions`` block (Claude Code; Cursor's cli.json) and the bypass-prompt switch."""
 
-    allow: list[Value] = field(default_factory=list)  # string entries of ``permissions.allow``
-    default_mode: Value | None = None
-    skip_dangerous_mode_prompt: Value | None = None  # when true
+    __slots__ = ("allow", "default_mode", "skip_dangerous_mode_prompt")
+
+    def __init__(self) -> None:
+        self.allow: list[Value] = []  # string entries of ``permissions.allow``
+        self.default_mode: Value | None = None
+        self.skip_dangerous_mode_prompt: Value | None = None  # when true
 
 
-@dataclass(frozen=True)
-class Task:
+class Task(NamedTuple):
     """A VS Code task that runs when the folder opens (``runOptions.runOn: folderOpen``)."""
 
     label: str
@@ -84,15 +84,16 @@ class Task:
     pos: Pos  # of ``runOn``
 
 
-@dataclass
 class EditorSettings:
     """VS Code settings (or a workspace's ``settings``): trust, automatic tasks, auto-approval."""
 
-    switches: list[Value] = field(default_factory=list)  # the keys in _EDITOR_SWITCHES that are set
-    terminal_auto_approve: list[Value] = field(default_factory=list)  # pattern -> allowed, at the pattern
+    __slots__ = ("switches", "terminal_auto_approve")
+
+    def __init__(self, switches: list[Value]) -> None:
+        self.switches = switches  # the keys in _EDITOR_SWITCHES that are set
+        self.terminal_auto_approve: list[Value] = []  # pattern -> allowed, at the pattern
 
 
-@dataclass
 class ApprovalSettings:
     """Codex's ``sandbox_mode`` and ``approval_policy`` (top level and profiles, three tables
     down) and Gemini's tool switches: ``autoAccept``, the tools allowed without asking
@@ -100,11 +101,14 @@ class ApprovalSettings:
     tools (``tools.discoveryCommand``/``callCommand``, version 1's ``toolDiscoveryCommand``/
     ``toolCallCommand``), top level and under ``tools``."""
 
-    sandbox_mode: list[Value] = field(default_factory=list)
-    approval_policy: list[Value] = field(default_factory=list)
-    auto_accept: list[Value] = field(default_factory=list)
-    allowed_tools: list[Value] = field(default_factory=list)  # one per string entry
-    tool_commands: list[Value] = field(default_factory=list)
+    __slots__ = ("allowed_tools", "approval_policy", "auto_accept", "sandbox_mode", "tool_commands")
+
+    def __init__(self) -> None:
+        self.sandbox_mode: list[Value] = []
+        self.approval_policy: list[Value] = []
+        self.auto_accept: list[Value] = []
+        self.allowed_tools: list[Value] = []  # one per string entry
+        self.tool_commands: list[Value] = []
 
 
 def _document(file: SourceFile) -> PMap | None:

@@ -14,8 +14,7 @@ Each :class:`AutoRun` says what starts it and holds the text it runs, positioned
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sandkit.lint import kinds
 from sandkit.lint.kinds import GIT_HOOKS
@@ -40,8 +39,7 @@ COMPOSER_EVENTS = (
 )
 
 
-@dataclass(frozen=True)
-class AutoRun:
+class AutoRun(NamedTuple):
     """What runs by itself: ``trigger`` says when, ``text`` is the command text (or None when
     only ``commands`` are known, as for argument lists), ``pos`` where it is written."""
 

@@ -11,8 +11,7 @@ Kiro, Amazon Q and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sandkit.agents import CATALOGUE, unique
 from sandkit.lint.source import SourceFile
@@ -25,22 +24,25 @@ _URL_KEYS = unique([*(key for mcp in _MCP for key in mcp.url), "uri"])  # the la
 _ENV_KEYS = unique([key for mcp in _MCP for key in mcp.env])  # env and headers alike
 
 
-@dataclass
-class Item:
+class Item(NamedTuple):
     name: str
     value: str
     pos: Pos
 
 
-@dataclass
 class McpServer:
-    name: str
-    pos: Pos
-    command: str = ""
-    command_pos: Pos = field(default_factory=Pos)
-    args: list[Item] = field(default_factory=list)
-    env: list[Item] = field(default_factory=list)  # env and headers
-    url: Item | None = None
+    """One server entry, filled in as its table is read."""
+
+    __slots__ = ("args", "command", "command_pos", "env", "name", "pos", "url")
+
+    def __init__(self, name: str, pos: Pos) -> None:
+        self.name = name
+        self.pos = pos
+        self.command = ""
+        self.command_pos = Pos()
+        self.args: list[Item] = []
+        self.env: list[Item] = []  # env and headers
+        self.url: Item | None = None
 
     @property
     def argv(self) -> list[str]:

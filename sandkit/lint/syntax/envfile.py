@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import Pos, PStr
@@ -10,8 +10,7 @@ from sandkit.lint.syntax.tree import Pos, PStr
 _ASSIGNMENT = lazy(r"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=[ \t]*(.*)")
 
 
-@dataclass(frozen=True)
-class EnvEntry:
+class EnvEntry(NamedTuple):
     name: PStr
     value: PStr
 

@@ -11,7 +11,7 @@ at its own line and column. Reading never fails.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.syntax.tree import Pos
@@ -21,8 +21,7 @@ _UNIT_KEY = lazy(r"([A-Za-z0-9_.@-]+)[ \t]*=[ \t]*")
 _PROPERTY_KEY = lazy(r"((?:\\.|[^\s:=\\])+)[ \t]*[:=]?[ \t]*")
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One ``key=value`` line (continuations joined): its section ("" in properties files)."""
 
     section: str
@@ -30,7 +29,7 @@ class Entry:
     value: str
     key_pos: Pos
     #: (offset in ``value``, where that piece starts in the file), in order
-    pieces: tuple[tuple[int, Pos], ...] = field(default=())
+    pieces: tuple[tuple[int, Pos], ...] = ()
 
     @property
     def pos(self) -> Pos:

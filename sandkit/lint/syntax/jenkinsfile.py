@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import Pos
@@ -28,16 +28,14 @@ _DOCKER_STEP = lazy(
 )
 
 
-@dataclass(frozen=True)
-class GroovyText:
+class GroovyText(NamedTuple):
     """The content of one string literal and where it starts (its first character after the quote)."""
 
     text: str
     pos: Pos
 
 
-@dataclass(frozen=True)
-class DockerArgs:
+class DockerArgs(NamedTuple):
     """``docker run`` arguments a Jenkins agent or Docker Pipeline step passes, and its image."""
 
     image: str
@@ -45,8 +43,7 @@ class DockerArgs:
     where: str  # "docker agent" or "docker.image(...).inside" and the like
 
 
-@dataclass(frozen=True)
-class Pipeline:
+class Pipeline(NamedTuple):
     shell_steps: list[GroovyText]
     docker_args: list[DockerArgs]
 

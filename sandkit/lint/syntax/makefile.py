@@ -7,13 +7,12 @@ what the shell would.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from sandkit.lint.syntax.tree import Pos
 
 
-@dataclass(frozen=True)
-class RecipeLine:
+class RecipeLine(NamedTuple):
     """One logical recipe line (continuations joined by newline-escaped text)."""
 
     text: str

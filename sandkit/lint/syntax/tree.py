@@ -200,10 +200,7 @@ class BoundHit(NamedTuple):
 
 
 class TreeBudget:
-    """What one file's data may still cost, and the first place each bound was met.
-
-    A plain class (no dataclass: see :class:`sandkit.lint.model.Finding`).
-    """
+    """What one file's data may still cost, and the first place each bound was met."""
 
     __slots__ = ("aliases", "deadline", "depth", "hits", "seconds", "values", "values_left")
 
