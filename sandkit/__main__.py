@@ -2,6 +2,6 @@
 
 import sys
 
-from sandkit.cli import main
+from sandkit.cli import entry
 
-sys.exit(main())
+sys.exit(entry())

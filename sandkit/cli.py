@@ -326,6 +326,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _broken_pipe()
 
 
+def entry(argv: Sequence[str] | None = None) -> int:
+    """The ``sandkit`` program (console script and ``python -m sandkit``): :func:`main`, then an exit
+    that leaves memory to the operating system.
+
+    At exit the interpreter collects every reference cycle it can, which for the classes and
+    functions a run has imported means freeing them one by one: a fifth of a pre-commit lint's
+    CPU time. Frozen objects are left out of collections (``gc.freeze``), so the process ends
+    without freeing them. Nothing depends on their collection: the commands close what they write
+    before returning, and the standard streams are flushed at exit all the same. Callers of
+    :func:`main` in a longer-lived process keep their collector as it was.
+    """
+
+    code = main(argv)
+    import gc
+
+    gc.freeze()
+    return code
+
+
 def _broken_pipe() -> int:
     """The reader of standard output went away (``| head -1``): not a success, and no traceback.
 
@@ -342,4 +361,4 @@ def _broken_pipe() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

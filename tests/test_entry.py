@@ -1,0 +1,64 @@
+"""The ``sandkit`` program's entry: main's output and exit code, then an exit that frees nothing."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandkit import __version__
+from sandkit.cli import main
+
+_FROZEN_AFTER = """
+import gc, sys
+from sandkit.cli import entry
+code = entry(sys.argv[1:])
+print(code, gc.get_freeze_count() > 0, file=sys.stderr)
+"""
+
+
+def _entry(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _FROZEN_AFTER, *args], capture_output=True, text=True, cwd=cwd, check=False
+    )
+
+
+def test_the_entry_returns_what_main_returns_and_freezes_the_collector(tmp_path: Path) -> None:
+    version = _entry("--version")
+    assert version.stdout == f"sandkit {__version__}\n"
+    assert version.stderr.splitlines()[-1] == "0 True"  # the exit leaves every object to the system
+    (tmp_path / "compose.yaml").write_text("services:\n  web:\n    image: x\n    privileged: true\n")
+    lint = _entry("lint", "--format", "concise", "compose.yaml", cwd=tmp_path)
+    assert "compose.yaml:4:" in lint.stdout
+    assert lint.stderr.splitlines()[-1] == "1 True"
+
+
+def test_main_in_a_longer_lived_process_leaves_the_collector_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    frozen = gc.get_freeze_count()
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"sandkit {__version__}\n"
+    assert gc.get_freeze_count() == frozen
+
+
+_RUN_AS_MAIN = """
+import gc, runpy, sys
+sys.argv = ["sandkit", "--version"]
+try:
+    runpy.run_module("sandkit", run_name="__main__")
+except SystemExit as exc:
+    print(exc.code, gc.get_freeze_count() > 0, file=sys.stderr)
+"""
+
+
+def test_python_dash_m_and_the_console_script_run_the_entry() -> None:
+    import tomllib
+
+    from tests.conftest import REPO
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts["sandkit"] == "sandkit.cli:entry"
+    done = subprocess.run([sys.executable, "-c", _RUN_AS_MAIN], capture_output=True, text=True, check=False)
+    assert (done.stdout, done.stderr) == (f"sandkit {__version__}\n", "0 True\n")
