@@ -182,10 +182,10 @@ _NOT_DOCKERFILE = (
     ".toml",
     ".lock",
 )
-_SHEBANG = re.compile(rb"#![^\n]*\b(?:ba|z|da|k)?sh\b")
+_SHEBANG = rb"#![^\n]*\b(?:ba|z|da|k)?sh\b"  # compiled (by re's cache) once a file starts with "#!"
 
 
-_WILDCARDS = lazy(r"[*?\[\]]")
+_WILDCARDS = str.maketrans(dict.fromkeys("*?[]", "\0"))  # fnmatch's special characters, as a cut
 
 
 def glob_regex(patterns: tuple[str, ...]) -> str:
@@ -206,9 +206,11 @@ class PathGlobs:
     once the path holds the literal text of one of them."""
 
     def __init__(self, patterns: tuple[str, ...]) -> None:
-        self.wild = tuple(p for p in patterns if _WILDCARDS.search(p))
-        self.names = frozenset(p for p in patterns if p not in self.wild)
-        self.hints = tuple(max(_WILDCARDS.split(p), key=len) for p in self.wild)
+        pieces = {p: p.translate(_WILDCARDS).split("\0") for p in patterns}
+        self.wild = tuple(p for p in patterns if len(pieces[p]) > 1)
+        self.names = frozenset(p for p in patterns if len(pieces[p]) == 1)
+        self.hints = tuple(max(pieces[p], key=len) for p in self.wild)
+
         self._wild_regex: re.Pattern[str] | None = None
 
     def match(self, lower: str) -> bool:
@@ -323,7 +325,9 @@ def _yaml_kind_by_name(lower: str, name: str) -> str:
         return CIRCLECI
     if name in ("bitbucket-pipelines.yml", "bitbucket-pipelines.yaml"):
         return BITBUCKET_PIPELINES
-    if name.startswith("azure-pipelines") or re.search(r"/(?:\.?azure-pipelines|\.azuredevops)/", f"/{lower}"):
+    if name.startswith("azure-pipelines") or (
+        "azure" in lower and re.search(r"/(?:\.?azure-pipelines|\.azuredevops)/", f"/{lower}")
+    ):
         return AZURE_PIPELINES
     if name in ("kustomization.yaml", "kustomization.yml"):
         return KUSTOMIZATION
@@ -392,4 +396,4 @@ def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:
 
 def is_shell_script(head: bytes) -> bool:
     """An extension-less file whose first line is a POSIX-shell shebang."""
-    return head.startswith(b"#!") and bool(_SHEBANG.match(head.split(b"\n", 1)[0]))
+    return head.startswith(b"#!") and bool(re.match(_SHEBANG, head.split(b"\n", 1)[0]))

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS
 from sandkit.lint import kinds
-from sandkit.lint.facts import secret_values
+from sandkit.lint.facts import container_model, secret_values
 from sandkit.lint.facts.secret_values import find_tokens, hinted_matches
 
 # Pieces that make hints, near-hints and token bodies collide in every way, and one sample match
@@ -224,3 +224,35 @@ def test_agent_globs_match_as_their_regex(path: str) -> None:
     """:class:`PathGlobs` answers as the one regex of all its globs would, which it compiles only
     when a path holds a wildcard pattern's literal text."""
     _agrees(path)
+
+
+# ----- agent words: ASCII text without a word's leading letters is answered without the pattern --
+_WORD_PIECES = (
+    *("claude", "-code", "codex", "gemini", "-cli", "aider", "open", "hands", "-", "_", "interpreter", "swe"),
+    *("agent", "sandbox", "coding", "ai", "llm", "cline", "goose", "copilot", "cursor", "nginx", "/", ":", " "),
+    *("CLAUDE", "Agent", "x", "1.2", "ſ", "\u212a", "ı", "é", "clıne", "ſwe-agent", "open-\u212aernel"),
+)
+
+
+def _agrees_on_agent_words(text: str) -> None:
+    assert container_model.names_agent(text) == (container_model._AGENT_WORDS.search(text) is not None), text
+
+
+def test_every_agent_word_has_a_hint_and_its_matches_pass_it() -> None:
+    assert container_model._AGENT_WORD_HINTS is not None  # else every text compiles the pattern
+    for word in container_model._AGENT_WORD_PATTERNS:
+        for text in (f"image {word}", f"x/{word.replace('?', '')}:1", word.upper()):
+            _agrees_on_agent_words(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(container_model._AGENT_WORD_PATTERNS).flatmap(lambda w: st.from_regex(w, fullmatch=True)))
+def test_every_match_of_an_agent_word_is_found(word: str) -> None:
+    _agrees_on_agent_words(word)
+    _agrees_on_agent_words(f"ghcr.io/acme/{word}:latest")
+    assert container_model.names_agent(f"run {word}") or not word.isascii()
+
+
+@given(st.lists(st.sampled_from(_WORD_PIECES), max_size=10).map("".join))
+def test_names_agent_answers_as_its_pattern(text: str) -> None:
+    _agrees_on_agent_words(text)

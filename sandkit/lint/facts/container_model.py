@@ -12,17 +12,30 @@ from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 
 #: Words that name a coding agent in an image, container name or command: each agent's own (from
 #: the catalogue), and the generic names agent images go by.
-_AGENT_WORDS = lazy(
-    r"(?i)(?<![a-z])("
-    + "|".join(
-        [
-            *(word for agent in CATALOGUE for word in agent.image_words),
-            r"(?:coding|ai|llm)[-_]agent",
-            r"agent[-_]sandbox",
-        ]
-    )
-    + r")(?![a-z])"
-)
+_GENERIC_AGENT_WORDS = {r"(?:coding|ai|llm)[-_]agent": "agent", r"agent[-_]sandbox": "agent"}  # word -> its hint
+_AGENT_WORD_PATTERNS = (*(word for agent in CATALOGUE for word in agent.image_words), *_GENERIC_AGENT_WORDS)
+_AGENT_WORDS = lazy(r"(?i)(?<![a-z])(" + "|".join(_AGENT_WORD_PATTERNS) + r")(?![a-z])")
+
+
+def _hint(word: str) -> str:
+    """Letters every match of ``word`` holds, lower-case: the word's leading letters and hyphens,
+    less the last if a quantifier makes it optional ("" when there is no such start, or the word
+    has alternatives)."""
+    if word in _GENERIC_AGENT_WORDS:
+        return _GENERIC_AGENT_WORDS[word]
+    if "|" in word:
+        return ""
+    end = 0
+    while end < len(word) and ((word[end].isascii() and word[end].isalnum()) or word[end] == "-"):
+        end += 1
+    if word[end : end + 1] in ("?", "*", "{"):
+        end -= 1
+    return word[:end].lower()
+
+
+_HINTS = tuple(map(_hint, _AGENT_WORD_PATTERNS))
+#: ASCII text that holds none of these (lower-cased) cannot name an agent; None when some word has no hint.
+_AGENT_WORD_HINTS = _HINTS if all(_HINTS) else None
 
 
 #: An agent's package being installed (npm, pip, pipx, uv) or its installer fetched: the names
@@ -35,7 +48,16 @@ _AGENT_PACKAGES = lazy(
 
 
 def names_agent(text: str) -> bool:
-    """``text`` (an image, a feature id, a command) names a coding agent."""
+    """``text`` (an image, a feature id, a command) names a coding agent.
+
+    ASCII text that holds no word's hint is answered without the pattern (compiling it was a
+    millisecond of a pre-commit run); other text may match through case folding (``ſ``, ``K``).
+    """
+    if _AGENT_WORD_HINTS is not None and text.isascii():
+        lower = text.lower()
+        if not any(hint in lower for hint in _AGENT_WORD_HINTS):
+            return False
+
     return bool(_AGENT_WORDS.search(text))
 
 

@@ -122,7 +122,13 @@ def bound_nesting(text: str) -> tuple[str, list[tuple[str, int]]]:
     quote the scan misreads can only make it blank more, never let deep text through.
     """
     hits: list[tuple[str, int]] = []
-    deep = _DEEP_RUN.search(text) is not None or _DEEP_LINE.match(text[:MAX_BLOCK_COLUMN]) is not None
+    deep = (
+        len(text) >= MAX_BLOCK_COLUMN
+        and (  # a shorter text cannot hold such a run: no pattern compiled
+            _DEEP_RUN.search(text) is not None or _DEEP_LINE.match(text[:MAX_BLOCK_COLUMN]) is not None
+        )
+    )
+
     deep_line = _DEEP_LINE.search(text) if deep else None
     if deep_line is not None:
         hits.append(("column", deep_line.start() + MAX_BLOCK_COLUMN))
