@@ -214,6 +214,9 @@ def _add_lint(sub: Subparsers) -> None:
     from sandkit.lint.arguments import add_lint_arguments
 
     add_lint_arguments(_command(sub, "lint", "scan a repository for what breaks a sandbox", _run_lint))
+
+
+def _add_rules(sub: Subparsers) -> None:
     r = _command(sub, "rules", "list the linter's rules", _run_rules)
     r.add_argument(
         "--category", default=None, metavar="LIST", help="comma-separated categories to list (any case; default: all)"
@@ -226,6 +229,9 @@ def _add_lint(sub: Subparsers) -> None:
         default="text",
         help="text (default), json, or markdown (the table in docs/lint.md)",
     )
+
+
+def _add_explain(sub: Subparsers) -> None:
     e = _command(sub, "explain", "show the documentation of lint rules", _run_explain)
     e.add_argument("rules", nargs="+", metavar="RULE", help="a rule ID, ID prefix, rule name or category (any case)")
 
@@ -278,7 +284,9 @@ _SUBCOMMANDS: tuple[tuple[tuple[str, ...], Callable[[Subparsers], None]], ...] =
     (("schema",), _add_schema),
     (("build",), _add_build),
     (("import",), _add_import),
-    (("lint", "rules", "explain"), _add_lint),
+    (("lint",), _add_lint),
+    (("rules",), _add_rules),
+    (("explain",), _add_explain),
     (("summary", "diff"), _add_review),
     (("completion",), _add_completion),
 )
