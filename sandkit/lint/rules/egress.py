@@ -50,9 +50,10 @@ def open_egress(file: SourceFile) -> Iterator[Hit]:
             network = kit.get("network") if isinstance(kit, PMap) else None
             if isinstance(network, PMap) and network.get("egress") == "open":
                 yield Hit(network.pos_of("egress"), "network.egress is open: the sandbox may connect anywhere")
-    agent = names_agent(file.text)
+    agent: bool | None = None  # searched for once an open rule is found (most files have none)
     for egress_rule in network_policy_egress(file):
         if not egress_rule:
+            agent = names_agent(file.text) if agent is None else agent
             yield Hit(
                 egress_rule.pos,
                 "NetworkPolicy egress rule {} allows every destination",

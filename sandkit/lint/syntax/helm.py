@@ -238,10 +238,11 @@ def _dead_lines(text: str, values: Any) -> set[int]:
     dead: set[int] = set()
     frames: list[tuple[bool, bool, bool]] = []
     live = True
-    previous_line = 0
+    previous_line = line = counted = 0
     for match in _DIRECTIVE.finditer(text):
         body = match.group("body")
-        line = text.count("\n", 0, match.start())
+        line += text.count("\n", counted, match.start())  # counted from the last directive on, not from the top
+        counted = match.start()
         if not live:
             dead.update(range(previous_line, line + 1))
         previous_line = line
