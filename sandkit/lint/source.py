@@ -64,6 +64,12 @@ class SourceFile:
     def lines(self) -> list[str]:
         return self.memo("lines", lambda: self.text.splitlines())
 
+    @property
+    def lowered(self) -> str:
+        """The text as :func:`case_folded` writes it, for cheap pre-checks of case-insensitive
+        patterns (made once per file)."""
+        return self.memo("lowered", lambda: case_folded(self.text))
+
     def line_text(self, line: int) -> str:
         lines = self.lines
         return lines[line - 1] if 0 < line <= len(lines) else ""
@@ -353,6 +359,20 @@ def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Com
         command.words = [Word(w.text, locate(w.pos)) for w in command.words]
         command.assignments = [Word(w.text, locate(w.pos)) for w in command.assignments]
     return commands
+
+
+#: The characters Python's case-insensitive matching equates with an ASCII letter, beyond its
+#: upper-case form (tests/lint/test_shortcuts.py checks every code point).
+_FOLDS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_FOLD_TABLE = str.maketrans(_FOLDS)
+
+
+def case_folded(text: str) -> str:
+    """``text`` lower-cased so that wherever a case-insensitive pattern (``re.IGNORECASE``) matches
+    an ASCII word, the lower-case word occurs here (lengths may differ: only ask whether)."""
+    if not text.isascii() and any(char in text for char in _FOLDS):
+        text = text.translate(_FOLD_TABLE)
+    return text.lower()
 
 
 def _not_json(constant: str) -> Any:

@@ -256,3 +256,28 @@ def test_every_match_of_an_agent_word_is_found(word: str) -> None:
 @given(st.lists(st.sampled_from(_WORD_PIECES), max_size=10).map("".join))
 def test_names_agent_answers_as_its_pattern(text: str) -> None:
     _agrees_on_agent_words(text)
+
+
+# ----- case folding: a lower-cased text holds every word a case-insensitive pattern matches ----
+def test_the_case_folds_are_every_character_re_equates_with_an_ascii_letter() -> None:
+    from sandkit.lint.source import _FOLDS
+
+    letter = re.compile("(?i)[a-z]")
+    folds = {chr(cp) for cp in range(128, 0x110000) if not 0xD800 <= cp < 0xE000 and letter.match(chr(cp))}
+    assert folds == set(_FOLDS)
+
+
+_FETCH_PIECES = (
+    *("curl", "CURL", "wget", "İWR", "ırm", "invo\u212ae-webrequest", "new-object", "iex (", "eval $(", "| sh", "|"),
+    *("bash <(", 'sh -c "$(', " ", "https://x.example.com/i.sh", "confirm", "\n", "é"),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_FETCH_PIECES), max_size=12).map("".join))
+def test_every_fetch_and_run_holds_a_fetch_word(text: str) -> None:
+    from sandkit.lint.facts.agent_commands import FETCH_RUN, FETCH_WORDS
+    from sandkit.lint.source import case_folded
+
+    if FETCH_RUN.search(text) is not None:
+        assert any(word in case_folded(text) for word in FETCH_WORDS)

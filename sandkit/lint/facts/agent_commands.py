@@ -23,6 +23,8 @@ FETCH_RUN = lazy(
     r"\beval\s+\"?\$\(\s*(?:curl|wget)\b|"
     r"\b(?:(?:ba|z|da)?sh|python3?|node|perl|ruby)\s+-(?:c|e)\s+[\"']?\$\(\s*(?:curl|wget)\b"
 )
+#: Words (lower-case) one of which every match of FETCH_RUN holds: a cheap test before it.
+FETCH_WORDS = ("curl", "wget", "iwr", "irm", "invoke-", "new-object")
 #: Downloading a file and running it in the same line: ``curl -o x URL && sh x``, ``wget -O x
 #: URL; chmod +x x && ./x``.
 DOWNLOAD_THEN_RUN = lazy(

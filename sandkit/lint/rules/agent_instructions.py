@@ -14,7 +14,7 @@ import bisect
 from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.agent_commands import FETCH_RUN
+from sandkit.lint.facts.agent_commands import FETCH_RUN, FETCH_WORDS
 from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
@@ -78,6 +78,7 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     """
     seen: set[int] = set()
     piped = any(mark in file.text for mark in ("|", "<(", "iex", "IEX", "eval"))  # FETCH_RUN needs one
+    piped = piped and any(word in file.lowered for word in FETCH_WORDS)  # and one of these (Markdown tables have "|")
     for match, pos in file.search(FETCH_RUN) if piped else ():
         if _instruction(file, pos, match.start()) and pos.line not in seen:
             seen.add(pos.line)
