@@ -9,7 +9,8 @@ That fast search is leftmost-longest: it reports no occurrence that overlaps or 
 with an earlier one it reported ("sk-----BEGIN " holds both "sk-" and "-----BEGIN "). So each
 reported occurrence's neighbourhood is searched again with an automaton that reports every
 occurrence; reported ones are rare, so this costs nothing on ordinary text and keeps the result
-exactly that of a ``str.find`` loop per literal.
+exactly that of a ``str.find`` loop per literal (which the first few small texts of a run get:
+see ``FIND_BUDGET``).
 
 Literals may hold any characters: UTF-8 is self-synchronising, so a byte match of a literal's
 encoding starts at a character of the text (lone surrogates, as ``surrogatepass`` writes them,
@@ -25,16 +26,23 @@ if TYPE_CHECKING:
     import ahocorasick_rs
 
 
+#: Bytes a process searches literal by literal (``bytes.find``) before it builds automata: a
+#: pre-commit run over a few small files never imports ahocorasick_rs (about 2 ms of its start).
+FIND_BUDGET = 262_144
+_found_by_find = 0
+
+
 class LiteralSet:
     """Literals searched together; automata are built on the first search."""
 
-    __slots__ = ("_every", "_first", "literals", "longest")
+    __slots__ = ("_encoded", "_every", "_first", "literals", "longest")
 
     def __init__(self, literals: Sequence[str]) -> None:
         if not literals or not all(literals):
             raise ValueError("literals must be non-empty strings")
         self.literals: tuple[str, ...] = tuple(dict.fromkeys(literals))
-        self.longest = max(len(_utf8(literal)) for literal in self.literals)
+        self._encoded = tuple(map(_utf8, self.literals))
+        self.longest = max(map(len, self._encoded))
         self._first: ahocorasick_rs.BytesAhoCorasick | None = None
         self._every: ahocorasick_rs.BytesAhoCorasick | None = None
 
@@ -52,6 +60,10 @@ class LiteralSet:
         return frozenset(self.literals[index] for index, _ in self._byte_occurrences(_utf8(text)))
 
     def _byte_occurrences(self, data: bytes) -> list[tuple[int, int]]:
+        global _found_by_find
+        if self._first is None and _found_by_find + len(data) < FIND_BUDGET:
+            _found_by_find += len(data)
+            return self._find_each(data)
         if self._first is None:
             self._build()
         assert self._first is not None and self._every is not None
@@ -64,12 +76,21 @@ class LiteralSet:
                     found.add((other, start + at))
         return sorted(found, key=lambda pair: (pair[1], pair[0]))
 
+    def _find_each(self, data: bytes) -> list[tuple[int, int]]:
+        """What the automata find, found literal by literal (for the first few small texts)."""
+        found = []
+        for index, literal in enumerate(self._encoded):
+            at = data.find(literal)
+            while at >= 0:
+                found.append((index, at))
+                at = data.find(literal, at + 1)
+        return sorted(found, key=lambda pair: (pair[1], pair[0]))
+
     def _build(self) -> None:
         from ahocorasick_rs import BytesAhoCorasick, MatchKind
 
-        encoded = [_utf8(literal) for literal in self.literals]
-        self._first = BytesAhoCorasick(encoded, matchkind=MatchKind.LeftmostLongest)
-        self._every = BytesAhoCorasick(encoded)
+        self._first = BytesAhoCorasick(list(self._encoded), matchkind=MatchKind.LeftmostLongest)
+        self._every = BytesAhoCorasick(list(self._encoded))
 
 
 def _utf8(text: str) -> bytes:

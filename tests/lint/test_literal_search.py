@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sandkit import literal_search
 from sandkit.literal_search import LiteralSet
 
 # Literals whose ends and starts overlap each other and themselves, as the credential hints do
@@ -27,21 +30,28 @@ def _the_long_way(literals: tuple[str, ...], text: str) -> list[tuple[int, int]]
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
 def test_every_occurrence_overlapping_ones_too(text: str) -> None:
-    literals = LiteralSet(_LITERALS)
+    """Both ways: the automata (the budget spent) and literal by literal (a budget left)."""
     expected = _the_long_way(_LITERALS, text)
-    assert literals.occurrences(text) == expected
-    assert literals.present(text) == {_LITERALS[index] for index, _ in expected}
+    for budget in (0, 10**9):
+        with mock.patch.object(literal_search, "FIND_BUDGET", budget):
+            literals = LiteralSet(_LITERALS)
+            assert literals.occurrences(text) == expected
+            assert literals.present(text) == {_LITERALS[index] for index, _ in expected}
+            assert (literals._first is None) == (budget > 0)
 
 
 def test_offsets_are_characters_not_bytes() -> None:
     text = "é中\U0001f3f4 sk-" + "x" * 5 + "sk-"
-    assert LiteralSet(("sk-",)).occurrences(text) == [(0, 4), (0, 12)]
+    for budget in (0, 10**9):
+        with mock.patch.object(literal_search, "FIND_BUDGET", budget):
+            assert LiteralSet(("sk-",)).occurrences(text) == [(0, 4), (0, 12)]
 
 
 def test_a_literal_hidden_behind_an_earlier_one_is_found() -> None:
     """Leftmost-longest search alone reports "sk-" and skips the key block that shares its "-"."""
     literals = ("sk-", "-----BEGIN ")
-    assert LiteralSet(literals).occurrences("sk-----BEGIN ") == [(0, 0), (1, 2)]
+    with mock.patch.object(literal_search, "FIND_BUDGET", 0):
+        assert LiteralSet(literals).occurrences("sk-----BEGIN ") == [(0, 0), (1, 2)]
 
 
 def test_a_large_text_without_literals_has_none() -> None:
