@@ -77,6 +77,20 @@ class LazyPattern:
 AnyPattern = re.Pattern[str] | LazyPattern
 
 
+#: The characters Python's case-insensitive matching equates with an ASCII letter, beyond its
+#: upper-case form (tests/lint/test_shortcuts.py checks every code point).
+_FOLDS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_FOLD_TABLE = str.maketrans(_FOLDS)
+
+
+def case_folded(text: str) -> str:
+    """``text`` lower-cased so that wherever a case-insensitive pattern (``re.IGNORECASE``) matches
+    an ASCII word, the lower-case word occurs here (lengths may differ: only ask whether)."""
+    if not text.isascii() and any(char in text for char in _FOLDS):
+        text = text.translate(_FOLD_TABLE)
+    return text.lower()
+
+
 def lazy(pattern: str, flags: int | re.RegexFlag = 0) -> LazyPattern:
     """A pattern compiled on first use (see the module docstring)."""
     return LazyPattern(pattern, flags)

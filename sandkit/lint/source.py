@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from sandkit.lazy_regex import AnyPattern
+from sandkit.lazy_regex import AnyPattern, case_folded
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import BoundHit, Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, mappings, walk
 
@@ -359,20 +359,6 @@ def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Com
         command.words = [Word(w.text, locate(w.pos)) for w in command.words]
         command.assignments = [Word(w.text, locate(w.pos)) for w in command.assignments]
     return commands
-
-
-#: The characters Python's case-insensitive matching equates with an ASCII letter, beyond its
-#: upper-case form (tests/lint/test_shortcuts.py checks every code point).
-_FOLDS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
-_FOLD_TABLE = str.maketrans(_FOLDS)
-
-
-def case_folded(text: str) -> str:
-    """``text`` lower-cased so that wherever a case-insensitive pattern (``re.IGNORECASE``) matches
-    an ASCII word, the lower-case word occurs here (lengths may differ: only ask whether)."""
-    if not text.isascii() and any(char in text for char in _FOLDS):
-        text = text.translate(_FOLD_TABLE)
-    return text.lower()
 
 
 def _not_json(constant: str) -> Any:

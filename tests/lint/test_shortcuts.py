@@ -226,7 +226,7 @@ def test_agent_globs_match_as_their_regex(path: str) -> None:
     _agrees(path)
 
 
-# ----- agent words: ASCII text without a word's leading letters is answered without the pattern --
+# ----- agent words: text without a word's leading letters is answered without the pattern ------
 _WORD_PIECES = (
     *("claude", "-code", "codex", "gemini", "-cli", "aider", "open", "hands", "-", "_", "interpreter", "swe"),
     *("agent", "sandbox", "coding", "ai", "llm", "cline", "goose", "copilot", "cursor", "nginx", "/", ":", " "),
@@ -260,7 +260,7 @@ def test_names_agent_answers_as_its_pattern(text: str) -> None:
 
 # ----- case folding: a lower-cased text holds every word a case-insensitive pattern matches ----
 def test_the_case_folds_are_every_character_re_equates_with_an_ascii_letter() -> None:
-    from sandkit.lint.source import _FOLDS
+    from sandkit.lazy_regex import _FOLDS
 
     letter = re.compile("(?i)[a-z]")
     folds = {chr(cp) for cp in range(128, 0x110000) if not 0xD800 <= cp < 0xE000 and letter.match(chr(cp))}
@@ -276,8 +276,8 @@ _FETCH_PIECES = (
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_FETCH_PIECES), max_size=12).map("".join))
 def test_every_fetch_and_run_holds_a_fetch_word(text: str) -> None:
+    from sandkit.lazy_regex import case_folded
     from sandkit.lint.facts.agent_commands import FETCH_RUN, FETCH_WORDS
-    from sandkit.lint.source import case_folded
 
     if FETCH_RUN.search(text) is not None:
         assert any(word in case_folded(text) for word in FETCH_WORDS)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from sandkit.agents import CATALOGUE
-from sandkit.lazy_regex import lazy
+from sandkit.lazy_regex import case_folded, lazy
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 
 #: Words that name a coding agent in an image, container name or command: each agent's own (from
@@ -34,7 +34,7 @@ def _hint(word: str) -> str:
 
 
 _HINTS = tuple(map(_hint, _AGENT_WORD_PATTERNS))
-#: ASCII text that holds none of these (lower-cased) cannot name an agent; None when some word has no hint.
+#: Text that holds none of these (case-folded) cannot name an agent; None when some word has no hint.
 _AGENT_WORD_HINTS = _HINTS if all(_HINTS) else None
 
 
@@ -50,14 +50,13 @@ _AGENT_PACKAGES = lazy(
 def names_agent(text: str) -> bool:
     """``text`` (an image, a feature id, a command) names a coding agent.
 
-    ASCII text that holds no word's hint is answered without the pattern (compiling it was a
-    millisecond of a pre-commit run); other text may match through case folding (``ſ``, ``K``).
+    Text that holds no word's hint, case-folded as the pattern reads it (``ſ`` is an ``s``), is
+    answered without the pattern (compiling it was a millisecond of a pre-commit run).
     """
-    if _AGENT_WORD_HINTS is not None and text.isascii():
-        lower = text.lower()
-        if not any(hint in lower for hint in _AGENT_WORD_HINTS):
+    if _AGENT_WORD_HINTS is not None:
+        folded = case_folded(text)
+        if not any(hint in folded for hint in _AGENT_WORD_HINTS):
             return False
-
     return bool(_AGENT_WORDS.search(text))
 
 
