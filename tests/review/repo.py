@@ -20,21 +20,19 @@ def _kit(text: str) -> str:
     return textwrap.dedent(text).lstrip()
 
 
+def _deploy(*known_hosts: str) -> str:
+    """The ssh-cloning kit of both sides, pinning ``known_hosts`` (the head changes them)."""
+    pinned = "".join(f"    - {line}\n" for line in known_hosts)
+    return (
+        "apiVersion: sandkit/v1\nname: deploy\nagent: {command: [agent]}\nsecrets: [{name: DEPLOY_KEY}]\n"
+        'network: {allow: ["git.example.com:22"]}\nworkspace:\n  mode: clone\n'
+        "  repo: git@git.example.com:acme/app.git\n  ssh_key: DEPLOY_KEY\n  known_hosts:\n" + pinned
+    )
+
+
 BASE: dict[str, str | None] = {
-    "kits/deploy.yaml": _kit(
-        """
-        apiVersion: sandkit/v1
-        name: deploy
-        agent: {command: [agent]}
-        secrets: [{name: DEPLOY_KEY}]
-        network: {allow: ["git.example.com:22"]}
-        workspace:
-          mode: clone
-          repo: git@git.example.com:acme/app.git
-          ssh_key: DEPLOY_KEY
-          known_hosts:
-            - git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPhx7m29bHmRxt4VAKtvAbGTN+H5wBNSTGfUzX7aUrKC
-        """
+    "kits/deploy.yaml": _deploy(
+        "git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPhx7m29bHmRxt4VAKtvAbGTN+H5wBNSTGfUzX7aUrKC"
     ),
     "kits/app/README": "the code a mount workspace shows\n",
     "kits/certs/corp.pem": PEM,
@@ -235,21 +233,9 @@ BASE: dict[str, str | None] = {
 }
 
 HEAD: dict[str, str | None] = {
-    "kits/deploy.yaml": _kit(
-        """
-        apiVersion: sandkit/v1
-        name: deploy
-        agent: {command: [agent]}
-        secrets: [{name: DEPLOY_KEY}]
-        network: {allow: ["git.example.com:22"]}
-        workspace:
-          mode: clone
-          repo: git@git.example.com:acme/app.git
-          ssh_key: DEPLOY_KEY
-          known_hosts:
-            - git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFPwL9FccHeUqqg4jdONfRJXCmtskGbbLJLdaGllCFCS
-            - mirror.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICQS04o2zvS/o49hrITL9gv520o9YsFjzsNMYRPPcHki
-        """
+    "kits/deploy.yaml": _deploy(
+        "git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFPwL9FccHeUqqg4jdONfRJXCmtskGbbLJLdaGllCFCS",
+        "mirror.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICQS04o2zvS/o49hrITL9gv520o9YsFjzsNMYRPPcHki",
     ),
     "kits/mixins/net.yaml": _kit(
         """
