@@ -36,6 +36,19 @@ class Problem(NamedTuple):
         return text
 
 
+def long_integer_at(text: str) -> tuple[int, int]:
+    """(line, column) where ``text`` holds an integer longer than Python converts (4,300 decimal
+    digits, a bound against quadratic-time conversion), for parsers that stop on one; (0, 0) if
+    none is found."""
+    import re
+
+    match = re.search(r"\d[\d_]{4300,}", text)
+    if match is None:
+        return 0, 0
+    start = match.start()
+    return text.count("\n", 0, start) + 1, start - (text.rfind("\n", 0, start) + 1) + 1
+
+
 class SandkitError(Exception):
     """Base of every error sandkit reports to the user; the CLI prints it and exits non-zero."""
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandkit.errors import KitError, Location, Problem
+from sandkit.errors import KitError, Location, Problem, long_integer_at
 from sandkit.kits.reading import PathRefused, read_regular, real
 
 MAX_BYTES = 1024 * 1024
@@ -98,6 +98,8 @@ def _parse(path: str, text: str) -> Any:
         raise _fail(path, f"YAML error: {str(exc).splitlines()[0]}") from None
     except RecursionError:
         raise _fail(path, f"YAML is nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except ValueError:  # ruamel converts integers itself: one longer than Python converts stops it
+        raise _fail(path, "an integer too long to read (over 4,300 digits)", *long_integer_at(text)) from None
     documents = [d for d in documents if d is not None]
     if len(documents) > 1:
         raise _fail(path, "a kit file holds exactly one YAML document; found several")

@@ -43,6 +43,12 @@ def test_duplicate_keys(tmp_path: Path) -> None:
     assert _error(_kit(tmp_path, text)) == (":3:1: error: duplicate key 'name' (each key may appear once in a mapping)")
 
 
+def test_an_integer_longer_than_python_converts_is_located(tmp_path: Path) -> None:
+    """ruamel converts integers itself and raised ValueError out of the loader (a traceback)."""
+    text = "apiVersion: sandkit/v1\nname: a\nlimits: {timeout: " + "9" * 5000 + "}\n"
+    assert _error(_kit(tmp_path, text)) == ":3:19: error: an integer too long to read (over 4,300 digits)"
+
+
 def test_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
     lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     previous = "a"

@@ -227,3 +227,34 @@ def test_a_command_hidden_in_deep_substitutions_is_named_and_shallow_ones_are_fo
         ("run.sh", "SK005", 2, 64),
     ]
     assert "substitutions nested more than 8 deep" in findings[1].message
+
+
+_SECRET = "Zq9vLm2Xp4Rt"
+_LONG = "9" * 5000  # Python converts at most 4,300 decimal digits to an int
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "rule"),
+    [
+        ("data.json", f'{{"n": {_LONG}, "password": "{_SECRET}"}}', "PS002"),
+        ("values.yaml", f"n: {_LONG}\npassword: {_SECRET}\n", "PS002"),
+        ("main.tf", f'resource "docker_container" "a" {{\n  memory = {_LONG}\n  privileged = true\n}}\n', "PV001"),
+    ],
+    ids=["json", "yaml", "hcl"],
+)
+def test_an_integer_longer_than_python_converts_does_not_hide_the_rest(name: str, text: str, rule: str) -> None:
+    """A planted longer number made the rules fail on the file (internal errors) and left what
+    else it holds unreported."""
+    assert [f.rule for f in lint_files({name: text})] == [rule]
+
+
+def test_a_toml_integer_longer_than_python_converts_is_a_located_parse_error() -> None:
+    """tomllib has no hook for integers, so such a file cannot be read: it says so, where."""
+    findings = lint_files({"pyproject.toml": f'a = 1\nn = {_LONG}\npassword = "{_SECRET}"\n'})
+    assert [(f.rule, f.line, f.column) for f in findings] == [("SK001", 2, 5)]
+
+
+def test_a_secret_name_spelled_with_escapes_is_still_read() -> None:
+    """The key-name pre-check reads the raw text; "\\u0070assword" is "password" once parsed."""
+    findings = lint_files({"data.json": f'{{"\\u0070assword": "{_SECRET}"}}'})
+    assert [f.rule for f in findings] == ["PS002"]

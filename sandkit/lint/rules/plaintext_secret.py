@@ -173,8 +173,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     example = _example(file)
     if example is None or is_lockfile(file.path):
         return  # lockfiles pair package names ("path-key") with versions
-    if not has_secret_key_hint(file.text) or _is_json_schema(file):
-        return  # no secret-like name before a ":" or "=": nothing to parse for
+    if not (has_secret_key_hint(file.text) or "\\u" in file.text or "\\x" in file.text) or _is_json_schema(file):
+        return  # no secret-like name before a ":" or "=" (nor an escape that could spell one): nothing to parse for
     if file.kind == kinds.JSON and not _may_hold_a_literal(file.plain_json):
         return  # the C parser's reading holds no candidate: the positioned parse would find none
     known = {file.pos_at(t.start).line for t in tokens_of(file)}

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem, number
 
 MAX_DEPTH = 64
 _TOKEN = lazy(
@@ -270,7 +270,7 @@ class _Parser:
             return PStr(token.value, self.pos(token.start), '"' if token.kind == "string" else "|")
         if token.kind == "number":
             self.index += 1
-            return float(token.text) if any(c in token.text for c in ".eE") else int(token.text)
+            return float(token.text) if any(c in token.text for c in ".eE") else number(token.text)
         if token.kind == "ident" and token.text in ("true", "false", "null"):
             self.index += 1
             return {"true": True, "false": False, "null": None}[token.text]

@@ -12,6 +12,7 @@ from typing import Any
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
+from sandkit.lint.syntax.tree import number as integer  # `number` names the literal's text below
 
 _MAX_DEPTH = 400
 _NUMBER = lazy(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -86,7 +87,7 @@ class _Parser:
         if match:
             self.i = match.end()
             number = match.group()
-            return float(number) if any(c in number for c in ".eE") else int(number)
+            return float(number) if any(c in number for c in ".eE") else integer(number)
         raise self.fail(f"unexpected character {ch!r}")
 
     def obj(self, depth: int) -> PMap:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sandkit.errors import long_integer_at
 from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
 
@@ -23,6 +24,10 @@ def load_toml(text: str) -> PMap:
         raise SyntaxProblem(f"invalid TOML: {_AT.sub('', str(exc)).strip()}", pos) from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         raise SyntaxProblem("invalid TOML: nested too deeply", Pos()) from None
+    except ValueError:  # tomllib has no hook for integers: one longer than Python converts stops it
+        raise SyntaxProblem(
+            "TOML holds an integer too long to read (over 4,300 digits)", Pos(*long_integer_at(text))
+        ) from None
     index = _KeyIndex(text)
     try:
         result = _convert(data, (), index, Pos())

@@ -20,6 +20,16 @@ class Pos(NamedTuple):
     column: int = 1
 
 
+def number(text: str, base: int = 10) -> int | float:
+    """An integer literal as a parser reads it. One with more digits than Python converts (4,300
+    decimal digits, against quadratic-time conversion) is read as a float, infinite: no rule
+    reads a number that large exactly, and a planted one must not stop the file's checks."""
+    try:
+        return int(text, base)
+    except ValueError:
+        return float("-inf") if text.lstrip().startswith("-") else float("inf")
+
+
 class SyntaxProblem(Exception):
     """The text is not valid in its format; carries where the parser gave up."""
 

@@ -14,7 +14,17 @@ import warnings
 from typing import Any
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.syntax.tree import MAX_BLOCK_COLUMN, MAX_DEPTH, PMap, Pos, PSeq, PStr, SyntaxProblem, TreeBudget
+from sandkit.lint.syntax.tree import (
+    MAX_BLOCK_COLUMN,
+    MAX_DEPTH,
+    PMap,
+    Pos,
+    PSeq,
+    PStr,
+    SyntaxProblem,
+    TreeBudget,
+    number,
+)
 
 _BOOL_TRUE = {"true", "True", "TRUE"}
 _BOOL_FALSE = {"false", "False", "FALSE"}
@@ -349,9 +359,7 @@ def _core_type(value: str) -> Any:
     if value in _BOOL_FALSE:
         return False
     if _INT.fullmatch(value):
-        if value.startswith(("0o", "0x")):
-            return int(value, 0)
-        return int(value, 10)
+        return number(value, 0 if value.startswith(("0o", "0x")) else 10)
     if _FLOAT.fullmatch(value) and any(c in value for c in ".eE"):
         return float(value)
     return _STRING
