@@ -9,6 +9,7 @@ checks and drops one file at a time, so memory stays flat whatever the size of t
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import stat
@@ -31,7 +32,7 @@ PARALLEL_THRESHOLD = 400  # files, or
 PARALLEL_BYTES = 4_000_000  # bytes among fewer files, that make a process pool worth its start
 CHUNK = 50  # files: the last chunks are short, so both workers finish together (200 left one idle for 40 ms)
 CHUNK_BYTES = 500_000  # a chunk ends after this much content (a large file is a chunk of its own)
-IN_FLIGHT_PER_WORKER = 4
+IN_FLIGHT_PER_WORKER = 4  # chunks queued per spawned worker (a forked one holds one at a time)
 LARGE_TEXT = 65_536  # characters from which a file's trigger words are found in one pass
 
 
@@ -96,7 +97,7 @@ def scan(
         files += result.scanned
         if progress is not None:
             progress(files)
-    return _with_passes(findings, files, crashes, root)
+    return _with_passes(findings, files, sorted(crashes), root)  # workers finish in any order
 
 
 def scan_bytes(path: str, raw: bytes, root: str, options: ScanOptions, *, in_dependency: bool = False) -> ScanResult:
@@ -148,27 +149,43 @@ def _chunks(sized: Iterable[tuple[Candidate, int]]) -> Iterator[list[Candidate]]
 def _parallel(chunks: Iterator[list[Candidate]], options: ScanOptions, workers: int) -> Iterator[FileResult]:
     """Check chunks in worker processes while discovery is still walking the tree.
 
-    At most a few chunks per worker are in flight, so memory does not grow with the tree.
+    Each worker holds one chunk at a time, so memory does not grow with the tree. Where the
+    system can fork, the workers are forked children (``forking``), which start from this
+    process's imports; elsewhere a spawned ``multiprocessing`` pool imports sandkit afresh.
     """
+    if not hasattr(os, "fork"):
+        yield from _spawned(chunks, options, workers)
+        return
+    from sandkit.lint.forking import run_forked
+
+    for family in sorted({r.family for r in rule_index() if r.id in options.rules}):  # once, before the fork
+        load_family(family)
+    checker = _Checker(options)
+    yield from run_forked(chunks, checker.check_chunk, _lost, workers)
+
+
+def _lost(chunk: list[Candidate], why: str) -> FileResult:
+    """A chunk whose worker could not return it: an internal error for each file (exit code 2)."""
+    return FileResult(crashes=[f"{candidate.path}: not checked: {why}" for candidate in chunk])
+
+
+def _spawned(chunks: Iterator[list[Candidate]], options: ScanOptions, workers: int) -> Iterator[FileResult]:
+    """The pool where there is no fork: at most a few chunks per worker are in flight."""
     import multiprocessing
     from collections import deque
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    if method == "fork":  # a large scan needs most families: import them once, before the workers fork
-        for family in sorted({r.family for r in rule_index() if r.id in options.rules}):
-            load_family(family)
-    context = multiprocessing.get_context(method)
+    context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(options,)
     ) as pool:
-        pending: deque[Future[list[FileResult]]] = deque()
+        pending: deque[Future[FileResult]] = deque()
         for chunk in chunks:
             pending.append(pool.submit(_check_chunk, chunk))
             if len(pending) >= IN_FLIGHT_PER_WORKER * workers:
-                yield from pending.popleft().result()
+                yield pending.popleft().result()
         while pending:
-            yield from pending.popleft().result()
+            yield pending.popleft().result()
 
 
 _worker_checker: _Checker | None = None
@@ -179,16 +196,9 @@ def _start_worker(options: ScanOptions) -> None:
     _worker_checker = _Checker(options)
 
 
-def _check_chunk(chunk: list[Candidate]) -> list[FileResult]:
-    """One merged result per chunk: pickling a result per file costs more than checking it."""
+def _check_chunk(chunk: list[Candidate]) -> FileResult:
     assert _worker_checker is not None
-    merged = FileResult()
-    for candidate in chunk:
-        result = _worker_checker.check(candidate)
-        merged.findings.extend(result.findings)
-        merged.crashes.extend(result.crashes)
-        merged.scanned += result.scanned
-    return [merged]
+    return _worker_checker.check_chunk(chunk)
 
 
 class _Checker:
@@ -237,6 +247,16 @@ class _Checker:
             self.word_search[kind] = LiteralSet(words) if words else None
         search = self.word_search[kind]
         return search.present(text) if search is not None else frozenset()
+
+    def check_chunk(self, chunk: list[Candidate]) -> FileResult:
+        """One merged result per chunk: pickling a result per file costs more than checking it."""
+        merged = FileResult()
+        for candidate in chunk:
+            result = self.check(candidate)
+            merged.findings.extend(result.findings)
+            merged.crashes.extend(result.crashes)
+            merged.scanned += result.scanned
+        return merged
 
     def check(self, candidate: Candidate) -> FileResult:
         if candidate.problem and candidate.problem.startswith("is a folder"):
@@ -451,10 +471,23 @@ def _chart_values(path: str, max_bytes: int) -> Any:
 
 def fingerprint(rule_id: str, path: str, line_text: str, occurrence: int) -> str:
     """Stable across edits elsewhere in the file: rule, path, the line's text, which repeat."""
-    import hashlib  # only here: most pre-commit runs never fingerprint anything
-
     data = "\0".join((rule_id, path, " ".join(line_text.split()), str(occurrence)))
-    return hashlib.sha256(data.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
+    digest: str = _sha256()(data.encode("utf-8", errors="surrogatepass")).hexdigest()
+    return digest[:32]
+
+
+@functools.cache
+def _sha256() -> Callable[[bytes], Any]:
+    """CPython's own SHA-256 (the same digest): ``hashlib`` loads OpenSSL, 4-6 ms that every
+    process with a finding paid (each worker, and a pre-commit run)."""
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12 and later
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11
+        except ImportError:
+            from hashlib import sha256
+    return sha256  # type: ignore[no-any-return]
 
 
 _NOT_REGULAR = "not a regular file"

@@ -26,6 +26,11 @@ Fixer = Callable[[SourceFile, Sequence[Finding], FixContext], Iterable[Edit]]
 
 _ID = lazy(r"[A-Z]{2}\d{3}")
 _SECTION = lazy(r"^(Why|Fix|Example|Examples|Not a finding):\s*$", re.MULTILINE)
+#: The Fix section read from the docstring as written (indented): a finding needs only that, with
+#: its whitespace folded, and dedenting every rule's documentation costs a run textwrap's import.
+_FIX_SECTION = lazy(
+    r"^[ \t]*Fix:[ \t]*\n(.*?)(?=^[ \t]*(?:Why|Fix|Example|Examples|Not a finding):[ \t]*$|\Z)", re.M | re.S
+)
 
 
 class Rule(NamedTuple):
@@ -61,7 +66,7 @@ class Rule(NamedTuple):
 
     @property
     def fix(self) -> str:
-        return " ".join(self.sections.get("Fix", "").split())
+        return _fix_text(self.docstring)
 
     def wants(self, kind: str) -> bool:
         return kind in self.kinds or "*" in self.kinds
@@ -170,6 +175,13 @@ def _clean_doc(doc: str) -> str:
 
     first, _, rest = doc.strip("\n").partition("\n")
     return (first.strip() + "\n" + textwrap.dedent(rest)).strip() + "\n"
+
+
+@cache
+def _fix_text(docstring: str) -> str:
+    """``sections["Fix"]`` with its whitespace folded to single spaces ("" when there is none)."""
+    match = _FIX_SECTION.search(docstring)
+    return " ".join(match.group(1).split()) if match else ""
 
 
 @cache

@@ -27,6 +27,10 @@ _DOCUMENTS: Any = object()  # walk's default root: every document of the file
 NOT_PLAIN: Any = object()  # plain_json of a text that is not strict JSON
 
 
+_HEAD = 65_536  # characters: a text longer than this is read by line only where it must be
+_COUNTED = 8  # positions in a large text found without indexing its lines
+
+
 class RuleSettings(NamedTuple):
     """Configuration values rules may read (from ``[tool.sandkit]``)."""
 
@@ -57,6 +61,7 @@ class SourceFile:
         self.settings = settings or RuleSettings()
         self._memo: dict[str, Any] = {}
         self._line_starts: list[int] | None = None
+        self._counted = 0  # positions counted without the index (see pos_at)
         self._budget: TreeBudget | None = None
 
     # ----- text and positions -------------------------------------------------------------
@@ -71,15 +76,30 @@ class SourceFile:
         return self.memo("lowered", lambda: case_folded(self.text))
 
     def line_text(self, line: int) -> str:
+        """Line ``line`` (1-based) as ``text.splitlines()`` numbers it, "" past the end.
+
+        A line near the top of a large text is read from its head: a lockfile's size finding
+        (line 1) need not split two megabytes into lines."""
+        if "lines" not in self._memo and len(self.text) > _HEAD:
+            head = self.text[:_HEAD].splitlines()
+            if 0 < line < len(head):  # not the last one, which the cut may have shortened
+                return head[line - 1]
         lines = self.lines
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def pos_at(self, offset: int) -> Pos:
-        """The 1-based position of character ``offset`` of the text."""
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        line = bisect.bisect_right(self._line_starts, offset)
-        return Pos(line, offset - self._line_starts[line - 1] + 1)
+        """The 1-based position of character ``offset`` of the text.
+
+        In a large text the first few are counted directly (a pass in C up to the offset);
+        the index of line starts, a Python object per line, is built from the next one on."""
+        starts = self._line_starts
+        if starts is None:
+            if len(self.text) > _HEAD and self._counted < _COUNTED:
+                self._counted += 1
+                return Pos(self.text.count("\n", 0, offset) + 1, offset - self.text.rfind("\n", 0, offset))
+            starts = self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        line = bisect.bisect_right(starts, offset)
+        return Pos(line, offset - starts[line - 1] + 1)
 
     def search(self, pattern: AnyPattern) -> Iterator[tuple[re.Match[str], Pos]]:
         """Every match of ``pattern`` in the raw text with its position."""
