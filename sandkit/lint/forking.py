@@ -20,7 +20,7 @@ import pickle
 import selectors
 import signal
 import struct
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import BinaryIO, Generic, TypeVar
 
 Job = TypeVar("Job")
@@ -55,7 +55,7 @@ def run_forked(
     work: Callable[[Job], Result],
     lost: Callable[[Job, str], Result],
     workers: int,
-) -> Iterator[Result]:
+) -> Generator[Result, None, None]:
     """``work(job)`` for every job, computed in ``workers`` forked processes, in the order they
     finish. A job whose worker ended before returning it yields ``lost(job, why)``."""
     pool = _start(work, workers)

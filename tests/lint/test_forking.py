@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sandkit.lint import engine
+from sandkit.lint.discovery import Candidate
 from sandkit.lint.forking import run_forked
 from tests.lint.helpers import lint_tree, write_tree
 
@@ -50,7 +51,7 @@ def test_every_job_is_answered_once_by_the_workers() -> None:
 
 def test_messages_larger_than_a_pipe_buffer_go_both_ways() -> None:
     jobs = ["x" * 300_000 + str(n) for n in range(6)]
-    results = list(run_forked(jobs, lambda job: job * 3, _lost, 2))
+    results = list(run_forked(jobs, lambda job: job * 3, lambda job, why: why, 2))
     assert sorted(results) == sorted(job * 3 for job in jobs)
 
 
@@ -72,7 +73,7 @@ def test_when_every_worker_is_dead_the_remaining_jobs_are_lost() -> None:
 
     results = list(run_forked(range(5), work, _lost, 2))
     assert sorted(r[0] for r in results) == list(range(5))
-    whys = sorted(r[1] for r in results)
+    whys = sorted(str(r[1]) for r in results)
     assert whys == ["its worker process exited with status 3"] * 2 + ["no worker process was left to check it"] * 3
 
 
@@ -108,7 +109,7 @@ def test_a_worker_killed_during_a_scan_makes_its_files_internal_errors(
     write_tree(tmp_path, files)
     real_check = engine._Checker.check
 
-    def check(self: engine._Checker, candidate: engine.Candidate) -> engine.FileResult:
+    def check(self: engine._Checker, candidate: Candidate) -> engine.FileResult:
         if candidate.path == "s7/compose.yaml":
             os.kill(os.getpid(), signal.SIGKILL)
         return real_check(self, candidate)
