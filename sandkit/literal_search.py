@@ -35,7 +35,7 @@ _found_by_find = 0
 class LiteralSet:
     """Literals searched together; automata are built on the first search."""
 
-    __slots__ = ("_encoded", "_every", "_first", "literals", "longest")
+    __slots__ = ("_encoded", "_every", "_first", "_hiders", "literals", "longest")
 
     def __init__(self, literals: Sequence[str]) -> None:
         if not literals or not all(literals):
@@ -45,6 +45,7 @@ class LiteralSet:
         self.longest = max(map(len, self._encoded))
         self._first: ahocorasick_rs.BytesAhoCorasick | None = None
         self._every: ahocorasick_rs.BytesAhoCorasick | None = None
+        self._hiders: tuple[frozenset[int], ...] = ()
 
     def occurrences(self, text: str) -> list[tuple[int, int]]:
         """(literal index, character offset) of every occurrence, overlapping ones included,
@@ -56,16 +57,41 @@ class LiteralSet:
         return found
 
     def present(self, text: str) -> frozenset[str]:
-        """The literals that occur in ``text``."""
-        return frozenset(self.literals[index] for index, _ in self._byte_occurrences(_utf8(text)))
+        """The literals that occur in ``text``.
 
-    def _byte_occurrences(self, data: bytes) -> list[tuple[int, int]]:
+        Only a literal that can start inside another's occurrence can be hidden from the fast
+        pass (``_hiders``); the neighbourhoods of occurrences are searched again only while such
+        a literal is still unseen, so a lockfile's thousands of "git" cost one pass."""
+        data = _utf8(text)
+        if self._by_find(data):
+            return frozenset(self.literals[index] for index, _ in self._find_each(data))
+        assert self._first is not None and self._every is not None
+        matches = self._first.find_matches_as_indexes(data)
+        found = {index for index, _, _ in matches}
+        if any(not self._hiders[index] <= found for index in found):
+            for index, start, end in matches:
+                if self._hiders[index] <= found:
+                    continue
+                window = data[start : end + self.longest - 1]
+                for other, at, _ in self._every.find_matches_as_indexes(window, overlapping=True):
+                    if at < end - start:
+                        found.add(other)
+        return frozenset(self.literals[index] for index in found)
+
+    def _by_find(self, data: bytes) -> bool:
+        """Whether ``data`` is searched literal by literal (see ``FIND_BUDGET``); else the
+        automata are built."""
         global _found_by_find
         if self._first is None and _found_by_find + len(data) < FIND_BUDGET:
             _found_by_find += len(data)
-            return self._find_each(data)
+            return True
         if self._first is None:
             self._build()
+        return False
+
+    def _byte_occurrences(self, data: bytes) -> list[tuple[int, int]]:
+        if self._by_find(data):
+            return self._find_each(data)
         assert self._first is not None and self._every is not None
         found: set[tuple[int, int]] = set()
         for index, start, end in self._first.find_matches_as_indexes(data):
@@ -91,6 +117,18 @@ class LiteralSet:
 
         self._first = BytesAhoCorasick(list(self._encoded), matchkind=MatchKind.LeftmostLongest)
         self._every = BytesAhoCorasick(list(self._encoded))
+        self._hiders = tuple(_may_start_inside(self._encoded, literal) for literal in self._encoded)
+
+
+def _may_start_inside(literals: Sequence[bytes], outer: bytes) -> frozenset[int]:
+    """The literals (by index) that can start inside an occurrence of ``outer``: where the rest
+    of ``outer`` from some offset and the literal agree on the bytes they share. Those are the
+    ones a leftmost-longest pass can hide behind ``outer``."""
+    return frozenset(
+        index
+        for index, literal in enumerate(literals)
+        if literal != outer and any(outer[k : k + len(literal)] == literal[: len(outer) - k] for k in range(len(outer)))
+    )
 
 
 def _utf8(text: str) -> bytes:

@@ -22,7 +22,7 @@ from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_scri
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import ENGINE_FAMILY, IndexedRule, Rule, load_family, pass_families, rule_index
 from sandkit.lint.source import RuleSettings, SourceFile
-from sandkit.lint.suppress import covers, find_suppressions
+from sandkit.lint.suppress import SUPPRESSION_MARK, covers, find_suppressions
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
 from sandkit.literal_search import LiteralSet
 
@@ -217,7 +217,7 @@ class _Checker:
         self.wanted_kinds = {k for r in self.rules for k in r.kinds}
         self.report_engine = {r.id for r in index if r.family == ENGINE_FAMILY} & wanted
         self.by_kind: dict[str, list[IndexedRule]] = {}
-        self.word_search: dict[str, LiteralSet | None] = {}
+        self.word_search: dict[str, LiteralSet] = {}
 
     def wants(self, candidate: Candidate) -> bool:
         """Whether any selected rule could care about this file (decided before reading it)."""
@@ -237,16 +237,16 @@ class _Checker:
         return rules
 
     def _trigger_words_in(self, kind: str, text: str) -> frozenset[str] | None:
-        """Which trigger words of the kind's rules a large text holds, found in one pass (each
-        rule testing its own words is a pass per word: dozens over a lockfile's megabytes).
-        None for a small text, where the rules' own tests are cheaper."""
+        """Which trigger words of the kind's rules a large text holds, and whether it holds the
+        suppression mark, found in one pass (each rule testing its own words is a pass per
+        word: dozens over a lockfile's megabytes). None for a small text, where the rules' own
+        tests are cheaper."""
         if len(text) < LARGE_TEXT:
             return None
         if kind not in self.word_search:
-            words = sorted({word for rule in self._rules_for(kind) for word in rule.trigger_words})
-            self.word_search[kind] = LiteralSet(words) if words else None
-        search = self.word_search[kind]
-        return search.present(text) if search is not None else frozenset()
+            words = {word for rule in self._rules_for(kind) for word in rule.trigger_words}
+            self.word_search[kind] = LiteralSet(sorted(words | {SUPPRESSION_MARK}))
+        return self.word_search[kind].present(text)
 
     def check_chunk(self, chunk: list[Candidate]) -> FileResult:
         """One merged result per chunk: pickling a result per file costs more than checking it."""
@@ -309,6 +309,7 @@ class _Checker:
             text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
         budget = source.budget  # its clock starts now: parsing and rules share the file's time
         words_in_text = self._trigger_words_in(kind, text)
+        may_suppress = words_in_text is None or text is not source.text or SUPPRESSION_MARK in words_in_text
         for indexed in self._rules_for(kind):
             if budget.out_of_time():
                 break
@@ -326,7 +327,7 @@ class _Checker:
             hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
         for bound in source.bounds_met():
             hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))
-        result.findings = self._finish(source, _fixture_workflow_hits(source, hits))
+        result.findings = self._finish(source, _fixture_workflow_hits(source, hits), may_suppress)
         return result
 
     @staticmethod
@@ -339,8 +340,8 @@ class _Checker:
             return exc
         return None
 
-    def _finish(self, source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[Finding]:
-        suppressions = find_suppressions(source.text)
+    def _finish(self, source: SourceFile, hits: list[tuple[Rule, Hit]], may_suppress: bool) -> list[Finding]:
+        suppressions = find_suppressions(source.text) if may_suppress else []
         for s in suppressions:
             if not s.reason:
                 hits.append(
@@ -435,7 +436,7 @@ def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceF
     text = raw[: options.max_bytes].decode("utf-8", errors="replace")
     kind = kind_by_content(kind, text[:4096], text)
     values = None
-    if kind.syntax == "yaml" and "{{" in text and "templates/" in candidate.path:
+    if kind.syntax == "yaml" and "templates/" in candidate.path and "{{" in text:
         chart = _chart_values(candidate.abspath, options.max_bytes)
         if chart is not None:
             kind, values = Kind(kinds.KUBERNETES if kind.kind == kinds.KUBERNETES else kinds.YAML, "helm"), chart

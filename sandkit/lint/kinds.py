@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from sandkit.agents import CATALOGUE, unique
 from sandkit.lazy_regex import lazy
+from sandkit.literal_search import LiteralSet
 
 KIT = "kit"
 COMPOSE = "compose"
@@ -356,6 +357,7 @@ _RUNTIME_RUN = lazy(r"\b(?:docker|podman)\b[^\n]{0,200}?\brun\b")
 _JSON_PATCH = lazy(r'\A(?:\s*#[^\n]*\n)*\s*(?:-\s+(?:op|path|value|from)\s*:|\[\s*\{\s*"(?:op|path|value|from)"\s*:)')
 
 
+_RUNTIMES = LiteralSet(("docker", "podman"))
 _JSON_K8S = lazy(r'"apiVersion"\s*:\s*"[\w./-]+"')
 _JSON_KIND = lazy(r'"kind"\s*:\s*"[A-Z]\w*"')
 
@@ -387,11 +389,18 @@ def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:
         if _SERVICES.search(head):
             return Kind(COMPOSE, kind.syntax)
         body = text or head
-        if ("docker" in body or "podman" in body) and (
+        if _names_a_runtime(body) and (
             _ANSIBLE_CONTAINER.search(body) or (_ANSIBLE_SHELL.search(body) and _RUNTIME_RUN.search(body))
         ):
             return Kind(ANSIBLE, kind.syntax)
     return kind
+
+
+def _names_a_runtime(text: str) -> bool:
+    """Whether ``text`` says docker or podman: two ``in`` tests, or one pass over a large text."""
+    if len(text) < 65_536:
+        return "docker" in text or "podman" in text
+    return bool(_RUNTIMES.present(text))
 
 
 def is_shell_script(head: bytes) -> bool:

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 
+SUPPRESSION_MARK = "sandkit:"  # in every suppression: a text without it has none
 _MARK = lazy(r"(?:#|//|<!--|;|/\*)[ \t]*sandkit:[ \t]*ignore\[([^\]\n]*)\]([^\n]*)")
 _CLOSERS = lazy(r"\s*(?:-->|\*/)\s*$")
 
@@ -23,11 +24,11 @@ class Suppression(NamedTuple):
 
 
 def find_suppressions(text: str) -> list[Suppression]:
-    if "sandkit:" not in text:
+    if SUPPRESSION_MARK not in text:
         return []
     found: list[Suppression] = []
     for number, line in enumerate(text.splitlines(), start=1):
-        if "sandkit:" not in line:
+        if SUPPRESSION_MARK not in line:
             continue
         for match in _MARK.finditer(line):
             keys = tuple(k.strip() for k in match.group(1).split(",") if k.strip())

@@ -62,3 +62,19 @@ def test_a_large_text_without_literals_has_none() -> None:
 def test_literals_must_be_non_empty(literals: tuple[str, ...]) -> None:
     with pytest.raises(ValueError):
         LiteralSet(literals)
+
+
+def test_presence_sees_literals_only_an_overlap_shows() -> None:
+    """ "github" hides "git" (same start) and "hub" (inside it) from the leftmost-longest pass."""
+    with mock.patch.object(literal_search, "FIND_BUDGET", 0):
+        assert LiteralSet(("github", "git", "hub", "zz")).present("a github b") == {"github", "git", "hub"}
+        assert LiteralSet(("sk-", "-----BEGIN ")).present("sk-----BEGIN ") == {"sk-", "-----BEGIN "}
+
+
+def test_presence_searches_no_neighbourhood_when_no_literal_can_hide() -> None:
+    """Thousands of occurrences of words that cannot overlap cost one pass, not one search each."""
+    with mock.patch.object(literal_search, "FIND_BUDGET", 0):
+        words = LiteralSet(("git", "docker", "sandkit:"))
+        assert words.present("git docker ") == {"git", "docker"}
+        words._every = mock.Mock(find_matches_as_indexes=mock.Mock(side_effect=AssertionError("searched")))
+        assert words.present("git docker " * 20_000) == {"git", "docker"}

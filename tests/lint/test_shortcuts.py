@@ -281,3 +281,38 @@ def test_every_fetch_and_run_holds_a_fetch_word(text: str) -> None:
 
     if FETCH_RUN.search(text) is not None:
         assert any(word in case_folded(text) for word in FETCH_WORDS)
+
+
+def test_a_large_files_suppressions_hold_and_one_without_the_mark_is_not_searched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The one pass over a large text also says whether it holds "sandkit:"; where it does the
+    suppression works as in a small file, where it does not no line is searched for one."""
+    from sandkit.lint import engine
+    from tests.lint.helpers import lint_files
+
+    socket = "services:\n  a:\n    volumes:\n      - /var/run/docker.sock:/s{mark}\n"
+    padding = "# " + "x" * 70 + "\n"
+    large = socket + padding * (engine.LARGE_TEXT // len(padding) + 1)
+    assert [f.rule for f in lint_files({"compose.yaml": large.format(mark="")})] == ["RS001"]
+    marked = large.format(mark="  # sandkit: ignore[RS001] a test fixture")
+    assert lint_files({"compose.yaml": marked}) == []
+    searched: list[str] = []
+    real = engine.find_suppressions
+    monkeypatch.setattr(engine, "find_suppressions", lambda text: searched.append(text) or real(text))
+    assert [f.rule for f in lint_files({"compose.yaml": large.format(mark="")})] == ["RS001"]
+    assert searched == []
+    assert lint_files({"compose.yaml": marked}) == [] and len(searched) == 1
+
+
+def test_a_large_ansible_tasks_file_is_read_as_ansible() -> None:
+    """Whether a YAML file says docker or podman is found in one pass over a large text."""
+    from sandkit.lint import engine
+    from tests.lint.helpers import lint_files
+
+    tasks = "- name: agent\n  community.docker.docker_container:\n    name: a\n    image: x\n    privileged: true\n"
+    filler = "".join(f"- name: step {n}\n  ansible.builtin.debug:\n    msg: hello {n}\n" for n in range(2000))
+    assert len(filler) > engine.LARGE_TEXT
+    small = {(f.rule, f.line) for f in lint_files({"tasks/main.yml": tasks})}
+    assert ("PV001", 5) in small
+    assert {(f.rule, f.line) for f in lint_files({"tasks/main.yml": tasks + filler})} == small

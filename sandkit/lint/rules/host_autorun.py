@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import DOWNLOAD_THEN_RUN, FETCH_RUN, SEND_SECRETS, matches_by_line
 from sandkit.lint.facts.host_autorun import NPM_LIFECYCLE, PACKAGE_MANIFESTS, AutoRun, autoruns
+from sandkit.lint.facts.secret_values import is_lockfile
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
 from sandkit.lint.source import NOT_PLAIN, SourceFile
@@ -129,8 +130,8 @@ def _script_commands(file: SourceFile) -> Iterator[Command]:
     if file.kind in (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE):
         yield from file.commands
         return
-    if file.kind == kinds.JSON and not _has_scripts(file):
-        return  # a lockfile's or a schema's megabytes are not parsed with positions for nothing
+    if file.kind == kinds.JSON and (is_lockfile(file.path) or not _has_scripts(file)):
+        return  # no tool runs a lockfile's scripts; a schema's megabytes are not parsed for nothing
     document = file.documents[0] if file.documents else None
     if not isinstance(document, PMap):
         return

@@ -147,3 +147,11 @@ def test_a_lockfile_is_not_parsed_for_scripts() -> None:
     file = source_of(Candidate("package-lock.json", "package-lock.json", False), lock.encode(), ScanOptions(("AA011",)))
     assert list(git_runs_repository_programs(file)) == []
     assert "documents" not in file._memo
+
+
+def test_a_lockfiles_scripts_are_not_commands() -> None:
+    """npm runs package.json's scripts, never package-lock.json's (nor any lockfile's)."""
+    manifest = '{"name": "a", "scripts": {"prepare": "git config core.hooksPath .githooks"}}'
+    assert "AA011" in {f.rule for f in lint_text("package.json", manifest)}
+    assert "AA011" not in {f.rule for f in lint_text("package-lock.json", manifest)}
+    assert "AA011" not in {f.rule for f in lint_text("app/npm-shrinkwrap.json", manifest)}
