@@ -297,9 +297,15 @@ def test_a_large_files_suppressions_hold_and_one_without_the_mark_is_not_searche
     assert [f.rule for f in lint_files({"compose.yaml": large.format(mark="")})] == ["RS001"]
     marked = large.format(mark="  # sandkit: ignore[RS001] a test fixture")
     assert lint_files({"compose.yaml": marked}) == []
+    from sandkit.lint import suppress
+
     searched: list[str] = []
-    real = engine.find_suppressions
-    monkeypatch.setattr(engine, "find_suppressions", lambda text: searched.append(text) or real(text))
+
+    def find(text: str) -> list[suppress.Suppression]:
+        searched.append(text)
+        return suppress.find_suppressions(text)
+
+    monkeypatch.setattr(engine, "find_suppressions", find)
     assert [f.rule for f in lint_files({"compose.yaml": large.format(mark="")})] == ["RS001"]
     assert searched == []
     assert lint_files({"compose.yaml": marked}) == [] and len(searched) == 1
