@@ -283,9 +283,36 @@ def best(
 
 def sandkit_env() -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO)
+    env.pop("PYTHONPATH", None)  # the isolated interpreter finds this checkout through its .pth file
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with compiled bytecode, as installed
     return env
+
+
+def isolated_python(work: Path) -> str:
+    """A virtualenv's interpreter that sees this checkout and the installed dependencies, and
+    runs no other start-up code: what pre-commit's own environment for the hook is.
+
+    The interpreter running the bench may execute .pth files at every start (an editable
+    install's finder, a CA bundle hook importing certifi, pathlib and re: 30 ms on one machine
+    here). Those modules are then already loaded when sandkit starts, so they flatter its
+    start-up against ``python -c pass``. A plain path line in a .pth file adds the folder
+    without running the .pth files it holds.
+    """
+    import site
+    import venv
+
+    home = work / "python"
+    venv.EnvBuilder(with_pip=False, clear=True).create(home)
+    python = home / "bin" / "python"
+    target = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    folders = [str(REPO), *site.getsitepackages(), site.getusersitepackages()]
+    (Path(target) / "sandkit-bench.pth").write_text("\n".join(f for f in folders if os.path.isdir(f)) + "\n")
+    return str(python)
 
 
 #: What a commit typically stages: ten small files of the kinds a pre-commit hook is given.
@@ -314,17 +341,19 @@ def wall_and_cpu(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
-def precommit_cost(repeat: int = 31) -> tuple[tuple[float, float], tuple[float, float]]:
+def precommit_cost(python: str, repeat: int = 31) -> tuple[tuple[float, float], tuple[float, float]]:
     """((wall, CPU) seconds of `sandkit lint` on ten small files, the same of `python -c pass`):
     medians of ``repeat`` runs of each, taken in turn, so that load which comes and goes hits both
     alike. On a loaded machine the wall time is mostly waiting for a core; the CPU time is not."""
     env = sandkit_env()
-    bare = [sys.executable, "-c", "pass"]
+    bare = [python, "-c", "pass"]
     with tempfile.TemporaryDirectory() as folder:
         for rel, text in PRECOMMIT_FILES.items():
             (Path(folder) / rel).parent.mkdir(parents=True, exist_ok=True)
             (Path(folder) / rel).write_text(text)
-        lint = [sys.executable, "-m", "sandkit", "lint", *(str(Path(folder) / rel) for rel in PRECOMMIT_FILES)]
+        # what the console script pre-commit runs does (``python -m`` would add runpy's imports)
+        program = [python, "-c", "import sys; from sandkit.cli import entry; sys.exit(entry())"]
+        lint = [*program, "lint", *(str(Path(folder) / rel) for rel in PRECOMMIT_FILES)]
         run(lint, env)  # warm the bytecode cache
         pairs = [(wall_and_cpu(lint, env), wall_and_cpu(bare, env)) for _ in range(repeat)]
     return (
@@ -388,6 +417,7 @@ def main() -> int:
     if unknown:
         parser.error(f"not a shape or a folder: {', '.join(sorted(unknown))}")
     work = Path(args.workdir or tempfile.mkdtemp(prefix="sandkit-bench-"))
+    args.python = isolated_python(work)  # sandkit and the bare start are timed with it
     trees: list[tuple[str, Path, Counter[str] | None, float, int]] = []
     for shape in shapes:
         for size in [int(s) for s in args.sizes.split(",")] if shape == "small" else [0]:
@@ -408,7 +438,7 @@ def main() -> int:
     if any("detect_locks" in row for row in rows):
         print_lockfile_table(rows)
     if args.precommit:
-        (lint_wall, lint_cpu), (bare_wall, bare_cpu) = precommit_cost()
+        (lint_wall, lint_cpu), (bare_wall, bare_cpu) = precommit_cost(args.python)
         print(
             f"\npre-commit, 10 small files (medians of 31 runs each): sandkit {lint_wall * 1000:.0f} ms wall, "
             f"{lint_cpu * 1000:.0f} ms CPU; `python -c pass` {bare_wall * 1000:.0f} ms wall, {bare_cpu * 1000:.0f} ms "
@@ -428,7 +458,7 @@ def bench_tree(
     nothing outside its working directory), so paths and work are the same for all of them."""
     env, repeat = sandkit_env(), args.repeat
     read_s = best(repeat, [sys.executable, "-c", READ_ALL, "."], cwd=root)[0]
-    lint = [sys.executable, "-m", "sandkit", "lint", ".", "--format", "json"]
+    lint = [args.python, "-m", "sandkit", "lint", ".", "--format", "json"]
     run(lint, env, root, capture=False)  # warm caches and bytecode
     sandkit_s, peak_mb, out = best(repeat, lint, env, root)
     serial_s = best(repeat, [*lint, "--jobs", "1"], env, root)[0]
