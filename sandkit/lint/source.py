@@ -81,7 +81,7 @@ class SourceFile:
         A line near the top of a large text is read from its head: a lockfile's size finding
         (line 1) need not split two megabytes into lines."""
         if "lines" not in self._memo and len(self.text) > _HEAD:
-            head = self.text[:_HEAD].splitlines()
+            head: list[str] = self.memo("head_lines", lambda: self.text[:_HEAD].splitlines())
             if 0 < line < len(head):  # not the last one, which the cut may have shortened
                 return head[line - 1]
         lines = self.lines

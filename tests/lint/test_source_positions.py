@@ -39,5 +39,8 @@ def test_a_finding_at_the_top_of_a_large_file_does_not_split_it() -> None:
     source = SourceFile("f", "first\r\n" + "x = 1\n" * 200_000, "text", "text")
     assert source.line_text(1) == "first" and source.line_text(2) == "x = 1"
     assert "lines" not in source._memo
+    head = source._memo["head_lines"]
+    assert [source.line_text(n) for n in (1, 2, 3)] == ["first", "x = 1", "x = 1"]
+    assert source._memo["head_lines"] is head  # the head is split once, however many lines are read
     assert source.pos_at(len("first\r\nx = 1\n")) == (3, 1)
     assert source._line_starts is None  # counted, not indexed
