@@ -130,3 +130,21 @@ def test_the_pool_finds_what_one_process_finds(tmp_path: Path) -> None:
     }
     write_tree(tmp_path, files)
     assert lint_tree(tmp_path, jobs=2) == lint_tree(tmp_path, jobs=1)
+
+
+def test_without_fork_a_spawned_pool_finds_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where os.fork does not exist (Windows), a spawned multiprocessing pool checks the chunks."""
+    files = {f"s{i}/compose.yaml": "services:\n  a:\n    privileged: true\n" for i in range(420)}
+    write_tree(tmp_path, files)
+    serial = lint_tree(tmp_path, jobs=1)
+    spawned: list[int] = []
+    real = engine._spawned
+
+    def recording(*args: object) -> object:
+        spawned.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_spawned", recording)
+    monkeypatch.delattr(os, "fork")
+    assert lint_tree(tmp_path, jobs=2) == serial
+    assert spawned == [1] and len(serial) == 420
