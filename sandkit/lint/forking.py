@@ -72,7 +72,11 @@ def run_forked(
 
 def _start(work: Callable[[Job], Result], workers: int) -> list[_Worker[Job]]:
     pool: list[_Worker[Job]] = []
-    gc.freeze()  # the children's collections then leave the parent's objects (and their pages) alone
+    # the children's collections then leave the parent's objects (and their memory pages) alone;
+    # a process that froze objects itself (a pre-forking server using sandkit) keeps its own say
+    freezing = gc.get_freeze_count() == 0
+    if freezing:
+        gc.freeze()
     try:
         for _ in range(workers):
             tasks_read, tasks_write = os.pipe()
@@ -94,7 +98,8 @@ def _start(work: Callable[[Job], Result], workers: int) -> list[_Worker[Job]]:
             _close(worker)
         raise
     finally:
-        gc.unfreeze()
+        if freezing:
+            gc.unfreeze()
     return pool
 
 

@@ -49,6 +49,22 @@ def test_every_job_is_answered_once_by_the_workers() -> None:
     assert _reaped(workers)
 
 
+def test_the_collector_is_left_as_it_was() -> None:
+    """Objects are frozen only while the workers fork; a caller's own frozen objects stay frozen."""
+    import gc
+
+    before = gc.get_freeze_count()
+    list(run_forked(range(4), _square, _lost, 2))
+    assert gc.get_freeze_count() == before
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        list(run_forked(range(4), _square, _lost, 2))
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 def test_messages_larger_than_a_pipe_buffer_go_both_ways() -> None:
     jobs = ["x" * 300_000 + str(n) for n in range(6)]
     results = list(run_forked(jobs, lambda job: job * 3, lambda job, why: why, 2))
