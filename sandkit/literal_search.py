@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     import ahocorasick_rs
 
 
+#: Characters from which a text's literals are better found in one pass than by a ``str`` test
+#: per literal (the engine's trigger words, kinds' docker/podman test).
+LARGE_TEXT = 65_536
+
 #: Bytes a process searches literal by literal (``bytes.find``) before it builds automata: a
 #: pre-commit run over a few small files never imports ahocorasick_rs (about 2 ms of its start).
 FIND_BUDGET = 262_144

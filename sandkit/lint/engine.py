@@ -24,6 +24,7 @@ from sandkit.lint.registry import ENGINE_FAMILY, IndexedRule, Rule, load_family,
 from sandkit.lint.source import RuleSettings, SourceFile
 from sandkit.lint.suppress import SUPPRESSION_MARK, covers, find_suppressions
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
+from sandkit.literal_search import LARGE_TEXT as LARGE_TEXT  # where a file's trigger words take one pass
 from sandkit.literal_search import LiteralSet
 
 BINARY_PROBE = 8192
@@ -33,7 +34,6 @@ PARALLEL_BYTES = 4_000_000  # bytes among fewer files, that make a process pool 
 CHUNK = 50  # files: the last chunks are short, so both workers finish together (200 left one idle for 40 ms)
 CHUNK_BYTES = 500_000  # a chunk ends after this much content (a large file is a chunk of its own)
 IN_FLIGHT_PER_WORKER = 4  # chunks queued per spawned worker (a forked one holds one at a time)
-LARGE_TEXT = 65_536  # characters from which a file's trigger words are found in one pass
 
 
 class ScanOptions(NamedTuple):

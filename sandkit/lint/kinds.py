@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from sandkit.agents import CATALOGUE, unique
 from sandkit.lazy_regex import lazy
-from sandkit.literal_search import LiteralSet
+from sandkit.literal_search import LARGE_TEXT, LiteralSet
 
 KIT = "kit"
 COMPOSE = "compose"
@@ -398,7 +398,7 @@ def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:
 
 def _names_a_runtime(text: str) -> bool:
     """Whether ``text`` says docker or podman: two ``in`` tests, or one pass over a large text."""
-    if len(text) < 65_536:
+    if len(text) < LARGE_TEXT:
         return "docker" in text or "podman" in text
     return bool(_RUNTIMES.present(text))
 

@@ -25,12 +25,11 @@ Check = Callable[[SourceFile], Iterable[Hit]]
 Fixer = Callable[[SourceFile, Sequence[Finding], FixContext], Iterable[Edit]]
 
 _ID = lazy(r"[A-Z]{2}\d{3}")
-_SECTION = lazy(r"^(Why|Fix|Example|Examples|Not a finding):\s*$", re.MULTILINE)
+_TITLES = "Why|Fix|Example|Examples|Not a finding"  # the documentation's section titles
+_SECTION = lazy(rf"^({_TITLES}):\s*$", re.MULTILINE)
 #: The Fix section read from the docstring as written (indented): a finding needs only that, with
 #: its whitespace folded, and dedenting every rule's documentation costs a run textwrap's import.
-_FIX_SECTION = lazy(
-    r"^[ \t]*Fix:[ \t]*\n(.*?)(?=^[ \t]*(?:Why|Fix|Example|Examples|Not a finding):[ \t]*$|\Z)", re.M | re.S
-)
+_FIX_SECTION = lazy(rf"^[ \t]*Fix:[ \t]*\n(.*?)(?=^[ \t]*(?:{_TITLES}):[ \t]*$|\Z)", re.M | re.S)
 
 
 class Rule(NamedTuple):
