@@ -11,9 +11,6 @@ stand-in.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
@@ -188,6 +185,10 @@ def _plausible(token: Token, text: str) -> bool:
 
 
 def _b64json(part: str) -> object:
+    import base64  # only for a value shaped like a JSON web token: off a pre-commit run's path
+    import binascii
+    import json
+
     try:
         raw = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
         return json.loads(raw.decode("utf-8"))

@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lint.syntax.block_yaml import compose as block_compose
 from sandkit.lint.syntax.tree import (
     MAX_BLOCK_COLUMN,
     MAX_DEPTH,
@@ -32,6 +33,12 @@ _NULL = {"", "~", "null", "Null", "NULL"}
 _INT = lazy(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
 _FLOAT = lazy(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _backend: tuple[Any, Any, Any, Any] | None = None
+#: Texts the block composer reads before PyYAML is imported. Importing it costs as much as the
+#: block composer's extra time on some sixty small files (libyaml validates one in a tenth of the
+#: time), so a process that reads more than that, or meets YAML the block composer leaves to
+#: libyaml, uses libyaml from then on. Either way the data are the same.
+BLOCK_TEXTS = 64
+_block_left = BLOCK_TEXTS
 _IMPLICIT = "?implicit"
 
 
@@ -191,11 +198,13 @@ def check_syntax(text: str, budget: TreeBudget | None = None) -> None:
     With libyaml the parser runs in C without building a node (several times faster than
     composing). Aliases are only resolved by the composer, so text with a ``*`` is composed.
     """
+    text = _bounded(text, budget)
+    if _block_nodes(text) is not None:
+        return  # the block subset, read without PyYAML: valid
     _, marked_error, yaml_error, validator = _composer()
     if validator is None or "*" in text:
-        compose_nodes(text, budget)
+        parser_nodes(text)
         return
-    text = _bounded(text, budget)
     try:
         validator(text).raw_parse()
     except marked_error as exc:
@@ -212,9 +221,28 @@ def _located(exc: Any) -> SyntaxProblem:
 
 def compose_nodes(text: str, budget: TreeBudget | None = None) -> list[Any]:
     """The composer's node graph of every document (enough to know the text is valid), of the
-    text within the parser's bounds (:func:`bound_nesting`)."""
-    compose_all, marked_error, yaml_error, _ = _composer()
+    text within the parser's bounds (:func:`bound_nesting`): the block subset's own
+    (:mod:`sandkit.lint.syntax.block_yaml`), else libyaml's."""
     text = _bounded(text, budget)
+    nodes = _block_nodes(text)
+    if nodes is not None:
+        return nodes
+    return parser_nodes(text)
+
+
+def _block_nodes(text: str) -> list[Any] | None:
+    """The block composer's nodes, while PyYAML is not loaded and the process has read fewer
+    than ``BLOCK_TEXTS`` texts; None when libyaml is to compose ``text``."""
+    global _block_left
+    if _backend is not None or _block_left <= 0:
+        return None
+    _block_left -= 1
+    return block_compose(text)
+
+
+def parser_nodes(text: str) -> list[Any]:
+    """The YAML parser's node graph of every document of ``text`` (already within bounds)."""
+    compose_all, marked_error, yaml_error, _ = _composer()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
