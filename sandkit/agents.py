@@ -18,7 +18,8 @@ heavy: the linter loads it on every run, so the records are NamedTuples (a datac
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from sandkit.lean_typing import NamedTuple
 
 
 class ApprovalFlag(NamedTuple):

@@ -10,10 +10,10 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from sandkit import __version__
 from sandkit.errors import SandkitError, UsageError
+from sandkit.lean_typing import TYPE_CHECKING
 
 Runner = Callable[[argparse.Namespace], int]
 

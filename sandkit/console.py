@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TextIO
+
+from sandkit.lean_typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 PROGRESS_AFTER_SECONDS = 2.0
 _REDRAW_SECONDS = 0.1

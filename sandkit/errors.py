@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from sandkit.lean_typing import NamedTuple
 
 
 class Location(NamedTuple):

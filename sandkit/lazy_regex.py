@@ -10,7 +10,11 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+
+from sandkit.lean_typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _compile = re.compile  # the real one, even while a caller stands a LazyPattern in for it
 

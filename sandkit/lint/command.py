@@ -12,11 +12,11 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from sandkit import __version__
 from sandkit.console import Progress, color_enabled
 from sandkit.errors import SandkitError, UsageError
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.arguments import HUMAN_FORMATS
 from sandkit.lint.config import LintConfig, find_config, load_config
 from sandkit.lint.discovery import AnyOf, Matcher, PathPatterns, in_dependency
@@ -25,6 +25,8 @@ from sandkit.lint.registry import RuleInfo, rule_index
 from sandkit.lint.selection import combine, rule_matches, split_list
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from sandkit.lint.engine import ScanOptions
 
 STDIN = "-"

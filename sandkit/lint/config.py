@@ -26,11 +26,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
 
 from sandkit.errors import Location, Problem, UsageError
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.model import SEVERITIES
 from sandkit.lint.syntax.tree import PMap, Pos, SyntaxProblem
+
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAMES = (".sandkit.toml", "pyproject.toml")
 _LISTS = ("select", "ignore", "exclude", "extra-secret-patterns", "kits")

@@ -14,8 +14,8 @@ import itertools
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
 
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint import engine_rules, kinds
 from sandkit.lint.discovery import Candidate, Matcher, discover
 from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_script, kind_by_content
@@ -26,6 +26,9 @@ from sandkit.lint.suppress import SUPPRESSION_MARK, covers, find_suppressions
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
 from sandkit.literal_search import LARGE_TEXT as LARGE_TEXT  # where a file's trigger words take one pass
 from sandkit.literal_search import LiteralSet
+
+if TYPE_CHECKING:
+    from typing import Any
 
 BINARY_PROBE = 8192
 DEFAULT_MAX_BYTES = 2_000_000

@@ -18,9 +18,12 @@ import os
 import re
 import tomllib
 from collections.abc import Callable
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_LOCKFILE_BYTES = 32 * 1024 * 1024
 VERSION = {

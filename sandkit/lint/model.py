@@ -9,8 +9,7 @@ pre-commit run loads, that was a fifth of its budget. ``tests/lint/test_architec
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol
-
+from sandkit.lean_typing import NamedTuple, Protocol
 from sandkit.lint.syntax.tree import Pos
 
 SEVERITIES = ("critical", "high", "medium", "low", "info")

@@ -14,9 +14,9 @@ import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
-from typing import NamedTuple, Protocol
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import NamedTuple, Protocol
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Edit, Finding, FixContext, Hit
 from sandkit.lint.source import SourceFile
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
 
+from sandkit.lean_typing import NamedTuple
 from sandkit.lint.model import Finding
 
 

@@ -9,13 +9,16 @@ ignore (config, ``--ignore``, ``--extend-ignore``) is taken away from the result
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple, TypeVar
 
 from sandkit.errors import UsageError
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.registry import RuleInfo
 
-R = TypeVar("R", bound=RuleInfo)  # a registered rule, or one from the index
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    R = TypeVar("R", bound=RuleInfo)  # a registered rule, or one from the index
 
 ALL = "ALL"
 _PREFIX = lazy(r"[A-Z]{1,2}|[A-Z]{2}\d{1,2}")

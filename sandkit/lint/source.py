@@ -11,18 +11,21 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Collection, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from sandkit.lazy_regex import AnyPattern, case_folded
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import BoundHit, Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, mappings, walk
 
-if TYPE_CHECKING:  # parsed on first use only: these modules load lazily
+if TYPE_CHECKING:  # the syntax modules are parsed on first use only: they load lazily
+    from typing import Any, TypeVar
+
     from sandkit.lint.syntax.dockerfile import Instruction
     from sandkit.lint.syntax.envfile import EnvEntry
     from sandkit.lint.syntax.jenkinsfile import Pipeline
 
-T = TypeVar("T")
+    T = TypeVar("T")
+
 _DOCUMENTS: Any = object()  # walk's default root: every document of the file
 NOT_PLAIN: Any = object()  # plain_json of a text that is not strict JSON
 

@@ -4,6 +4,7 @@ make fire, and finds exactly what a scan with every family imported finds."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from sandkit.lint.registry import index_rows
 from tests.lint.helpers import lint_tree
 from tests.lint.test_corpus import CASES
 
+REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("pydantic", "ruamel", "jinja2", "jsonschema", "sandkit.compiler", "sandkit.kits")
 COMPOSE = "services:\n  web:\n    image: nginx:1.25\n    ports: ['8080:80']\n"
 WORKFLOW = """\
@@ -38,8 +40,19 @@ def test_the_index_matches_the_rule_families() -> None:
 
 
 def _modules_after(code: str, cwd: Path) -> set[str]:
+    """The modules a fresh interpreter holds after ``code``, started as an installed console
+    script's is: without the start-up code of .pth files (an editable install's finder imports
+    typing and pathlib at every start), seeing this checkout and the installed dependencies."""
     script = f"import sys\n{code}\nprint('\\n'.join(sys.modules), file=sys.stderr)"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=cwd, check=False)
+    path = os.pathsep.join([str(REPO), *(entry for entry in sys.path if entry)])
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+        env={**os.environ, "PYTHONPATH": path},
+    )
     assert done.returncode == 0, done.stderr
     return set(done.stderr.splitlines())
 
@@ -63,6 +76,9 @@ def test_linting_a_compose_file_and_a_workflow_imports_only_what_they_need(tmp_p
     # the records on this path are NamedTuples and plain classes: building dataclasses (and
     # importing dataclasses, which imports inspect, ast, dis and tokenize) cost a fifth of the run
     assert not {"dataclasses", "inspect"} & loaded
+    # typing (its import and its NamedTuple's compiled annotations: sandkit.lean_typing) and PyYAML
+    # (block YAML is composed without it: sandkit.lint.syntax.block_yaml) were a third of the run
+    assert not {"typing", "yaml", "datetime"} & loaded
 
     # readers of kinds these files are not, and the other sub-commands' arguments
     unneeded = {

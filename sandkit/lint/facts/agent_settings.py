@@ -10,12 +10,14 @@ Values keep the position they were written at.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from sandkit.agents import by_name
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _CLAUDE_SETTINGS = tuple(f"/{name}" for name in by_name("Claude Code").settings_files)
 _CLAUDE_HELPERS = ("apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper")

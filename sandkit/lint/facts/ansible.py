@@ -10,8 +10,8 @@ blocks, handlers, ``include_tasks`` files and roles read alike. Values written a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
     Container,
@@ -27,6 +27,9 @@ from sandkit.lint.facts.docker_cli import from_commands
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word
 from sandkit.lint.syntax.tree import PMap, PSeq, PStr, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _CONTAINER_MODULES = ("docker_container", "podman_container", "docker_swarm_service")
 _COMPOSE_MODULES = ("docker_compose_v2", "docker_compose")

@@ -4,8 +4,8 @@ environment, as docker-run settings."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.facts.container_model import (
     Container,
     Mount,
@@ -17,6 +17,9 @@ from sandkit.lint.facts.container_model import (
     strings,
 )
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _COMPOSE_HOST_MODES = ("network_mode", "pid", "ipc", "uts", "userns_mode", "cgroup")
 _COMPOSE_SETTING = {"network_mode": "network", "userns_mode": "userns", "cgroup": "cgroupns"}

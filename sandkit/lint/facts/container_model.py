@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, NamedTuple
 
 from sandkit.agents import CATALOGUE
 from sandkit.lazy_regex import case_folded, lazy
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Words that name a coding agent in an image, container name or command: each agent's own (from
 #: the catalogue), and the generic names agent images go by.

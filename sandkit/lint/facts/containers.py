@@ -11,9 +11,9 @@ rules is a few lines over normalised facts instead of a parser per file kind.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint import kinds
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
@@ -33,6 +33,9 @@ from sandkit.lint.facts.docker_cli import RUNTIMES, container_from_args, from_co
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The file kinds in which containers are configured; container rules subscribe to these.
 CONTAINER_KINDS = (

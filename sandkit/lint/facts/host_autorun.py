@@ -14,14 +14,17 @@ Each :class:`AutoRun` says what starts it and holds the text it runs, positioned
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
 
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint import kinds
 from sandkit.lint.kinds import GIT_HOOKS
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.hcl import blocks
 from sandkit.lint.syntax.shell import Command, Word
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: npm's install-time scripts (yarn, pnpm and bun run the same names).
 #: The JSON files whose scripts run by themselves (every other JSON file has no autoruns).

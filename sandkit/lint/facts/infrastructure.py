@@ -10,14 +10,17 @@ kept as text and never match a path or a flag, so only what the file itself says
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.facts.container_model import Container, Mount, Setting, short_volume_read_only, split_volume, strings
 from sandkit.lint.facts.kubernetes import pod_specs
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.hcl import blocks
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, first_map, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Docker (and Podman) driver settings that take a host namespace, as docker-run names them.
 _NAMESPACE_MODES = {

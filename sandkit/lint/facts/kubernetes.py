@@ -13,13 +13,16 @@ resource reads like a Pod.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.facts.container_model import Container, Mount, Setting, env_items, strings
 from sandkit.lint.facts.docker_cli import RUNTIMES, from_commands
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, first_map, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Keys holding containers, with what a finding calls one of them.
 _CONTAINER_GROUPS = {

@@ -11,11 +11,14 @@ Kiro, Amazon Q and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
 
 from sandkit.agents import CATALOGUE, unique
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # The keys every agent of the catalogue uses (sandkit/agents.py), and "uri", which configs write too.
 _MCP = [agent.mcp for agent in CATALOGUE if agent.mcp is not None]

@@ -4,11 +4,14 @@ which checkouts fetch untrusted code, and where secrets are referenced."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # "secrets" as the context itself, not the end of a name (needs.x-with-inherited-secrets.outputs.y).
 SECRET_REF = lazy(r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})")

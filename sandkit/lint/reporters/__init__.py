@@ -6,8 +6,8 @@ import importlib
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
+from sandkit.lean_typing import NamedTuple
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Finding
 from sandkit.lint.registry import RuleInfo
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_values import find_configured, is_example_path, is_lockfile, literal_secret, tokens_of
@@ -19,6 +19,9 @@ from sandkit.lint.registry import rule
 from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.tree import MAX_DEPTH, MAX_VALUES, Pos
 from sandkit.literal_search import LiteralSet
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _INI_NAMES = (
     ".npmrc",

@@ -96,7 +96,7 @@ class _Composer:
         while self.row < len(lines):
             line = lines[self.row]
             if _is_content(line):
-                if line.startswith(("---", "...", "%")) and (line[:3] in ("---", "...") or line[0] == "%"):
+                if line.startswith(("---", "...", "%")):
                     return None  # a document marker or directive: the caller decides
                 return self.row
             self.row += 1

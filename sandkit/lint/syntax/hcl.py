@@ -21,10 +21,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem, number
+
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 64
 _TOKEN = lazy(

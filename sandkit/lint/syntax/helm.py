@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # `x | default(true)` (Jinja), `default "x" .y` (Go templates): the value when nothing overrides it
 _DEFAULT = lazy(r"\bdefault\s*\(?\s*(true|false|True|False|\d+|\"[^\"\n]{0,200}\"|'[^'\n]{0,200}')")

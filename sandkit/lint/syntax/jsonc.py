@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
 from sandkit.lint.syntax.tree import number as integer  # `number` names the literal's text below
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _MAX_DEPTH = 400
 _NUMBER = lazy(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")

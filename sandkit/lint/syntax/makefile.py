@@ -7,8 +7,7 @@ what the shell would.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from sandkit.lean_typing import NamedTuple
 from sandkit.lint.syntax.tree import Pos
 
 

@@ -4,11 +4,14 @@ by reading the lines: good enough to point at the right line of a setting."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from sandkit.errors import long_integer_at
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _AT = lazy(r"\(at line (\d+), column (\d+)\)")
 

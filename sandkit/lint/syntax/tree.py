@@ -10,7 +10,11 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Collection, Iterator
-from typing import Any, NamedTuple, cast
+
+from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Pos(NamedTuple):
@@ -79,7 +83,7 @@ class PStr(str):
         return (PStr, (str(self), self.pos, self.style, self.shifts))
 
 
-class PMap(dict[Any, Any]):
+class PMap(dict):  # type: ignore[type-arg]  # dict[Any, Any]; Any is not imported at run time
     """A mapping that knows its own position and the position of each key and value."""
 
     pos: Pos
@@ -103,7 +107,7 @@ class PMap(dict[Any, Any]):
         return (_rebuild_map, (self.pos, dict(self), self.key_pos, self.value_pos))
 
 
-class PSeq(list[Any]):
+class PSeq(list):  # type: ignore[type-arg]  # list[Any]; Any is not imported at run time
     """A sequence that knows its own position and the position of each item."""
 
     pos: Pos
@@ -273,7 +277,7 @@ def mappings(
 ) -> Iterator[PMap]:
     """The mappings :func:`walk` visits, in the same order (the usual question: which mapping has
     key X?)."""
-    return cast(Iterator[PMap], _walk(root, budget, prune, within, sequences, maps_only=True))
+    return _walk(root, budget, prune, within, sequences, maps_only=True)  # type: ignore[return-value]  # only maps
 
 
 def _walk(

@@ -11,9 +11,9 @@ PyYAML, some thirty times faster) when it is installed, ruamel's otherwise.
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 from sandkit.lazy_regex import lazy
+from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.syntax.block_yaml import compose as block_compose
 from sandkit.lint.syntax.tree import (
     MAX_BLOCK_COLUMN,
@@ -26,6 +26,9 @@ from sandkit.lint.syntax.tree import (
     TreeBudget,
     number,
 )
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _BOOL_TRUE = {"true", "True", "TRUE"}
 _BOOL_FALSE = {"false", "False", "FALSE"}
