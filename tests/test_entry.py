@@ -37,10 +37,39 @@ def test_the_entry_returns_what_main_returns_and_freezes_the_collector(tmp_path:
 
 
 def test_main_in_a_longer_lived_process_leaves_the_collector_alone(capsys: pytest.CaptureFixture[str]) -> None:
-    frozen = gc.get_freeze_count()
+    frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"sandkit {__version__}\n"
-    assert gc.get_freeze_count() == frozen
+    assert (gc.get_freeze_count(), gc.get_threshold()) == (frozen, threshold)
+
+
+_SHORT_LIFE = """
+import gc, sys
+from sandkit.cli import COLLECT_AFTER, entry
+code = entry(sys.argv[1:])
+print(code, gc.get_threshold()[0] == COLLECT_AFTER, "locale" in sys.modules, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "shown"),
+    [
+        (
+            ["lint", "--nope"],
+            2,
+            "usage: sandkit [-h] [--version] COMMAND ...\nsandkit: error: unrecognized arguments: --nope",
+        ),
+        (["lint", "--format"], 2, "sandkit lint: error: argument --output-format/--format: expected one argument"),
+        (["lint", "--help"], 0, "options:\n  -h, --help            show this help message and exit"),
+    ],
+)
+def test_the_entry_collects_less_often_and_prints_argparses_messages_untranslated(
+    args: list[str], code: int, shown: str
+) -> None:
+    done = subprocess.run([sys.executable, "-c", _SHORT_LIFE, *args], capture_output=True, text=True, check=False)
+    *messages, outcome = done.stderr.splitlines()
+    assert outcome == f"{code} True False", done.stderr  # and no catalogue was looked for (locale)
+    assert shown in done.stdout + "\n".join(messages)
 
 
 _RUN_AS_MAIN = """
