@@ -89,7 +89,7 @@ def _has_table(path: str) -> bool:
 
 
 def load_config(path: str) -> LintConfig:
-    from sandkit.lint.syntax.toml import load_toml
+    from sandkit.lint.syntax.toml import load_toml, load_toml_value
 
     try:
         with open(path, encoding="utf-8") as handle:
@@ -97,15 +97,13 @@ def load_config(path: str) -> LintConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: error: cannot read the configuration: {exc}") from None
     try:
-        data = load_toml(text)
+        if os.path.basename(path) == "pyproject.toml":
+            data = load_toml_value(text, ("tool", "sandkit"))
+        else:
+            data = load_toml(text)
     except SyntaxProblem as exc:
         raise _error(path, exc.pos, exc.message) from None
-    if os.path.basename(path) == "pyproject.toml":
-        table = data.get("tool", {}).get("sandkit") if isinstance(data.get("tool"), dict) else None
-        if table is None:
-            return LintConfig(path=path)
-        data = table
-    return _build(path, data)
+    return LintConfig(path=path) if data is None else _build(path, data)
 
 
 def _error(path: str, pos: Pos, message: str, hint: str = "") -> ConfigError:

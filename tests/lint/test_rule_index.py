@@ -63,9 +63,12 @@ def test_linting_a_compose_file_and_a_workflow_imports_only_what_they_need(tmp_p
     (tmp_path / "compose.yaml").write_text(COMPOSE)
     (tmp_path / "Dockerfile").write_text('FROM python:3.12-slim\nCOPY app /app\nCMD ["python", "/app/main.py"]\n')
     (tmp_path / "run.sh").write_text("#!/bin/sh\nset -eu\necho hello\n")
+    (tmp_path / ".sandkit.toml").write_text(
+        'exclude = ["vendor"]\nselect = ["ALL"]\n[per-path-ignores]\n"tests/**" = ["PS001"]\n'
+    )
     code = "from sandkit.cli import main\nmain(['lint', 'compose.yaml', '.github/workflows/ci.yml', 'Dockerfile', 'run.sh'])"
     loaded = _modules_after(code, tmp_path)
-    assert "sandkit.lint.engine" in loaded  # it did lint
+    assert "sandkit.lint.engine" in loaded and "sandkit.lint.syntax.toml" in loaded  # it did lint, configured
     assert sorted(m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)) == []
     families = {m.rsplit(".", 1)[-1] for m in loaded if m.startswith("sandkit.lint.rules.")}
     # every family with a rule that has no trigger, or whose trigger these files hold; never the
@@ -76,9 +79,10 @@ def test_linting_a_compose_file_and_a_workflow_imports_only_what_they_need(tmp_p
     # the records on this path are NamedTuples and plain classes: building dataclasses (and
     # importing dataclasses, which imports inspect, ast, dis and tokenize) cost a fifth of the run
     assert not {"dataclasses", "inspect"} & loaded
-    # typing (its import and its NamedTuple's compiled annotations: sandkit.lean_typing) and PyYAML
-    # (block YAML is composed without it: sandkit.lint.syntax.block_yaml) were a third of the run
-    assert not {"typing", "yaml", "datetime"} & loaded
+    # typing (its import and its NamedTuple's compiled annotations: sandkit.lean_typing), PyYAML
+    # (block YAML is composed without it: sandkit.lint.syntax.block_yaml), and tomllib (the
+    # configuration is read without it: sandkit.lint.syntax.plain_toml) were half of the run
+    assert not {"typing", "yaml", "datetime", "tomllib"} & loaded
 
     # readers of kinds these files are not, and the other sub-commands' arguments
     unneeded = {

@@ -8,6 +8,7 @@ import re
 from sandkit.errors import long_integer_at
 from sandkit.lazy_regex import lazy
 from sandkit.lean_typing import TYPE_CHECKING
+from sandkit.lint.syntax.plain_toml import loads as plain_loads
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
 
 if TYPE_CHECKING:
@@ -17,6 +18,30 @@ _AT = lazy(r"\(at line (\d+), column (\d+)\)")
 
 
 def load_toml(text: str) -> PMap:
+    result = _convert(_parse(text), (), _KeyIndex(text), Pos())
+    assert isinstance(result, PMap)
+    return result
+
+
+def load_toml_value(text: str, path: tuple[str, ...]) -> Any:
+    """The value at the key ``path`` (``("tool", "sandkit")``) as positioned data, or None when the
+    text has none; only that value is located (a key is found by reading lines, and locating every
+    key of a pyproject.toml took longer than the rest of a pre-commit run)."""
+    value: Any = _parse(text)
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    index = _KeyIndex(text)
+    return _convert(value, path, index, index.find(path))
+
+
+def _parse(text: str) -> dict[str, Any]:
+    """``tomllib.loads``, without importing tomllib for the TOML configuration files are usually
+    written in (:mod:`sandkit.lint.syntax.plain_toml`)."""
+    plain = plain_loads(text)
+    if plain is not None:
+        return plain
     import tomllib
 
     try:
@@ -31,13 +56,7 @@ def load_toml(text: str) -> PMap:
         raise SyntaxProblem(
             "TOML holds an integer too long to read (over 4,300 digits)", Pos(*long_integer_at(text))
         ) from None
-    index = _KeyIndex(text)
-    try:
-        result = _convert(data, (), index, Pos())
-    except RecursionError:
-        raise SyntaxProblem("TOML nested too deeply to analyse", Pos()) from None
-    assert isinstance(result, PMap)
-    return result
+    return data
 
 
 class _KeyIndex:
@@ -85,11 +104,18 @@ class _KeyIndex:
 
 
 def _convert(value: Any, path: tuple[str | int, ...], index: _KeyIndex, pos: Pos) -> Any:
+    try:
+        return _converted(value, path, index, pos)
+    except RecursionError:
+        raise SyntaxProblem("TOML nested too deeply to analyse", Pos()) from None
+
+
+def _converted(value: Any, path: tuple[str | int, ...], index: _KeyIndex, pos: Pos) -> Any:
     if isinstance(value, dict):
         result = PMap(pos)
         for key, item in value.items():
             item_pos = index.find((*path, key))
-            result[key] = _convert(item, (*path, key), index, item_pos)
+            result[key] = _converted(item, (*path, key), index, item_pos)
             result.key_pos[key] = item_pos
             result.value_pos[key] = item_pos
         return result
@@ -97,7 +123,7 @@ def _convert(value: Any, path: tuple[str | int, ...], index: _KeyIndex, pos: Pos
         seq = PSeq(pos)
         for number, item in enumerate(value):
             item_path = (*path, number) if isinstance(item, dict) else path
-            seq.append(_convert(item, item_path, index, pos))
+            seq.append(_converted(item, item_path, index, pos))
             seq.item_pos.append(pos)
         return seq
     if isinstance(value, str):
