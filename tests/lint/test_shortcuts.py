@@ -8,6 +8,7 @@ the corpus cannot reach every corner (escaped keys, overlapping hints, huge file
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -322,3 +323,58 @@ def test_a_large_ansible_tasks_file_is_read_as_ansible() -> None:
     small = {(f.rule, f.line) for f in lint_files({"tasks/main.yml": tasks})}
     assert ("PV001", 5) in small
     assert {(f.rule, f.line) for f in lint_files({"tasks/main.yml": tasks + filler})} == small
+
+
+# Pieces of the commands and sentences the instruction rules look for, and of what they are not.
+_LINE_PIECES = [
+    *("curl ", "CURL ", "wget ", "nc ", "netcat ", "Invoke-WebRequest ", "iwr ", "irm ", "printenv ", "env"),
+    *(" -d ", " --data-binary ", " -F ", " -T ", "@.env", "$(env)", "~/.ssh/id_rsa", "$GITHUB_TOKEN", " | ", "|"),
+    *("Send ", "post ", "upload ", "report ", "the secrets ", "tokens ", "credentials ", "api keys ", "to "),
+    *("https://x.example.com", "the webhook", "evil.example.com", "Do not ", "don't ", "never ", "must not "),
+    *("mention ", "tell ", "this step", "the following commands", "to the user", "without telling the user"),
+    *("silently ", "Secretly ", "run ", "hide this ", "from the user", "\u212a", "\u0130", "é", "\n", ". ", " "),
+]
+
+
+_SLOTS = [
+    ["", "Please ", "Do not ", "never ", "don't ", "Silently ", "without telling the user, "],
+    ["send ", "post ", "upload ", "curl -d ", "wget --post-data ", "nc ", "tell ", "mention ", "run ", "hide this "],
+    ["$(env) ", "the secrets ", "~/.ssh/id_rsa ", "@.env ", "api keys ", "this step ", "the user ", "env "],
+    ["to ", "| curl ", "| nc ", "from the user ", "", "with the token "],
+    ["https://x.example.com", "the webhook", "evil.example.com", "the user", ""],
+]
+_CASES: list[Callable[[str], str]] = [
+    str,
+    str.upper,
+    str.title,
+    lambda s: s.replace("k", "\u212a").replace("i", "\u0130"),
+]
+
+
+@st.composite
+def _instruction_lines(draw: st.DrawFn) -> str:
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            line = "".join(draw(st.sampled_from(slot)) for slot in _SLOTS)
+        else:
+            line = "".join(draw(st.lists(st.sampled_from(_LINE_PIECES), max_size=12)))
+        lines.append(draw(st.sampled_from(_CASES))(line))
+    return "\n".join(lines)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_instruction_lines())
+def test_searching_only_the_lines_with_trigger_words_finds_every_match(text: str) -> None:
+    """The instruction rules search only the lines holding their trigger words; every match is
+    on such a line, whatever the case (and Unicode case folding) of the words."""
+    from sandkit.lint.facts.agent_commands import SEND_SECRETS, SEND_SECRETS_WORDS, matches_by_line
+    from sandkit.lint.rules import instruction_leaks as leaks
+
+    for pattern, words in (
+        (SEND_SECRETS, SEND_SECRETS_WORDS),
+        (leaks._SEND_PROSE, leaks._SEND_PROSE_WORDS),
+        (leaks._CONCEAL, leaks._CONCEAL_LINE_WORDS),
+    ):
+        every_line = [m.span() for m in matches_by_line(pattern, text)]
+        assert [m.span() for m in matches_by_line(pattern, text, words)] == every_line

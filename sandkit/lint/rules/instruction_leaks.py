@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.agent_commands import SEND_SECRETS, matches_by_line
+from sandkit.lint.facts.agent_commands import SEND_SECRETS, SEND_SECRETS_WORDS, matches_by_line
 from sandkit.lint.kinds import AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
@@ -41,6 +41,21 @@ _CONCEAL = lazy(
     r"add|append|modify|delete|exfiltrate)\b|"
     r"\bhide\s+(?:this|these|it|the\s+(?:output|command|step))\b[^.\n]{0,30}?\bfrom\s+the\s+"
     r"(?:user|human|developer|reviewers?)\b"
+)
+#: Every match of the patterns above holds one of these words, as a whole word: the lines
+#: :func:`matches_by_line` searches.
+_SEND_PROSE_WORDS = ("send", "post", "upload", "forward", "transmit", "exfiltrate", "copy", "paste", "submit", "report")
+_CONCEAL_LINE_WORDS = (
+    "not",
+    "don't",
+    "dont",
+    "never",
+    "without",
+    "silently",
+    "secretly",
+    "covertly",
+    "quietly",
+    "hide",
 )
 #: Every finding's text holds one of these (the rules' triggers).
 _SEND_WORDS = re.compile(
@@ -78,8 +93,11 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
     credentials anywhere to do its task.
     """
     seen: set[int] = set()
-    for pattern, what in ((SEND_SECRETS, "a command sending"), (_SEND_PROSE, "asks to send")):
-        for match in matches_by_line(pattern, file.text):
+    for pattern, what, words in (
+        (SEND_SECRETS, "a command sending", SEND_SECRETS_WORDS),
+        (_SEND_PROSE, "asks to send", _SEND_PROSE_WORDS),
+    ):
+        for match in matches_by_line(pattern, file.text, words):
             pos = file.pos_at(match.start())
             before = file.line_text(pos.line)[: pos.column - 1]
             if pos.line not in seen and not _WARNING.search(before + match.group()[:40]):
@@ -110,7 +128,7 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     Fix:
     Remove the instruction; an agent should report every command it runs.
     """
-    for match in matches_by_line(_CONCEAL, file.text):
+    for match in matches_by_line(_CONCEAL, file.text, _CONCEAL_LINE_WORDS):
         yield Hit(
             file.pos_at(match.start()), f"instructions tell the agent to hide what it does: {clip(match.group())}"
         )
