@@ -34,11 +34,13 @@ _DEFAULT = lazy(r"\bdefault\s*\(?\s*(true|false|True|False|\d+|\"[^\"\n]{0,200}\
 _STATEMENT = lazy(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 _DIRECTIVE = lazy(r"\{\{-?(?P<body>.*?)-?\}\}", re.DOTALL)
 _VALUES_PATH = lazy(r"(?<![\w$])\.Values((?:\.[A-Za-z_][\w-]*)+)")
-_OPEN = lazy(r"^\s*(if|range|with|define|block)\b")
-_ELSE = lazy(r"^\s*else\b")
-_END = lazy(r"^\s*end\b")
-_COMMENT = lazy(r"^\s*/\*.*\*/\s*$", re.DOTALL)
-_ASSIGNMENT = lazy(r"^\s*\$\w+\s*:?=")  # {{ $x := ... }} renders nothing
+#: What a directive does, from its first word: "end", "else", "open" (if, range, with, define,
+#: block), "assign" ({{ $x := ... }} renders nothing) or "comment" ({{/* ... */}}); else nothing.
+_KIND = lazy(
+    r"\s*(?:(?P<end>end\b)|(?P<else>else\b)|(?P<open>(?:if|range|with|define|block)\b)|"
+    r"(?P<assign>\$\w+\s*:?=)|(?P<comment>/\*.*\*/\s*$))",
+    re.DOTALL,
+)
 _PLAIN = lazy(r"^[A-Za-z0-9_./:@+-]*$")
 _BLOCK_OUTPUT = lazy(r"\bn?indent\b|\btoYaml\b")
 TEMPLATE_VALUE = "(template)"  # what an expression values.yaml does not settle stands for: a plain scalar
@@ -181,22 +183,17 @@ def mask_template(text: str, values: Any) -> str:
     """
     if "{%" in text or "{#" in text:
         text = _STATEMENT.sub(lambda m: "\n" * m.group().count("\n"), text)
+    directives = _directives(text)
     out: list[str] = []
     position = 0
-    for match in _DIRECTIVE.finditer(text):
+    for match, kind in directives:
         body = match.group("body")
         out.append(text[position : match.start()])
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end
         alone = not text[line_start : match.start()].strip() and not text[match.end() : line_end].strip()
-        if (
-            _COMMENT.match(body)
-            or _END.match(body)
-            or _ELSE.match(body)
-            or _OPEN.match(body)
-            or _ASSIGNMENT.match(body)
-        ):
+        if kind:  # a control line, an assignment or a comment: renders nothing
             replacement = ""
         elif alone:
             replacement = (_resolved(body, values) if _opens_value(out) else None) or ""
@@ -210,7 +207,7 @@ def mask_template(text: str, values: Any) -> str:
         position = match.end()
     out.append(text[position:])
     masked = "".join(out)
-    dead = _dead_lines(text, values)
+    dead = _dead_lines(text, directives, values)
     if not dead:
         return masked
     return "\n".join("" if index in dead else line for index, line in enumerate(masked.split("\n")))
@@ -236,29 +233,39 @@ def _opens_value(out: list[str]) -> bool:
     return False
 
 
-def _dead_lines(text: str, values: Any) -> set[int]:
+def _directives(text: str) -> list[tuple[re.Match[str], str | None]]:
+    """Every ``{{ ... }}`` of the text with its kind (see ``_KIND``), each read once."""
+    kind_of = _KIND.compiled.match  # some 10,000 directives in a large chart
+    found = []
+    for match in _DIRECTIVE.finditer(text):
+        kind = kind_of(match.group("body"))
+        found.append((match, kind.lastgroup if kind is not None else None))
+    return found
+
+
+def _dead_lines(text: str, directives: list[tuple[re.Match[str], str | None]], values: Any) -> set[int]:
     """Walk the directives in order and collect the lines between them that are not rendered."""
     dead: set[int] = set()
     frames: list[tuple[bool, bool, bool]] = []
     live = True
     previous_line = line = counted = 0
-    for match in _DIRECTIVE.finditer(text):
+    for match, kind in directives:
         body = match.group("body")
         line += text.count("\n", counted, match.start())  # counted from the last directive on, not from the top
         counted = match.start()
         if not live:
             dead.update(range(previous_line, line + 1))
         previous_line = line
-        if _END.match(body):
+        if kind == "end":
             if frames:
                 _, _, live = frames.pop()
-        elif _ELSE.match(body) and frames:
+        elif kind == "else" and frames:
             taken, _, outer = frames[-1]
             truth = _condition(body, values) if re.match(r"^\s*else\s+if\b", body) else True
             branch = (not taken) and (truth is not False)
             frames[-1] = (taken or (truth is True), branch, outer)
             live = outer and branch
-        elif _OPEN.match(body) and not _COMMENT.match(body):
+        elif kind == "open":
             truth = _condition(body, values) if re.match(r"^\s*(?:if|with)\b", body) else None
             frames.append((truth is True, truth is not False, live))
             live = live and truth is not False
