@@ -6,7 +6,6 @@ Each sub-command imports its machinery only when it runs, so that ``sandkit --ve
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -15,7 +14,10 @@ from sandkit import __version__
 from sandkit.errors import SandkitError, UsageError
 from sandkit.lean_typing import TYPE_CHECKING
 
-Runner = Callable[[argparse.Namespace], int]
+if TYPE_CHECKING:
+    import argparse
+
+    Runner = Callable[[argparse.Namespace], int]
 
 
 def _run_validate(args: argparse.Namespace) -> int:
@@ -99,10 +101,12 @@ def _run_completion(args: argparse.Namespace) -> int:
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
+_untranslated = False  # set by entry(): argparse's messages are not looked up in gettext's catalogues
+
 
 def _command(sub: Subparsers, name: str, help_text: str, run: Runner) -> argparse.ArgumentParser:
     """A sub-command; abbreviated long flags are refused, so scripts keep working as flags are added."""
-    p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False, formatter_class=_HelpFormatter)
+    p = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False, formatter_class=_formatter())
     p.set_defaults(run=run)
     return p
 
@@ -293,13 +297,26 @@ _SUBCOMMANDS: tuple[tuple[tuple[str, ...], Callable[[Subparsers], None]], ...] =
 )
 
 
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, measuring the terminal as ``shutil.get_terminal_size`` does without
-    importing shutil (and the bz2 and lzma modules it brings): argparse builds a formatter for
-    every argument it adds, so every run paid that import, a few ms of a pre-commit run."""
+def _formatter() -> type[argparse.HelpFormatter]:
+    """argparse's help formatter, measuring the terminal as ``shutil.get_terminal_size`` does
+    without importing shutil (and the bz2 and lzma modules it brings): argparse builds a
+    formatter for every argument it adds, so every run paid that import, a few ms of a
+    pre-commit run. Made when a parser is first built, as argparse is imported then."""
+    global _formatter_class
+    if _formatter_class is None:
+        import argparse
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+        class HelpFormatter(argparse.HelpFormatter):
+            def __init__(
+                self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+            ):
+                super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+        _formatter_class = HelpFormatter
+    return _formatter_class
+
+
+_formatter_class: type[argparse.HelpFormatter] | None = None
 
 
 def _columns() -> int:
@@ -321,11 +338,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The command line; given a sub-command's name, with that sub-command's group only (what
     :func:`main` parses with: building every sub-command's arguments, and importing what they
     need, was a good part of a pre-commit ``sandkit lint``'s start)."""
+    import argparse
+
+    if _untranslated:
+        _untranslated_argparse()
     parser = argparse.ArgumentParser(
         prog="sandkit",
         description="Run AI coding agents unattended, safely: kits in, sandboxes out.",
         allow_abbrev=False,
-        formatter_class=_HelpFormatter,
+        formatter_class=_formatter(),
     )
     parser.add_argument("--version", action="version", version=f"sandkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -337,16 +358,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    named = words[0] if words and any(words[0] in names for names, _ in _SUBCOMMANDS) else None
-    parser = build_parser(named)  # an unknown word gets the whole parser, and its list of commands
-    try:
-        args = parser.parse_args(words)
-    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
-        return int(exc.code or 0)
-    run: Runner | None = getattr(args, "run", None)
-    if run is None:
-        parser.print_help(sys.stderr)
-        return 2
+    args = _plain_lint(words)
+    if args is None:
+        named = words[0] if words and any(words[0] in names for names, _ in _SUBCOMMANDS) else None
+        parser = build_parser(named)  # an unknown word gets the whole parser, and its list of commands
+        try:
+            args = parser.parse_args(words)
+        except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
+            return int(exc.code or 0)
+        if getattr(args, "run", None) is None:
+            parser.print_help(sys.stderr)
+            return 2
+    run: Runner = args.run
     try:
         code = run(args)
         sys.stdout.flush()  # a reader that went away shows here, not after the exit code is decided
@@ -360,6 +383,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _broken_pipe()
 
 
+def _plain_lint(words: list[str]) -> argparse.Namespace | None:
+    """``sandkit lint [PATH ...]`` with no flag, as pre-commit runs the hook, read without argparse:
+    lint's defaults (``LINT_DEFAULTS``, which a test holds equal to what argparse gives) and the
+    paths. Importing argparse and gettext and building the parser were a sixth of such a run;
+    anything else on the command line is argparse's."""
+    if not words or words[0] != "lint" or any(word.startswith("-") for word in words[1:]):
+        return None
+    from types import SimpleNamespace
+
+    from sandkit.lint.arguments import LINT_DEFAULTS
+
+    return SimpleNamespace(command="lint", **LINT_DEFAULTS, paths=words[1:], run=_run_lint)  # type: ignore[return-value]
+
+
 #: New objects between two runs of the collector's youngest generation (Python's default: 700).
 COLLECT_AFTER = 20_000
 
@@ -371,7 +408,8 @@ def entry(argv: Sequence[str] | None = None) -> int:
     - The collector runs after ``COLLECT_AFTER`` new objects rather than 700. A run's imports made
       it run some twenty times over classes and functions that live to the end (2 ms of a
       pre-commit lint); a long scan still collects, with the same work per object.
-    - argparse's messages are not looked up in gettext's catalogues (:func:`_untranslated_argparse`).
+    - argparse's messages are not looked up in gettext's catalogues (:func:`_untranslated_argparse`),
+      and ``sandkit lint PATH...`` is read without argparse (:func:`_plain_lint`).
     - At exit the interpreter collects every reference cycle it can, which for the classes and
       functions a run has imported means freeing them one by one: a fifth of a pre-commit lint's
       CPU time. Frozen objects are left out of collections (``gc.freeze``), so the process ends
@@ -382,20 +420,24 @@ def entry(argv: Sequence[str] | None = None) -> int:
     """
     import gc
 
+    global _untranslated
     gc.set_threshold(COLLECT_AFTER, *gc.get_threshold()[1:])
-    _untranslated_argparse()
+    _untranslated = True
     code = main(argv)
     gc.freeze()
     return code
 
 
 def _untranslated_argparse() -> None:
-    """argparse's own messages ("usage:", "show this help message and exit") as they are written.
+    """argparse's own messages ("usage:", "show this help message and exit") as they are written,
+    once the program (:func:`entry`) builds a parser.
 
     argparse asks gettext for a translation of each, and gettext searches for catalogue files on
     every call, importing locale to normalise the language's name: some 2 ms of a pre-commit run.
     CPython ships no catalogue for argparse, and sandkit's own messages are English.
     """
+    import argparse
+
     argparse._ = str  # type: ignore[attr-defined]  # one message in, the same message out
     argparse.ngettext = lambda singular, plural, count: singular if count == 1 else plural  # type: ignore[attr-defined]
 

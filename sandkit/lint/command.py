@@ -8,7 +8,6 @@ standard input), optionally fix, then filter what is shown (per-path ignores, ba
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Mapping
@@ -25,6 +24,7 @@ from sandkit.lint.registry import RuleInfo, rule_index
 from sandkit.lint.selection import combine, rule_matches, split_list
 
 if TYPE_CHECKING:
+    import argparse
     from typing import TextIO
 
     from sandkit.lint.engine import ScanOptions

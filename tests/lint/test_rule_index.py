@@ -83,6 +83,8 @@ def test_linting_a_compose_file_and_a_workflow_imports_only_what_they_need(tmp_p
     # (block YAML is composed without it: sandkit.lint.syntax.block_yaml), and tomllib (the
     # configuration is read without it: sandkit.lint.syntax.plain_toml) were half of the run
     assert not {"typing", "yaml", "datetime", "tomllib"} & loaded
+    # nor argparse and gettext: `sandkit lint PATH...` with no flag is read without them (sandkit.cli)
+    assert not {"argparse", "gettext"} & loaded
 
     # readers of kinds these files are not, and the other sub-commands' arguments
     unneeded = {
