@@ -89,18 +89,27 @@ def _has_table(path: str) -> bool:
 
 
 def load_config(path: str) -> LintConfig:
-    from sandkit.lint.syntax.toml import load_toml, load_toml_value
-
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: error: cannot read the configuration: {exc}") from None
     try:
+        return _settings(path, text, located=False)
+    except ConfigError:  # read again with every key located, for the error's line and column
+        return _settings(path, text, located=True)
+
+
+def _settings(path: str, text: str, located: bool) -> LintConfig:
+    """The configuration; keys are located (a pattern compiled for each) only when ``located``,
+    since a position is only ever shown in an error."""
+    from sandkit.lint.syntax.toml import load_toml, load_toml_value
+
+    try:
         if os.path.basename(path) == "pyproject.toml":
-            data = load_toml_value(text, ("tool", "sandkit"))
+            data = load_toml_value(text, ("tool", "sandkit"), located)
         else:
-            data = load_toml(text)
+            data = load_toml(text, located)
     except SyntaxProblem as exc:
         raise _error(path, exc.pos, exc.message) from None
     return LintConfig(path=path) if data is None else _build(path, data)

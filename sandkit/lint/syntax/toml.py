@@ -17,22 +17,24 @@ if TYPE_CHECKING:
 _AT = lazy(r"\(at line (\d+), column (\d+)\)")
 
 
-def load_toml(text: str) -> PMap:
-    result = _convert(_parse(text), (), _KeyIndex(text), Pos())
+def load_toml(text: str, located: bool = True) -> PMap:
+    """The document as positioned data; every position is line 0 unless ``located``."""
+    result = _convert(_parse(text), (), _KeyIndex(text) if located else _NOWHERE, Pos())
     assert isinstance(result, PMap)
     return result
 
 
-def load_toml_value(text: str, path: tuple[str, ...]) -> Any:
+def load_toml_value(text: str, path: tuple[str, ...], located: bool = True) -> Any:
     """The value at the key ``path`` (``("tool", "sandkit")``) as positioned data, or None when the
-    text has none; only that value is located (a key is found by reading lines, and locating every
-    key of a pyproject.toml took longer than the rest of a pre-commit run)."""
+    text has none; only that value is located, and only when ``located`` (a key is found by
+    reading lines, and locating every key of a pyproject.toml took longer than the rest of a
+    pre-commit run)."""
     value: Any = _parse(text)
     for key in path:
         if not isinstance(value, dict) or key not in value:
             return None
         value = value[key]
-    index = _KeyIndex(text)
+    index = _KeyIndex(text) if located else _NOWHERE
     return _convert(value, path, index, index.find(path))
 
 
@@ -103,14 +105,24 @@ class _KeyIndex:
         return start
 
 
-def _convert(value: Any, path: tuple[str | int, ...], index: _KeyIndex, pos: Pos) -> Any:
+class _Nowhere:
+    """A key index that locates nothing (every position is line 0)."""
+
+    def find(self, path: tuple[str | int, ...]) -> Pos:
+        return Pos()
+
+
+_NOWHERE = _Nowhere()
+
+
+def _convert(value: Any, path: tuple[str | int, ...], index: _KeyIndex | _Nowhere, pos: Pos) -> Any:
     try:
         return _converted(value, path, index, pos)
     except RecursionError:
         raise SyntaxProblem("TOML nested too deeply to analyse", Pos()) from None
 
 
-def _converted(value: Any, path: tuple[str | int, ...], index: _KeyIndex, pos: Pos) -> Any:
+def _converted(value: Any, path: tuple[str | int, ...], index: _KeyIndex | _Nowhere, pos: Pos) -> Any:
     if isinstance(value, dict):
         result = PMap(pos)
         for key, item in value.items():
