@@ -60,15 +60,19 @@ class _Parser:
             if text[self.at] == "[":
                 table = self._header(root)
             else:
-                key = self._key()
-                self._spaces()
-                self._expect("=")
-                self._spaces()
-                value = self._value()
-                if key in table:
-                    raise _Outside
-                table[key] = value
+                self._assignment(table)
             self._line_end()
+
+    def _assignment(self, table: dict[str, Any]) -> None:
+        """``key = value`` into ``table``; a key it already has is tomllib's error to report."""
+        key = self._key()
+        self._spaces()
+        self._expect("=")
+        self._spaces()
+        value = self._value()
+        if key in table:
+            raise _Outside
+        table[key] = value
 
     def _header(self, root: dict[str, Any]) -> dict[str, Any]:
         text = self.text
@@ -162,11 +166,9 @@ class _Parser:
 
     def _simple_key(self) -> str:
         text = self.text
-        char = text[self.at]
-        if char == '"':
-            return self._basic_string()
-        if char == "'":
-            return self._literal_string()
+        quoted = self._quoted()
+        if quoted is not None:
+            return quoted
         start = self.at
         while self.at < len(text) and text[self.at] in _BARE:
             self.at += 1
@@ -175,13 +177,21 @@ class _Parser:
         return text[start : self.at]
 
     # ----- values -------------------------------------------------------------------------------
-    def _value(self) -> Any:
-        text = self.text
-        char = text[self.at]
+    def _quoted(self) -> str | None:
+        """The basic or literal string starting here, or None if none does."""
+        char = self.text[self.at]
         if char == '"':
             return self._basic_string()
         if char == "'":
             return self._literal_string()
+        return None
+
+    def _value(self) -> Any:
+        text = self.text
+        quoted = self._quoted()
+        if quoted is not None:
+            return quoted
+        char = text[self.at]
         if char == "[":
             return self._nested(self._array)
         if char == "{":
@@ -298,14 +308,7 @@ class _Parser:
             return table
         while True:
             self._spaces()
-            key = self._key()
-            self._spaces()
-            self._expect("=")
-            self._spaces()
-            value = self._value()
-            if key in table:
-                raise _Outside
-            table[key] = value
+            self._assignment(table)
             self._spaces()
             if text[self.at] == ",":
                 self.at += 1
