@@ -81,14 +81,22 @@ def _newlines(text: str) -> Iterator[int]:
 
 def _lines_holding(text: str, words: tuple[str, ...]) -> list[int] | None:
     """The starts of the lines holding one of ``words`` as a whole word, in any case; None when
-    lower-casing changes the text's length (a few letters fold to two characters)."""
+    lower-casing changes the text's length (a few letters fold to two characters), or when
+    looking costs more than searching every line would: more than ``_LOOKS`` occurrences to
+    look at (a planted "ncncnc..." has a million), or words on more than a quarter of the lines
+    (and more than 64)."""
     folded = case_folded(text)
     if len(folded) != len(text):
         return None
     starts: set[int] = set()
+    most = max(64, (text.count("\n") + 1) // 4)
+    looks = _LOOKS
     for word in words:
         at = folded.find(word)
         while at >= 0:
+            looks -= 1
+            if looks < 0 or len(starts) > most:
+                return None
             end = at + len(word)
             if _word_edge(folded, at - 1) and _word_edge(folded, end):
                 starts.add(folded.rfind("\n", 0, at) + 1)
@@ -97,6 +105,9 @@ def _lines_holding(text: str, words: tuple[str, ...]) -> list[int] | None:
             else:
                 at = folded.find(word, at + 1)
     return sorted(starts)
+
+
+_LOOKS = 20_000  # occurrences of the words _lines_holding looks at before it searches every line
 
 
 def _word_edge(text: str, index: int) -> bool:

@@ -16,7 +16,7 @@ the test data and on generated documents.
 
 from __future__ import annotations
 
-MAX_TEXT = 65_536  # longer texts go to libyaml: this module is for the many small files
+MAX_TEXT = 16_384  # longer texts go to libyaml (faster on them): this module is for small files
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./$@+=~() ")
 _KEY_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./$")
 _PLAIN_FORBIDDEN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
