@@ -408,8 +408,8 @@ def entry(argv: Sequence[str] | None = None) -> int:
     - The collector runs after ``COLLECT_AFTER`` new objects rather than 700. A run's imports made
       it run some twenty times over classes and functions that live to the end (2 ms of a
       pre-commit lint); a long scan still collects, with the same work per object.
-    - argparse's messages are not looked up in gettext's catalogues (:func:`_untranslated_argparse`),
-      and ``sandkit lint PATH...`` is read without argparse (:func:`_plain_lint`).
+    - argparse's messages are not looked up in gettext's catalogues (:func:`_untranslated_argparse`;
+      :func:`main` reads ``sandkit lint PATH...`` without argparse at all, :func:`_plain_lint`).
     - At exit the interpreter collects every reference cycle it can, which for the classes and
       functions a run has imported means freeing them one by one: a fifth of a pre-commit lint's
       CPU time. Frozen objects are left out of collections (``gc.freeze``), so the process ends
