@@ -61,10 +61,8 @@ def matches_by_line(pattern: AnyPattern, text: str, words: tuple[str, ...] = ())
     character of every line (an instruction collection spent half its time there); the words are
     found with ``str.find``.
     """
-    starts = _lines_holding(text, words) if words else None
-    if starts is None:
-        starts = [0, *(index + 1 for index in _newlines(text))]
-    for start in starts:
+    held = _lines_holding(text, words) if words else None
+    for start in _line_starts(text) if held is None else held:
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         match = pattern.search(text, start, min(end, start + LINE_LIMIT))
@@ -72,10 +70,13 @@ def matches_by_line(pattern: AnyPattern, text: str, words: tuple[str, ...] = ())
             yield match
 
 
-def _newlines(text: str) -> Iterator[int]:
+def _line_starts(text: str) -> Iterator[int]:
+    """Where each line of ``text`` starts, found as they are asked for (a caller may stop at the
+    first match)."""
+    yield 0
     at = text.find("\n")
     while at >= 0:
-        yield at
+        yield at + 1
         at = text.find("\n", at + 1)
 
 

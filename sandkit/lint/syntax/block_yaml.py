@@ -255,11 +255,16 @@ class _Composer:
             raise _Outside
         else:
             node = self._plain(row, start)
-        self.row = row + 1
+        self._value_ends(row + 1, parent)
+        return node
+
+    def _value_ends(self, row: int, parent: int) -> None:
+        """Reading on from ``row``, a scalar of a block at column ``parent`` is over: no content
+        line below it is indented deeper (a continuation, or an error libyaml reports)."""
+        self.row = row
         following = self._next_content()
         if following is not None and _indent(self.lines[following]) > parent:
-            raise _Outside  # a continuation line, or an error libyaml reports
-        return node
+            raise _Outside
 
     def _plain(self, row: int, start: int) -> Node:
         line = self.lines[row]
@@ -364,8 +369,5 @@ class _Composer:
         if last == len(lines) - 1:
             raise _Outside  # the text ends without a line break: left to libyaml
         value = "\n".join(body) + ("" if strip else "\n")
-        self.row = last + 1
-        following = self._next_content()
-        if following is not None and _indent(lines[following]) > parent:
-            raise _Outside
+        self._value_ends(last + 1, parent)
         return Node("scalar", value, row, start, "|")
