@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from sandkit.lazy_regex import lazy
 from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint import kinds
+from sandkit.lint.consumers.compose import project_of
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
     Container,
@@ -84,8 +85,9 @@ def environment(file: SourceFile) -> list[Setting]:
 def _containers(file: SourceFile) -> Iterator[Container]:
     kind = file.kind
     if kind == kinds.COMPOSE:
+        project = project_of(file)
         for document in file.documents:
-            yield from compose_services(document)
+            yield from compose_services(document, project)
     elif kind == kinds.KUBERNETES:
         from sandkit.lint.facts.kubernetes import kubernetes_containers
 
