@@ -155,8 +155,8 @@ def _braced(
     if operator in (":-", "-"):
         if known and (value or operator == "-"):
             return value
-        if not known and not defaults:
-            return written
+        if not known and not defaults:  # the default stays a default, what the .env gives filled in
+            return "${" + name + operator + _expand(argument, env, defaults, decided, depth + 1) + "}"
         if not known:
             decided.append((name, "default"))
         return _expand(argument, env, defaults, decided, depth + 1)
@@ -197,6 +197,7 @@ class Project:
         self._documents: dict[str, list[Any] | None] = {}
         self._env: dict[str, dict[str, str]] = {}
         self.texts: list[str] = []  # what was read, for the rules' trigger words
+        self.heads: dict[str, str] = {}  # the start of each YAML file read, which decides its kind
 
     @property
     def folder(self) -> str:
@@ -252,6 +253,7 @@ class Project:
         if path not in self._documents:
             text = self.read(path)
             self._documents[path] = _parse(text) if text is not None else None
+            self.heads[path] = (text or "")[:4096]
         documents = self._documents[path]
         return (path, documents) if documents is not None else None
 

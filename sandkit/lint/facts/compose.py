@@ -93,7 +93,7 @@ class _Reader:
         if not isinstance(base, PMap):
             return None
         box = self.service(name, base, services, services.pos_of_key(name), folder, depth + 1)
-        box.label = f'service "{name}" ({where}{services.pos_of_key(name).line})'
+        box.label = f'service "{name}" ({where or "line "}{services.pos_of_key(name).line})'
         return box
 
 
@@ -118,18 +118,19 @@ def _joined(first: str, second: str) -> str:
 
 def _included(document: Any, project: Project) -> Iterator[Container]:
     """Services of the files a top-level ``include`` names, placed at the include entry. A file
-    whose name makes it a Compose file is scanned on its own, and is not read here."""
+    whose name or content makes it a Compose file is scanned on its own, and is not reported
+    again here."""
     from sandkit.lint import kinds
 
     for path, at in include_entries(document):
         expanded = interpolate(path, project.env(project.folder))
-        relative = expanded.text if expanded else path
-        if kinds.kind_by_name(os.path.basename(relative)).kind == kinds.COMPOSE:
-            continue
-        loaded = project.documents(relative)
+        loaded = project.documents(expanded.text if expanded else path)
         if loaded is None:
             continue
         absolute, documents = loaded
+        kind = kinds.kind_by_content(kinds.kind_by_name(os.path.basename(absolute)), project.heads.get(absolute, ""))
+        if kind.kind == kinds.COMPOSE:
+            continue
         services = services_of(documents)
         if services is None:
             continue
