@@ -250,3 +250,40 @@ patches:
 )
 def test_go_yaml_v2_plain_scalars(text: str, value: object) -> None:
     assert resolve_plain(text) == value
+
+
+@pytest.mark.parametrize(
+    ("files", "privileged"),
+    [
+        # the Dev Containers CLI tests privileged as JavaScript does: any non-empty string is true
+        ({".devcontainer/devcontainer.json": '{"image": "alpine", "privileged": "false"}'}, True),
+        ({".devcontainer/devcontainer.json": '{"image": "alpine", "privileged": 1}'}, True),
+        ({".devcontainer/devcontainer.json": '{"image": "alpine", "privileged": ""}'}, False),
+        # docker's flags are read by strconv.ParseBool; a value it refuses stops the command
+        ({"run.sh": "docker run --privileged=t alpine\n"}, True),
+        ({"run.sh": "docker run --privileged=F alpine\n"}, False),
+        ({"run.sh": "docker run --privileged=yes alpine\n"}, False),
+        ({"run.sh": "docker run --privileged alpine\n"}, True),
+        # Ansible: PyYAML's YAML 1.1 and its boolean() for options of type bool
+        ({"play.yml": "- hosts: all\n  tasks:\n    - docker_container: {name: a, image: b, privileged: yes}\n"}, True),
+        ({"play.yml": "- hosts: all\n  tasks:\n    - docker_container: {name: a, image: b, privileged: 'On'}\n"}, True),
+        (
+            {"play.yml": "- hosts: all\n  tasks:\n    - docker_container: {name: a, image: b, privileged: 'no'}\n"},
+            False,
+        ),
+        # Nomad and Terraform: cty converts the string "true"
+        (
+            {
+                "job.nomad": 'job "j" {\n  group "g" {\n    task "t" {\n      driver = "docker"\n'
+                '      config {\n        image = "a"\n        privileged = "true"\n      }\n    }\n  }\n}\n'
+            },
+            True,
+        ),
+        ({"main.tf": 'resource "docker_container" "c" {\n  image = "a"\n  privileged = "true"\n}\n'}, True),
+        # a GitLab runner's TOML decoder refuses a string for a boolean: the runner does not start
+        ({"config.toml": '[[runners]]\n  executor = "docker"\n  [runners.docker]\n    privileged = "true"\n'}, False),
+        ({"config.toml": '[[runners]]\n  executor = "docker"\n  [runners.docker]\n    privileged = true\n'}, True),
+    ],
+)
+def test_other_consumers_booleans(files: dict[str, str], privileged: bool) -> None:
+    assert bool(_hits(lint_files(files), "PV001")) is privileged

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from sandkit.lazy_regex import lazy
 from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint import kinds
+from sandkit.lint.consumers.booleans import js_truthy
 from sandkit.lint.consumers.compose import project_of
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
@@ -183,7 +184,7 @@ def _devcontainer(file: SourceFile) -> Iterator[Container]:
                 read_only=kv_read_only(fields),
             )
         )
-    if config.get("privileged") is True:
+    if js_truthy(config.get("privileged")):  # the Dev Containers CLI tests it as JavaScript does
         box.settings.append(Setting("privileged", "true", config.pos_of("privileged")))
     for key, name in (("capAdd", "cap-add"), ("securityOpt", "security-opt")):
         list_settings(box, config.get(key), name, config.pos_of(key))
