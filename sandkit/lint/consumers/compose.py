@@ -190,9 +190,11 @@ class Project:
     """What a Compose file reads besides itself: the ``.env`` beside it, and the files its
     ``extends`` and ``include`` name, each read at most once, within the repository root."""
 
-    def __init__(self, origin: str, root: str) -> None:
+    def __init__(self, origin: str, root: str, *, interpolates: bool = True) -> None:
         self.origin = origin  # absolute path of the Compose file ("" when it has none: text given inline)
-        self.root = os.path.realpath(root) if root else ""
+        self.root = root
+        self.interpolates = interpolates  # the file has a "$": its .env may matter
+        self._real_root = ""
         self.files_left = MAX_FILES
         self._documents: dict[str, list[Any] | None] = {}
         self._env: dict[str, dict[str, str]] = {}
@@ -208,6 +210,8 @@ class Project:
         compose-go's dotenv reads them: later lines see earlier ones in ``${VAR}``, single
         quotes keep ``$`` literal."""
         folder = folder or self.folder
+        if folder == self.folder and not self.interpolates:
+            return {}  # nothing in the file to interpolate: the .env is not read
         if folder not in self._env:
             self._env[folder] = self._read_env(folder)
         return self._env[folder]
@@ -227,10 +231,12 @@ class Project:
 
     def read(self, path: str) -> str | None:
         """A file's text if it is a regular file under the root, within the bounds; else None."""
-        if not self.root or self.files_left <= 0:
+        if not self.root or self.files_left <= 0 or not os.path.isfile(path):
             return None
+        if not self._real_root:
+            self._real_root = os.path.realpath(self.root)
         real = os.path.realpath(path)
-        if real != self.root and not real.startswith(self.root + os.sep):
+        if real != self._real_root and not real.startswith(self._real_root + os.sep):
             return None  # outside the repository: not read
         self.files_left -= 1
         try:
@@ -264,7 +270,7 @@ class Project:
 
 def project_of(file: SourceFile) -> Project:
     """What a Compose file reads besides itself (made once per file)."""
-    return file.memo("compose_project", lambda: Project(file.origin, file.root))
+    return file.memo("compose_project", lambda: Project(file.origin, file.root, interpolates="$" in file.text))
 
 
 def trigger_text(file: SourceFile) -> str:
