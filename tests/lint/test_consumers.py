@@ -287,3 +287,16 @@ def test_go_yaml_v2_plain_scalars(text: str, value: object) -> None:
 )
 def test_other_consumers_booleans(files: dict[str, str], privileged: bool) -> None:
     assert bool(_hits(lint_files(files), "PV001")) is privileged
+
+
+@pytest.mark.parametrize(
+    ("value", "env"),
+    [
+        ("${DH:-tcp://10.0.0.5:2375}", ""),
+        ("${DH}", "DH=tcp://10.0.0.5:2375\n"),
+        ("$DH", "DH=unix:///var/run/docker.sock\n"),
+    ],
+)
+def test_docker_host_decided_by_a_variable(value: str, env: str) -> None:
+    compose = f'services:\n  s:\n    image: alpine\n    environment:\n      DOCKER_HOST: "{value}"\n'
+    assert len(_hits(lint_files({"compose.yaml": compose, ".env": env}), "RS002")) == 1

@@ -40,6 +40,10 @@ _LISTS = (("cap_add", "cap-add"), ("security_opt", "security-opt"), ("devices", 
 #: list settings (cap_add, devices ...) and mounts add up instead, as compose-go merges them.
 _SINGLE = {"privileged": "privileged", **{key: _COMPOSE_SETTING.get(key, key) for key in _COMPOSE_HOST_MODES}}
 _NO_ENV: Mapping[str, str] = {}
+#: Variables whose value is a security fact (where the container's runtime is, the SSH agent):
+#: read interpolated, as the container gets them. Other values stay as written, so a secret
+#: that the .env holds is reported in the .env, once.
+_FACT_VARIABLES = frozenset({"DOCKER_HOST", "TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE", "SSH_AUTH_SOCK"})
 
 
 def compose_services(document: Any, project: Project | None = None) -> Iterator[Container]:
@@ -202,7 +206,11 @@ def _compose_service(name: str, service: PMap, pos: Pos, env: Mapping[str, str])
             box.settings.append(Setting(_COMPOSE_SETTING.get(key, key), value, service.pos_of(key), note))
     for key, setting in _LISTS:
         _list_settings(box, service.get(key), setting, service.pos_of(key), env)
-    box.env.extend(env_items(service.get("environment"), service.pos_of("environment")))
+    for variable in env_items(service.get("environment"), service.pos_of("environment")):
+        if variable.name in _FACT_VARIABLES:
+            value, note = _text(variable.value, env)
+            variable = variable._replace(value=str(value), via=note)
+        box.env.append(variable)
     return box
 
 
