@@ -103,7 +103,7 @@ def test_a_broken_output_would_be_caught(outputs: dict[str, KitOutput]) -> None:
     spec = YAML(typ="safe").load(out.files["sbx/spec.yaml"])
     assert _errors("sbx", {**spec, "network": {}})
     srt = json.loads(out.files["srt/srt-settings.json"])
-    assert _errors("srt", {**srt, "network": {**srt["network"], "allowedDomains": ["example.com:443"]}})
+    assert _errors("srt", {**srt, "network": {**srt["network"], "allowedDomains": ["https://example.com/"]}})
     claude = json.loads(out.files["claude-code/.claude/settings.json"])
     assert _errors("claude", {**claude, "sandbox": {**claude["sandbox"], "enable": True}})
     codex = tomllib.loads(out.files["codex/config.toml"].decode())
@@ -303,13 +303,16 @@ def test_process_sandboxes_follow_the_kit(tmp_path: Path) -> None:
     )
     out = _build(kit, tmp_path, ["srt", "claude-code", "codex"])
     srt = json.loads(out.files["srt/srt-settings.json"])
-    assert srt["network"]["allowedDomains"] == ["api.example.com", "git.example.com", "*.cdn.example.com"]
-    assert srt["network"]["deniedDomains"] == ["bad.example.com"]
+    assert srt["network"]["allowedDomains"] == ["api.example.com:443", "git.example.com:8443", "*.cdn.example.com:443"]
+    assert srt["network"]["deniedDomains"] == ["bad.example.com"], "a bare host: every port denied"
+    assert srt["network"]["strictAllowlist"] is True and "10.0.0.0/8" in srt["network"]["deniedResolvedAddresses"]
+    assert "::ffff:0:0/96" not in srt["network"]["deniedResolvedAddresses"], "it would refuse every IPv4 answer"
     assert srt["filesystem"]["allowWrite"] == [".", "/tmp"] and "~/.ssh" in srt["filesystem"]["denyRead"]
     claude = json.loads(out.files["claude-code/.claude/settings.json"])
     assert claude["sandbox"]["enabled"] and claude["sandbox"]["failIfUnavailable"], "never silently unsandboxed"
     assert claude["sandbox"]["allowUnsandboxedCommands"] is False
-    assert claude["sandbox"]["network"]["allowedDomains"] == srt["network"]["allowedDomains"]
+    assert claude["sandbox"]["network"]["allowedDomains"] == ["api.example.com", "git.example.com", "*.cdn.example.com"]
+    assert claude["sandbox"]["network"]["strictAllowlist"] is True, "no prompt lets an unlisted host through"
     assert claude["sandbox"]["credentials"] == {"envVars": [{"name": "EXAMPLE_API_KEY", "mode": "deny"}]}
     assert claude["permissions"]["disableBypassPermissionsMode"] == "disable"
     assert "WebFetch(domain:api.example.com)" in claude["permissions"]["allow"]
@@ -323,7 +326,11 @@ def test_process_sandboxes_follow_the_kit(tmp_path: Path) -> None:
         assert _row(out, "isolation.runtime", target)[0] == "unsupported"
         assert _row(out, "resources.memory", target)[0] == "unsupported"
         assert _row(out, "network.egress", target)[0] == "best-effort"
-    assert "every port" in _row(out, "network.egress", "srt")[1]
+    assert "every port" in _row(out, "network.egress", "claude-code")[1]
+    _, reason = _row(out, "network.egress", "srt")
+    assert "every port" not in reason and "any depth" in reason, "srt keeps the ports; the wildcard is wider"
+    exact = _build(_kit(network={"allow": ["api.example.com", "git.example.com:8443"]}), tmp_path / "exact", ["srt"])
+    assert _row(exact, "network.egress", "srt")[0] == "enforced", "no wildcard: srt holds the kit's list exactly"
 
 
 def test_process_sandboxes_with_no_network_and_a_read_only_workspace(tmp_path: Path) -> None:

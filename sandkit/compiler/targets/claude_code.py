@@ -4,7 +4,11 @@
 ``.claude/settings.json``) turns on Claude Code's sandbox for its Bash tool, with the kit's domains,
 the credential folders unreadable and the kit's secrets hidden from the commands it runs, and keeps
 web fetches to the same domains. The keys are those of SchemaStore's claude-code-settings.json
-(commit d2cbdcde), vendored in tests/compiler/data.
+(commit d2cbdcde), vendored in tests/compiler/data. ``strictAllowlist`` (Claude Code 2.1.219 or later)
+refuses a host the kit does not list instead of asking the person at the keyboard, who could let it
+through. The sandbox block's values are run under sandbox-runtime, the library Claude Code's sandbox
+is built on (tests/sandboxes/test_srt.py); hosts stay bare names here (sandbox-runtime itself takes
+host:port, but whether Claude Code's own reading of its settings does is not shown by any run here).
 """
 
 from __future__ import annotations
@@ -15,7 +19,16 @@ import re
 from typing import Any
 
 from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity
-from sandkit.compiler.hostsandbox import CREDENTIAL_PATHS, FOLLOWS_PROOF, domains, host_rows, widened, writable
+from sandkit.compiler.hostsandbox import (
+    CLAUDE_LIVE_ONLY,
+    CLAUDE_RUN,
+    CREDENTIAL_PATHS,
+    FOLLOWS_PROOF,
+    domains,
+    host_rows,
+    widened,
+    writable,
+)
 from sandkit.compiler.plan import Plan
 from sandkit.compiler.target import Files, RenderContext
 
@@ -60,6 +73,7 @@ def settings(plan: Plan) -> dict[str, Any]:
         "network": {
             "allowedDomains": domains(plan.allow),
             "deniedDomains": domains(plan.deny),
+            "strictAllowlist": True,
             "allowLocalBinding": False,
             "allowAllUnixSockets": False,
         },
@@ -76,15 +90,19 @@ def render(plan: Plan, context: RenderContext) -> Files:
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
-    rows = [_egress_row(plan), *host_rows(plan, "Claude Code's sandbox")]
+    confined = (
+        f"the Bash tool's sandbox refuses the write ({CLAUDE_LIVE_ONLY}); Edit and Write are denied by rules",
+        CLAUDE_RUN,
+    )
+    rows = [_egress_row(plan), *host_rows(plan, "Claude Code's sandbox", denies_reads=True, confined=confined)]
     rows += [
         Fidelity(
             "network.deny",
             "enforced",
-            "deniedDomains for commands and WebFetch(domain:...) deny rules for Claude's own fetches; "
-            + PROVEN_STATICALLY,
+            f"deniedDomains for commands ({CLAUDE_LIVE_ONLY}) and WebFetch(domain:...) deny rules for Claude's "
+            "own fetches",
             requested=bool(plan.deny),
-            proven_by=FOLLOWS_PROOF,
+            proven_by=CLAUDE_RUN,
         ),
         Fidelity(
             "secrets",
@@ -153,6 +171,6 @@ def _egress_row(plan: Plan) -> Fidelity:
         "network.egress",
         "best-effort",
         "sandboxed commands reach only the kit's domains through Claude Code's proxy ("
-        + "; ".join(widened(plan))
+        + "; ".join(widened(plan, by_port=False))
         + "); Claude's API calls are its own and not sandboxed",
     )
