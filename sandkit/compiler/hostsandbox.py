@@ -76,11 +76,12 @@ def limit_row(plan: Plan, setting: Setting, what: str) -> Fidelity:
     return Fidelity(setting, "unsupported", f"a process sandbox sets no {what}", requested=setting in plan.explicit)
 
 
-def host_rows(plan: Plan, tool: str, *, denies_reads: bool, confined: tuple[str, str]) -> list[Fidelity]:
+def host_rows(plan: Plan, tool: str, *, denies_reads: bool, confined: str, run: str) -> list[Fidelity]:
     """The rows every process sandbox reports alike.
 
-    ``denies_reads``: the tool hides the credential folders; ``confined``: (how it is proven, the test)
-    for a workspace the agent may not write.
+    ``denies_reads``: the tool hides the credential folders; ``confined``: how a workspace the agent may
+    not write is held; ``run``: the test that runs the tool with the target's file (a best-effort row it
+    exercises names it too).
     """
     rows = [
         Fidelity(
@@ -101,6 +102,7 @@ def host_rows(plan: Plan, tool: str, *, denies_reads: bool, confined: tuple[str,
             "the OS sandbox (bubblewrap with seccomp, or Seatbelt) limits what the process tree may do; there "
             "are no container capabilities to drop",
             requested=False,
+            proven_by=run,
         ),
         Fidelity(
             "isolation.read_only_root",
@@ -112,6 +114,7 @@ def host_rows(plan: Plan, tool: str, *, denies_reads: bool, confined: tuple[str,
                 if denies_reads
                 else "separate root, stays readable, the credential folders included"
             ),
+            proven_by=run,
         ),
         limit_row(plan, "resources.cpus", "CPU limit"),
         limit_row(plan, "resources.memory", "memory limit"),
@@ -134,15 +137,17 @@ def host_rows(plan: Plan, tool: str, *, denies_reads: bool, confined: tuple[str,
         ),
     ]
     if plan.workspace_mode in ("clone", "mount"):
-        rows.append(Fidelity("workspace.mode", "best-effort", "the agent works in the folder it is started in"))
+        rows.append(
+            Fidelity("workspace.mode", "best-effort", "the agent works in the folder it is started in", proven_by=run)
+        )
     else:
         rows.append(
             Fidelity(
                 "workspace.mode",
                 "enforced",
                 ("the working folder is not writable" if plan.workspace_mode == "mount-readonly" else "no workspace")
-                + f"; {confined[0]}",
-                proven_by=confined[1],
+                + f"; {confined}",
+                proven_by=run,
             )
         )
     if plan.ports:

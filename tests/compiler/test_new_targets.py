@@ -15,6 +15,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.compiler.fidelity import PROVEN_STATICALLY
 from sandkit.compiler.targets import NAMES
 from sandkit.kits.dump import dump_kit
 from sandkit.kits.model import Kit
@@ -331,6 +332,21 @@ def test_process_sandboxes_follow_the_kit(tmp_path: Path) -> None:
     assert "every port" not in reason and "any depth" in reason, "srt keeps the ports; the wildcard is wider"
     exact = _build(_kit(network={"allow": ["api.example.com", "git.example.com:8443"]}), tmp_path / "exact", ["srt"])
     assert _row(exact, "network.egress", "srt")[0] == "enforced", "no wildcard: srt holds the kit's list exactly"
+
+
+def test_every_held_row_of_a_process_sandbox_names_its_run_or_says_why_not(outputs: dict[str, KitOutput]) -> None:
+    """srt, claude-code and codex: a row that holds anything (enforced or best-effort) names the test that
+    proves how far (tests/sandboxes runs them; test_fidelity_proofs checks the name), or says that only a
+    live Claude Code session would show it."""
+    for name, out in outputs.items():
+        for setting, per_target in out.fidelity.items():
+            for target in ("srt", "claude-code", "codex"):
+                row = per_target.get(target)
+                if row is None or row.level not in ("enforced", "best-effort"):
+                    continue
+                assert row.proven_by or "only a live Claude Code session" in row.reason, (name, setting, target)
+                if row.reason.endswith(PROVEN_STATICALLY):
+                    assert target == "claude-code", f"{name}: {setting} / {target} runs in tests/sandboxes"
 
 
 def test_process_sandboxes_with_no_network_and_a_read_only_workspace(tmp_path: Path) -> None:

@@ -90,11 +90,11 @@ def render(plan: Plan, context: RenderContext) -> Files:
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
-    confined = (
-        f"the Bash tool's sandbox refuses the write ({CLAUDE_LIVE_ONLY}); Edit and Write are denied by rules",
-        CLAUDE_RUN,
-    )
-    rows = [_egress_row(plan), *host_rows(plan, "Claude Code's sandbox", denies_reads=True, confined=confined)]
+    confined = f"the Bash tool's sandbox refuses the write ({CLAUDE_LIVE_ONLY}); Edit and Write are denied by rules"
+    rows = [
+        _egress_row(plan),
+        *host_rows(plan, "Claude Code's sandbox", denies_reads=True, confined=confined, run=CLAUDE_RUN),
+    ]
     rows += [
         Fidelity(
             "network.deny",
@@ -109,14 +109,15 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "best-effort",
             "Claude reads its key from the environment it is started with; sandbox.credentials hides the kit's "
             "secrets from the commands it runs (Claude Code 2.1.187 or later) and the credential folders are "
-            "unreadable to them",
+            "unreadable to them (the commands' part proven through sandbox-runtime)",
+            proven_by=CLAUDE_RUN,
         ),
         _env_row(plan),
         Fidelity(
             "sandbox scope",
             "best-effort",
             "the sandbox covers the Bash tool and what it starts; Claude's own tools (Read, Edit, WebFetch) "
-            "are held by the permission rules instead",
+            "are held by the permission rules instead, which only a live Claude Code session shows",
             requested=False,
         ),
     ]
@@ -166,6 +167,7 @@ def _egress_row(plan: Plan) -> Fidelity:
             "best-effort",
             "no domain is allowed to sandboxed commands and WebFetch is denied; Claude itself still reaches "
             "its API, outside the sandbox",
+            proven_by=CLAUDE_RUN,
         )
     return Fidelity(
         "network.egress",
@@ -173,4 +175,5 @@ def _egress_row(plan: Plan) -> Fidelity:
         "sandboxed commands reach only the kit's domains through Claude Code's proxy ("
         + "; ".join(widened(plan, by_port=False))
         + "); Claude's API calls are its own and not sandboxed",
+        proven_by=CLAUDE_RUN,
     )

@@ -55,8 +55,11 @@ def render(plan: Plan, context: RenderContext) -> Files:
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
-    confined = ("Codex's sandbox refuses the write", CODEX_RUN)
-    rows = [_egress_row(plan), *host_rows(plan, "Codex's sandbox", denies_reads=False, confined=confined)]
+    confined = "Codex's sandbox refuses the write"
+    rows = [
+        _egress_row(plan),
+        *host_rows(plan, "Codex's sandbox", denies_reads=False, confined=confined, run=CODEX_RUN),
+    ]
     rows += [
         Fidelity(
             "network.deny",
@@ -70,6 +73,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "best-effort",
             "Codex reads its key from the environment it is started with; its commands get only the core "
             "variables and the kit's env (shell_environment_policy), not the secrets",
+            proven_by=CODEX_RUN,
         ),
         Fidelity(
             "env",
@@ -113,4 +117,5 @@ def _egress_row(plan: Plan) -> Fidelity:
         "best-effort",
         "Codex's sandbox has no domain allowlist in these settings: commands get no network at all (stricter "
         "than the kit, and the kit's hosts are unreachable from them); Codex's own API calls are outside it",
+        proven_by=CODEX_RUN,
     )

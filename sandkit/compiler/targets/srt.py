@@ -80,7 +80,7 @@ def render(plan: Plan, context: RenderContext) -> Files:
 def fidelity(plan: Plan) -> list[Fidelity]:
     return [
         _egress_row(plan),
-        *host_rows(plan, "srt", denies_reads=True, confined=("srt refuses the write", SRT_RUN)),
+        *host_rows(plan, "srt", denies_reads=True, confined="srt refuses the write", run=SRT_RUN),
         Fidelity(
             "network.deny",
             "enforced",
@@ -93,8 +93,14 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             "best-effort",
             "srt passes the environment it is started with: give the agent only the kit's secrets; the host's "
             f"credential folders ({', '.join(CREDENTIAL_PATHS[:3])}, ...) are unreadable",
+            proven_by=SRT_RUN,
         ),
-        Fidelity("env", "best-effort", f"srt sets no variables: source {ENV_FILE} before running srt"),
+        Fidelity(
+            "env",
+            "best-effort",
+            f"srt sets no variables: source {ENV_FILE} before running srt",
+            proven_by=SRT_RUN,
+        ),
     ]
 
 
@@ -127,4 +133,5 @@ def _egress_row(plan: Plan) -> Fidelity:
         + DIALS
         + ": "
         + "; ".join(wider),
+        proven_by=SRT_RUN,
     )
