@@ -312,6 +312,7 @@ def test_process_sandboxes_follow_the_kit(tmp_path: Path) -> None:
     claude = json.loads(out.files["claude-code/.claude/settings.json"])
     assert claude["sandbox"]["enabled"] and claude["sandbox"]["failIfUnavailable"], "never silently unsandboxed"
     assert claude["sandbox"]["allowUnsandboxedCommands"] is False
+    assert claude["sandbox"]["filesystem"]["allowWrite"] == [".", "//tmp"], "a lone / is the settings file's folder"
     assert claude["sandbox"]["network"]["allowedDomains"] == ["api.example.com", "git.example.com", "*.cdn.example.com"]
     assert claude["sandbox"]["network"]["strictAllowlist"] is True, "no prompt lets an unlisted host through"
     assert claude["sandbox"]["credentials"] == {"envVars": [{"name": "EXAMPLE_API_KEY", "mode": "deny"}]}
@@ -357,6 +358,7 @@ def test_process_sandboxes_with_no_network_and_a_read_only_workspace(tmp_path: P
     assert srt["network"]["allowedDomains"] == [] and srt["filesystem"]["allowWrite"] == ["/tmp"]
     claude = json.loads(out.files["claude-code/.claude/settings.json"])
     assert {"WebFetch", "Edit", "Write"} <= set(claude["permissions"]["deny"])
+    assert claude["sandbox"]["filesystem"]["allowWrite"] == ["//tmp"]
     codex = tomllib.loads(out.files["codex/config.toml"].decode())
     assert codex["sandbox_mode"] == "read-only" and "sandbox_workspace_write" not in codex, "read-only has no network"
     assert codex["web_search"] == "disabled"

@@ -154,8 +154,11 @@ class Host:
     project: Path = field(init=False)
     elsewhere: Path = field(init=False)
     probe: Path = field(init=False)
+    #: A file the probe may create in /tmp (removed with the host).
+    in_tmp: Path = field(init=False)
 
     def __post_init__(self) -> None:
+        self.in_tmp = Path("/tmp") / f"{self.root.name}-probe"
         self.home = self.root / "home"
         self.project = self.root / "project"
         self.elsewhere = self.root / "elsewhere"
@@ -167,6 +170,11 @@ class Host:
         (self.project / "README.md").write_text("the project\n", encoding="utf-8")
         self.probe = self.root / "probe.py"
         shutil.copyfile(PROBE, self.probe)
+
+    @property
+    def writes(self) -> list[str]:
+        """Where the probe tries to write: the project, a folder beside it, the home, /tmp."""
+        return [str(p) for p in (self.project / "written.txt", self.elsewhere / "x", self.home / "x", self.in_tmp)]
 
     @property
     def credentials(self) -> list[Path]:
@@ -189,10 +197,12 @@ class Host:
 @contextmanager
 def pretend_host(owner: int | None = None) -> Iterator[Host]:
     root = Path(tempfile.mkdtemp(prefix="sandkit-host-", dir=HOST_ROOT))
+    host = Host(root, owner)
     try:
-        yield Host(root, owner)
+        yield host
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        host.in_tmp.unlink(missing_ok=True)
 
 
 def run_probe(

@@ -80,7 +80,7 @@ def test_codex_holds_the_kit(case: str, tmp_path: Path) -> None:
 
         asked = {
             "direct": [f"127.0.0.1:{outside.port}"],
-            "write": [str(host.project / "written.txt"), str(host.elsewhere / "x"), str(host.home / "x")],
+            "write": host.writes,
             "read": [str(host.project / "README.md"), *(str(p) for p in host.credentials)],
             "env": [name for name, _ in plan.env] + list(secrets) + [HOST_ONLY],
         }
@@ -94,6 +94,7 @@ def test_codex_holds_the_kit(case: str, tmp_path: Path) -> None:
     write = found["write"]
     assert (write[str(host.project / "written.txt")] == "written") is (mode == "workspace-write"), write
     assert write[str(host.elsewhere / "x")].startswith("error:") and write[str(host.home / "x")].startswith("error:")
+    assert (write[str(host.in_tmp)] == "written") is (mode == "workspace-write"), "/tmp: a writable root"
     read = found["read"]
     assert read[str(host.project / "README.md")] == "the project\n"
     assert all(read[str(p)] == SECRET_TEXT for p in host.credentials), "Codex hides no credential folder"

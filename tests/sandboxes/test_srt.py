@@ -38,7 +38,7 @@ def _asked(plan: Plan, host: Host, world: World) -> dict[str, Any]:
     return {
         "reach": probe_targets(plan),
         "direct": [f"127.0.0.1:{world.port}"],
-        "write": [str(host.project / "written.txt"), str(host.elsewhere / "x"), str(host.home / "x")],
+        "write": host.writes,
         "read": [str(host.project / "README.md"), *(str(p) for p in host.credentials)],
         "env": [name for name, _ in plan.env] + [name for name, _ in plan.secrets],
     }
@@ -85,6 +85,7 @@ def _check(out: KitOutput, found: dict[str, Any], world: World, host: Host, netw
     write = found["write"]
     assert (write[str(host.project / "written.txt")] == "written") is writable, write
     assert write[str(host.elsewhere / "x")].startswith("error:") and write[str(host.home / "x")].startswith("error:")
+    assert write[str(host.in_tmp)] == "written", "/tmp is writable, as the settings mean"
     read = found["read"]
     assert read[str(host.project / "README.md")] == "the project\n"
     assert all(read[str(p)].startswith("error:") for p in host.credentials), read
@@ -128,14 +129,28 @@ def test_srt_holds_the_kit_for_an_unprivileged_user(tmp_path: Path, world: World
         _check(out, found, world, host, settings["network"], "srt")
 
 
-def claude_block_as_srt_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """The sandbox block of Claude Code's settings as an srt settings file: the same keys, lifted.
+def claude_path_for_srt(path: str, settings_folder: Path) -> str:
+    """A path of Claude Code's sandbox settings as srt reads paths, by the prefixes Claude Code documents:
+    ``//`` absolute, ``/`` relative to the settings file's folder, ``~/`` and relative paths as they are."""
+    if path.startswith("//"):
+        return path[1:]
+    if path.startswith("/"):
+        return str(settings_folder) + path
+    return path
+
+
+def claude_block_as_srt_settings(settings: dict[str, Any], settings_folder: Path) -> dict[str, Any]:
+    """The sandbox block of Claude Code's settings as an srt settings file: the same keys, lifted, with
+    its paths read as Claude Code reads them (``settings_folder``: where the settings file would be).
 
     Claude Code turns its block into sandbox-runtime's config itself; srt needs a denyWrite list, which
     Claude's block leaves out (none is written). What else Claude Code adds (its own folders) is its own.
     """
     block = settings["sandbox"]
-    lifted = {"network": block["network"], "filesystem": {"denyWrite": [], **block["filesystem"]}}
+    filesystem = {
+        key: [claude_path_for_srt(p, settings_folder) for p in paths] for key, paths in block["filesystem"].items()
+    }
+    lifted = {"network": block["network"], "filesystem": {"denyWrite": [], **filesystem}}
     if "credentials" in block:
         lifted["credentials"] = block["credentials"]
     return lifted
@@ -149,7 +164,7 @@ def test_claude_code_s_sandbox_block_holds_under_sandbox_runtime(
     case: str, tmp_path: Path, world: World, host: Host
 ) -> None:
     out = build(case, tmp_path, "claude-code")
-    lifted = claude_block_as_srt_settings(json.loads(out.files[claude_code.FILE]))
+    lifted = claude_block_as_srt_settings(json.loads(out.files[claude_code.FILE]), host.project / ".claude")
     secrets = {name: SECRET_VALUE for name, _ in out.plan.secrets}
     found = _run_srt(host, world, lifted, _asked(out.plan, host, world), secrets=secrets)
     _check(out, found, world, host, lifted["network"], "claude-code")
@@ -165,7 +180,8 @@ def test_srt_reads_every_kit_s_settings_as_written(tmp_path: Path) -> None:
         out = compile_from_repo(kit, tmp_path / kit.parent.name, ["srt", "claude-code"])
         name = str(kit.relative_to(kit.parents[1]))
         configs[f"srt {name}"] = json.loads(out.files[srt.FILE])
-        configs[f"claude {name}"] = claude_block_as_srt_settings(json.loads(out.files[claude_code.FILE]))
+        settings = json.loads(out.files[claude_code.FILE])
+        configs[f"claude {name}"] = claude_block_as_srt_settings(settings, tmp_path / ".claude")
     answers = [
         ["api.example.com", "93.184.215.14", 443],
         ["api.example.com", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", 443],

@@ -77,12 +77,22 @@ def settings(plan: Plan) -> dict[str, Any]:
             "allowLocalBinding": False,
             "allowAllUnixSockets": False,
         },
-        "filesystem": {"allowWrite": writable(plan), "denyRead": list(CREDENTIAL_PATHS)},
+        "filesystem": {
+            "allowWrite": [claude_path(path) for path in writable(plan)],
+            "denyRead": [claude_path(path) for path in CREDENTIAL_PATHS],
+        },
     }
     if plan.secrets:
         sandbox["credentials"] = {"envVars": [{"name": name, "mode": "deny"} for name, _ in plan.secrets]}
     document["sandbox"] = sandbox
     return document
+
+
+def claude_path(path: str) -> str:
+    """A path as Claude Code's sandbox settings spell it: ``//`` before an absolute one, since a single ``/``
+    there means relative to the settings file (``/tmp`` would be ``.claude/tmp``); ``~/`` and relative
+    paths are as they are. SchemaStore's schema documents the prefixes and accepts ``/tmp`` all the same."""
+    return "/" + path if path.startswith("/") else path
 
 
 def render(plan: Plan, context: RenderContext) -> Files:
