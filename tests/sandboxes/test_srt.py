@@ -73,6 +73,8 @@ def _check(out: KitOutput, found: dict[str, Any], world: World, host: Host, netw
         assert (target in reached) is expected, f"{target}: {answer} (the settings say {expected})"
         assert target in reached or answer.startswith("refused: HTTP/1.1 403"), f"{target}: {answer}"
     assert set(world.seen) == reached, "nothing srt refused reached the outside, and nothing else did"
+    if plan.egress == "open":
+        assert not reached and out.fidelity["network.egress"][by].level == "unsupported", "no allow-all: none"
     wider = sorted(t for t in reached if not kit_allows(plan, t))
     egress = out.fidelity["network.egress"][by]
     assert not (wider and egress.level == "enforced"), f"{by} lets out {wider}, wider than the kit"
@@ -103,7 +105,7 @@ def host() -> Any:
         yield found
 
 
-SRT_CASES = cases("srt", ("wildcard-deny-port", "offline-read-only"))
+SRT_CASES = cases("srt", ("wildcard-deny-port", "offline-read-only", "open"))
 
 
 @pytest.mark.parametrize("case", SRT_CASES)
@@ -156,7 +158,7 @@ def claude_block_as_srt_settings(settings: dict[str, Any], settings_folder: Path
     return lifted
 
 
-CLAUDE_CASES = cases("claude-code", ("wildcard-deny-port", "offline-read-only"))
+CLAUDE_CASES = cases("claude-code", ("wildcard-deny-port", "offline-read-only", "open"))
 
 
 @pytest.mark.parametrize("case", CLAUDE_CASES)
