@@ -21,6 +21,7 @@ import functools
 import json
 import os
 import shutil
+import socket
 import socketserver
 import subprocess
 import tempfile
@@ -156,6 +157,8 @@ class Host:
     probe: Path = field(init=False)
     #: A file the probe may create in /tmp (removed with the host).
     in_tmp: Path = field(init=False)
+    #: A Unix socket of the host, listening (as a Docker daemon's would be).
+    unix_socket: Path = field(init=False)
 
     def __post_init__(self) -> None:
         self.in_tmp = Path("/tmp") / f"{self.root.name}-probe"
@@ -170,6 +173,10 @@ class Host:
         (self.project / "README.md").write_text("the project\n", encoding="utf-8")
         self.probe = self.root / "probe.py"
         shutil.copyfile(PROBE, self.probe)
+        self.unix_socket = self.root / "daemon.sock"
+        self._listener = socket.socket(socket.AF_UNIX)
+        self._listener.bind(str(self.unix_socket))
+        self._listener.listen(8)
 
     @property
     def writes(self) -> list[str]:
@@ -181,11 +188,15 @@ class Host:
         return [self.home / relative for relative in CREDENTIAL_FILES]
 
     def hand_over(self) -> None:
-        """Give the tree to its owner, readable by it (call once the test has written its files)."""
+        """Give the tree to its owner, readable by it (call once the test has written its files); the
+        socket is open to everyone, so a refused connection is the sandbox's doing."""
         for path in [self.root, *self.root.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
+            path.chmod(0o755 if path.is_dir() else 0o777 if path.is_socket() else 0o644)
             if self.owner is not None:
                 os.chown(path, self.owner, self.owner)
+
+    def close(self) -> None:
+        self._listener.close()
 
     def as_owner(self) -> list[str]:
         """The prefix that runs a command as the owner (none for this process's own uid)."""
@@ -201,6 +212,7 @@ def pretend_host(owner: int | None = None) -> Iterator[Host]:
     try:
         yield host
     finally:
+        host.close()
         shutil.rmtree(root, ignore_errors=True)
         host.in_tmp.unlink(missing_ok=True)
 

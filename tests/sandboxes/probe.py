@@ -7,7 +7,8 @@ python3 and nothing is installed for it). One JSON argument says what to try:
   (``HTTPS_PROXY``), by CONNECT, the way an HTTPS client does; each becomes the first line of what
   the far end answered, or why it failed (the proxy's refusal, or no proxy at all);
 - ``direct``: ``ip:port`` addresses to connect to without any proxy;
-- ``write``: paths to create; ``read``: paths to read; ``env``: variable names to report.
+- ``write``: paths to create; ``read``: paths to read; ``env``: variable names to report;
+- ``unix``: a listening Unix socket of the host to connect to (as a command would reach docker.sock).
 """
 
 from __future__ import annotations
@@ -93,6 +94,16 @@ def read(path: str) -> str:
         return f"error: {error.strerror}"
 
 
+def unix_socket(path: str) -> str:
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(TIMEOUT)
+            sock.connect(path)
+        return "connected"
+    except OSError as error:
+        return f"error: {error.strerror}"
+
+
 def main() -> None:
     asked = json.loads(sys.argv[1])
     found = {
@@ -101,6 +112,7 @@ def main() -> None:
         "write": {p: write(p) for p in asked.get("write", [])},
         "read": {p: read(p) for p in asked.get("read", [])},
         "env": {n: os.environ.get(n) for n in asked.get("env", [])},
+        "unix": unix_socket(asked["unix"]) if asked.get("unix") else None,
     }
     print(json.dumps(found))
 

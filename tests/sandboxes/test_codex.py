@@ -81,6 +81,7 @@ def test_codex_holds_the_kit(case: str, tmp_path: Path) -> None:
         asked = {
             "direct": [f"127.0.0.1:{outside.port}"],
             "write": host.writes,
+            "unix": str(host.unix_socket),
             "read": [str(host.project / "README.md"), *(str(p) for p in host.credentials)],
             "env": [name for name, _ in plan.env] + list(secrets) + [HOST_ONLY],
         }
@@ -89,8 +90,11 @@ def test_codex_holds_the_kit(case: str, tmp_path: Path) -> None:
         found = run_probe(command, asked, cwd=host.project, env=env, probe=host.probe)
     connected = found["direct"][f"127.0.0.1:{outside.port}"] == "connected"
     assert connected is (plan.egress == "open"), found["direct"]
+    unix = found["unix"] == "connected"
+    assert unix is (plan.egress == "open"), f"a host socket (docker.sock): {found['unix']}"
     egress = out.fidelity["network.egress"]["codex"]
-    assert egress.level != "enforced" or plan.egress in ("open", "none"), "an allowlist is not Codex's to hold"
+    assert egress.level != "enforced" or plan.egress == "none", "an allowlist is not Codex's to hold"
+    assert not (connected or unix) or ("loopback" in egress.reason and "Unix sockets" in egress.reason)
     write = found["write"]
     assert (write[str(host.project / "written.txt")] == "written") is (mode == "workspace-write"), write
     assert write[str(host.elsewhere / "x")].startswith("error:") and write[str(host.home / "x")].startswith("error:")

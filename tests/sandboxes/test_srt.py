@@ -39,6 +39,7 @@ def _asked(plan: Plan, host: Host, world: World) -> dict[str, Any]:
         "reach": probe_targets(plan),
         "direct": [f"127.0.0.1:{world.port}"],
         "write": host.writes,
+        "unix": str(host.unix_socket),
         "read": [str(host.project / "README.md"), *(str(p) for p in host.credentials)],
         "env": [name for name, _ in plan.env] + [name for name, _ in plan.secrets],
     }
@@ -83,6 +84,7 @@ def _check(out: KitOutput, found: dict[str, Any], world: World, host: Host, netw
         denied = [t for t in found["reach"] if kit_denies(plan, t)]
         assert denied and not reached & set(denied), f"a denied host got out: {reached & set(denied)}"
     assert all(a.startswith("error:") for a in found["direct"].values()), f"past the proxy: {found['direct']}"
+    assert found["unix"].startswith("error:"), "allowAllUnixSockets false: no host socket (docker.sock) reached"
     writable = plan.workspace_mode in ("clone", "mount")
     write = found["write"]
     assert (write[str(host.project / "written.txt")] == "written") is writable, write
