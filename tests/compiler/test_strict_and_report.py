@@ -210,3 +210,37 @@ def test_a_kit_for_one_target_gets_one_closing_line(tmp_path: Path, capsys: pyte
         f"fidelity: {held} of {held} settings enforced by compose",
         "every reason in out/offline/fidelity.json; --verbose prints every setting and target",
     ]
+
+
+@pytest.mark.parametrize("written", ["cpus: 2", "memory: 4Gi", "pids: 512", "timeout: 1h"])
+def test_strict_judges_a_limit_written_equal_to_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str
+) -> None:
+    """A limit the kit writes is one it asks for, even at the value `sandkit init` writes (the default):
+    srt sets no limit, so --strict fails and names it; left out, the row is information only."""
+    kit = OFFLINE + "targets: {build: [srt]}\n"
+    assert _build(tmp_path, kit, "--strict", "-q")[0] == 0, capsys.readouterr().err
+    assert _build(tmp_path, kit + f"resources: {{{written}}}\n", "--strict", "-q")[0] == 1
+    setting = "resources." + written.split(":")[0]
+    limit = {"cpus": "CPU", "memory": "memory", "pids": "process", "timeout": "time"}[written.split(":")[0]]
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"kit.yaml: {setting} is unsupported by srt: a process sandbox sets no {limit} limit"
+        + (": nothing ends the agent after the kit's timeout" if limit == "time" else "")
+    )
+
+
+def test_the_init_kit_names_its_target_so_strict_judges_what_it_builds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sandkit init` writes limits and `targets.build: [compose]`; asked for srt, --strict names each limit."""
+    text = render_init("starter", None, schema_ref="kit.schema.json", kit_path="kit.yaml")
+    assert "  build: [compose]\n" in text
+    assert _build(tmp_path, text, "--strict", "-q", "--target", "srt")[0] == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "kit.yaml: resources.cpus is unsupported by srt: a process sandbox sets no CPU limit",
+        "kit.yaml: resources.memory is unsupported by srt: a process sandbox sets no memory limit",
+        "kit.yaml: resources.pids is unsupported by srt: a process sandbox sets no process limit",
+        "kit.yaml: resources.timeout is unsupported by srt: a process sandbox sets no time limit: nothing ends "
+        "the agent after the kit's timeout",
+        "sandkit build --strict: nothing written",
+    ]
