@@ -15,6 +15,7 @@ with ``PROVEN_STATICALLY`` and names the test that checks the generated output i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -274,35 +275,47 @@ WIDTH = 100
 #: How a level is written in the printed table (fidelity.json keeps the full words).
 CELLS: dict[str, str] = {"not applicable": "n/a"}
 LEGEND = (
-    "enforced: held whatever the agent does    best-effort: held in part, or while the agent plays along\n"
-    "unsupported: the target cannot hold it    n/a: not this target's to hold    -: not in its files\n"
+    "enforced: held whatever the agent does   best-effort: held in part, or while the agent plays along\n"
+    "unsupported: the target cannot hold it   n/a: not this target's to hold   -: not in its files\n"
 )
 
 
-def table(rows: dict[str, dict[str, Fidelity]], targets: list[str], settings: list[str] | None = None) -> str:
-    """A fixed-width table: one row per setting (all, or ``settings``), one column per target; as
-    many targets as fit in :data:`WIDTH` columns side by side, the rest in further blocks below."""
-    shown = sorted(rows) if settings is None else settings
+def table(
+    levels: Mapping[str, Mapping[str, str]],
+    targets: list[str],
+    settings: list[str] | None = None,
+    *,
+    indent: str = "",
+) -> str:
+    """A fixed-width table of ``levels`` (setting -> target -> level): one row per setting (all, or
+    ``settings``), one column per target; as many targets as fit in :data:`WIDTH` columns side by
+    side, the rest in further blocks below. ``indent`` starts every line (and counts in the width)."""
+    shown = sorted(levels) if settings is None else settings
     width = max([len(s) for s in shown] + [len("setting")])
-    cells = {s: [CELLS.get(r.level, r.level) if (r := rows[s].get(t)) else "-" for t in targets] for s in shown}
+    cells = {s: [CELLS.get(level, level) if (level := levels[s].get(t)) else "-" for t in targets] for s in shown}
     columns = [max([len(t)] + [len(cells[s][i]) for s in shown]) for i, t in enumerate(targets)]
     blocks: list[list[int]] = [[]]
-    used = width
+    used = len(indent) + width
     for index, column in enumerate(columns):
         if blocks[-1] and used + 2 + column > WIDTH:
             blocks.append([])
-            used = width
+            used = len(indent) + width
         blocks[-1].append(index)
         used += 2 + column
     out: list[str] = []
     for block in blocks:
         out += [""] if out else []
-        out.append("  ".join(["setting".ljust(width), *(targets[i].ljust(columns[i]) for i in block)]).rstrip())
+        out.append(indent + "  ".join(["setting".ljust(width), *(targets[i].ljust(columns[i]) for i in block)]))
         for setting in shown:
             out.append(
-                "  ".join([setting.ljust(width), *(cells[setting][i].ljust(columns[i]) for i in block)]).rstrip()
+                indent + "  ".join([setting.ljust(width), *(cells[setting][i].ljust(columns[i]) for i in block)])
             )
-    return "\n".join(out) + "\n"
+    return "\n".join(line.rstrip() for line in out) + "\n"
+
+
+def levels_of(rows: Mapping[str, Mapping[str, Fidelity]]) -> dict[str, dict[str, str]]:
+    """setting -> target -> level, what :func:`table` shows."""
+    return {setting: {t: row.level for t, row in per_target.items()} for setting, per_target in rows.items()}
 
 
 def report(
@@ -334,7 +347,7 @@ def report(
         + f"\nevery reason in {where}"
     )
     if verbose:
-        return table(rows, built) + LEGEND + summary + "\n"
+        return table(levels_of(rows), built) + LEGEND + summary + "\n"
     hidden = "setting and target" if len(own) < len(built) else "setting"
-    shown = (table(rows, own, below) + LEGEND) if below else ""
+    shown = (table(levels_of(rows), own, below) + LEGEND) if below else ""
     return shown + summary + f"; --verbose prints every {hidden}\n"

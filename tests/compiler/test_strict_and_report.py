@@ -140,8 +140,8 @@ def _below(rows: dict[str, dict[str, dict[str, str]]], targets: list[str]) -> li
 
 
 LEGEND = [
-    "enforced: held whatever the agent does    best-effort: held in part, or while the agent plays along",
-    "unsupported: the target cannot hold it    n/a: not this target's to hold    -: not in its files",
+    "enforced: held whatever the agent does   best-effort: held in part, or while the agent plays along",
+    "unsupported: the target cannot hold it   n/a: not this target's to hold   -: not in its files",
 ]
 
 
