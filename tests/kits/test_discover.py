@@ -114,7 +114,9 @@ def test_a_folder_walk_skips_fifos_and_link_loops(tmp_path: Path) -> None:
         check=False,
         cwd=REPO,
     )
-    assert done.returncode == 0 and done.stdout.endswith("kit.yaml: ok (Kit one)\nsandkit validate: 1 kit, valid\n"), done
+    assert done.returncode == 0 and done.stdout.endswith("kit.yaml: ok (Kit one)\nsandkit validate: 1 kit, valid\n"), (
+        done
+    )
 
 
 scalars = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=12)
