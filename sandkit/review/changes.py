@@ -410,6 +410,7 @@ def together(changes: list[Change]) -> list[Change]:
     gone: set[int] = set()
     for hosts, (names, parts) in merged.items():
         one = len(names) == 1
+        wildcards = sorted(c.values for c in parts if c.kind == "wildcard-added")  # (host, domain)
         combined = Change(
             "secret-with-its-service-added",
             "secrets, network.allow",
@@ -420,8 +421,9 @@ def together(changes: list[Change]) -> list[Change]:
             + ","
             + (" which accept" if len(hosts) > 1 else " which accepts")
             + (" it," if one else " them,")
-            + " may be reached",
-            (*sorted(names), *sorted(hosts)),
+            + " may be reached"
+            + "".join("; {} is every name one label under {}" for _ in wildcards),
+            (*sorted(names), *sorted(hosts), *(value for pair in wildcards for value in pair)),
         )
         first.setdefault(min(changes.index(c) for c in parts), combined)
         gone.update(changes.index(c) for c in parts)

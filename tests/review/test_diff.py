@@ -214,7 +214,8 @@ def test_what_is_dangerous_together_is_rated_together(repo: Repo, capsys: pytest
     assert out.splitlines()[1:] == [
         "kits/cloud.yaml (cloud): changed, highest risk high",
         "  high    secret-with-its-service-added  secrets, network.allow  AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY "
-        "are in the agent's environment, and *.amazonaws.com:443, which accepts them, may be reached",
+        "are in the agent's environment, and *.amazonaws.com:443, which accepts them, may be reached; "
+        "*.amazonaws.com:443 is every name one label under amazonaws.com",
         "  high    secret-added                   secrets                 SENTRY_DSN is in the agent's environment",
         "  medium  host-added                     network.allow           docs.example.com:443 may be reached",
         "kits/trifecta.yaml (trifecta): changed, highest risk critical",
