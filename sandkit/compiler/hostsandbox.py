@@ -88,7 +88,7 @@ def host_rows(plan: Plan, tool: str, *, denies_reads: bool, confined: str, run: 
             "isolation.runtime",
             "unsupported",
             f"{tool} shares the host's kernel and runs as the user who starts it: no container, VM or gVisor",
-            requested=plan.runtime != "default",
+            requested=plan.runtime != "default" or "isolation.runtime" in plan.explicit,
         ),
         Fidelity(
             "image.user",
