@@ -13,7 +13,14 @@ from sandkit.lazy_regex import lazy
 from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
-from sandkit.lint.facts.secret_values import find_configured, is_example_path, is_lockfile, literal_secret, tokens_of
+from sandkit.lint.facts.secret_values import (
+    catalogue_file,
+    find_configured,
+    is_example_path,
+    is_lockfile,
+    literal_secret,
+    tokens_of,
+)
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import NOT_PLAIN, SourceFile
@@ -157,7 +164,9 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
     xxxx, empty or very short values), prose with spaces, the name of another variable,
     paths, numbers and booleans; keys that name non-secrets (`key`, `cache_key`,
-    `public_key`, `publishable_key`); values that name where a secret is kept
+    `public_key`, `publishable_key`); words of a natural language (`Contraseña`, `パスワード`)
+    and message catalogues (translations kept in `locales/`, `i18n/`, `de.json`,
+    `messages_fr.properties` ..., whose values are mostly prose); values that name where a secret is kept
     (`adminPasswordKey: postgres-password`, `existingSecret: db-creds`, `auth-secret:
     ns/name`), version ranges and regular expressions; lockfiles (package names such as
     `path-key` and their versions) and JSON Schemas. Values in a known format are PS001. Test
@@ -180,6 +189,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         return  # no secret-like name before a ":" or "=" (nor an escape that could spell one): nothing to parse for
     if file.kind == kinds.JSON and not _may_hold_a_literal(file.plain_json):
         return  # the C parser's reading holds no candidate: the positioned parse would find none
+    if catalogue_file(file):
+        return  # translations: "password": "Passwort" labels a field, it is not one
     known = {file.pos_at(t.start).line for t in tokens_of(file)}
     claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
     seen: set[Pos] = set()

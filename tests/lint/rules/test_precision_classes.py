@@ -1,0 +1,263 @@
+"""Issue 33: the false-positive classes found on repositories nobody here had read, each with
+several shapes, and the look-alikes that must still be reported.
+
+Credential-shaped values are assembled at run time so that this file holds no token itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from tests.lint.helpers import at, lint_files, lint_text
+
+# ---- PS002: translations and natural-language values -------------------------------------------
+
+CATALOGUE = {
+    "password": "Passwort",
+    "api_token": "API-Token",
+    "login": "Anmelden",
+    "logout": "Abmelden",
+    "save": "Speichern",
+    "welcome": "Willkommen zurück",
+    "secret": "Geheimnis",
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "web/src/locales/de.json",
+        "frontend/lang/messages/de-DE.json",
+        "packages/i18n/src/locales/de/common.json",
+        "config/locales/de.yml",
+        "app/translations/messages.de.yaml",
+        "src/de.json",
+    ],
+)
+def test_translation_catalogues_are_not_secrets(path: str) -> None:
+    text = json.dumps(CATALOGUE) if path.endswith(".json") else "".join(f"{k}: {v}\n" for k, v in CATALOGUE.items())
+    assert at(lint_text(path, text), "PS002") == []
+
+
+@pytest.mark.parametrize(
+    "value", ["Contraseña", "パスワード", "Пароль", "گذرواژه", "密码", "Zugangs-Schlüssel", "รหัสผ่าน"]
+)
+def test_natural_language_words_are_not_passwords_anywhere(value: str) -> None:
+    """Outside any catalogue too: a value with letters of a natural language is a label."""
+    assert at(lint_text("config/app.json", json.dumps({"db_password": value})), "PS002") == []
+
+
+def test_secrets_next_to_a_locales_folder_are_still_found() -> None:
+    """A configuration file in a locales folder is not prose: its literal password stays a finding,
+    as do ASCII passwords in ordinary configuration and a password in a catalogue-named file that
+    holds settings rather than sentences."""
+    settings = {"db_host": "db", "db_port": "5432", "db_password": "Kx82mQpz4t", "pool": "4"}
+    assert at(lint_text("app/locales/settings.json", json.dumps(settings)), "PS002") == [(1, 53)]
+    assert at(lint_text("deploy/de.yaml", "host: db\nport: '5432'\npassword: Kx82mQpz4t\n"), "PS002") == [(3, 11)]
+    assert at(lint_text("config/app.json", json.dumps({"db_password": "Passwort1"})), "PS002") != []
+
+
+def test_java_message_bundles() -> None:
+    bundle = "login.title=Anmelden bei der Anwendung\npassword=Passwort\nsecret.label=Geheimes Wort hier\n"
+    assert at(lint_text("src/main/resources/messages_de.properties", bundle), "PS002") == []
+    creds = "registry=https://registry.example.com/\npassword=Kx82mQpz4t\n"
+    assert at(lint_text("deploy/app.properties", creds), "PS002") == [(2, 10)]
+
+
+# ---- placeholders and fixtures --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "charts/argo-cd/ci/external-redis-values.yaml",
+        "charts/app/ci/test-values.yml",
+        "config/app.example.yml",
+        "deploy/settings-sample.json",
+        "conf/db.template.yaml",
+    ],
+)
+def test_chart_testing_values_and_example_configs_are_fixtures(path: str) -> None:
+    text = "redis:\n  password: Kx82mQpz4t\n" if not path.endswith(".json") else '{"password": "Kx82mQpz4t"}'
+    assert at(lint_text(path, text), "PS002") == []
+
+
+def test_chart_values_outside_ci_folders_are_still_read() -> None:
+    assert at(lint_text("charts/app/values.yaml", "redis:\n  password: Kx82mQpz4t\n"), "PS002") == [(2, 13)]
+    assert at(lint_text("ci/deploy.yaml", "redis:\n  password: Kx82mQpz4t\n"), "PS002") == [(2, 13)]
+
+
+def _jwt(signature: str) -> str:
+    def part(data: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    return ".".join((part({"alg": "HS256", "typ": "JWT"}), part({"sub": "42", "role": "admin"}), signature))
+
+
+@pytest.mark.parametrize("signature", ["signature", "SIGNATURE_HERE", "sig", "your-signature-goes-here"])
+def test_jwts_signed_with_words_are_placeholders(signature: str) -> None:
+    assert at(lint_text("notes/auth.yaml", f"token_sample: {_jwt(signature)}\n"), "PS001") == []
+
+
+def test_a_jwt_with_a_real_signature_is_reported() -> None:
+    signed = _jwt("Qm9rT1xZ3vR8pW2kLs7nHd4aFj6eUc0yBi5gMt9oXqE")
+    assert at(lint_text("notes/auth.yaml", f"session: {signed}\n"), "PS001") == [(1, 10)]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "twilio://AccountSid:AuthToken@FromPhoneNo",
+        "ringc://SourcePhoneNo:JWTToken@ClientID/ClientSecret",
+        "postmark://{apikey}:{from_email}?bcc=bcc@example.com",
+        "mailto://user:mypassword@mail.example.com",
+        "rocket://user:webhook@chat.example.com",
+        "https://git:\\$HUB_TOKEN@code.example.com/org/repo",
+        "smtp://me:<password>@mail.example.com",
+    ],
+)
+def test_documented_url_passwords_are_field_names(url: str) -> None:
+    assert at(lint_text("src/notify.py", f'# Example:\nURL = "{url}"\n'), "PS001") == []
+
+
+@pytest.mark.parametrize(
+    "url", ["postgresql://app:Kx82mQpz4tLs@db.example.com/app", "https://deploy:hV7qZ2pL9xW4@git.example.com/r"]
+)
+def test_url_passwords_that_look_real_are_reported(url: str) -> None:
+    assert at(lint_text("src/settings.py", f'DATABASE = "{url}"\n'), "PS001") != []
+
+
+def test_commented_key_placeholders_and_placeholder_attributes() -> None:
+    placeholder_key = (
+        "#   -----BEGIN " + "RSA PRIVATE KEY-----\n" + "#   privatekeyprivatekeyprivatekeyprivatekey\n" * 4
+    )
+    assert at(lint_text("sentry/config.yml", placeholder_key), "PS001") == []
+    form = 'placeholder: "sk-' + 'asddassdfasdefqsdfasd23das3dasdcasd",\n'
+    assert at(lint_text("app/form.tsx", form), "PS001") == []
+    slack = "# token looks like: xoxp-" + "1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d\n"
+    assert at(lint_text("plugins/slack.py", slack), "PS001") == []
+
+
+def test_real_key_material_and_tokens_outside_placeholders_are_reported() -> None:
+    body = "MIIEowIBAAKCAQEAq7Zr4Lp9WmXc2Vb8Nt5Ks3Jd6Hf1Ga0Qe7Ry4Tu2Io9Pa5Sd8Fg3Hj6Kl1Zx\n"
+    key = "-----BEGIN " + "RSA PRIVATE KEY-----\n" + body * 3 + "-----END RSA PRIVATE KEY-----\n"
+    assert at(lint_text("deploy/key.yaml", "key: |\n" + "".join("  " + ln + "\n" for ln in key.splitlines())), "PS001")
+    token = "sk-proj-" + "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8KeAb12"
+    assert at(lint_text("app/config.ts", f'const key = "{token}";\n'), "PS001") == [(1, 14)]
+
+
+# ---- IS002 / IS003 ---------------------------------------------------------------------------------
+
+
+def test_copied_settings_without_credentials_are_not_secrets() -> None:
+    files = {
+        "Dockerfile": "FROM node:20\nCOPY .npmrc .npmrc\nCOPY dh/ffdhe4096.pem /etc/dh.pem\nCOPY certs/ca.pem /ca.pem\n",
+        ".npmrc": "legacy-peer-deps=true\nregistry=https://registry.example.com/\n",
+        "dh/ffdhe4096.pem": "-----BEGIN DH PARAMETERS-----\nMIIBCAKCAQEA//////////+t+FRYortKmq\n-----END DH PARAMETERS-----\n",
+        "certs/ca.pem": "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n",
+    }
+    assert at(lint_files(files), "IS002") == []
+
+
+def test_copied_settings_with_credentials_are_reported() -> None:
+    files = {
+        "Dockerfile": "FROM node:20\nCOPY .npmrc .npmrc\nCOPY tls/server.pem /srv.pem\n",
+        ".npmrc": "//registry.example.com/:_authToken=Kx82mQpz4tLs9Wq\n",
+        "tls/server.pem": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nMIIE\n",
+    }
+    assert at(lint_files(files), "IS002") == [(2, 6), (3, 6)]
+
+
+@pytest.mark.parametrize(
+    "dockerfile",
+    [
+        "FROM node:20 AS build\nCOPY . .\nRUN npm ci && npm run build\nFROM nginx\nCOPY --from=build /app/dist /srv\n",
+        "FROM golang AS deps\nCOPY . .\nFROM deps AS build\nRUN go build\nFROM scratch\nCOPY --from=build /out /app\n",
+        "FROM node AS base\nFROM base AS builder\nCOPY . .\nFROM base\nCOPY --from=builder /a /a\n",
+        "FROM node AS src\nADD . /src\nFROM alpine\nRUN --mount=type=bind,from=src,target=/src make\n",
+    ],
+)
+def test_context_copies_in_discarded_builder_stages(dockerfile: str) -> None:
+    assert at(lint_text("Dockerfile", dockerfile), "IS003") == []
+
+
+@pytest.mark.parametrize(
+    "dockerfile, line",
+    [
+        ("FROM node:20\nCOPY . .\n", 2),
+        ("FROM node AS base\nCOPY . .\nFROM base\nRUN npm ci\n", 2),  # the final stage is built on it
+        ("FROM node AS build\nRUN x\nFROM nginx AS web\nCOPY . /srv\nFROM alpine AS tools\nRUN y\n", 4),  # a target
+    ],
+)
+def test_context_copies_that_reach_an_image(dockerfile: str, line: int) -> None:
+    assert [pos[0] for pos in at(lint_text("Dockerfile", dockerfile), "IS003")] == [line]
+
+
+# ---- AI001 -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "source .venv/bin/activate",
+        ". .venv/bin/activate",
+        "source .tox/py311/bin/activate",
+        "source .env/bin/activate.fish",
+        "source .direnv/python-3.11/bin/activate",
+    ],
+)
+def test_virtual_environment_activation_is_not_a_hidden_script(command: str) -> None:
+    assert at(lint_text("CLAUDE.md", f"# Setup\n\n```\n{command}\npytest -q\n```\n"), "AI001") == []
+
+
+def test_scripts_in_hidden_folders_are_still_reported() -> None:
+    found = at(lint_text("CLAUDE.md", "# Setup\n\nRun `bash .cache/setup.sh`.\n\nThen `node .vscode/x.js`.\n"), "AI001")
+    assert len(found) == 2
+
+
+# ---- HU002 / HU003 -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "پیش\u200cفرض",  # Persian ZWNJ inside a word
+        "آن\u200c را",  # at a word's end, before a space
+        "سیستم،\u200c شما",  # after an Arabic comma
+        "مثال:\u200c {0} از API\u200c (اخ",  # after a colon and a Latin word on a Persian line
+        "सेटिंग्\u200cस",  # Devanagari after a virama
+        "సెట్టింగ్\u200cలు",  # Telugu after a virama
+        "کتاب\u200cها",  # Urdu
+        "ക്\u200dക",  # Malayalam ZWJ
+    ],
+)
+def test_joiners_in_scripts_that_spell_with_them(text: str) -> None:
+    assert at(lint_text("src/lang/fa.json", json.dumps({"label": text}, ensure_ascii=False)), "HU003") == []
+    assert at(lint_text("docs/guide.md", f"# {text}\n"), "HU003") == []
+
+
+@pytest.mark.parametrize("text", ["cu\u200crl", "ev\u200dal", "rm -rf\u200c/", "a\u200bb"])
+def test_joiners_and_spaces_in_latin_text_are_reported(text: str) -> None:
+    assert at(lint_text("docs/guide.md", f"# {text}\n"), "HU003") != []
+
+
+def test_direction_marks_and_embeddings_in_rtl_translations() -> None:
+    catalogue = {
+        "docs": "بررسی مستندات: \u200f{0}",
+        "group": "برای مثال: \u202d628123456789-342345",
+        "resume": "\u202cدەستپێکردنەوە",
+        "save": "ذخیره تغییرات",
+    }
+    assert at(lint_text("src/lang/fa.json", json.dumps(catalogue, ensure_ascii=False)), "HU002") == []
+    prose = lint_text("docs/fa/guide.md", "# راهنما\n\nبرای مثال: \u202d628123456789\n")
+    assert [(f.rule, f.severity) for f in prose if f.rule == "HU002"] == [("HU002", "low")]
+
+
+def test_bidi_overrides_outside_rtl_text_stay_high() -> None:
+    findings = lint_text(
+        "src/lang/en.json", json.dumps({"a": "access \u202eevil\u202c level", "b": "Save changes"}, ensure_ascii=False)
+    )
+    assert [f.severity for f in findings if f.rule == "HU002"] == ["high", "high"]
