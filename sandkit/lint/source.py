@@ -212,9 +212,17 @@ class SourceFile:
         (:mod:`sandkit.lint.syntax.helm`, lines and value columns kept), else the file's own."""
         if self.syntax not in ("helm", "template"):
             return self.text
-        from sandkit.lint.syntax.helm import mask_template
+        from sandkit.lint.syntax.helm import mask_template, salvage
+        from sandkit.lint.syntax.yaml import check_syntax
 
-        return self.memo("helm_masked", lambda: mask_template(self.text, self.template_values or {}))
+        def masked() -> str:
+            text = mask_template(self.text, self.template_values or {})
+            try:
+                return salvage(text, lambda candidate: check_syntax(candidate, self.budget))
+            except SyntaxProblem:
+                return text  # more than a few lines unreadable: the parse reports it (SK001, info)
+
+        return self.memo("helm_masked", masked)
 
     def _yaml_nodes(self) -> list[Any]:
         from sandkit.lint.syntax.yaml import compose_nodes

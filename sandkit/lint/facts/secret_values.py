@@ -194,7 +194,9 @@ def _plausible(token: Token, text: str) -> bool:
 #: ``example: ...``, ``e.g. ...``.
 _PLACEHOLDER_CONTEXT = lazy(r"(?i)(?:placeholder|example|e\.g\.|for instance|hint)[\"']?\s*[:=]?\s*[\"'`]?$")
 #: Words that name a credential field rather than hold one (``twilio://AccountSid:AuthToken@``).
-_FIELD_WORDS = lazy(r"(?i)pass|pwd|secret|token|key|auth|sid|webhook|credential|login")
+_FIELD_WORDS = lazy(
+    r"(?i)(?:my|your|the)?_?(?:pass(?:word)?|pwd|secret|(?:auth_?|access_?|api_?)?token|api_?key|key|auth|sid|webhook)"
+)
 _STAND_IN_USERS = frozenset({"user", "username", "me", "myuser", "myemail", "email", "login", "name", "someone"})
 
 
@@ -211,7 +213,7 @@ def _field_name(user: str, password: str) -> bool:
         re.fullmatch(r"(?:[A-Z][a-z]+|[A-Z]{2,}(?=[A-Z][a-z]|$))+", password)
         and len(re.findall("[A-Z]", password)) >= 2
     )
-    return bool(camel or _FIELD_WORDS.search(password) or user.lower() in _STAND_IN_USERS)
+    return bool(camel or _FIELD_WORDS.fullmatch(password) or user.lower() in _STAND_IN_USERS)
 
 
 def _random_looking(material: str) -> bool:

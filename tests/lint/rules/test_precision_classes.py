@@ -261,3 +261,73 @@ def test_bidi_overrides_outside_rtl_text_stay_high() -> None:
         "src/lang/en.json", json.dumps({"a": "access \u202eevil\u202c level", "b": "Save changes"}, ensure_ascii=False)
     )
     assert [f.severity for f in findings if f.rule == "HU002"] == ["high", "high"]
+
+
+def test_a_demo_password_named_like_one_is_still_a_password() -> None:
+    url = "postgres://astronomy_user:astronomy_password@astronomy-db/astronomy_db"
+    assert at(lint_text("charts/shop/values.yaml", f"env:\n  - name: DB\n    value: {url}\n"), "PS001") != []
+
+
+# ---- Helm templates the masking could not read ----------------------------------------------------
+
+CHART = {"chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n"}
+DAEMONSET = """\
+{{/*
+Renders {{ include "c.name" . }} on every node.
+*/}}
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {{ include "c.fullname" . }}
+spec:
+  updateStrategy:
+{{ toYaml .Values.updateStrategy | indent 4 }}
+  template:
+    spec:
+      hostNetwork: {{ .Values.hostNetwork }}
+      containers:
+        - name: c
+          args:
+{{- range $k, $v := .Values.extraArgs }}
+            {{ $k }}: {{ $v }}
+{{- end }}
+          ports:
+{{ toYaml .Values.ports | indent 12 }}
+          securityContext:
+{{ toYaml .Values.securityContext | indent 12 }}
+"""
+VALUES = (
+    "updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1}}\nhostNetwork: true\n"
+    "extraArgs: {}\nports: [{containerPort: 80}]\nsecurityContext: {privileged: true}\n"
+)
+
+
+def test_templates_the_masking_once_broke_are_read() -> None:
+    """`toYaml | indent N` at column 0, a comment holding a directive, a flow list at its key's
+    column, a line a loop builds: the template is checked, with its values.yaml defaults."""
+    findings = lint_files({**CHART, "chart/values.yaml": VALUES, "chart/templates/ds.yaml": DAEMONSET})
+    assert at(findings, "SK001") == []
+    assert [pos[0] for pos in at(findings, "PV001")] == [23]
+    assert [pos[0] for pos in at(findings, "PV002")] == [13]
+
+
+def test_include_given_a_values_path_is_not_that_value() -> None:
+    template = 'apiVersion: v1\nkind: Service\nspec:\n  {{- include "c.limits" .Values.monitor | nindent 2 }}\n  selector:\n    app: c\n'
+    findings = lint_files(
+        {**CHART, "chart/values.yaml": "monitor: {interval: 30s}\n", "chart/templates/svc.yaml": template}
+    )
+    assert at(findings, "SK001") == []
+
+
+def test_templated_yaml_elsewhere_in_a_chart_is_a_template() -> None:
+    crd = "{{- if .Values.crds.create }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\n{{- end }}\n"
+    findings = lint_files({**CHART, "chart/values.yaml": "crds: {create: true}\n", "chart/conf/crds/x.yaml": crd})
+    assert at(findings, "SK001") == []
+
+
+def test_a_template_past_saving_is_still_reported() -> None:
+    broken = "apiVersion: v1\nkind: ConfigMap\ndata:\n" + "".join(
+        f"  k{i}: [unclosed {{{{ .Values.x }}}}\n" for i in range(20)
+    )
+    findings = lint_files({**CHART, "chart/values.yaml": "x: 1\n", "chart/templates/cm.yaml": broken})
+    assert [f.severity for f in findings if f.rule == "SK001"] == ["info"]
