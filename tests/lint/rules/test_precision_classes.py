@@ -331,3 +331,104 @@ def test_a_template_past_saving_is_still_reported() -> None:
     )
     findings = lint_files({**CHART, "chart/values.yaml": "x: 1\n", "chart/templates/cm.yaml": broken})
     assert [f.severity for f in findings if f.rule == "SK001"] == ["info"]
+
+
+# ---- RS001 / RS002 -------------------------------------------------------------------------------
+
+DIND_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: build}
+spec:
+  containers:
+    - name: builder
+      image: docker:27-cli
+      env:
+        - {name: DOCKER_HOST, value: "%s"}
+%s    - name: dind
+      image: docker:27-dind
+      securityContext: {privileged: true}
+"""
+
+
+@pytest.mark.parametrize(
+    "host, extra",
+    [
+        ("tcp://localhost:2376", ""),
+        ("tcp://127.0.0.1:2376", ""),
+        ("tcp://localhost:2375", "        - {name: DOCKER_TLS_VERIFY, value: '1'}\n"),
+        ("https://localhost:2376", ""),
+    ],
+)
+def test_a_pods_own_dind_sidecar_behind_tls(host: str, extra: str) -> None:
+    findings = lint_text("k8s/build.yaml", DIND_POD % (host, extra))
+    assert at(findings, "RS002") == []
+    assert at(findings, "PV001") != []  # the sidecar's privilege is still reported
+
+
+def test_local_daemons_without_tls_and_remote_daemons() -> None:
+    local = [f for f in lint_text("k8s/build.yaml", DIND_POD % ("tcp://localhost:2375", "")) if f.rule == "RS002"]
+    assert [f.severity for f in local] == ["medium"]
+    remote = [
+        f for f in lint_text("k8s/build.yaml", DIND_POD % ("tcp://docker.example.com:2376", "")) if f.rule == "RS002"
+    ]
+    assert [f.severity for f in remote] == ["high"]
+
+
+@pytest.mark.parametrize(
+    "volume",
+    [
+        "${SOCKET_PATH}:/var/run/docker.sock:ro",
+        "$DOCKER_SOCK:/run/docker.sock",
+        "${SOCK?required}:/var/run/docker.sock",
+    ],
+)
+def test_a_variable_mounted_onto_the_socket_path(volume: str) -> None:
+    compose = f"services:\n  app:\n    image: app\n    volumes:\n      - {volume}\n"
+    assert [f.severity for f in lint_text("compose.yaml", compose) if f.rule == "RS001"] == ["high"]
+
+
+@pytest.mark.parametrize(
+    "volume", ["${DATA_DIR}:/data", "${CONFIG}:/etc/app/config.yaml:ro", "/var/lib/app:/var/run/app.sock"]
+)
+def test_variables_mounted_elsewhere_are_not_sockets(volume: str) -> None:
+    compose = f"services:\n  app:\n    image: app\n    volumes:\n      - {volume}\n"
+    assert at(lint_text("compose.yaml", compose), "RS001") == []
+
+
+# ---- PV007 / EG003 -------------------------------------------------------------------------------
+
+
+def test_anonymous_volumes_are_not_the_project_folder() -> None:
+    compose = "services:\n  claude:\n    image: claude-code\n    volumes:\n      - /app/node_modules\n      - .:/app\n"
+    assert [pos[0] for pos in at(lint_text("compose.yaml", compose), "PV007")] == [6]
+
+
+def test_parent_folders_without_git_in_a_checkout(tmp_path: object) -> None:
+    import pathlib
+
+    from tests.lint.helpers import lint_tree, write_tree
+
+    root = pathlib.Path(str(tmp_path))
+    compose = "services:\n  claude:\n    image: claude-code\n    volumes:\n      - ../..:/work\n      - ..:/up\n"
+    write_tree(root, {"deploy/agent/compose.yaml": compose, "deploy/.keep": "", ".git/HEAD": "ref: refs/heads/main\n"})
+    assert [f.line for f in lint_tree(root) if f.rule == "PV007"] == [5]  # ../.. is the checkout; .. is deploy/
+
+
+@pytest.mark.parametrize(
+    "image, name",
+    [
+        ("otel/opentelemetry-collector-contrib:0.110.0", "claude-otel-collector"),
+        ("prom/prometheus", "claude-code-metrics"),
+        ("grafana/grafana:11", "codex-dashboards"),
+        ("postgres:16", "aider-db"),
+    ],
+)
+def test_servers_named_after_an_agent_are_not_agents(image: str, name: str) -> None:
+    compose = f"services:\n  {name}:\n    image: {image}\n    network_mode: host\n"
+    assert at(lint_text("compose.yaml", compose), "EG003") == []
+
+
+def test_agents_on_the_host_network_are_still_reported() -> None:
+    compose = "services:\n  agent:\n    image: ghcr.io/example/claude-code:1\n    network_mode: host\n"
+    assert at(lint_text("compose.yaml", compose), "EG003") != []
