@@ -335,7 +335,9 @@ class SourceFile:
         return []
 
     def commands_in(self, value: PStr) -> list[Command]:
-        """Shell commands inside a parsed string (a workflow ``run:``, a kit ``install`` line)."""
+        """Shell commands inside a parsed string (a workflow ``run:``, a kit ``install`` line),
+        with whole-word variables the same string assigned read where they are used
+        (``flags="--dangerously-skip-permissions"`` then ``claude $flags``), as in a script."""
 
         starts = value.line_starts()
 
@@ -343,7 +345,7 @@ class SourceFile:
             offset = starts[min(max(p.line, 1), len(starts)) - 1] + p.column - 1
             return self.str_pos(value, offset)
 
-        return self._parsed(str(value), locate)
+        return self._parsed(str(value), locate, expand=True)
 
     def commands_in_instruction(self, ins: Instruction) -> list[Command]:
         """Shell commands of a Dockerfile instruction (RUN, or the shell form of CMD)."""

@@ -432,3 +432,49 @@ def test_servers_named_after_an_agent_are_not_agents(image: str, name: str) -> N
 def test_agents_on_the_host_network_are_still_reported() -> None:
     compose = "services:\n  agent:\n    image: ghcr.io/example/claude-code:1\n    network_mode: host\n"
     assert at(lint_text("compose.yaml", compose), "EG003") != []
+
+
+# ---- misses: AA004 runners with any argument, AA008 flags through a variable ---------------------
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "Bash(node *)",
+        "Bash(python3:*)",
+        "Bash(bash -c:*)",
+        "Bash(npx *)",
+        "Bash(git config *)",
+        "Bash(git:*)",
+        "Bash(env *)",
+        "Bash(xargs:*)",
+        "Bash(sudo *)",
+        "Bash(deno*)",
+    ],
+)
+def test_runners_allowed_with_any_argument(entry: str) -> None:
+    settings = json.dumps({"permissions": {"allow": ["Read", entry]}})
+    assert len(at(lint_text(".claude/settings.json", settings), "AA004")) == 1
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ["Bash(npm test:*)", "Bash(node scripts/build.js)", "Bash(git status:*)", "Bash(git diff *)", "Bash(pytest:*)"],
+)
+def test_narrow_allow_rules_stay_quiet(entry: str) -> None:
+    settings = json.dumps({"permissions": {"allow": [entry]}})
+    assert at(lint_text(".claude/settings.json", settings), "AA004") == []
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'claude_flags="--dangerously-skip-permissions"\nclaude -p "fix it" $claude_flags\n',
+        'FLAGS="--model opus --dangerously-skip-permissions"\nclaude ${FLAGS} -p hi\n',
+        'args=(--print --dangerously-skip-permissions)\nclaude "${args[@]}"\n',
+    ],
+)
+def test_approval_flags_passed_through_a_variable_in_a_workflow(script: str) -> None:
+    step = "".join(f"          {line}\n" for line in script.splitlines())
+    workflow = f"on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n{step}"
+    assert len(at(lint_text(".github/workflows/agent.yml", workflow), "AA008")) == 1
