@@ -446,6 +446,66 @@ _TYPE_NAME = lazy(r"(?i)(?:non-empty-|nullable-)?(?:string|number|integer|boolea
 _WORDS = lazy(r"(?<![A-Za-z0-9])[a-z]{4,}-[a-z]{4,}(?![A-Za-z0-9])")
 
 
+_SECRET_ENDING = lazy(r"(?i)(?:secret|password|passwd|pass|pwd|token|(?<![a-z])key)$")
+_SETTING_WORDS = frozenset(
+    {
+        "true",
+        "false",
+        "none",
+        "null",
+        "nil",
+        "disabled",
+        "enabled",
+        "required",
+        "optional",
+        "default",
+        "auto",
+        "bearer",
+        "basic",
+        "plain",
+        "file",
+        "files",
+        "env",
+        "vault",
+        "aws",
+        "gcp",
+        "azure",
+        "kms",
+        "local",
+        "memory",
+        "redis",
+        "jwt",
+        "oauth",
+        "sha256",
+        "hs256",
+        "rs256",
+        "random",
+        "generate",
+        "generated",
+        "unset",
+        "empty",
+        "off",
+        "on",
+        "yes",
+        "no",
+    }
+)
+
+
+def guessable_default(name: str, value: str) -> bool:
+    """A word set as the default of a secret in a committed environment file
+    (``RPC_SHARED_SECRET=supersecret``, ``ADMIN_PASSWORD=letmein``): not a reference, not key
+    material, but what every deployment that reads the file and sets nothing else runs with.
+
+    Only names that end in the secret (``..._SECRET``, ``..._PASSWORD``, ``apiToken``, ``..._KEY``)
+    count, and not words that choose a setting (``JWT_SECRET=vault``, ``..._KEY=auto``)."""
+    text = value.strip().strip("\"'")
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
+    if not _SECRET_ENDING.search(snake) or not is_secret_key(name) or is_placeholder(text):
+        return False
+    return bool(re.fullmatch(r"[a-z][a-z0-9]{3,31}", text, re.IGNORECASE)) and text.lower() not in _SETTING_WORDS
+
+
 def literal_secret(name: str, value: object) -> bool:
     """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
 

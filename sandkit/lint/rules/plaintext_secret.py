@@ -16,6 +16,7 @@ from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_values import (
     catalogue_file,
     find_configured,
+    guessable_default,
     is_example_path,
     is_lockfile,
     literal_secret,
@@ -170,7 +171,9 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     (`adminPasswordKey: postgres-password`, `existingSecret: db-creds`, `auth-secret:
     ns/name`), version ranges and regular expressions; lockfiles (package names such as
     `path-key` and their versions) and JSON Schemas. Values in a known format are PS001. Test
-    fixtures and documentation are left out as for PS001.
+    fixtures and documentation are left out as for PS001. In a committed `.env` file (not
+    `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
+    finding too: whatever deploys with the file and sets nothing else runs with it.
 
     Why:
     A password or key in a tracked file is readable by every agent and person with the
@@ -200,6 +203,12 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         seen.add(pos)
         if literal_secret(name, value):
             yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
+        elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
+            yield Hit(
+                pos,
+                f"{name} defaults to the word {value.strip()!r} in a committed environment file",
+                **(example or {"why": "whatever reads the file and sets nothing else runs with it"}),
+            )
 
 
 def has_secret_key_hint(text: str) -> bool:

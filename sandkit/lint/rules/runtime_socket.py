@@ -119,8 +119,8 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     properties file, and TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE naming a host socket (which
     Testcontainers mounts into the containers it starts). A daemon on the same machine or pod
     (`tcp://localhost:2376`, a Docker-in-Docker sidecar) behind TLS (port 2376,
-    DOCKER_TLS_VERIFY or DOCKER_CERT_PATH) is not a finding (the sidecar, privileged, is
-    PV001's); without TLS it is medium.
+    DOCKER_TLS_VERIFY or DOCKER_CERT_PATH) is not a finding: the privileged sidecar is what
+    the privileged category reports. Without TLS it is medium.
 
     Why:
     A plain-TCP daemon (port 2375) has no authentication at all, and a forwarded unix socket

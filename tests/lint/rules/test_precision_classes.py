@@ -478,3 +478,71 @@ def test_approval_flags_passed_through_a_variable_in_a_workflow(script: str) -> 
     step = "".join(f"          {line}\n" for line in script.splitlines())
     workflow = f"on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n{step}"
     assert len(at(lint_text(".github/workflows/agent.yml", workflow), "AA008")) == 1
+
+
+# ---- misses: default secrets in a committed .env, spoofable bot conditions ------------------------
+
+
+@pytest.mark.parametrize(
+    "line", ["RPC_SHARED_SECRET=supersecret", "ADMIN_PASSWORD=opensesame", "sessionToken=keyboardcat"]
+)
+def test_word_defaults_of_secrets_in_a_committed_env(line: str) -> None:
+    assert len(at(lint_text("deploy/.env", f"LOG_LEVEL=info\n{line}\n"), "PS002")) == 1
+
+
+@pytest.mark.parametrize(
+    "path, line",
+    [
+        ("deploy/.env", "JWT_SECRET=changeme"),
+        ("deploy/.env", "SECRET_BACKEND=vault"),
+        ("deploy/.env", "API_KEY=auto"),
+        ("deploy/.env", "AUTH_PROVIDER=github"),
+        ("deploy/.env.example", "RPC_SHARED_SECRET=supersecret"),
+        ("deploy/.env", "DB_PASSWORD=${DB_PASSWORD}"),
+    ],
+)
+def test_settings_placeholders_and_templates_of_env_files(path: str, line: str) -> None:
+    assert at(lint_text(path, f"{line}\n"), "PS002") == []
+
+
+AUTO_APPROVE = """\
+on: %s
+permissions:
+  pull-requests: write
+jobs:
+  approve:
+    runs-on: ubuntu-latest
+    if: %s
+    steps:
+      - run: gh pr review --approve "$PR_URL"
+        env:
+          PR_URL: ${{ github.event.pull_request.html_url }}
+          GH_TOKEN: ${{ secrets.GITHUB_TOKEN }}
+"""
+
+
+@pytest.mark.parametrize(
+    "trigger, condition",
+    [
+        ("pull_request_target", "github.actor == 'dependabot[bot]'"),
+        ("pull_request_target", "${{ github.triggering_actor == 'renovate[bot]' }}"),
+        ("[workflow_run]", "\"'dependabot[bot]' == github.actor\""),
+    ],
+)
+def test_spoofable_bot_conditions_guarding_an_approval(trigger: str, condition: str) -> None:
+    findings = [
+        f for f in lint_text(".github/workflows/auto.yml", AUTO_APPROVE % (trigger, condition)) if f.rule == "CP008"
+    ]
+    assert [(f.line, f.severity) for f in findings] == [(7, "high")]
+
+
+@pytest.mark.parametrize(
+    "trigger, condition",
+    [
+        ("pull_request_target", "github.event.pull_request.user.login == 'dependabot[bot]'"),
+        ("pull_request", "github.actor == 'dependabot[bot]'"),
+        ("push", "github.actor == 'dependabot[bot]'"),
+    ],
+)
+def test_bot_checks_a_fork_cannot_spoof(trigger: str, condition: str) -> None:
+    assert at(lint_text(".github/workflows/auto.yml", AUTO_APPROVE % (trigger, condition)), "CP008") == []
