@@ -7,6 +7,7 @@ inside the sandbox, a registry, anyone the image is shared with.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
@@ -117,7 +118,8 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     An ENV whose name is secret-like (API_KEY, TOKEN, PASSWORD ...) and has a value, even
     `${VAR}` (the value is baked in at build time); an ARG with a secret-like name (build
     arguments are recorded in the image history); and any ENV or ARG value in a known
-    credential format. `ENV GPG_KEY=<fingerprint>` and empty values are not findings.
+    credential format. `ENV GPG_KEY=<fingerprint>` and empty values are not findings; a
+    placeholder-looking default (`ENV TOKEN=123456`, `ENV API_KEY=changeme`) is info.
 
     Why:
     ENV values are stored in the image config and visible to `docker inspect` and to every
@@ -143,7 +145,7 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
             pos = ins.pos_at(offset)
             stage = f"build stage {ins.stage + 1}"
             if ins.keyword == "ARG":
-                literal = value and not is_placeholder(value)
+                literal = value and not _dummy(value)
                 yield Hit(
                     pos,
                     f"ARG {name} in {stage} passes a secret as a build argument"
@@ -152,8 +154,24 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
                     severity="high" if literal else "medium",
                     why="the default value is written in the Dockerfile" if literal else "no default is written here",
                 )
+            elif _dummy(value) and not value.strip("\"'").startswith("$"):
+                yield Hit(
+                    pos,
+                    f"ENV {name} in {stage} sets a placeholder-looking default ({value.strip()})",
+                    severity="info",
+                    why="the value looks like a stand-in to be replaced at run time",
+                )
             elif value.strip("\"'"):
                 yield Hit(pos, f"ENV {name} in {stage} bakes a secret into the image config")
+
+
+def _dummy(value: str) -> bool:
+    """A stand-in rather than a credential: a placeholder word, a short number or counting run
+    (``123456``), one character repeated."""
+    text = value.strip().strip("\"'")
+    if not text:
+        return False
+    return is_placeholder(text) or bool(re.fullmatch(r"\d{1,8}|(.)\1{3,}|0?123456789?0?|abcdef\w{0,4}", text))
 
 
 def _copy_sources(args: str, exec_form: list[str] | None) -> list[str]:

@@ -546,3 +546,17 @@ def test_spoofable_bot_conditions_guarding_an_approval(trigger: str, condition: 
 )
 def test_bot_checks_a_fork_cannot_spoof(trigger: str, condition: str) -> None:
     assert at(lint_text(".github/workflows/auto.yml", AUTO_APPROVE % (trigger, condition)), "CP008") == []
+
+
+@pytest.mark.parametrize(
+    "line", ["ENV TOKEN=123456", "ENV API_KEY=changeme", "ENV SECRET_KEY=xxxxxxxx", "ENV DB_PASSWORD=000000"]
+)
+def test_dummy_image_defaults_are_info(line: str) -> None:
+    findings = [f for f in lint_text("Dockerfile", f"FROM x\n{line}\n") if f.rule == "IS001"]
+    assert [f.severity for f in findings] == ["info"]
+
+
+@pytest.mark.parametrize("line", ["ENV DB_PASSWORD=Kx82mQpz4t", "ENV GH_TOKEN=$GH_TOKEN", "ENV API_KEY=${API_KEY}"])
+def test_real_looking_image_secrets_stay_high(line: str) -> None:
+    findings = [f for f in lint_text("Dockerfile", f"FROM x\n{line}\n") if f.rule == "IS001"]
+    assert [f.severity for f in findings] == ["high"]
