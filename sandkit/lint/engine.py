@@ -327,7 +327,12 @@ class _Checker:
                 problem = problem or exc
             except Exception as exc:  # a rule bug must not stop the scan
                 result.crashes.append(f"{candidate.path}: rule {indexed.id} failed: {type(exc).__name__}: {exc}")
-        if problem is not None:
+        if problem is not None and len(raw) > self.options.max_bytes:
+            # cut at the scan limit, the text stops mid-value: that is no parse error of the file's
+            # own, and SK002 (above) says so, and that its structure went unread
+            rule, hit = hits[0]
+            hits[0] = (rule, hit._replace(message=f"{hit.message} (its text only: cut there, it does not parse)"))
+        elif problem is not None:
             hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
         for bound in source.bounds_met():
             hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))

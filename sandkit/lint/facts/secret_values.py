@@ -411,8 +411,8 @@ def _strings(data: object, most: int) -> list[str]:
             queue.extend(node.values())
         elif isinstance(node, list):
             queue.extend(node)
-        elif isinstance(node, str):
-            found.append(node)
+        elif isinstance(node, str) and node.strip():
+            found.append(node)  # an empty string is an entry nobody translated yet: it says nothing
     return found
 
 

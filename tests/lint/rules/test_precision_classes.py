@@ -560,3 +560,22 @@ def test_dummy_image_defaults_are_info(line: str) -> None:
 def test_real_looking_image_secrets_stay_high(line: str) -> None:
     findings = [f for f in lint_text("Dockerfile", f"FROM x\n{line}\n") if f.rule == "IS001"]
     assert [f.severity for f in findings] == ["high"]
+
+
+def test_a_file_cut_at_the_scan_limit_is_not_a_parse_error() -> None:
+    import pathlib
+    import tempfile
+
+    from tests.lint.helpers import lint_tree, write_tree
+
+    big = json.dumps({"api_token": "Kx82mQpz4t", "items": [{"description": "x" * 90} for _ in range(400)]})
+    with tempfile.TemporaryDirectory() as tmp:
+        write_tree(pathlib.Path(tmp), {"report.json": big, "compose.yaml": "services: [\n"})
+        findings = lint_tree(pathlib.Path(tmp), max_bytes=10_000)
+    assert sorted((f.path, f.rule) for f in findings) == [("compose.yaml", "SK001"), ("report.json", "SK002")]
+    assert "does not parse" in next(f.message for f in findings if f.rule == "SK002")
+
+
+def test_catalogues_with_untranslated_entries() -> None:
+    catalogue = {f"k{i}": "" for i in range(30)} | {"Password": "Parool", "Save": "Salvesta", "Hello": "Tere tulemast"}
+    assert at(lint_text("vue3/src/locales/et.json", json.dumps(catalogue)), "PS002") == []
