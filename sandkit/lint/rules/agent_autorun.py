@@ -220,7 +220,7 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     interpreters (`Bash(node *)`, `Bash(python3:*)`, `Bash(bash -c:*)`), package runners
     (`Bash(npx *)`), wrappers (`Bash(env *)`, `Bash(xargs:*)`, `Bash(sudo *)`) and git's
     configuration (`Bash(git config *)`, `Bash(git:*)`: `core.fsmonitor` runs a command).
-    Narrow rules such as `Bash(npm test:*)`, `Bash(node scripts/build.js)` or `Bash(git status:*)`
+    Narrow rules such as `Bash(npm test:*)`, `Bash(npm run build)` or `Bash(git status:*)`
     are not findings.
 
     Why:
