@@ -39,6 +39,7 @@ RULES = (
     ('CP005', 'agent-job-credentials', 'ci-permissions', 'medium', 'agent_workflows', ('workflow',), (), ()),
     ('CP006', 'untrusted-text-in-script', 'ci-permissions', 'high', 'ci_untrusted_input', ('action', 'workflow'), ('${{',), ()),
     ('CP007', 'workflow-run-artifact', 'ci-permissions', 'medium', 'ci_untrusted_input', ('workflow',), ('workflow_run',), ()),
+    ('CP008', 'spoofable-bot-condition', 'ci-permissions', 'medium', 'ci_untrusted_input', ('workflow',), ('[bot]',), ()),
     ('CS001', 'secrets-in-broad-env', 'ci-secret-exposure', 'medium', 'ci_secret_exposure', ('workflow',), ('secrets',), ()),
     ('CS002', 'secrets-inherit', 'ci-secret-exposure', 'medium', 'ci_secret_exposure', ('workflow',), ('inherit',), ()),
     ('CS003', 'secrets-with-untrusted-code', 'ci-secret-exposure', 'critical', 'ci_secret_exposure', ('workflow',), ('pull_request_target', 'workflow_run'), ()),
@@ -80,4 +81,5 @@ RULES = (
 PASS_FAMILIES = (
     'escalation',
     'image_secret',
+    'privileged',
 )
