@@ -118,17 +118,8 @@ def test_output_version_is_a_release_version() -> None:
 
 
 # ----- the release workflow -------------------------------------------------------------------
-def test_the_release_workflow_passes_zizmor_and_the_workflow_schema() -> None:
-    zizmor = shutil.which("zizmor")
-    if zizmor is None:
-        pytest.fail("zizmor is not installed (a test dependency)")
-    done = subprocess.run(
-        [zizmor, "--offline", "--persona", "auditor", "--no-progress", str(WORKFLOW)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0 and "No findings" in done.stdout, done.stdout + done.stderr
+def test_the_release_workflow_matches_the_workflow_schema() -> None:
+    """zizmor's auditor persona checks it with the action (tests/review/test_action.py)."""
     done = subprocess.run(
         ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
         capture_output=True,
