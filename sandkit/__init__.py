@@ -8,8 +8,15 @@
 #: generated files regenerated, and the release workflow refuses a tag vX.Y.Z unless it says X.Y.Z.
 OUTPUT_VERSION = "0.1.0"
 
-try:
-    # Written by setuptools-scm when the package is built or installed (pip install ., -e .).
-    from sandkit._version import __version__
-except ImportError:  # a source tree that was never built, run through PYTHONPATH
-    __version__ = "0.0.0+unknown"
+
+def __getattr__(name: str) -> str:
+    """``sandkit.__version__``, the package's version, read when asked for: every lint run imports
+    this package and needs no version."""
+    if name != "__version__":
+        raise AttributeError(f"module 'sandkit' has no attribute {name!r}")
+    try:
+        # Written by setuptools-scm when the package is built or installed (pip install ., -e .).
+        from sandkit._version import __version__ as version
+    except ImportError:  # a source tree that was never built, run through PYTHONPATH
+        return "0.0.0+unknown"
+    return str(version)
