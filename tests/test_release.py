@@ -110,7 +110,11 @@ def test_a_bare_copy_gets_the_fallback_version(tmp_path: Path) -> None:
         warnings.simplefilter("ignore")  # setuptools-scm says the archival file was never filled in: it was not
         assert _version(source) == "0.0.0+unknown"
     (source / "sandkit" / "_version.py").unlink()
-    assert _sandkit(source, "--version") == "sandkit 0.0.0+unknown\n", "never built: sandkit/__init__.py's own"
+    # -S: no site-packages, so an editable install's finder cannot hand over the checkout's own _version.py.
+    done = subprocess.run(
+        [sys.executable, "-S", "-m", "sandkit", "--version"], capture_output=True, text=True, cwd=source, check=False
+    )
+    assert done.stdout == "sandkit 0.0.0+unknown\n", "never built: sandkit/__init__.py's own"
 
 
 def test_output_version_is_a_release_version() -> None:
