@@ -35,12 +35,7 @@ def _rows(tmp_path: Path, egress: str = "allowlist") -> dict[str, tuple[str, str
 def test_targets_without_an_injecting_proxy_say_the_agent_receives_the_key(tmp_path: Path) -> None:
     rows = _rows(tmp_path)
     assert rows["docker"][0] == "not applicable"
-    assert rows["actions"] == (
-        "unsupported",
-        "the job's egress proxy runs squid without injection (it opens no TLS and sets no header): the agent "
-        "receives ANTHROPIC_API_KEY",
-        False,
-    )
+    assert rows["actions"][0] == "enforced", "the job's proxy injects as compose's does"
     assert rows["sbx"][0] == "enforced", "sbx's own host proxy holds the key"
     assert rows["openhands"][0] == "unsupported", "OpenHands' runtime cannot trust the injecting proxy"
     for target in ("compose", "kubernetes", "devcontainer", "srt", "claude-code", "codex"):
