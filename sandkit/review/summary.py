@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandkit.compiler.secret_routes import WORDS
 from sandkit.errors import KitError
 from sandkit.kits.discover import expand_kit_paths
 from sandkit.kits.hosts import wildcard_domain
@@ -116,9 +117,20 @@ def _secrets(p: Policy) -> list[Line]:
     if not p.secrets:
         return [("none", ())]
     return [
-        _line(p, "secrets", name, "{}" + f" ({'required' if s.required else 'optional'}): {s.where}", name)
+        _line(p, "secrets", name, "{}" + f" ({'required' if s.required else 'optional'}): {_routes(p, name)}", name)
         for name, s in sorted(p.secrets.items())
     ]
+
+
+def _routes(p: Policy, name: str) -> str:
+    """Where the secret goes, per target: the targets that send it the same way together, in their order."""
+    per_target = p.routes.get(name, {})
+    if not per_target:
+        return p.secrets[name].where
+    kinds: dict[str, list[str]] = {}
+    for target, kind in per_target.items():
+        kinds.setdefault(kind, []).append(target)
+    return "; ".join(f"{WORDS[kind].replace('NAME', name)} on {', '.join(targets)}" for kind, targets in kinds.items())
 
 
 def _filters(filters: Filters) -> str:
@@ -324,6 +336,7 @@ def summary_json(s: Summary) -> dict[str, Any]:
                 "name": n,
                 "required": x.required,
                 "where": x.where,
+                "targets": dict(p.routes.get(n, {})),
                 "build_only": x.build_only,
                 "from": p.origin("secrets", n),
             }

@@ -219,6 +219,19 @@ BASE: dict[str, str | None] = {
           - {name: MOVED, inject: [{host: api.example.com, header: x-moved}]}
         """
     ),
+    # Where an injected secret goes per target: Kubernetes' proxy injects it, until the kit picks Cilium.
+    "kits/reach.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: reach
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        secrets:
+          - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
+        targets: {build: [compose, kubernetes]}
+        """
+    ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]\n",
     "kits/breaks.yaml": _kit(
         """
@@ -447,6 +460,19 @@ HEAD: dict[str, str | None] = {
           - {name: WITHHELD, inject: [{host: api.example.com, header: x-withheld}]}
           - {name: MOVED, inject: [{host: git.example.com, header: x-moved}]}
           - {name: ADDED, inject: [{host: api.example.com, header: Authorization, format: "Bearer {value}"}]}
+        """
+    ),
+    # Cilium has no proxy to inject: the agent pods now hold KEY's value (compose's proxy still injects it).
+    "kits/reach.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: reach
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        secrets:
+          - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
+        targets: {build: [compose, kubernetes], kubernetes: {egress: cilium}}
         """
     ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]}\nworkspace: {mode: none}\n",
