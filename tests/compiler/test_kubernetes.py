@@ -144,7 +144,21 @@ def outputs(monkeypatch_module: pytest.MonkeyPatch) -> dict[str, KitOutput]:
         monkeypatch_module.setenv(name, SECRET_VALUE)
     built = {str(k.relative_to(REPO)): compile_from_repo(k, None, list(NAMES)) for k in EXAMPLES + OWN_KITS}
     built.update({name: _compile_variant(text) for name, text in VARIANTS.items()})
+    built.update({f"preset {name}": _compile_init(name) for name in PRESETS})
     return built
+
+
+#: The presets whose `sandkit init --preset` kits are checked too: generated kits, as a user starts from.
+PRESETS = sorted(p.stem for p in (REPO / "sandkit/kits/presets").glob("*.yaml"))
+
+
+def _compile_init(preset: str) -> KitOutput:
+    from sandkit.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "kit.yaml"
+        assert main(["init", "--preset", preset, str(path)]) == 0
+        return compile_kit(path, Path(folder) / "out", ["docker", "kubernetes"])
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,7 @@ from sandkit.compiler.plan import (
     PROXY_PORT,
     SANDKIT_ETC,
     Plan,
+    high_uid,
     is_under,
 )
 from sandkit.compiler.proxy import (
@@ -63,8 +64,9 @@ PROXY_FILE = f"{FOLDER}/egress-proxy.yaml"
 WEBHOOKS_FILE = "webhooks.yaml"
 SOURCE_ROLE = "webhook-source"
 SENSOR_ROLE = "webhook-sensor"
-#: The uid Argo Events' pods run as: its image is a static binary FROM scratch, with no user of its own.
-ARGO_UID = 9731
+#: The uid Argo Events' pods run as: its image is a static binary FROM scratch, with no user of its own;
+#: above HIGH_UID, as every pod of the kit's (no node's user holds it).
+ARGO_UID = high_uid(9731)
 KIT_LABEL = "sandkit.dev/kit"
 ROLE_LABEL = "sandkit.dev/role"
 AGENT_ROLE = "agent"
