@@ -143,6 +143,8 @@ class Policy:
     runs_on: str
     permissions: dict[str, str]
     kubernetes: dict[str, Any]
+    #: targets.build: the targets the kit is built for (empty: every one); where its secrets can go.
+    build_targets: tuple[str, ...] = ()
     # Display only: never compared.
     path: str = field(default="", compare=False)
     description: str = field(default="", compare=False)
@@ -385,6 +387,7 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         # the publishing job's write scope is the kit's one write scope (the agent's job reads only)
         permissions=_permissions(kit),
         kubernetes=targets.kubernetes.model_dump(),
+        build_targets=tuple(targets.build or ()),
         path=_relative(loaded.display, None),
         description=kit.description,
         kind=kit.kind,

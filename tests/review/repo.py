@@ -232,6 +232,19 @@ BASE: dict[str, str | None] = {
         targets: {build: [compose, kubernetes]}
         """
     ),
+    # A process sandbox added to the kit's targets cannot inject: srt hands the agent the value.
+    "kits/reach-build.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: reach-build
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        secrets:
+          - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
+        targets: {build: [compose]}
+        """
+    ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]\n",
     "kits/breaks.yaml": _kit(
         """
@@ -473,6 +486,18 @@ HEAD: dict[str, str | None] = {
         secrets:
           - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
         targets: {build: [compose, kubernetes], kubernetes: {egress: cilium}}
+        """
+    ),
+    "kits/reach-build.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: reach-build
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        secrets:
+          - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
+        targets: {build: [compose, srt]}
         """
     ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]}\nworkspace: {mode: none}\n",

@@ -215,3 +215,8 @@ def test_a_change_that_moves_an_injected_secret_into_the_agents_reach_is_high(
     kit = _report(repo, capsys, "main", "change", "kits/reach.yaml")["kits"][0]
     reach = [(c["kind"], c["level"], c["message"]) for c in kit["changes"] if c["setting"] == "secrets.inject"]
     assert reach == [("secret-reaches-agent", "high", "KEY reaches the agent on kubernetes, where no proxy injects it")]
+    # a target that cannot inject, added to targets.build
+    kit = _report(repo, capsys, "main", "change", "kits/reach-build.yaml")["kits"][0]
+    assert [(c["kind"], c["level"], c["message"]) for c in kit["changes"]] == [
+        ("secret-reaches-agent", "high", "KEY reaches the agent on srt, where no proxy injects it")
+    ]
