@@ -47,6 +47,9 @@ PROXY_BASE_IMAGE = "debian:bookworm-slim"
 MAX_GRACE_SECONDS = 30
 RUNTIMES = {"default": None, "gvisor": "runsc", "kata": "kata-runtime"}
 K8S_RUNTIME_CLASSES = {"default": None, "gvisor": "gvisor", "kata": "kata"}
+#: The lowest uid a Kubernetes pod runs as: a container user below it may match a node's own user
+#: (Checkov's CKV_K8S_40 asks for this bound). A kit's uid below it runs there as uid + HIGH_UID.
+HIGH_UID = 10000
 
 #: The event that started a run (a webhook's selected fields, a GitHub event) reaches the agent as
 #: one JSON file at EVENT_PATH, named by the variable EVENT_VARIABLE: data in a read-only file,
@@ -212,6 +215,9 @@ class KubernetesSettings:
     egress: Literal["networkpolicy", "cilium"] = "networkpolicy"
     sandbox_crd: bool = False
     secret_name: str | None = None  # None: the kubernetes target names the Secret after the kit
+    #: targets.kubernetes.api_server: the CIDRs the injecting proxy's API call may reach (empty: the
+    #: non-public ranges, where a cluster's API server usually is).
+    api_server: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -381,6 +387,17 @@ class Plan:
         return tuple((name, required) for name, required in self.secrets if name in names)
 
     @property
+    def cluster_uid(self) -> int:
+        """The uid the agent's Kubernetes pods run as: the kit's, raised by HIGH_UID when below it. The
+        image holds an account for it too (with the kit's user's home), so pod and image agree."""
+        return high_uid(self.uid)
+
+    @property
+    def cluster_user(self) -> str:
+        """The name of the image's account for :attr:`cluster_uid` (a POSIX name of at most 32 characters)."""
+        return f"{self.user[:28]}-k8s"
+
+    @property
     def image_tag(self) -> str:
         return f"sandkit/{self.name}:{self.config_sha256[:12]}"
 
@@ -401,6 +418,11 @@ class Plan:
     def deadline_seconds(self) -> int:
         """When a session ends however it behaves: the timeout, the grace, and as much again for start-up."""
         return self.timeout_seconds + 2 * self.grace_seconds
+
+
+def high_uid(uid: int) -> int:
+    """``uid`` where it is HIGH_UID or more, else ``uid + HIGH_UID``: one fixed uid per kit uid."""
+    return uid if uid >= HIGH_UID else uid + HIGH_UID
 
 
 def _destination(entry: str) -> Destination:
@@ -607,6 +629,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
             egress=kit.targets.kubernetes.egress,
             sandbox_crd=kit.targets.kubernetes.sandbox_crd,
             secret_name=kit.targets.kubernetes.secret_name,
+            api_server=tuple(kit.targets.kubernetes.api_server),
         ),
         actions=ActionsSettings(
             runs_on=kit.targets.actions.runs_on,

@@ -7,7 +7,7 @@ allowlist decision holds everywhere; only how the agent is forced through it dif
 from __future__ import annotations
 
 from sandkit.compiler.addresses import NON_PUBLIC_V4, SANDBOX_CLIENTS, squid_non_public_v6
-from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, Destination, Plan
+from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, Destination, Plan, high_uid
 from sandkit.compiler.render import render_template
 from sandkit.kits.hosts import wildcard_regex
 
@@ -21,6 +21,8 @@ SQUID_CONF_PATH = "/etc/squid/squid.conf"
 PLAIN_SQUID_CONF_PATH = "/etc/squid/squid-plain.conf"
 #: Debian's proxy user, which runs squid unless it injects secrets (then the agent's uid: see inject.py).
 PROXY_UID = 13
+#: The uid Kubernetes runs the proxy pod as (the image's sandkit-egress account): no node's user holds it.
+PROXY_CLUSTER_UID = high_uid(PROXY_UID)
 NO_PROXY = "localhost,127.0.0.1,::1"
 HOST_ADDRESSES_SH = "egress/host-addresses.sh"
 #: Where squid reads the Docker host's own addresses from (an ACL line that squid.conf includes; a
@@ -77,6 +79,7 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
         "suffix": inject.suffix,
         "plain_squid_conf": PLAIN_SQUID_CONF_PATH,
         "host_addresses_uid": PROXY_UID,
+        "cluster_uid": PROXY_CLUSTER_UID,
         "host_addresses_dir": HOST_ADDRESSES_DIR,
         "host_addresses_file": HOST_ADDRESSES_FILE,
         "host_addresses_script": HOST_ADDRESSES_SCRIPT,

@@ -142,6 +142,19 @@ EnvKey = Annotated[EnvName, AfterValidator(_not_secret_name)]
 EnvValue = Annotated[str, AfterValidator(_not_credential)]
 CronLine = Annotated[str, AfterValidator(no_control), AfterValidator(check_cron)]
 Port = Annotated[int, Field(ge=1, le=65535)]
+
+
+def _cidr(value: str) -> str:
+    """An IPv4 or IPv6 network without host bits (`10.0.0.0/8`; a bare address is its /32 or /128)."""
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_network(value, strict=True))
+    except ValueError as error:
+        raise ValueError(f"not a CIDR without host bits: {error}") from None
+
+
+Cidr = Annotated[str, Field(max_length=64), AfterValidator(_cidr)]
 _HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}")
 
 
@@ -615,6 +628,14 @@ class KubernetesTarget(Strict):
     secret_name: KitName | None = Field(
         None, description="The Secret that holds the kit's secrets; `NAME-secrets` when left out."
     )
+    api_server: list[Cidr] = Field(
+        default_factory=list,
+        description="The API server's addresses as CIDRs (`10.96.0.1/32`): with `secrets[].inject`, the "
+        "injecting proxy's NetworkPolicy lets it reach ports 443 and 6443 of these alone, for its one API call. "
+        "Left out: of the private ranges 10/8, 100.64/10, 172.16/12, 192.168/16 and fc00::/7, where a cluster's API "
+        "server usually is; a public API endpoint must be listed here, else the proxy cannot publish its authority "
+        "and no agent pod starts.",
+    )
 
 
 class GithubApp(Strict):
@@ -849,9 +870,10 @@ class Kit(Strict):
     )
     secrets: list[Secret] = Field(
         default_factory=list,
-        description="Secrets by name, never by value. At each start the entrypoint exports them into the agent's "
-        "environment from `/run/secrets/NAME` (compose: the host file named by `NAME_FILE`, readable by uid 1000) "
-        "or from a variable already set (a Kubernetes secretKeyRef, an Actions secret).",
+        description="Secrets by name, never by value. Each reaches the agent's container as the read-only file "
+        "`/run/secrets/NAME` (compose: the host file named by `NAME_FILE`, readable by uid 1000; Kubernetes: a key "
+        "of the kit's Secret, as a secret volume; Actions: the job's secret), which the entrypoint exports into the "
+        "agent's environment at each start; a secret with `inject` stays with the egress proxy instead.",
     )
     network: Network = Field(default_factory=Network, description="Where the sandbox may connect.")
     agent: Agent = Field(description="The agent that runs; a Mixin, or a kit whose parents give it, may leave it out.")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sandkit.compiler.plan import Destination
+from sandkit.compiler.secret_routes import reachable
 from sandkit.kits.hosts import wildcard_domain
 from sandkit.review.policy import (
     Filters,
@@ -155,6 +156,27 @@ def secrets(base: Policy, head: Policy) -> Iterator[Change]:
             yield Change("secret-changed", "secrets", "{} is now " + state, (name,))
         if not new.build_only:
             yield from _injection(name, old.inject, new.inject)
+
+
+@detector
+def secret_reach(base: Policy, head: Policy) -> Iterator[Change]:
+    """An injected secret whose value the agent now holds on a target where it did not: that target's proxy
+    does not inject (egress opened or closed, Kubernetes' Cilium egress, a process sandbox added to
+    targets.build). A secret that is not injected at all is secret-added's, -broadened's or -exposed's."""
+    if base == head:
+        return  # the same policy: the same routes (and no target's rows to compute)
+    for name, secret in sorted(head.secrets.items()):
+        if secret.build_only or not secret.inject:
+            continue
+        grown = reachable(head.routes.get(name, {})) - reachable(base.routes.get(name, {}))
+        if grown:
+            where = ", ".join(t for t in head.routes[name] if t in grown)
+            yield Change(
+                "secret-reaches-agent",
+                "secrets.inject",
+                "{} reaches the agent on {}, where no proxy injects it",
+                (name, where),
+            )
 
 
 def _injection(name: str, old: frozenset[str], new: frozenset[str]) -> Iterator[Change]:
@@ -758,6 +780,7 @@ def added_kit_baseline(head: Policy) -> Policy:
         startup=frozenset(),
         env={},
         secrets={},
+        route_maker=dict,
         egress="none",
         allow=frozenset(),
         deny=frozenset(),

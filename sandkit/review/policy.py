@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,12 @@ class Secret:
 
     @property
     def where(self) -> str:
-        return "install commands at build time only" if self.build_only else "the agent's environment at run time"
+        """Where the kit sends it, every target together (the routes of a Policy say per target)."""
+        if self.build_only:
+            return "install commands at build time only"
+        if self.inject:
+            return "the egress proxy, wherever the target injects it (the agent then holds the placeholder)"
+        return "the agent at run time"
 
 
 @dataclass(frozen=True)
@@ -137,12 +143,22 @@ class Policy:
     runs_on: str
     permissions: dict[str, str]
     kubernetes: dict[str, Any]
+    #: targets.build: the targets the kit is built for (empty: every one); where its secrets can go.
+    build_targets: tuple[str, ...] = ()
     # Display only: never compared.
     path: str = field(default="", compare=False)
     description: str = field(default="", compare=False)
     kind: str = field(default="Kit", compare=False)
     origins: dict[str, str] = field(default_factory=dict, compare=False)
     order: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    #: Makes :attr:`routes` when first asked (it computes the targets' fidelity rows, which a diff of
+    #: kits that hold no injected secret never needs); derived from the fields above, never compared.
+    route_maker: Callable[[], dict[str, dict[str, str]]] = field(default=dict, compare=False, repr=False)
+
+    @cached_property
+    def routes(self) -> dict[str, dict[str, str]]:
+        """Secret -> target -> where it goes there (sandkit/compiler/secret_routes.py), the kit's own targets."""
+        return self.route_maker()
 
     def origin(self, section: str, item: str) -> str:
         """Where a list item came from: "" for the kit itself, ``preset NAME`` or a mixin's path."""
@@ -371,6 +387,7 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         # the publishing job's write scope is the kit's one write scope (the agent's job reads only)
         permissions=_permissions(kit),
         kubernetes=targets.kubernetes.model_dump(),
+        build_targets=tuple(targets.build or ()),
         path=_relative(loaded.display, None),
         description=kit.description,
         kind=kit.kind,
@@ -380,7 +397,18 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
             "startup": tuple(kit.startup),
             "allow": tuple(str(destination(a)) for a in kit.network.allow),
         },
+        route_maker=lambda: _routes(loaded),
     )
+
+
+def _routes(loaded: LoadedKit) -> dict[str, dict[str, str]]:
+    """Where each secret goes on each of the kit's targets (a Mixin has no plan, so none)."""
+    if loaded.kit.kind != "Kit":
+        return {}
+    from sandkit.compiler.plan import make_plan
+    from sandkit.compiler.secret_routes import routes_of
+
+    return routes_of(make_plan(loaded))
 
 
 def _host_keys(lines: list[str]) -> Iterator[tuple[str, str, str]]:

@@ -83,6 +83,9 @@ RISKS = _table(
      "can read it and send it wherever egress allows"),
     ("secret-withheld", "info", "narrows", "secrets",
      "the egress proxy now holds the secret and adds it to requests to the named host; the agent gets a placeholder"),
+    ("secret-reaches-agent", "high", "widens", "secrets",
+     "on these targets no egress proxy injects the secret, so the agent holds its value (a file or variable it "
+     "can read) and can send it wherever egress allows"),
     ("injection-added", "medium", "widens", "secrets",
      "the egress proxy adds the secret to the agent's requests to one more host or as another header"),
     ("injection-removed", "info", "narrows", "secrets", "the egress proxy no longer adds the secret there"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandkit.compiler.secret_routes import WORDS
 from sandkit.errors import KitError
 from sandkit.kits.discover import expand_kit_paths
 from sandkit.kits.hosts import wildcard_domain
@@ -119,9 +120,20 @@ def _secrets(p: Policy) -> list[Line]:
     if not p.secrets:
         return [("none", ())]
     return [
-        _line(p, "secrets", name, "{}" + f" ({'required' if s.required else 'optional'}): {s.where}", name)
+        _line(p, "secrets", name, "{}" + f" ({'required' if s.required else 'optional'}): {_routes(p, name)}", name)
         for name, s in sorted(p.secrets.items())
     ]
+
+
+def _routes(p: Policy, name: str) -> str:
+    """Where the secret goes, per target: the targets that send it the same way together, in their order."""
+    per_target = p.routes.get(name, {})
+    if not per_target:
+        return p.secrets[name].where
+    kinds: dict[str, list[str]] = {}
+    for target, kind in per_target.items():
+        kinds.setdefault(kind, []).append(target)
+    return "; ".join(f"{WORDS[kind].replace('NAME', name)} on {', '.join(targets)}" for kind, targets in kinds.items())
 
 
 def _filters(filters: Filters) -> str:
@@ -273,8 +285,11 @@ def render_text(s: Summary) -> str:
     lines.append(f"Enforced by {mine}:")
     lines += table(_levels(s), s.targets, indent="  ").splitlines()
     lines += ["  " + line for line in LEGEND.splitlines()]
-    lines.append("Not enforced everywhere:")
-    for target, setting, row in _gaps(s):
+    gaps = _gaps(s)
+    lines.append(
+        "Not enforced everywhere:" if gaps else "Not enforced everywhere: none (every target enforces every setting)"
+    )
+    for target, setting, row in gaps:
         said = f"{target}: {setting} is {row['level']}: {row['reason']}"
         lines += textwrap.wrap(said, WIDTH, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False)
     return "\n".join(lines) + "\n"
@@ -342,6 +357,7 @@ def summary_json(s: Summary) -> dict[str, Any]:
                 "name": n,
                 "required": x.required,
                 "where": x.where,
+                "targets": dict(p.routes.get(n, {})),
                 "build_only": x.build_only,
                 "from": p.origin("secrets", n),
             }

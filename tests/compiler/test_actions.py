@@ -95,8 +95,13 @@ def test_expressions_and_scripts_are_sandkits_own(kit: Path, text: str) -> None:
     for step in _steps(document):
         if "run" in step:
             assert step["run"] in (*actions.SCRIPTS, *actions.PYTHON_SCRIPTS), step["name"]
-    agent_steps = [s for s in _steps(document) if "secrets." in str(s)]
-    assert len(agent_steps) <= 1 and all(s["run"] == actions.AGENT_SCRIPT for s in agent_steps)
+    # The agent's step holds the secrets the agent gets as files; the proxy's start step those it injects.
+    holding = {s["run"]: set(re.findall(r"secrets\.(\w+)", str(s))) for s in _steps(document) if "secrets." in str(s)}
+    assert set(holding) <= {actions.AGENT_SCRIPT, actions.PROXY_START_SCRIPT}
+    start = [s["env"] for s in _steps(document) if s.get("run") == actions.PROXY_START_SCRIPT]
+    injected = set(str(start[0]["SANDKIT_INJECTED"]).split()) if start else set()
+    assert holding.get(actions.PROXY_START_SCRIPT, set()) == injected
+    assert not holding.get(actions.AGENT_SCRIPT, set()) & injected
     assert "secrets." not in str({k: v for k, v in document["jobs"]["agent"].items() if k != "steps"})
 
 
@@ -307,7 +312,11 @@ def test_the_agent_step_asks_for_the_kits_runtime_and_workspace(tmp_path: Path) 
     assert env["SANDKIT_DEADLINE_SECONDS"] == str(3600 + 60) and env["SANDKIT_DEADLINE_USER"] == "65534:65534"
     script = str(actions.AGENT_SCRIPT)
     assert 'args+=(--runtime "$SANDKIT_RUNTIME")' in script
-    assert '--tmpfs "$SANDKIT_TMPFS_WORKSPACE"' in script and "type=volume" not in script
+    assert '--tmpfs "$SANDKIT_TMPFS_WORKSPACE"' in script
+    # the one volume: the injecting proxy's certificate, read-only (never the workspace)
+    assert re.findall(r"type=volume,[^\"]*", script) == [
+        "type=volume,source=$SANDKIT_CA_VOLUME,target=$SANDKIT_AGENT_CA,readonly,volume-nocopy"
+    ]
     assert 'args+=(--pid "container:$SANDKIT_DEADLINE")' in script
     entrypoint = (tmp_path / "out/rt/entrypoint.sh").read_text(encoding="utf-8")
     assert "git clone --quiet --no-checkout -- 'https://git.example.com/app.git' /workspace" in entrypoint

@@ -18,7 +18,10 @@ import json
 import os
 import re
 import secrets
+import shlex
+import shutil
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -29,7 +32,11 @@ from ruamel.yaml import YAML
 
 from sandkit.cli import main
 from tests.compiler.helpers import in_folder
-from tests.e2e.helpers import used_subnets
+from tests.compiler.test_kubernetes_docker import API_HOST as K8S_API_HOST
+from tests.compiler.test_kubernetes_docker import WEB_HOST as K8S_WEB_HOST
+from tests.compiler.test_kubernetes_docker import _address, _authority, _outside_network, _serve_headers
+from tests.compiler.test_kubernetes_docker import _docker as _docker_cli
+from tests.e2e.helpers import MEMORY_AND_FILES_PROBE, OUTSIDE_DIR, used_subnets
 from tests.e2e.host import GATEWAY_SCRIPT, HostListener, host_addresses, reach_script, require_root, stray_addresses
 
 TOKEN = "e2e-token-value"
@@ -66,7 +73,7 @@ apiVersion: sandkit/v1
 name: {name}
 image: {{base: "debian:bookworm-slim"}}
 agent: {{command: [bash, -c, {json.dumps(command)}]}}
-# the proxy image injects DEMO_TOKEN for compose; the job runs it as plain squid and the agent holds the value
+# the job's proxy injects DEMO_TOKEN (no placeholder: the agent's variable stays unset)
 secrets: [{{name: DEMO_TOKEN, inject: [{{host: allowed.example, header: x-demo-token}}]}}]
 network: {{allow: [allowed.example]}}
 workspace: {{mode: none}}
@@ -90,9 +97,9 @@ PAYLOAD = {
 }
 
 
-def _env(step: dict[str, Any], github: dict[str, str]) -> dict[str, str]:
+def _env(step: dict[str, Any], github: dict[str, str], token: str = TOKEN) -> dict[str, str]:
     """The step's env as the runner would set it, secrets taken from the test's stand-ins."""
-    values = {"${{ secrets.DEMO_TOKEN }}": TOKEN}
+    values = {"${{ secrets.DEMO_TOKEN }}": token}
     own = {k: values.get(str(v), str(v)) for k, v in step.get("env", {}).items()}
     return {**os.environ, **github, **own}
 
@@ -277,7 +284,7 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
     assert "root=read-only" in agent, agent
     assert f"memory={512 * 2**20} cpu=100000 pids=512" in agent, agent  # the kit's 512Mi, 1 CPU, default pids
     assert "workspace=0 tmpfs" in agent, agent
-    assert f"token={hashlib.sha256(TOKEN.encode()).hexdigest()[:16]}" in agent, agent
+    assert f"token={hashlib.sha256(b'').hexdigest()[:16]}" in agent, agent  # the proxy's alone
     assert "proxy=HTTP/1.1 403 Forbidden" in agent and "plain=HTTP/1.1 403 Forbidden" in agent, agent
     assert probes_from_network == {"egress": 0, "outside": 1}, (
         "the sandbox network reaches the proxy and nothing beyond"
@@ -358,11 +365,12 @@ def test_the_job_refuses_a_sandbox_network_on_which_the_runner_holds_an_address(
     assert cleaned.returncode == 0 and left == [], (cleaned.stderr, left)
 
 
-def _step(step: dict[str, Any], github: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _step(
+    step: dict[str, Any], github: dict[str, str], cwd: Path, token: str = TOKEN
+) -> subprocess.CompletedProcess[str]:
     """Run one `run:` step as the runner would, with its env; its output is kept, never raised on."""
-    return subprocess.run(
-        _shell(step), cwd=cwd, env=_env(step, github), capture_output=True, text=True, timeout=600, check=False
-    )
+    env = _env(step, github, token)
+    return subprocess.run(_shell(step), cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
 @pytest.mark.docker
@@ -403,3 +411,180 @@ resources: {{cpus: 1, memory: 256Mi, timeout: 3s}}
     assert agent.returncode != 0, "the step reports success for a session its deadline ended"
     assert elapsed < 25, f"the session ended {elapsed:.0f} s after it started, not near the kit's 3 s"
     assert ran["Remove the sandbox"].returncode == 0 and left == [], (ran["Remove the sandbox"].stderr, left)
+
+
+INJECT_VALUE = "sk-inject-" + "Q7" * 20
+INJECT_PLACEHOLDER = "actions-placeholder-not-the-key"
+#: The agent: its variable, the injection host's answer (read through a file and a digest, so the value the
+#: server echoes never passes the shell), another allowed host's, the issuer it saw, then a scan of every
+#: process's environ, cmdline and readable memory and every file of its container for the needles (the value
+#: and, as a control the scan must find, the placeholder), given reversed in a file of the image.
+INJECT_AGENT = f"""
+echo "variable=$DEMO_TOKEN"
+curl -sS -m 20 -H 'x-demo-token: chosen-by-the-agent' https://{K8S_API_HOST}:8443/headers >/tmp/api 2>&1 || echo api-failed
+echo "api-headers=$(grep -ci '^header x-demo-token:' /tmp/api)"
+echo "api-digest=$(grep -i '^header x-demo-token:' /tmp/api | sha256sum | cut -c1-64)"
+echo "api-own=$(grep -c chosen-by-the-agent /tmp/api)"
+rm -f /tmp/api
+echo "api-issuer=$(curl -sS -m 20 -v -o /dev/null https://{K8S_API_HOST}:8443/issuer 2>&1 | sed -n 's/^\\*  issuer: //p')"
+echo "web-headers=$(curl -sS -m 20 https://{K8S_WEB_HOST}:8443/headers | grep -ci '^header x-demo-token:')"
+if [ -e /run/sandkit-egress ]; then echo authority-folder=present; else echo authority-folder=absent; fi
+echo "authority-files=$(ls -A /run/sandkit-proxy-ca | tr '\\n' ' ')"
+if touch /run/sandkit-proxy-ca/ca.pem 2>/dev/null; then echo authority=writable; else echo authority=read-only; fi
+echo "trusted=$(sha256sum </run/sandkit-proxy-ca/ca.pem | cut -c1-64)"
+perl /etc/probe/scan.pl </etc/probe/needles
+echo agent-ready
+sleep 120
+"""
+
+
+def _inject_kit(name: str) -> str:
+    needles = "".join(n[::-1] + "\n" for n in (INJECT_VALUE, INJECT_PLACEHOLDER))
+    return f"""\
+apiVersion: sandkit/v1
+name: {name}
+image: {{base: "debian:bookworm-slim", packages: {{apt: [curl]}}, ca_certificates: [outside-ca.pem]}}
+agent: {{command: [bash, -c, {json.dumps(INJECT_AGENT)}]}}
+secrets:
+  - name: DEMO_TOKEN
+    placeholder: {INJECT_PLACEHOLDER}
+    inject: [{{host: "{K8S_API_HOST}:8443", header: x-demo-token, format: "Key {{value}}"}}]
+network: {{allow: ["{K8S_API_HOST}:8443", "{K8S_WEB_HOST}:8443"]}}
+files:
+  - {{path: /etc/probe/scan.pl, content: {json.dumps(MEMORY_AND_FILES_PROBE)}}}
+  - {{path: /etc/probe/needles, content: {json.dumps(needles)}}}
+workspace: {{mode: none}}
+resources: {{cpus: 1, memory: 512Mi, timeout: 3m}}
+"""
+
+
+def _runner_network(folder: Path, outside: str, server: str, proxy: str) -> Path:
+    """A `docker` first on PATH that stands in for the runner's network and nothing else: when the start step
+    runs the proxy, the runner's resolver (the proxy's hosts file) names the stand-in server, and the proxy
+    reaches it (the server's network, of AS112 addresses: public to squid, as a real API host would be).
+    Every other command, and every flag of the step's own, goes to the real client unchanged."""
+    real = shutil.which("docker")
+    assert real, "no docker client"
+    hosts = " ".join(f"--add-host {host}:{server}" for host in (K8S_API_HOST, K8S_WEB_HOST))
+    shim = folder / "runner-bin"
+    shim.mkdir()
+    (shim / "docker").write_text(
+        f"""#!/bin/bash
+if [ "$1" = run ] && [ "$2" = --detach ] && [ "$3" = --name ] && [ "$4" = {proxy} ]; then
+  shift
+  {real} run {hosts} "$@" || exit
+  exec {real} network connect {outside} {proxy}
+fi
+exec {real} "$@"
+"""
+    )
+    (shim / "docker").chmod(0o755)
+    return shim
+
+
+@pytest.mark.docker
+def test_the_jobs_proxy_injects_and_the_agent_holds_only_the_placeholder(tmp_path: Path) -> None:
+    """The workflow's steps as written, with a TLS stand-in server where the runner's network would reach the
+    API: the real value arrives in the header at the injection host alone (over the agent's own), the agent
+    holds the placeholder and trusts the proxy's authority for this job, and neither the value nor the
+    authority's key is in any process, memory region or file of its container or in `docker inspect` of it."""
+    token = secrets.token_hex(3)
+    name = f"actions-inject-{token}"
+    certs = _authority(
+        tmp_path / "outside-certs", "sandkit-actions-test-ca", [f"DNS:{K8S_API_HOST}", f"DNS:{K8S_WEB_HOST}"]
+    )
+    (tmp_path / "outside-ca.pem").write_bytes((certs / "ca.pem").read_bytes())
+    (tmp_path / "kit.yaml").write_text(_inject_kit(name), encoding="utf-8")
+    with in_folder(tmp_path):
+        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    workflow = YAML(typ="safe").load((tmp_path / f"out/{name}/workflows/{name}.yml").read_text())
+    steps = {step["name"]: step for step in workflow["jobs"]["agent"]["steps"][2:]}
+    start, agent_step = steps["Start the egress proxy on the sandbox network"], steps["Run the agent in its sandbox"]
+    assert start["env"]["DEMO_TOKEN"] == "${{ secrets.DEMO_TOKEN }}", "the proxy's step gets the injected secret"
+    assert "DEMO_TOKEN" not in agent_step["env"] and "DEMO_TOKEN" not in agent_step["env"]["SANDKIT_SECRET_NAMES"]
+    images = sorted({str(v) for s in steps.values() for k, v in s.get("env", {}).items() if k.endswith("IMAGE")})
+    proxy = start["env"]["SANDKIT_PROXY"]
+    server_tag, server, outside = f"sandkit-test/{name}-outside:{token}", f"{name}-tlssrv", f"{name}-outside"
+    github = _dispatch(tmp_path)
+    ran: dict[str, str] = {}
+    record: dict[str, Any] = {}
+    key = proxy_ca = proxy_log = ""
+    outsiders: dict[str, str] = {}
+    try:
+        _docker_cli("buildx", "build", "--load", "-q", "-t", server_tag, str(OUTSIDE_DIR))
+        _outside_network(outside, token)
+        _serve_headers(certs, server_tag, outside, server)
+        address = _address(server, outside)
+        github["PATH"] = f"{_runner_network(tmp_path, outside, address, proxy)}:{os.environ['PATH']}"
+        failed = False
+        for step in steps.values():
+            if failed and step.get("if") != "${{ always() }}":
+                continue
+            if step is agent_step:
+                ran[step["name"]], record, _ = _run_agent(step, _env(step, github, INJECT_VALUE), tmp_path)
+                key = _docker_cli("exec", proxy, "cat", "/run/sandkit-egress/ca.key").stdout
+                proxy_ca = _docker_cli("exec", proxy, "cat", "/run/sandkit-egress/ca.pem").stdout
+                proxy_log = _docker_cli("logs", proxy).stdout
+                continue
+            done = _step(step, github, tmp_path, INJECT_VALUE)
+            ran[step["name"]] = done.stdout + done.stderr
+            failed = failed or (done.returncode != 0 and step.get("if") != "${{ always() }}")
+            if step is start and not failed:
+                outsiders = _outsiders(proxy, start["env"]["SANDKIT_PROXY_IMAGE"])
+        server_log = _docker_cli("logs", server).stdout + _docker_cli("logs", server).stderr
+        left = [item for item in _leftovers(name) if item.split()[1] not in (server, outside)]  # the test's own
+        session_files = sorted(str(p) for p in Path(github["RUNNER_TEMP"]).rglob("*"))
+    finally:
+        _docker_cli("rm", "-f", server, check=False)
+        _cleanup(name, [*images, server_tag])
+        _docker_cli("network", "rm", outside, check=False)
+    assert not failed, ran
+    output = ran["Run the agent in its sandbox"]
+    lines = dict(line.split("=", 1) for line in output.splitlines() if "=" in line and " " not in line.split("=")[0])
+    digest = hashlib.sha256(f"header x-demo-token: Key {INJECT_VALUE}\n".encode()).hexdigest()
+    assert lines["variable"] == INJECT_PLACEHOLDER, output
+    assert (lines["api-headers"], lines["api-digest"], lines["api-own"]) == ("1", digest, "0"), output
+    assert lines["web-headers"] == "0", f"another allowed host received the injected header:\n{output}"
+    assert lines["api-issuer"] == f"CN=sandkit egress {name}", output
+    assert lines["trusted"] == hashlib.sha256(proxy_ca.encode()).hexdigest(), "the agent trusts another authority"
+    assert (lines["authority-folder"], lines["authority-files"], lines["authority"]) == (
+        "absent",
+        "ca.pem ",
+        "read-only",
+    )
+    scanned = re.search(r"scanned processes=(\d+) regions=(\d+) bytes=(\d+) files=(\d+)", output)
+    assert scanned, f"the probe did not finish:\n{output}"
+    processes, regions, size, files = map(int, scanned.groups())
+    assert processes >= 3 and regions > 20 and size > 1_000_000 and files > 1000, scanned.group(0)
+    assert "found needle#1 in environ of" in output and "found needle#1 in memory of" in output, (
+        f"the probe does not find the placeholder the agent does hold, so its silence proves nothing:\n{output}"
+    )
+    assert "needle#0" not in output, f"the injected value is in the agent's container:\n{output}"
+    key_line = key.splitlines()[1]
+    assert "PRIVATE KEY" in key and key_line not in output
+    inspected = json.dumps(record)
+    assert record and INJECT_VALUE not in inspected and key_line not in inspected, "docker inspect of the agent"
+    assert INJECT_PLACEHOLDER in inspected  # the record is the agent's, which holds the placeholder
+    assert INJECT_VALUE not in proxy_log and INJECT_VALUE not in server_log, "the value is in a log"
+    assert f"inject=x-demo-token@{K8S_API_HOST}:8443" in proxy_log, proxy_log
+    assert left == [] and session_files == [], (left, session_files)
+    # Issue 34's second finding, on the runner: the proxy's address on Docker's default bridge (its way out)
+    # answers the runner and that bridge's containers with a refusal, never a tunnel with the header.
+    assert outsiders == {"runner": "HTTP/1.1 403 Forbidden", "bridge": "HTTP/1.1 403 Forbidden"}, outsiders
+
+
+def _outsiders(proxy: str, image: str) -> dict[str, str]:
+    """What the proxy's address on the default bridge answers a CONNECT to the injection host with: from the
+    runner itself (this process) and from a container on that bridge."""
+    address = _docker_cli("inspect", "--format", "{{.NetworkSettings.Networks.bridge.IPAddress}}", proxy).stdout.strip()
+    assert address, "the proxy has no address on Docker's default bridge"
+    request = f"CONNECT {K8S_API_HOST}:8443 HTTP/1.1\r\nHost: {K8S_API_HOST}:8443\r\n\r\n"
+    with socket.create_connection((address, 3128), timeout=10) as connection:
+        connection.sendall(request.encode())
+        runner = connection.recv(4096).decode(errors="replace").split("\r\n", 1)[0]
+    script = (
+        f'exec 3<>/dev/tcp/{address}/3128 && printf %b {shlex.quote(request)} >&3 && read -r line <&3 && echo "$line"'
+    )
+    bridge = _docker_cli("run", "--rm", "--name", f"{proxy}-outsider", "--network", "bridge", "--entrypoint", "bash",
+                         image, "-c", script, check=False)  # fmt: skip
+    return {"runner": runner, "bridge": bridge.stdout.strip().rstrip("\r")}

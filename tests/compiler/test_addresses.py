@@ -135,11 +135,24 @@ def test_squid_and_the_network_policies_refuse_exactly_these_ranges(tmp_path: Pa
     assert _acl(squid, "non_public", "dst") == [*NON_PUBLIC_V4, *squid_non_public_v6()]
     assert _acl(squid, "sandbox_clients", "src") == list(SANDBOX_CLIENTS)
     policy = next(d for d in _documents(files["kubernetes/egress-proxy.yaml"]) if d["kind"] == "NetworkPolicy")
-    blocks = [peer["ipBlock"] for rule in policy["spec"]["egress"] for peer in rule.get("to", []) if "ipBlock" in peer]
-    assert blocks == [
-        {"cidr": EVERY_V4, "except": list(NON_PUBLIC_V4)},
-        {"cidr": GLOBAL_UNICAST_V6, "except": non_public_within_global_v6()},
+    rules = [[peer["ipBlock"] for peer in rule.get("to", []) if "ipBlock" in peer] for rule in policy["spec"]["egress"]]
+    public = [blocks for blocks in rules if any("except" in block for block in blocks)]
+    assert public == [
+        [
+            {"cidr": EVERY_V4, "except": list(NON_PUBLIC_V4)},
+            {"cidr": GLOBAL_UNICAST_V6, "except": non_public_within_global_v6()},
+        ]
     ]
+    # The injecting proxy's API call (when the kit injects): private ranges alone, never a public address.
+    for blocks in rules:
+        if blocks and blocks not in public:
+            for block in blocks:
+                network = ipaddress.ip_network(block["cidr"])
+                assert any(
+                    network.subnet_of(ipaddress.ip_network(c))  # type: ignore[arg-type]
+                    for c in (*NON_PUBLIC_V4, *NON_PUBLIC_V6)
+                    if ipaddress.ip_network(c).version == network.version
+                ), block
     assert "cidr: '0.0.0.0/0'  # sandkit: ignore[EG002] " in files["kubernetes/egress-proxy.yaml"].decode()
 
     (tmp_path / "cilium.yaml").write_text(CILIUM_KIT, encoding="utf-8")

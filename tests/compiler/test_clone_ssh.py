@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -113,8 +114,12 @@ def test_the_kubernetes_clone_container_gets_the_key_and_no_other_secret(built: 
 
     spec = YAML(typ="safe").load((built / "kubernetes/job.yaml").read_text())["spec"]["template"]["spec"]
 
-    def secrets(container: dict[str, object]) -> list[str]:
-        return [e["name"] for e in container["env"] if "valueFrom" in e]  # type: ignore[attr-defined]
+    def secrets(container: dict[str, Any]) -> list[str]:
+        """The keys of the secret volume the container mounts at /run/secrets (never env values)."""
+        assert not any("valueFrom" in e for e in container["env"] if e["name"] != "SANDKIT_NAMESPACE")
+        (mount,) = [m for m in container["volumeMounts"] if m["mountPath"] == "/run/secrets"]
+        (volume,) = [v for v in spec["volumes"] if v["name"] == mount["name"]]
+        return [item["key"] for item in volume["secret"]["items"]]
 
     assert secrets(spec["initContainers"][0]) == ["DEPLOY_KEY"]
     assert secrets(spec["containers"][0]) == ["DEPLOY_KEY", "API_KEY"]

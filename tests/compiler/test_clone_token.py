@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from sandkit.cli import main
 from tests.compiler.helpers import in_folder
@@ -59,8 +60,12 @@ def test_the_kubernetes_clone_container_gets_the_token_and_no_other_secret(tmp_p
     job = YAML(typ="safe").load((tmp_path / "out/private/kubernetes/job.yaml").read_text())
     spec = job["spec"]["template"]["spec"]
 
-    def secrets(container: dict[str, object]) -> list[str]:
-        return [e["name"] for e in container["env"] if "valueFrom" in e]  # type: ignore[attr-defined]
+    def secrets(container: dict[str, Any]) -> list[str]:
+        """The keys of the secret volume the container mounts at /run/secrets (never env values)."""
+        assert not any("valueFrom" in e for e in container["env"] if e["name"] != "SANDKIT_NAMESPACE")
+        (mount,) = [m for m in container["volumeMounts"] if m["mountPath"] == "/run/secrets"]
+        (volume,) = [v for v in spec["volumes"] if v["name"] == mount["name"]]
+        return [item["key"] for item in volume["secret"]["items"]]
 
     assert secrets(spec["initContainers"][0]) == ["GIT_TOKEN"]
     assert secrets(spec["containers"][0]) == ["GIT_TOKEN", "KEY"]

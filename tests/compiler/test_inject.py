@@ -35,12 +35,7 @@ def _rows(tmp_path: Path, egress: str = "allowlist") -> dict[str, tuple[str, str
 def test_targets_without_an_injecting_proxy_say_the_agent_receives_the_key(tmp_path: Path) -> None:
     rows = _rows(tmp_path)
     assert rows["docker"][0] == "not applicable"
-    assert rows["actions"] == (
-        "unsupported",
-        "the job's egress proxy runs squid without injection (it opens no TLS and sets no header): the agent "
-        "receives ANTHROPIC_API_KEY",
-        False,
-    )
+    assert rows["actions"][0] == "enforced", "the job's proxy injects as compose's does"
     assert rows["sbx"][0] == "enforced", "sbx's own host proxy holds the key"
     assert rows["openhands"][0] == "unsupported", "OpenHands' runtime cannot trust the injecting proxy"
     for target in ("compose", "kubernetes", "devcontainer", "srt", "claude-code", "codex"):
@@ -238,12 +233,14 @@ def test_kubernetes_gives_the_proxy_pod_the_secret_and_the_agent_pod_the_authori
     (agent,) = job["containers"]
     env = {e["name"]: e for e in agent["env"]}
     assert env["ANTHROPIC_API_KEY"] == {"name": "ANTHROPIC_API_KEY", "value": "sandkit-injected-by-egress-proxy"}
-    assert "GH_TOKEN" not in env and env["PLAIN_TOKEN"]["valueFrom"]["secretKeyRef"]["key"] == "PLAIN_TOKEN"
+    assert "GH_TOKEN" not in env and "PLAIN_TOKEN" not in env  # the one not injected: a file of the agent's alone
+    (files,) = [v["secret"] for v in job["volumes"] if v["name"] == "agent-secrets"]
+    assert [item["key"] for item in files["items"]] == ["PLAIN_TOKEN"]
     assert env["NODE_EXTRA_CA_CERTS"]["value"] == "/tmp/sandkit-ca-certificates.crt"
     (ca_volume,) = [v for v in job["volumes"] if v["name"] == "egress-ca"]
     assert ca_volume["configMap"]["name"] == "injecting-egress-ca" and ca_volume["configMap"]["optional"] is False
     assert {"name": "egress-ca", "mountPath": "/run/sandkit-proxy-ca", "readOnly": True} in agent["volumeMounts"]
-    assert not any("secret" in v or v.get("emptyDir", {}).get("medium") == "Memory" for v in job["volumes"])
+    assert not any(v.get("emptyDir", {}).get("medium") == "Memory" for v in job["volumes"])
     assert every.fidelity["secrets.inject"]["kubernetes"].level == "enforced"
 
 
@@ -258,4 +255,6 @@ def test_kubernetes_with_cilium_has_no_proxy_to_inject(tmp_path: Path) -> None:
         "unsupported",
         "with egress cilium there is no proxy to inject: the agent receives ANTHROPIC_API_KEY",
     )
-    assert "secretKeyRef" in out.files["kubernetes/job.yaml"].decode()
+    job = yaml.safe_load(out.files["kubernetes/job.yaml"])["spec"]["template"]["spec"]
+    (files,) = [v["secret"] for v in job["volumes"] if v["name"] == "agent-secrets"]
+    assert "ANTHROPIC_API_KEY" in [item["key"] for item in files["items"]]  # the agent's own file

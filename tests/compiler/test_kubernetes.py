@@ -16,6 +16,8 @@ import pytest
 from ruamel.yaml import YAML
 
 from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.compiler.plan import HIGH_UID
+from sandkit.compiler.proxy import PROXY_CLUSTER_UID
 from sandkit.compiler.targets import NAMES
 from sandkit.compiler.targets.kubernetes import CLAIM_FILE, SESSION_FILE
 from tests.compiler.helpers import EXAMPLES, OWN_KITS, compile_from_repo
@@ -31,13 +33,6 @@ CHECKOV_SKIPS = {
     # sha256; a registry digest exists only once the operator pushes them, so pinning by digest is
     # the operator's overlay (docs/kubernetes.md), not something sandkit can write.
     "CKV_K8S_43",
-    # uid 1000 is the kit format's contract for the agent (image.uid) and the proxy runs as Debian's
-    # proxy user (13), as its image does; both are non-root under the restricted Pod Security
-    # Standard, and neither pod shares the host's user namespace or any host path.
-    "CKV_K8S_40",
-    # Secrets reach the agent by secretKeyRef (docs/kubernetes.md): agent CLIs read their API keys
-    # from the environment, and the entrypoint exports /run/secrets files to it anyway.
-    "CKV_K8S_35",
 }
 
 SECRET_VALUE = "sk-ant-api03-" + "Z" * 40
@@ -77,6 +72,19 @@ workspace: {mode: none}
 targets:
   kubernetes: {namespace: agents, create_namespace: false, egress: cilium, sandbox_crd: true,
                secret_name: shared-agent-keys}
+""",
+    "inject-api": """
+apiVersion: sandkit/v1
+name: inject-api
+secrets:
+  - {name: API_KEY, inject: [{host: api.example.com, header: x-api-key}]}
+  - {name: DEPLOY_KEY}
+network: {allow: [api.example.com, "git.example.com:22"]}
+agent: {command: [agent]}
+workspace: {mode: clone, repo: "git@git.example.com:acme/app.git", ssh_key: DEPLOY_KEY,
+            known_hosts: ["git.example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"]}
+targets:
+  kubernetes: {api_server: [10.96.0.1/32, 172.18.0.2/32, "fd00:10:96::1/128"]}
 """,
     "offline": """
 apiVersion: sandkit/v1
@@ -136,7 +144,21 @@ def outputs(monkeypatch_module: pytest.MonkeyPatch) -> dict[str, KitOutput]:
         monkeypatch_module.setenv(name, SECRET_VALUE)
     built = {str(k.relative_to(REPO)): compile_from_repo(k, None, list(NAMES)) for k in EXAMPLES + OWN_KITS}
     built.update({name: _compile_variant(text) for name, text in VARIANTS.items()})
+    built.update({f"preset {name}": _compile_init(name) for name in PRESETS})
     return built
+
+
+#: The presets whose `sandkit init --preset` kits are checked too: generated kits, as a user starts from.
+PRESETS = sorted(p.stem for p in (REPO / "sandkit/kits/presets").glob("*.yaml"))
+
+
+def _compile_init(preset: str) -> KitOutput:
+    from sandkit.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "kit.yaml"
+        assert main(["init", "--preset", preset, str(path)]) == 0
+        return compile_kit(path, Path(folder) / "out", ["docker", "kubernetes"])
 
 
 @pytest.fixture(scope="module")
@@ -366,6 +388,43 @@ def test_egress_per_mode(outputs: dict[str, KitOutput]) -> None:
         assert not of_kind(outputs[kit], "Deployment") and "egress/squid.conf" not in outputs[kit].files
 
 
+def test_the_proxy_reaches_the_api_server_alone_and_admits_the_kits_agent_pods_alone(
+    outputs: dict[str, KitOutput],
+) -> None:
+    """The injecting proxy's API call goes to the kit's api_server CIDRs (else the private ranges, never
+    every address), and its one ingress rule is the proxy port from this kit's agent pods."""
+    for kit, expected in (
+        ("inject-api", ["10.96.0.1/32", "172.18.0.2/32", "fd00:10:96::1/128"]),
+        ("examples/chatops/kit.yaml", ["10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]),
+    ):
+        out = outputs[kit]
+        (policy,) = [p for p in of_kind(out, "NetworkPolicy") if p["metadata"]["name"].endswith("-egress")]
+        api_rules = [r for r in policy["spec"]["egress"] if {p["port"] for p in r["ports"]} == {443, 6443}]
+        assert [[peer["ipBlock"]["cidr"] for peer in r["to"]] for r in api_rules] == [expected], kit
+        assert all("to" in rule for rule in policy["spec"]["egress"]), f"{kit}: a rule to every address"
+        (ingress,) = policy["spec"]["ingress"]
+        assert ingress == {
+            "from": [{"podSelector": {"matchLabels": {"sandkit.dev/kit": out.plan.name, "sandkit.dev/role": "agent"}}}],
+            "ports": [{"protocol": "TCP", "port": 3128}],
+        }, kit
+    row = outputs["inject-api"].fidelity["secrets.inject"]["kubernetes"]
+    assert row.level == "enforced" and "10.96.0.1/32, 172.18.0.2/32" in row.reason
+    spec = of_kind(outputs["inject-api"], "Job")[0]["spec"]["template"]["spec"]
+    assert secret_files(spec, spec["initContainers"][0]) == {"DEPLOY_KEY": "inject-api-secrets"}
+    assert secret_files(spec, spec["containers"][0]) == {"DEPLOY_KEY": "inject-api-secrets"}  # API_KEY: the proxy's
+
+
+def test_api_server_takes_cidrs_alone() -> None:
+    from pydantic import ValidationError
+
+    from sandkit.kits.model import KubernetesTarget
+
+    assert KubernetesTarget(api_server=["10.96.0.1", "fd00::/8"]).api_server == ["10.96.0.1/32", "fd00::/8"]
+    for bad in ("10.0.0.1/8", "kubernetes.default", "0.0.0.0/33", ""):
+        with pytest.raises(ValidationError):
+            KubernetesTarget(api_server=[bad])
+
+
 def test_the_proxy_service_selects_the_proxy_and_the_agent_uses_it(outputs: dict[str, KitOutput]) -> None:
     for kit, out in outputs.items():
         services = of_kind(out, "Service")
@@ -430,7 +489,8 @@ def test_the_agent_config_carries_the_images_files(outputs: dict[str, KitOutput]
     mounts = {m["mountPath"]: m.get("subPath") for m in pod["containers"][0]["volumeMounts"]}
     assert mounts["/etc/sandkit/env.sh"] == "env.sh" and mounts["/etc/tool/config.json"] == "file-01"
     assert mounts["/etc/sandkit/home/.tool/rc"] == "file-03"
-    modes = {i["key"]: i["mode"] for i in pod["volumes"][-1]["configMap"]["items"]}
+    (config_volume,) = [v for v in pod["volumes"] if v["name"] == "config"]
+    modes = {i["key"]: i["mode"] for i in config_volume["configMap"]["items"]}
     assert modes["file-03"] == 0o600 and modes["env.sh"] == 0o444
 
 
@@ -450,8 +510,10 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
                 assert context["capabilities"] == {"drop": ["ALL"]} and context["readOnlyRootFilesystem"] is True
                 assert box["resources"]["limits"] == box["resources"]["requests"]
                 assert set(box["resources"]["limits"]) == {"cpu", "memory", "ephemeral-storage"}
-                if kind != "Deployment":
-                    assert context["runAsUser"] == out.plan.uid == 1000
+                # High, fixed uids (Checkov's CKV_K8S_40), each an account of its image (test_docker.py).
+                uid = PROXY_CLUSTER_UID if kind == "Deployment" else out.plan.cluster_uid
+                assert context["runAsUser"] == context["runAsGroup"] == uid >= HIGH_UID
+            assert spec["securityContext"]["runAsUser"] == uid
         accounts = of_kind(out, "ServiceAccount")
         assert accounts[0]["automountServiceAccountToken"] is False
         kinds = {d["kind"] for _, d in manifests(out)}
@@ -485,18 +547,36 @@ def test_jobs_cronjobs_and_limits_come_from_the_kit(outputs: dict[str, KitOutput
     assert "SANDKIT_ONLY" in out.files["entrypoint.sh"].decode()
 
 
-def test_secrets_are_referenced_never_contained(outputs: dict[str, KitOutput]) -> None:
+def secret_files(spec: dict[str, Any], container: dict[str, Any]) -> dict[str, str]:
+    """Key to Secret name of the secret volume ``container`` mounts read-only at /run/secrets (none: {})."""
+    mounts = [m for m in container["volumeMounts"] if m["mountPath"] == "/run/secrets"]
+    if not mounts:
+        return {}
+    (mount,) = mounts
+    assert mount["readOnly"] is True
+    (volume,) = [v for v in spec["volumes"] if v["name"] == mount["name"]]
+    secret = volume["secret"]
+    assert secret["defaultMode"] == 0o440 and secret["optional"] is True  # the entrypoint stops on a required one
+    assert all(item["path"] == item["key"] for item in secret["items"])
+    return {item["key"]: secret["secretName"] for item in secret["items"]}
+
+
+def test_secrets_are_files_of_their_own_container_never_contained(outputs: dict[str, KitOutput]) -> None:
+    """No Secret in the output, no secretKeyRef or envFrom anywhere; each container mounts its own keys as
+    read-only files (the agent all but the injected ones, the clone its own credential alone)."""
     for kit, out in outputs.items():
         for name, data in out.files.items():
             assert SECRET_VALUE.encode() not in data, (kit, name)
+            if name.startswith("kubernetes/"):
+                assert b"secretKeyRef" not in data and b"envFrom" not in data, (kit, name)
         assert not of_kind(out, "Secret"), kit
     out = outputs["clone-schedules"]
-    agent = of_kind(out, "Job")[0]["spec"]["template"]["spec"]["containers"][0]
-    refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in agent["env"] if "valueFrom" in e}
-    assert refs == {
-        "API_KEY": {"name": "nightly-secrets", "key": "API_KEY", "optional": False},
-        "OPTIONAL_TOKEN": {"name": "nightly-secrets", "key": "OPTIONAL_TOKEN", "optional": True},
+    spec = of_kind(out, "Job")[0]["spec"]["template"]["spec"]
+    assert secret_files(spec, spec["containers"][0]) == {
+        "API_KEY": "nightly-secrets",
+        "OPTIONAL_TOKEN": "nightly-secrets",
     }
+    assert secret_files(spec, spec["initContainers"][0]) == {}  # it clones a public repository
     assert of_kind(out, "Job")[0]["metadata"]["annotations"]["sandkit.dev/secret-keys"] == "API_KEY,OPTIONAL_TOKEN"
 
 
@@ -520,8 +600,8 @@ def test_cilium_and_the_agent_sandbox_resources(outputs: dict[str, KitOutput]) -
     assert {"cidr": "169.254.0.0/16"} in policy["spec"]["egressDeny"][0]["toCIDRSet"]
     agent = of_kind(out, "SandboxTemplate")[0]["spec"]["podTemplate"]["spec"]["containers"][0]
     assert not any(e["name"] == "HTTPS_PROXY" for e in agent["env"])
-    (secret,) = [e for e in agent["env"] if "valueFrom" in e]
-    assert secret["valueFrom"]["secretKeyRef"] == {"name": "shared-agent-keys", "key": "API_KEY", "optional": False}
+    template_spec = of_kind(out, "SandboxTemplate")[0]["spec"]["podTemplate"]["spec"]
+    assert secret_files(template_spec, agent) == {"API_KEY": "shared-agent-keys"}
     (pool,), (claim,) = of_kind(out, "SandboxWarmPool"), of_kind(out, "SandboxClaim")
     assert pool["spec"]["sandboxTemplateRef"]["name"] == of_kind(out, "SandboxTemplate")[0]["metadata"]["name"]
     assert claim["spec"]["warmPoolRef"]["name"] == pool["metadata"]["name"] and "generateName" in claim["metadata"]
@@ -565,12 +645,12 @@ def test_the_clone_init_container_gets_no_secret(outputs: dict[str, KitOutput]) 
                 continue
             for init in template["spec"].get("initContainers", []):
                 cloning += 1
-                given = [e["name"] for e in init["env"] if "valueFrom" in e]
+                given = set(secret_files(template["spec"], init))
                 own = {out.plan.workspace_token, out.plan.workspace_ssh_key} - {None}
-                assert set(given) <= own and len(given) <= 1, f"{kit}: the clone container gets secrets {given}"
+                assert given <= own and len(given) <= 1, f"{kit}: the clone container gets secrets {given}"
                 agent = template["spec"]["containers"][0]
                 injected = out.plan.injected_secrets if out.plan.proxy_injects else ()
-                assert {e["name"] for e in agent["env"] if "valueFrom" in e} == {
+                assert set(secret_files(template["spec"], agent)) == {
                     n for n, _ in out.plan.secrets if n not in injected
                 }
     assert cloning, "no kit above clones"

@@ -1,10 +1,9 @@
 """The kubernetes target's pods, played by the real images in the real Docker engine.
 
 No API server runs here, so each container of the generated manifests is started the way a kubelet
-would start it: its user and group, read-only root, no capabilities, its env (secretKeyRef from a
-stand-in Secret, the namespace from the downward API, KUBERNETES_SERVICE_HOST and _PORT), emptyDirs
+would start it: its user and group, read-only root, no capabilities, its env (the namespace from the downward API, KUBERNETES_SERVICE_HOST and _PORT), emptyDirs
 as world-writable folders shared by the pod's containers (a memory-backed one as a tmpfs volume),
-every ConfigMap, Secret and projected item written with its mode and bind-mounted read-only, init
+every ConfigMap, Secret (from a stand-in) and projected item written with its mode and bind-mounted read-only, init
 containers run to completion before the others, and a pod whose non-optional ConfigMap key is
 missing not started at all (the kubelet waits). That proves what a schema cannot: the mounts fit the
 image, the squid Deployment starts from its ConfigMap and passes its probe, the clone init container
@@ -61,7 +60,10 @@ SCAN = "/etc/pod-test/scan.pl"
 AGENT_PROBE = f"""
 set -u
 echo "uid=$(id -u):$(id -g)"
+echo "user=$(id -un)"
 echo "greeting=$GREETING"
+if [ -r /run/secrets/POD_SECRET ] && ! touch /run/secrets/POD_SECRET 2>/dev/null; then
+  echo secret-file=read-only; else echo secret-file=missing-or-writable; fi
 echo "secret=$POD_SECRET"
 echo "injected-variable=$POD_INJECTED"
 echo "file=$(cat /etc/pod-test/config.txt)"
@@ -625,10 +627,15 @@ def session(built: dict[str, Any], inject_value: str) -> dict[str, Any]:
 
 def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(session: dict[str, Any]) -> None:
     lines = session["lines"]
+    spec = session["spec"]
+    for container in spec["initContainers"] + spec["containers"]:  # no value as an env entry (docker inspect)
+        assert "s3cret value" not in json.dumps(session["pod"].run_args(container, "any"))
     assert {k: lines[k] for k in SESSION_LINES} == {
-        "uid": "1000:1000",
+        "uid": "11000:11000",  # the kit's 1000 raised above every node user's, an account of the image
+        "user": "agent-k8s",
         "greeting": "it's $(not run)",
-        "secret": "s3cret value",
+        "secret": "s3cret value",  # from its read-only file, exported by the entrypoint
+        "secret-file": "read-only",
         "file": "from the ConfigMap",
         "home": "rc from the kit",
         "head": "cloned by the init container",
@@ -640,7 +647,21 @@ def test_the_session_pod_clones_then_runs_the_agent_with_the_configmap_in_force(
     }
 
 
-SESSION_LINES = ("uid", "greeting", "secret", "file", "home", "head", "instructions", "dns", "other", "direct", "root")
+SESSION_LINES = (
+    "uid",
+    "user",
+    "greeting",
+    "secret",
+    "secret-file",
+    "file",
+    "home",
+    "head",
+    "instructions",
+    "dns",
+    "other",
+    "direct",
+    "root",
+)
 
 
 def test_the_proxy_pod_injects_and_the_agent_pod_holds_no_trace_of_the_value(
@@ -732,7 +753,7 @@ def test_the_proxy_deployment_starts_from_its_configmap_and_passes_its_probe(bui
     _wait_ready(built)
     deployment = next(d for d in built["docs"] if d["kind"] == "Deployment")
     context = deployment["spec"]["template"]["spec"]["containers"][0]["securityContext"]
-    assert _docker("exec", built["proxy"], "id", "-u").stdout.strip() == str(context["runAsUser"]) == "13"
+    assert _docker("exec", built["proxy"], "id", "-u").stdout.strip() == str(context["runAsUser"]) == "10013"
     served = _docker("exec", built["proxy"], "cat", "/etc/squid/squid.conf").stdout
     assert served.encode() == built["out"].files["egress/squid.conf"]
 

@@ -104,6 +104,10 @@ def test_the_sensor_may_only_create_jobs_in_the_kits_namespace(outputs: list[Kit
                 assert job["spec"]["template"]["spec"]["serviceAccountName"] == out.plan.name
         for source in of_kind(out, "EventSource"):
             assert accounts[source["spec"]["template"]["serviceAccountName"]] is False
+        for argo in (*of_kind(out, "Sensor"), *of_kind(out, "EventSource")):  # high fixed uids, as every pod's
+            template = argo["spec"]["template"]
+            assert template["securityContext"]["runAsUser"] == template["securityContext"]["runAsGroup"] >= 10000
+            assert template["container"]["securityContext"]["runAsUser"] >= 10000
 
 
 def test_sessions_are_bounded_at_once_and_per_minute(outputs: list[KitOutput]) -> None:

@@ -242,6 +242,32 @@ BASE: dict[str, str | None] = {
         network: {allow: [api.example.com]}
         """
     ),
+    # Where an injected secret goes per target: Kubernetes' proxy injects it, until the kit picks Cilium.
+    "kits/reach.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: reach
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        secrets:
+          - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
+        targets: {build: [compose, kubernetes]}
+        """
+    ),
+    # A process sandbox added to the kit's targets cannot inject: srt hands the agent the value.
+    "kits/reach-build.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: reach-build
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        secrets:
+          - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
+        targets: {build: [compose]}
+        """
+    ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]\n",
     "kits/breaks.yaml": _kit(
         """
@@ -480,6 +506,31 @@ HEAD: dict[str, str | None] = {
         "network: {allow: [api.example.com]}",
         "secrets: [{name: AWS_ACCESS_KEY_ID}, {name: AWS_SECRET_ACCESS_KEY}, {name: SENTRY_DSN}]\n"
         'network: {allow: [api.example.com, "*.amazonaws.com", docs.example.com]}',
+    ),
+    # Cilium has no proxy to inject: the agent pods now hold KEY's value (compose's proxy still injects it).
+    "kits/reach.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: reach
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        secrets:
+          - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
+        targets: {build: [compose, kubernetes], kubernetes: {egress: cilium}}
+        """
+    ),
+    "kits/reach-build.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: reach-build
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        secrets:
+          - {name: KEY, inject: [{host: api.example.com, header: x-key}]}
+        targets: {build: [compose, srt]}
+        """
     ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]}\nworkspace: {mode: none}\n",
     "kits/breaks.yaml": _kit(

@@ -202,6 +202,12 @@ def test_dropping_a_secrets_injection_is_a_high_risk(repo: Repo, capsys: pytest.
         ("secret-withheld", "info", "WITHHELD is now added by the egress proxy as x-withheld@api.example.com:443"),
         ("injection-added", "medium", "the egress proxy now adds MOVED as x-moved@git.example.com:443"),
         ("injection-removed", "info", "the egress proxy no longer adds MOVED as x-moved@api.example.com:443"),
+        # a new injected secret that process sandboxes and OpenHands cannot hold back: the agent has it there
+        (
+            "secret-reaches-agent",
+            "high",
+            "ADDED reaches the agent on openhands, srt, claude-code, codex, where no proxy injects it",
+        ),
     }
     assert sandkit(repo[0], capsys, "diff", "main", "change", "kits/inject.yaml", "--fail-on", "high")[0] == 1
 
@@ -244,3 +250,17 @@ def test_text_output_keeps_whole_messages_in_columns_that_never_touch(
     lines = out.splitlines()
     assert f'  medium  agent-command-changed  agent.command  the agent runs "agent {long}" (was agent)' in lines
     assert '  low     schedule-added         triggers       runs on the schedule "0 3 * * *"' in lines
+
+
+def test_a_change_that_moves_an_injected_secret_into_the_agents_reach_is_high(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The kit keeps injecting KEY, but Kubernetes' Cilium egress has no proxy: the agent pods now hold it."""
+    kit = _report(repo, capsys, "main", "change", "kits/reach.yaml")["kits"][0]
+    reach = [(c["kind"], c["level"], c["message"]) for c in kit["changes"] if c["setting"] == "secrets.inject"]
+    assert reach == [("secret-reaches-agent", "high", "KEY reaches the agent on kubernetes, where no proxy injects it")]
+    # a target that cannot inject, added to targets.build
+    kit = _report(repo, capsys, "main", "change", "kits/reach-build.yaml")["kits"][0]
+    assert [(c["kind"], c["level"], c["message"]) for c in kit["changes"]] == [
+        ("secret-reaches-agent", "high", "KEY reaches the agent on srt, where no proxy injects it")
+    ]

@@ -89,7 +89,7 @@ def test_diff_renders_nothing_and_summary_no_templates() -> None:
 
 def test_what_a_target_does_not_own_is_not_listed_as_a_gap(capsys: pytest.CaptureFixture[str]) -> None:
     """An image does not choose its network: "not applicable" is no gap to review."""
-    out = sandkit(REPO, capsys, "summary", "examples/pr-reviewer/kit.yaml")[1]
+    out = sandkit(REPO, capsys, "summary", "examples/pr-reviewer/kit.yaml", "--verbose")[1]
     gaps = out.split("Not enforced everywhere:\n")[1]
     assert "not applicable" not in gaps and "docker: network.egress" not in gaps
     assert "is best-effort" in gaps or "is unsupported" in gaps
@@ -101,13 +101,13 @@ def test_the_summary_is_about_the_kits_own_targets(capsys: pytest.CaptureFixture
     out = sandkit(REPO, capsys, "summary", "examples/pr-reviewer/kit.yaml")[1].splitlines()
     start = out.index("Enforced by its targets (targets.build; --verbose: every target):")
     assert out[start + 1].split() == ["setting", "actions"]
-    assert out[out.index("Not enforced everywhere:") - 2 :][:2] == [
+    gaps_at = next(i for i, line in enumerate(out) if line.startswith("Not enforced everywhere:"))
+    assert out[gaps_at - 2 :][:2] == [
         "  enforced: held whatever the agent does   best-effort: held in part, or while the agent plays along",
         "  unsupported: the target cannot hold it   n/a: not this target's to hold   -: not in its files",
     ]
     assert len(out) < 80
-    table = out[start : out.index("Not enforced everywhere:")]
-    gaps = out[out.index("Not enforced everywhere:") :]
+    table, gaps = out[start:gaps_at], out[gaps_at:]
     assert max(len(line) for line in table + gaps) <= 100
     assert all(line.startswith("  actions: ") or line.startswith("    ") for line in gaps[1:])
     every = sandkit(REPO, capsys, "summary", "examples/pr-reviewer/kit.yaml", "--verbose")[1].splitlines()

@@ -7,8 +7,8 @@ The job builds both images from the checked-in sandbox folder, so what was revie
 
 No kit value reaches a ``run:`` script: every script is a constant of this module and reads what
 differs per kit from its step's ``env:``. No ``${{ }}`` in the output carries kit or event data;
-the only expressions are the few that sandkit itself writes (``Expression``), and the one step that
-runs the agent is the only one that sees ``secrets``.
+the only expressions are the few that sandkit itself writes (``Expression``), and only two steps see
+``secrets``: the one that runs the agent, and for the secrets the proxy injects, the one that starts it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sandkit.compiler import inject
 from sandkit.compiler.engine import (
     LOG_MAX_FILE,
     LOG_MAX_SIZE,
@@ -141,13 +142,37 @@ done
 for held in 1 2; do
   docker network rm "$SANDKIT_NETWORK-held-$held" >/dev/null 2>&1 || true
 done
-docker run --detach --name "$SANDKIT_PROXY" --read-only \\
-  --tmpfs /tmp:rw,nosuid,nodev,noexec,size=16777216 --cap-drop ALL \\
-  --security-opt no-new-privileges:true --init --memory 268435456 --memory-swap 268435456 \\
-  --cpus 0.5 --pids-limit 128 --log-driver json-file --log-opt "max-size=$SANDKIT_LOG_MAX_SIZE" \\
-  --log-opt "max-file=$SANDKIT_LOG_MAX_FILE" \\
-  --mount "type=bind,source=$addresses,target=$SANDKIT_HOST_ADDRESSES_FILE,readonly" \\
-  --entrypoint squid "$SANDKIT_PROXY_IMAGE" -N -f "$SANDKIT_SQUID_CONF"
+# Only the sandbox network's clients (the agent) may use the proxy: not the runner itself, nor another
+# container on Docker's default bridge, where the proxy has its way out (and an address). squid.conf
+# includes this file before its first access rule; loopback stays allowed for the health check.
+subnet="$(docker network inspect --format '{{(index .IPAM.Config 0).Subnet}}' "$SANDKIT_NETWORK")"
+printf 'acl sandkit_sandbox_network src %s\nhttp_access deny !sandkit_sandbox_network !healthcheck\n' \
+  "$subnet" >> "$addresses"
+proxy=(--detach --name "$SANDKIT_PROXY" --read-only
+  --tmpfs "/tmp:rw,nosuid,nodev,noexec,size=16777216" --cap-drop ALL
+  --security-opt no-new-privileges:true --init --memory 268435456 --memory-swap 268435456
+  --cpus 0.5 --pids-limit 128 --log-driver json-file --log-opt "max-size=$SANDKIT_LOG_MAX_SIZE"
+  --log-opt "max-file=$SANDKIT_LOG_MAX_FILE"
+  --mount "type=bind,source=$addresses,target=$SANDKIT_HOST_ADDRESSES_FILE,readonly")
+if [ -n "$SANDKIT_INJECTED" ]; then
+  # The injecting proxy (the image's start script, as compose runs it): its authority and header lines
+  # in a tmpfs of its own user, the certificate alone on a volume the agent mounts read-only, and the
+  # injected secrets as files that only this container mounts; it reads them once, at its start, and
+  # the files are gone when this step ends. The agent's step never receives any of them.
+  injected="$(mktemp -d "$RUNNER_TEMP/sandkit-session.XXXXXX")"
+  trap 'rm -rf -- "$injected"' EXIT
+  proxy+=(--tmpfs "$SANDKIT_INJECT_TMPFS" --mount "type=volume,source=$SANDKIT_CA_VOLUME,target=$SANDKIT_CA_FOLDER")
+  read -r -a names <<< "$SANDKIT_INJECTED"
+  for name in "${names[@]}"; do
+    printf '%s' "${!name}" > "$injected/$name"
+    chmod 0444 "$injected/$name"
+    unset "$name"
+    proxy+=(--mount "type=bind,source=$injected/$name,target=/run/secrets/$name,readonly")
+  done
+  docker run "${proxy[@]}" "$SANDKIT_PROXY_IMAGE" >/dev/null
+else
+  docker run "${proxy[@]}" --entrypoint squid "$SANDKIT_PROXY_IMAGE" -N -f "$SANDKIT_SQUID_CONF" >/dev/null
+fi
 docker network connect --alias "$SANDKIT_PROXY_ALIAS" "$SANDKIT_NETWORK" "$SANDKIT_PROXY"
 for _ in $(seq 60); do
   status="$(docker inspect --format '{{.State.Health.Status}}' "$SANDKIT_PROXY")"
@@ -203,6 +228,10 @@ if [ -n "$SANDKIT_OUTPUT_PATH" ]; then
   chmod 0777 "$RUNNER_TEMP/sandkit-output"
   args+=(--mount "type=bind,source=$RUNNER_TEMP/sandkit-output,target=$SANDKIT_OUTPUT_PATH"
     --env "SANDKIT_OUTPUT=$SANDKIT_OUTPUT_PATH")
+fi
+# The injecting proxy's certificate (never its key), for the entrypoint to add to the trusted bundle.
+if [ -n "$SANDKIT_CA_VOLUME" ]; then
+  args+=(--mount "type=volume,source=$SANDKIT_CA_VOLUME,target=$SANDKIT_AGENT_CA,readonly,volume-nocopy")
 fi
 read -r -a variables <<< "$SANDKIT_PROXY_ENV"
 for variable in "${variables[@]}"; do
@@ -517,6 +546,9 @@ for container in "$SANDKIT_AGENT" "$SANDKIT_DEADLINE" "$SANDKIT_PROXY"; do
     docker rm --force "$container" >/dev/null 2>&1 || true
   fi
 done
+if [ -n "$SANDKIT_CA_VOLUME" ]; then
+  docker volume rm --force "$SANDKIT_CA_VOLUME" >/dev/null 2>&1 || true
+fi
 if [ -n "$SANDKIT_NETWORK" ]; then
   for network in "$SANDKIT_NETWORK" "$SANDKIT_NETWORK-held-1" "$SANDKIT_NETWORK-held-2"; do
     docker network rm "$network" >/dev/null 2>&1 || true
@@ -530,6 +562,10 @@ for container in "$SANDKIT_AGENT" "$SANDKIT_DEADLINE" "$SANDKIT_PROXY"; do
     exit 1
   fi
 done
+if [ -n "$SANDKIT_CA_VOLUME" ] && docker volume inspect "$SANDKIT_CA_VOLUME" >/dev/null 2>&1; then
+  echo "sandkit: the volume $SANDKIT_CA_VOLUME could not be removed" >&2
+  exit 1
+fi
 """)
 
 #: Every script a generated workflow can hold (tests check that nothing else appears): bash, and python.
@@ -855,6 +891,7 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                     "SANDKIT_HOST_ADDRESSES_FILE": HOST_ADDRESSES_FILE,
                     "SANDKIT_HOST_GUARD_SCRIPT": HOST_GUARD_SCRIPT,
                     **_log_env(),
+                    **_injecting_proxy_env(plan, names),
                 },
                 "run": PROXY_START_SCRIPT,
             }
@@ -883,6 +920,7 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                 "SANDKIT_DEADLINE": names["deadline"],
                 "SANDKIT_PROXY": names["proxy"] if allowlist else "",
                 "SANDKIT_NETWORK": names["network"] if allowlist else "",
+                "SANDKIT_CA_VOLUME": names["ca_volume"] if plan.proxy_injects else "",
             },
             "run": CLEANUP_SCRIPT,
         }
@@ -902,7 +940,29 @@ def _names(plan: Plan) -> dict[str, str]:
         "proxy_image": proxy_image(plan),
         "agent": f"sandkit-{plan.name}-agent",
         "deadline": f"sandkit-{plan.name}-deadline",
+        "ca_volume": f"sandkit-{plan.name}-egress-ca",
     }
+
+
+def _injecting_proxy_env(plan: Plan, names: dict[str, str]) -> dict[str, str]:
+    """What the proxy's start step needs to inject (secrets[].inject): the injected secrets themselves
+    (this step's alone, never the agent's), the tmpfs of the authority and the certificate's volume."""
+    if not plan.proxy_injects:
+        return {"SANDKIT_INJECTED": ""}
+    owner = f"uid={plan.uid},gid={plan.uid},mode=0700"  # the injecting image's user (egress/Dockerfile)
+    return {
+        **{name: _expression(f"secrets.{name}") for name in plan.injected_secrets},
+        "SANDKIT_INJECTED": " ".join(plan.injected_secrets),
+        "SANDKIT_INJECT_TMPFS": f"{inject.PATHS.dir}:rw,nosuid,nodev,noexec,size=16777216,{owner}",
+        "SANDKIT_CA_VOLUME": names["ca_volume"],
+        "SANDKIT_CA_FOLDER": inject.PATHS.public,
+    }
+
+
+def _agent_secrets(plan: Plan) -> list[str]:
+    """The secrets the agent's step hands the agent as files: all but those the proxy injects."""
+    injected = plan.injected_secrets if plan.proxy_injects else ()
+    return [name for name, _ in plan.secrets if name not in injected]
 
 
 def _harden_runner(plan: Plan) -> dict[str, Any]:
@@ -992,7 +1052,7 @@ def _github_event_step(plan: Plan, *, gate: bool) -> dict[str, Any]:
 
 
 def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
-    env: dict[str, str] = {name: _expression(f"secrets.{name}") for name, _ in plan.secrets}
+    env: dict[str, str] = {name: _expression(f"secrets.{name}") for name in _agent_secrets(plan)}
     network = {"allowlist": names["network"], "none": "none", "open": "bridge"}[plan.egress]
     env.update(
         {
@@ -1012,10 +1072,15 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
             "SANDKIT_TMPFS_WORKSPACE": workspace_tmpfs(plan),
             "SANDKIT_READ_ONLY": "true" if plan.read_only_root else "false",
             "SANDKIT_RUNTIME": plan.docker_runtime or "",
-            "SANDKIT_PROXY_ENV": " ".join(f"{k}={v}" for k, v in proxy_env(plan.proxy_url).items())
+            # The proxy's address and, where it injects, the placeholders and the trust in its authority.
+            "SANDKIT_PROXY_ENV": " ".join(
+                f"{k}={v}" for k, v in (proxy_env(plan.proxy_url) | inject.agent_env(plan)).items()
+            )
             if plan.egress == "allowlist"
             else "",
-            "SANDKIT_SECRET_NAMES": " ".join(name for name, _ in plan.secrets),
+            "SANDKIT_CA_VOLUME": names["ca_volume"] if plan.proxy_injects else "",
+            "SANDKIT_AGENT_CA": inject.PATHS.agent_ca,
+            "SANDKIT_SECRET_NAMES": " ".join(_agent_secrets(plan)),
             "SANDKIT_EVENT_FOLDER": EVENT_FOLDER,
             "SANDKIT_EVENT_FILE": EVENT_FILE,
             "SANDKIT_OUTPUT_PATH": OUTPUT_PATH if plan.actions.publish is not None else "",
@@ -1072,6 +1137,9 @@ def _refuse_foreign_expressions(plan: Plan, value: Any, path: str) -> None:
 RUN_PROOF = "tests/compiler/test_actions_docker.py::test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind"
 STOP_PROOF = "tests/compiler/test_actions_docker.py::test_an_agent_that_stops_its_parent_still_ends_at_the_jobs_timeout"
 STATIC_TESTS = "tests/compiler/test_actions.py"
+INJECT_PROOF = (
+    "tests/compiler/test_actions_docker.py::test_the_jobs_proxy_injects_and_the_agent_holds_only_the_placeholder"
+)
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
@@ -1094,10 +1162,11 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         Fidelity(
             "secrets",
             "enforced",
-            "${{ secrets.NAME }} only in the env of the step that runs the agent, which writes each to a file in a "
-            "private folder under RUNNER_TEMP and bind-mounts it read-only under /run/secrets: no value on a "
-            "command line or in the container's record (docker inspect); the folder is removed when the step ends",
-            proven_by=RUN_PROOF,
+            "${{ secrets.NAME }} only in the env of the step that runs the agent (a secret the proxy injects: of the "
+            "step that starts the proxy instead), which writes each to a file in a private folder under RUNNER_TEMP "
+            "and bind-mounts it read-only under /run/secrets of that one container: no value on a command line or in "
+            "the container's record (docker inspect); the folder is removed when the step ends",
+            proven_by=INJECT_PROOF if plan.proxy_injects else RUN_PROOF,
         ),
         _workspace_fidelity(plan),
         engine_runtime_row(
@@ -1161,7 +1230,14 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             )
         )
     rows += inject_rows(
-        plan, "the job's egress proxy runs squid without injection (it opens no TLS and sets no header)"
+        plan,
+        None,
+        "the step that starts the egress proxy alone gets the injected secrets and mounts them into the proxy's "
+        "container alone, which reads them at its start (compose's injecting squid: an authority made for this job "
+        "in a tmpfs of its own user, TLS opened to the injection hosts alone, the header replaced there, the host "
+        "refused without its secret); the agent gets the placeholder and trusts the authority's certificate from a "
+        "read-only volume",
+        INJECT_PROOF,
     )
     return rows + _webhook_fidelity(plan)
 

@@ -33,16 +33,18 @@ from sandkit.compiler.fidelity import (
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import (
     EVENT_VARIABLE,
+    HIGH_UID,
     HOME_SKELETON,
     K8S_RUNTIME_CLASSES,
     PROXY_PORT,
     SANDKIT_ETC,
     Plan,
+    high_uid,
     is_under,
 )
 from sandkit.compiler.proxy import (
     HOST_ADDRESSES_FILE,
-    PROXY_UID,
+    PROXY_CLUSTER_UID,
     SQUID_CONF,
     proxy_build_context,
     proxy_env,
@@ -62,8 +64,9 @@ PROXY_FILE = f"{FOLDER}/egress-proxy.yaml"
 WEBHOOKS_FILE = "webhooks.yaml"
 SOURCE_ROLE = "webhook-source"
 SENSOR_ROLE = "webhook-sensor"
-#: The uid Argo Events' pods run as: its image is a static binary FROM scratch, with no user of its own.
-ARGO_UID = 9731
+#: The uid Argo Events' pods run as: its image is a static binary FROM scratch, with no user of its own;
+#: above HIGH_UID, as every pod of the kit's (no node's user holds it).
+ARGO_UID = high_uid(9731)
 KIT_LABEL = "sandkit.dev/kit"
 ROLE_LABEL = "sandkit.dev/role"
 AGENT_ROLE = "agent"
@@ -79,6 +82,11 @@ ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 TOKEN_SECONDS = 600
 #: The API server's ports as NetworkPolicy sees them (the kubernetes Service's, and the usual endpoint's).
 API_PORTS = (443, 6443)
+#: Where the proxy's API call may go when the kit names no address (targets.kubernetes.api_server): the
+#: private and shared ranges a cluster's API server is given (never loopback, link-local or multicast).
+PRIVATE_API_RANGES = ("10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+#: Where a container finds the kit's secrets that it gets as files (the entrypoint reads them there).
+SECRETS_DIR = "/run/secrets"
 #: (ConfigMap key, mount path, content, file mode) of one file the agent pod mounts from its ConfigMap.
 ConfigEntry = tuple[str, str, bytes, int]
 #: What squid.conf includes for the host's own addresses (compose and the actions job write them when
@@ -333,9 +341,8 @@ def proxy_address_variable(plan: Plan) -> str:
     return proxy_name(plan).upper().replace("-", "_") + "_SERVICE_HOST"
 
 
-def _agent_env(plan: Plan, secrets: tuple[tuple[str, bool], ...]) -> list[dict[str, Any]]:
-    """A container's environment with ``secrets``: the agent's all, the clone init container's only the
-    clone's own token (workspace.token), if any.
+def _agent_env(plan: Plan) -> list[dict[str, Any]]:
+    """A container's environment: no secret's value (those are files, see :func:`_secret_volume`).
 
     The proxy is named by its Service's cluster IP, from the service-link variable the kubelet sets
     (Kubernetes expands ``$(VAR)`` in a value), so the agent pod needs no cluster DNS, which would
@@ -345,16 +352,29 @@ def _agent_env(plan: Plan, secrets: tuple[tuple[str, bool], ...]) -> list[dict[s
     if _uses_proxy(plan):
         url = f"http://$({proxy_address_variable(plan)}):{PROXY_PORT}"
         env += [{"name": k, "value": v} for k, v in (proxy_env(url) | inject.agent_env(plan)).items()]
-    for name, required in secrets:
-        if name in _injected(plan):  # the proxy's alone: the agent has its placeholder (above)
-            continue
-        reference = {"name": secret_name(plan), "key": name, "optional": not required}
-        env.append({"name": name, "valueFrom": {"secretKeyRef": reference}})
     return env
 
 
-def _agent_mounts(plan: Plan, entries: list[ConfigEntry]) -> list[dict[str, Any]]:
+def _file_secrets(plan: Plan, secrets: tuple[tuple[str, bool], ...]) -> tuple[str, ...]:
+    """Of ``secrets``, the names a container gets as files: all but those the proxy injects (its alone)."""
+    return tuple(name for name, _ in secrets if name not in _injected(plan))
+
+
+def _secret_volume(plan: Plan, volume: str, names: tuple[str, ...]) -> dict[str, Any]:
+    """The Secret's keys ``names`` as read-only files of the fsGroup (mode 0440), never environment values.
+
+    Optional, so a missing key leaves its file out: the entrypoint then stops on a required secret
+    (exit 78) and runs without an optional one, as compose does.
+    """
+    items = [{"key": name, "path": name} for name in names]
+    secret = {"secretName": secret_name(plan), "items": items, "defaultMode": 0o440, "optional": True}
+    return {"name": volume, "secret": secret}
+
+
+def _agent_mounts(plan: Plan, entries: list[ConfigEntry], secrets_volume: str | None) -> list[dict[str, Any]]:
     mounts: list[dict[str, Any]] = [{"name": name, "mountPath": path} for name, path in _empty_dirs(plan).items()]
+    if secrets_volume:
+        mounts.append({"name": secrets_volume, "mountPath": SECRETS_DIR, "readOnly": True})
     if _injects(plan):
         mounts.append({"name": CA_VOLUME, "mountPath": inject.PATHS.agent_ca, "readOnly": True})
     return mounts + [
@@ -372,15 +392,16 @@ def _agent_container(
     secrets: tuple[tuple[str, bool], ...],
 ) -> dict[str, Any]:
     disk = _quantity(plan.disk_bytes)
+    volume = f"{name}-secrets" if _file_secrets(plan, secrets) else None
     return {
         "name": name,
         "image": plan.image_tag,
         "imagePullPolicy": "Always",
         "args": args,
-        "env": extra_env + _agent_env(plan, secrets),
+        "env": extra_env + _agent_env(plan),
         "resources": _resources(_cpu(plan.cpus), _quantity(plan.memory_bytes), disk),
-        "securityContext": _container_security(plan.uid, plan.read_only_root),
-        "volumeMounts": _agent_mounts(plan, entries),
+        "securityContext": _container_security(plan.cluster_uid, plan.read_only_root),
+        "volumeMounts": _agent_mounts(plan, entries, volume),
     }
 
 
@@ -398,16 +419,17 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
         "restartPolicy": "Never",
         "securityContext": {
             "runAsNonRoot": True,
-            "runAsUser": plan.uid,
-            "runAsGroup": plan.uid,
-            "fsGroup": plan.uid,
+            "runAsUser": plan.cluster_uid,
+            "runAsGroup": plan.cluster_uid,
+            "fsGroup": plan.cluster_uid,
             "seccompProfile": {"type": "RuntimeDefault"},
         },
     }
     runtime_class = K8S_RUNTIME_CLASSES[plan.runtime]
     if runtime_class:
         spec["runtimeClassName"] = runtime_class
-    if plan.workspace_mode == "clone" and plan.workspace_repo:
+    cloning = plan.workspace_mode == "clone" and plan.workspace_repo
+    if cloning:
         # The image's own entrypoint clones and stops (SANDKIT_ONLY=clone); `true` is never the agent.
         spec["initContainers"] = [
             _agent_container(
@@ -424,6 +446,10 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
     spec["volumes"] = [{"name": name, "emptyDir": {"sizeLimit": disk}} for name in _empty_dirs(plan)] + [
         {"name": "config", "configMap": {"name": resource_name(plan, "agent"), "items": config_items}}
     ]
+    # Each container's own secrets, a volume apiece: the clone's holds its token alone.
+    for container, secrets in (("clone", plan.clone_secrets if cloning else ()), ("agent", plan.secrets)):
+        if _file_secrets(plan, secrets):
+            spec["volumes"].append(_secret_volume(plan, f"{container}-secrets", _file_secrets(plan, secrets)))
     if _injects(plan):
         # Not optional: the kubelet starts no container of the pod before the proxy has written its key.
         ca_item = {"key": inject.CA_KEY, "path": inject.CA_KEY, "mode": 0o444}
@@ -733,7 +759,7 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
         "imagePullPolicy": "Always",
         "ports": [{"name": "proxy", "containerPort": PROXY_PORT, "protocol": "TCP"}],
         "resources": _resources("500m", "256Mi", "64Mi"),
-        "securityContext": _container_security(PROXY_UID, True),
+        "securityContext": _container_security(PROXY_CLUSTER_UID, True),
         # The image's start script injects, on the init container's authority; else the image runs squid.
         **({"command": [inject.PATHS.start_script, "serve"]} if _injects(plan) else {}),
         "readinessProbe": _proxy_probe(initialDelaySeconds=2),
@@ -755,8 +781,8 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
         "enableServiceLinks": False,
         "securityContext": {
             "runAsNonRoot": True,
-            "runAsUser": PROXY_UID,
-            "runAsGroup": PROXY_UID,
+            "runAsUser": PROXY_CLUSTER_UID,
+            "runAsGroup": PROXY_CLUSTER_UID,
             "seccompProfile": {"type": "RuntimeDefault"},
         },
         "containers": [container],
@@ -778,7 +804,7 @@ def _add_authority(plan: Plan, spec: dict[str, Any], squid: dict[str, Any]) -> N
     reads the authority and the injected secrets' keys of the Secret, and no other key."""
     authority_mount = {"name": AUTHORITY_VOLUME, "mountPath": inject.PATHS.dir}
     spec["serviceAccountName"] = ca_config_name(plan)
-    spec["securityContext"]["fsGroup"] = PROXY_UID  # the secret files are group-readable
+    spec["securityContext"]["fsGroup"] = PROXY_CLUSTER_UID  # the secret files are group-readable
     spec["initContainers"] = [
         {
             "name": "authority",
@@ -790,7 +816,7 @@ def _add_authority(plan: Plan, spec: dict[str, Any], squid: dict[str, Any]) -> N
                 {"name": "SANDKIT_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
             ],
             "resources": _resources("250m", "64Mi", "16Mi"),
-            "securityContext": _container_security(PROXY_UID, True),
+            "securityContext": _container_security(PROXY_CLUSTER_UID, True),
             "volumeMounts": [
                 {"name": "tmp", "mountPath": "/tmp"},
                 authority_mount,
@@ -811,6 +837,17 @@ def _add_authority(plan: Plan, spec: dict[str, Any], squid: dict[str, Any]) -> N
             "secret": {"secretName": secret_name(plan), "items": keys, "defaultMode": 0o440, "optional": True},
         },
     ]
+
+
+def _api_server_peers(plan: Plan) -> list[dict[str, Any]]:
+    """The API server's addresses as NetworkPolicy peers: the kit's CIDRs, else the private ranges.
+
+    A NetworkPolicy cannot name the API server, and the manifests do not know its address; clusters
+    give it a private one, usually (the kubernetes Service's cluster IP and its endpoints). A CNI may
+    judge the Service's address or the endpoint's, so a kit that narrows the rule lists both.
+    """
+    cidrs = plan.kubernetes.api_server or PRIVATE_API_RANGES
+    return [{"ipBlock": {"cidr": cidr}} for cidr in dict.fromkeys(cidrs)]
 
 
 def _dns_rule() -> dict[str, Any]:
@@ -838,10 +875,10 @@ def _proxy_policy(plan: Plan) -> dict[str, Any]:
     if ports:
         egress.append({"to": public, "ports": ports})
     if _injects(plan):
-        # The init container's one API call. A NetworkPolicy cannot name the API server, whose address (a
-        # private one, usually) the manifests do not know: its ports, to any address. squid's own ACLs
-        # still refuse every non-public address whatever the policy lets through.
-        egress.append({"ports": [{"protocol": "TCP", "port": port} for port in API_PORTS]})
+        # The init container's one API call: the API server's ports, on the addresses the kit names
+        # (targets.kubernetes.api_server), else on the non-public ones. squid's own ACLs still refuse
+        # every non-public address whatever the policy lets through.
+        egress.append({"to": _api_server_peers(plan), "ports": [{"protocol": "TCP", "port": p} for p in API_PORTS]})
     spec = {
         "podSelector": {"matchLabels": selector(plan, PROXY_ROLE)},
         "policyTypes": ["Ingress", "Egress"],
@@ -881,7 +918,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         _egress_row(plan),
         _deny_row(plan),
-        _static("image.user", f"runAsNonRoot, runAsUser {plan.uid}; {restricted}", RESTRICTED_PROOF),
+        _static("image.user", _user_reason(plan, restricted), RESTRICTED_PROOF),
         read_only_row(
             plan,
             f"readOnlyRootFilesystem with emptyDir /tmp, home and workspace; {PROVEN_STATICALLY}",
@@ -904,9 +941,11 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         ),
         _static(
             "secrets",
-            f"secretKeyRef to the Secret {secret_name(plan)} that the user creates, in the agent container only"
-            + (f" ({', '.join(_injected(plan))}: in the egress proxy pod only)" if _injected(plan) else ""),
-            f"{K8S_TESTS}::test_secrets_are_referenced_never_contained",
+            f"read-only files {SECRETS_DIR}/NAME from the Secret {secret_name(plan)} that the user creates (a secret "
+            "volume of the agent container, mode 0440 to the pod's group, never an env value), which the entrypoint "
+            "exports as NAME; the clone's init container mounts its own token alone"
+            + (f"; {', '.join(_injected(plan))}: in the egress proxy pod only" if _injected(plan) else ""),
+            f"{K8S_TESTS}::test_secrets_are_files_of_their_own_container_never_contained",
         ),
         _workspace_row(plan),
         _static(
@@ -948,7 +987,13 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         "(a Role allows patching that one ConfigMap, with a token only that container mounts), which the agent "
         "pods mount (the kubelet starts them once it holds the certificate); squid opens TLS to the injection "
         "hosts alone, replaces the header there and refuses the host without the secret; the proxy pod may "
-        f"reach ports {' and '.join(map(str, API_PORTS))} of any address for the API server",
+        f"reach ports {' and '.join(map(str, API_PORTS))} of "
+        + (
+            ", ".join(plan.kubernetes.api_server) + " (targets.kubernetes.api_server)"
+            if plan.kubernetes.api_server
+            else "the private ranges for the API server (targets.kubernetes.api_server narrows it; a public "
+            "API endpoint must be listed there)"
+        ),
         INJECT_PROOF,
     )
     return rows + _webhook_rows(plan)
@@ -1012,6 +1057,17 @@ def _webhook_rows(plan: Plan) -> list[Fidelity]:
             limits,
         ),
     ]
+
+
+def _user_reason(plan: Plan, restricted: str) -> str:
+    uid = plan.cluster_uid
+    raised = (
+        f" (the kit's uid {plan.uid} + {HIGH_UID}: the image's {plan.cluster_user} account)" if uid != plan.uid else ""
+    )
+    return (
+        f"runAsNonRoot, runAsUser {uid}{raised}, the egress proxy {PROXY_CLUSTER_UID}: no node's user holds "
+        f"a uid that high; {restricted}"
+    )
 
 
 def _egress_row(plan: Plan) -> Fidelity:
