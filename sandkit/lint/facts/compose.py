@@ -4,8 +4,8 @@ environment, as docker-run settings."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.facts.container_model import (
     Container,
     Mount,
