@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from sandkit.errors import Location, Problem, UsageError
-from sandkit.syntax.tree import PMap, Pos, SyntaxProblem
+from sandkit.syntax.tree import MAX_BYTES, PMap, Pos, SyntaxProblem
 
 #: Finding and change severities, highest first (``fail-on``, ``--fail-on``, ``--min-severity``).
 SEVERITIES = ("critical", "high", "medium", "low", "info")
@@ -53,7 +53,7 @@ class LintConfig(NamedTuple):
     fail_on: str = "low"
     exclude: tuple[str, ...] = ()
     extra_secret_patterns: tuple[str, ...] = ()
-    max_file_size: int = 2_000_000
+    max_file_size: int = MAX_BYTES
     include_examples: bool = False
     kits: tuple[str, ...] = ()
     output: str | None = None

@@ -26,13 +26,14 @@ from sandkit.lint.suppress import SUPPRESSION_MARK, covers, find_suppressions
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
 from sandkit.literal_search import LARGE_TEXT as LARGE_TEXT  # where a file's trigger words take one pass
 from sandkit.literal_search import LiteralSet
+from sandkit.syntax.tree import MAX_BYTES
 
 if TYPE_CHECKING:
     from collections import deque
     from concurrent.futures import Future, ProcessPoolExecutor
 
 BINARY_PROBE = 8192
-DEFAULT_MAX_BYTES = 2_000_000
+DEFAULT_MAX_BYTES = MAX_BYTES
 PARALLEL_THRESHOLD = 400  # files, or
 PARALLEL_BYTES = 4_000_000  # bytes among fewer files, that make a process pool worth its start
 CHUNK = 50  # files: the last chunks are short, so both workers finish together (200 left one idle for 40 ms)

@@ -171,8 +171,9 @@ def first_map(value: Any) -> PMap | None:
 
 
 # ----- bounds and walking -----------------------------------------------------------------------
-#: What one file's data may cost. The text is capped before parsing (2 MB by default); these bound
+#: What one file may cost: its text is capped at MAX_BYTES before parsing; the rest bound
 #: what aliases add to the data and what rules do with it, so a planted file costs at most this.
+MAX_BYTES = 2_000_000  # bytes of a file read (the configuration's max-file-size); the rest is reported, not read
 MAX_ALIAS_VALUES = 100_000  # values that YAML aliases and merge keys may add, beyond the text's own
 MAX_DEPTH = 100  # levels of nesting a walk enters (and YAML flow collections are read to)
 MAX_NESTING = 400  # levels a recursive reader (JSONC, TOML) reads; deeper text is refused, not parsed
