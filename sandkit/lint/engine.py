@@ -29,7 +29,6 @@ from sandkit.literal_search import LiteralSet
 from sandkit.syntax.tree import MAX_BYTES
 
 if TYPE_CHECKING:
-    from collections import deque
     from concurrent.futures import Future, ProcessPoolExecutor
 
 BINARY_PROBE = 8192
@@ -152,31 +151,31 @@ def _chunks(sized: Iterable[tuple[Candidate, int]]) -> Iterator[list[Candidate]]
 
 def _parallel(chunks: Iterator[list[Candidate]], options: ScanOptions, workers: int) -> Iterator[FileResult]:
     """Check chunks in a process pool (``concurrent.futures``) while discovery is still walking
-    the tree; at most ``IN_FLIGHT_PER_WORKER`` chunks per worker are queued, so memory does not
-    grow with the tree. Workers are forked where the system can (they start from this process's
-    imports, the rules already registered), spawned elsewhere.
+    the tree, results in the order they finish; at most ``IN_FLIGHT_PER_WORKER`` chunks per
+    worker are queued, so memory does not grow with the tree and a worker that is done takes the
+    next chunk while a long one is still being checked. Workers are forked where the system can
+    (they start from this process's imports, the rules already registered), spawned elsewhere.
 
     A worker that dies (killed, out of memory, a crash in a C extension) breaks the pool; the
     chunks that were queued are then checked again one at a time, each in a pool of its own, so
     only the chunk that kills its worker is lost (an internal error for each of its files).
     """
-    import collections
     import multiprocessing  # with concurrent.futures: only for a large scan
 
     all_rules()  # once, before the workers start from this process
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     start = functools.partial(_pool, context=multiprocessing.get_context(method), options=options)
-    pending: deque[tuple[list[Candidate], Future[FileResult]]] = collections.deque()
+    pending: dict[Future[FileResult], list[Candidate]] = {}
     pool = start(workers)
     try:
         for chunk in chunks:
-            pending.append((chunk, _submit(pool, chunk)))
+            pending[_submit(pool, chunk)] = chunk
             while len(pending) >= IN_FLIGHT_PER_WORKER * workers:
-                result, pool = _collect(pending, pool, start, workers)
-                yield result
+                results, pool = _finished(pending, pool, start, workers)
+                yield from results
         while pending:
-            result, pool = _collect(pending, pool, start, workers)
-            yield result
+            results, pool = _finished(pending, pool, start, workers)
+            yield from results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -200,25 +199,32 @@ def _submit(pool: ProcessPoolExecutor, chunk: list[Candidate]) -> Future[FileRes
         return broken
 
 
-def _collect(
-    pending: deque[tuple[list[Candidate], Future[FileResult]]],
+def _finished(
+    pending: dict[Future[FileResult], list[Candidate]],
     pool: ProcessPoolExecutor,
     start: Callable[[int], ProcessPoolExecutor],
     workers: int,
-) -> tuple[FileResult, ProcessPoolExecutor]:
-    """The oldest chunk's result, and the pool to go on with (a fresh one once a worker died)."""
+) -> tuple[list[FileResult], ProcessPoolExecutor]:
+    """The results of the chunks that are done once one is, and the pool to go on with (a fresh
+    one once a worker died: then every queued chunk is checked alone, see :func:`_parallel`)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    chunk, future = pending.popleft()
-    try:
-        return future.result(), pool
-    except BrokenProcessPool:
-        pool.shutdown(wait=True, cancel_futures=True)
-        suspects = [chunk, *(queued for queued, _ in pending)]
-        pending.clear()
-        return _merged(_alone(suspect, start) for suspect in suspects), start(workers)
-    except Exception as exc:  # a bug in checking: this chunk is lost, not the scan
-        return _lost(chunk, f"checking it failed: {type(exc).__name__}: {exc}"), pool
+    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+    results: list[FileResult] = []
+    for future in done:
+        error = future.exception()
+        if isinstance(error, BrokenProcessPool):
+            pool.shutdown(wait=True, cancel_futures=True)
+            suspects = list(pending.values())
+            pending.clear()
+            return [*results, *(_alone(suspect, start) for suspect in suspects)], start(workers)
+        chunk = pending.pop(future)
+        if error is None:
+            results.append(future.result())
+        else:  # a bug in checking: this chunk is lost, not the scan
+            results.append(_lost(chunk, f"checking it failed: {type(error).__name__}: {error}"))
+    return results, pool
 
 
 def _alone(chunk: list[Candidate], start: Callable[[int], ProcessPoolExecutor]) -> FileResult:
