@@ -344,7 +344,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         allow_abbrev=False,
         formatter_class=_formatter(),
     )
-    parser.add_argument("--version", action="version", version=f"sandkit {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"sandkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for names, add in _SUBCOMMANDS:
         if command is None or command in names:

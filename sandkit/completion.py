@@ -2,7 +2,12 @@
 
 The parser is the one source of truth: every sub-command, flag and choice it knows is completed,
 and a flag added tomorrow is completed without touching this file. What a value completes to is
-read from the action: its ``choices``, or files for metavars FILE, PATH and KIT, folders for DIR.
+read from the action: its ``choices``, or files for metavars FILE, PATH and KIT, folders for DIR;
+and the names sandkit itself knows (:func:`known_values`): the bundled presets for ``--preset`` and
+``--extends``, the targets for ``--target``, the lint rules' IDs and categories for ``--select``
+and its kin and for ``explain``, the categories for ``rules --category``. Those read light sources
+(the presets folder, the kit schema, the generated rule index), so sourcing a script stays fast.
+A comma-separated list (``--target compose,k``) completes its last item.
 
 Every word written into a script is checked to be a plain option or choice, and descriptions
 are stripped of the characters each shell would interpret, so the scripts are safe to source.
@@ -23,8 +28,53 @@ _FILE_METAVARS = ("FILE", "PATH", "KIT")
 class Option:
     flags: tuple[str, ...]
     help: str
-    value: str  # "" (a switch), "file", "dir", "choice", "any"
+    value: str  # "" (a switch), "file", "dir", "choice", "list" (comma-separated choices), "any"
     choices: tuple[str, ...] = ()
+
+
+def _presets() -> tuple[str, ...]:
+    from sandkit.kits.extends import preset_names
+
+    return tuple(preset_names())
+
+
+def _targets() -> tuple[str, ...]:
+    """The targets, in the kit schema's ``targets`` section (all but ``build``)."""
+    import json
+    from importlib.resources import files
+
+    schema = json.loads(files("sandkit").joinpath("schemas/kit.schema.json").read_text(encoding="utf-8"))
+    return tuple(sorted(name for name in schema["$defs"]["Targets"]["properties"] if name != "build"))
+
+
+def _categories() -> tuple[str, ...]:
+    from sandkit.lint.registry import all_rules
+
+    return tuple(sorted({rule.category for rule in all_rules()}))
+
+
+def _rule_words() -> tuple[str, ...]:
+    """What --select and explain take: rule IDs, then categories (prefixes and names work too)."""
+    from sandkit.lint.registry import all_rules
+
+    return (*sorted(rule.id for rule in all_rules()), *_categories())
+
+
+def known_values(action: argparse.Action) -> tuple[str, tuple[str, ...]]:
+    """("choice" or "list", the names) for a value sandkit knows the names of; ("", ()) otherwise."""
+    flags = set(action.option_strings)
+    metavar = action.metavar if isinstance(action.metavar, str) else ""
+    if metavar == "PRESET" or "--preset" in flags:
+        return "choice", _presets()
+    if "--target" in flags:
+        return "list", _targets()
+    if metavar == "RULES":
+        return "list", _rule_words()
+    if metavar == "RULE":
+        return "choice", _rule_words()
+    if "--category" in flags:
+        return "list", _categories()
+    return "", ()
 
 
 @dataclass(frozen=True)
@@ -48,6 +98,9 @@ def _describe(action: argparse.Action) -> Option:
         return Option(flags, help_text, "")
     if action.choices:
         return Option(flags, help_text, "choice", tuple(_word(str(c)) for c in action.choices))
+    kind, names = known_values(action)
+    if kind:
+        return Option(flags, help_text, kind, tuple(_word(name) for name in names))
     metavar = action.metavar if isinstance(action.metavar, str) else ""
     value = "dir" if metavar == "DIR" else "file" if metavar in _FILE_METAVARS else "any"
     return Option(flags, help_text, value)
@@ -100,8 +153,8 @@ def _bash_values(options: tuple[Option, ...]) -> list[str]:
         if not option.value:
             continue
         flags = "|".join(option.flags)
-        if option.value == "choice":
-            action = f'COMPREPLY=($(compgen -W "{" ".join(option.choices)}" -- "$cur"))'
+        if option.value in ("choice", "list"):
+            action = _bash_choices(option)
         elif option.value == "file":
             action = 'COMPREPLY=($(compgen -f -- "$cur"))'
         elif option.value == "dir":
@@ -112,11 +165,19 @@ def _bash_values(options: tuple[Option, ...]) -> list[str]:
     return lines
 
 
+def _bash_choices(option: Option) -> str:
+    """compgen over the choices; for a list, over what follows the last comma, the rest kept."""
+    words = " ".join(option.choices)
+    if option.value == "list":
+        return f'_sandkit_list "{words}"'
+    return f'COMPREPLY=($(compgen -W "{words}" -- "$cur"))'
+
+
 def _bash_positional(positional: Option | None) -> str:
     if positional is None or positional.value == "any":
         return "COMPREPLY=()"
-    if positional.value == "choice":
-        return f'COMPREPLY=($(compgen -W "{" ".join(positional.choices)}" -- "$cur"))'
+    if positional.value in ("choice", "list"):
+        return _bash_choices(positional)
     return f'COMPREPLY=($(compgen -{"d" if positional.value == "dir" else "f"} -- "$cur"))'
 
 
@@ -140,6 +201,12 @@ def _bash(top: Command, subs: list[Command]) -> str:
     body = "\n".join(cases)
     return f"""# bash completion for sandkit; generated by `sandkit completion bash`.
 # Load it with: source <(sandkit completion bash)
+_sandkit_list() {{
+    local last="${{cur##*,}}" head=""
+    [[ "$cur" == *,* ]] && head="${{cur%,*}},"
+    COMPREPLY=($(compgen -P "$head" -W "$1" -- "$last"))
+    compopt -o nospace 2>/dev/null
+}}
 _sandkit() {{
     local cur="${{COMP_WORDS[COMP_CWORD]}}"
     local prev="${{COMP_WORDS[COMP_CWORD-1]}}"
@@ -165,6 +232,8 @@ complete -o filenames -F _sandkit sandkit
 def _zsh_value(option: Option, name: str) -> str:
     if option.value == "choice":
         return f":{name}:({' '.join(option.choices)})"
+    if option.value == "list":
+        return f":{name}:_sequence compadd - {' '.join(option.choices)}"
     if option.value == "file":
         return f":{name}:_files"
     if option.value == "dir":
@@ -230,7 +299,9 @@ def _fish_option(condition: str, option: Option) -> str:
     parts = ["complete -c sandkit", f"-n '{condition}'"]
     for flag in option.flags:
         parts.append(f"-l {flag[2:]}" if flag.startswith("--") else f"-s {flag[1:]}")
-    if option.value == "choice":
+    if option.value == "list":  # fish's own helper completes the item after the last comma
+        parts.append(f"""-x -a "(__fish_complete_list , 'string split \\" \\" \\"{" ".join(option.choices)}\\"')\"""")
+    elif option.value == "choice":
         parts.append(f"-x -a '{' '.join(option.choices)}'")
     elif option.value in ("file", "dir"):
         parts.append("-r -F")
@@ -254,7 +325,7 @@ def _fish(top: Command, subs: list[Command]) -> str:
         condition = f"__fish_seen_subcommand_from {command.name}"
         lines += [_fish_option(condition, o) for o in command.options]
         positional = command.positional
-        if positional is not None and positional.value == "choice":
+        if positional is not None and positional.value in ("choice", "list"):
             lines.append(f"complete -c sandkit -n '{condition}' -x -a '{' '.join(positional.choices)}'")
         elif positional is not None and positional.value in ("file", "dir"):
             lines.append(f"complete -c sandkit -n '{condition}' -F")

@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 
 from sandkit.cli import build_parser, main
+from sandkit.compiler.targets import NAMES
 from sandkit.completion import commands, script
+from sandkit.kits.extends import preset_names
+from sandkit.lint.registry import all_rules
 
 SUBCOMMANDS = {"validate", "init", "schema", "build", "lint", "rules", "explain", "completion"}
+PRESETS = preset_names()
+RULE_IDS = sorted(rule.id for rule in all_rules())
+CATEGORIES = sorted({rule.category for rule in all_rules()})
 
 
 def _script(shell: str, capsys: pytest.CaptureFixture[str]) -> str:
@@ -71,6 +77,14 @@ def test_bash_accepts_and_completes(tmp_path: Path, capsys: pytest.CaptureFixtur
     (tmp_path / "kits").mkdir()
     files = _bash_complete(path, f"sandkit validate {tmp_path}/ki")
     assert files == [f"{tmp_path}/kits"]
+    # The names sandkit knows: presets, targets (the item after the last comma), rule IDs, categories.
+    assert _bash_complete(path, "sandkit init --preset c") == ["claude-code", "codex"]
+    assert _bash_complete(path, "sandkit import x.json --extends ") == PRESETS
+    assert _bash_complete(path, "sandkit build --target ") == sorted(NAMES)
+    assert _bash_complete(path, "sandkit build --target compose,k") == ["compose,kubernetes"]
+    assert _bash_complete(path, "sandkit explain PV00") == [r for r in RULE_IDS if r.startswith("PV00")]
+    assert _bash_complete(path, "sandkit lint --select AA001,agent-m") == ["AA001,agent-mcp"]
+    assert _bash_complete(path, "sandkit rules --category ci-") == [c for c in CATEGORIES if c.startswith("ci-")]
 
 
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish missing (apt-get install fish)")
@@ -93,6 +107,11 @@ def test_fish_accepts_and_completes(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert set(complete("sandkit lint --output-format=")) >= {"--output-format=gitlab", "--output-format=junit"}
     assert "--stdin-filename" in complete("sandkit lint --std")
     assert set(complete("sandkit completion ")) == {"bash", "zsh", "fish"}
+    assert complete("sandkit init --preset ") == PRESETS
+    assert complete("sandkit build --target ") == sorted(NAMES)
+    assert complete("sandkit build --target compose,k") == ["compose,kubernetes"]
+    assert complete("sandkit explain PV00") == [r for r in RULE_IDS if r.startswith("PV00")]
+    assert "AA001,CP001" in complete("sandkit lint --select AA001,CP00")
 
 
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh missing (apt-get install zsh)")
@@ -108,9 +127,18 @@ def test_zsh_accepts_and_registers(tmp_path: Path, capsys: pytest.CaptureFixture
     assert (
         "'--output-format[" in path.read_text() and "(text concise json sarif github gitlab junit)" in path.read_text()
     )
+    text = path.read_text()
+    assert f":preset:({' '.join(PRESETS)})'" in text
+    assert f":target:_sequence compadd - {' '.join(sorted(NAMES))}'" in text
+    assert f":argument:({' '.join([*RULE_IDS, *CATEGORIES])})'" in text
+    # _sequence, which completes each comma-separated item, is one of zsh's own completion functions.
+    program = f"autoload -U compinit && compinit -u -d {tmp_path}/zcompdump; whence -w _sequence"
+    done = subprocess.run(["zsh", "-f", "-c", program], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "_sequence: function"
 
 
 def test_completion_is_light() -> None:
     code = "import sys; from sandkit.cli import main\nmain(['completion', 'bash'])\nprint(sorted(sys.modules), file=sys.stderr)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "jinja2" not in done.stderr and "sandkit.lint.engine" not in done.stderr
+    # the rule families are imported for the rule IDs (sandkit.lint.engine_rules among them), not the engine
+    assert "jinja2" not in done.stderr and "'sandkit.lint.engine'" not in done.stderr

@@ -57,7 +57,7 @@ print(code, gc.get_threshold()[0] == COLLECT_AFTER, file=sys.stderr)
         (
             ["lint", "--nope"],
             2,
-            "usage: sandkit [-h] [--version] COMMAND ...\nsandkit: error: unrecognized arguments: --nope",
+            "usage: sandkit [-h] [-V] COMMAND ...\nsandkit: error: unrecognized arguments: --nope",
         ),
         (["lint", "--format"], 2, "sandkit lint: error: argument --output-format/--format: expected one argument"),
         (["lint", "--help"], 0, "options:\n  -h, --help            show this help message and exit"),
@@ -89,3 +89,9 @@ def test_python_dash_m_and_the_console_script_run_the_entry() -> None:
     assert scripts["sandkit"] == "sandkit.cli:entry"
     done = subprocess.run([sys.executable, "-c", _RUN_AS_MAIN], capture_output=True, text=True, check=False)
     assert (done.stdout, done.stderr) == (f"sandkit {__version__}\n", "0 True\n")
+
+
+@pytest.mark.parametrize("flag", ["-V", "--version"])
+def test_minus_capital_v_prints_the_version_as_ruff_does(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([flag]) == 0
+    assert capsys.readouterr().out == f"sandkit {__version__}\n"

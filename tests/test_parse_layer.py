@@ -22,6 +22,7 @@ WRITERS = {"sandkit/kits/dump.py", "sandkit/importer/writer.py"}
 #: the compiler's own manifests and bundled schemas, GitHub's API answers, a token's payload.
 JSON_ELSEWHERE = {
     "sandkit/compiler/writes.py",
+    "sandkit/completion.py",  # the bundled kit schema
     "sandkit/importer/sbx.py",
     "sandkit/review/github.py",
     "sandkit/lint/facts/secret_values.py",

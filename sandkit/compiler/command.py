@@ -157,7 +157,8 @@ def build(args: argparse.Namespace) -> int:
             print(f"{result.plan.kit_display} -> {result.folder.as_posix()}/ ({len(result.files)} files)")
             built = [t for t in NAMES if any(t in per_target for per_target in result.fidelity.values())]
             where = (result.folder / FIDELITY_FILE).as_posix()
-            print(report(result.fidelity, built, where, verbose=verbose), end="")
+            own = list(result.requested)
+            print(report(result.fidelity, built, where, kit_targets=own, verbose=verbose), end="")
     return 0
 
 

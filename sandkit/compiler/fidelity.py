@@ -15,6 +15,7 @@ with ``PROVEN_STATICALLY`` and names the test that checks the generated output i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -264,32 +265,89 @@ def inject_rows(plan: Plan, unable: str | None, enforced: str = "", proven_by: s
     return [Fidelity("secrets.inject", "enforced", enforced, proven_by=proven_by)]
 
 
-def _fully_held(per_target: dict[str, Fidelity]) -> bool:
-    """Every target that holds the setting at all enforces it."""
-    return all(row.level in ("enforced", "not applicable") for row in per_target.values())
+def _fully_held(per_target: dict[str, Fidelity], targets: list[str] | tuple[str, ...]) -> bool:
+    """Every one of ``targets`` that holds the setting at all enforces it."""
+    return all(row.level in ("enforced", "not applicable") for t, row in per_target.items() if t in targets)
 
 
-def table(rows: dict[str, dict[str, Fidelity]], targets: list[str], settings: list[str] | None = None) -> str:
-    """A short fixed-width table: one row per setting (all, or ``settings``), one column per target."""
-    shown = sorted(rows) if settings is None else settings
-    width = max([len(s) for s in shown] + [7])
-    column = max(len(level) for level in LEVELS)
-    lines = ["setting".ljust(width) + "  " + "  ".join(t.ljust(column) for t in targets)]
-    for setting in shown:
-        cells = [rows[setting][t].level if t in rows[setting] else "-" for t in targets]
-        lines.append(setting.ljust(width) + "  " + "  ".join(c.ljust(column) for c in cells))
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+#: The widest a printed table or legend line may be: a terminal of 100 columns holds it unwrapped.
+WIDTH = 100
+#: How a level is written in the printed table (fidelity.json keeps the full words).
+CELLS: dict[str, str] = {"not applicable": "n/a"}
+LEGEND = (
+    "enforced: held whatever the agent does   best-effort: held in part, or while the agent plays along\n"
+    "unsupported: the target cannot hold it   n/a: not this target's to hold   -: not in its files\n"
+)
 
 
-def report(rows: dict[str, dict[str, Fidelity]], targets: list[str], where: str, *, verbose: bool = False) -> str:
-    """What a build prints: the settings not fully enforced (every one with ``verbose``), and one summary line."""
-    below = [s for s in sorted(rows) if not _fully_held(rows[s])]
-    held = len(rows) - len(below)
+def table(
+    levels: Mapping[str, Mapping[str, str]],
+    targets: list[str],
+    settings: list[str] | None = None,
+    *,
+    indent: str = "",
+) -> str:
+    """A fixed-width table of ``levels`` (setting -> target -> level): one row per setting (all, or
+    ``settings``), one column per target; as many targets as fit in :data:`WIDTH` columns side by
+    side, the rest in further blocks below. ``indent`` starts every line (and counts in the width)."""
+    shown = sorted(levels) if settings is None else settings
+    width = max([len(s) for s in shown] + [len("setting")])
+    cells = {s: [CELLS.get(level, level) if (level := levels[s].get(t)) else "-" for t in targets] for s in shown}
+    columns = [max([len(t)] + [len(cells[s][i]) for s in shown]) for i, t in enumerate(targets)]
+    blocks: list[list[int]] = [[]]
+    used = len(indent) + width
+    for index, column in enumerate(columns):
+        if blocks[-1] and used + 2 + column > WIDTH:
+            blocks.append([])
+            used = len(indent) + width
+        blocks[-1].append(index)
+        used += 2 + column
+    out: list[str] = []
+    for block in blocks:
+        out += [""] if out else []
+        out.append(indent + "  ".join(["setting".ljust(width), *(targets[i].ljust(columns[i]) for i in block)]))
+        for setting in shown:
+            out.append(
+                indent + "  ".join([setting.ljust(width), *(cells[setting][i].ljust(columns[i]) for i in block)])
+            )
+    return "\n".join(line.rstrip() for line in out) + "\n"
+
+
+def levels_of(rows: Mapping[str, Mapping[str, Fidelity]]) -> dict[str, dict[str, str]]:
+    """setting -> target -> level, what :func:`table` shows."""
+    return {setting: {t: row.level for t, row in per_target.items()} for setting, per_target in rows.items()}
+
+
+def report(
+    rows: dict[str, dict[str, Fidelity]],
+    built: list[str],
+    where: str,
+    *,
+    kit_targets: list[str] | None = None,
+    verbose: bool = False,
+) -> str:
+    """What a build prints: for the kit's own targets (``kit_targets``: those asked for, by
+    ``--target`` or ``targets.build``), the settings one of them does not fully enforce, a legend and
+    one summary line over those targets. With ``verbose``: every setting and every target built
+    (those the kit's targets need too); the summary still counts the kit's targets only."""
+    own = [t for t in built if kit_targets is None or t in kit_targets]
+    held_by_own = [s for s in sorted(rows) if any(t in own for t in rows[s])]
+    below = [s for s in held_by_own if not _fully_held(rows[s], own)]
+    on = (
+        own[0]
+        if len(own) == 1
+        else f"each of the kit's {len(own)} targets"
+        if len(own) < len(built)
+        else "every target"
+    )
     summary = (
-        f"fidelity: {held} of {len(rows)} settings enforced by every target that holds them"
+        f"fidelity: {len(held_by_own) - len(below)} of {len(held_by_own)} settings enforced by {on}"
+        + (" that holds them" if len(own) > 1 else "")
         + (f", {len(below)} not (above)" if below else "")
-        + f"; every reason in {where}"
+        + f"\nevery reason in {where}"
     )
     if verbose:
-        return table(rows, targets) + summary + "\n"
-    return (table(rows, targets, below) if below else "") + summary + " (--verbose prints every setting)\n"
+        return table(levels_of(rows), built) + LEGEND + summary + "\n"
+    hidden = "setting and target" if len(own) < len(built) else "setting"
+    shown = (table(levels_of(rows), own, below) + LEGEND) if below else ""
+    return shown + summary + f"; --verbose prints every {hidden}\n"

@@ -12,6 +12,10 @@ from sandkit.kits.reading import PathRefused, read_regular
 
 DO_NOT_EDIT = "Do not edit: change the kit and run `sandkit build`."
 
+#: How much more than the generated file ``--check`` reads of the file on disk: enough for any file
+#: a build could have written there (a kit that shrank by a whole service), not a hostile 1 GiB file.
+DIFF_SLACK = 4 * 1024 * 1024
+
 
 def header_lines(version: str, kit_path: str, sha256: str) -> list[str]:
     return [
@@ -42,14 +46,16 @@ def write_atomic(path: Path, data: bytes) -> None:
 def stale_diff(folder: Path, files: Mapping[str, bytes]) -> str:
     """A unified diff of what would change under ``folder``; empty when everything is current.
 
-    What is on disk is read bounded and never through a final link, so a stale file that became a
-    link to a secret, a device or a huge file shows as changed without its content.
+    What is on disk is read bounded (the generated file's length plus :data:`DIFF_SLACK`) and never
+    through a final link, so a stale file that became a link to a secret, a device or a huge file
+    shows as changed without its content; a file that only got shorter or longer shows the lines
+    that changed, with three lines of context, as ``git diff`` would.
     """
     chunks: list[str] = []
     for name in sorted(files):
         path = folder / name
         wanted = files[name].decode("utf-8", "replace").splitlines(keepends=True)
-        found = _current(path, len(files[name]))
+        found = _current(path, len(files[name]) + DIFF_SLACK)
         if found is None or found.splitlines(keepends=True) != wanted:
             shown = path.as_posix()
             current = (found or "").splitlines(keepends=True)
@@ -57,12 +63,12 @@ def stale_diff(folder: Path, files: Mapping[str, bytes]) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
 
 
-def _current(path: Path, expected: int) -> str | None:
-    """The file's text when it is a regular file of at most ``expected`` bytes; None when absent."""
+def _current(path: Path, limit: int) -> str | None:
+    """The file's text when it is a regular file of at most ``limit`` bytes; None when absent."""
     try:
-        data = read_regular(path, expected)
+        data = read_regular(path, limit)
     except PathRefused as exc:
         return None if str(exc) == "not found" else f"({path.name} {exc})\n"
-    if len(data) > expected:
-        return f"({path.name} is larger than the generated file)\n"
+    if len(data) > limit:
+        return f"({path.name} is over {limit} bytes, far larger than the generated file: not shown)\n"
     return data.decode("utf-8", "replace")

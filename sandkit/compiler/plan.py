@@ -327,8 +327,9 @@ class Plan:
     description: str
     apt_declared: tuple[str, ...]  # the kit's own apt packages, without those sandkit adds for its features
     sbx: SbxSettings
-    #: The resources and isolation fields the kit sets to something other than sandkit's default, dotted;
-    #: a target that cannot hold a default reports it without failing ``--strict``.
+    #: The resources and isolation fields the kit writes (or sets to something other than sandkit's
+    #: default), dotted; a target that cannot hold a limit the kit leaves out reports it without
+    #: failing ``--strict``.
     explicit: frozenset[str]
     #: The targets the kit lists in ``targets.build`` (empty: every target).
     build_targets: tuple[str, ...] = ()
@@ -626,12 +627,16 @@ def make_plan(loaded: LoadedKit) -> Plan:
 
 
 def _explicit(kit: Kit) -> frozenset[str]:
-    """resources.* and isolation.* fields whose value is not the model's default (`sandkit init` writes those)."""
+    """resources.* and isolation.* fields the kit writes (itself or through ``extends``), whatever
+    their value: a limit written equal to the default (`sandkit init` writes them so) is still one
+    the kit asks for, and ``--strict`` judges it; and any field whose value is not the default."""
     found = []
     for section, model in (("resources", kit.resources), ("isolation", kit.isolation)):
         defaults = type(model)()
         found += [
-            f"{section}.{name}" for name in type(model).model_fields if getattr(model, name) != getattr(defaults, name)
+            f"{section}.{name}"
+            for name in type(model).model_fields
+            if name in model.model_fields_set or getattr(model, name) != getattr(defaults, name)
         ]
     return frozenset(found)
 

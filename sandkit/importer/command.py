@@ -11,7 +11,10 @@ from sandkit.importer.result import Imported
 
 
 def detect(path: Path) -> Path:
-    """The file to import: ``path`` itself, or the spec or dev container file inside a folder."""
+    """The file to import: ``path`` itself, or the spec or dev container file inside a folder; a
+    UsageError (exit 2, as every command gives for a missing file) when there is nothing there."""
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(f"{path.as_posix()}: no such file or folder")
     if path.is_dir():
         for candidate in ("spec.yaml", "devcontainer.json", ".devcontainer/devcontainer.json", ".devcontainer.json"):
             if (path / candidate).is_file():

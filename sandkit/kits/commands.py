@@ -113,7 +113,19 @@ def validate(
                 print(problem, file=sys.stderr)
         elif not quiet:
             print(f"{display}: ok ({result.kit.kind} {result.kit.name})")
+    if failed or not quiet:
+        print(count_line(results), file=sys.stderr if failed else sys.stdout)
     return 1 if failed else 0
+
+
+def count_line(results: list[tuple[str, LoadedKit | list[Problem]]]) -> str:
+    """The closing line: how many kits were read, how many are invalid, and with how many problems."""
+    kits = f"{len(results)} kit{'' if len(results) == 1 else 's'}"
+    problems = sum(len(result) for _, result in results if isinstance(result, list))
+    invalid = sum(1 for _, result in results if isinstance(result, list))
+    if not invalid:
+        return f"sandkit validate: {kits}, " + ("valid" if len(results) == 1 else "all valid")
+    return f"sandkit validate: {kits}, {invalid} invalid: {problems} problem{'' if problems == 1 else 's'} (above)"
 
 
 def _with_name_clashes(

@@ -16,7 +16,7 @@ from sandkit.errors import KitError, Location, Problem
 from sandkit.kits.extends import load_merged
 from sandkit.kits.files import FILE_SYSTEM, KitFiles, PathRefused, repository_root
 from sandkit.kits.messages import dotted, explain
-from sandkit.kits.model import API_VERSION, Kit
+from sandkit.kits.model import API_VERSION, MANY, Kit
 from sandkit.kits.reading import kit_path, real
 from sandkit.kits.yamlnodes import Node
 
@@ -91,6 +91,8 @@ def load_kit(
         kit = Kit.model_validate(data)
     except ValidationError as exc:
         problems += _problems(exc, data, positions, merged.loc, skip_missing=is_mixin)
+        if not is_mixin:
+            problems += _meaning_problems(exc, data, positions, merged.loc)
         kit = None
     if problems:
         raise KitError(problems)
@@ -209,19 +211,93 @@ def _problems(
         if error["type"] == "missing" and skip_missing:
             continue
         path, on_key = _data_path(error["loc"], data)
-        message = explain(dict(error), path)
+        found = explain(dict(error), path)
+        if MANY in found:  # the kit-wide checks, each problem of its own
+            for each in found.split(MANY):
+                problems += _problems_of(each, path, positions, on_key)
+            continue
+        message = found
         if error["type"] == "missing":
             field_name = error["loc"][-1]
             parent = path[:-1] if path and path[-1] == field_name else path
             location = _locate(parent, positions) if parent else root
             problems.append(Problem(location, f"{dotted((*parent, field_name))} is required"))
             continue
-        if message.startswith("@"):
-            target, _, message = message[1:].partition(" ")
-            path = (*path, *(int(p) if p.isdigit() else p for p in target.split(".")))
-        location = _locate(path, positions, use_key=on_key)
-        problems.append(Problem(location, f"{dotted(path)}: {message}"))
+        problems += _problems_of(message, path, positions, on_key)
     return problems
+
+
+#: How many times the kit-wide checks are tried on a kit with its faulty parts left out.
+PRUNE_ROUNDS = 3
+
+
+def _meaning_problems(
+    exc: ValidationError, data: Any, positions: dict[PathKey, tuple[Location, Location | None]], root: Location
+) -> list[Problem]:
+    """The kit-wide problems (``Kit._consistent``: a secret both in env and secrets, a clone whose
+    host is not allowed...) of a kit that also has structural ones, so one round of ``validate``
+    names both. Pydantic runs those checks only on a kit whose every field is valid, so they run on
+    a copy with each faulty key (or list item) left out. A check's finding about a top-level
+    section that lost a part is dropped: it may be only the gap's doing (a misspelt `network.alow`
+    leaves `network.allow` empty). Nothing when the copy cannot be made valid in a few rounds."""
+    import copy
+
+    if not any(e["loc"] for e in exc.errors(include_url=False)):
+        return []  # the kit-wide checks ran: _problems has their findings
+    pruned = copy.deepcopy(data)
+    touched: set[str] = set()
+    for _ in range(PRUNE_ROUNDS):
+        fields = [e for e in exc.errors(include_url=False) if e["loc"]]
+        if not fields:
+            break
+        # Later list items first, so that leaving one out does not move the next one to fix.
+        for error in sorted(
+            fields, key=lambda e: [(0, p, "") if isinstance(p, int) else (1, 0, p) for p in e["loc"]], reverse=True
+        ):
+            if not _prune(pruned, error):
+                return []
+            touched.add(str(error["loc"][0]))
+        try:
+            Kit.model_validate(pruned)
+            return []
+        except ValidationError as again:
+            exc = again
+    else:
+        return []
+    found = _problems(exc, pruned, positions, root, skip_missing=False)
+    return [p for p in found if not any(section in p.message for section in touched)]
+
+
+def _prune(data: Any, error: Any) -> bool:
+    """Leave out what ``error`` is about: its key, or the item or object holding a missing field."""
+    loc = list(error["loc"])
+    if error["type"] == "missing":
+        loc = loc[:-1]
+    while loc and not isinstance(loc[-1], int | str):
+        loc.pop()
+    if len(loc) < 1:
+        return False
+    parent = data
+    for step in loc[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return True  # already left out with an item above it
+    last = loc[-1]
+    in_dict = isinstance(parent, dict) and last in parent
+    if in_dict or (isinstance(parent, list) and isinstance(last, int) and last < len(parent)):
+        del parent[last]
+    return True
+
+
+def _problems_of(
+    message: str, path: PathKey, positions: dict[PathKey, tuple[Location, Location | None]], on_key: bool
+) -> list[Problem]:
+    """One located problem: at ``path``, or at the path an ``@path`` message names (model.at)."""
+    if message.startswith("@"):
+        target, _, message = message[1:].partition(" ")
+        path = (*path, *(int(p) if p.isdigit() else p for p in target.split(".")))
+    return [Problem(_locate(path, positions, use_key=on_key), f"{dotted(path)}: {message}")]
 
 
 def _model_for(annotation: Any) -> type[BaseModel] | None:

@@ -145,6 +145,10 @@ Port = Annotated[int, Field(ge=1, le=65535)]
 _HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}")
 
 
+#: Joins the messages of several cross-field problems found at once in one ValueError.
+MANY = "\n\x1e"
+
+
 def at(path: str, message: str) -> str:
     """Tag a cross-field error with the dotted path it belongs to (the loader locates it there)."""
     return f"@{path} {message}"
@@ -865,25 +869,42 @@ class Kit(Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Kit:
+        """Every cross-field check, each run whatever the others found, so that one round of
+        ``sandkit validate`` names every such problem (joined by :data:`MANY`; the loader splits them)."""
+        names = [s.name for s in self.secrets]
+        found: list[str] = []
+        for check in (
+            self._check_env_and_secrets,
+            lambda: self._check_clone_reachable() if self.workspace.mode == "clone" and self.workspace.repo else None,
+            self._check_files_unique,
+            self._check_instructions_reach_the_agent,
+            lambda: self._check_webhooks(set(names)),
+            self._check_injections,
+            self._check_github_events,
+            self._check_clone_token,
+            self._check_app_key,
+            self._check_sbx_credentials,
+        ):
+            try:
+                check()
+            except ValueError as exc:
+                found.append(str(exc))
+        if found:
+            raise ValueError(MANY.join(found))
+        return self
+
+    def _check_env_and_secrets(self) -> None:
         names = [s.name for s in self.secrets]
         clash = sorted(set(names) & set(self.env))
         if clash:
             raise ValueError(f"{', '.join(clash)} is both an env value and a secret")
         if len(set(names)) != len(names):
             raise ValueError("secret names must be unique")
-        if self.workspace.mode == "clone" and self.workspace.repo:
-            self._check_clone_reachable()
+
+    def _check_files_unique(self) -> None:
         paths = [f.path for f in self.files]
         if len(set(paths)) != len(paths):
             raise ValueError("two entries of `files` have the same path")
-        self._check_instructions_reach_the_agent()
-        self._check_webhooks(set(names))
-        self._check_injections()
-        self._check_github_events()
-        self._check_clone_token()
-        self._check_app_key()
-        self._check_sbx_credentials()
-        return self
 
     def _check_app_key(self) -> None:
         """The App's private key mints tokens: it is the publishing job's alone, never the agent's."""

@@ -55,6 +55,11 @@ resources:
 
 triggers:
   - manual: {{}}
+
+targets:
+  # What `sandkit build` makes, and what its report and `--strict` judge: docker, compose,
+  # kubernetes, actions, devcontainer, sbx, openhands, srt, claude-code, codex (leave out for all).
+  build: [compose]
 """
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sandkit.lint import engine_rules, kinds
+from sandkit.lint.consumers.duplicates import CONSUMER_VERDICT, duplicate_hits
 from sandkit.lint.discovery import Candidate, Matcher, discover
 from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
@@ -369,6 +370,10 @@ class _Checker:
         problem = self._parse_problem(source)
         if source.syntax in ("helm", "template"):
             text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
+        elif kind == kinds.COMPOSE:
+            from sandkit.lint.consumers.compose import trigger_text
+
+            text = trigger_text(source)  # so can its .env and the files it extends or includes
         budget = source.budget  # its clock starts now: parsing and rules share the file's time
         words_in_text = self._trigger_words_in(kind, text)
         may_suppress = words_in_text is None or text is not source.text or SUPPRESSION_MARK in words_in_text
@@ -387,6 +392,8 @@ class _Checker:
                 result.crashes.append(f"{candidate.path}: rule {candidate_rule.id} failed: {type(exc).__name__}: {exc}")
         if problem is not None:
             hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
+        elif kind in CONSUMER_VERDICT:
+            hits.extend((engine_rules.PARSE_ERROR, hit) for hit in duplicate_hits(source))
         for bound in source.bounds_met():
             hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))
         result.findings = self._finish(source, _fixture_workflow_hits(source, hits), may_suppress)
@@ -498,7 +505,17 @@ def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceF
         in_dependency=candidate.in_dependency,
         settings=options.settings,
         template_values=values,
+        origin=candidate.abspath,
+        root=_scan_root(candidate),
     )
+
+
+def _scan_root(candidate: Candidate) -> str:
+    """The folder the candidate's path is relative to (what a Compose file may read is confined to it)."""
+    suffix = os.sep + candidate.path.replace("/", os.sep)
+    if candidate.abspath.endswith(suffix):
+        return candidate.abspath[: -len(suffix)] or os.sep
+    return os.path.dirname(candidate.abspath)
 
 
 _CHART_VALUES: dict[str, Any] = {}  # chart folder -> its values.yaml, per process (a few charts at a time)

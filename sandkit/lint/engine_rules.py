@@ -10,15 +10,20 @@ PARSE_ERROR = add_rule(
     category="parse-error",
     severity="medium",
     kinds=(),
-    doc="""A file that the linter must understand could not be parsed.
+    doc="""A file that the linter must understand could not be parsed, or has a key written twice.
 
 The scan goes on with the other files, but no rule could check this one, so whatever it
 configures (a mounted socket, a privileged container) stays unseen. Tools that run the file
 would usually fail on it too.
 
+A key written twice in one mapping of a Compose file, Kubernetes manifest, workflow or action
+is reported here too, naming both lines: Compose and GitHub Actions refuse such a file, the
+Kubernetes API server's strict validation refuses it and sigs.k8s.io/yaml keeps the last
+value. The rules judge the last value, the one a lenient consumer runs.
+
 Fix:
-Correct the syntax at the reported place, or exclude the file in [tool.sandkit] if it is a
-deliberately broken fixture.
+Correct the syntax at the reported place (keep one of the two keys), or exclude the file in
+[tool.sandkit] if it is a deliberately broken fixture.
 """,
 )
 

@@ -54,8 +54,14 @@ class SourceFile:
         in_dependency: bool = False,
         settings: RuleSettings | None = None,
         template_values: Any = None,
+        origin: str = "",
+        root: str = "",
     ) -> None:
         self.path = path
+        #: The file's absolute path and the scan's root ("" for text that has no file): where the
+        #: files its consumer reads with it are (a Compose file's .env, what it extends).
+        self.origin = origin
+        self.root = root
         self.template_values = template_values  # a Helm chart's values.yaml, for syntax "helm"
         self.text = text
         self.kind = kind

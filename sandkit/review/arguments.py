@@ -31,6 +31,12 @@ def add_diff_arguments(parser: argparse.ArgumentParser) -> None:
 def add_summary_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kits", nargs="+", metavar="KIT", help="kit files, or directories of kits")
     _format_and_output(parser)
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="what every target enforces, not only the kit's own (targets.build)",
+    )
 
 
 def _format_and_output(parser: argparse.ArgumentParser) -> None:

@@ -57,7 +57,7 @@ def detector(function: Detector) -> Detector:
 
 def compare(base: Policy, head: Policy) -> list[Change]:
     """Every policy change from ``base`` to ``head``; none when they mean the same."""
-    changes = [change for detect in DETECTORS for change in detect(base, head)]
+    changes = together([change for detect in DETECTORS for change in detect(base, head)])
     if not changes and base != head:
         differing = [name for name in compared_fields() if getattr(base, name) != getattr(head, name)]
         changes.append(Change("other-change", ", ".join(differing), "{} changed", (", ".join(differing),)))
@@ -341,15 +341,99 @@ def _credentials(policy: Policy) -> list[str]:
 
 @detector
 def untrusted_with_credentials(base: Policy, head: Policy) -> Iterator[Change]:
-    """The combination the issue names: outside text starts an agent that holds a write token or secrets."""
+    """What is dangerous together: outside text starts an agent that holds a write token or secrets
+    (critical when that pair is new) and, worse, that may connect anywhere (critical when open egress
+    joins the pair: each of the three alone rates lower, the change that completes them rates this)."""
     events, held = head.triggered_by_untrusted(), _credentials(head)
-    if events and held and not (base.triggered_by_untrusted() and _credentials(base)):
+    if not (events and held):
+        return
+    paired_before = bool(base.triggered_by_untrusted() and _credentials(base))
+    if head.egress == "open" and not (paired_before and base.egress == "open"):
+        yield Change(
+            "untrusted-trigger-with-open-egress",
+            "triggers, network.egress",
+            "{} starts the agent, which holds {} and may connect anywhere",
+            (_plural(events), _plural(held)),
+        )
+    elif not paired_before:
         yield Change(
             "untrusted-trigger-with-credentials",
             "triggers",
             "{} starts the agent, which holds {}",
             (_plural(events), _plural(held)),
         )
+
+
+# ----- changes that are one risk together ----------------------------------------------------
+#: Secret-name words that do not spell their service's domain name.
+_SERVICE_ALIASES = {"aws": "amazonaws", "gh": "github", "gcp": "google", "gcloud": "google", "hf": "huggingface"}
+#: Words of secret names that name no service.
+# fmt: off
+_NO_SERVICE = frozenset({
+    "api", "app", "key", "keys", "token", "tokens", "secret", "secrets", "access", "id", "client", "private",
+    "password", "pass", "auth", "session", "ssh", "deploy", "bot", "user", "account", "service", "default",
+})
+# fmt: on
+_REACH_KINDS = ("host-added", "wildcard-added", "port-added")
+
+
+def _service_words(secret: str) -> set[str]:
+    """The words of a secret's name that may name its service (AWS_SECRET_ACCESS_KEY: amazonaws)."""
+    words = (_SERVICE_ALIASES.get(w, w) for w in re.split(r"[^a-z0-9]+", secret.lower()))
+    return {w for w in words if len(w) >= 3 and w not in _NO_SERVICE}
+
+
+def _accepts(destination: str, words: set[str]) -> bool:
+    """Whether a host's name (without its top-level label and a wildcard) starts or ends with a word
+    of the secret's name: *.amazonaws.com for AWS_*, api.github.com and githubusercontent.com for GH_*."""
+    labels = destination.rsplit(":", 1)[0].split(".")[:-1]
+    return any(label.startswith(w) or label.endswith(w) for label in labels if label != "*" for w in words)
+
+
+def together(changes: list[Change]) -> list[Change]:
+    """A new secret and, in the same change, a new host of the service that accepts it (by name) are
+    one risk: the two lines become one ``secret-with-its-service-added``, where the first stood."""
+    secrets_added = [c for c in changes if c.kind == "secret-added"]
+    reach = [c for c in changes if c.kind in _REACH_KINDS]
+    merged: dict[tuple[str, ...], tuple[list[str], list[Change]]] = {}
+    for secret in secrets_added:
+        words = _service_words(secret.values[0])
+        accepting = [c for c in reach if _accepts(c.values[0], words)]
+        if accepting:
+            key = tuple(c.values[0] for c in accepting)
+            names, parts = merged.setdefault(key, ([], list(accepting)))
+            names.append(secret.values[0])
+            parts.append(secret)
+    if not merged:
+        return changes
+    first: dict[int, Change] = {}
+    gone: set[int] = set()
+    for hosts, (names, parts) in merged.items():
+        one = len(names) == 1
+        wildcards = sorted(c.values for c in parts if c.kind == "wildcard-added")  # (host, domain)
+        combined = Change(
+            "secret-with-its-service-added",
+            "secrets, network.allow",
+            ", ".join(["{}"] * len(names))
+            + (" is" if one else " are")
+            + " in the agent's environment, and "
+            + ", ".join(["{}"] * len(hosts))
+            + ","
+            + (" which accept" if len(hosts) > 1 else " which accepts")
+            + (" it," if one else " them,")
+            + " may be reached"
+            + "".join("; {} is every name one label under {}" for _ in wildcards),
+            (*sorted(names), *sorted(hosts), *(value for pair in wildcards for value in pair)),
+        )
+        first.setdefault(min(changes.index(c) for c in parts), combined)
+        gone.update(changes.index(c) for c in parts)
+    out: list[Change] = []
+    for index, change in enumerate(changes):
+        if index in first:
+            out.append(first[index])
+        if index not in gone:
+            out.append(change)
+    return out
 
 
 _PERMISSION_RANK = {"": 0, "read": 1, "write": 2}

@@ -1,9 +1,10 @@
 """Showing values that come from kits (hostile ones included) in a terminal and in Markdown.
 
 A kit value may hold newlines, terminal escapes, bidi controls, backticks, pipes or HTML. In a
-terminal it is shown with those escaped; in Markdown (a pull-request comment) it is always a code
-span whose fence is longer than any backtick run inside, with pipes escaped for tables, so it can
-neither format the comment, nor mention anyone, nor hide text. Long values are cut.
+terminal it is shown with those escaped, whole (a reviewer must see all of what they approve); in
+Markdown (a pull-request comment) it is always a code span whose fence is longer than any backtick
+run inside, with pipes escaped for tables, so it can neither format the comment, nor mention anyone,
+nor hide text. Long values are cut there, where GitHub bounds a comment's size.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ MAX_VALUE = 200
 _PLAIN = re.compile(r"[\w.:*@/=+~,()<>^-]+")
 
 
-def _visible(value: str) -> str:
-    """Control, format (bidi, zero-width) and separator characters as \\uXXXX; long values cut."""
+def _visible(value: str, limit: int | None = MAX_VALUE) -> str:
+    """Control, format (bidi, zero-width) and separator characters as \\uXXXX; values longer than
+    ``limit`` cut (None: never)."""
     out = []
     for char in value:
         category = unicodedata.category(char)
@@ -27,21 +29,22 @@ def _visible(value: str) -> str:
         else:
             out.append(char)
     text = "".join(out)
-    if len(text) > MAX_VALUE:
-        text = text[:MAX_VALUE] + f"… ({len(text) - MAX_VALUE} more characters)"
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + f"… ({len(text) - limit} more characters)"
     return text
 
 
 def text(value: str) -> str:
-    """Free text for a terminal line of its own: escaped and cut, not quoted."""
-    return _visible(value)
+    """Free text for a terminal line of its own: escaped, not quoted, never cut."""
+    return _visible(value, None)
 
 
 def terminal(value: str) -> str:
-    """A value for a terminal: bare when it is one plain word, double-quoted with escapes otherwise."""
-    if _PLAIN.fullmatch(value) and len(value) <= MAX_VALUE:
+    """A value for a terminal: bare when it is one plain word, double-quoted with escapes otherwise;
+    never cut."""
+    if _PLAIN.fullmatch(value):
         return value
-    return '"' + _visible(value.replace("\\", "\\\\").replace('"', '\\"')) + '"'
+    return '"' + _visible(value.replace("\\", "\\\\").replace('"', '\\"'), None) + '"'
 
 
 def md_code(value: str, table: bool = True) -> str:

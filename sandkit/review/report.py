@@ -49,14 +49,34 @@ def _level(change: Change) -> str:
 
 
 # ----- text ---------------------------------------------------------------------------------
+#: The columns of a text line before the message: level, kind, setting.
+Columns = tuple[int, int, int]
+
+
+def _columns(changes: list[Change]) -> Columns:
+    """Each column as wide as its widest cell among one kit's changes, so two columns never touch."""
+    widest = [max((len(cell(c)) for c in changes), default=0) for cell in (_level, _kind, _setting)]
+    return widest[0], widest[1], widest[2]
+
+
+def _kind(change: Change) -> str:
+    return change.kind
+
+
+def _setting(change: Change) -> str:
+    return change.setting
+
+
 def _text_kit(kit: KitDiff) -> list[str]:
     name = f" ({kit.name})" if kit.name else ""
     head = f"{terminal(kit.path)}{name}: {_STATUS[kit.status]}"
     if kit.highest and kit.status != "unchanged":
         head += f", highest risk {kit.highest}"
     lines = [head]
+    level, kind, setting = _columns(kit.changes)
     for change in ordered(kit.changes):
-        lines.append(f"  {_level(change):<15} {change.kind:<34} {change.setting:<28} {change.message(terminal)}")
+        cells = f"{_level(change):<{level}}  {change.kind:<{kind}}  {change.setting:<{setting}}"
+        lines.append(f"  {cells}  {change.message(terminal)}")
     lines += [f"    {text(problem)}" for problem in kit.problems]
     return lines
 

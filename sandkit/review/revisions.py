@@ -104,7 +104,15 @@ class Repository:
 
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
-        bare = git(cwd, "rev-parse", "--is-bare-repository").strip() == b"true"
+        try:
+            bare = git(cwd, "rev-parse", "--is-bare-repository").strip() == b"true"
+        except GitError as exc:
+            if "not a git repository" not in str(exc):
+                raise
+            raise UsageError(
+                f"sandkit diff: {cwd.as_posix()} is not in a git repository; diff compares kits between git "
+                "revisions (run it inside a clone; `sandkit summary KIT` reviews one kit without git)"
+            ) from None
         if bare:
             self.root = Path(git(cwd, "rev-parse", "--absolute-git-dir").decode().strip())
             self.prefix = ""

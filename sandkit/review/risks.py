@@ -67,6 +67,9 @@ RISKS = _table(
     ("secret-added", "high", "widens", "secrets",
      "a new credential in the agent's environment: it can use it, and send it wherever egress allows"),
     ("secret-broadened", "high", "widens", "secrets", "a secret that only the build saw now reaches the agent"),
+    ("secret-with-its-service-added", "high", "widens", "secrets",
+     "a new credential in the agent's environment and, in the same change, the service that accepts it (by "
+     "name): the agent can act with it there at once; one risk, so one line"),
     ("build-secret-added", "medium", "widens", "secrets",
      "a new credential for install commands at build time (not in the agent's environment)"),
     ("secret-removed", "info", "narrows", "secrets", "the sandbox no longer gets this credential"),
@@ -115,6 +118,9 @@ RISKS = _table(
     ("untrusted-trigger-with-credentials", "critical", "widens", "triggers",
      "whoever writes a comment or opens a fork's pull request now steers an agent that holds "
      "a write token or secrets: the classic prompt-injection path to the repository"),
+    ("untrusted-trigger-with-open-egress", "critical", "widens", "triggers",
+     "whoever writes a comment or opens a fork's pull request steers an agent that holds a write token or "
+     "secrets and may now connect anywhere: it can be told to send them out, and nothing holds them back"),
     # ---- what the workflow's token may do
     ("permission-write-added", "high", "widens", "permissions",
      "the job's GitHub token may now change this scope; an agent told what to do by outside text can use it"),

@@ -12,6 +12,7 @@ import argparse
 import json
 import shlex
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ class Summary:
     sections: list[tuple[str, list[Line]]]
     fidelity: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     targets: list[str] = field(default_factory=list)
+    #: Whether ``targets`` are the kit's own (its targets.build) rather than every target.
+    own_targets: bool = False
 
 
 def _line(p: Policy, section: str, item: str, template: str, *values: str) -> Line:
@@ -199,20 +202,24 @@ def _attention(p: Policy) -> list[Line]:
     return [(f"{c.risk.level}: {c.template} ({c.kind})", c.values) for c in grants] or [("nothing rates high", ())]
 
 
-def fidelity_rows(loaded: LoadedKit) -> tuple[list[str], dict[str, dict[str, dict[str, str]]]]:
-    """Every target's fidelity rows for the kit: setting -> target -> level and reason (no rendering)."""
+def fidelity_rows(
+    loaded: LoadedKit, *, every_target: bool = False
+) -> tuple[list[str], dict[str, dict[str, dict[str, str]]]]:
+    """The fidelity rows of the kit's own targets (its ``targets.build``, else every target; with
+    ``every_target``, every target): setting -> target -> level and reason (no rendering)."""
     from sandkit.compiler.plan import make_plan
     from sandkit.compiler.targets import REGISTRY
 
     plan = make_plan(loaded)
+    targets = [t for t in REGISTRY if every_target or not plan.build_targets or t in plan.build_targets]
     rows: dict[str, dict[str, dict[str, str]]] = {}
-    for name, target in REGISTRY.items():
-        for row in target.fidelity(plan):
+    for name in targets:
+        for row in REGISTRY[name].fidelity(plan):
             rows.setdefault(row.setting, {})[name] = row.as_dict()
-    return list(REGISTRY), rows
+    return targets, rows
 
 
-def summarize(loaded: LoadedKit) -> Summary:
+def summarize(loaded: LoadedKit, *, every_target: bool = False) -> Summary:
     policy = policy_of(loaded, root=Path.cwd())
     sections = [
         ("Agent", _agent(policy)),
@@ -224,8 +231,8 @@ def summarize(loaded: LoadedKit) -> Summary:
         ("Isolation and limits", _isolation(policy)),
         ("Rated high or above", _attention(policy)),
     ]
-    targets, rows = fidelity_rows(loaded)
-    return Summary(policy, sections, rows, targets)
+    targets, rows = fidelity_rows(loaded, every_target=every_target)
+    return Summary(policy, sections, rows, targets, own_targets=bool(loaded.kit.targets.build) and not every_target)
 
 
 # ----- output -------------------------------------------------------------------------------
@@ -235,26 +242,41 @@ def _title(s: Summary) -> str:
 
 #: Levels that leave nothing to report: held, or not the target's to hold (an image's network).
 HELD = ("enforced", "not applicable")
+MARKDOWN_LEGEND = (
+    "enforced: held whatever the agent does; best-effort: held in part, or while the agent plays along; "
+    "unsupported: the target cannot hold it; not applicable: not this target's to hold; -: not in its files."
+)
 
 
-def render_text(s: Summary) -> str:
-    lines = [f"{text(_title(s))} ({terminal(s.policy.path)})"]
-    for title, body in s.sections:
-        lines.append(f"{title}:")
-        lines += [f"  {template.format(*(terminal(v) for v in values))}" for template, values in body]
-    lines.append("Enforced by each target (fidelity):")
-    width = max(len(name) for name in s.fidelity)
-    lines.append("  " + "setting".ljust(width) + "  " + "  ".join(t.ljust(12) for t in s.targets).rstrip())
-    for setting in sorted(s.fidelity):
-        cells = [s.fidelity[setting].get(t, {}).get("level", "-") for t in s.targets]
-        lines.append(("  " + setting.ljust(width) + "  " + "  ".join(c.ljust(12) for c in cells)).rstrip())
-    lines.append("Not enforced everywhere:")
-    lines += [
-        f"  {target}: {setting} is {row['level']}: {row['reason']}"
+def _levels(s: Summary) -> dict[str, dict[str, str]]:
+    return {setting: {t: row["level"] for t, row in per.items()} for setting, per in s.fidelity.items()}
+
+
+def _gaps(s: Summary) -> list[tuple[str, str, dict[str, str]]]:
+    """(target, setting, row) for every row that is neither enforced nor not the target's to hold."""
+    return [
+        (target, setting, row)
         for setting, per_target in sorted(s.fidelity.items())
         for target, row in sorted(per_target.items())
         if row["level"] not in HELD
     ]
+
+
+def render_text(s: Summary) -> str:
+    from sandkit.compiler.fidelity import LEGEND, WIDTH, table
+
+    lines = [f"{text(_title(s))} ({terminal(s.policy.path)})"]
+    for title, body in s.sections:
+        lines.append(f"{title}:")
+        lines += [f"  {template.format(*(terminal(v) for v in values))}" for template, values in body]
+    mine = "its targets (targets.build; --verbose: every target)" if s.own_targets else "each target (fidelity)"
+    lines.append(f"Enforced by {mine}:")
+    lines += table(_levels(s), s.targets, indent="  ").splitlines()
+    lines += ["  " + line for line in LEGEND.splitlines()]
+    lines.append("Not enforced everywhere:")
+    for target, setting, row in _gaps(s):
+        said = f"{target}: {setting} is {row['level']}: {row['reason']}"
+        lines += textwrap.wrap(said, WIDTH, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False)
     return "\n".join(lines) + "\n"
 
 
@@ -277,12 +299,8 @@ def render_markdown(s: Summary) -> str:
     for setting in sorted(s.fidelity):
         cells = [s.fidelity[setting].get(t, {}).get("level", "-") for t in s.targets]
         lines.append(f"| `{setting}` | " + " | ".join(cells) + " |")
-    gaps = [
-        f"- {target}: `{setting}` is {row['level']}: {row['reason']}"
-        for setting, per_target in sorted(s.fidelity.items())
-        for target, row in sorted(per_target.items())
-        if row["level"] not in HELD
-    ]
+    lines += ["", MARKDOWN_LEGEND]
+    gaps = [f"- {target}: `{setting}` is {row['level']}: {row['reason']}" for target, setting, row in _gaps(s)]
     if gaps:
         lines += ["", "Not enforced everywhere:", "", *gaps]
     return "\n".join(lines) + "\n"
@@ -385,7 +403,7 @@ def run_summary(args: argparse.Namespace) -> int:
             failed = True
             print(exc, file=sys.stderr)
             continue
-        summary = summarize(loaded)
+        summary = summarize(loaded, every_target=args.verbose)
         if args.format == "json":
             documents.append(summary_json(summary))
         else:

@@ -85,6 +85,10 @@ class PMap(dict[Any, Any]):
     pos: Pos
     key_pos: dict[Any, Pos]
     value_pos: dict[Any, Pos]
+    #: Keys written more than once in this mapping: (key, where it was first written, the value
+    #: written there, where it was written again). The mapping holds the last value, as PyYAML
+    #: and sigs.k8s.io/yaml do; Compose (go-yaml v3) refuses the file. Empty for most mappings.
+    duplicates: tuple[tuple[Any, Pos, Any, Pos], ...] = ()
 
     def __init__(self, pos: Pos) -> None:
         super().__init__()

@@ -256,6 +256,7 @@ class _Converter:
         return known
 
     def _fill_map(self, target: PMap, node: Any) -> None:
+        written: set[Any] = set()  # keys this mapping writes itself (a merge key's are not duplicates)
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge" or (
                 key_node.value == "<<" and key_node.id == "scalar" and not key_node.style
@@ -266,6 +267,10 @@ class _Converter:
             if isinstance(key, PMap | PSeq):
                 key = str(key_node.start_mark)  # unhashable complex key: keep it addressable
             value = self.convert(value_node)
+            if key in written:
+                first = (key, target.key_pos[key], target[key], _pos(key_node))
+                target.duplicates = (*target.duplicates, first)
+            written.add(key)
             target[key] = value
             target.key_pos[key] = getattr(key, "pos", None) or _pos(key_node)
             target.value_pos[key] = getattr(value, "pos", None) or _pos(value_node)

@@ -108,3 +108,39 @@ def test_hundred_kits_compile_quickly(tmp_path: Path) -> None:
         started = time.perf_counter()
         assert main(["build", ".", "-o", "out", "-q"]) == 0
         assert time.perf_counter() - started < 10
+
+
+def test_check_shows_only_the_lines_a_shorter_file_lost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A kit that drops one host: --check prints the lines that went, not the whole new file after a
+    '(... is larger than the generated file)' line."""
+    with in_folder(tmp_path):
+        kit = _kit(tmp_path, "one", "targets: {build: [srt]}\n")
+        kit.write_text(kit.read_text().replace("[api.example.com]", "[api.example.com, docs.example.com]"))
+        assert main(["build", "one.yaml", "-o", "out", "-q"]) == 0
+        kit.write_text(kit.read_text().replace(", docs.example.com", ""))
+        capsys.readouterr()
+        assert main(["build", "--check", "one.yaml", "-o", "out"]) == 1
+        out = capsys.readouterr().out
+    assert "larger than" not in out
+    changed = [line for line in out.splitlines() if line[:1] in "+-" and line[:3] not in ("---", "+++")]
+    without_hashes = [line for line in changed if "sha256" not in line]
+    assert without_hashes == [
+        '-      "api.example.com",',
+        '-      "docs.example.com"',
+        '+      "api.example.com"',
+    ]
+    assert len(out.splitlines()) < 40, out
+
+
+def test_check_does_not_read_a_huge_file_on_disk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The file on disk is read only up to the generated length plus a margin: a committed 6 MiB
+    file is named, not printed."""
+    with in_folder(tmp_path):
+        _kit(tmp_path, "one", "targets: {build: [srt]}\n")
+        assert main(["build", "one.yaml", "-o", "out", "-q"]) == 0
+        (tmp_path / "out/one/srt/env.sh").write_bytes(b"x" * (6 * 1024 * 1024))
+        capsys.readouterr()
+        assert main(["build", "--check", "one.yaml", "-o", "out"]) == 1
+        out = capsys.readouterr().out
+    assert "-(env.sh is over " in out and "far larger than the generated file: not shown)" in out
+    assert len(out) < 4096

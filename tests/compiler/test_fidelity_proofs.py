@@ -85,6 +85,16 @@ def test_every_enforced_cell_names_a_test_that_exists(reports: list[KitOutput]) 
     assert unproven == [], "enforced rows without a proof:\n" + "\n".join(unproven)
 
 
+def test_every_named_proof_exists(reports: list[KitOutput]) -> None:
+    """A row of any level that names a proof (best-effort ones do, where a run shows how far they hold)."""
+    wrong = [
+        f"{kit}: {setting} / {target}: {missing_test(row.proven_by)}"
+        for kit, setting, target, row in _cells(reports)
+        if row.proven_by and missing_test(row.proven_by)
+    ]
+    assert wrong == []
+
+
 def test_a_row_proven_statically_says_so_and_names_a_static_test(reports: list[KitOutput]) -> None:
     for kit, setting, target, row in _cells(reports):
         if PROVEN_STATICALLY in row.reason:

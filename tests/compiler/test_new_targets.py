@@ -15,6 +15,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from sandkit.compiler.command import KitOutput, compile_kit
+from sandkit.compiler.fidelity import PROVEN_STATICALLY
 from sandkit.compiler.targets import NAMES
 from sandkit.kits.dump import dump_kit
 from sandkit.kits.model import Kit
@@ -103,7 +104,7 @@ def test_a_broken_output_would_be_caught(outputs: dict[str, KitOutput]) -> None:
     spec = YAML(typ="safe").load(out.files["sbx/spec.yaml"])
     assert _errors("sbx", {**spec, "network": {}})
     srt = json.loads(out.files["srt/srt-settings.json"])
-    assert _errors("srt", {**srt, "network": {**srt["network"], "allowedDomains": ["example.com:443"]}})
+    assert _errors("srt", {**srt, "network": {**srt["network"], "allowedDomains": ["https://example.com/"]}})
     claude = json.loads(out.files["claude-code/.claude/settings.json"])
     assert _errors("claude", {**claude, "sandbox": {**claude["sandbox"], "enable": True}})
     codex = tomllib.loads(out.files["codex/config.toml"].decode())
@@ -303,13 +304,17 @@ def test_process_sandboxes_follow_the_kit(tmp_path: Path) -> None:
     )
     out = _build(kit, tmp_path, ["srt", "claude-code", "codex"])
     srt = json.loads(out.files["srt/srt-settings.json"])
-    assert srt["network"]["allowedDomains"] == ["api.example.com", "git.example.com", "*.cdn.example.com"]
-    assert srt["network"]["deniedDomains"] == ["bad.example.com"]
+    assert srt["network"]["allowedDomains"] == ["api.example.com:443", "git.example.com:8443", "*.cdn.example.com:443"]
+    assert srt["network"]["deniedDomains"] == ["bad.example.com"], "a bare host: every port denied"
+    assert srt["network"]["strictAllowlist"] is True and "10.0.0.0/8" in srt["network"]["deniedResolvedAddresses"]
+    assert "::ffff:0:0/96" not in srt["network"]["deniedResolvedAddresses"], "it would refuse every IPv4 answer"
     assert srt["filesystem"]["allowWrite"] == [".", "/tmp"] and "~/.ssh" in srt["filesystem"]["denyRead"]
     claude = json.loads(out.files["claude-code/.claude/settings.json"])
     assert claude["sandbox"]["enabled"] and claude["sandbox"]["failIfUnavailable"], "never silently unsandboxed"
     assert claude["sandbox"]["allowUnsandboxedCommands"] is False
-    assert claude["sandbox"]["network"]["allowedDomains"] == srt["network"]["allowedDomains"]
+    assert claude["sandbox"]["filesystem"]["allowWrite"] == [".", "//tmp"], "a lone / is the settings file's folder"
+    assert claude["sandbox"]["network"]["allowedDomains"] == ["api.example.com", "git.example.com", "*.cdn.example.com"]
+    assert claude["sandbox"]["network"]["strictAllowlist"] is True, "no prompt lets an unlisted host through"
     assert claude["sandbox"]["credentials"] == {"envVars": [{"name": "EXAMPLE_API_KEY", "mode": "deny"}]}
     assert claude["permissions"]["disableBypassPermissionsMode"] == "disable"
     assert "WebFetch(domain:api.example.com)" in claude["permissions"]["allow"]
@@ -323,7 +328,26 @@ def test_process_sandboxes_follow_the_kit(tmp_path: Path) -> None:
         assert _row(out, "isolation.runtime", target)[0] == "unsupported"
         assert _row(out, "resources.memory", target)[0] == "unsupported"
         assert _row(out, "network.egress", target)[0] == "best-effort"
-    assert "every port" in _row(out, "network.egress", "srt")[1]
+    assert "every port" in _row(out, "network.egress", "claude-code")[1]
+    _, reason = _row(out, "network.egress", "srt")
+    assert "every port" not in reason and "any depth" in reason, "srt keeps the ports; the wildcard is wider"
+    exact = _build(_kit(network={"allow": ["api.example.com", "git.example.com:8443"]}), tmp_path / "exact", ["srt"])
+    assert _row(exact, "network.egress", "srt")[0] == "enforced", "no wildcard: srt holds the kit's list exactly"
+
+
+def test_every_held_row_of_a_process_sandbox_names_its_run_or_says_why_not(outputs: dict[str, KitOutput]) -> None:
+    """srt, claude-code and codex: a row that holds anything (enforced or best-effort) names the test that
+    proves how far (tests/sandboxes runs them; test_fidelity_proofs checks the name), or says that only a
+    live Claude Code session would show it."""
+    for name, out in outputs.items():
+        for setting, per_target in out.fidelity.items():
+            for target in ("srt", "claude-code", "codex"):
+                row = per_target.get(target)
+                if row is None or row.level not in ("enforced", "best-effort"):
+                    continue
+                assert row.proven_by or "only a live Claude Code session" in row.reason, (name, setting, target)
+                if row.reason.endswith(PROVEN_STATICALLY):
+                    assert target == "claude-code", f"{name}: {setting} / {target} runs in tests/sandboxes"
 
 
 def test_process_sandboxes_with_no_network_and_a_read_only_workspace(tmp_path: Path) -> None:
@@ -334,6 +358,7 @@ def test_process_sandboxes_with_no_network_and_a_read_only_workspace(tmp_path: P
     assert srt["network"]["allowedDomains"] == [] and srt["filesystem"]["allowWrite"] == ["/tmp"]
     claude = json.loads(out.files["claude-code/.claude/settings.json"])
     assert {"WebFetch", "Edit", "Write"} <= set(claude["permissions"]["deny"])
+    assert claude["sandbox"]["filesystem"]["allowWrite"] == ["//tmp"]
     codex = tomllib.loads(out.files["codex/config.toml"].decode())
     assert codex["sandbox_mode"] == "read-only" and "sandbox_workspace_write" not in codex, "read-only has no network"
     assert codex["web_search"] == "disabled"

@@ -128,11 +128,21 @@ def test_srt_schema_accepts_the_readme_example() -> None:
 
 
 @pytest.mark.parametrize(
-    "domain", ["*", "*.com", "example.com:443", "https://example.com", "a.*.example.com", "example", ".example.com"]
+    "domain",
+    [
+        *("*", "*.com", "example.com:0", "example.com:65536", "example.com:080"),
+        *("https://example.com", "a.*.example.com", "example", ".example.com"),
+    ],
 )
 def test_srt_schema_refuses_the_domains_srt_refuses(domain: str) -> None:
     document = _set(SRT_README_EXAMPLE, "network.allowedDomains", [domain])
     assert _errors(DATA / "srt-settings.schema.json", document)
+
+
+@pytest.mark.parametrize("domain", ["example.com:443", "*.example.com:8443", "example.com:65535"])
+def test_srt_schema_accepts_a_port_as_srt_0_0_83_does(domain: str) -> None:
+    document = _set(SRT_README_EXAMPLE, "network.allowedDomains", [domain])
+    assert _errors(DATA / "srt-settings.schema.json", document) == []
 
 
 def test_srt_schema_refuses_unknown_and_missing_keys() -> None:

@@ -130,22 +130,117 @@ def test_targets_build_names_known_targets(tmp_path: Path, capsys: pytest.Captur
     assert json.loads((tmp_path / "out/offline/fidelity.json").read_text())["targets"] == ["docker", "kubernetes"]
 
 
+def _below(rows: dict[str, dict[str, dict[str, str]]], targets: list[str]) -> list[str]:
+    """The settings one of ``targets`` holds but does not fully enforce, from fidelity.json."""
+    return sorted(
+        s
+        for s, per in rows.items()
+        if any(per[t]["level"] not in ("enforced", "not applicable") for t in targets if t in per)
+    )
+
+
+LEGEND = [
+    "enforced: held whatever the agent does   best-effort: held in part, or while the agent plays along",
+    "unsupported: the target cannot hold it   n/a: not this target's to hold   -: not in its files",
+]
+
+
 def test_the_report_shows_what_is_not_fully_enforced_and_one_summary_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A kit without targets.build: every target is the kit's, in blocks that fit 100 columns."""
     assert _build(tmp_path, OFFLINE)[0] == 0
     printed = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in printed) <= 100
     rows = json.loads((tmp_path / "out/offline/fidelity.json").read_text())["settings"]
-    below = sorted(
-        s for s, per in rows.items() if any(c["level"] not in ("enforced", "not applicable") for c in per.values())
-    )
+    below = _below(rows, list(NAMES))
     assert below and len(rows) > len(below), "the kit has settings of both kinds"
-    table = printed[1:-1]
-    assert table[0].split() == ["setting", *NAMES]
-    assert [re.split(r"\s{2,}", line)[0] for line in table[1:]] == below
-    summary = printed[-1]
-    assert summary.startswith(f"fidelity: {len(rows) - len(below)} of {len(rows)} settings enforced by every target")
-    assert "out/offline/fidelity.json" in summary and "--verbose" in summary
+    table = printed[1:-4]
+    headers = [line.split() for line in table if line.startswith("setting ")]
+    assert len(headers) > 1 and [t for h in headers for t in h[1:]] == list(NAMES)
+    assert [re.split(r"\s{2,}", line)[0] for line in table[1 : len(below) + 1]] == below
+    assert printed[-4:-2] == LEGEND
+    assert printed[-2] == f"fidelity: {len(rows) - len(below)} of {len(rows)} settings enforced by every target " + (
+        f"that holds them, {len(below)} not (above)"
+    )
+    assert printed[-1] == "every reason in out/offline/fidelity.json; --verbose prints every setting"
     assert _build(tmp_path, OFFLINE, "--verbose")[0] == 0
     verbose = capsys.readouterr().out.splitlines()
-    assert [re.split(r"\s{2,}", line)[0] for line in verbose[2:-1]] == sorted(rows)
+    assert max(len(line) for line in verbose) <= 100
+    assert [re.split(r"\s{2,}", line)[0] for line in verbose[2 : len(rows) + 2]] == sorted(rows)
+
+
+def test_the_report_is_about_the_kits_own_targets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """targets.build [compose, srt]: two columns (docker, built for compose, is not one), a legend,
+    and a closing line that counts the settings of those two targets only; --verbose adds docker."""
+    kit = OFFLINE.replace("network: {egress: none}", "network: {allow: [api.example.com]}")
+    kit += "targets: {build: [compose, srt]}\n"
+    assert _build(tmp_path, kit)[0] == 0
+    printed = capsys.readouterr().out.splitlines()
+    rows = json.loads((tmp_path / "out/offline/fidelity.json").read_text())["settings"]
+    own = {s: per for s, per in rows.items() if "compose" in per or "srt" in per}
+    below = _below(rows, ["compose", "srt"])
+    assert "resources.cpus" in below, "srt holds no limit"
+    assert printed[0] == "kit.yaml -> out/offline/ (11 files)"
+    assert printed[1] == "setting                   compose   srt"
+    assert [line.split()[0] for line in printed[2:-4]] == below
+    assert "resources.cpus            enforced  unsupported" in printed
+    assert printed[-4:] == [
+        *LEGEND,
+        f"fidelity: {len(own) - len(below)} of {len(own)} settings enforced by each of the kit's 2 targets "
+        f"that holds them, {len(below)} not (above)",
+        "every reason in out/offline/fidelity.json; --verbose prints every setting and target",
+    ]
+    assert _build(tmp_path, kit, "-v")[0] == 0
+    verbose = capsys.readouterr().out.splitlines()
+    assert verbose[1].split() == ["setting", "docker", "compose", "srt"]
+    assert verbose[-2] == printed[-2] and verbose[-1] == "every reason in out/offline/fidelity.json"
+
+
+def test_a_kit_for_one_target_gets_one_closing_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """targets.build [compose]: compose enforces every setting it holds, so no table; docker's
+    best-effort timeout (built because compose needs the image) is not the kit's to count."""
+    kit = OFFLINE.replace("network: {egress: none}", "network: {allow: [api.example.com]}")
+    assert _build(tmp_path, kit + "targets: {build: [compose]}\n")[0] == 0
+    rows = json.loads((tmp_path / "out/offline/fidelity.json").read_text())["settings"]
+    assert rows["resources.timeout"]["docker"]["level"] == "best-effort"
+    held = sum("compose" in per for per in rows.values())
+    assert capsys.readouterr().out.splitlines() == [
+        "kit.yaml -> out/offline/ (9 files)",
+        f"fidelity: {held} of {held} settings enforced by compose",
+        "every reason in out/offline/fidelity.json; --verbose prints every setting and target",
+    ]
+
+
+@pytest.mark.parametrize("written", ["cpus: 2", "memory: 4Gi", "pids: 512", "timeout: 1h"])
+def test_strict_judges_a_limit_written_equal_to_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str
+) -> None:
+    """A limit the kit writes is one it asks for, even at the value `sandkit init` writes (the default):
+    srt sets no limit, so --strict fails and names it; left out, the row is information only."""
+    kit = OFFLINE + "targets: {build: [srt]}\n"
+    assert _build(tmp_path, kit, "--strict", "-q")[0] == 0, capsys.readouterr().err
+    assert _build(tmp_path, kit + f"resources: {{{written}}}\n", "--strict", "-q")[0] == 1
+    setting = "resources." + written.split(":")[0]
+    limit = {"cpus": "CPU", "memory": "memory", "pids": "process", "timeout": "time"}[written.split(":")[0]]
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"kit.yaml: {setting} is unsupported by srt: a process sandbox sets no {limit} limit"
+        + (": nothing ends the agent after the kit's timeout" if limit == "time" else "")
+    )
+
+
+def test_the_init_kit_names_its_target_so_strict_judges_what_it_builds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sandkit init` writes limits and `targets.build: [compose]`; asked for srt, --strict names each limit."""
+    text = render_init("starter", None, schema_ref="kit.schema.json", kit_path="kit.yaml")
+    assert "  build: [compose]\n" in text
+    assert _build(tmp_path, text, "--strict", "-q", "--target", "srt")[0] == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "kit.yaml: resources.cpus is unsupported by srt: a process sandbox sets no CPU limit",
+        "kit.yaml: resources.memory is unsupported by srt: a process sandbox sets no memory limit",
+        "kit.yaml: resources.pids is unsupported by srt: a process sandbox sets no process limit",
+        "kit.yaml: resources.timeout is unsupported by srt: a process sandbox sets no time limit: nothing ends "
+        "the agent after the kit's timeout",
+        "sandkit build --strict: nothing written",
+    ]

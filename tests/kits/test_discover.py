@@ -78,7 +78,7 @@ def test_other_yaml_in_a_folder_is_not_a_kit(tmp_path: Path, capsys: pytest.Capt
     (tmp_path / "config.yml").write_text("name: x\nkind: Kit-ish\n")
     with in_folder(tmp_path):
         assert main(["validate", "."]) == 0
-    assert capsys.readouterr().out == "kit.yaml: ok (Kit one)\n"
+    assert capsys.readouterr().out == "kit.yaml: ok (Kit one)\nsandkit validate: 1 kit, valid\n"
 
 
 def test_a_kit_broken_below_its_api_version_is_still_a_kit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,7 +114,9 @@ def test_a_folder_walk_skips_fifos_and_link_loops(tmp_path: Path) -> None:
         check=False,
         cwd=REPO,
     )
-    assert done.returncode == 0 and done.stdout.endswith("kit.yaml: ok (Kit one)\n"), done
+    assert done.returncode == 0 and done.stdout.endswith("kit.yaml: ok (Kit one)\nsandkit validate: 1 kit, valid\n"), (
+        done
+    )
 
 
 scalars = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=12)

@@ -52,7 +52,7 @@ def test_a_kit_from_standard_input(tmp_path: Path) -> None:
     kit = GOOD + "extends: [../mixins/base.yaml]\n"
     done = _validate(["-", "--stdin-filename", "kits/k.yaml", "--root", "."], kit.encode(), tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == b"kits/k.yaml: ok (Kit good)\n"
+    assert done.stdout == b"kits/k.yaml: ok (Kit good)\nsandkit validate: 1 kit, valid\n"
     confined = _validate(["-", "--stdin-filename", "kits/k.yaml"], kit.encode(), tmp_path)
     assert confined.returncode == 1 and b"leads outside the kit's repository" in confined.stderr
     unnamed = _validate(["-", "--format", "json"], BAD.encode(), tmp_path)
@@ -100,3 +100,41 @@ def test_validate_json_and_stdin_stay_light() -> None:
         modules = set(done.stderr.split())
         assert "jinja2" not in modules
         assert not any(m.startswith(("sandkit.compiler", "sandkit.lint.engine", "sandkit.lint.rules")) for m in modules)
+
+
+ROUNDS = """\
+apiVersion: sandkit/v1
+name: rounds
+agent: {command: [agent]}
+image: {user: root}
+network: {alow: [x.example.com]}
+env: {FOO: bar}
+secrets: [{name: FOO}]
+workspace: {mode: clone, repo: "https://github.com/a/b.git", token: NOPE}
+resources: {cpus: 0}
+"""
+
+
+def test_one_round_names_meaning_and_structural_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A new user fixes a kit in one round: structural problems (a root user, a misspelt key, no
+    CPU) come with the kit-wide ones (a name both in env and secrets, a token that is no secret),
+    all of them, and a closing count. The clone's host check is left out: `network.alow` leaves
+    `network.allow` empty, so it may be only the misspelling's doing."""
+    (tmp_path / "rounds.yaml").write_text(ROUNDS)
+    (tmp_path / "good.yaml").write_text(GOOD)
+    assert main(["validate", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    shown = err.replace(f"{tmp_path.as_posix()}/", "")
+    assert shown.splitlines() == [
+        "rounds.yaml:1:1: error: kit: FOO is both an env value and a secret",
+        "rounds.yaml:4:15: error: image.user: the agent never runs as root; choose a non-root user such as 'agent'",
+        "rounds.yaml:5:11: error: unknown key `network.alow` (did you mean `allow`?)",
+        "rounds.yaml:8:69: error: workspace.token: NOPE is not one of `secrets` (a run-time one, not `build: true`)",
+        "rounds.yaml:9:19: error: resources.cpus: give a number above 0.0; found 0",
+        "sandkit validate: 2 kits, 1 invalid: 5 problems (above)",
+    ]
+    assert out == f"{tmp_path.as_posix()}/good.yaml: ok (Kit good)\n"
+    fixed = ROUNDS.replace("user: root", "user: agent").replace("alow", "allow").replace("cpus: 0", "cpus: 1")
+    (tmp_path / "rounds.yaml").write_text(fixed.replace("FOO: bar", "BAR: bar").replace("NOPE", "FOO"))
+    assert main(["validate", str(tmp_path / "rounds.yaml")]) == 1  # what was held back: the clone's host
+    assert capsys.readouterr().err.splitlines()[1:] == ["sandkit validate: 1 kit, 1 invalid: 1 problem (above)"]

@@ -119,6 +119,12 @@ def test_sarif_is_valid_and_carries_rules_and_fingerprints() -> None:
     assert location["region"] == {"startLine": 12, "startColumn": 3}
     help_text = run["tool"]["driver"]["rules"][1]["help"]["text"]
     assert "Fix:" in help_text
+    # GitHub links an alert to its rule's page, and the tool to its home, from these.
+    assert run["tool"]["driver"]["informationUri"] == "https://sandkit.dev/"
+    assert [r["helpUri"] for r in run["tool"]["driver"]["rules"]] == [
+        "https://sandkit.dev/rules/PV005",
+        "https://sandkit.dev/rules/RS001",
+    ]
 
 
 def test_sarif_of_a_real_scan_is_valid(tmp_path: Path) -> None:

@@ -219,6 +219,29 @@ BASE: dict[str, str | None] = {
           - {name: MOVED, inject: [{host: api.example.com, header: x-moved}]}
         """
     ),
+    # Comment-triggered and holding secrets on both sides; the head opens its egress (one critical risk).
+    "kits/trifecta.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: trifecta
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        secrets: [{name: API_TOKEN}, {name: GH_TOKEN}, {name: NPM_TOKEN}]
+        network: {allow: [api.example.com]}
+        triggers:
+          - github:
+              {event: issue_comment, types: [created], command: /agent, author_associations: [NONE], acknowledge_risk: true}
+        """
+    ),
+    "kits/cloud.yaml": _kit(
+        """
+        apiVersion: sandkit/v1
+        name: cloud
+        agent: {command: [agent]}
+        workspace: {mode: none}
+        network: {allow: [api.example.com]}
+        """
+    ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]\n",
     "kits/breaks.yaml": _kit(
         """
@@ -448,6 +471,15 @@ HEAD: dict[str, str | None] = {
           - {name: MOVED, inject: [{host: git.example.com, header: x-moved}]}
           - {name: ADDED, inject: [{host: api.example.com, header: Authorization, format: "Bearer {value}"}]}
         """
+    ),
+    "kits/trifecta.yaml": BASE["kits/trifecta.yaml"].replace(  # type: ignore[union-attr]
+        "network: {allow: [api.example.com]}", "network: {egress: open}"
+    ),
+    # A cloud credential and the cloud's API host, added together: one risk.
+    "kits/cloud.yaml": BASE["kits/cloud.yaml"].replace(  # type: ignore[union-attr]
+        "network: {allow: [api.example.com]}",
+        "secrets: [{name: AWS_ACCESS_KEY_ID}, {name: AWS_SECRET_ACCESS_KEY}, {name: SENTRY_DSN}]\n"
+        'network: {allow: [api.example.com, "*.amazonaws.com", docs.example.com]}',
     ),
     "kits/fixed.yaml": "apiVersion: sandkit/v1\nname: fixed\nagent: {command: [agent]}\nworkspace: {mode: none}\n",
     "kits/breaks.yaml": _kit(

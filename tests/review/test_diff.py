@@ -10,7 +10,7 @@ import pytest
 
 from sandkit.review.risks import RISKS
 from tests.review.helpers import check_golden, sandkit
-from tests.review.repo import make_repo, run_git, write_files
+from tests.review.repo import commit, make_repo, run_git, write_files
 
 Repo = tuple[Path, str, str]
 
@@ -156,8 +156,12 @@ def test_usage_errors_exit_2(repo: Repo, capsys: pytest.CaptureFixture[str], arg
 
 
 def test_a_folder_that_is_no_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A sentence for the person who ran it, not git's own error."""
     code, _, err = sandkit(tmp_path, capsys, "diff")
-    assert code == 2 and "git rev-parse failed: fatal: not a git repository" in err
+    assert code == 2 and err == (
+        f"sandkit diff: {tmp_path.as_posix()} is not in a git repository; diff compares kits between git "
+        "revisions (run it inside a clone; `sandkit summary KIT` reviews one kit without git)\n"
+    )
 
 
 def test_without_git_installed(repo: Repo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,3 +204,43 @@ def test_dropping_a_secrets_injection_is_a_high_risk(repo: Repo, capsys: pytest.
         ("injection-removed", "info", "the egress proxy no longer adds MOVED as x-moved@api.example.com:443"),
     }
     assert sandkit(repo[0], capsys, "diff", "main", "change", "kits/inject.yaml", "--fail-on", "high")[0] == 1
+
+
+def test_what_is_dangerous_together_is_rated_together(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    """Opening egress on a comment-triggered agent that holds secrets completes the exfiltration path:
+    critical, not the high of egress-opened alone. A cloud credential and the cloud's API host, added
+    together, are one line; a secret and a host that have nothing to do with each other stay apart."""
+    out = sandkit(repo[0], capsys, "diff", "main", "change", "kits/trifecta.yaml", "kits/cloud.yaml")[1]
+    assert out.splitlines()[1:] == [
+        "kits/cloud.yaml (cloud): changed, highest risk high",
+        "  high    secret-with-its-service-added  secrets, network.allow  AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY "
+        "are in the agent's environment, and *.amazonaws.com:443, which accepts them, may be reached; "
+        "*.amazonaws.com:443 is every name one label under amazonaws.com",
+        "  high    secret-added                   secrets                 SENTRY_DSN is in the agent's environment",
+        "  medium  host-added                     network.allow           docs.example.com:443 may be reached",
+        "kits/trifecta.yaml (trifecta): changed, highest risk critical",
+        "  critical  untrusted-trigger-with-open-egress  triggers, network.egress  issue_comment starts the agent, "
+        'which holds "API_TOKEN, GH_TOKEN, NPM_TOKEN" and may connect anywhere',
+        "  high      egress-opened                       network.egress            egress is open (was allowlist)",
+        "2 kits: 2 changed; highest risk critical (1 critical, 3 high, 1 medium)",
+    ]
+    assert sandkit(repo[0], capsys, "diff", "main", "change", "kits/trifecta.yaml", "--fail-on", "critical")[0] == 1
+
+
+def test_text_output_keeps_whole_messages_in_columns_that_never_touch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 300-character value is shown whole (it was cut at 200: '...(100 more characters)'), and a
+    kind or setting as wide as its column is still followed by two spaces."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    run_git(root, "init", "-q", "-b", "main")
+    kit = "apiVersion: sandkit/v1\nname: k\nagent: {command: [agent]}\nworkspace: {mode: none}\n"
+    commit(root, {"k.yaml": kit}, "base", "2026-01-01T00:00:00+00:00")
+    long = "x" * 300
+    write_files(root, {"k.yaml": kit.replace("[agent]", f"[agent, {long}]") + "triggers: [{schedule: '0 3 * * *'}]\n"})
+    code, out, _ = sandkit(root, capsys, "diff", "HEAD")
+    assert code == 0 and "more characters" not in out
+    lines = out.splitlines()
+    assert f'  medium  agent-command-changed  agent.command  the agent runs "agent {long}" (was agent)' in lines
+    assert '  low     schedule-added         triggers       runs on the schedule "0 3 * * *"' in lines

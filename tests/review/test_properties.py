@@ -103,11 +103,16 @@ def test_changes_are_reported_exactly_when_policies_differ(first: dict[str, Any]
 @given(KIT_DICTS)
 def test_a_new_kit_lists_every_grant(spec: dict[str, Any]) -> None:
     policy = _policy(_kit(spec))
-    kinds = {c.kind for c in compare(added_kit_baseline(policy), policy)}
+    changes = compare(added_kit_baseline(policy), policy)
+    kinds = {c.kind for c in changes}
     if policy.egress == "open":
         assert "egress-opened" in kinds
-    if policy.runtime_secrets():
-        assert "secret-added" in kinds
+    for secret in policy.runtime_secrets():  # alone, or in one line with the host of its service
+        said = [c for c in changes if secret in c.values]
+        assert {c.kind for c in said} & {"secret-added", "secret-with-its-service-added", "injected-secret-added"}
     if policy.triggered_by_untrusted() and (policy.runtime_secrets() or policy.write_scopes()):
-        assert "untrusted-trigger-with-credentials" in kinds
+        together = (
+            "untrusted-trigger-with-open-egress" if policy.egress == "open" else "untrusted-trigger-with-credentials"
+        )
+        assert together in kinds and RISKS[together].level == "critical"
     assert not any(k.endswith("-removed") for k in kinds)  # an empty kit had nothing to remove

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sandkit.compiler.command import compile_kit
+from sandkit.compiler.targets import NAMES
 from tests.conftest import REPO
 from tests.review.helpers import check_golden, sandkit
 
@@ -92,3 +93,25 @@ def test_what_a_target_does_not_own_is_not_listed_as_a_gap(capsys: pytest.Captur
     gaps = out.split("Not enforced everywhere:\n")[1]
     assert "not applicable" not in gaps and "docker: network.egress" not in gaps
     assert "is best-effort" in gaps or "is unsupported" in gaps
+
+
+def test_the_summary_is_about_the_kits_own_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    """pr-reviewer's targets.build is [actions]: its page shows that target, with a legend, in 100
+    columns; --verbose shows every target, and its table still fits 100 columns (in blocks)."""
+    out = sandkit(REPO, capsys, "summary", "examples/pr-reviewer/kit.yaml")[1].splitlines()
+    start = out.index("Enforced by its targets (targets.build; --verbose: every target):")
+    assert out[start + 1].split() == ["setting", "actions"]
+    assert out[out.index("Not enforced everywhere:") - 2 :][:2] == [
+        "  enforced: held whatever the agent does   best-effort: held in part, or while the agent plays along",
+        "  unsupported: the target cannot hold it   n/a: not this target's to hold   -: not in its files",
+    ]
+    assert len(out) < 80
+    table = out[start : out.index("Not enforced everywhere:")]
+    gaps = out[out.index("Not enforced everywhere:") :]
+    assert max(len(line) for line in table + gaps) <= 100
+    assert all(line.startswith("  actions: ") or line.startswith("    ") for line in gaps[1:])
+    every = sandkit(REPO, capsys, "summary", "examples/pr-reviewer/kit.yaml", "--verbose")[1].splitlines()
+    start = every.index("Enforced by each target (fidelity):")
+    table = every[start : every.index("Not enforced everywhere:")]
+    assert max(len(line) for line in table) <= 100
+    assert [t for line in table if line.startswith("  setting ") for t in line.split()[1:]] == list(NAMES)

@@ -4,7 +4,11 @@
 ``.claude/settings.json``) turns on Claude Code's sandbox for its Bash tool, with the kit's domains,
 the credential folders unreadable and the kit's secrets hidden from the commands it runs, and keeps
 web fetches to the same domains. The keys are those of SchemaStore's claude-code-settings.json
-(commit d2cbdcde), vendored in tests/compiler/data.
+(commit d2cbdcde), vendored in tests/compiler/data. ``strictAllowlist`` (Claude Code 2.1.219 or later)
+refuses a host the kit does not list instead of asking the person at the keyboard, who could let it
+through. The sandbox block's values are run under sandbox-runtime, the library Claude Code's sandbox
+is built on (tests/sandboxes/test_srt.py); hosts stay bare names here (sandbox-runtime itself takes
+host:port, but whether Claude Code's own reading of its settings does is not shown by any run here).
 """
 
 from __future__ import annotations
@@ -15,7 +19,16 @@ import re
 from typing import Any
 
 from sandkit.compiler.fidelity import PROVEN_STATICALLY, Fidelity
-from sandkit.compiler.hostsandbox import CREDENTIAL_PATHS, FOLLOWS_PROOF, domains, host_rows, widened, writable
+from sandkit.compiler.hostsandbox import (
+    CLAUDE_LIVE_ONLY,
+    CLAUDE_RUN,
+    CREDENTIAL_PATHS,
+    FOLLOWS_PROOF,
+    domains,
+    host_rows,
+    widened,
+    writable,
+)
 from sandkit.compiler.plan import Plan
 from sandkit.compiler.target import Files, RenderContext
 
@@ -60,10 +73,14 @@ def settings(plan: Plan) -> dict[str, Any]:
         "network": {
             "allowedDomains": domains(plan.allow),
             "deniedDomains": domains(plan.deny),
+            "strictAllowlist": True,
             "allowLocalBinding": False,
             "allowAllUnixSockets": False,
         },
-        "filesystem": {"allowWrite": writable(plan), "denyRead": list(CREDENTIAL_PATHS)},
+        "filesystem": {
+            "allowWrite": [claude_path(path) for path in writable(plan)],
+            "denyRead": [claude_path(path) for path in CREDENTIAL_PATHS],
+        },
     }
     if plan.secrets:
         sandbox["credentials"] = {"envVars": [{"name": name, "mode": "deny"} for name, _ in plan.secrets]}
@@ -71,34 +88,46 @@ def settings(plan: Plan) -> dict[str, Any]:
     return document
 
 
+def claude_path(path: str) -> str:
+    """A path as Claude Code's sandbox settings spell it: ``//`` before an absolute one, since a single ``/``
+    there means relative to the settings file (``/tmp`` would be ``.claude/tmp``); ``~/`` and relative
+    paths are as they are. SchemaStore's schema documents the prefixes and accepts ``/tmp`` all the same."""
+    return "/" + path if path.startswith("/") else path
+
+
 def render(plan: Plan, context: RenderContext) -> Files:
     return {FILE: (json.dumps(settings(plan), indent=2, ensure_ascii=True) + "\n").encode()}
 
 
 def fidelity(plan: Plan) -> list[Fidelity]:
-    rows = [_egress_row(plan), *host_rows(plan, "Claude Code's sandbox")]
+    confined = f"the Bash tool's sandbox refuses the write ({CLAUDE_LIVE_ONLY}); Edit and Write are denied by rules"
+    rows = [
+        _egress_row(plan),
+        *host_rows(plan, "Claude Code's sandbox", denies_reads=True, confined=confined, run=CLAUDE_RUN),
+    ]
     rows += [
         Fidelity(
             "network.deny",
             "enforced",
-            "deniedDomains for commands and WebFetch(domain:...) deny rules for Claude's own fetches; "
-            + PROVEN_STATICALLY,
+            f"deniedDomains for commands ({CLAUDE_LIVE_ONLY}) and WebFetch(domain:...) deny rules for Claude's "
+            "own fetches",
             requested=bool(plan.deny),
-            proven_by=FOLLOWS_PROOF,
+            proven_by=CLAUDE_RUN,
         ),
         Fidelity(
             "secrets",
             "best-effort",
             "Claude reads its key from the environment it is started with; sandbox.credentials hides the kit's "
             "secrets from the commands it runs (Claude Code 2.1.187 or later) and the credential folders are "
-            "unreadable to them",
+            "unreadable to them (the commands' part proven through sandbox-runtime)",
+            proven_by=CLAUDE_RUN,
         ),
         _env_row(plan),
         Fidelity(
             "sandbox scope",
             "best-effort",
             "the sandbox covers the Bash tool and what it starts; Claude's own tools (Read, Edit, WebFetch) "
-            "are held by the permission rules instead",
+            "are held by the permission rules instead, which only a live Claude Code session shows",
             requested=False,
         ),
     ]
@@ -148,11 +177,13 @@ def _egress_row(plan: Plan) -> Fidelity:
             "best-effort",
             "no domain is allowed to sandboxed commands and WebFetch is denied; Claude itself still reaches "
             "its API, outside the sandbox",
+            proven_by=CLAUDE_RUN,
         )
     return Fidelity(
         "network.egress",
         "best-effort",
         "sandboxed commands reach only the kit's domains through Claude Code's proxy ("
-        + "; ".join(widened(plan))
+        + "; ".join(widened(plan, by_port=False))
         + "); Claude's API calls are its own and not sandboxed",
+        proven_by=CLAUDE_RUN,
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from sandkit.lint.consumers.booleans import ansible_boolean
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
     Container,
@@ -105,7 +106,7 @@ def _container(module: str, options: PMap) -> Container:
         image=str(options.get("image") or ""),
         command=" ".join(str(c) for c in [*strings(options.get("entrypoint")), *strings(options.get("command"))]),
     )
-    if options.get("privileged") is True:
+    if ansible_boolean(options.get("privileged")) is True:  # Ansible reads yes, "on", 1 ... as true
         box.settings.append(Setting("privileged", "true", options.pos_of("privileged")))
     for key, setting in _NAMESPACES.items():
         value = options.get(key)
@@ -132,7 +133,7 @@ def _container(module: str, options: PMap) -> Container:
                         str(mount.get("target") or ""),
                         pos_of(source, mount.pos),
                         str(mount.get("type") or "bind"),
-                        read_only=mount.get("read_only") is True,
+                        read_only=ansible_boolean(mount.get("read_only")) is True,
                     )
                 )
     hosts = options.get("etc_hosts")

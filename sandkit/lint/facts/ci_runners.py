@@ -10,11 +10,15 @@ too, and the runner's ``environment`` (``DOCKER_HOST=...``) is the jobs' environ
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sandkit.lint.facts.container_model import Container, Mount, Setting, strings
 from sandkit.lint.facts.infrastructure import docker_config
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PSeq, pos_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _runners(file: SourceFile) -> Iterator[tuple[str, PMap]]:
@@ -32,7 +36,7 @@ def gitlab_runner_containers(file: SourceFile) -> Iterator[Container]:
         if isinstance(docker, PMap):
             box = Container(label=f'GitLab runner "{name}" (docker executor)', pos=docker.pos)
             box.image = str(docker.get("image") or "")
-            docker_config(box, docker)
+            docker_config(box, docker, _toml_bool)
             if docker.get("services_privileged") is True:
                 box.settings.append(Setting("privileged", "true", docker.pos_of("services_privileged")))
             yield box
@@ -61,3 +65,8 @@ def gitlab_runner_environment(file: SourceFile) -> Iterator[Setting]:
                 key, _, value = entry.partition("=")
                 at = values.pos_of(index) if isinstance(values, PSeq) else runner.pos_of("environment")
                 yield Setting(key, value, pos_of(entry, at))
+
+
+def _toml_bool(value: Any) -> bool | None:
+    """A boolean as the runner's TOML decoder (BurntSushi/toml) reads one: a TOML boolean only."""
+    return value if isinstance(value, bool) else None

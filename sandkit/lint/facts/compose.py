@@ -1,17 +1,29 @@
 """Containers of a Compose project: each service's mounts (both volume syntaxes), flags and
-environment, as docker-run settings."""
+environment, as docker-run settings, read as compose-go reads them
+(:mod:`sandkit.lint.consumers.compose`): interpolated with the ``.env`` beside the file,
+booleans cast as compose-go casts them, ``extends`` and ``include`` followed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from sandkit.lint.consumers.compose import (
+    MAX_EXTENDS,
+    Project,
+    Substitution,
+    extends_of,
+    include_entries,
+    interpolate,
+    services_of,
+    to_boolean,
+)
 from sandkit.lint.facts.container_model import (
     Container,
     Mount,
     Setting,
     env_items,
-    list_settings,
     short_volume_read_only,
     split_volume,
     strings,
@@ -23,23 +35,139 @@ if TYPE_CHECKING:
 
 _COMPOSE_HOST_MODES = ("network_mode", "pid", "ipc", "uts", "userns_mode", "cgroup")
 _COMPOSE_SETTING = {"network_mode": "network", "userns_mode": "userns", "cgroup": "cgroupns"}
+_LISTS = (("cap_add", "cap-add"), ("security_opt", "security-opt"), ("devices", "device"), ("extra_hosts", "add-host"))
+#: The settings one value decides (a service that sets the key overrides what it extends);
+#: list settings (cap_add, devices ...) and mounts add up instead, as compose-go merges them.
+_SINGLE = {"privileged": "privileged", **{key: _COMPOSE_SETTING.get(key, key) for key in _COMPOSE_HOST_MODES}}
+_NO_ENV: Mapping[str, str] = {}
+#: Variables whose value is a security fact (where the container's runtime is, the SSH agent):
+#: read interpolated, as the container gets them. Other values stay as written, so a secret
+#: that the .env holds is reported in the .env, once.
+_FACT_VARIABLES = frozenset({"DOCKER_HOST", "TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE", "SSH_AUTH_SOCK"})
 
 
-def compose_services(document: Any) -> Iterator[Container]:
-    """Every service of a Compose document (a file's, or a project written inline elsewhere)."""
+def compose_services(document: Any, project: Project | None = None) -> Iterator[Container]:
+    """Every service of a Compose document (a file's, or a project written inline elsewhere),
+    with what it extends, and the services of the files it includes."""
     services = document.get("services") if isinstance(document, PMap) else None
-    if not isinstance(services, PMap):
-        return
-    for name, service in services.items():
-        if isinstance(service, PMap):
-            yield _compose_service(str(name), service, services.pos_of_key(name))
+    if isinstance(services, PMap):
+        reader = _Reader(project)
+        for name, service in services.items():
+            if isinstance(service, PMap):
+                yield reader.service(str(name), service, services, services.pos_of_key(name), "", 0)
+    if project is not None:
+        yield from _included(document, project)
 
 
-def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
+class _Reader:
+    def __init__(self, project: Project | None) -> None:
+        self.project = project
+
+    def env(self, folder: str) -> Mapping[str, str]:
+        return self.project.env(folder) if self.project is not None else _NO_ENV
+
+    def service(self, name: str, service: PMap, services: PMap, pos: Pos, folder: str, depth: int) -> Container:
+        env = self.env(folder)
+        box = _compose_service(name, service, pos, env)
+        extended = extends_of(service)
+        if extended is not None and depth < MAX_EXTENDS:
+            base_name, file, at = extended
+            base = self._base(base_name, file, services, folder, depth)
+            if base is not None:
+                _inherit(box, service, base, at)
+        return box
+
+    def _base(self, name: str, file: str, services: PMap, folder: str, depth: int) -> Container | None:
+        """The service ``extends`` names, read as a service of its own (what it extends included)."""
+        where = ""
+        if file:
+            if self.project is None:
+                return None
+            expanded = interpolate(file, self.env(folder))
+            loaded = self.project.documents(expanded.text if expanded else file, folder)
+            if loaded is None:
+                return None
+            path, documents = loaded
+            found = services_of(documents)
+            if found is None:
+                return None
+            services, folder = found, os.path.dirname(path)
+            where = f"{self.project.relative(path)}:"
+        base = services.get(name)
+        if not isinstance(base, PMap):
+            return None
+        box = self.service(name, base, services, services.pos_of_key(name), folder, depth + 1)
+        box.label = f'service "{name}" ({where or "line "}{services.pos_of_key(name).line})'
+        return box
+
+
+def _inherit(box: Container, service: PMap, base: Container, at: Pos) -> None:
+    """Add what ``service`` inherits from ``base`` through ``extends`` to ``box``, placed at the
+    ``extends`` key: compose-go keeps a value the service sets itself, and adds lists and
+    mounts up (a mount of the service replaces the base's at the same target)."""
+    own = {setting for key, setting in _SINGLE.items() if key in service}
+    targets = {mount.target for mount in box.mounts}
+    note = f"inherited through extends from {base.label}"
+    for setting in base.settings:
+        if setting.name not in own:
+            box.settings.append(setting._replace(pos=at, via=_joined(note, setting.via)))
+    for mount in base.mounts:
+        if mount.target not in targets:
+            box.mounts.append(mount._replace(pos=at, via=_joined(note, mount.via)))
+
+
+def _joined(first: str, second: str) -> str:
+    return f"{first}; {second}" if second else first
+
+
+def _included(document: Any, project: Project) -> Iterator[Container]:
+    """Services of the files a top-level ``include`` names, placed at the include entry. A file
+    whose name or content makes it a Compose file is scanned on its own, and is not reported
+    again here."""
+    from sandkit.lint import kinds
+
+    for path, at in include_entries(document):
+        expanded = interpolate(path, project.env(project.folder))
+        loaded = project.documents(expanded.text if expanded else path)
+        if loaded is None:
+            continue
+        absolute, documents = loaded
+        kind = kinds.kind_by_content(kinds.kind_by_name(os.path.basename(absolute)), project.heads.get(absolute, ""))
+        if kind.kind == kinds.COMPOSE:
+            continue
+        services = services_of(documents)
+        if services is None:
+            continue
+        reader = _Reader(project)
+        for name, service in services.items():
+            if not isinstance(service, PMap):
+                continue
+            box = reader.service(str(name), service, services, at, os.path.dirname(absolute), 1)
+            line = services.pos_of_key(name).line
+            note = f"in {project.relative(absolute)}:{line}, which this file includes"
+            box.label = f'service "{name}"'
+            box.settings = [s._replace(pos=at, via=_joined(note, s.via)) for s in box.settings]
+            box.mounts = [m._replace(pos=at, via=_joined(note, m.via)) for m in box.mounts]
+            box.env = []  # its variables are reported in its own file, if at all
+            yield box
+
+
+def _text(value: Any, env: Mapping[str, str], *, defaults: bool = True) -> tuple[Any, str]:
+    """(a scalar as compose-go reads it, what decided it): strings interpolated with ``env``."""
+    if not isinstance(value, str):
+        return value, ""
+    result: Substitution | None = interpolate(value, env, defaults=defaults)
+    if result is None:
+        return value, ""
+    return result.text, result.note()
+
+
+def _compose_service(name: str, service: PMap, pos: Pos, env: Mapping[str, str]) -> Container:
+    image, _ = _text(service.get("image"), env)
     box = Container(
         label=f'service "{name}"',
         pos=pos,
-        image=str(service.get("image") or ""),
+        image=str(image or ""),
         command=" ".join(str(c) for c in strings(service.get("command")))
         + " "
         + " ".join(str(c) for c in strings(service.get("entrypoint"))),
@@ -48,30 +176,52 @@ def _compose_service(name: str, service: PMap, pos: Pos) -> Container:
     for index, volume in enumerate(strings(volumes)):
         at = volumes.pos_of(index) if isinstance(volumes, PSeq) else pos
         if isinstance(volume, str):
-            source, target = split_volume(volume)
-            box.mounts.append(Mount(source, target, pos_of(volume, at), read_only=short_volume_read_only(volume)))
+            spec, note = _text(volume, env, defaults=False)
+            source, target = split_volume(spec)
+            box.mounts.append(
+                Mount(source, target, pos_of(volume, at), read_only=short_volume_read_only(spec), via=note)
+            )
         elif isinstance(volume, PMap):
-            source = volume.get("source") or volume.get("src") or ""
+            raw_source = volume.get("source") or volume.get("src") or ""
+            source, note = _text(raw_source, env, defaults=False)
+            target, _ = _text(volume.get("target"), env)
+            how, _ = _text(volume.get("type") or "volume", env)
+            read_only, _ = _text(volume.get("read_only"), env)
             box.mounts.append(
                 Mount(
                     str(source),
-                    str(volume.get("target") or ""),
-                    pos_of(source, at),
-                    str(volume.get("type") or "volume"),
-                    read_only=volume.get("read_only") is True,
+                    str(target or ""),
+                    pos_of(raw_source, at),
+                    str(how),
+                    read_only=to_boolean(read_only) is True,
+                    via=note,
                 )
             )
-    if service.get("privileged") is True:
-        box.settings.append(Setting("privileged", "true", service.pos_of("privileged")))
+    privileged, note = _text(service.get("privileged"), env)
+    if to_boolean(privileged) is True:
+        box.settings.append(Setting("privileged", "true", service.pos_of("privileged"), note))
     for key in _COMPOSE_HOST_MODES:
-        if isinstance(service.get(key), str):
-            box.settings.append(Setting(_COMPOSE_SETTING.get(key, key), str(service[key]), service.pos_of(key)))
-    for key, setting in (
-        ("cap_add", "cap-add"),
-        ("security_opt", "security-opt"),
-        ("devices", "device"),
-        ("extra_hosts", "add-host"),
-    ):
-        list_settings(box, service.get(key), setting, service.pos_of(key))
-    box.env.extend(env_items(service.get("environment"), service.pos_of("environment")))
+        value, note = _text(service.get(key), env)
+        if isinstance(value, str):
+            box.settings.append(Setting(_COMPOSE_SETTING.get(key, key), value, service.pos_of(key), note))
+    for key, setting in _LISTS:
+        _list_settings(box, service.get(key), setting, service.pos_of(key), env)
+    for variable in env_items(service.get("environment"), service.pos_of("environment")):
+        if variable.name in _FACT_VARIABLES:
+            value, note = _text(variable.value, env)
+            variable = variable._replace(value=str(value), via=note)
+        box.env.append(variable)
     return box
+
+
+def _list_settings(box: Container, value: Any, name: str, default: Pos, env: Mapping[str, str]) -> None:
+    """A setting named ``name`` for each item of a list (or entry of a mapping), interpolated."""
+    if isinstance(value, PMap):  # extra_hosts may be a mapping host: ip
+        for key, item in value.items():
+            text, note = _text(item, env)
+            box.settings.append(Setting(name, f"{key}:{text}", value.pos_of(key), note))
+        return
+    for index, item in enumerate(strings(value)):
+        at = value.pos_of(index) if isinstance(value, PSeq) else default
+        text, note = _text(item, env)
+        box.settings.append(Setting(name, str(text), pos_of(item, at), note))

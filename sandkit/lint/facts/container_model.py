@@ -81,6 +81,7 @@ class Mount(NamedTuple):
     pos: Pos
     how: str = "bind"
     read_only: bool = False
+    via: str = ""  # how the consumer came to this value, when the file does not say it outright
 
 
 class Setting(NamedTuple):
@@ -95,6 +96,7 @@ class Setting(NamedTuple):
     name: str
     value: str
     pos: Pos
+    via: str = ""  # how the consumer came to this value (a variable, extends), when not written outright
 
 
 class Container:
@@ -136,6 +138,11 @@ class Container:
 
     def setting(self, name: str) -> list[Setting]:
         return [s for s in self.settings if s.name == name]
+
+
+def via(fact: Setting | Mount) -> str:
+    """What a finding adds about a fact the file does not spell out (" (decided by ${PRIV}: ...)")."""
+    return f" ({fact.via})" if fact.via else ""
 
 
 def split_volume(spec: str) -> tuple[str, str]:

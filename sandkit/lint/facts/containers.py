@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
+from sandkit.lint.consumers.booleans import js_truthy
+from sandkit.lint.consumers.compose import project_of
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (
     Container,
@@ -84,8 +86,9 @@ def environment(file: SourceFile) -> list[Setting]:
 def _containers(file: SourceFile) -> Iterator[Container]:
     kind = file.kind
     if kind == kinds.COMPOSE:
+        project = project_of(file)
         for document in file.documents:
-            yield from compose_services(document)
+            yield from compose_services(document, project)
     elif kind == kinds.KUBERNETES:
         from sandkit.lint.facts.kubernetes import kubernetes_containers
 
@@ -181,7 +184,7 @@ def _devcontainer(file: SourceFile) -> Iterator[Container]:
                 read_only=kv_read_only(fields),
             )
         )
-    if config.get("privileged") is True:
+    if js_truthy(config.get("privileged")):  # the Dev Containers CLI tests it as JavaScript does
         box.settings.append(Setting("privileged", "true", config.pos_of("privileged")))
     for key, name in (("capAdd", "cap-add"), ("securityOpt", "security-opt")):
         list_settings(box, config.get(key), name, config.pos_of(key))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from sandkit.lint.consumers.booleans import go_parse_bool
 from sandkit.lint.facts.container_model import (
     Container,
     Mount,
@@ -243,8 +244,8 @@ def _apply(box: Container, name: str, value: str, pos: Pos) -> None:
         "device",
         "add-host",
     ):
-        if name == "privileged" and value.lower() in ("false", "0"):
-            return
+        if name == "privileged" and go_parse_bool(value) is not True:
+            return  # false, or a value pflag refuses (strconv.ParseBool): the command does not run
         box.settings.append(Setting(name, value, pos))
 
 

@@ -9,10 +9,11 @@ kept as text and never match a path or a flag, so only what the file itself says
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
+from sandkit.lint.consumers.booleans import cty_bool
 from sandkit.lint.facts.container_model import Container, Mount, Setting, short_volume_read_only, split_volume, strings
 from sandkit.lint.facts.kubernetes import pod_specs
 from sandkit.lint.source import SourceFile
@@ -65,7 +66,7 @@ _PATHEXPAND = lazy(r'pathexpand\(\s*"([^"]*)"\s*\)')
 
 def _read_only(block: PMap) -> bool:
     """Nomad's ``readonly = true`` or Terraform's ``read_only = true`` on a mount or volume block."""
-    return block.get("readonly") is True or block.get("read_only") is True
+    return cty_bool(block.get("readonly")) is True or cty_bool(block.get("read_only")) is True
 
 
 def _path(value: Any) -> Any:
@@ -115,10 +116,11 @@ def _command(config: PMap) -> str:
     return " ".join(str(p) for p in parts if isinstance(p, str))
 
 
-def docker_config(box: Container, config: PMap) -> None:
+def docker_config(box: Container, config: PMap, boolean: Callable[[Any], bool | None] = cty_bool) -> None:
     """The docker driver's ``config`` (the podman driver shares these names, and so does a GitLab
-    runner's ``[runners.docker]`` table)."""
-    if config.get("privileged") is True:
+    runner's ``[runners.docker]`` table). ``boolean`` reads a flag as the consumer does: Nomad's
+    cty converts "true" to true; a runner's TOML decoder refuses a string."""
+    if boolean(config.get("privileged")) is True:
         box.settings.append(Setting("privileged", "true", config.pos_of("privileged")))
     _namespaces(box, config)
     for key, setting in _LIST_SETTINGS.items():
@@ -180,7 +182,7 @@ def terraform_environment(file: SourceFile) -> Iterator[Setting]:
 
 def _docker_container(body: PMap, label: str, pos: Pos) -> Container:
     box = Container(label=label, pos=pos, image=_text(body.get("image")), command=_command(body))
-    if body.get("privileged") is True:
+    if cty_bool(body.get("privileged")) is True:
         box.settings.append(Setting("privileged", "true", body.pos_of("privileged")))
     _namespaces(box, body)
     for capabilities in blocks(body.get("capabilities"), 0):

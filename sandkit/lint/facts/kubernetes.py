@@ -60,19 +60,38 @@ def owner_of(document: PMap) -> str:
     return f"{kind}/{name}" if name else kind
 
 
+def consumer_documents(file: SourceFile) -> list[Any]:
+    """The file's documents typed as the API server's decoder types them (YAML 1.1 plain
+    scalars: ``hostNetwork: on`` is true), made once per file."""
+    from sandkit.lint.consumers.kubernetes import consumer_tree
+
+    if file.syntax not in ("yaml", "helm", "template"):
+        return file.documents  # JSON types its own scalars
+    return file.memo("k8s_documents", lambda: [consumer_tree(d, file.budget) for d in file.documents])
+
+
+def _consumer_embedded(file: SourceFile, text: PStr) -> list[Any]:
+    """An inline patch's documents, typed as the API server types them (kustomize keeps a
+    plain ``yes`` plain in what it renders)."""
+    from sandkit.lint.consumers.kubernetes import consumer_tree
+
+    return [consumer_tree(d, file.budget) for d in file.embedded(text)]
+
+
 def kubernetes_containers(file: SourceFile) -> Iterator[Container]:
-    for document in file.documents:
+    for document in consumer_documents(file):
         if isinstance(document, PMap):
-            yield from pod_specs(file, document, owner_of(document))
+            yield from pod_specs(file, document, owner_of(document), typed=True)
 
 
-def pod_specs(file: SourceFile, root: Any, owner: str) -> Iterator[Container]:
+def pod_specs(file: SourceFile, root: Any, owner: str, *, typed: bool = False) -> Iterator[Container]:
     """Every container and pod spec under ``root`` (see the module doc), and in the pod-spec
-    patches (Argo ``podSpecPatch``, YAML or JSON text) found there."""
+    patches (Argo ``podSpecPatch``, YAML or JSON text) found there; ``typed``: the patches are
+    typed as the API server types them too (:func:`consumer_documents`)."""
     patches: list[PStr] = []
     yield from _pods_under(file, root, owner, patches)
     for patch in patches:
-        for document in file.embedded(patch):
+        for document in _consumer_embedded(file, patch) if typed else file.embedded(patch):
             yield from _pods_under(file, document, f"podSpecPatch of {owner}", [])
 
 
@@ -195,7 +214,7 @@ def kustomization_containers(file: SourceFile) -> Iterator[Container]:
                 if not isinstance(text, PStr) or "\n" not in text.strip():
                     continue  # a file name, read on its own
                 target = entry.get("target") if isinstance(entry, PMap) else None
-                yield from _patch(file, file.embedded(text), _target(target))
+                yield from _patch(file, _consumer_embedded(file, text), _target(target))
 
 
 def _target(target: Any) -> str:
@@ -208,16 +227,16 @@ def _target(target: Any) -> str:
 def _patch(file: SourceFile, documents: list[Any], owner: str) -> Iterator[Container]:
     for document in documents:
         if isinstance(document, PSeq):
-            yield from pod_specs(file, operations_tree(document), owner)
+            yield from pod_specs(file, operations_tree(document), owner, typed=True)
         elif isinstance(document, PMap):
-            yield from pod_specs(file, document, f"patch of {owner_of(document)}")
+            yield from pod_specs(file, document, f"patch of {owner_of(document)}", typed=True)
 
 
 def json_patch_containers(file: SourceFile) -> Iterator[Container]:
     """A JSON 6902 patch file (YAML or JSON): the containers its operations add or change."""
-    for document in file.documents:
+    for document in consumer_documents(file):
         if isinstance(document, PSeq):
-            yield from pod_specs(file, operations_tree(document), "JSON patch")
+            yield from pod_specs(file, operations_tree(document), "JSON patch", typed=True)
 
 
 def operations_tree(operations: PSeq) -> PMap:

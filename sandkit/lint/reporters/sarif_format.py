@@ -10,6 +10,9 @@ from sandkit.lint.registry import Rule
 from sandkit.lint.reporters import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: sandkit's home (the kit schema's ``$id`` lives there too); each rule's page is ``rules/ID`` under it,
+#: what ``sandkit explain ID`` prints, as GitHub's alert links to ``helpUri``.
+HOME = "https://sandkit.dev/"
 _LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
 # GitHub ranks code-scanning alerts by this number (CVSS-like, 0.0 - 10.0).
 _SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "1.0"}
@@ -22,6 +25,7 @@ def _rule(rule: Rule) -> dict[str, object]:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": " ".join(rule.sections.get("Summary", "").split())},
         "help": {"text": rule.doc, "markdown": rule.doc},
+        "helpUri": f"{HOME}rules/{rule.id}",
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
         "properties": {
             "category": rule.category,
@@ -82,6 +86,7 @@ def render(report: Report) -> str:
                     "driver": {
                         "name": "sandkit",
                         "version": report.tool_version,
+                        "informationUri": HOME,
                         "rules": [_rule(r) for r in rules],
                     }
                 },

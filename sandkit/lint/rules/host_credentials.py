@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lint import kinds
+from sandkit.lint.facts.container_model import via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.facts.host_paths import (
     CREDENTIAL_TRIGGERS,
@@ -57,7 +58,7 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
                 found = f"{climbed} from the project's root, above the project (the home folder, or more)"
             if found:
                 verb = "copies" if mount.how == "copy" else "mounts"
-                yield Hit(mount.pos, f"{box.label} {verb} {mount.source}: {found}")
+                yield Hit(mount.pos, f"{box.label} {verb} {mount.source}: {found}{via(mount)}")
 
 
 @rule(

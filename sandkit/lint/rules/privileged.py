@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sandkit.lint import kinds
-from sandkit.lint.facts.container_model import Container, Mount
+from sandkit.lint.facts.container_model import Container, Mount, via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -54,7 +54,7 @@ def privileged_container(file: SourceFile) -> Iterator[Hit]:
             if box.admits:
                 yield Hit(setting.pos, f"{box.label} lets pods run privileged", severity="high", why=_POLICY)
             else:
-                yield Hit(setting.pos, f"{box.label} runs privileged")
+                yield Hit(setting.pos, f"{box.label} runs privileged{via(setting)}")
         for setting in box.setting("no-isolation"):
             yield Hit(setting.pos, f"{box.label} {setting.value}")
 
@@ -87,7 +87,7 @@ def host_namespace(file: SourceFile) -> Iterator[Hit]:
                     message = f"{box.label} lets pods use the host's {name} namespace"
                     yield Hit(setting.pos, message, severity="medium", why=_POLICY)
                 else:
-                    yield Hit(setting.pos, f"{box.label} uses the host's {name} namespace")
+                    yield Hit(setting.pos, f"{box.label} uses the host's {name} namespace{via(setting)}")
 
 
 @rule(
@@ -118,7 +118,7 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
         for setting in box.setting("cap-add"):
             capability = setting.value.strip().upper().removeprefix("CAP_")
             if capability in DANGEROUS_CAPABILITIES:
-                yield Hit(setting.pos, f"{box.label} adds capability {capability}")
+                yield Hit(setting.pos, f"{box.label} adds capability {capability}{via(setting)}")
 
 
 @rule(
@@ -157,7 +157,7 @@ def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
                 "systempaths:unconfined",
                 "unmask:all",
             ):
-                yield Hit(setting.pos, f"{box.label} sets security option {setting.value}")
+                yield Hit(setting.pos, f"{box.label} sets security option {setting.value}{via(setting)}")
             elif setting.name in ("seccomp", "apparmor") and value == "unconfined":
                 yield Hit(setting.pos, f"{box.label} runs with an unconfined {setting.name} profile")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sandkit.lint.facts.container_model import via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
 from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, normalize, runtime_socket
 from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
@@ -58,12 +59,12 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
             found = runtime_socket(path) if path else ""
             if found == "socket":
                 verb = "declares a volume at" if mount.how == "declared" else "mounts"
-                yield Hit(mount.pos, f"{box.label} {verb} the container runtime socket {path}")
+                yield Hit(mount.pos, f"{box.label} {verb} the container runtime socket {path}{via(mount)}")
             elif found and mount.how != "declared":  # VOLUME /tmp is an empty volume, not the host's /tmp
                 tmp_only = normalize(path).startswith("/tmp")
                 yield Hit(
                     mount.pos,
-                    f"{box.label} mounts {path}, a folder that holds the container runtime socket",
+                    f"{box.label} mounts {path}, a folder that holds the container runtime socket{via(mount)}",
                     severity="medium" if tmp_only else "",
                     why="only podman machine (macOS) keeps its socket under /tmp" if tmp_only else "",
                 )
