@@ -108,3 +108,17 @@ def test_yaml_alias_bombs_are_bounded_for_the_linter_and_for_kits(tmp_path: Path
         load_documents(bomb)
     with pytest.raises(KitError, match="alias bomb"):
         nodes_from_text("apiVersion: sandkit/v1\n" + bomb, "kit.yaml")
+
+
+def test_a_kit_nested_past_the_bounds_is_one_located_error_and_still_recognised() -> None:
+    """Kits are read within the linter's nesting bounds: the error names the place, and the
+    event reader that recognises a kit by its top keys still sees them."""
+    from sandkit.errors import KitError
+    from sandkit.kits.discover import top_level_scalars
+    from sandkit.kits.yamlnodes import nodes_from_text
+
+    text = "apiVersion: sandkit/v1\nname: x\nagent: " + "[" * 150 + "]" * 150 + "\n"
+    assert top_level_scalars(text.encode(), ("apiVersion", "name")) == ({"apiVersion": "sandkit/v1", "name": "x"}, None)
+    with pytest.raises(KitError) as caught:
+        nodes_from_text(text, "kit.yaml")
+    assert "nested too deeply" in str(caught.value) and "kit.yaml:3:108" in str(caught.value)

@@ -330,8 +330,8 @@ def events(data: bytes | str) -> Iterator[Any]:
     """The parser's events of ``data`` (PyYAML's event classes: ``yaml.MappingStartEvent`` ...),
     for readers that stop early (a kit's ``apiVersion`` and ``kind``); errors are SyntaxProblems."""
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    with _yaml_errors(text):
-        yield from yaml.parse(_bounded(text, None), Loader=_Loader)
+    with _yaml_errors(text):  # what nests past the bounds is blanked: the top of the text still reads
+        yield from yaml.parse(bound_nesting(text)[0], Loader=_Loader)
 
 
 EVENT = yaml.events  # the event classes :func:`events` yields
