@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal, NamedTuple
 
-from sandkit import __version__
+from sandkit import OUTPUT_VERSION
 from sandkit.kits.clone_auth import repo_kind
 from sandkit.kits.fields import duration_seconds, quantity_bytes
 from sandkit.kits.github_events import COMMENT_EVENTS
@@ -504,7 +504,7 @@ def _github_event(github: GithubTrigger, cloned: bool) -> GithubEvent:
 
 def config_digest(loaded: LoadedKit) -> str:
     """The sha256 of the kit as sandkit understands it: the validated, merged model with every file it
-    names replaced by its name and content digest, and the sandkit version. Comments, quoting, key
+    names replaced by its name and content digest, and sandkit.OUTPUT_VERSION. Comments, quoting, key
     order and where the repository lies on disk do not change it; anything that changes an image does.
     """
     kit = loaded.kit.model_dump(mode="json", by_alias=True)
@@ -515,7 +515,7 @@ def config_digest(loaded: LoadedKit) -> str:
     workspace = dict(kit["workspace"])
     if workspace.get("source") and loaded.root is not None:
         workspace["source"] = Path(os.path.relpath(workspace["source"], loaded.root)).as_posix()
-    normal = {"sandkit": __version__, "kit": {**kit, "files": files, "image": image, "workspace": workspace}}
+    normal = {"sandkit": OUTPUT_VERSION, "kit": {**kit, "files": files, "image": image, "workspace": workspace}}
     return hashlib.sha256(json.dumps(normal, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
@@ -551,7 +551,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
         kit_path=loaded.relative_path,
         kit_sha256=loaded.sha256,
         config_sha256=config_digest(loaded),
-        version=__version__,
+        version=OUTPUT_VERSION,
         base_image=kit.image.base,
         debian_like=debian_like,
         user=kit.image.user,

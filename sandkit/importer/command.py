@@ -23,12 +23,12 @@ def detect(path: Path) -> Path:
     return path
 
 
-def load(path: Path) -> Imported:
+def load(path: Path, extends: tuple[str, ...] = ()) -> Imported:
     shown = path.as_posix()
     if path.name.endswith(".json"):
         from sandkit.importer.devcontainer import import_devcontainer
 
-        return import_devcontainer(path, shown)
+        return import_devcontainer(path, shown, extends)
     if path.suffix in (".yaml", ".yml"):
         from sandkit.importer.sbx import import_sbx
 
@@ -39,20 +39,25 @@ def load(path: Path) -> Imported:
 def run(args: argparse.Namespace) -> int:
     from sandkit.importer.writer import write
 
-    imported = load(detect(Path(args.file)))
-    if args.extends:
+    extends = tuple(args.extends or ())
+    if extends:
         from sandkit.kits.extends import preset_names
 
-        unknown = [p for p in args.extends if p not in preset_names() and not p.endswith((".yaml", ".yml"))]
+        unknown = [p for p in extends if p not in preset_names() and not p.endswith((".yaml", ".yml"))]
         if unknown:
             raise UsageError(f"unknown preset(s) {', '.join(unknown)}; bundled presets: {', '.join(preset_names())}")
-        imported.kit["extends"] = list(args.extends)
+    imported = load(detect(Path(args.file)), extends)
+    if extends:
+        imported.kit["extends"] = list(extends)
         if imported.kit.get("kind") == "Mixin" and not imported.declared_mixin:
             imported.kit["kind"] = "Kit"
-    from sandkit.kits.reading import root_folder
+    from sandkit.importer.workspace import place_workspace
+    from sandkit.kits.reading import repository_root, root_folder
 
     kit_path = Path(args.output)
-    write(imported, kit_path, force=args.force, root=root_folder(getattr(args, "root", None)))
+    root = root_folder(getattr(args, "root", None))
+    place_workspace(imported, root if root is not None else repository_root(kit_path))
+    write(imported, kit_path, force=args.force, root=root)
     for finding in imported.findings:
         print(finding.line(), file=sys.stderr)
     count = len(imported.findings)

@@ -15,55 +15,68 @@ from typing import Any
 
 from sandkit.credentials import credential_kind, is_secret_name
 from sandkit.errors import KitError, Location, Problem
+from sandkit.importer import privileges
+from sandkit.importer.dockerfile import base_image
 from sandkit.importer.result import Imported
 from sandkit.importer.sbx import memory_quantity
 from sandkit.importer.source import Finding, Ledger, PathKey, has_placeholder, problem_with, read_jsonc, read_yaml
 from sandkit.kits.fields import AbsPath, EnvName, ImageRef, UserName
 
-_NEVER_GRANTED = "sandkit never grants this (no privileges, capabilities, devices or host namespaces)"
 _DEVCONTAINER_REASONS = {
     "features": "dev container features are not imported; list their packages under image.packages or install",
     "customizations": "editor settings; the kit describes the sandbox, not the editor",
-    "mounts": "sandkit mounts only the workspace (workspace.mode mount)",
     "workspaceMount": "sandkit mounts only the workspace, at workspace.path",
-    "runArgs": "docker run arguments are not imported; each kit field says what the sandbox gets",
-    "privileged": _NEVER_GRANTED,
-    "capAdd": _NEVER_GRANTED,
-    "securityOpt": _NEVER_GRANTED,
     "initializeCommand": "runs on the host before the container starts; the kit has no host step",
     "postAttachCommand": "runs when an editor attaches; a kit has no editor step",
     "hostRequirements": "",
 }
+_MOUNTS = "sandkit mounts only the workspace (workspace.mode mount)"
+_BUILD_REASONS = {
+    "args": "a build argument the FROM line does not use; the kit has no build arguments (use install)",
+    "target": "the stage the image is taken from",
+    "cacheFrom": "build caches are the builder's business, not the kit's",
+    "options": "docker build options are not imported",
+}
 _SERVICE_REASONS = {
-    "privileged": _NEVER_GRANTED,
-    "cap_add": _NEVER_GRANTED,
-    "security_opt": _NEVER_GRANTED,
-    "devices": _NEVER_GRANTED,
-    "network_mode": _NEVER_GRANTED,
-    "pid": _NEVER_GRANTED,
-    "ipc": _NEVER_GRANTED,
-    "userns_mode": _NEVER_GRANTED,
     "command": "a dev container's service runs an idle command; the kit runs agent.command",
     "entrypoint": "sandkit's image has its own entrypoint (secrets, workspace, startup, timeout)",
 }
+#: What a preset's installer needs from the base image: (a word in the image's name that promises it, the
+#: runtime, the apt package by which a preset brings it itself, the apt packages that give it on a
+#: Debian-like base, or None when Debian's is the wrong one).
+_RUNTIMES: dict[str, tuple[str, str, str, tuple[str, ...] | None]] = {
+    "npm": ("node", "Node", "nodejs", ("nodejs", "npm")),
+    # Debian's python3 is one version (bookworm 3.11) and presets pin packages to their base's Python.
+    "pip": ("python", "Python", "python3", None),
+}
+#: Images known to be Debian or Ubuntu based: by name, by a codename in the tag, or the Docker Library and
+#: dev container images built on Debian unless their tag names another distribution.
+_DEBIAN_NAMES = re.compile(
+    r"(?:^|/)(?:debian|ubuntu|buildpack-deps|python|ruby|golang|rust|openjdk|eclipse-temurin|php|perl|gcc|"
+    r"haskell|julia|r-base|maven|gradle|elixir|erlang|node)$|^mcr\.microsoft\.com/devcontainers/"
+)
+_DEBIAN_TAGS = re.compile(r"(?:^|[-_.])(?:bookworm|bullseye|buster|trixie|jammy|noble|focal)(?:$|[-_.])")
+_OTHER_DISTRIBUTIONS = re.compile(r"alpine|windows|nanoserver|servercore|ubi|fedora|centos|rocky|alma|amazonlinux")
+_SERVICE_NAMESPACES = ("network_mode", "pid", "ipc", "uts", "userns_mode", "cgroup")
 _LIFECYCLE_INSTALL = ("onCreateCommand", "updateContentCommand", "postCreateCommand")
 
 
-def import_devcontainer(path: Path, shown: str) -> Imported:
+def import_devcontainer(path: Path, shown: str, extends: tuple[str, ...] = ()) -> Imported:
     root = read_jsonc(path, shown)
     project = path.resolve().parent
     if project.name == ".devcontainer":
         project = project.parent
-    return _DevcontainerImport(Ledger(root), path.resolve().parent, project, shown).run()
+    return _DevcontainerImport(Ledger(root), path.resolve().parent, project, shown, extends).run()
 
 
 class _DevcontainerImport:
-    def __init__(self, ledger: Ledger, folder: Path, project: Path, shown: str) -> None:
+    def __init__(self, ledger: Ledger, folder: Path, project: Path, shown: str, extends: tuple[str, ...]) -> None:
         self.ledger = ledger
         self.folder = folder
         self.project = project
         self.shown = shown
-        self.kit: dict[str, Any] = {"apiVersion": "sandkit/v1", "kind": "Mixin"}
+        self.extends = extends
+        self.kit: dict[str, Any] = {"apiVersion": "sandkit/v1", "kind": "Kit" if extends else "Mixin"}
         self.findings: list[Finding] = []
         self.workspace_source: Path | None = project
 
@@ -80,6 +93,7 @@ class _DevcontainerImport:
         self._ports()
         self._host_requirements()
         self._lifecycle()
+        self._privileges()
         for key, reason in _DEVCONTAINER_REASONS.items():
             if reason:
                 self.ledger.leave((key,), reason)
@@ -89,9 +103,16 @@ class _DevcontainerImport:
             "empty (plus what an extended preset allows): list the hosts the agent needs",
             "network",
         )
-        self.ledger.note(
-            "a dev container names no agent: the kit is a Mixin unless imported with --extends PRESET", "agent"
-        )
+        if self.extends:
+            self._preset_runtimes()
+            self.ledger.note(
+                f"a dev container names no agent: the agent is the one --extends {' '.join(self.extends)} gives",
+                "agent",
+            )
+        else:
+            self.ledger.note(
+                "a dev container names no agent: the kit is a Mixin unless imported with --extends PRESET", "agent"
+            )
         return Imported(
             self.shown,
             "dev container",
@@ -109,39 +130,139 @@ class _DevcontainerImport:
             self.kit["description"] = f"Imported from the dev container {name}"
 
     def _image(self) -> None:
+        get, leave = self.ledger.get, self.ledger.leave
+        #: build.dockerfile, or the legacy top-level dockerFile the devcontainer CLI still reads (likewise context)
+        dockerfile = next((k for k in (("build", "dockerfile"), ("dockerFile",)) if get(*k) is not None), None)
+        context = next((k for k in (("build", "context"), ("context",)) if get(*k) is not None), None)
         if "image" in self.kit:
-            self.ledger.leave(("image",), "the compose service's image is used")
-            self.ledger.leave(("build",), "the compose service's image is used")
+            for setting in (("image",), ("build",), ("dockerFile",), ("context",)):
+                leave(setting, "the compose service's image is used")
             return
         image = self.ledger.take_valid(("image",), ImageRef, "an image reference")
         if image is not None:
             self.kit["image"] = {"base": image}
-        dockerfile = self.ledger.get("build", "dockerfile")
         if dockerfile is not None and "image" not in self.kit:
-            context = self.folder / str(self.ledger.get("build", "context") or ".")
-            self._from_dockerfile(context / str(dockerfile), self.ledger, ("build", "dockerfile"))
-        self.ledger.leave(("build",), "build arguments, target and context are not imported")
-
-    def _from_dockerfile(self, path: Path, ledger: Ledger, where: PathKey) -> None:
-        """image.base from the Dockerfile's FROM line; the rest of the Dockerfile is reported."""
-        text = _read_confined(path, self.project, ledger.location(*where))
-        lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
-        first = next((i for i, line in enumerate(lines) if line.upper().startswith("FROM ")), None)
-        if first is None:
-            ledger.leave(where, "the Dockerfile has no FROM line")
-            return
-        words = [w for w in lines[first].split()[1:] if not w.startswith("--")]
-        image = words[0] if words else ""
-        if "$" in image or problem_with(ImageRef, image):
-            ledger.leave(where, f"its FROM image {image!r} is not one the kit accepts (build arguments are not read)")
-            return
-        ledger.take(*where)
-        self.kit.setdefault("image", {})["base"] = image
-        rest = len(lines) - first - 1
-        if rest:
-            ledger.differs(
-                where, f"image.base is its FROM image; its other {rest} instruction(s) are not imported (use install)"
+            if context is not None:
+                self.ledger.take(*context)
+            arguments = get("build", "args")
+            arguments = {str(k): str(v) for k, v in arguments.items()} if isinstance(arguments, dict) else {}
+            target = get("build", "target")
+            # The Dockerfile is relative to devcontainer.json (the spec), not to the build context.
+            used = self._from_dockerfile(
+                self.folder / str(get(*dockerfile)), self.ledger, dockerfile, arguments, target
             )
+            for name in used & set(arguments):
+                self.ledger.take("build", "args", name)
+            if target is not None:
+                self.ledger.take("build", "target")
+        elif dockerfile is not None:
+            leave(dockerfile, "the image named by `image` is used")
+        for argument in get("build", "args") or {}:
+            leave(("build", "args", str(argument)), _BUILD_REASONS["args"])
+        for key, why in _BUILD_REASONS.items():
+            if key != "args":
+                leave(("build", key), why)
+
+    def _from_dockerfile(
+        self, path: Path, ledger: Ledger, where: PathKey, arguments: dict[str, str], target: Any
+    ) -> set[str]:
+        """image.base from the Dockerfile's final (or target) stage; the build arguments its FROM used."""
+        text = _read_confined(path, self.project, ledger.location(*where))
+        found = base_image(text, arguments, str(target) if target is not None else None)
+        if not found.written:
+            ledger.leave(where, "the Dockerfile has no FROM line")
+            return set()
+        if found.missing:
+            ledger.leave(
+                where,
+                f"its FROM image {found.written!r} uses the build argument(s) {', '.join(found.missing)}, with no "
+                "default and no value in the build's arguments: set image.base",
+            )
+            return set()
+        why = problem_with(ImageRef, found.image)
+        if why:
+            ledger.leave(where, f"its FROM image {found.image!r} is not an image reference the kit accepts: {why}")
+            return set(found.arguments)
+        ledger.take(*where)
+        self.kit.setdefault("image", {})["base"] = found.image
+        said = [f"image.base is its FROM image {found.written!r}"]
+        if found.arguments:
+            said.append(
+                "with the build argument(s) "
+                + "; ".join(f"{name}={value} ({origin})" for name, (value, origin) in found.arguments.items())
+            )
+        if found.other_instructions:
+            said.append(f"its other {found.other_instructions} instruction(s) are not imported (use install)")
+        if len(said) > 1:
+            ledger.differs(where, " ".join(said[:2]) + ("; " + said[2] if len(said) > 2 else ""))
+        return set(found.arguments)
+
+    def _preset_runtimes(self) -> None:
+        """A preset that installs npm or pip packages relies on its base image's Node or Python: over the dev
+        container's base, the kit gets Debian's nodejs and npm where that base is Debian-like, and is
+        refused (nothing written, the reason said) where the runtime cannot be promised, rather than
+        compiling into an image whose build stops at ``npm: not found``."""
+        from sandkit.kits.extends import PRESET_DIR, load_merged, preset_names
+
+        base = self.kit.get("image", {}).get("base")
+        if not base:
+            return
+        repository, tag = _split_image(base)
+        for name in self.extends:
+            if name not in preset_names():
+                continue  # a kit file of the user's own: its author knows its base
+            preset = load_merged(PRESET_DIR / f"{name}.yaml", name).plain().get("image", {})
+            packages = preset.get("packages", {})
+            for installer, (word, runtime, brought, apt) in _RUNTIMES.items():
+                if not packages.get(installer) or brought in packages.get("apt", []):
+                    continue  # nothing to install, or the preset brings its runtime itself
+                preset_tag = _split_image(preset["base"])[1]
+                if word in repository.rsplit("/", 1)[-1] and (apt or _same_version(tag, preset_tag)):
+                    continue
+                if apt and _debian_like(repository, tag):
+                    listed = self.kit["image"].setdefault("packages", {}).setdefault("apt", [])
+                    listed += [p for p in apt if p not in listed]
+                    self.ledger.note(
+                        f"--extends {name} installs {installer} packages with the {runtime} of its base image "
+                        f"{preset['base']}; over {base} the kit adds Debian's {' and '.join(apt)} "
+                        f"(image.packages.apt), which may be older than that image's",
+                        "image.packages.apt",
+                    )
+                    continue
+                raise KitError(
+                    [
+                        Problem(
+                            self.ledger.location("image") if self.ledger.get("image") else Location(self.shown),
+                            f"--extends {name}: the preset installs {installer} packages with the {runtime} of its "
+                            f"base image {preset['base']}, and nothing says {base} has "
+                            + ("it" if apt else f"that {runtime} ({preset_tag.split('-')[0]})")
+                            + (" or is Debian-based (apt)" if apt else "")
+                            + f"; nothing was written: import without --extends, or with an image.base that has "
+                            f"{runtime} (e.g. {preset['base']})",
+                        )
+                    ]
+                )
+
+    def _privileges(self) -> None:
+        """Each privilege, host namespace and host mount the dev container asks for, refused by name."""
+        get, leave = self.ledger.get, self.ledger.leave
+        if get("privileged") is not None:
+            leave(("privileged",), privileges.privileged() if get("privileged") is True else "sandkit's default")
+        for key, explain in (("capAdd", privileges.capability), ("securityOpt", privileges.security_option)):
+            for index, value in enumerate(_items(get(key))):
+                leave((key, index) if isinstance(get(key), list) else (key,), explain(str(value)))
+        args = get("runArgs")
+        if isinstance(args, list):
+            for index, count, why in privileges.run_args([str(a) for a in args]):
+                leave(("runArgs", index), why)
+                for value in range(index + 1, index + count):
+                    self.ledger.take("runArgs", value)  # the flag's value: reported with the flag
+        else:
+            leave(("runArgs",), privileges.RUN_ARGS)
+        mounts = get("mounts")
+        for index, entry in enumerate(_items(mounts)):
+            why = privileges.mount(privileges.mount_source(entry)) or _MOUNTS
+            leave(("mounts", index) if isinstance(mounts, list) else ("mounts",), why)
 
     def _compose(self, names: list[Any]) -> None:
         service_name = self.ledger.take("service")
@@ -282,6 +403,7 @@ class _ComposeService:
         get, take, base = self.ledger.get, self.ledger.take, self.base
         for key, reason in _SERVICE_REASONS.items():
             self.ledger.leave((*base, key), reason)
+        self._privileges()
         image = get(*base, "image")
         if image is not None and not problem_with(ImageRef, image):
             self.parent.kit.setdefault("image", {})["base"] = take(*base, "image")
@@ -289,7 +411,19 @@ class _ComposeService:
         if build is not None and "base" not in self.parent.kit.get("image", {}):
             context = self.folder / str(build if isinstance(build, str) else build.get("context", "."))
             dockerfile = "Dockerfile" if isinstance(build, str) else str(build.get("dockerfile", "Dockerfile"))
-            self.parent._from_dockerfile(context / dockerfile, self.ledger, (*base, "build"))
+            where = (
+                (*base, "build")
+                if isinstance(build, str) or "dockerfile" not in build
+                else (*base, "build", "dockerfile")
+            )
+            arguments = _compose_args(build.get("args") if isinstance(build, dict) else None)
+            target = build.get("target") if isinstance(build, dict) else None
+            used = self.parent._from_dockerfile(context / dockerfile, self.ledger, where, arguments, target)
+            if isinstance(build, dict):
+                self.ledger.take(*base, "build", "context")
+                if target is not None:
+                    self.ledger.take(*base, "build", "target")
+                self._build_args(build.get("args"), used)
         self._environment()
         for index, entry in enumerate(get(*base, "ports") or []):
             port = _compose_port(entry)
@@ -301,6 +435,38 @@ class _ComposeService:
         self._user()
         self._volumes()
         self._limits()
+
+    def _privileges(self) -> None:
+        get, leave, base = self.ledger.get, self.ledger.leave, self.base
+        if get(*base, "privileged") is not None:
+            leave(
+                (*base, "privileged"),
+                privileges.privileged() if get(*base, "privileged") is True else "sandkit's default",
+            )
+        for key, reason in (
+            ("cap_add", privileges.capability),
+            ("security_opt", privileges.security_option),
+            ("devices", privileges.device),
+        ):
+            value = get(*base, key)
+            for index, item in enumerate(_items(value)):
+                leave((*base, key, index) if isinstance(value, list) else (*base, key), reason(str(item)))
+        for key in _SERVICE_NAMESPACES:
+            if get(*base, key) is not None:
+                leave((*base, key), privileges.namespace(key, str(get(*base, key))))
+
+    def _build_args(self, arguments: Any, used: set[str]) -> None:
+        """The build arguments the FROM line used are taken; the others are reported."""
+        if isinstance(arguments, dict):
+            entries: list[tuple[str | int, str]] = [(str(name), str(name)) for name in arguments]
+        else:
+            entries = [(index, str(a).partition("=")[0]) for index, a in enumerate(_items(arguments))]
+        for key, name in entries:
+            where = (*self.base, "build", "args", key)
+            if name in used:
+                self.ledger.take(*where)
+            else:
+                self.ledger.leave(where, _BUILD_REASONS["args"])
 
     def _environment(self) -> None:
         env = self.ledger.get(*self.base, "environment")
@@ -336,7 +502,8 @@ class _ComposeService:
                 if mode == "ro":
                     self.parent.kit.setdefault("workspace", {})["mode"] = "mount-readonly"
             else:
-                self.ledger.leave(where, "sandkit mounts only the workspace (the volume at workspaceFolder)")
+                socket = privileges.mount(source) if source is not None else None
+                self.ledger.leave(where, socket or "sandkit mounts only the workspace (the volume at workspaceFolder)")
 
     def _limits(self) -> None:
         base, get, take = self.base, self.ledger.get, self.ledger.take
@@ -382,6 +549,40 @@ def _read_confined(path: Path, project: Path, where: Location) -> str:
     if len(data) > 1024 * 1024:
         raise KitError([Problem(where, f"{path} is larger than 1 MiB")])
     return data.decode("utf-8", "replace")
+
+
+def _split_image(image: str) -> tuple[str, str]:
+    """(repository, tag) of an image reference; the tag is "" when none is written."""
+    name = image.split("@", 1)[0]
+    repository, colon, tag = name.rpartition(":")
+    if not colon or "/" in tag:
+        return name, ""
+    return repository, tag
+
+
+def _debian_like(repository: str, tag: str) -> bool:
+    if _OTHER_DISTRIBUTIONS.search(tag) or _OTHER_DISTRIBUTIONS.search(repository.rsplit("/", 1)[-1]):
+        return False
+    return bool(_DEBIAN_TAGS.search(tag) or _DEBIAN_NAMES.search(repository))
+
+
+def _same_version(tag: str, wanted: str) -> bool:
+    """Whether ``tag`` names the runtime version ``wanted`` names (``3.12-slim`` and ``3.12-bookworm``)."""
+    version = re.match(r"\d+(?:\.\d+)?", wanted)
+    return version is None or re.match(rf"{re.escape(version.group())}(?!\d)", tag) is not None
+
+
+def _items(value: Any) -> list[Any]:
+    """A list, or a single value as a list of one (None: empty)."""
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
+def _compose_args(arguments: Any) -> dict[str, str]:
+    """A compose build's ``args``, mapping or ``[NAME=value]`` list; a name without a value is left out."""
+    if isinstance(arguments, dict):
+        return {str(k): str(v) for k, v in arguments.items() if v is not None}
+    pairs = (str(a).partition("=") for a in arguments or [])
+    return {name: value for name, eq, value in pairs if eq}
 
 
 def _port_number(text: str) -> int | None:

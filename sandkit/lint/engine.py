@@ -16,6 +16,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint import engine_rules, kinds
 from sandkit.lint.consumers.duplicates import CONSUMER_VERDICT, duplicate_hits
 from sandkit.lint.discovery import Candidate, Matcher, discover
@@ -390,7 +391,12 @@ class _Checker:
                 problem = problem or exc
             except Exception as exc:  # a rule bug must not stop the scan
                 result.crashes.append(f"{candidate.path}: rule {candidate_rule.id} failed: {type(exc).__name__}: {exc}")
-        if problem is not None:
+        if problem is not None and len(raw) > self.options.max_bytes:
+            # cut at the scan limit, the text stops mid-value: that is no parse error of the file's
+            # own, and SK002 (above) says so, and that its structure went unread
+            rule, hit = hits[0]
+            hits[0] = (rule, hit._replace(message=f"{hit.message} (its text only: cut there, it does not parse)"))
+        elif problem is not None:
             hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
         elif kind in CONSUMER_VERDICT:
             hits.extend((engine_rules.PARSE_ERROR, hit) for hit in duplicate_hits(source))
@@ -493,8 +499,8 @@ def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceF
     text = raw[: options.max_bytes].decode("utf-8", errors="replace")
     kind = kind_by_content(kind, text[:4096], text)
     values = None
-    if kind.syntax == "yaml" and "templates/" in candidate.path and "{{" in text:
-        chart = _chart_values(candidate.abspath, options.max_bytes)
+    if kind.syntax == "yaml" and "{{" in text and _templated(candidate.path, text):
+        chart = _chart_values(candidate.abspath, options.max_bytes, "templates/" not in candidate.path)
         if chart is not None:
             kind, values = Kind(kinds.KUBERNETES if kind.kind == kinds.KUBERNETES else kinds.YAML, "helm"), chart
     return SourceFile(
@@ -521,11 +527,24 @@ def _scan_root(candidate: Candidate) -> str:
 _CHART_VALUES: dict[str, Any] = {}  # chart folder -> its values.yaml, per process (a few charts at a time)
 
 
-def _chart_values(path: str, max_bytes: int) -> Any:
-    """The values of the Helm chart whose ``templates/`` hold ``path``, or None outside a chart."""
+_GO_DIRECTIVE = lazy(r"\{\{-?\s*(?:if|range|with|include|define|end|template|toYaml|\.Values|\.Release|\$)")
+
+
+def _templated(path: str, text: str) -> bool:
+    """A chart's template: under ``templates/``, or a YAML file elsewhere in a chart (not its
+    values) that holds Go template directives (``{{- if .Values.crds.create }}``)."""
+    if "templates/" in path:
+        return True
+    name = path.rsplit("/", 1)[-1].lower()
+    return not name.startswith(("values", "chart.")) and _GO_DIRECTIVE.search(text) is not None
+
+
+def _chart_values(path: str, max_bytes: int, anywhere: bool = False) -> Any:
+    """The values of the Helm chart whose ``templates/`` hold ``path`` (with ``anywhere``, whose
+    any folder does), or None outside a chart."""
     from sandkit.lint.syntax.helm import chart_root, load_values
 
-    root = chart_root(path)
+    root = chart_root(path, anywhere)
     if root is None:
         return None
     if root not in _CHART_VALUES:

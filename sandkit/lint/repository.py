@@ -44,6 +44,13 @@ class RepositoryView(NamedTuple):
         except OSError:
             return None
 
+    def exists(self, rel: str) -> bool:
+        """Whether ``rel`` (a file or a folder, ``.git`` included) is there under the root."""
+        root = os.path.realpath(self.root)
+        path = os.path.realpath(os.path.join(root, rel))
+        inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+        return inside and os.path.lexists(os.path.join(root, rel))
+
     def matching(self, folder: str, pattern: str, limit: int = 50) -> list[str]:
         """Files of ``folder`` (relative to the root) whose names match the glob ``pattern``
         (one path segment, as COPY sources are), at most ``limit`` of them, sorted."""

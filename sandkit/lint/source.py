@@ -218,9 +218,17 @@ class SourceFile:
         (:mod:`sandkit.lint.syntax.helm`, lines and value columns kept), else the file's own."""
         if self.syntax not in ("helm", "template"):
             return self.text
-        from sandkit.lint.syntax.helm import mask_template
+        from sandkit.lint.syntax.helm import mask_template, salvage
+        from sandkit.lint.syntax.yaml import check_syntax
 
-        return self.memo("helm_masked", lambda: mask_template(self.text, self.template_values or {}))
+        def masked() -> str:
+            text = mask_template(self.text, self.template_values or {})
+            try:
+                return salvage(text, lambda candidate: check_syntax(candidate, self.budget))
+            except SyntaxProblem:
+                return text  # more than a few lines unreadable: the parse reports it (SK001, info)
+
+        return self.memo("helm_masked", masked)
 
     def _yaml_nodes(self) -> list[Any]:
         from sandkit.lint.syntax.yaml import compose_nodes
@@ -333,7 +341,9 @@ class SourceFile:
         return []
 
     def commands_in(self, value: PStr) -> list[Command]:
-        """Shell commands inside a parsed string (a workflow ``run:``, a kit ``install`` line)."""
+        """Shell commands inside a parsed string (a workflow ``run:``, a kit ``install`` line),
+        with whole-word variables the same string assigned read where they are used
+        (``flags="--dangerously-skip-permissions"`` then ``claude $flags``), as in a script."""
 
         starts = value.line_starts()
 
@@ -341,7 +351,7 @@ class SourceFile:
             offset = starts[min(max(p.line, 1), len(starts)) - 1] + p.column - 1
             return self.str_pos(value, offset)
 
-        return self._parsed(str(value), locate)
+        return self._parsed(str(value), locate, expand=True)
 
     def commands_in_instruction(self, ins: Instruction) -> list[Command]:
         """Shell commands of a Dockerfile instruction (RUN, or the shell form of CMD)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ def test_action_matches_the_github_action_schema() -> None:
 
 def test_repository_lints_itself_clean() -> None:
     result = subprocess.run(
-        ["python", "-m", "sandkit", "lint", "."], cwd=REPO, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "sandkit", "lint", "."], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -59,7 +60,7 @@ def test_repository_lints_itself_clean() -> None:
 def test_build_check_without_arguments_uses_the_repository_config() -> None:
     """This repository's own hook: `sandkit build --check` finds `kits` in .sandkit.toml."""
     result = subprocess.run(
-        ["python", "-m", "sandkit", "build", "--check"], cwd=REPO, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "sandkit", "build", "--check"], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "kit(s) up to date" in result.stdout

@@ -255,7 +255,11 @@ def test_expressions_the_runner_understands() -> None:
 
 
 # ----- the workflow and the action under zizmor and the schemas -----------------------------
-@pytest.mark.parametrize("path", [REPO / "action.yml", SAMPLE], ids=["action.yml", "sample-workflow"])
+@pytest.mark.parametrize(
+    "path",
+    [REPO / "action.yml", SAMPLE, REPO / ".github" / "workflows" / "release.yml"],
+    ids=["action.yml", "sample-workflow", "release-workflow"],
+)
 def test_zizmor_auditor_finds_nothing(path: Path) -> None:
     zizmor = shutil.which("zizmor")
     if zizmor is None:

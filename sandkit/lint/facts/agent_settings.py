@@ -27,6 +27,16 @@ BLANKET_ALLOW = lazy(
     r"(?i)^(?:\*|bash|shell|bash\(\s*\*?\s*(?::\s*\*)?\s*\)|"
     r"shell\(\s*\*?\s*(?::\s*\*)?\s*\)|\w+\(\s*\*\s*\))$"
 )
+#: An allow rule for a program that runs whatever its arguments say, with any arguments: a shell,
+#: an interpreter, a runner of packages (``Bash(node *)``, ``Bash(python3:*)``, ``Bash(npx *)``),
+#: a wrapper (``env``, ``xargs``, ``sudo``), or git's configuration (``Bash(git config *)``: it sets
+#: ``core.fsmonitor`` or ``core.sshCommand``, which git runs).
+ANY_ARGUMENT_RUNNER = lazy(
+    r"(?i)^(?:bash|shell)\(\s*(?P<program>(?:ba|z|da|fi|k)?sh|pwsh|powershell|cmd|node|nodejs|deno|bun|bunx|"
+    r"python[\d.]*|py|pypy[\d.]*|perl|ruby|php|lua|Rscript|osascript|npx|uvx|pipx\s+run|pnpm\s+dlx|yarn\s+dlx|"
+    r"eval|exec|env|xargs|sudo|doas|nohup|timeout|nice|watch|git\s+config|git\s+-c|git)"
+    r"(?:\s+-c|\s+-e)?\s*(?::\s*\*|\s+\*|\*)\s*\)$"
+)
 #: Gemini's shell tool with no command prefix (``run_shell_command``, ``ShellTool``, ``(*)``).
 ANY_SHELL = lazy(r"\s*(?:run_shell_command|ShellTool)\s*(?:\(\s*\*?\s*\))?\s*")
 _GEMINI_TOOL_COMMANDS = ("discoveryCommand", "callCommand", "toolDiscoveryCommand", "toolCallCommand")

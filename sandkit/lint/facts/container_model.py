@@ -63,6 +63,16 @@ def names_agent(text: str) -> bool:
     return bool(_AGENT_WORDS.search(text))
 
 
+#: Images of servers that run beside an agent (telemetry, monitoring, databases, proxies), by
+#: their last path segment: ``otel/opentelemetry-collector-contrib:0.1``, ``grafana/grafana``.
+_SERVER_IMAGE = lazy(
+    r"(?i)(?:^|/)(?:opentelemetry-collector[\w.-]*|otel[\w.-]*collector[\w.-]*|otelcol[\w.-]*|prometheus|"
+    r"grafana|loki|tempo|jaeger[\w.-]*|zipkin|postgres|postgresql|mysql|mariadb|redis|valkey|mongo|nginx|"
+    r"traefik|caddy|envoy|vector|fluent-bit|fluentd|elasticsearch|kibana|minio|rabbitmq|kafka|clickhouse|"
+    r"squid|memcached|alertmanager|pushgateway|node-exporter)(?=[:@\s]|$)"
+)
+
+
 def installs_agent(command: str) -> bool:
     """A command that installs a coding agent's package (or names one in an image)."""
     return bool(_AGENT_PACKAGES.search(command))
@@ -133,8 +143,16 @@ class Container:
 
     @property
     def is_agent(self) -> bool:
-        """Runs a coding agent: a kit, or an agent's name in its image, command or name."""
-        return self.agent or names_agent(f"{self.label} {self.image} {self.command}")
+        """Runs a coding agent: a kit, or an agent's name in its image, command or name.
+
+        A well-known server's image (an OpenTelemetry collector, Prometheus, a database, a proxy)
+        runs that server whatever its service is called: ``claude-otel-collector`` collects an
+        agent's telemetry, it is not the agent; only its image can say otherwise."""
+        if self.agent:
+            return True
+        if _SERVER_IMAGE.search(self.image):
+            return names_agent(self.image)
+        return names_agent(f"{self.label} {self.image} {self.command}")
 
     def setting(self, name: str) -> list[Setting]:
         return [s for s in self.settings if s.name == name]

@@ -177,7 +177,7 @@ def container_from_args(words: Sequence[Word], label: str, pos: Pos, image_known
             break
         if not text.startswith("-") or text == "-":
             break
-        name, value, consumed = _flag(words, i)
+        name, value, consumed = read_flag(words, i)
         if name:
             _apply(box, name, value, _value_pos(words, i, consumed, value))
         i += consumed
@@ -198,8 +198,8 @@ def _value_pos(words: Sequence[Word], i: int, consumed: int, value: str) -> Pos:
     return Pos(word.pos.line, word.pos.column + glued) if glued > 0 else word.pos
 
 
-def _flag(words: Sequence[Word], i: int) -> tuple[str, str, int]:
-    """(long flag name, value, words consumed) for the flag at ``words[i]``."""
+def read_flag(words: Sequence[Word], i: int) -> tuple[str, str, int]:
+    """(long flag name, value, words consumed) for the flag at ``words[i]`` (also read by the importer)."""
     text = words[i].text
     nxt = words[i + 1].text if i + 1 < len(words) else ""
     if text.startswith("--"):

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_LOCATORS, TOKEN_PATTERNS, is_placeholder, is_secret_key
 from sandkit.lazy_regex import AnyPattern, lazy
-from sandkit.lint.source import SourceFile
+from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
 from sandkit.literal_search import LiteralSet
 
@@ -163,15 +163,21 @@ def _compiled(source: str) -> re.Pattern[str] | None:
 def _plausible(token: Token, text: str) -> bool:
     kind, value = token.kind, token.text
     if kind == "private key block":
-        return bool(_KEY_MATERIAL.search(text, token.end, token.end + 400))
+        material = _KEY_MATERIAL.search(text, token.end, token.end + 400)
+        return material is not None and _random_looking(material.group())
+    if _PLACEHOLDER_CONTEXT.search(text, max(0, token.start - 40), token.start):
+        return False  # the value of a placeholder= / example: attribute, shown to people as a sample
     if kind == "JSON Web Token":
         return _real_jwt(value)
     if text[token.end : token.end + 3] in ("...", "…") or text[token.end : token.end + 1] == "…":
         return False  # shown truncated: documentation of a format, not a credential
     if kind == "URL with a password":
         user, _, password = value.split("://", 1)[1].rstrip("@").partition(":")
+        password = password.lstrip("\\")  # an escaped reference (``git:\\$TOKEN@``) is still a reference
         weak = password.lower() in _STAND_IN_PASSWORDS or re.fullmatch(r"(?i)[a-z]{1,8}\d{1,4}|\d{1,8}", password)
-        return not (len(password) < 4 or password == user or is_placeholder(password) or weak)
+        return not (
+            len(password) < 4 or password == user or is_placeholder(password) or weak or _field_name(user, password)
+        )
     if re.search(r"(?i)example|x{6}|0{8}|fake|dummy|redacted|test_?key", value):
         return False
     if kind in _MIXED_KINDS:
@@ -179,9 +185,42 @@ def _plausible(token: Token, text: str) -> bool:
         if re.search(r"[a-z]{4,}-[a-z]{4,}", body):
             return False  # words joined by hyphens ("proxy-managed"): a sentinel, not random key material
         classes = sum(bool(re.search(c, body)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
-        if classes < 2 or any(seq in body for seq in _SEQUENCES) or re.search(r"(.)\1{5}", body):
-            return False
+        if classes < 2 or any(seq in body for seq in _SEQUENCES) or re.search(r"(.)\1{5}|(\d{3,})\W\2\b", body):
+            return False  # one class, a counting run, a repeated character, or a repeated group (xoxb-1234-1234-...)
     return True
+
+
+#: Text right before a value that marks it a sample: ``placeholder: "sk-..."``, ``placeholder="..."``,
+#: ``example: ...``, ``e.g. ...``.
+_PLACEHOLDER_CONTEXT = lazy(r"(?i)(?:placeholder|example|e\.g\.|for instance|hint)[\"']?\s*[:=]?\s*[\"'`]?$")
+#: Words that name a credential field rather than hold one (``twilio://AccountSid:AuthToken@``).
+_FIELD_WORDS = lazy(
+    r"(?i)(?:my|your|the)?_?(?:pass(?:word)?|pwd|secret|(?:auth_?|access_?|api_?)?token|api_?key|key|auth|sid|webhook)"
+)
+_STAND_IN_USERS = frozenset({"user", "username", "me", "myuser", "myemail", "email", "login", "name", "someone"})
+
+
+def _field_name(user: str, password: str) -> bool:
+    """A URL's password that documents where a credential goes rather than being one: a format
+    field (``{apikey}``, ``<token>``, ``[secret]``), the name of a field (``AuthToken``,
+    ``JWTToken``, ``mypassword``, ``api_key``), or a plain word after a stand-in user
+    (``user:webhook@``)."""
+    if re.search(r"[{}<>\[\]]", password):
+        return True
+    if not re.fullmatch(r"[A-Za-z_]+", password):
+        return False
+    camel = (
+        re.fullmatch(r"(?:[A-Z][a-z]+|[A-Z]{2,}(?=[A-Z][a-z]|$))+", password)
+        and len(re.findall("[A-Z]", password)) >= 2
+    )
+    return bool(camel or _FIELD_WORDS.fullmatch(password) or user.lower() in _STAND_IN_USERS)
+
+
+def _random_looking(material: str) -> bool:
+    """Key material has all three character classes and no repeated word
+    (``privatekeyprivatekey...`` and ``AAAAAAAA...`` are placeholders)."""
+    classes = sum(bool(re.search(c, material)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
+    return classes >= 3 and not re.search(r"(.{3,16}?)\1{2,}", material)
 
 
 def _b64json(part: str) -> object:
@@ -205,6 +244,9 @@ def _real_jwt(value: str) -> bool:
         return False
     if payload.get("name") == "John Doe" or payload.get("sub") == "1234567890":
         return False  # the sample token of jwt.io and countless tutorials
+    signature = parts[2]
+    if len(signature) < 22 or (not _random_looking(signature) and re.fullmatch(r"[A-Za-z_-]+", signature)):
+        return False  # no signature of 16 bytes or more, or plain words ("signature", "SIGNATURE_HERE")
     return payload.get("role") != "anon"  # Supabase anon keys are public by design
 
 
@@ -271,7 +313,8 @@ _EXAMPLE_FOLDERS = frozenset(
 )
 _EXAMPLE_NAME = lazy(  # matched against the lowercased name: (?i) tripled its compile time
     r"(?:^test_|_test\.|\.test\.|\.spec\.|_spec\.|\.example$|\.sample$|\.dist$|\.template$|"
-    r"(?:^|[_.-])(?:stub|mock|fake|dummy)s?[_.-]|^example|\.md$|\.mdx$|\.rst$|\.adoc$|\.ipynb$)"
+    r"(?:^|[_.-])(?:stub|mock|fake|dummy)s?[_.-]|^example|[_.-](?:example|sample|template)s?\.[a-z]{2,5}$|"
+    r"\.md$|\.mdx$|\.rst$|\.adoc$|\.ipynb$)"
 )
 
 
@@ -286,9 +329,98 @@ def is_fixture_path(path: str) -> bool:
 
 
 def is_example_path(path: str) -> bool:
-    """A test fixture, sample or documentation page: where credentials are usually fake on purpose."""
+    """A test fixture, sample or documentation page: where credentials are usually fake on purpose
+    (test folders, ``*.example.yml``, ``config-sample.json``, chart-testing's ``ci/*-values.yaml``)."""
     parts = path.lower().split("/")
+    if len(parts) >= 2 and parts[-2] == "ci" and parts[-1].endswith(("values.yaml", "values.yml")):
+        return True  # chart-testing's install values (charts/NAME/ci/*-values.yaml): test input
     return any(part in _EXAMPLE_FOLDERS for part in parts[:-1]) or bool(_EXAMPLE_NAME.search(parts[-1]))
+
+
+#: Folders that hold message catalogues (translations, i18n strings), and the names such files take
+#: (``de.json``, ``pt-BR.yml``, ``messages.fr.json``, ``strings_ja.json``, ``messages_de.properties``).
+_CATALOGUE_FOLDERS = frozenset(
+    {
+        "locale",
+        "locales",
+        "i18n",
+        "l10n",
+        "lang",
+        "langs",
+        "languages",
+        "translations",
+        "translation",
+        "messages",
+        "intl",
+    }
+)
+_CATALOGUE_NAME = lazy(
+    r"(?:[a-z]{2,3}(?:[-_][A-Za-z]{2,4}){0,2}|(?:messages|strings|translations?|locale|lang)(?:[._-][A-Za-z]{2,3}(?:[-_][A-Za-z]{2,4}){0,2})?"
+    r"|.+[._][a-z]{2}(?:[-_][A-Z]{2})?)\.(?:json|ya?ml|toml|properties)"
+)
+_PROSE_SAMPLE = 400  # string values looked at to tell a catalogue from configuration
+
+
+def is_message_catalogue(path: str, data: object) -> bool:
+    """A translation or message catalogue: named or kept like one, with natural-language values.
+
+    Its secret-named keys (``"password": "Passwort"``, ``"api_token": "APIトークン"``) are labels
+    shown to people, never credentials. The name alone is not enough (a ``lang/`` folder can hold
+    a tool's configuration): most of the file's string values must be prose as well (see
+    :func:`is_natural_language`). ``data`` is the parsed file (a document or a list of them).
+    """
+    parts = path.split("/")
+    if not ({part.lower() for part in parts[:-1]} & _CATALOGUE_FOLDERS or _CATALOGUE_NAME.fullmatch(parts[-1])):
+        return False
+    strings = _strings(data, _PROSE_SAMPLE)
+    return len(strings) >= 3 and 2 * sum(map(_label, strings)) >= len(strings)
+
+
+_TITLE_WORDS = lazy(r"[A-Z][a-z]+(?:[- ][A-Za-z][a-z]*)*[.!?:…]?")
+
+
+def _label(text: str) -> bool:
+    """Text a catalogue shows: prose, or a capitalised word or two (``Passwort``, ``API-Token``
+    is not one, ``Log out`` is); configuration holds identifiers, numbers, paths and addresses."""
+    return is_natural_language(text) or bool(_TITLE_WORDS.fullmatch(text.strip()))
+
+
+def catalogue_file(file: SourceFile) -> bool:
+    """Whether ``file`` is a message catalogue (see :func:`is_message_catalogue`): JSON, YAML or
+    TOML strings, or a Java-style ``messages_de.properties`` bundle. Decided once per file."""
+
+    def build() -> bool:
+        if file.syntax in ("json", "yaml", "toml"):
+            top = file.plain_json if file.syntax == "json" else NOT_PLAIN
+            return is_message_catalogue(file.path, file.documents if top is NOT_PLAIN else top)
+        if not file.path.lower().endswith(".properties"):
+            return False
+        values = [line.partition("=")[2].strip() for line in file.text.splitlines()[:_PROSE_SAMPLE] if "=" in line]
+        return is_message_catalogue(file.path, values)
+
+    return file.memo("message_catalogue", build)
+
+
+def _strings(data: object, most: int) -> list[str]:
+    """Up to ``most`` string values of ``data``, breadth first (bounded: catalogues are large)."""
+    found: list[str] = []
+    queue: list[object] = [data]
+    while queue and len(found) < most and len(queue) < 50_000:
+        node = queue.pop(0) if len(queue) < 64 else queue.pop()
+        if isinstance(node, dict):
+            queue.extend(node.values())
+        elif isinstance(node, list):
+            queue.extend(node)
+        elif isinstance(node, str) and node.strip():
+            found.append(node)  # an empty string is an entry nobody translated yet: it says nothing
+    return found
+
+
+def is_natural_language(text: str) -> bool:
+    """Text for people: words with spaces between them, or letters outside ASCII (``Passwort``
+    passes as neither; ``Contraseña``, ``パスワード`` and ``Show password`` are prose)."""
+    stripped = text.strip()
+    return bool(stripped) and (" " in stripped or any(ord(c) > 127 and c.isalpha() for c in stripped))
 
 
 def is_lockfile(path: str) -> bool:
@@ -314,6 +446,66 @@ _TYPE_NAME = lazy(r"(?i)(?:non-empty-|nullable-)?(?:string|number|integer|boolea
 _WORDS = lazy(r"(?<![A-Za-z0-9])[a-z]{4,}-[a-z]{4,}(?![A-Za-z0-9])")
 
 
+_SECRET_ENDING = lazy(r"(?i)(?:secret|password|passwd|pass|pwd|token|(?<![a-z])key)$")
+_SETTING_WORDS = frozenset(
+    {
+        "true",
+        "false",
+        "none",
+        "null",
+        "nil",
+        "disabled",
+        "enabled",
+        "required",
+        "optional",
+        "default",
+        "auto",
+        "bearer",
+        "basic",
+        "plain",
+        "file",
+        "files",
+        "env",
+        "vault",
+        "aws",
+        "gcp",
+        "azure",
+        "kms",
+        "local",
+        "memory",
+        "redis",
+        "jwt",
+        "oauth",
+        "sha256",
+        "hs256",
+        "rs256",
+        "random",
+        "generate",
+        "generated",
+        "unset",
+        "empty",
+        "off",
+        "on",
+        "yes",
+        "no",
+    }
+)
+
+
+def guessable_default(name: str, value: str) -> bool:
+    """A word set as the default of a secret in a committed environment file
+    (``RPC_SHARED_SECRET=supersecret``, ``ADMIN_PASSWORD=letmein``): not a reference, not key
+    material, but what every deployment that reads the file and sets nothing else runs with.
+
+    Only names that end in the secret (``..._SECRET``, ``..._PASSWORD``, ``apiToken``, ``..._KEY``)
+    count, and not words that choose a setting (``JWT_SECRET=vault``, ``..._KEY=auto``)."""
+    text = value.strip().strip("\"'")
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
+    if not _SECRET_ENDING.search(snake) or not is_secret_key(name) or is_placeholder(text):
+        return False
+    return bool(re.fullmatch(r"[a-z][a-z0-9]{3,31}", text, re.IGNORECASE)) and text.lower() not in _SETTING_WORDS
+
+
 def literal_secret(name: str, value: object) -> bool:
     """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
 
@@ -327,6 +519,8 @@ def literal_secret(name: str, value: object) -> bool:
     text = value.strip().strip("\"'")
     if is_placeholder(text) or any(c.isspace() for c in text) or text == TEMPLATE_VALUE:
         return False  # TEMPLATE_VALUE: a masked template expression (``{{ ternary "yes" "no" ... }}``)
+    if any(ord(c) > 127 and c.isalpha() for c in text):
+        return False  # a word of a natural language ("Contraseña", "パスワード"): a label, not a key
     if _TYPE_NAME.fullmatch(text):
         return False  # a schema's type ("password": "non-empty-string" in GitHub's workflow schema)
     if _QUALIFIED_NAME.fullmatch(text):

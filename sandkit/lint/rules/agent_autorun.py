@@ -13,6 +13,7 @@ from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import SANDBOXED, dangerous_flags
 from sandkit.lint.facts.agent_settings import (
+    ANY_ARGUMENT_RUNNER,
     ANY_SHELL,
     BLANKET_ALLOW,
     approval_settings,
@@ -215,7 +216,12 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     Claude Code `permissions.allow` entries `Bash`, `Bash(*)`, `Bash(*:*)`, `*` or any
     `Tool(*)`; `permissions.defaultMode: bypassPermissions`;
     `skipDangerousModePermissionPrompt`. Cursor's .cursor/cli.json `Shell(*)` and the like.
-    Narrow rules such as `Bash(npm test:*)` are not findings.
+    Also a program that runs whatever its arguments say, allowed with any argument: shells and
+    interpreters (`Bash(node *)`, `Bash(python3:*)`, `Bash(bash -c:*)`), package runners
+    (`Bash(npx *)`), wrappers (`Bash(env *)`, `Bash(xargs:*)`, `Bash(sudo *)`) and git's
+    configuration (`Bash(git config *)`, `Bash(git:*)`: `core.fsmonitor` runs a command).
+    Narrow rules such as `Bash(npm test:*)`, `Bash(npm run build)` or `Bash(git status:*)`
+    are not findings.
 
     Why:
     A blanket allow rule means any command the model decides on runs without a person
@@ -231,6 +237,12 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     for entry in found.allow:
         if BLANKET_ALLOW.match(entry.value.strip()):
             yield Hit(entry.pos, f"allow rule {entry.value!r} approves every command of that tool without asking")
+        elif runner := ANY_ARGUMENT_RUNNER.match(entry.value.strip()):
+            program = " ".join(runner.group("program").split())
+            yield Hit(
+                entry.pos,
+                f"allow rule {entry.value!r} approves {program} with any argument, which runs any command",
+            )
     if found.default_mode is not None and found.default_mode.value == "bypassPermissions":
         yield Hit(found.default_mode.pos, "defaultMode bypassPermissions turns every permission prompt off")
     if found.skip_dangerous_mode_prompt is not None:

@@ -23,9 +23,10 @@ from sandkit.lint.syntax.tree import Pos
 
 _HIDDEN_SCRIPT = lazy(
     r"(?:^|[\s`(\"'])(?:bash|sh|zsh|source|python3?|node|deno|pwsh|\.)[ \t]+(?:\./)?"
-    r"(\.(?!github/|devcontainer/|\.)[A-Za-z0-9_-]{1,40}/[^\s`\"')]{1,200})"
+    r"(\.(?!github/|devcontainer/|(?:venv|tox|nox|direnv|env)/|\.)[A-Za-z0-9_-]{1,40}/[^\s`\"')]{1,200})"
 )
 _DOWNLOAD = lazy(r"(?i)\b(?:curl|wget)\b")
+_ACTIVATE = lazy(r"/(?:bin|Scripts)/activate(?:\.\w{1,4})?$")
 _OUTPUT = lazy(r"[ \t](?:-o|-O|--output)[ \t]+\S")
 _THEN_RUN = lazy(r"(?:&&|;)[ \t]*(?:chmod[ \t]+\+x|(?:ba|z)?sh[ \t]|python3?[ \t]|\./|/)")
 _TARGET = lazy(r"://|\w\.[A-Za-z]{2,}\b|\$")  # a URL, a host name or a variable
@@ -63,7 +64,8 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
 
     `curl ... | sh` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into python or
     node), `curl -o x ... && ./x`, and running a script from a hidden folder (`bash
-    .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted).
+    .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted, nor folders
+    that tools make in the checkout: `source .venv/bin/activate`, `.tox/`, `.nox/`, `.direnv/`).
     Ordinary instructions such as "run `pytest -q`" or "`npm test`", and warnings
     ("never pipe `curl ... | sh`"), are not findings.
 
@@ -100,6 +102,8 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
             yield Hit(pos, f"instructions tell the agent to download a file and run it: {clip(rest)}")
     for match, _pos in file.search(_HIDDEN_SCRIPT):
         pos = file.pos_at(match.start(1))
+        if _ACTIVATE.search(match.group(1)):
+            continue  # a virtual environment's activate script: made by the tool, not committed
         if pos.line not in seen:
             seen.add(pos.line)
             yield Hit(

@@ -149,3 +149,70 @@ def workflow_run_artifact(file: SourceFile) -> Iterator[Hit]:
                     severity="high" if privileged else "",
                     why="the job holds secrets or write scopes" if privileged else "",
                 )
+
+
+#: ``github.actor == 'dependabot[bot]'`` (or ``triggering_actor``, either side, either quote).
+_BOT_ACTOR = lazy(
+    r"github\s*\.\s*(?:actor|triggering_actor)\s*==\s*['\"]([\w.-]{1,60}\[bot\])['\"]|"
+    r"['\"]([\w.-]{1,60}\[bot\])['\"]\s*==\s*github\s*\.\s*(?:actor|triggering_actor)"
+)
+#: Triggers whose jobs run in the base repository with its token and secrets, started by events a
+#: fork's author can cause after a bot last touched the pull request.
+_BASE_CONTEXT = frozenset(
+    {"pull_request_target", "workflow_run", "issue_comment", "pull_request_review", "pull_request_review_comment"}
+)
+#: Approving or merging: what a bot check usually guards.
+_APPROVES = lazy(
+    r"(?i)gh\s+pr\s+(?:review\b[^\n]{0,200}--approve|merge\b)|auto-?approve|auto-?merge|"
+    r"enablePullRequestAutoMerge|createReview"
+)
+
+
+@rule(
+    "CP008",
+    "spoofable-bot-condition",
+    category="ci-permissions",
+    severity="medium",
+    kinds=(WORKFLOW,),
+    triggers=("[bot]",),
+)
+def spoofable_bot_condition(file: SourceFile) -> Iterator[Hit]:
+    """A job or step runs only `if: github.actor == 'dependabot[bot]'`, in a workflow a fork can start.
+
+    `github.actor` (and `github.triggering_actor`) is whoever caused the latest event, not who
+    wrote the pull request: in a workflow started by `pull_request_target`, `workflow_run`,
+    `issue_comment` or a review event, a fork's author can have Dependabot (or another bot)
+    update their branch, and the check passes for their code. High when the guarded job
+    approves or merges (`gh pr review --approve`, `gh pr merge`, an auto-approve or auto-merge
+    action) or holds write scopes or secrets; medium otherwise. Checks of
+    `github.event.pull_request.user.login` are not findings.
+
+    Why:
+    The condition is the only thing between an outsider's pull request and a job that trusts
+    it: an auto-approve job approves the attacker's change, one with secrets hands them over.
+
+    Fix:
+    Check who opened the pull request, which a fork cannot change:
+    `github.event.pull_request.user.login == 'dependabot[bot]'`, and run Dependabot jobs on
+    `pull_request`, whose token a fork's run cannot use to write.
+    """
+    doc = workflow(file)
+    if doc is None or not triggers(doc) & _BASE_CONTEXT:
+        return
+    for job in jobs(doc):
+        guarded = [job.spec, *job.steps]
+        conditions = [node.get("if") for node in guarded]
+        found = [c for c in conditions if isinstance(c, PStr) and _BOT_ACTOR.search(c)]
+        if not found:
+            continue
+        texts = [str(step.get("run", "")) + " " + str(step.get("uses", "")) for step in job.steps]
+        trusting = any(_APPROVES.search(text) for text in texts) or _privileged(file, doc, job)
+        for condition in found:
+            match = _BOT_ACTOR.search(condition)
+            bot = (match.group(1) or match.group(2)) if match else "a bot"
+            yield Hit(
+                condition.pos,
+                f'job "{job.name}" trusts github.actor == {bot!r}, which a fork\'s author can make true',
+                severity="high" if trusting else "",
+                why="the job approves or merges, or holds write scopes or secrets" if trusting else "",
+            )

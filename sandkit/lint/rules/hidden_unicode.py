@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
+from sandkit.lint.facts.secret_values import catalogue_file
 from sandkit.lint.model import Edit, Finding, FixContext, Hit
 from sandkit.lint.registry import fixer, rule
 from sandkit.lint.source import SourceFile
@@ -259,9 +260,11 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
 
     Embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) and the ALM, LRM and
     RLM marks, in configuration, prose and program source (medium in source, low in its
-    tests, where a sanitizer's test data holds them on purpose). LRM/RLM and ALM right after
-    or before right-to-left letters (Hebrew, Arabic) are how those languages are written and
-    are not findings.
+    tests, where a sanitizer's test data holds them on purpose). LRM/RLM and ALM on a line of
+    right-to-left letters (Hebrew, Arabic, Persian, Urdu) are how those languages are written
+    and are not findings; embeddings and overrides there are low in prose and data, and not
+    findings in a translation catalogue (`locales/fa.json`), where they keep a number or a Latin
+    word in order.
 
     Why:
     What the reviewer sees is not what the agent, shell or parser reads: a command, a
@@ -278,14 +281,20 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
         if count >= _MAX_PER_FILE:
             return
         run = match.group()
-        if set(run) <= {"\u200e", "\u200f", "\u061c"} and _near_rtl(file.text, match):
-            continue
+        marks_only = set(run) <= {"\u200e", "\u200f", "\u061c"}
+        if marks_only and (_near_rtl(file.text, match) or _rtl_line(file, match.start())):
+            continue  # direction marks in right-to-left text: how it is written
+        severity, why = _source_severity(file), _SOURCE_WHY.get(_source_severity(file), "")
+        if not severity and file.kind not in _STRONG and _rtl_line(file, match.start()):
+            if catalogue_file(file):
+                continue  # a translation's embedding that keeps a number or a Latin word in order
+            severity, why = "low", "in right-to-left prose, where embeddings keep numbers and Latin words in order"
         names = ", ".join(dict.fromkeys(_BIDI_NAMES.get(c, "?") for c in run))
         yield Hit(
             file.pos_at(match.start()),
             f"bidirectional control character(s) {names} reorder how this line is displayed",
-            severity=_source_severity(file),
-            why=_SOURCE_WHY.get(_source_severity(file), ""),
+            severity=severity,
+            why=why,
         )
 
 
@@ -301,6 +310,14 @@ def _source_severity(file: SourceFile) -> str:
     if file.kind != kinds.TEXT or not file.path.lower().endswith(_SOURCE):
         return ""
     return "low" if _TEST_PATH.search(file.path.lower()) else "medium"
+
+
+def _rtl_line(file: SourceFile, offset: int) -> bool:
+    """Whether the line around ``offset`` holds right-to-left letters (Hebrew, Arabic, Persian ...)."""
+    text = file.text
+    start, end = text.rfind("\n", 0, offset) + 1, text.find("\n", offset)
+    line = text[start : end if end >= 0 else len(text)][:4000]
+    return any(unicodedata.bidirectional(c) in ("R", "AL") and c.isalpha() for c in line if ord(c) >= 0x0590)
 
 
 def _near_rtl(text: str, match: re.Match[str]) -> bool:
@@ -320,19 +337,33 @@ def _legit_format(text: str, start: int, run: str) -> bool:
         and (_emoji(before) or before in "\ufe0f\u20e3" or (before.isdigit() or before in "#*"))
     ):
         return True  # emoji ZWJ sequences and presentation selectors
-    if (
-        set(run) <= {"\u200c", "\u200d"}
-        and len(run) == 1
-        and before.isalpha()
-        and after.isalpha()
-        and ord(before) > 0x0590
-    ):
-        return True  # joiners inside Arabic, Persian, Indic and other scripts
+    if set(run) <= {"\u200c", "\u200d"} and len(run) <= 2 and _joins_script(text, start, before, after):
+        return True  # joiners in Arabic, Persian, Urdu, Indic and other scripts: how their words are spelt
     if run == "\u00ad" and before.isalpha() and after.isalpha():
         return True  # soft hyphen inside a word
     if len(run) == 1 and 0xE0100 <= ord(run) <= 0xE01EF and _cjk(before):
         return True  # ideographic variation sequence
     return len(run) == 1 and "\ufe00" <= run <= "\ufe0f" and bool(before) and ord(before) > 0x7F
+
+
+def _script_letter(ch: str) -> bool:
+    """A letter, combining mark or punctuation of a script from Hebrew on (Arabic, Indic,
+    Myanmar, ...): a virama (``్``, a mark) is where Indic text puts its ZWNJ, and Persian
+    text has one after an Arabic comma (``،``) too."""
+    return bool(ch) and 0x0590 < ord(ch) < 0x2000 and unicodedata.category(ch)[0] in "LMP"
+
+
+def _joins_script(text: str, start: int, before: str, after: str) -> bool:
+    """A joiner in text of such a script: next to one of its letters, or on a line of them
+    (Persian puts one after a colon or a Latin word: ``API‌ (``); never between two ASCII
+    letters or digits, where it splits a word (``cu‌rl``) rather than spells one."""
+    if all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in (before, after) if ch) and before and after:
+        return False
+    if _script_letter(before) or _script_letter(after):
+        return True
+    line_start, line_end = text.rfind("\n", 0, start) + 1, text.find("\n", start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)][:4000]
+    return any(_script_letter(c) and c.isalpha() for c in line if ord(c) > 0x0590)
 
 
 def _emoji(ch: str) -> bool:
@@ -356,7 +387,8 @@ def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
     high in agent instruction and configuration files, medium elsewhere.
 
     Not a finding: a byte order mark at offset 0, emoji ZWJ sequences and presentation
-    selectors, joiners inside Arabic, Persian and Indic words, soft hyphens inside words,
+    selectors, joiners (ZWNJ, ZWJ) in Arabic, Persian, Urdu, Indic and other scripts (inside a
+    word, after a virama, or at a word's end), soft hyphens inside words,
     ideographic variation sequences after CJK characters.
 
     Why:

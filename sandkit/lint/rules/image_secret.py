@@ -7,6 +7,7 @@ inside the sandbox, a registry, anyone the image is shared with.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 
@@ -117,7 +118,8 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     An ENV whose name is secret-like (API_KEY, TOKEN, PASSWORD ...) and has a value, even
     `${VAR}` (the value is baked in at build time); an ARG with a secret-like name (build
     arguments are recorded in the image history); and any ENV or ARG value in a known
-    credential format. `ENV GPG_KEY=<fingerprint>` and empty values are not findings.
+    credential format. `ENV GPG_KEY=<fingerprint>` and empty values are not findings; a
+    placeholder-looking default (`ENV TOKEN=123456`, `ENV API_KEY=changeme`) is info.
 
     Why:
     ENV values are stored in the image config and visible to `docker inspect` and to every
@@ -143,7 +145,7 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
             pos = ins.pos_at(offset)
             stage = f"build stage {ins.stage + 1}"
             if ins.keyword == "ARG":
-                literal = value and not is_placeholder(value)
+                literal = value and not _dummy(value)
                 yield Hit(
                     pos,
                     f"ARG {name} in {stage} passes a secret as a build argument"
@@ -152,8 +154,24 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
                     severity="high" if literal else "medium",
                     why="the default value is written in the Dockerfile" if literal else "no default is written here",
                 )
+            elif _dummy(value) and not value.strip("\"'").startswith("$"):
+                yield Hit(
+                    pos,
+                    f"ENV {name} in {stage} sets a placeholder-looking default ({value.strip()})",
+                    severity="info",
+                    why="the value looks like a stand-in to be replaced at run time",
+                )
             elif value.strip("\"'"):
                 yield Hit(pos, f"ENV {name} in {stage} bakes a secret into the image config")
+
+
+def _dummy(value: str) -> bool:
+    """A stand-in rather than a credential: a placeholder word, a short number or counting run
+    (``123456``), one character repeated."""
+    text = value.strip().strip("\"'")
+    if not text:
+        return False
+    return is_placeholder(text) or bool(re.fullmatch(r"\d{1,8}|(.)\1{3,}|0?123456789?0?|abcdef\w{0,4}", text))
 
 
 def _copy_sources(args: str, exec_form: list[str] | None) -> list[str]:
@@ -219,8 +237,9 @@ def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
     .ssh/ and .aws/ folders, and globs that take such files in (`.env*`). What is copied is
     read when it is in the build context (the Dockerfile's folder, or the nearest folder above
     it that has the file): a file that holds no
-    credential (a PGP public key named `*.key`, a `.env` of versions and flags) is not a
-    finding; one made during the build is. `.env.example`-style templates, public keys and
+    credential (a PGP public key named `*.key`, certificates and Diffie-Hellman parameters in a
+    `*.pem`, a `.env` of versions and flags, an `.npmrc` with only a registry and install flags) is
+    not a finding; one made during the build is. `.env.example`-style templates, public keys and
     `COPY --from` (another build stage) are not findings.
 
     Why:
@@ -251,7 +270,9 @@ def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
 def context_copy_without_dockerignore(file: SourceFile) -> Iterator[Hit]:
     """`COPY . .` copies the whole build context and no .dockerignore keeps .env out.
 
-    Checked for every `COPY .`/`ADD .` (or `*`) of the build context: the finding stays only
+    Checked for every `COPY .`/`ADD .` (or `*`) of the build context in a stage that is shipped
+    (the last stage, a stage nothing else uses, and the stages they are built FROM; a builder
+    stage only copied from hands on the paths it names): the finding stays only
     when neither `<Dockerfile>.dockerignore` next to the Dockerfile nor the nearest
     .dockerignore in its folder or a parent folder (up to the scan root) excludes `.env`.
     The .dockerignore is read with Docker's rules: the last matching line wins, `!` re-includes,
@@ -266,15 +287,54 @@ def context_copy_without_dockerignore(file: SourceFile) -> Iterator[Hit]:
     Add a .dockerignore with `.env`, `.env.*`, `*.pem`, `.git` (or an allowlist: `*` then
     `!src`), or copy only the folders the image needs.
     """
+    kept = _shipped_stages(file)
     for ins in file.instructions:
-        if ins.keyword not in ("COPY", "ADD"):
-            continue
+        if ins.keyword not in ("COPY", "ADD") or ins.stage not in kept:
+            continue  # a builder stage nothing ships: its files reach an image only through COPY --from
         sources = _copy_sources(ins.args, ins.exec_form())
         wide = [s for s in sources if s in _CONTEXT_WIDE]
         if wide:
             yield Hit(
                 ins.pos_at(max(ins.args.find(wide[0]), 0)), f"{ins.keyword} {wide[0]} copies the whole build context"
             )
+
+
+_FROM_WORDS = lazy(r"(?i)^\s*(?:--\S+\s+)*(\S+)(?:\s+as\s+(\S+))?")
+_FROM_STAGE = lazy(r"(?i)(?:--|[,\s])from=([^\s,]+)")
+
+
+def _shipped_stages(file: SourceFile) -> set[int]:
+    """The build stages whose files end up in an image someone runs: the last stage and every
+    stage no other stage builds on or copies from (each can be a ``--target``), with the stages
+    they are built FROM. A builder stage that is only copied from (``COPY --from=build /app/dist``)
+    hands on the paths named, not the build context it was given."""
+    bases: dict[int, int] = {}
+    names: dict[str, int] = {}
+    used: set[int] = set()
+    for ins in file.instructions:
+        if ins.keyword == "FROM":
+            match = _FROM_WORDS.match(ins.args)
+            if match is None:
+                continue
+            base = names.get(match.group(1).lower())
+            if base is not None:
+                bases[ins.stage] = base
+                used.add(base)
+            names[(match.group(2) or str(ins.stage)).lower()] = ins.stage
+            names.setdefault(str(ins.stage), ins.stage)
+        elif ins.keyword in ("COPY", "ADD", "RUN"):
+            for reference in _FROM_STAGE.findall(ins.args):
+                stage = names.get(reference.strip("\"'").lower())
+                used.add(stage if stage is not None else -1)
+    last = max((ins.stage for ins in file.instructions), default=0)
+    kept: set[int] = set()
+    for stage in [last, *(s for s in range(last) if s not in used)]:
+        while stage not in kept:
+            kept.add(stage)
+            if stage not in bases:
+                break
+            stage = bases[stage]
+    return kept
 
 
 def _ignores(text: str, name: str) -> bool:
@@ -361,10 +421,25 @@ def _holds_no_secret(path: str, text: str | None) -> bool:
     if "PRIVATE KEY" in text or any(True for _ in find_tokens(text)):
         return False
     name = path.rsplit("/", 1)[-1].lower()
-    if "PUBLIC KEY" in text or name.endswith(".pub"):
-        return True
-    if name.startswith(".env") or name.endswith(".env"):
-        pairs = [line.split("=", 1) for line in text.splitlines() if "=" in line and not line.lstrip().startswith("#")]
-        names = [(k.strip().removeprefix("export ").strip(), v.strip()) for k, v in pairs]
-        return not any(literal_secret(k, v) for k, v in names)
+    blocks = _PEM_BLOCK.findall(text)
+    if "PUBLIC KEY" in text or name.endswith(".pub") or (blocks and all(b in _PUBLIC_BLOCKS for b in blocks)):
+        return True  # public keys, certificates, Diffie-Hellman parameters: nothing secret in them
+    if name.startswith(".env") or name.endswith(".env") or name in _SETTINGS_FILES:
+        # .env, and npm/yarn/pip/gem settings whose lines are name=value (or name: value) pairs:
+        # a registry address and install flags are no credential, an _authToken or password is.
+        separator = ":" if name in (".yarnrc.yml", ".gemrc") else "="
+        pairs = [
+            line.split(separator, 1)
+            for line in text.splitlines()
+            if separator in line and not line.lstrip().startswith(("#", ";"))
+        ]
+        names = [(k.strip().removeprefix("export ").strip().rsplit(":", 1)[-1], v.strip()) for k, v in pairs]
+        return not any(literal_secret(k, v) or (_AUTH_SETTING.search(k) and v) for k, v in names)
     return False
+
+
+_PEM_BLOCK = lazy(r"-----BEGIN ([A-Z0-9 ]{1,40})-----")
+_PUBLIC_BLOCKS = frozenset({"CERTIFICATE", "DH PARAMETERS", "X509 CRL", "TRUSTED CERTIFICATE", "EC PARAMETERS"})
+_SETTINGS_FILES = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".gemrc"})
+#: Settings of those files that hold a credential whatever their value looks like.
+_AUTH_SETTING = lazy(r"(?i)_auth(?:token)?$|_password$|^password$|npmauthtoken$|^token$|^:?(?:rubygems_)?api_key$")

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
-from sandkit.lint.facts.secret_values import find_configured, is_example_path, is_lockfile, literal_secret, tokens_of
+from sandkit.lint.facts.secret_values import (
+    catalogue_file,
+    find_configured,
+    guessable_default,
+    is_example_path,
+    is_lockfile,
+    literal_secret,
+    tokens_of,
+)
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import NOT_PLAIN, SourceFile
@@ -157,11 +165,15 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
     xxxx, empty or very short values), prose with spaces, the name of another variable,
     paths, numbers and booleans; keys that name non-secrets (`key`, `cache_key`,
-    `public_key`, `publishable_key`); values that name where a secret is kept
+    `public_key`, `publishable_key`); words of a natural language (`Contraseña`, `パスワード`)
+    and message catalogues (translations kept in `locales/`, `i18n/`, `de.json`,
+    `messages_fr.properties` ..., whose values are mostly prose); values that name where a secret is kept
     (`adminPasswordKey: postgres-password`, `existingSecret: db-creds`, `auth-secret:
     ns/name`), version ranges and regular expressions; lockfiles (package names such as
     `path-key` and their versions) and JSON Schemas. Values in a known format are PS001. Test
-    fixtures and documentation are left out as for PS001.
+    fixtures and documentation are left out as for PS001. In a committed `.env` file (not
+    `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
+    finding too: whatever deploys with the file and sets nothing else runs with it.
 
     Why:
     A password or key in a tracked file is readable by every agent and person with the
@@ -180,6 +192,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         return  # no secret-like name before a ":" or "=" (nor an escape that could spell one): nothing to parse for
     if file.kind == kinds.JSON and not _may_hold_a_literal(file.plain_json):
         return  # the C parser's reading holds no candidate: the positioned parse would find none
+    if catalogue_file(file):
+        return  # translations: "password": "Passwort" labels a field, it is not one
     known = {file.pos_at(t.start).line for t in tokens_of(file)}
     claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
     seen: set[Pos] = set()
@@ -189,6 +203,12 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         seen.add(pos)
         if literal_secret(name, value):
             yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
+        elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
+            yield Hit(
+                pos,
+                f"{name} defaults to the word {value.strip()!r} in a committed environment file",
+                **(example or {"why": "whatever reads the file and sets nothing else runs with it"}),
+            )
 
 
 def has_secret_key_hint(text: str) -> bool:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.container_model import Container, Mount, via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
-from sandkit.lint.model import Hit
+from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import rule
+from sandkit.lint.repository import RepositoryView, repository_pass
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap
 
@@ -257,8 +260,8 @@ def _folder(path: str) -> str:
 
 def _writable_git(mount: Mount, protected: set[str]) -> str | None:
     """Why ``mount`` gives its container a writable .git of the project, or None."""
-    if mount.read_only or mount.how not in ("bind", "volume"):
-        return None
+    if mount.read_only or mount.how not in ("bind", "volume") or not mount.source.strip():
+        return None  # an anonymous volume (`- /app/node_modules`) is the engine's, not a host folder
     source, target = _folder(mount.source), _folder(mount.target)
     if source == ".git" or source.endswith("/.git"):
         return f"mounts {mount.source} (a repository's .git) writable"
@@ -279,7 +282,8 @@ def agent_writable_git(file: SourceFile) -> Iterator[Hit]:
     default, the repository) that bind the project folder (`.`, `..`, `$PWD`,
     `${localWorkspaceFolder}`, `$GITHUB_WORKSPACE`) or a `.git` read-write into a container that
     runs a coding agent, with no read-only mount over its `.git`; and kits with
-    `workspace.git: writable`.
+    `workspace.git: writable`. Anonymous volumes (`- /app/node_modules`) are not findings, nor,
+    in a checkout, a relative project folder (`..`, `../..`) that holds no `.git` of its own.
 
     Why:
     git on the host runs what `.git` configures: `core.fsmonitor` on the next `git status` (a
@@ -320,3 +324,24 @@ def _writable_git_kits(file: SourceFile) -> Iterator[Hit]:
         workspace = kit.get("workspace") if isinstance(kit, PMap) else None
         if isinstance(workspace, PMap) and workspace.get("mode") == "mount" and workspace.get("git") == "writable":
             yield Hit(workspace.pos_of("git"), "the kit mounts its repository with .git writable (workspace.git)")
+
+
+_PROJECT_MOUNT = lazy(r"mounts the project folder (\.\.?(?:/\.\.)*) at ")
+
+
+@repository_pass("project-folder-git")
+def keep_project_mounts_that_hold_git(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+    """Settle PV007 for relative project folders: in a checkout (the scan root holds ``.git``),
+    ``..`` or ``../..`` that lands on a folder with no ``.git`` of its own exposes no git
+    configuration; outside a checkout, or above the root, it cannot be told and the finding stays."""
+    if not any(f.rule == "PV007" for f in findings) or not repo.exists(".git"):
+        return findings
+    out = []
+    for finding in findings:
+        match = _PROJECT_MOUNT.search(finding.message) if finding.rule == "PV007" else None
+        if match is not None:
+            folder = posixpath.normpath(posixpath.join(posixpath.dirname(finding.path), match.group(1)))
+            if folder != ".." and not folder.startswith("../") and not repo.exists(posixpath.join(folder, ".git")):
+                continue
+        out.append(finding)
+    return out

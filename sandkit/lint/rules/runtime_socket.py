@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.container_model import via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
 from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, normalize, runtime_socket
@@ -18,6 +19,16 @@ from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 
 _SAFE_KIT_DOCKER = ("none", "rootless")
+_VARIABLE_ONLY = lazy(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::?[?][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def _unknown_source(source: str | None, target: str | None) -> bool:
+    """A mount whose source is only a variable (``${SOCKET_PATH}``, no default to read) and whose
+    target is a runtime socket's path: whatever the variable names, the container is set up to
+    drive a runtime through it."""
+    return bool(source and target and _VARIABLE_ONLY.match(source.strip()) and runtime_socket(target) == "socket")
+
+
 _PROVIDER_HOST = re.compile(r'\bhost"?\s*[=:]')  # Terraform's docker provider: host = "..."
 
 
@@ -40,7 +51,9 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     devcontainer mounts and runArgs, workflow job containers and services,
     `docker|podman run -v/--volume/--mount` in scripts, Makefiles, justfiles, Dockerfile RUN
     lines and MCP server commands, Dockerfile VOLUME declarations, and kits (files, workspace,
-    isolation.docker other than none or rootless).
+    isolation.docker other than none or rootless). A source that is only a variable
+    (`${SOCKET_PATH}:/var/run/docker.sock`) mounted onto a socket's path is high: the variable
+    is set elsewhere, and the container is made to drive a runtime through it.
 
     Why:
     The socket is the runtime's full API. An agent (or a prompt injected into it) that reaches
@@ -57,7 +70,14 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
         for mount in box.mounts:
             path = mount.source or (mount.target if mount.how == "declared" else "")
             found = runtime_socket(path) if path else ""
-            if found == "socket":
+            if not found and mount.how != "declared" and _unknown_source(mount.source, mount.target):
+                yield Hit(
+                    mount.pos,
+                    f"{box.label} mounts {mount.source} onto the runtime socket path {mount.target}",
+                    severity="high",
+                    why="the source is a variable, set elsewhere; the container expects a runtime socket there",
+                )
+            elif found == "socket":
                 verb = "declares a volume at" if mount.how == "declared" else "mounts"
                 yield Hit(mount.pos, f"{box.label} {verb} the container runtime socket {path}{via(mount)}")
             elif found and mount.how != "declared":  # VOLUME /tmp is an empty volume, not the host's /tmp
@@ -78,6 +98,9 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
                 )
 
 
+_LOCAL_DAEMON = lazy(r"(?i)(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|0\.0\.0\.0)(?::\d{1,5})?/?$")
+
+
 @rule(
     "RS002",
     "docker-host-env",
@@ -95,7 +118,10 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     `-H/--host` flag of docker commands and Quadlet `GlobalArgs`. Also the docker provider's
     `host` in Terraform (not its default local socket), `docker.host` in a Testcontainers
     properties file, and TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE naming a host socket (which
-    Testcontainers mounts into the containers it starts).
+    Testcontainers mounts into the containers it starts). A daemon on the same machine or pod
+    (`tcp://localhost:2376`, a Docker-in-Docker sidecar) behind TLS (port 2376,
+    DOCKER_TLS_VERIFY or DOCKER_CERT_PATH) is not a finding: the privileged sidecar is what
+    the privileged category reports. Without TLS it is medium.
 
     Why:
     A plain-TCP daemon (port 2375) has no authentication at all, and a forwarded unix socket
@@ -106,7 +132,11 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     Remove DOCKER_HOST; build images outside the agent's sandbox (in CI, or in a separate
     container that runs no agent).
     """
-    for setting in environment(file):
+    settings = list(environment(file))
+    tls = any(
+        s.name in ("DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH") and s.value.strip("\"' ") not in ("", "0") for s in settings
+    )
+    for setting in settings:
         if setting.name == SOCKET_OVERRIDE and runtime_socket(setting.value):
             yield Hit(
                 setting.pos,
@@ -122,6 +152,16 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
             yield Hit(setting.pos, f"DOCKER_HOST={value} hands over the host's runtime socket")
         elif scheme in ("tcp", "ssh", "http", "https"):
             plain = scheme in ("tcp", "http") and value.rstrip("/").endswith(":2375")
+            if scheme != "ssh" and _LOCAL_DAEMON.match(value.split("://", 1)[1]):
+                if tls or scheme == "https" or value.rstrip("/").endswith(":2376"):
+                    continue  # the pod's (or job's) own Docker-in-Docker behind TLS: its privilege is PV001's
+                yield Hit(
+                    setting.pos,
+                    f"DOCKER_HOST={value} points at a Docker daemon on this machine's (or pod's) TCP port without TLS",
+                    severity="medium",
+                    why="anything that reaches the port controls that daemon, not the host's unless it is the host's",
+                )
+                continue
             yield Hit(
                 setting.pos, f"DOCKER_HOST={value} points at a remote Docker daemon" + (" without TLS" if plain else "")
             )

@@ -27,12 +27,14 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 # `x | default(true)` (Jinja), `default "x" .y` (Go templates): the value when nothing overrides it
 _DEFAULT = lazy(r"\bdefault\s*\(?\s*(true|false|True|False|\d+|\"[^\"\n]{0,200}\"|'[^'\n]{0,200}')")
 _STATEMENT = lazy(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
-_DIRECTIVE = lazy(r"\{\{-?(?P<body>.*?)-?\}\}", re.DOTALL)
+# A comment first, whole: ``{{/* ... {{ include "x" . }} ... */}}`` holds directives of its own.
+_DIRECTIVE = lazy(r"\{\{-?(?P<body>\s*/\*.*?\*/\s*|.*?)-?\}\}", re.DOTALL)
 _VALUES_PATH = lazy(r"(?<![\w$])\.Values((?:\.[A-Za-z_][\w-]*)+)")
 #: What a directive does, from its first word: "end", "else", "open" (if, range, with, define,
 #: block), "assign" ({{ $x := ... }} renders nothing) or "comment" ({{/* ... */}}); else nothing.
@@ -43,6 +45,8 @@ _KIND = lazy(
 )
 _PLAIN = lazy(r"^[A-Za-z0-9_./:@+-]*$")
 _BLOCK_OUTPUT = lazy(r"\bn?indent\b|\btoYaml\b")
+_INCLUDED = lazy(r"\b(?:include|template)\s+\"([^\"]{1,200})\"")
+_INDENT = lazy(r"\bn?indent\s+(\d{1,3})\b")
 TEMPLATE_VALUE = "(template)"  # what an expression values.yaml does not settle stands for: a plain scalar
 _FLOW_LIMIT = 4000  # characters a value rendered in flow style may take
 
@@ -84,6 +88,9 @@ def _resolved(body: str, values: Any) -> str | None:
         return fallback.group(1).strip("\"'") if fallback else None
     if len(set(paths)) != 1 or re.search(r"\b(?:tpl|printf|print|len|index|ternary|eq|ne)\b", body):
         return None
+    named = _INCLUDED.search(body)
+    if named and "render" not in named.group(1).lower():
+        return None  # a named template given the value renders something of its own (scrape limits, labels)
     value = lookup(values, paths[0])
     if value is None or value == "" or value == {} or value == []:
         return None
@@ -197,6 +204,11 @@ def mask_template(text: str, values: Any) -> str:
             replacement = ""
         elif alone:
             replacement = (_resolved(body, values) if _opens_value(out) else None) or ""
+            indent = _INDENT.search(body)
+            if replacement and indent:  # `{{ toYaml .Values.x | indent 4 }}` at column 0: the value sits at 4
+                # deeper than its key, too: Helm's block list may share the key's column, a flow one may not
+                column = max(int(indent.group(1)), _key_indent(out) + 1)
+                replacement = " " * max(0, column - (match.start() - line_start)) + replacement
         elif _BLOCK_OUTPUT.search(body):  # renders lines of its own below the key it follows
             resolved = None if _deeper_next(text, line_end) else _resolved(body, values)
             replacement = resolved or ""
@@ -222,6 +234,15 @@ def _deeper_next(text: str, line_end: int) -> bool:
         if stripped and not stripped.startswith("{{"):
             return len(line) - len(line.lstrip()) > indent
     return False
+
+
+def _key_indent(out: list[str]) -> int:
+    """The indentation of the last non-empty line so far (the key a directive's value is for)."""
+    for part in reversed(out):
+        lines = [line for line in part.split("\n") if line.strip()]
+        if lines:
+            return len(lines[-1]) - len(lines[-1].lstrip())
+    return 0
 
 
 def _opens_value(out: list[str]) -> bool:
@@ -276,6 +297,40 @@ def _dead_lines(text: str, directives: list[tuple[re.Match[str], str | None]], v
     return dead
 
 
+_SALVAGE_LINES = 12  # lines a template may lose to the masking and still be read
+
+
+def salvage(masked: str, check: Callable[[str], None]) -> str:
+    """The masked template, with the few lines the masking could not turn into YAML blanked.
+
+    ``check`` raises SyntaxProblem where the text stops being YAML. The line it names is
+    blanked (or, when it is already blank, the nearest written line above, where the
+    unreadable construct usually starts) and the text checked again, up to
+    ``_SALVAGE_LINES`` lines; past that the first problem is raised, and the template is
+    reported as unread. A line that directives build (``{{ $k }}: {{ $v }}`` in a loop) is what
+    gets blanked; the YAML around it, and the values.yaml defaults it brings, are checked.
+    """
+    from sandkit.lint.syntax.tree import SyntaxProblem
+
+    lines = masked.split("\n")
+    first: SyntaxProblem | None = None
+    for _ in range(_SALVAGE_LINES + 1):
+        try:
+            check("\n".join(lines))
+        except SyntaxProblem as problem:
+            first = first or problem
+            index = min(max(problem.pos.line - 1, 0), len(lines) - 1)
+            while index > 0 and not lines[index].strip():
+                index -= 1
+            if not lines[index].strip():
+                raise first from None
+            lines[index] = ""
+            continue
+        return "\n".join(lines)
+    assert first is not None
+    raise first
+
+
 def load_values(text: str) -> Any:
     """A chart's values.yaml as data (bounded like every parse), or {} when it does not parse."""
     from sandkit.lint.syntax.tree import SyntaxProblem, TreeBudget
@@ -288,14 +343,20 @@ def load_values(text: str) -> Any:
     return documents[0] if documents and isinstance(documents[0], dict) else {}
 
 
-def chart_root(path: str) -> str | None:
-    """The chart folder (holding Chart.yaml) of a file under its ``templates/`` folder, or None."""
+def chart_root(path: str, anywhere: bool = False) -> str | None:
+    """The chart folder (holding Chart.yaml) of a file under its ``templates/`` folder, or None.
+
+    With ``anywhere``, of a file in any folder of the chart: charts keep templated YAML
+    elsewhere too (``conf/crds/*.yaml``, ``files/*.yaml``, read with ``.Files.Get | tpl``).
+    """
     import os
 
     folder = os.path.dirname(path)
+    if anywhere and os.path.isfile(os.path.join(folder, "Chart.yaml")):
+        return folder
     for _ in range(8):  # templates/ may have sub-folders
         parent, name = os.path.split(folder)
-        if name == "templates" and os.path.isfile(os.path.join(parent, "Chart.yaml")):
+        if (name == "templates" or anywhere) and os.path.isfile(os.path.join(parent, "Chart.yaml")):
             return parent
         if not name or parent == folder:
             return None

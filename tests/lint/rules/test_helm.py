@@ -48,7 +48,9 @@ def test_branches_off_by_default_and_safe_values_stay_quiet() -> None:
 
 def test_a_template_that_does_not_parse_is_info_not_a_broken_file() -> None:
     broken = (
-        "apiVersion: v1\nkind: ConfigMap\ndata:\n{{ range $k, $v := .Values.x }}\n  {{ $k }}: [{{ $v }}\n{{ end }}\n"
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n{{ range $k, $v := .Values.x }}\n"
+        + "  {{ $k }}: [{{ $v }}\n" * 20  # past what the masking may blank (one such line is read around)
+        + "{{ end }}\n"
     )
     (finding,) = lint_chart("x: {a: b}\n", broken)
     assert (finding.rule, finding.severity) == ("SK001", "info")

@@ -29,7 +29,14 @@ REAL = {
     "npm token": "npm" + "_" + BODY,
     "Hugging Face token": "hf" + "_" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc2Ef4G",
 }
-PEM = "-----BEGIN " + "RSA PRIVATE KEY-----\n" + "MIIEowIBAAKCAQEA" + "q7" * 40 + "\n-----END"
+# Key material as a real key has it: all three character classes, nothing repeated (a repeated
+# word, "privatekeyprivatekey...", is a placeholder since issue 33).
+PEM = (
+    "-----BEGIN "
+    + "RSA PRIVATE KEY-----\n"
+    + "MIIEowIBAAKCAQEAq7Zr4Lp9WmXc2Vb8Nt5Ks3Jd6Hf1Ga0Qe7Ry4Tu2Io9Pa5Sd8"
+    + "\n-----END"
+)
 
 
 @pytest.mark.parametrize("kind", sorted(REAL))

@@ -1,0 +1,581 @@
+"""Issue 33: the false-positive classes found on repositories nobody here had read, each with
+several shapes, and the look-alikes that must still be reported.
+
+Credential-shaped values are assembled at run time so that this file holds no token itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from tests.lint.helpers import at, lint_files, lint_text
+
+# ---- PS002: translations and natural-language values -------------------------------------------
+
+CATALOGUE = {
+    "password": "Passwort",
+    "api_token": "API-Token",
+    "login": "Anmelden",
+    "logout": "Abmelden",
+    "save": "Speichern",
+    "welcome": "Willkommen zurück",
+    "secret": "Geheimnis",
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "web/src/locales/de.json",
+        "frontend/lang/messages/de-DE.json",
+        "packages/i18n/src/locales/de/common.json",
+        "config/locales/de.yml",
+        "app/translations/messages.de.yaml",
+        "src/de.json",
+    ],
+)
+def test_translation_catalogues_are_not_secrets(path: str) -> None:
+    text = json.dumps(CATALOGUE) if path.endswith(".json") else "".join(f"{k}: {v}\n" for k, v in CATALOGUE.items())
+    assert at(lint_text(path, text), "PS002") == []
+
+
+@pytest.mark.parametrize(
+    "value", ["Contraseña", "パスワード", "Пароль", "گذرواژه", "密码", "Zugangs-Schlüssel", "รหัสผ่าน"]
+)
+def test_natural_language_words_are_not_passwords_anywhere(value: str) -> None:
+    """Outside any catalogue too: a value with letters of a natural language is a label."""
+    assert at(lint_text("config/app.json", json.dumps({"db_password": value})), "PS002") == []
+
+
+def test_secrets_next_to_a_locales_folder_are_still_found() -> None:
+    """A configuration file in a locales folder is not prose: its literal password stays a finding,
+    as do ASCII passwords in ordinary configuration and a password in a catalogue-named file that
+    holds settings rather than sentences."""
+    settings = {"db_host": "db", "db_port": "5432", "db_password": "Kx82mQpz4t", "pool": "4"}
+    assert at(lint_text("app/locales/settings.json", json.dumps(settings)), "PS002") == [(1, 53)]
+    assert at(lint_text("deploy/de.yaml", "host: db\nport: '5432'\npassword: Kx82mQpz4t\n"), "PS002") == [(3, 11)]
+    assert at(lint_text("config/app.json", json.dumps({"db_password": "Passwort1"})), "PS002") != []
+
+
+def test_java_message_bundles() -> None:
+    bundle = "login.title=Anmelden bei der Anwendung\npassword=Passwort\nsecret.label=Geheimes Wort hier\n"
+    assert at(lint_text("src/main/resources/messages_de.properties", bundle), "PS002") == []
+    creds = "registry=https://registry.example.com/\npassword=Kx82mQpz4t\n"
+    assert at(lint_text("deploy/app.properties", creds), "PS002") == [(2, 10)]
+
+
+# ---- placeholders and fixtures --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "charts/argo-cd/ci/external-redis-values.yaml",
+        "charts/app/ci/test-values.yml",
+        "config/app.example.yml",
+        "deploy/settings-sample.json",
+        "conf/db.template.yaml",
+    ],
+)
+def test_chart_testing_values_and_example_configs_are_fixtures(path: str) -> None:
+    text = "redis:\n  password: Kx82mQpz4t\n" if not path.endswith(".json") else '{"password": "Kx82mQpz4t"}'
+    assert at(lint_text(path, text), "PS002") == []
+
+
+def test_chart_values_outside_ci_folders_are_still_read() -> None:
+    assert at(lint_text("charts/app/values.yaml", "redis:\n  password: Kx82mQpz4t\n"), "PS002") == [(2, 13)]
+    assert at(lint_text("ci/deploy.yaml", "redis:\n  password: Kx82mQpz4t\n"), "PS002") == [(2, 13)]
+
+
+def _jwt(signature: str) -> str:
+    def part(data: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    return ".".join((part({"alg": "HS256", "typ": "JWT"}), part({"sub": "42", "role": "admin"}), signature))
+
+
+@pytest.mark.parametrize("signature", ["signature", "SIGNATURE_HERE", "sig", "your-signature-goes-here"])
+def test_jwts_signed_with_words_are_placeholders(signature: str) -> None:
+    assert at(lint_text("notes/auth.yaml", f"token_sample: {_jwt(signature)}\n"), "PS001") == []
+
+
+def test_a_jwt_with_a_real_signature_is_reported() -> None:
+    signed = _jwt("Qm9rT1xZ3vR8pW2kLs7nHd4aFj6eUc0yBi5gMt9oXqE")
+    assert at(lint_text("notes/auth.yaml", f"session: {signed}\n"), "PS001") == [(1, 10)]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "twilio://AccountSid:AuthToken@FromPhoneNo",
+        "ringc://SourcePhoneNo:JWTToken@ClientID/ClientSecret",
+        "postmark://{apikey}:{from_email}?bcc=bcc@example.com",
+        "mailto://user:mypassword@mail.example.com",
+        "rocket://user:webhook@chat.example.com",
+        "https://git:\\$HUB_TOKEN@code.example.com/org/repo",
+        "smtp://me:<password>@mail.example.com",
+    ],
+)
+def test_documented_url_passwords_are_field_names(url: str) -> None:
+    assert at(lint_text("src/notify.py", f'# Example:\nURL = "{url}"\n'), "PS001") == []
+
+
+@pytest.mark.parametrize(
+    "url", ["postgresql://app:Kx82mQpz4tLs@db.example.com/app", "https://deploy:hV7qZ2pL9xW4@git.example.com/r"]
+)
+def test_url_passwords_that_look_real_are_reported(url: str) -> None:
+    assert at(lint_text("src/settings.py", f'DATABASE = "{url}"\n'), "PS001") != []
+
+
+def test_commented_key_placeholders_and_placeholder_attributes() -> None:
+    placeholder_key = (
+        "#   -----BEGIN " + "RSA PRIVATE KEY-----\n" + "#   privatekeyprivatekeyprivatekeyprivatekey\n" * 4
+    )
+    assert at(lint_text("sentry/config.yml", placeholder_key), "PS001") == []
+    form = 'placeholder: "sk-' + 'asddassdfasdefqsdfasd23das3dasdcasd",\n'
+    assert at(lint_text("app/form.tsx", form), "PS001") == []
+    slack = "# token looks like: xoxp-" + "1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d\n"
+    assert at(lint_text("plugins/slack.py", slack), "PS001") == []
+
+
+def test_real_key_material_and_tokens_outside_placeholders_are_reported() -> None:
+    body = "MIIEowIBAAKCAQEAq7Zr4Lp9WmXc2Vb8Nt5Ks3Jd6Hf1Ga0Qe7Ry4Tu2Io9Pa5Sd8Fg3Hj6Kl1Zx\n"
+    key = "-----BEGIN " + "RSA PRIVATE KEY-----\n" + body * 3 + "-----END RSA PRIVATE KEY-----\n"
+    assert at(lint_text("deploy/key.yaml", "key: |\n" + "".join("  " + ln + "\n" for ln in key.splitlines())), "PS001")
+    token = "sk-proj-" + "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8KeAb12"
+    assert at(lint_text("app/config.ts", f'const key = "{token}";\n'), "PS001") == [(1, 14)]
+
+
+# ---- IS002 / IS003 ---------------------------------------------------------------------------------
+
+
+def test_copied_settings_without_credentials_are_not_secrets() -> None:
+    files = {
+        "Dockerfile": "FROM node:20\nCOPY .npmrc .npmrc\nCOPY dh/ffdhe4096.pem /etc/dh.pem\nCOPY certs/ca.pem /ca.pem\n",
+        ".npmrc": "legacy-peer-deps=true\nregistry=https://registry.example.com/\n",
+        "dh/ffdhe4096.pem": "-----BEGIN DH PARAMETERS-----\nMIIBCAKCAQEA//////////+t+FRYortKmq\n-----END DH PARAMETERS-----\n",
+        "certs/ca.pem": "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n",
+    }
+    assert at(lint_files(files), "IS002") == []
+
+
+def test_copied_settings_with_credentials_are_reported() -> None:
+    files = {
+        "Dockerfile": "FROM node:20\nCOPY .npmrc .npmrc\nCOPY tls/server.pem /srv.pem\n",
+        ".npmrc": "//registry.example.com/:_authToken=Kx82mQpz4tLs9Wq\n",
+        "tls/server.pem": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nMIIE\n",
+    }
+    assert at(lint_files(files), "IS002") == [(2, 6), (3, 6)]
+
+
+@pytest.mark.parametrize(
+    "dockerfile",
+    [
+        "FROM node:20 AS build\nCOPY . .\nRUN npm ci && npm run build\nFROM nginx\nCOPY --from=build /app/dist /srv\n",
+        "FROM golang AS deps\nCOPY . .\nFROM deps AS build\nRUN go build\nFROM scratch\nCOPY --from=build /out /app\n",
+        "FROM node AS base\nFROM base AS builder\nCOPY . .\nFROM base\nCOPY --from=builder /a /a\n",
+        "FROM node AS src\nADD . /src\nFROM alpine\nRUN --mount=type=bind,from=src,target=/src make\n",
+    ],
+)
+def test_context_copies_in_discarded_builder_stages(dockerfile: str) -> None:
+    assert at(lint_text("Dockerfile", dockerfile), "IS003") == []
+
+
+@pytest.mark.parametrize(
+    "dockerfile, line",
+    [
+        ("FROM node:20\nCOPY . .\n", 2),
+        ("FROM node AS base\nCOPY . .\nFROM base\nRUN npm ci\n", 2),  # the final stage is built on it
+        ("FROM node AS build\nRUN x\nFROM nginx AS web\nCOPY . /srv\nFROM alpine AS tools\nRUN y\n", 4),  # a target
+    ],
+)
+def test_context_copies_that_reach_an_image(dockerfile: str, line: int) -> None:
+    assert [pos[0] for pos in at(lint_text("Dockerfile", dockerfile), "IS003")] == [line]
+
+
+# ---- AI001 -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "source .venv/bin/activate",
+        ". .venv/bin/activate",
+        "source .tox/py311/bin/activate",
+        "source .env/bin/activate.fish",
+        "source .direnv/python-3.11/bin/activate",
+    ],
+)
+def test_virtual_environment_activation_is_not_a_hidden_script(command: str) -> None:
+    assert at(lint_text("CLAUDE.md", f"# Setup\n\n```\n{command}\npytest -q\n```\n"), "AI001") == []
+
+
+def test_scripts_in_hidden_folders_are_still_reported() -> None:
+    found = at(lint_text("CLAUDE.md", "# Setup\n\nRun `bash .cache/setup.sh`.\n\nThen `node .vscode/x.js`.\n"), "AI001")
+    assert len(found) == 2
+
+
+# ---- HU002 / HU003 -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "پیش\u200cفرض",  # Persian ZWNJ inside a word
+        "آن\u200c را",  # at a word's end, before a space
+        "سیستم،\u200c شما",  # after an Arabic comma
+        "مثال:\u200c {0} از API\u200c (اخ",  # after a colon and a Latin word on a Persian line
+        "सेटिंग्\u200cस",  # Devanagari after a virama
+        "సెట్టింగ్\u200cలు",  # Telugu after a virama
+        "کتاب\u200cها",  # Urdu
+        "ക്\u200dക",  # Malayalam ZWJ
+    ],
+)
+def test_joiners_in_scripts_that_spell_with_them(text: str) -> None:
+    assert at(lint_text("src/lang/fa.json", json.dumps({"label": text}, ensure_ascii=False)), "HU003") == []
+    assert at(lint_text("docs/guide.md", f"# {text}\n"), "HU003") == []
+
+
+@pytest.mark.parametrize("text", ["cu\u200crl", "ev\u200dal", "rm -rf\u200c/", "a\u200bb"])
+def test_joiners_and_spaces_in_latin_text_are_reported(text: str) -> None:
+    assert at(lint_text("docs/guide.md", f"# {text}\n"), "HU003") != []
+
+
+def test_direction_marks_and_embeddings_in_rtl_translations() -> None:
+    catalogue = {
+        "docs": "بررسی مستندات: \u200f{0}",
+        "group": "برای مثال: \u202d628123456789-342345",
+        "resume": "\u202cدەستپێکردنەوە",
+        "save": "ذخیره تغییرات",
+    }
+    assert at(lint_text("src/lang/fa.json", json.dumps(catalogue, ensure_ascii=False)), "HU002") == []
+    prose = lint_text("docs/fa/guide.md", "# راهنما\n\nبرای مثال: \u202d628123456789\n")
+    assert [(f.rule, f.severity) for f in prose if f.rule == "HU002"] == [("HU002", "low")]
+
+
+def test_bidi_overrides_outside_rtl_text_stay_high() -> None:
+    findings = lint_text(
+        "src/lang/en.json", json.dumps({"a": "access \u202eevil\u202c level", "b": "Save changes"}, ensure_ascii=False)
+    )
+    assert [f.severity for f in findings if f.rule == "HU002"] == ["high", "high"]
+
+
+def test_a_demo_password_named_like_one_is_still_a_password() -> None:
+    url = "postgres://astronomy_user:astronomy_password@astronomy-db/astronomy_db"
+    assert at(lint_text("charts/shop/values.yaml", f"env:\n  - name: DB\n    value: {url}\n"), "PS001") != []
+
+
+# ---- Helm templates the masking could not read ----------------------------------------------------
+
+CHART = {"chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n"}
+DAEMONSET = """\
+{{/*
+Renders {{ include "c.name" . }} on every node.
+*/}}
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {{ include "c.fullname" . }}
+spec:
+  updateStrategy:
+{{ toYaml .Values.updateStrategy | indent 4 }}
+  template:
+    spec:
+      hostNetwork: {{ .Values.hostNetwork }}
+      containers:
+        - name: c
+          args:
+{{- range $k, $v := .Values.extraArgs }}
+            {{ $k }}: {{ $v }}
+{{- end }}
+          ports:
+{{ toYaml .Values.ports | indent 12 }}
+          securityContext:
+{{ toYaml .Values.securityContext | indent 12 }}
+"""
+VALUES = (
+    "updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1}}\nhostNetwork: true\n"
+    "extraArgs: {}\nports: [{containerPort: 80}]\nsecurityContext: {privileged: true}\n"
+)
+
+
+def test_templates_the_masking_once_broke_are_read() -> None:
+    """`toYaml | indent N` at column 0, a comment holding a directive, a flow list at its key's
+    column, a line a loop builds: the template is checked, with its values.yaml defaults."""
+    findings = lint_files({**CHART, "chart/values.yaml": VALUES, "chart/templates/ds.yaml": DAEMONSET})
+    assert at(findings, "SK001") == []
+    assert [pos[0] for pos in at(findings, "PV001")] == [23]
+    assert [pos[0] for pos in at(findings, "PV002")] == [13]
+
+
+def test_include_given_a_values_path_is_not_that_value() -> None:
+    template = 'apiVersion: v1\nkind: Service\nspec:\n  {{- include "c.limits" .Values.monitor | nindent 2 }}\n  selector:\n    app: c\n'
+    findings = lint_files(
+        {**CHART, "chart/values.yaml": "monitor: {interval: 30s}\n", "chart/templates/svc.yaml": template}
+    )
+    assert at(findings, "SK001") == []
+
+
+def test_templated_yaml_elsewhere_in_a_chart_is_a_template() -> None:
+    crd = "{{- if .Values.crds.create }}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\n{{- end }}\n"
+    findings = lint_files({**CHART, "chart/values.yaml": "crds: {create: true}\n", "chart/conf/crds/x.yaml": crd})
+    assert at(findings, "SK001") == []
+
+
+def test_a_template_past_saving_is_still_reported() -> None:
+    broken = "apiVersion: v1\nkind: ConfigMap\ndata:\n" + "".join(
+        f"  k{i}: [unclosed {{{{ .Values.x }}}}\n" for i in range(20)
+    )
+    findings = lint_files({**CHART, "chart/values.yaml": "x: 1\n", "chart/templates/cm.yaml": broken})
+    assert [f.severity for f in findings if f.rule == "SK001"] == ["info"]
+
+
+# ---- RS001 / RS002 -------------------------------------------------------------------------------
+
+DIND_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: build}
+spec:
+  containers:
+    - name: builder
+      image: docker:27-cli
+      env:
+        - {name: DOCKER_HOST, value: "%s"}
+%s    - name: dind
+      image: docker:27-dind
+      securityContext: {privileged: true}
+"""
+
+
+@pytest.mark.parametrize(
+    "host, extra",
+    [
+        ("tcp://localhost:2376", ""),
+        ("tcp://127.0.0.1:2376", ""),
+        ("tcp://localhost:2375", "        - {name: DOCKER_TLS_VERIFY, value: '1'}\n"),
+        ("https://localhost:2376", ""),
+    ],
+)
+def test_a_pods_own_dind_sidecar_behind_tls(host: str, extra: str) -> None:
+    findings = lint_text("k8s/build.yaml", DIND_POD % (host, extra))
+    assert at(findings, "RS002") == []
+    assert at(findings, "PV001") != []  # the sidecar's privilege is still reported
+
+
+def test_local_daemons_without_tls_and_remote_daemons() -> None:
+    local = [f for f in lint_text("k8s/build.yaml", DIND_POD % ("tcp://localhost:2375", "")) if f.rule == "RS002"]
+    assert [f.severity for f in local] == ["medium"]
+    remote = [
+        f for f in lint_text("k8s/build.yaml", DIND_POD % ("tcp://docker.example.com:2376", "")) if f.rule == "RS002"
+    ]
+    assert [f.severity for f in remote] == ["high"]
+
+
+@pytest.mark.parametrize(
+    "volume",
+    [
+        "${SOCKET_PATH}:/var/run/docker.sock:ro",
+        "$DOCKER_SOCK:/run/docker.sock",
+        "${SOCK?required}:/var/run/docker.sock",
+    ],
+)
+def test_a_variable_mounted_onto_the_socket_path(volume: str) -> None:
+    compose = f"services:\n  app:\n    image: app\n    volumes:\n      - {volume}\n"
+    assert [f.severity for f in lint_text("compose.yaml", compose) if f.rule == "RS001"] == ["high"]
+
+
+@pytest.mark.parametrize(
+    "volume", ["${DATA_DIR}:/data", "${CONFIG}:/etc/app/config.yaml:ro", "/var/lib/app:/var/run/app.sock"]
+)
+def test_variables_mounted_elsewhere_are_not_sockets(volume: str) -> None:
+    compose = f"services:\n  app:\n    image: app\n    volumes:\n      - {volume}\n"
+    assert at(lint_text("compose.yaml", compose), "RS001") == []
+
+
+# ---- PV007 / EG003 -------------------------------------------------------------------------------
+
+
+def test_anonymous_volumes_are_not_the_project_folder() -> None:
+    compose = "services:\n  claude:\n    image: claude-code\n    volumes:\n      - /app/node_modules\n      - .:/app\n"
+    assert [pos[0] for pos in at(lint_text("compose.yaml", compose), "PV007")] == [6]
+
+
+def test_parent_folders_without_git_in_a_checkout(tmp_path: object) -> None:
+    import pathlib
+
+    from tests.lint.helpers import lint_tree, write_tree
+
+    root = pathlib.Path(str(tmp_path))
+    compose = "services:\n  claude:\n    image: claude-code\n    volumes:\n      - ../..:/work\n      - ..:/up\n"
+    write_tree(root, {"deploy/agent/compose.yaml": compose, "deploy/.keep": "", ".git/HEAD": "ref: refs/heads/main\n"})
+    assert [f.line for f in lint_tree(root) if f.rule == "PV007"] == [5]  # ../.. is the checkout; .. is deploy/
+
+
+@pytest.mark.parametrize(
+    "image, name",
+    [
+        ("otel/opentelemetry-collector-contrib:0.110.0", "claude-otel-collector"),
+        ("prom/prometheus", "claude-code-metrics"),
+        ("grafana/grafana:11", "codex-dashboards"),
+        ("postgres:16", "aider-db"),
+    ],
+)
+def test_servers_named_after_an_agent_are_not_agents(image: str, name: str) -> None:
+    compose = f"services:\n  {name}:\n    image: {image}\n    network_mode: host\n"
+    assert at(lint_text("compose.yaml", compose), "EG003") == []
+
+
+def test_agents_on_the_host_network_are_still_reported() -> None:
+    compose = "services:\n  agent:\n    image: ghcr.io/example/claude-code:1\n    network_mode: host\n"
+    assert at(lint_text("compose.yaml", compose), "EG003") != []
+
+
+# ---- misses: AA004 runners with any argument, AA008 flags through a variable ---------------------
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "Bash(node *)",
+        "Bash(python3:*)",
+        "Bash(bash -c:*)",
+        "Bash(npx *)",
+        "Bash(git config *)",
+        "Bash(git:*)",
+        "Bash(env *)",
+        "Bash(xargs:*)",
+        "Bash(sudo *)",
+        "Bash(deno*)",
+    ],
+)
+def test_runners_allowed_with_any_argument(entry: str) -> None:
+    settings = json.dumps({"permissions": {"allow": ["Read", entry]}})
+    assert len(at(lint_text(".claude/settings.json", settings), "AA004")) == 1
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ["Bash(npm test:*)", "Bash(node scripts/build.js)", "Bash(git status:*)", "Bash(git diff *)", "Bash(pytest:*)"],
+)
+def test_narrow_allow_rules_stay_quiet(entry: str) -> None:
+    settings = json.dumps({"permissions": {"allow": [entry]}})
+    assert at(lint_text(".claude/settings.json", settings), "AA004") == []
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'claude_flags="--dangerously-skip-permissions"\nclaude -p "fix it" $claude_flags\n',
+        'FLAGS="--model opus --dangerously-skip-permissions"\nclaude ${FLAGS} -p hi\n',
+        'args=(--print --dangerously-skip-permissions)\nclaude "${args[@]}"\n',
+    ],
+)
+def test_approval_flags_passed_through_a_variable_in_a_workflow(script: str) -> None:
+    step = "".join(f"          {line}\n" for line in script.splitlines())
+    workflow = f"on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n{step}"
+    assert len(at(lint_text(".github/workflows/agent.yml", workflow), "AA008")) == 1
+
+
+# ---- misses: default secrets in a committed .env, spoofable bot conditions ------------------------
+
+
+@pytest.mark.parametrize(
+    "line", ["RPC_SHARED_SECRET=supersecret", "ADMIN_PASSWORD=opensesame", "sessionToken=keyboardcat"]
+)
+def test_word_defaults_of_secrets_in_a_committed_env(line: str) -> None:
+    assert len(at(lint_text("deploy/.env", f"LOG_LEVEL=info\n{line}\n"), "PS002")) == 1
+
+
+@pytest.mark.parametrize(
+    "path, line",
+    [
+        ("deploy/.env", "JWT_SECRET=changeme"),
+        ("deploy/.env", "SECRET_BACKEND=vault"),
+        ("deploy/.env", "API_KEY=auto"),
+        ("deploy/.env", "AUTH_PROVIDER=github"),
+        ("deploy/.env.example", "RPC_SHARED_SECRET=supersecret"),
+        ("deploy/.env", "DB_PASSWORD=${DB_PASSWORD}"),
+    ],
+)
+def test_settings_placeholders_and_templates_of_env_files(path: str, line: str) -> None:
+    assert at(lint_text(path, f"{line}\n"), "PS002") == []
+
+
+AUTO_APPROVE = """\
+on: %s
+permissions:
+  pull-requests: write
+jobs:
+  approve:
+    runs-on: ubuntu-latest
+    if: %s
+    steps:
+      - run: gh pr review --approve "$PR_URL"
+        env:
+          PR_URL: ${{ github.event.pull_request.html_url }}
+          GH_TOKEN: ${{ secrets.GITHUB_TOKEN }}
+"""
+
+
+@pytest.mark.parametrize(
+    "trigger, condition",
+    [
+        ("pull_request_target", "github.actor == 'dependabot[bot]'"),
+        ("pull_request_target", "${{ github.triggering_actor == 'renovate[bot]' }}"),
+        ("[workflow_run]", "\"'dependabot[bot]' == github.actor\""),
+    ],
+)
+def test_spoofable_bot_conditions_guarding_an_approval(trigger: str, condition: str) -> None:
+    findings = [
+        f for f in lint_text(".github/workflows/auto.yml", AUTO_APPROVE % (trigger, condition)) if f.rule == "CP008"
+    ]
+    assert [(f.line, f.severity) for f in findings] == [(7, "high")]
+
+
+@pytest.mark.parametrize(
+    "trigger, condition",
+    [
+        ("pull_request_target", "github.event.pull_request.user.login == 'dependabot[bot]'"),
+        ("pull_request", "github.actor == 'dependabot[bot]'"),
+        ("push", "github.actor == 'dependabot[bot]'"),
+    ],
+)
+def test_bot_checks_a_fork_cannot_spoof(trigger: str, condition: str) -> None:
+    assert at(lint_text(".github/workflows/auto.yml", AUTO_APPROVE % (trigger, condition)), "CP008") == []
+
+
+@pytest.mark.parametrize(
+    "line", ["ENV TOKEN=123456", "ENV API_KEY=changeme", "ENV SECRET_KEY=xxxxxxxx", "ENV DB_PASSWORD=000000"]
+)
+def test_dummy_image_defaults_are_info(line: str) -> None:
+    findings = [f for f in lint_text("Dockerfile", f"FROM x\n{line}\n") if f.rule == "IS001"]
+    assert [f.severity for f in findings] == ["info"]
+
+
+@pytest.mark.parametrize("line", ["ENV DB_PASSWORD=Kx82mQpz4t", "ENV GH_TOKEN=$GH_TOKEN", "ENV API_KEY=${API_KEY}"])
+def test_real_looking_image_secrets_stay_high(line: str) -> None:
+    findings = [f for f in lint_text("Dockerfile", f"FROM x\n{line}\n") if f.rule == "IS001"]
+    assert [f.severity for f in findings] == ["high"]
+
+
+def test_a_file_cut_at_the_scan_limit_is_not_a_parse_error() -> None:
+    import pathlib
+    import tempfile
+
+    from tests.lint.helpers import lint_tree, write_tree
+
+    big = json.dumps({"api_token": "Kx82mQpz4t", "items": [{"description": "x" * 90} for _ in range(400)]})
+    with tempfile.TemporaryDirectory() as tmp:
+        write_tree(pathlib.Path(tmp), {"report.json": big, "compose.yaml": "services: [\n"})
+        findings = lint_tree(pathlib.Path(tmp), max_bytes=10_000)
+    assert sorted((f.path, f.rule) for f in findings) == [("compose.yaml", "SK001"), ("report.json", "SK002")]
+    assert "does not parse" in next(f.message for f in findings if f.rule == "SK002")
+
+
+def test_catalogues_with_untranslated_entries() -> None:
+    catalogue = {f"k{i}": "" for i in range(30)} | {"Password": "Parool", "Save": "Salvesta", "Hello": "Tere tulemast"}
+    assert at(lint_text("vue3/src/locales/et.json", json.dumps(catalogue)), "PS002") == []
