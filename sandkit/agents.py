@@ -18,8 +18,7 @@ heavy: the linter loads it on every run, so the records are NamedTuples (a datac
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-from sandkit.lean_typing import NamedTuple
+from typing import NamedTuple
 
 
 class ApprovalFlag(NamedTuple):

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from sandkit import __version__
 from sandkit.errors import SandkitError, UsageError
-from sandkit.lean_typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
@@ -51,7 +51,7 @@ def _build_settings_from_config(args: argparse.Namespace) -> None:
     gives none, so the pre-commit hook `sandkit build --check` works without arguments."""
     if args.kits and args.output is not None:
         return
-    from sandkit.lint.config import LintConfig, find_config, load_config
+    from sandkit.config import LintConfig, find_config, load_config
 
     found = find_config(".")
     config = load_config(found) if found else LintConfig()
@@ -100,8 +100,6 @@ def _run_completion(args: argparse.Namespace) -> int:
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
-
-_untranslated = False  # set by entry(): argparse's messages are not looked up in gettext's catalogues
 
 
 def _command(sub: Subparsers, name: str, help_text: str, run: Runner) -> argparse.ArgumentParser:
@@ -340,8 +338,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     need, was a good part of a pre-commit ``sandkit lint``'s start)."""
     import argparse
 
-    if _untranslated:
-        _untranslated_argparse()
     parser = argparse.ArgumentParser(
         prog="sandkit",
         description="Run AI coding agents unattended, safely: kits in, sandboxes out.",
@@ -358,17 +354,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    args = _plain_lint(words)
-    if args is None:
-        named = words[0] if words and any(words[0] in names for names, _ in _SUBCOMMANDS) else None
-        parser = build_parser(named)  # an unknown word gets the whole parser, and its list of commands
-        try:
-            args = parser.parse_args(words)
-        except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
-            return int(exc.code or 0)
-        if getattr(args, "run", None) is None:
-            parser.print_help(sys.stderr)
-            return 2
+    named = words[0] if words and any(words[0] in names for names, _ in _SUBCOMMANDS) else None
+    parser = build_parser(named)  # an unknown word gets the whole parser, and its list of commands
+    try:
+        args = parser.parse_args(words)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help/--version
+        return int(exc.code or 0)
+    if getattr(args, "run", None) is None:
+        parser.print_help(sys.stderr)
+        return 2
     run: Runner = args.run
     try:
         code = run(args)
@@ -383,20 +377,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _broken_pipe()
 
 
-def _plain_lint(words: list[str]) -> argparse.Namespace | None:
-    """``sandkit lint [PATH ...]`` with no flag, as pre-commit runs the hook, read without argparse:
-    lint's defaults (``LINT_DEFAULTS``, which a test holds equal to what argparse gives) and the
-    paths. Importing argparse and gettext and building the parser were a sixth of such a run;
-    anything else on the command line is argparse's."""
-    if not words or words[0] != "lint" or any(word.startswith("-") for word in words[1:]):
-        return None
-    from types import SimpleNamespace
-
-    from sandkit.lint.arguments import LINT_DEFAULTS
-
-    return SimpleNamespace(command="lint", **LINT_DEFAULTS, paths=words[1:], run=_run_lint)  # type: ignore[return-value]
-
-
 #: New objects between two runs of the collector's youngest generation (Python's default: 700).
 COLLECT_AFTER = 20_000
 
@@ -408,38 +388,20 @@ def entry(argv: Sequence[str] | None = None) -> int:
     - The collector runs after ``COLLECT_AFTER`` new objects rather than 700. A run's imports made
       it run some twenty times over classes and functions that live to the end (2 ms of a
       pre-commit lint); a long scan still collects, with the same work per object.
-    - argparse's messages are not looked up in gettext's catalogues (:func:`_untranslated_argparse`;
-      :func:`main` reads ``sandkit lint PATH...`` without argparse at all, :func:`_plain_lint`).
     - At exit the interpreter collects every reference cycle it can, which for the classes and
       functions a run has imported means freeing them one by one: a fifth of a pre-commit lint's
       CPU time. Frozen objects are left out of collections (``gc.freeze``), so the process ends
       without freeing them. Nothing depends on their collection: the commands close what they
       write before returning, and the standard streams are flushed at exit all the same.
 
-    Callers of :func:`main` in a longer-lived process keep their collector and argparse as they were.
+    Callers of :func:`main` in a longer-lived process keep their collector as it was.
     """
     import gc
 
-    global _untranslated
     gc.set_threshold(COLLECT_AFTER, *gc.get_threshold()[1:])
-    _untranslated = True
     code = main(argv)
     gc.freeze()
     return code
-
-
-def _untranslated_argparse() -> None:
-    """argparse's own messages ("usage:", "show this help message and exit") as they are written,
-    once the program (:func:`entry`) builds a parser.
-
-    argparse asks gettext for a translation of each, and gettext searches for catalogue files on
-    every call, importing locale to normalise the language's name: some 2 ms of a pre-commit run.
-    CPython ships no catalogue for argparse, and sandkit's own messages are English.
-    """
-    import argparse
-
-    argparse._ = str  # type: ignore[attr-defined]  # one message in, the same message out
-    argparse.ngettext = lambda singular, plural, count: singular if count == 1 else plural  # type: ignore[attr-defined]
 
 
 def _broken_pipe() -> int:

@@ -48,16 +48,16 @@ def _targets() -> tuple[str, ...]:
 
 
 def _categories() -> tuple[str, ...]:
-    from sandkit.lint.rule_index import RULES
+    from sandkit.lint.registry import all_rules
 
-    return tuple(sorted({rule[2] for rule in RULES}))
+    return tuple(sorted({rule.category for rule in all_rules()}))
 
 
 def _rule_words() -> tuple[str, ...]:
     """What --select and explain take: rule IDs, then categories (prefixes and names work too)."""
-    from sandkit.lint.rule_index import RULES
+    from sandkit.lint.registry import all_rules
 
-    return (*sorted(rule[0] for rule in RULES), *_categories())
+    return (*sorted(rule.id for rule in all_rules()), *_categories())
 
 
 def known_values(action: argparse.Action) -> tuple[str, tuple[str, ...]]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-
-from sandkit.lean_typing import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import TextIO

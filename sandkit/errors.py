@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sandkit.lean_typing import NamedTuple
+from typing import NamedTuple
 
 
 class Location(NamedTuple):

@@ -10,13 +10,12 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
-
-from sandkit.lean_typing import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any
 
-_compile = re.compile  # the real one, even while a caller stands a LazyPattern in for it
+_compile = re.compile
 
 
 class LazyPattern:

@@ -20,8 +20,7 @@ are byte sequences no character's encoding holds).
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from sandkit.lean_typing import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import ahocorasick_rs

@@ -83,7 +83,7 @@ def test_the_catalogue_imports_nothing_heavy() -> None:
     """sandkit.lint.kinds loads it on every lint run, pre-commit's included."""
     code = "import sys, sandkit.agents; print(sorted(m for m in sys.modules if m.startswith(('sandkit', 'yaml', 'pydantic', 'jinja2', 'ruamel'))))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == "['sandkit', 'sandkit.agents', 'sandkit.lean_typing']"
+    assert loaded.strip() == "['sandkit', 'sandkit.agents']"
 
 
 # ----- presets agree with their records ---------------------------------------------------------

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from sandkit import OUTPUT_VERSION
 from sandkit.kits.clone_auth import repo_kind
@@ -28,7 +28,6 @@ from sandkit.kits.inject import VALUE_SLOT
 from sandkit.kits.loader import LoadedKit
 from sandkit.kits.model import GithubTrigger, Kit, Trigger, WebhookTrigger
 from sandkit.kits.webhooks import WebhookSource, parse_selector
-from sandkit.lean_typing import NamedTuple
 
 DEBIAN_LIKE = ("debian", "ubuntu")
 ENTRYPOINT_PATH = "/usr/local/bin/sandkit-entrypoint"

@@ -151,8 +151,8 @@ def read_yaml(path: Path, shown: str) -> Node:
 
 def read_jsonc(path: Path, shown: str) -> Node:
     """A located JSON-with-comments mapping (devcontainer.json), bounded like YAML."""
-    from sandkit.lint.syntax.jsonc import load_jsonc
-    from sandkit.lint.syntax.tree import SyntaxProblem
+    from sandkit.syntax.jsonc import load_jsonc
+    from sandkit.syntax.tree import SyntaxProblem
 
     data = _bounded_read(path, shown)
     try:
@@ -194,7 +194,7 @@ class _JsonNodes:
         self.count = 0
 
     def build(self, value: Any, loc: Location, depth: int) -> Node:
-        from sandkit.lint.syntax.tree import PMap, PSeq
+        from sandkit.syntax.tree import PMap, PSeq
 
         self.count += 1
         if self.count > MAX_NODES or depth > MAX_DEPTH:

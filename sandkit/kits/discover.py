@@ -111,13 +111,14 @@ def top_level_scalars(data: bytes, wanted: tuple[str, ...]) -> tuple[dict[str, s
     Reads YAML events only as far as needed; a syntax error stops the reading and is returned
     (with what was found before it), so a kit broken further down is still recognised as a kit.
     """
-    import yaml
+    from sandkit.syntax.tree import SyntaxProblem
+    from sandkit.syntax.yaml import EVENT as yaml
+    from sandkit.syntax.yaml import events
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     found: dict[str, str] = {}
     depth, expecting_key, key = 0, True, None
     try:
-        for event in yaml.parse(data, Loader=loader):
+        for event in events(data):
             if isinstance(event, yaml.CollectionStartEvent):
                 if depth == 0 and not isinstance(event, yaml.MappingStartEvent):
                     break
@@ -138,6 +139,6 @@ def top_level_scalars(data: bytes, wanted: tuple[str, ...]) -> tuple[dict[str, s
                     if len(found) == len(wanted):
                         break
                 expecting_key = not expecting_key
-    except yaml.YAMLError as exc:
-        return found, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    except SyntaxProblem as exc:
+        return found, exc.message
     return found, None

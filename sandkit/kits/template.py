@@ -94,10 +94,9 @@ def render_init(name: str, preset: str | None, *, schema_ref: str, kit_path: str
 def plain_or_quoted(name: str) -> str:
     """``name`` as a YAML scalar that every YAML version reads back as that text: ``123``, ``true``,
     ``no`` or ``1e3`` would be a number or a boolean to some reader, so they are quoted."""
-    import yaml
-
     from sandkit.kits.yamlnodes import nodes_from_text
+    from sandkit.syntax.yaml import load_yaml11
 
     as_12 = nodes_from_text(f"name: {name}\n", "name").value["name"].value
-    as_11 = yaml.safe_load(f"name: {name}\n")["name"]
+    as_11 = load_yaml11(f"name: {name}\n")["name"]
     return name if as_12 == name and as_11 == name else f'"{name}"'

@@ -1,6 +1,7 @@
 """Read YAML into a tree of located nodes, refusing what hostile files try.
 
-ruamel.yaml's round-trip loader keeps line and column for every key and value; we copy them into
+The parse layer's round-trip reader (ruamel.yaml, :func:`sandkit.syntax.yaml.load_round_trip`)
+keeps line and column for every key and value; we copy them into
 plain :class:`Node` objects so that ``extends`` can merge trees from several files and every value
 still knows the file and place it came from. Aliases are expanded with a node budget, which turns a
 "billion laughs" document into a clear error in milliseconds instead of an exhausted machine.
@@ -14,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandkit.errors import KitError, Location, Problem, long_integer_at
+from sandkit.errors import KitError, Location, Problem
 from sandkit.kits.reading import PathRefused, read_regular, real
+from sandkit.syntax.tree import SyntaxProblem
 
 MAX_BYTES = 1024 * 1024
 MAX_NODES = 50_000
@@ -80,41 +82,18 @@ def _decode(path: str, data: bytes) -> str:
 
 
 def _parse(path: str, text: str) -> Any:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    """The kit's one document, read by the parse layer's round-trip reader (ruamel.yaml)."""
+    from sandkit.syntax.yaml import load_round_trip  # PyYAML and ruamel.yaml: only once a kit is read
 
-    yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = False
     try:
-        documents = list(yaml.load_all(text))
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = (exc.problem or exc.context or "invalid YAML").strip()
-        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
-        if "duplicate key" in str(exc):
-            raise _fail(path, "duplicate key " + _duplicate_key_name(str(exc)), line, col) from None
-        raise _fail(path, f"YAML syntax error: {problem}", line, col) from None
-    except YAMLError as exc:
-        raise _fail(path, f"YAML error: {str(exc).splitlines()[0]}") from None
-    except RecursionError:
-        raise _fail(path, f"YAML is nested too deeply (more than {MAX_DEPTH} levels)") from None
-    except ValueError:  # ruamel converts integers itself: one longer than Python converts stops it
-        raise _fail(path, "an integer too long to read (over 4,300 digits)", *long_integer_at(text)) from None
-    documents = [d for d in documents if d is not None]
+        documents = load_round_trip(text)
+    except SyntaxProblem as exc:
+        raise _fail(path, exc.message, exc.pos.line, exc.pos.column) from None
     if len(documents) > 1:
         raise _fail(path, "a kit file holds exactly one YAML document; found several")
     if not documents:
         raise _fail(path, "file is empty; a kit is a YAML mapping starting with `apiVersion: sandkit/v1`")
     return documents[0]
-
-
-def _duplicate_key_name(message: str) -> str:
-    marker = 'found duplicate key "'
-    start = message.find(marker)
-    if start < 0:
-        return "(each key may appear once in a mapping)"
-    end = message.find('"', start + len(marker))
-    return f"{message[start + len(marker) : end]!r} (each key may appear once in a mapping)"
 
 
 class _Builder:

@@ -9,26 +9,17 @@ The flags follow ruff, hadolint and zizmor where those tools agree, so that habi
 
 from __future__ import annotations
 
-from sandkit.lean_typing import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
 
-SEVERITIES = ("critical", "high", "medium", "low", "info")
+from sandkit.config import SEVERITIES as SEVERITIES
+
 #: Output formats; the reporter of each is ``sandkit.lint.reporters.<name>_format``.
 FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit")
 #: Formats read by people; only these get colour, progress and notes on standard error.
 HUMAN_FORMATS = ("text", "concise")
-#: What ``sandkit lint`` gets when it is given no flag, the paths aside: the program reads
-#: ``sandkit lint PATH...`` without argparse (sandkit.cli._plain_lint; tests/lint/test_cli_flags.py
-#: holds these equal to the defaults of the flags below).
-LINT_DEFAULTS = {
-    **{"format": "text", "output": None, "statistics": False, "quiet": False, "no_color": False},
-    **{"min_severity": None, "fail_on": None, "exit_zero": False, "select": None, "extend_select": None},
-    **{"ignore": None, "extend_ignore": None, "include_examples": False, "exclude": None, "extend_exclude": None},
-    **{"respect_gitignore": False, "root": None, "stdin_filename": None, "fix": False, "diff": False},
-    **{"config": None, "baseline": None, "write_baseline": None, "jobs": None},
-}
 
 
 def add_lint_arguments(p: argparse.ArgumentParser) -> None:

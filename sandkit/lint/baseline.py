@@ -23,13 +23,17 @@ def write_baseline(path: str, findings: list[Finding]) -> None:
 
 
 def read_baseline(path: str) -> set[str]:
+    from sandkit.syntax.jsonc import load_json
+    from sandkit.syntax.tree import SyntaxProblem
+
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = load_json(handle.read())
     except OSError as exc:
         raise UsageError(f"{path}: error: cannot read the baseline: {exc.strerror}") from None
-    except ValueError as exc:
-        raise UsageError(f"{path}: error: the baseline is not valid JSON: {exc}") from None
+    except (ValueError, SyntaxProblem) as exc:  # not UTF-8, or not JSON
+        where = f" (line {exc.pos.line}, column {exc.pos.column})" if isinstance(exc, SyntaxProblem) else ""
+        raise UsageError(f"{path}: error: the baseline is not valid JSON: {exc}{where}") from None
     entries = data.get("findings") if isinstance(data, dict) else None
     if not isinstance(entries, list) or data.get("version") != 1:
         raise UsageError(f"{path}: error: not a sandkit baseline (version 1 with 'findings')")

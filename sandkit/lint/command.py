@@ -11,16 +11,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit import __version__
 from sandkit.console import Progress, color_enabled
 from sandkit.errors import SandkitError, UsageError
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.arguments import HUMAN_FORMATS
 from sandkit.lint.config import LintConfig, find_config, load_config
 from sandkit.lint.discovery import AnyOf, Matcher, PathPatterns, in_dependency
 from sandkit.lint.model import Finding, at_least
-from sandkit.lint.registry import RuleInfo, rule_index
+from sandkit.lint.registry import Rule, all_rules
 from sandkit.lint.selection import combine, rule_matches, split_list
 
 if TYPE_CHECKING:
@@ -68,8 +68,8 @@ class Lint(NamedTuple):
     args: argparse.Namespace
     root: str
     config: LintConfig
-    rules: list[RuleInfo]
-    active: list[RuleInfo]
+    rules: list[Rule]
+    active: list[Rule]
     prefix: str
     config_exclude: PathPatterns = PathPatterns()
     command_line_exclude: PathPatterns = PathPatterns()
@@ -143,7 +143,7 @@ def _found_config(root: str) -> LintConfig:
 
 
 def _prepare(args: argparse.Namespace, root: str, config: LintConfig) -> Lint:
-    rules: list[RuleInfo] = list(rule_index())  # no rule family is imported to select rules
+    rules = all_rules()
     selectors = combine(
         config.select,
         config.ignore,
@@ -362,7 +362,7 @@ def _prefix_from(base: str, root: str) -> str:
 
 
 def _drop_per_path(
-    findings: list[Finding], per_path: Mapping[str, tuple[str, ...]], rules: list[RuleInfo], prefix: str
+    findings: list[Finding], per_path: Mapping[str, tuple[str, ...]], rules: list[Rule], prefix: str
 ) -> list[Finding]:
     if not per_path:
         return findings

@@ -17,8 +17,8 @@ import re
 import stat
 from collections.abc import Iterable, Iterator
 from functools import cached_property
+from typing import Protocol
 
-from sandkit.lean_typing import Protocol
 from sandkit.lint.kinds import Kind, is_agent_file, kind_by_name
 
 SKIPPED_FOLDERS = frozenset(

@@ -14,31 +14,32 @@ import itertools
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint import engine_rules, kinds
 from sandkit.lint.consumers.duplicates import CONSUMER_VERDICT, duplicate_hits
 from sandkit.lint.discovery import Candidate, Matcher, discover
 from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
-from sandkit.lint.registry import ENGINE_FAMILY, IndexedRule, Rule, load_family, pass_families, rule_index
+from sandkit.lint.registry import Rule, all_rules
 from sandkit.lint.source import RuleSettings, SourceFile
 from sandkit.lint.suppress import SUPPRESSION_MARK, covers, find_suppressions
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
 from sandkit.literal_search import LARGE_TEXT as LARGE_TEXT  # where a file's trigger words take one pass
 from sandkit.literal_search import LiteralSet
+from sandkit.syntax.tree import MAX_BYTES
 
 if TYPE_CHECKING:
-    from typing import Any
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 BINARY_PROBE = 8192
-DEFAULT_MAX_BYTES = 2_000_000
+DEFAULT_MAX_BYTES = MAX_BYTES
 PARALLEL_THRESHOLD = 400  # files, or
 PARALLEL_BYTES = 4_000_000  # bytes among fewer files, that make a process pool worth its start
 CHUNK = 50  # files: the last chunks are short, so both workers finish together (200 left one idle for 40 ms)
 CHUNK_BYTES = 500_000  # a chunk ends after this much content (a large file is a chunk of its own)
-IN_FLIGHT_PER_WORKER = 4  # chunks queued per spawned worker (a forked one holds one at a time)
+IN_FLIGHT_PER_WORKER = 2  # chunks queued per worker: one being checked, one waiting
 
 
 class ScanOptions(NamedTuple):
@@ -117,15 +118,14 @@ def scan_bytes(path: str, raw: bytes, root: str, options: ScanOptions, *, in_dep
 
 def _with_passes(findings: list[Finding], files: int, crashes: list[str], root: str) -> ScanResult:
     """The findings once the repository passes have seen them (a pass works over findings: with
-    none there is nothing to pass, and the families that register passes stay unimported)."""
+    none there is nothing to pass)."""
     if not findings:
         return ScanResult(findings, files, crashes)
     from sandkit.lint.repository import RepositoryView, run_passes
+    from sandkit.lint.rules import FAMILIES
 
-    order = pass_families()
-    for family in order:  # a family registers its passes on import
-        load_family(family)
-    findings, pass_crashes = run_passes(findings, RepositoryView(root), order)
+    all_rules()  # the families register their passes
+    findings, pass_crashes = run_passes(findings, RepositoryView(root), FAMILIES)
     return ScanResult(findings, files, crashes + pass_crashes)
 
 
@@ -152,45 +152,110 @@ def _chunks(sized: Iterable[tuple[Candidate, int]]) -> Iterator[list[Candidate]]
 
 
 def _parallel(chunks: Iterator[list[Candidate]], options: ScanOptions, workers: int) -> Iterator[FileResult]:
-    """Check chunks in worker processes while discovery is still walking the tree.
+    """Check chunks in a process pool (``concurrent.futures``) while discovery is still walking
+    the tree, results in the order they finish; at most ``IN_FLIGHT_PER_WORKER`` chunks per
+    worker are queued, so memory does not grow with the tree and a worker that is done takes the
+    next chunk while a long one is still being checked. Workers are forked where the system can
+    (they start from this process's imports, the rules already registered), spawned elsewhere.
 
-    Each worker holds one chunk at a time, so memory does not grow with the tree. Where the
-    system can fork, the workers are forked children (``forking``), which start from this
-    process's imports; elsewhere a spawned ``multiprocessing`` pool imports sandkit afresh.
+    A worker that dies (killed, out of memory, a crash in a C extension) breaks the pool; the
+    chunks that were queued are then checked again one at a time, each in a pool of its own, so
+    only the chunk that kills its worker is lost (an internal error for each of its files).
     """
-    if not hasattr(os, "fork"):
-        yield from _spawned(chunks, options, workers)
-        return
-    from sandkit.lint.forking import run_forked
+    import multiprocessing  # with concurrent.futures: only for a large scan
 
-    for family in sorted({r.family for r in rule_index() if r.id in options.rules}):  # once, before the fork
-        load_family(family)
-    checker = _Checker(options)
-    yield from run_forked(chunks, checker.check_chunk, _lost, workers)
+    all_rules()  # once, before the workers start from this process
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    start = functools.partial(_pool, context=multiprocessing.get_context(method), options=options)
+    pending: dict[Future[FileResult], list[Candidate]] = {}
+    pool = start(workers)
+    try:
+        for chunk in chunks:
+            pending[_submit(pool, chunk)] = chunk
+            while len(pending) >= IN_FLIGHT_PER_WORKER * workers:
+                results, pool = _finished(pending, pool, start, workers)
+                yield from results
+        while pending:
+            results, pool = _finished(pending, pool, start, workers)
+            yield from results
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool(workers: int, context: Any, options: ScanOptions) -> ProcessPoolExecutor:
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(options,))
+
+
+def _submit(pool: ProcessPoolExecutor, chunk: list[Candidate]) -> Future[FileResult]:
+    """The chunk's future; a pool broken since the last result gives a future that says so."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return pool.submit(_check_chunk, chunk)
+    except BrokenProcessPool as exc:
+        broken: Future[FileResult] = Future()
+        broken.set_exception(exc)
+        return broken
+
+
+def _finished(
+    pending: dict[Future[FileResult], list[Candidate]],
+    pool: ProcessPoolExecutor,
+    start: Callable[[int], ProcessPoolExecutor],
+    workers: int,
+) -> tuple[list[FileResult], ProcessPoolExecutor]:
+    """The results of the chunks that are done once one is, and the pool to go on with (a fresh
+    one once a worker died: then every queued chunk is checked alone, see :func:`_parallel`)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+    results: list[FileResult] = []
+    for future in done:
+        error = future.exception()
+        if isinstance(error, BrokenProcessPool):
+            pool.shutdown(wait=True, cancel_futures=True)
+            suspects = list(pending.values())
+            pending.clear()
+            return [*results, *(_alone(suspect, start) for suspect in suspects)], start(workers)
+        chunk = pending.pop(future)
+        if error is None:
+            results.append(future.result())
+        else:  # a bug in checking: this chunk is lost, not the scan
+            results.append(_lost(chunk, f"checking it failed: {type(error).__name__}: {error}"))
+    return results, pool
+
+
+def _alone(chunk: list[Candidate], start: Callable[[int], ProcessPoolExecutor]) -> FileResult:
+    """A chunk checked in a pool of one worker of its own (lost if that worker dies too)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = start(1)
+    try:
+        return pool.submit(_check_chunk, chunk).result()
+    except BrokenProcessPool:
+        return _lost(chunk, "its worker process ended")
+    except Exception as exc:
+        return _lost(chunk, f"checking it failed: {type(exc).__name__}: {exc}")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _merged(results: Iterable[FileResult]) -> FileResult:
+    merged = FileResult()
+    for result in results:
+        merged.findings.extend(result.findings)
+        merged.crashes.extend(result.crashes)
+        merged.scanned += result.scanned
+    return merged
 
 
 def _lost(chunk: list[Candidate], why: str) -> FileResult:
     """A chunk whose worker could not return it: an internal error for each file (exit code 2)."""
     return FileResult(crashes=[f"{candidate.path}: not checked: {why}" for candidate in chunk])
-
-
-def _spawned(chunks: Iterator[list[Candidate]], options: ScanOptions, workers: int) -> Iterator[FileResult]:
-    """The pool where there is no fork: at most a few chunks per worker are in flight."""
-    import multiprocessing
-    from collections import deque
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(options,)
-    ) as pool:
-        pending: deque[Future[FileResult]] = deque()
-        for chunk in chunks:
-            pending.append(pool.submit(_check_chunk, chunk))
-            if len(pending) >= IN_FLIGHT_PER_WORKER * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
 
 
 _worker_checker: _Checker | None = None
@@ -209,19 +274,19 @@ def _check_chunk(chunk: list[Candidate]) -> FileResult:
 class _Checker:
     """Runs the selected rules over one file at a time.
 
-    It works from the rule index: a rule's family is imported only when a file of its kinds
-    holds one of its triggers (or it has none), so a run over a few files imports a few families.
+    A rule reads a file of its kinds only when the file holds one of its triggers (or it has
+    none), so most files skip most rules without being parsed.
     """
 
     def __init__(self, options: ScanOptions) -> None:
         wanted = set(options.rules)
-        index = rule_index()
-        self.rules = [r for r in index if r.id in wanted and r.family != ENGINE_FAMILY]
+        every = all_rules()
+        self.rules = [r for r in every if r.id in wanted and r.check is not None]
         self.options = options
-        self.known_keys = {k for r in index for k in (r.id, r.name, r.category)}
+        self.known_keys = {k for r in every for k in (r.id, r.name, r.category)}
         self.wanted_kinds = {k for r in self.rules for k in r.kinds}
-        self.report_engine = {r.id for r in index if r.family == ENGINE_FAMILY} & wanted
-        self.by_kind: dict[str, list[IndexedRule]] = {}
+        self.report_engine = {r.id for r in every if r.check is None} & wanted
+        self.by_kind: dict[str, list[Rule]] = {}
         self.word_search: dict[str, LiteralSet] = {}
 
     def wants(self, candidate: Candidate) -> bool:
@@ -235,7 +300,7 @@ class _Checker:
         name = candidate.path.rsplit("/", 1)[-1]
         return kind.kind == "text" and "." not in name and "shell" in wanted  # a shebang?
 
-    def _rules_for(self, kind: str) -> list[IndexedRule]:
+    def _rules_for(self, kind: str) -> list[Rule]:
         rules = self.by_kind.get(kind)
         if rules is None:
             rules = self.by_kind[kind] = [r for r in self.rules if r.wants(kind)]
@@ -255,13 +320,7 @@ class _Checker:
 
     def check_chunk(self, chunk: list[Candidate]) -> FileResult:
         """One merged result per chunk: pickling a result per file costs more than checking it."""
-        merged = FileResult()
-        for candidate in chunk:
-            result = self.check(candidate)
-            merged.findings.extend(result.findings)
-            merged.crashes.extend(result.crashes)
-            merged.scanned += result.scanned
-        return merged
+        return _merged(self.check(candidate) for candidate in chunk)
 
     def check(self, candidate: Candidate) -> FileResult:
         if candidate.problem and candidate.problem.startswith("is a folder"):
@@ -319,11 +378,11 @@ class _Checker:
         budget = source.budget  # its clock starts now: parsing and rules share the file's time
         words_in_text = self._trigger_words_in(kind, text)
         may_suppress = words_in_text is None or text is not source.text or SUPPRESSION_MARK in words_in_text
-        for indexed in self._rules_for(kind):
+        for candidate_rule in self._rules_for(kind):
             if budget.out_of_time():
                 break
             try:
-                rule = _rule_to_run(indexed, source, text, words_in_text)
+                rule = _rule_to_run(candidate_rule, source, text, words_in_text)
                 if rule is None:
                     continue
                 assert rule.check is not None
@@ -331,7 +390,7 @@ class _Checker:
             except SyntaxProblem as exc:
                 problem = problem or exc
             except Exception as exc:  # a rule bug must not stop the scan
-                result.crashes.append(f"{candidate.path}: rule {indexed.id} failed: {type(exc).__name__}: {exc}")
+                result.crashes.append(f"{candidate.path}: rule {candidate_rule.id} failed: {type(exc).__name__}: {exc}")
         if problem is not None and len(raw) > self.options.max_bytes:
             # cut at the scan limit, the text stops mid-value: that is no parse error of the file's
             # own, and SK002 (above) says so, and that its structure went unread
@@ -403,20 +462,8 @@ class _Checker:
         return list(findings)
 
 
-def _rule_to_run(
-    indexed: IndexedRule, source: SourceFile, text: str, words_in_text: frozenset[str] | None
-) -> Rule | None:
-    """The rule, when its pre-filters (``reads``, then the triggers) let it read this file.
-
-    Once its family is imported the registered rule decides; before, the index's triggers do
-    (the same words and patterns), and the family is imported only if they occur.
-    """
-    rule = indexed.loaded()
-    if rule is None:
-        if indexed.triggers and not indexed.triggered_by(text, words_in_text):
-            return None
-        rule = indexed.load()
-        return rule if rule.reads is None or rule.reads(source) else None
+def _rule_to_run(rule: Rule, source: SourceFile, text: str, words_in_text: frozenset[str] | None) -> Rule | None:
+    """The rule, when its pre-filters (``reads``, then the triggers) let it read this file."""
     if rule.reads is not None and not rule.reads(source):
         return None
     if rule.triggers and not rule.triggered_by(text, words_in_text):
@@ -511,23 +558,10 @@ def _chart_values(path: str, max_bytes: int, anywhere: bool = False) -> Any:
 
 def fingerprint(rule_id: str, path: str, line_text: str, occurrence: int) -> str:
     """Stable across edits elsewhere in the file: rule, path, the line's text, which repeat."""
+    import hashlib  # OpenSSL's start-up: only for a run with findings
+
     data = "\0".join((rule_id, path, " ".join(line_text.split()), str(occurrence)))
-    digest: str = _sha256()(data.encode("utf-8", errors="surrogatepass")).hexdigest()
-    return digest[:32]
-
-
-@functools.cache
-def _sha256() -> Callable[[bytes], Any]:
-    """CPython's own SHA-256 (the same digest): ``hashlib`` loads OpenSSL, 4-6 ms that every
-    process with a finding paid (each worker, and a pre-commit run)."""
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12 and later
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11
-        except ImportError:
-            from hashlib import sha256
-    return sha256  # type: ignore[no-any-return]
+    return hashlib.sha256(data.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
 
 
 _NOT_REGULAR = "not a regular file"

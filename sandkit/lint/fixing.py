@@ -16,8 +16,8 @@ import re
 import stat
 import tempfile
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.discovery import Candidate, in_dependency
 from sandkit.lint.engine import scan_bytes, source_of
 from sandkit.lint.engine_rules import PARSE_ERROR

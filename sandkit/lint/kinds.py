@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from typing import NamedTuple
 
 from sandkit.agents import CATALOGUE, unique
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import NamedTuple
 from sandkit.literal_search import LARGE_TEXT, LiteralSet
 
 KIT = "kit"

@@ -13,14 +13,14 @@ lines, as pip-compile writes them), server.json.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tomllib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING
+from sandkit.syntax.jsonc import load_json
+from sandkit.syntax.toml import load_toml_plain
 
 if TYPE_CHECKING:
     from typing import Any
@@ -50,7 +50,7 @@ class _Collector:
 
 
 def _npm_lock(text: str) -> Versions:
-    data = json.loads(text)
+    data = load_json(text)
     out = _Collector("npm")
     if not isinstance(data, dict):
         return out.found
@@ -127,7 +127,7 @@ def _registry_metadata(ecosystem: str) -> Reader:
     """An MCP registry ``server.json``: ``packages`` with a registry type, identifier and version."""
 
     def read(text: str) -> Versions:
-        data = json.loads(text)
+        data = load_json(text)
         out = _Collector(ecosystem)
         packages = data.get("packages") if isinstance(data, dict) else None
         for package in packages if isinstance(packages, list) else ():
@@ -157,7 +157,7 @@ def _toml_packages(table: str) -> Reader:
     """uv.lock and poetry.lock (``[[package]]``), pylock.toml (``[[packages]]``)."""
 
     def read(text: str) -> Versions:
-        data = tomllib.loads(text)
+        data = load_toml_plain(text)
         out = _Collector("pypi")
         for package in data.get(table, []) if isinstance(data.get(table), list) else ():
             if isinstance(package, dict) and _from_an_index(package):

@@ -9,10 +9,11 @@ pre-commit run loads, that was a fifth of its budget. ``tests/lint/test_architec
 
 from __future__ import annotations
 
-from sandkit.lean_typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol
+
+from sandkit.config import SEVERITIES as SEVERITIES
 from sandkit.lint.syntax.tree import Pos
 
-SEVERITIES = ("critical", "high", "medium", "low", "info")
 SEVERITY_RANK = {name: rank for rank, name in enumerate(reversed(SEVERITIES))}
 
 CATEGORIES = (

@@ -1,11 +1,8 @@
 """The rule registry: every rule is a decorated function in a family module of ``rules``.
 
-See :mod:`sandkit.lint.rules` for the rule author's contract.
-
-Importing every family costs more than a pre-commit run on a few files should, so a scan works
-from :mod:`sandkit.lint.rule_index` (generated from the families: each rule's ID, name,
-category, kinds and triggers) and imports a family only once a file could make one of its rules
-fire. ``python -m sandkit.lint.write_rule_index`` rewrites the index; a test checks it is current.
+See :mod:`sandkit.lint.rules` for the rule author's contract. The families are named in one
+explicit list, :data:`sandkit.lint.rules.FAMILIES`, and :func:`all_rules` imports them all: every
+run sees every rule, however few files it reads and whatever it read before.
 """
 
 from __future__ import annotations
@@ -14,9 +11,9 @@ import importlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import NamedTuple, Protocol
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Edit, Finding, FixContext, Hit
 from sandkit.lint.source import SourceFile
 
@@ -194,128 +191,16 @@ def _sections(doc: str) -> dict[str, str]:
 
 
 def all_rules() -> list[Rule]:
-    """Every rule, engine rules included, sorted by ID; imports the family modules once."""
+    """Every rule, engine rules included, sorted by ID; imports the families once."""
     global _loaded
     if not _loaded:
-        import pkgutil
-
         import sandkit.lint.engine_rules  # noqa: F401  (registers the engine's own rules)
-        import sandkit.lint.rules as package
+        from sandkit.lint.rules import FAMILIES
 
-        for module in pkgutil.iter_modules(package.__path__):
-            if not module.name.startswith("_"):
-                importlib.import_module(f"{package.__name__}.{module.name}")
+        for family in FAMILIES:
+            importlib.import_module(f"sandkit.lint.rules.{family}")
         _loaded = True
     return sorted(_REGISTRY.values(), key=lambda r: r.id)
-
-
-class RuleInfo(Protocol):
-    """What selecting, suppressing and reporting need of a rule: a :class:`Rule` or an
-    :class:`IndexedRule` (which has not imported its family)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def category(self) -> str: ...
-    @property
-    def severity(self) -> str: ...
-
-
-ENGINE_FAMILY = "engine_rules"  # the engine's own findings (SK...), which have no check
-
-
-class IndexedRule(NamedTuple):
-    """A rule as the generated index describes it, its family not imported.
-
-    ``triggered_by`` answers as the registered rule's does (the index holds the same trigger
-    words and patterns), so a file that cannot trigger a rule never imports its family.
-    """
-
-    id: str
-    name: str
-    category: str
-    severity: str
-    family: str  # the module under sandkit.lint.rules that registers it, or ENGINE_FAMILY
-    kinds: frozenset[str]
-    trigger_words: tuple[str, ...]
-    trigger_patterns: tuple[tuple[str, int], ...]  # (pattern, flags), compiled on first use
-
-    @property
-    def triggers(self) -> bool:
-        return bool(self.trigger_words or self.trigger_patterns)
-
-    def wants(self, kind: str) -> bool:
-        return kind in self.kinds or "*" in self.kinds
-
-    def triggered_by(self, text: str, words_in_text: frozenset[str] | None = None) -> bool:
-        """False when no trigger occurs in ``text`` (see :meth:`Rule.triggered_by`)."""
-        if not self.triggers:
-            return True
-        if _holds_a_word(self.trigger_words, text, words_in_text):
-            return True
-        return any(re.compile(pattern, flags).search(text) for pattern, flags in self.trigger_patterns)
-
-    def loaded(self) -> Rule | None:
-        """The registered rule, if its family has been imported."""
-        return _REGISTRY.get(self.id)
-
-    def load(self) -> Rule:
-        """The registered rule, importing its family (which registers it) if need be."""
-        found = _REGISTRY.get(self.id)
-        if found is None:
-            load_family(self.family)
-            found = _REGISTRY[self.id]
-        return found
-
-
-def registered(rule: RuleInfo) -> Rule:
-    """The registered rule (documentation, fix text, check) behind a rule from the index."""
-    if isinstance(rule, Rule):
-        return rule
-    if isinstance(rule, IndexedRule):
-        return rule.load()
-    raise TypeError(f"not a rule: {rule!r}")
-
-
-def load_family(family: str) -> None:
-    if family == ENGINE_FAMILY:
-        importlib.import_module("sandkit.lint.engine_rules")
-    else:
-        importlib.import_module(f"sandkit.lint.rules.{family}")
-
-
-_INDEX: list[IndexedRule] = []
-
-
-def rule_index() -> list[IndexedRule]:
-    """Every rule, engine rules included, sorted by ID, from the generated index (no family imported)."""
-    if not _INDEX:
-        from sandkit.lint.rule_index import RULES
-
-        _INDEX.extend(
-            IndexedRule(rule_id, name, category, severity, family, frozenset(kinds), words, patterns)
-            for rule_id, name, category, severity, family, kinds, words, patterns in RULES
-        )
-    return _INDEX
-
-
-def index_rows() -> list[tuple[object, ...]]:
-    """What :mod:`sandkit.lint.rule_index` must hold, from the registered rules."""
-    rows: list[tuple[object, ...]] = []
-    for r in all_rules():
-        family = r.check.__module__.rsplit(".", 1)[-1] if r.check is not None else ENGINE_FAMILY
-        patterns = tuple((p.pattern, p.flags) for p in r.trigger_patterns)
-        rows.append((r.id, r.name, r.category, r.severity, family, tuple(sorted(r.kinds)), r.trigger_words, patterns))
-    return rows
-
-
-def pass_families() -> list[str]:
-    """The families that register repository passes, in the order their passes run."""
-    from sandkit.lint.rule_index import PASS_FAMILIES
-
-    return list(PASS_FAMILIES)
 
 
 _FIXERS: dict[str, Fixer] = {}

@@ -10,8 +10,8 @@ with :func:`repository_pass` in a rule family module::
     def escalate(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
         ...
 
-Passes run in the main process, after suppressions, in the order of their families in the rule
-index (a scan with no findings runs none and imports no pass's family). They may drop,
+Passes run in the main process, after suppressions, in the order of their families in
+:data:`sandkit.lint.rules.FAMILIES` (a scan with no findings runs none). They may drop,
 re-rank or reword findings (``Finding._replace``), never invent findings for files they did
 not see. ``repo.read`` reads a small file under the scan root (``None`` when it is absent or
 unreadable); passes never touch the network. A pass that raises is reported as an internal
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.model import Finding
 
 
@@ -90,7 +90,7 @@ def run_passes(
     """Apply every registered pass; returns the findings and internal errors.
 
     Passes run in the order of their families in ``families`` (others after them, as
-    registered), whichever order a scan happened to import the families in.
+    registered).
     """
     crashes: list[str] = []
     rank = {family: n for n, family in enumerate(families)}

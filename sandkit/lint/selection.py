@@ -9,16 +9,16 @@ ignore (config, ``--ignore``, ``--extend-ignore``) is taken away from the result
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.errors import UsageError
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
-from sandkit.lint.registry import RuleInfo
+from sandkit.lint.registry import Rule
 
 if TYPE_CHECKING:
     from typing import TypeVar
 
-    R = TypeVar("R", bound=RuleInfo)  # a registered rule, or one from the index
+    R = TypeVar("R", bound=Rule)
 
 ALL = "ALL"
 _PREFIX = lazy(r"[A-Z]{1,2}|[A-Z]{2}\d{1,2}")
@@ -29,7 +29,7 @@ def split_list(value: str | None) -> tuple[str, ...]:
     return tuple(v.strip() for v in (value or "").split(",") if v.strip())
 
 
-def rule_matches(rule: RuleInfo, key: str) -> bool:
+def rule_matches(rule: Rule, key: str) -> bool:
     """A selector names a rule by ID, ID prefix, name or category, in any case; ALL names every rule."""
     upper = key.strip().upper()
     if upper in (ALL, rule.id):

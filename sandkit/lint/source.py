@@ -11,9 +11,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Collection, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.lazy_regex import AnyPattern, case_folded
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import BoundHit, Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, mappings, walk
 
@@ -194,13 +194,13 @@ class SourceFile:
         return self.memo("plain_json", self._plain_json)
 
     def _plain_json(self) -> Any:
-        import json
+        from sandkit.syntax.jsonc import load_json
 
         if self.syntax != "json":
             return NOT_PLAIN
         try:
-            return json.loads(self.text, parse_constant=_not_json)
-        except (ValueError, RecursionError):  # not JSON, NaN or Infinity, a huge integer, nested too deep
+            return load_json(self.text)
+        except SyntaxProblem:  # not JSON, NaN or Infinity, a huge integer, nested too deep
             return NOT_PLAIN
 
     def validate(self) -> None:
@@ -398,7 +398,3 @@ def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Com
         command.words = [Word(w.text, locate(w.pos)) for w in command.words]
         command.assignments = [Word(w.text, locate(w.pos)) for w in command.assignments]
     return commands
-
-
-def _not_json(constant: str) -> Any:
-    raise ValueError(f"{constant} is not JSON")

@@ -7,8 +7,9 @@ TOML, JSONC, Markdown, INI-like files). Keys may be rule IDs, rule names or whol
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import NamedTuple
 
 SUPPRESSION_MARK = "sandkit:"  # in every suppression: a text without it has none
 _MARK = lazy(r"(?:#|//|<!--|;|/\*)[ \t]*sandkit:[ \t]*ignore\[([^\]\n]*)\]([^\n]*)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sandkit.lint.arguments import SEVERITIES
+from sandkit.config import SEVERITIES
 
 FORMATS = ("text", "markdown", "json")
 

@@ -489,7 +489,7 @@ def _skipping_flags(command: tuple[str, ...]) -> dict[str, str]:
     """Approval-skipping flags on an agent command line (the linter's list): flag as written -> what it does."""
     from sandkit.lint.facts.agent_commands import dangerous_flags
     from sandkit.lint.syntax.shell import Word
-    from sandkit.lint.syntax.tree import Pos
+    from sandkit.syntax.tree import Pos
 
     found = {}
     for word, _agent, what in dangerous_flags([Word(text, Pos(1, 1)) for text in command]):

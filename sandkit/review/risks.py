@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from sandkit.lint.arguments import SEVERITIES
+from sandkit.config import SEVERITIES
 
 Direction = Literal["widens", "narrows", "changes"]
 LEVELS = SEVERITIES

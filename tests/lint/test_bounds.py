@@ -193,7 +193,7 @@ def test_a_planted_exec_form_or_token_nested_past_json_s_limits_is_no_crash() ->
 
 
 def test_a_file_that_takes_too_long_is_sk005_and_the_scan_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sandkit.lint.syntax import tree
+    from sandkit.syntax import tree
 
     monkeypatch.setattr(tree, "MAX_SECONDS", 0.0)
     findings = lint_files(

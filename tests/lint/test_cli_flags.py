@@ -237,28 +237,3 @@ def test_every_lint_flag_is_in_help_and_docs(capsys: pytest.CaptureFixture[str])
             assert flag in help_text
             if flag.startswith("--") and flag != "--help":
                 assert f"`{flag}" in docs or f"{flag}`" in docs or f" {flag} " in docs, f"{flag} is not in docs/lint.md"
-
-
-@pytest.mark.parametrize("words", [["lint"], ["lint", "a.yaml"], ["lint", "a.yaml", "b c/Dockerfile", "", "x-y"]])
-def test_a_flagless_lint_is_read_as_argparse_reads_it(words: list[str]) -> None:
-    """``sandkit lint PATH...`` (how pre-commit runs the hook) is read without argparse; what the
-    command gets is what argparse would have given it."""
-    from sandkit.cli import _plain_lint
-
-    plain = _plain_lint(words)
-    assert plain is not None
-    assert vars(plain) == vars(build_parser("lint").parse_args(words))
-
-
-@pytest.mark.parametrize("words", [[], ["lint", "-q"], ["lint", "a", "--exit-zero"], ["lint", "-"], ["rules"]])
-def test_anything_else_is_argparses(words: list[str]) -> None:
-    from sandkit.cli import _plain_lint
-
-    assert _plain_lint(words) is None
-
-
-def test_every_lint_flag_has_its_default_in_lint_defaults() -> None:
-    from sandkit.lint.arguments import LINT_DEFAULTS
-
-    parsed = vars(build_parser("lint").parse_args(["lint"]))
-    assert {key: value for key, value in parsed.items() if key not in ("command", "paths", "run")} == LINT_DEFAULTS

@@ -136,3 +136,33 @@ def test_a_few_large_files_are_checked_by_the_pool_with_the_same_findings(
     assert sorted(f.rule for f in serial) == ["PS001"] * 3 + ["RS001"] * 3
     assert [len(chunk) for chunk in chunks[:3]] == [1, 1, 1]
     assert {path for chunk in chunks[:3] for path in chunk} == {f"app{i}/big.log" for i in range(3)}
+
+
+def test_a_worker_that_dies_loses_its_chunk_and_the_scan_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool is concurrent.futures'. A worker killed while checking a chunk (out of memory, a
+    crash in a C extension) breaks the pool: that chunk's files are internal errors (exit code 2),
+    and the other chunks are checked in a fresh pool with the findings one process gives."""
+    from sandkit.lint import engine
+    from sandkit.lint.engine import ScanOptions, scan
+    from sandkit.lint.registry import all_rules
+
+    files = {f"app{i:03}/compose.yaml": "services:\n  a:\n    privileged: true\n" for i in range(450)}
+    write_tree(tmp_path, files)
+    real = engine._Checker.check_chunk
+
+    def dying(self: Any, chunk: list[Candidate]) -> FileResult:
+        if any(c.path == "app007/compose.yaml" for c in chunk):
+            os._exit(9)  # the worker process ends without answering
+        return real(self, chunk)
+
+    monkeypatch.setattr(engine._Checker, "check_chunk", dying)  # forked workers inherit it
+    options = ScanOptions(tuple(r.id for r in all_rules()))
+    result = scan([str(tmp_path)], str(tmp_path), options, jobs=2)
+    lost = [c for c in result.crashes if "not checked: its worker process ended" in c]
+    assert any(c.startswith("app007/compose.yaml:") for c in lost)
+    assert len({c.split(":", 1)[0] for c in lost}) <= engine.CHUNK  # that chunk only
+    checked = {f.path for f in result.findings if f.rule == "PV001"}
+    assert len(checked) + len(lost) == 450
+    assert not checked & {c.split(":", 1)[0] for c in lost}

@@ -1,4 +1,4 @@
-"""The positioned parsers: YAML (both composers), JSONC, TOML, Dockerfile, shell, Makefile."""
+"""The positioned parsers: YAML (libyaml), JSONC, TOML, Dockerfile, shell, Makefile."""
 
 from __future__ import annotations
 
@@ -34,16 +34,7 @@ EXPECTED = [
 ]
 
 
-@pytest.fixture(params=["libyaml", "ruamel"])
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "libyaml" and yaml_syntax._libyaml_backend() is None:
-        pytest.skip("PyYAML with libyaml is not installed")
-    chosen = yaml_syntax._libyaml_backend() if request.param == "libyaml" else yaml_syntax._ruamel_backend()
-    monkeypatch.setattr(yaml_syntax, "_backend", chosen)
-    return str(request.param)
-
-
-def test_yaml_values_are_typed_by_the_core_schema_with_either_composer(backend: str) -> None:
+def test_yaml_values_are_typed_by_the_core_schema() -> None:
     documents = yaml_syntax.load_documents(YAML_TEXT)
     assert documents == EXPECTED
     first = documents[0]
@@ -52,7 +43,7 @@ def test_yaml_values_are_typed_by_the_core_schema_with_either_composer(backend: 
     assert first["block"].style == "|"
 
 
-def test_yaml_errors_are_located_with_either_composer(backend: str) -> None:
+def test_yaml_errors_are_located() -> None:
     with pytest.raises(SyntaxProblem) as caught:
         yaml_syntax.load_documents("a: b\nc: d: e\n")
     assert caught.value.pos.line == 2

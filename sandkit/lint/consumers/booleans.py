@@ -16,7 +16,7 @@ consumer reads", lists which file kind follows which):
 
 from __future__ import annotations
 
-from sandkit.lean_typing import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

@@ -28,8 +28,8 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ Debian's Go packages (tests/lint/oracles/k8s_yaml).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.syntax.tree import PMap, PSeq, PStr, TreeBudget
 
 if TYPE_CHECKING:

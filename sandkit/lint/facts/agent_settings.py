@@ -10,9 +10,10 @@ Values keep the position they were written at.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 from sandkit.agents import by_name
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 

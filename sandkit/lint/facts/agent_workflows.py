@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from sandkit.agents import CATALOGUE, AgentAction
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.facts.agent_commands import AGENT_NAMES
 from sandkit.lint.facts.workflows import Job, jobs
 from sandkit.lint.source import SourceFile

@@ -10,8 +10,8 @@ blocks, handlers, ``include_tasks`` files and roles read alike. Values written a
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.consumers.booleans import ansible_boolean
 from sandkit.lint.facts.compose import compose_services
 from sandkit.lint.facts.container_model import (

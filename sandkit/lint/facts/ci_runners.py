@@ -10,8 +10,8 @@ too, and the runner's ``environment`` (``DOCKER_HOST=...``) is the jobs' environ
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.facts.container_model import Container, Mount, Setting, strings
 from sandkit.lint.facts.infrastructure import docker_config
 from sandkit.lint.source import SourceFile

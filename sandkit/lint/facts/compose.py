@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.consumers.compose import (
     MAX_EXTENDS,
     Project,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.agents import CATALOGUE
 from sandkit.lazy_regex import case_folded, lazy
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ rules is a few lines over normalised facts instead of a parser per file kind.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint import kinds
 from sandkit.lint.consumers.booleans import js_truthy
 from sandkit.lint.consumers.compose import project_of

@@ -14,8 +14,8 @@ Each :class:`AutoRun` says what starts it and holds the text it runs, positioned
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint import kinds
 from sandkit.lint.kinds import GIT_HOOKS
 from sandkit.lint.source import SourceFile

@@ -10,9 +10,9 @@ kept as text and never match a path or a flag, so only what the file itself says
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.consumers.booleans import cty_bool
 from sandkit.lint.facts.container_model import Container, Mount, Setting, short_volume_read_only, split_volume, strings
 from sandkit.lint.facts.kubernetes import pod_specs

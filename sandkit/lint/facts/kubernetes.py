@@ -13,9 +13,9 @@ resource reads like a Pod.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.facts.container_model import Container, Mount, Setting, env_items, strings
 from sandkit.lint.facts.docker_cli import RUNTIMES, from_commands
 from sandkit.lint.source import SourceFile

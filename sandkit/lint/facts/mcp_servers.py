@@ -11,9 +11,9 @@ Kiro, Amazon Q and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.agents import CATALOGUE, unique
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
 

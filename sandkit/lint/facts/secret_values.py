@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_LOCATORS, TOKEN_PATTERNS, is_placeholder, is_secret_key
 from sandkit.lazy_regex import AnyPattern, lazy
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
 from sandkit.literal_search import LiteralSet

@@ -4,9 +4,9 @@ which checkouts fetch untrusted code, and where secrets are referenced."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 

@@ -6,17 +6,17 @@ import importlib
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Finding
-from sandkit.lint.registry import RuleInfo
+from sandkit.lint.registry import Rule
 
 
 class Report(NamedTuple):
     """What every reporter receives: the findings to show and the numbers behind them."""
 
     findings: list[Finding]
-    rules: Sequence[RuleInfo]  # registered rules, or the index's (SARIF loads the families it describes)
+    rules: Sequence[Rule]
     files: int = 0
     suppressed: int = 0
     baselined: int = 0

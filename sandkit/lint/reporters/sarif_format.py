@@ -6,7 +6,7 @@ import json
 import os
 from urllib.parse import quote
 
-from sandkit.lint.registry import Rule, registered
+from sandkit.lint.registry import Rule
 from sandkit.lint.reporters import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -50,7 +50,7 @@ def _base_ids(report: Report) -> dict[str, object]:
 def render(report: Report) -> str:
     used = sorted({f.rule for f in report.findings})
     by_id = {r.id: r for r in report.rules}
-    rules = [registered(by_id[i]) for i in used if i in by_id]
+    rules = [by_id[i] for i in used if i in by_id]
     index = {r.id: n for n, r in enumerate(rules)}
     results = []
     for f in report.findings:

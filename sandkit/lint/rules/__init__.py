@@ -4,11 +4,10 @@ The rule author's contract
 ==========================
 
 Adding a family
-    Create ``sandkit/lint/rules/<family>.py``. Every module in this package is a family and is
-    imported by :func:`sandkit.lint.registry.all_rules`; nothing else to wire but the index: run
-    ``python -m sandkit.lint.write_rule_index`` after adding or changing a rule's ID, name, kinds
-    or triggers (a scan reads :mod:`sandkit.lint.rule_index` to import a family only when a file
-    could make one of its rules fire; ``tests/lint/test_rule_index.py`` checks it). A family never
+    Create ``sandkit/lint/rules/<family>.py`` and add its name to :data:`FAMILIES` below, the one
+    list of families (as yamllint lists its rules): :func:`sandkit.lint.registry.all_rules`
+    imports them in that order, which is also the order their repository passes run in
+    (``tests/lint/test_registry.py`` checks that every module here is listed). A family never
     imports another family: what two families share (reading containers, MCP servers,
     workflows, host paths, secret values) lives in :mod:`sandkit.lint.facts`, and what the
     linter knows about each coding agent (its files, flags, MCP keys, credential files) in the
@@ -118,3 +117,24 @@ Tests
     (``must = [...]``, ``must_not = [...]``); ``tests/lint/test_corpus.py`` runs them all.
     Every rule needs at least one positive and one look-alike negative.
 '''
+
+#: Every rule family, in the order they are imported and their repository passes run.
+FAMILIES = (
+    "agent_autorun",
+    "agent_instructions",
+    "agent_mcp",
+    "agent_workflows",
+    "ci_permissions",
+    "ci_secret_exposure",
+    "ci_untrusted_input",
+    "egress",
+    "escalation",
+    "hidden_unicode",
+    "host_autorun",
+    "host_credentials",
+    "image_secret",
+    "instruction_leaks",
+    "plaintext_secret",
+    "privileged",
+    "runtime_socket",
+)

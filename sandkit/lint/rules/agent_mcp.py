@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.facts.agent_commands import FETCH_RUN
 from sandkit.lint.facts.mcp_servers import McpServer, mcp_servers
 from sandkit.lint.facts.secret_values import find_tokens, literal_secret

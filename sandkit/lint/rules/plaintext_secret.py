@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_values import (

@@ -8,11 +8,11 @@ instruction. Each instruction keeps a map from offsets in its joined text back t
 from __future__ import annotations
 
 import bisect
-import json
 import re
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.syntax.tree import Pos
+from sandkit.lint.syntax.tree import Pos, SyntaxProblem
+from sandkit.syntax.jsonc import load_json
 
 _DIRECTIVE = lazy(r"#\s*escape\s*=\s*(\S)", re.IGNORECASE)
 _HEREDOC = lazy(r"<<(-?)[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
@@ -47,8 +47,8 @@ class Instruction:
         if not text.startswith("["):
             return None
         try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):  # "[[[[...": no exec form a shell would run
+            value = load_json(text)  # as Docker reads it: JSON, where NaN is no string either
+        except SyntaxProblem:  # "[[[[...": no exec form a shell would run
             return None
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return value

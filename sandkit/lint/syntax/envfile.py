@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.syntax.tree import Pos, PStr
 
 _ASSIGNMENT = lazy(r"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=[ \t]*(.*)")

@@ -21,9 +21,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, SyntaxProblem, number
 
 if TYPE_CHECKING:

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -11,9 +11,9 @@ at its own line and column. Reading never fails.
 from __future__ import annotations
 
 import bisect
+from typing import NamedTuple
 
 from sandkit.lazy_regex import AnyPattern, lazy
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.syntax.tree import Pos
 
 _SECTION = lazy(r"\[([^\]\n]*)\]")

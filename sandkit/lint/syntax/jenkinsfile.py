@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.syntax.tree import Pos
 
 _STRING = r"(?P<quote>'''|\"\"\"|'|\")"

@@ -7,7 +7,8 @@ what the shell would.
 
 from __future__ import annotations
 
-from sandkit.lean_typing import NamedTuple
+from typing import NamedTuple
+
 from sandkit.lint.syntax.tree import Pos
 
 

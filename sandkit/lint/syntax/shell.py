@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
-from sandkit.lean_typing import NamedTuple
 from sandkit.lint.syntax.tree import MAX_SUBSTITUTIONS, Pos
 
 _OPERATOR_CHARS = ";&|()\n"
