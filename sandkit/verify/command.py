@@ -15,9 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from sandkit import __version__
 from sandkit.errors import UsageError
+from sandkit.verify import plan
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+
+    from sandkit.verify.probe import Probe
 
 _HOST_PORT = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):([0-9]{1,5})$")
 
@@ -44,6 +48,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also check that HOST:PORT is refused (a real destination, reached only if the sandbox leaks)",
     )
     p.add_argument(
+        "--target",
+        choices=["compose", "kubernetes"],
+        default="compose",
+        help="compose (default: run the probes now) or kubernetes (print the probe Job; with --results, score its log)",
+    )
+    p.add_argument(
+        "--results",
+        default=None,
+        metavar="FILE",
+        help="with --target kubernetes: the probe Job's log (kubectl logs job/NAME; - for standard input) to score",
+    )
+    p.add_argument(
         "--output-format",
         "--format",
         dest="format",
@@ -55,7 +71,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sandkit.verify import compose as runner
-    from sandkit.verify import plan
 
     folder = Path(args.folder)
     if not folder.is_dir():
@@ -66,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
         if match is None or not 0 < int(match.group(2)) < 65536:
             raise UsageError(f"sandkit verify: error: --probe {value!r}: give HOST:PORT (a name or IPv4 address)")
         extra.append((match.group(1), int(match.group(2))))
+    if args.target == "kubernetes":
+        return _kubernetes(args, folder, extra)
+    if args.results is not None:
+        raise UsageError("sandkit verify: error: --results is for --target kubernetes (compose probes run now)")
     sandbox = plan.load(folder)
     files = [Path(f) for f in args.file] or [sandbox.compose_file]
     for path in files:
@@ -74,15 +93,7 @@ def run(args: argparse.Namespace) -> int:
     compose = runner.Compose(files, args.project or sandbox.project, Path(args.env_file) if args.env_file else None)
     probes = plan.probes(sandbox, runner.gateways(compose) if plan.egress(sandbox) != "open" else [], extra)
     results, record = runner.run_probes(compose, probes)
-    rows: list[dict[str, Any]] = []
-    for probe in probes:
-        status, detail = results.get(probe.id, ("error", "the probe printed no result"))
-        level = plan.level(sandbox, probe.setting) or "not in the fidelity report"
-        row = {"probe": probe.id, "setting": probe.setting, "level": level, "title": probe.title}
-        row.update(status=status, detail=detail)
-        if status != "pass":
-            row["where"] = runner.where(record, probe.setting, files[-1])
-        rows.append(row)
+    rows = _rows(sandbox, probes, results, "compose", lambda setting: runner.where(record, setting, files[-1]))
     report = {
         "kit": sandbox.kit,
         "target": "compose",
@@ -92,10 +103,68 @@ def run(args: argparse.Namespace) -> int:
         "reach": plan.REACH_NOTE,
         "results": rows,
     }
+    return _finish(report, args.format, files[-1])
+
+
+def _rows(
+    sandbox: plan.Sandbox,
+    probes: list[Probe],
+    results: dict[str, tuple[str, str]],
+    target: str,
+    where: Callable[[str], str],
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for probe in probes:
+        status, detail = results.get(probe.id, ("error", "the probe printed no result"))
+        level = plan.level(sandbox, probe.setting, target) or "not in the fidelity report"
+        row = {"probe": probe.id, "setting": probe.setting, "level": level, "title": probe.title}
+        row.update(status=status, detail=detail)
+        if status != "pass":
+            row["where"] = where(probe.setting)
+        rows.append(row)
+    return rows
+
+
+def _finish(report: dict[str, Any], fmt: str, location: Path) -> int:
+    rows = report["results"]
     failed = [r for r in rows if r["status"] != "pass" and r["level"] == "enforced"]
-    output = {"text": _text, "json": _json, "sarif": _sarif}[args.format](report, files[-1])
-    sys.stdout.write(output)
+    sys.stdout.write({"text": _text, "json": _json, "sarif": _sarif}[fmt](report, location))
     return 1 if failed else 0
+
+
+def _kubernetes(args: argparse.Namespace, folder: Path, extra: list[tuple[str, int]]) -> int:
+    """Print the probe Job, or score its log."""
+    from sandkit.verify import kubernetes
+    from sandkit.verify.probe import parse
+
+    sandbox = kubernetes.load(folder)
+    probes = plan.probes(sandbox, [], extra, cluster=True)
+    if args.results is None:
+        import yaml
+
+        job = kubernetes.probe_job(folder, probes)
+        sys.stdout.write(yaml.safe_dump(job, sort_keys=False, width=1 << 16, allow_unicode=True))
+        return 0
+    source = Path(args.results)
+    text = sys.stdin.read(plan.MAX_FILE + 1) if args.results == "-" else plan.read_text(source)
+    if len(text) > plan.MAX_FILE:
+        raise UsageError(f"sandkit verify: error: --results: larger than {plan.MAX_FILE} bytes")
+    results, complete = parse(text, {p.id for p in probes})
+    if not complete:
+        raise UsageError(
+            f"sandkit verify: error: {args.results}: no SANDKIT-PROBE-END line: the probe did not run to its end"
+        )
+    rows = _rows(sandbox, probes, results, "kubernetes", lambda _: str(sandbox.compose_file))
+    report = {
+        "kit": sandbox.kit,
+        "target": "kubernetes",
+        "project": sandbox.project,
+        "mode": "the probe Job's log (the agent Job's pod template with the probe in the agent's place)",
+        "egress": plan.egress(sandbox),
+        "reach": plan.REACH_NOTE,
+        "results": rows,
+    }
+    return _finish(report, args.format, sandbox.compose_file)
 
 
 def _json(report: dict[str, Any], _: Path) -> str:
@@ -105,7 +174,7 @@ def _json(report: dict[str, Any], _: Path) -> str:
 def _text(report: dict[str, Any], _: Path) -> str:
     rows = report["results"]
     lines = [
-        f"sandkit verify: kit {report['kit']}, compose project {report['project']}",
+        f"sandkit verify: kit {report['kit']}, {report['target']} {report['project']}",
         f"  {report['mode']}; egress {report['egress']}",
         f"  note: {report['reach']}",
         "",

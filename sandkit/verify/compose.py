@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sandkit.errors import SandkitError
-from sandkit.verify.probe import MARK, PROGRAM, Probe
+from sandkit.verify.probe import PROGRAM, Probe, parse
 
 #: Seconds the whole probe run may take (each network probe is bounded at 15 s or less).
 RUN_TIMEOUT = 300
@@ -105,19 +105,13 @@ def run_probes(compose: Compose, probes: list[Probe]) -> tuple[dict[str, tuple[s
             record = loaded[0] if isinstance(loaded, list) and loaded else {}
     finally:
         _docker(["rm", "-f", name])
-    if "SANDKIT-PROBE-END" not in done.stdout:
+    if not parse(done.stdout, set())[1]:
         tail = (done.stderr or done.stdout).strip()[-2000:]
         raise ProbeRunError(
             f"sandkit verify: error: the probe did not run to its end in the agent service (exit {done.returncode}); "
             f"nothing was verified. docker compose said:\n{tail}"
         )
-    known = {p.id for p in probes}
-    results: dict[str, tuple[str, str]] = {}
-    for line in done.stdout.splitlines():
-        fields = line.split("\t")
-        if len(fields) == 4 and fields[0] == MARK and fields[1] in known and fields[2] in ("pass", "fail", "error"):
-            results.setdefault(fields[1], (fields[2], fields[3]))
-    return results, record
+    return parse(done.stdout, {p.id for p in probes})[0], record
 
 
 def where(record: dict[str, Any], setting: str, compose_file: Path) -> str:

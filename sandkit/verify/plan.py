@@ -50,7 +50,7 @@ class Sandbox(NamedTuple):
     deny: list[tuple[str, int]]
 
 
-def _read(path: Path) -> str:
+def read_text(path: Path) -> str:
     try:
         with path.open("rb") as f:
             data = f.read(MAX_FILE + 1)
@@ -71,7 +71,7 @@ def load(folder: Path) -> Sandbox:
     compose_file = folder / "compose.yaml"
     if not compose_file.is_file():
         raise UsageError(f"{folder}: error: no compose.yaml: give one kit's build output (sandbox/KIT)")
-    text = _read(compose_file)
+    text = read_text(compose_file)
     try:
         document = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
@@ -82,31 +82,36 @@ def load(folder: Path) -> Sandbox:
     agent = services.get("agent") if isinstance(services, dict) else None
     if not isinstance(agent, dict):
         raise UsageError(f"{compose_file}: error: no services.agent: not a compose file sandkit build wrote")
-    fidelity_file = folder / "fidelity.json"
-    try:
-        fidelity = json.loads(_read(fidelity_file)) if fidelity_file.is_file() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{fidelity_file}:{exc.lineno}:{exc.colno}: error: not JSON: {exc.msg}") from None
-    settings = fidelity.get("settings") if isinstance(fidelity, dict) else None
     squid = folder / "egress" / "squid.conf"
-    allow, deny = _squid_lists(_read(squid)) if squid.is_file() else ([], [])
+    allow, deny = squid_lists(read_text(squid)) if squid.is_file() else ([], [])
     name = document.get("name")
     return Sandbox(
         folder=folder,
         compose_file=compose_file,
-        kit=str(fidelity.get("kit") or name or folder.name) if isinstance(fidelity, dict) else folder.name,
+        kit=str(name) if isinstance(name, str) else folder.name,
         project=str(name) if isinstance(name, str) else folder.name,
         agent=agent,
-        fidelity=settings if isinstance(settings, dict) else {},
+        fidelity=read_fidelity(folder),
         allow=allow,
         deny=deny,
     )
 
 
+def read_fidelity(folder: Path) -> dict[str, Any]:
+    """The compiled fidelity report's settings (setting -> target -> level and reason)."""
+    path = folder / "fidelity.json"
+    try:
+        report = json.loads(read_text(path)) if path.is_file() else {}
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: error: not JSON: {exc.msg}") from None
+    settings = report.get("settings") if isinstance(report, dict) else None
+    return settings if isinstance(settings, dict) else {}
+
+
 _ACL = re.compile(r"^acl (allow|deny)_(\d+)_(host|port) (\S+)(?: -n)? (.+)$", re.MULTILINE)
 
 
-def _squid_lists(text: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+def squid_lists(text: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """The plain-name allow and deny entries of the proxy's configuration, with their first port
     (wildcards are regular expressions there and give no name to probe)."""
     found: dict[tuple[str, str], dict[str, str]] = {}
@@ -161,8 +166,11 @@ def expected_uid(sandbox: Sandbox) -> str:
     return user.split(":", 1)[0] if user.split(":", 1)[0].isdigit() else ""
 
 
-def probes(sandbox: Sandbox, gateways: list[str], extra: list[tuple[str, int]]) -> list[Probe]:
-    """The battery for this sandbox, each naming the fidelity row it checks."""
+def probes(
+    sandbox: Sandbox, gateways: list[str], extra: list[tuple[str, int]], *, cluster: bool = False
+) -> list[Probe]:
+    """The battery for this sandbox, each naming the fidelity row it checks (``cluster``: for a
+    Kubernetes pod, with the API server and without next-hop checks)."""
     out: list[Probe] = []
 
     def add(id_: str, setting: Setting, title: str, *fields: str) -> None:
@@ -240,49 +248,25 @@ def probes(sandbox: Sandbox, gateways: list[str], extra: list[tuple[str, int]]) 
                 str(port),
             )
     if mode in ("allowlist", "none"):
-        add(
-            "direct-tcp",
-            "network.egress",
-            f"TCP to {DOC_ADDRESSES[1]}:443 past the proxy",
-            "tcp",
-            DOC_ADDRESSES[1],
-            "443",
-        )
-        add(
-            "direct-udp",
-            "network.egress",
-            f"UDP to {DOC_ADDRESSES[2]}:53 past the proxy",
-            "udp",
-            DOC_ADDRESSES[2],
-            "53",
-        )
-        add(
-            "direct-metadata",
-            "network.egress",
-            f"TCP to {METADATA}:80 (cloud metadata) past the proxy",
-            "tcp",
-            METADATA,
-            "80",
-        )
+        # On a cluster the pod's next hop always answers (the CNI's gateway), and the policy
+        # drops further on: there only an answer from the destination counts, and UDP tells nothing.
+        tail = ("drop",) if cluster else ()
+
+        def direct(id_: str, title: str, host: str, port: str, kind: str = "tcp") -> None:
+            add(id_, "network.egress", f"{kind.upper()} to {title} past the proxy", kind, host, port, *tail)
+
+        direct("direct-tcp", f"{DOC_ADDRESSES[1]}:443", DOC_ADDRESSES[1], "443")
+        if not cluster:
+            direct("direct-udp", f"{DOC_ADDRESSES[2]}:53", DOC_ADDRESSES[2], "53", "udp")
+        direct("direct-metadata", f"{METADATA}:80 (cloud metadata)", METADATA, "80")
         for index, gateway in enumerate(gateways):
-            add(
-                f"direct-gateway-{index}",
-                "network.egress",
-                f"TCP to {gateway}:9 (a Docker gateway, the host)",
-                "tcp",
-                gateway,
-                "9",
-            )
+            direct(f"direct-gateway-{index}", f"{gateway}:9 (a Docker gateway, the host)", gateway, "9")
+        if cluster:
+            api = ("$KUBERNETES_SERVICE_HOST", "$KUBERNETES_SERVICE_PORT")
+            direct("direct-api-server", "the API server ($KUBERNETES_SERVICE_HOST)", *api)
         for index, (host, port) in enumerate(extra):
             if re.fullmatch(r"[0-9.]+", host):
-                add(
-                    f"direct-named-{index}",
-                    "network.egress",
-                    f"TCP to {host}:{port} (named with --probe) past the proxy",
-                    "tcp",
-                    host,
-                    str(port),
-                )
+                direct(f"direct-named-{index}", f"{host}:{port} (named with --probe)", host, str(port))
     for name, placeholder in sorted(placeholders(sandbox).items()):
         add(
             f"secret-{name}",

@@ -44,7 +44,9 @@ sub proxy { my ($id, $method, $host, $port) = @_;
   elsif (defined $code && $code =~ /^2/) { out($id, 'fail', "the proxy let it through ($what)"); }
   elsif (defined $code) { out($id, 'fail', "the proxy did not refuse it but tried to reach it ($what): it is not applying the allowlist"); }
   else { out($id, 'error', "the proxy gave $what"); } }
-sub direct { my ($kind, $id, $host, $port) = @_;
+sub direct { my ($kind, $id, $host, $port, $mode) = @_;
+  # $NAME: an address the platform gives the pod in its environment (the API server's).
+  for ($host, $port) { if (/^\$(\w+)$/) { my $v = $ENV{$1}; if (!defined $v || $v eq '') { out($id, 'error', "\$$1 is not set"); return; } $_ = $v; } }
   my ($err, $ok);
   if ($kind eq 'tcp') {
     my $s = IO::Socket::INET->new(PeerAddr => $host, PeerPort => $port, Proto => 'tcp', Timeout => 4);
@@ -58,12 +60,15 @@ sub direct { my ($kind, $id, $host, $port) = @_;
     } else { $err = $! + 0; } }
   # The next hop toward the destination answering its neighbour lookup is a way out of the
   # sandbox's network, whatever happens further on (a host that refuses it sends an ICMP error too).
-  my ($hop, $dev) = nexthop($host);
+  # mode drop (a cluster's pod network): the next hop always answers and the policy drops further
+  # on, so only an answer from the destination counts.
+  my ($hop, $dev) = ($mode // '') eq 'drop' ? () : nexthop($host);
   my $left = defined $hop && neighbour($hop);
   my $msg = defined $ok ? $ok : do { local $! = $err; "$!" };
   if (defined $ok && $kind eq 'tcp') { out($id, 'fail', "tcp to $host:$port connected; routes: " . routes()); }
   elsif (defined $err && $err == ECONNREFUSED) { out($id, 'fail', "$kind to $host:$port: refused by a host that answered; routes: " . routes()); }
   elsif ($left) { out($id, 'fail', "$kind to $host:$port ($msg): its next hop $hop on $dev answers, so packets leave the sandbox network; routes: " . routes()); }
+  elsif (($mode // '') eq 'drop') { out($id, 'pass', "$kind to $host:$port: no answer ($msg)"); }
   elsif (!defined $hop) { out($id, 'pass', "$kind to $host:$port: no route ($msg)"); }
   else { out($id, 'pass', "$kind to $host:$port: the next hop $hop on $dev does not answer, nothing leaves ($msg)"); } }
 sub user { my ($id, $uid) = @_; my ($real, $eff) = split ' ', (status_field('Uid') // '');

@@ -26,8 +26,9 @@ MARK = "SANDKIT-PROBE"
 #: Arguments: one probe per argument, fields separated by ``|``: ``kind|id|...``.
 #: Kinds: ``proxy|id|METHOD|host|port`` (a request through $HTTP_PROXY; pass
 #: only on squid's own refusal, a 403 with X-Squid-Error: ERR_ACCESS_DENIED),
-#: ``tcp|id|host|port`` and ``udp|id|host|port`` (direct, past the proxy: pass when nothing answers,
-#: not the destination and not the next hop toward it),
+#: ``tcp|id|host|port[|drop]`` and ``udp|id|host|port`` (direct, past the proxy: pass when nothing
+#: answers, not the destination and, without ``drop``, not the next hop toward it; ``$NAME`` for
+#: host or port reads the probe's environment),
 #: ``user|id|uid``, ``caps|id``, ``rootfs|id|place,...`` (the places that may be written),
 #: ``secret|id|NAME|placeholder``.
 #:
@@ -42,3 +43,17 @@ class Probe(NamedTuple):
     setting: Setting  # the fidelity row it checks
     title: str
     argument: str  # the program's argument, ``kind|id|...``
+
+
+def parse(output: str, known: set[str]) -> tuple[dict[str, tuple[str, str]], bool]:
+    """The probes' results in ``output`` (first line of each known id wins), and whether the
+    program ran to its end."""
+    results: dict[str, tuple[str, str]] = {}
+    complete = False
+    for line in output.splitlines():
+        fields = line.rstrip("\r").split("\t")
+        if fields == [f"{MARK}-END"]:
+            complete = True
+        elif len(fields) == 4 and fields[0] == MARK and fields[1] in known and fields[2] in ("pass", "fail", "error"):
+            results.setdefault(fields[1], (fields[2], fields[3]))
+    return results, complete

@@ -10,6 +10,7 @@ its own and is removed afterwards).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -91,7 +92,7 @@ def sandbox(engine: None, token: str, e2e_dir: Path) -> Iterator[Sandbox]:
     folder = e2e_dir / "verify"
     folder.mkdir()
     (folder / "kit.yaml").write_text(KIT.format(name=f"e2e-{token}-verify"))
-    output = compile_kit(folder / "kit.yaml", folder / "sandbox")
+    output = compile_kit(folder / "kit.yaml", folder / "sandbox", targets="docker,compose,kubernetes")
     box = Sandbox(output, f"e2e-{token}-verify")
     tags = box.compose("config", "--images").stdout.split()
     try:
@@ -192,3 +193,50 @@ def test_an_open_proxy_fails_the_proxy_probes_only(sandbox: Sandbox) -> None:
     finally:  # the sandbox as built again, for any test after this one
         sandbox.compose("up", "-d", "--wait", "--wait-timeout", "120", "egress")
         run(["docker", "image", "rm", image])
+
+
+def _play_probe_pod(sandbox: Sandbox, *extra: str) -> tuple[int, dict[str, Any], str]:
+    """The Kubernetes probe Job's container played in the engine as its pod would run it (its user,
+    security context, emptyDirs as tmpfs, environment), on the compose sandbox's network standing in
+    for the cluster's policy (the proxy Service's host is the compose proxy); its log is then scored
+    by `sandkit verify --target kubernetes --results -`."""
+    verify = [sys.executable, "-m", "sandkit", "verify", str(sandbox.folder), "--target", "kubernetes"]
+    printed = subprocess.run(verify, cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
+    assert printed.returncode == 0, printed.stderr
+    job = yaml.safe_load(printed.stdout)
+    pod = job["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    context = {**pod["securityContext"], **container["securityContext"]}
+    assert context["readOnlyRootFilesystem"] and context["capabilities"] == {"drop": ["ALL"]}
+    assert not context["allowPrivilegeEscalation"]
+    argv = ["docker", "run", "--rm", "--network", f"{sandbox.project}_sandbox", "--read-only", "--cap-drop", "ALL"]
+    argv += ["--security-opt", "no-new-privileges", "--user", f"{context['runAsUser']}:{context['runAsGroup']}"]
+    empty_dirs = {v["name"] for v in pod["volumes"] if "emptyDir" in v}
+    for mount in container["volumeMounts"]:
+        if mount["name"] in empty_dirs:
+            argv += ["--tmpfs", f"{mount['mountPath']}:uid={context['runAsUser']},mode=0700"]
+    for variable in container["env"]:
+        if "value" in variable:  # the Service's host, as the kubelet expands $(NAME_SERVICE_HOST)
+            value = re.sub(r"\$\([A-Z0-9_]+_EGRESS_SERVICE_HOST\)", "egress", variable["value"])
+            argv += ["-e", f"{variable['name']}={value}"]
+    argv += ["-e", "KUBERNETES_SERVICE_HOST=198.51.100.9", "-e", "KUBERNETES_SERVICE_PORT=443", *extra]
+    argv += ["--entrypoint", container["command"][0], container["image"], *container["command"][1:]]
+    log = run([*argv, *container["args"]], timeout=300)
+    scored = subprocess.run(
+        [*verify, "--results", "-", "--format", "json"],
+        input=log.stdout, cwd=REPO, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    return scored.returncode, json.loads(scored.stdout) if scored.stdout.strip() else {}, scored.stderr + log.stderr
+
+
+def test_the_kubernetes_probe_job_played_in_the_engine(sandbox: Sandbox) -> None:
+    code, report, stderr = _play_probe_pod(sandbox)
+    assert code == 0, (stderr, report)
+    probes = {r["probe"] for r in report["results"]}
+    assert "direct-api-server" in probes and "direct-udp" not in probes  # UDP tells nothing on a cluster
+    assert PROXY_PROBES | {"user", "capabilities", "root-filesystem", "secret-VERIFY_TOKEN"} <= probes
+    assert report["target"] == "kubernetes"
+
+    code, report, stderr = _play_probe_pod(sandbox, "--cap-add", "NET_RAW")  # an admission that let one in
+    assert code == 1 and set(_failed(report)) == {"capabilities"}, (stderr, report)
+    assert "CAP_NET_RAW" in _failed(report)["capabilities"]["detail"]

@@ -44,3 +44,59 @@ def test_bad_input_exits_2_without_a_traceback(tmp_path: Path) -> None:
             [sys.executable, "-m", "sandkit", "verify", *argv], cwd=REPO, capture_output=True, text=True, check=False
         )
         assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr, (argv, done)
+
+
+def _kubernetes_job(tmp_path: Path) -> tuple[dict[str, object], dict[str, object]]:
+    """The chatops example's agent Job and the probe Job `sandkit verify --target kubernetes` prints."""
+    import yaml
+
+    folder = REPO / "examples" / "chatops" / "sandbox" / "chatops"
+    done = subprocess.run(
+        [sys.executable, "-m", "sandkit", "verify", str(folder), "--target", "kubernetes"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    agent = next(
+        d for d in yaml.safe_load_all((folder / "kubernetes" / "job.yaml").read_text()) if d and d["kind"] == "Job"
+    )
+    return agent, yaml.safe_load(done.stdout)
+
+
+def test_the_kubernetes_probe_job_is_the_agent_pod_with_the_probe(tmp_path: Path) -> None:
+    import kubernetes_validate
+
+    from tests.compiler.test_kubernetes import KUBERNETES_VERSIONS
+
+    agent, job = _kubernetes_job(tmp_path)
+    for version in KUBERNETES_VERSIONS:
+        kubernetes_validate.validate(job, version, strict=True)
+    pod, agent_pod = job["spec"]["template"], agent["spec"]["template"]  # type: ignore[index]
+    # what the cluster's policies select on and enforce stays the agent's
+    assert pod["metadata"]["labels"] == agent_pod["metadata"]["labels"]
+    assert job["metadata"]["namespace"] == agent["metadata"]["namespace"]  # type: ignore[index]
+    for key in ("serviceAccountName", "automountServiceAccountToken", "securityContext", "volumes"):
+        assert pod["spec"][key] == agent_pod["spec"][key], key
+    (probe,) = pod["spec"]["containers"]
+    (original,) = [c for c in agent_pod["spec"]["containers"] if c["name"] == "agent"]
+    for key in ("image", "securityContext", "env", "volumeMounts", "resources"):
+        assert probe[key] == original[key], key
+    assert probe["command"][:2] == ["perl", "-e"] and "SANDKIT-PROBE-END" in probe["command"][2]
+    assert "tcp|direct-api-server|$KUBERNETES_SERVICE_HOST|$KUBERNETES_SERVICE_PORT|drop" in probe["args"]
+    assert job["spec"]["backoffLimit"] == 0 and job["spec"]["activeDeadlineSeconds"] == 600  # type: ignore[index]
+
+
+def test_results_without_the_end_line_are_refused(tmp_path: Path) -> None:
+    folder = REPO / "examples" / "chatops" / "sandbox" / "chatops"
+    log = tmp_path / "log"
+    log.write_text("SANDKIT-PROBE\tuser\tpass\tuid 1000\n")  # cut short: nothing may count as verified
+    done = subprocess.run(
+        [sys.executable, "-m", "sandkit", "verify", str(folder), "--target", "kubernetes", "--results", str(log)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "did not run to its end" in done.stderr, done
