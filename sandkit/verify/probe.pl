@@ -117,7 +117,7 @@ for my $arg (@ARGV) { my ($kind, $id, @rest) = split /\|/, $arg, -1;
     elsif ($kind eq 'user') { user($id, @rest); }
     elsif ($kind eq 'caps') { caps($id); }
     elsif ($kind eq 'rootfs') { rootfs($id, @rest); }
-    elsif ($kind eq 'secret') { secret($id, @rest); }
+    elsif ($kind eq 'secret') { secret($id, shift @rest, join('|', @rest)); }  # a placeholder may hold |
     else { out($id, 'error', "unknown probe kind $kind"); }
     1; } or out($id, 'error', "the probe died: $@"); }
 print "SANDKIT-PROBE-END\n";

@@ -100,3 +100,35 @@ def test_results_without_the_end_line_are_refused(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 2 and "did not run to its end" in done.stderr, done
+
+
+def test_a_log_is_scored_as_text_json_and_sarif(tmp_path: Path) -> None:
+    """The chatops Job's log with the capability probe failing: exit 1, the row named in every format."""
+    import json
+
+    folder = REPO / "examples" / "chatops" / "sandbox" / "chatops"
+    ids = [a.split("|")[1] for a in _kubernetes_job(tmp_path)[1]["spec"]["template"]["spec"]["containers"][0]["args"]]  # type: ignore[index]
+    lines = [f"SANDKIT-PROBE\t{i}\t{'fail' if i == 'capabilities' else 'pass'}\tdetail of {i}" for i in ids]
+    log = tmp_path / "log"
+    log.write_text("banner the image printed\n" + "\n".join(lines) + "\nSANDKIT-PROBE-END\n")
+    outputs = {}
+    argv = [sys.executable, "-m", "sandkit", "verify", str(folder), "--target", "kubernetes", "--results", str(log)]
+    for fmt in ("text", "json", "sarif"):
+        done = subprocess.run(
+            [*argv, "--format", fmt],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 1, done
+        outputs[fmt] = done.stdout
+    assert "FAIL  capabilities (enforced)" in outputs["text"]
+    assert "enforced rows that do not hold here: capabilities" in outputs["text"]
+    rows = {r["probe"]: r for r in json.loads(outputs["json"])["results"]}
+    assert rows["capabilities"]["status"] == "fail" and rows["user"]["status"] == "pass"
+    sarif = json.loads(outputs["sarif"])
+    assert sarif["version"] == "2.1.0"
+    results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
+    assert results["capabilities"]["kind"] == "fail" and results["capabilities"]["level"] == "error"
+    assert results["user"]["kind"] == "pass" and set(results) == set(ids)
