@@ -110,7 +110,12 @@ sub secret { my ($id, $name, $placeholder) = @_; my @bad;
   push @bad, "/run/secrets/$name is mounted in the agent" if -e "/run/secrets/$name";
   for my $k (sort keys %ENV) { push @bad, "\$${k}_FILE names a file holding it" if $k eq "${name}_FILE" && -r $ENV{$k}; }
   if (@bad) { out($id, 'fail', join('; ', @bad)); } else { out($id, 'pass', "\$$name holds only the placeholder, and no secret file of it is mounted"); } }
+# The network probes wait on timeouts, so each runs in a child of its own (a result line is one
+# write, shorter than a pipe's atomic size); the end line comes after every child has finished.
+my @children;
 for my $arg (@ARGV) { my ($kind, $id, @rest) = split /\|/, $arg, -1;
+  my $child = $kind =~ /^(proxy|tcp|udp)$/ ? fork() : undef;
+  if ($child) { push @children, $child; next; }
   eval {
     if ($kind eq 'proxy') { proxy($id, @rest); }
     elsif ($kind eq 'tcp' || $kind eq 'udp') { direct($kind, $id, @rest); }
@@ -119,5 +124,7 @@ for my $arg (@ARGV) { my ($kind, $id, @rest) = split /\|/, $arg, -1;
     elsif ($kind eq 'rootfs') { rootfs($id, @rest); }
     elsif ($kind eq 'secret') { secret($id, shift @rest, join('|', @rest)); }  # a placeholder may hold |
     else { out($id, 'error', "unknown probe kind $kind"); }
-    1; } or out($id, 'error', "the probe died: $@"); }
+    1; } or out($id, 'error', "the probe died: $@");
+  if (defined $child) { require POSIX; POSIX::_exit(0); } }
+waitpid($_, 0) for @children;
 print "SANDKIT-PROBE-END\n";
