@@ -76,7 +76,7 @@ def load(folder: Path) -> plan.Sandbox:
     fidelity = plan.read_fidelity(folder)
     kit = str((job.get("metadata") or {}).get("labels", {}).get("sandkit.dev/kit") or folder.name)
     namespace = str((job.get("metadata") or {}).get("namespace") or "default")
-    return plan.Sandbox(folder, job_path, kit, namespace, agent, fidelity, allow, deny)
+    return plan.Sandbox(folder, job_path, kit, namespace, agent, fidelity, allow, deny, bool(squid))
 
 
 def probe_job(folder: Path, probes: list[Probe]) -> dict[str, Any]:

@@ -48,6 +48,7 @@ class Sandbox(NamedTuple):
     fidelity: dict[str, Any]  # settings -> target -> {level, reason}
     allow: list[tuple[str, int]]  # plain allowed host names with their port
     deny: list[tuple[str, int]]
+    proxy: bool  # the build wrote an allowlist proxy's configuration
 
 
 def read_text(path: Path) -> str:
@@ -94,6 +95,7 @@ def load(folder: Path) -> Sandbox:
         fidelity=read_fidelity(folder),
         allow=allow,
         deny=deny,
+        proxy=squid.is_file(),
     )
 
 
@@ -131,27 +133,40 @@ def squid_lists(text: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]
 
 def egress(sandbox: Sandbox) -> str:
     """The kit's egress as compiled: ``allowlist`` (a proxy), ``none`` or ``open``."""
-    env = sandbox.agent.get("environment")
-    if isinstance(env, dict) and "HTTP_PROXY" in env:
+    # From what the build wrote beside the compose file (the proxy's configuration, the fidelity
+    # report), not from the agent service alone: an agent edited to drop its proxy settings or its
+    # network_mode: none must still get the network probes, and fail them.
+    if sandbox.proxy or "HTTP_PROXY" in environment(sandbox.agent):
         return "allowlist"
-    if sandbox.agent.get("network_mode") == "none":
+    row = sandbox.fidelity.get("network.egress")
+    reasons = [str(c.get("reason", "")) for c in row.values() if isinstance(c, dict)] if isinstance(row, dict) else []
+    if sandbox.agent.get("network_mode") == "none" or any(r.startswith("network_mode: none") for r in reasons):
         return "none"
     return "open"
 
 
+def environment(service: dict[str, Any]) -> dict[str, str]:
+    """A compose service's environment, in either of compose's forms (a map, or KEY=VALUE items)."""
+    env = service.get("environment")
+    if isinstance(env, dict):
+        return {str(k): "" if v is None else str(v) for k, v in env.items()}
+    if isinstance(env, list):
+        return dict(str(item).partition("=")[::2] for item in env)
+    return {}
+
+
 def placeholders(sandbox: Sandbox) -> dict[str, str]:
     """The secrets the proxy injects, with the placeholder the agent must see instead."""
-    env = sandbox.agent.get("environment")
-    if not isinstance(env, dict):
-        return {}
-    names = str(env.get("SANDKIT_PROXY_INJECTS") or "").replace(",", " ").split()
-    return {name: str(env[name]) for name in names if isinstance(env.get(name), str)}
+    env = environment(sandbox.agent)
+    names = env.get("SANDKIT_PROXY_INJECTS", "").replace(",", " ").split()
+    return {name: env[name] for name in names if name in env}
 
 
 def writable_places(sandbox: Sandbox) -> list[str]:
     """The places the compiled agent service may write: its tmpfs mounts and writable volumes."""
     places: list[str] = []
-    for entry in sandbox.agent.get("tmpfs") or []:
+    tmpfs = sandbox.agent.get("tmpfs") or []
+    for entry in [tmpfs] if isinstance(tmpfs, str) else tmpfs:
         places.append(str(entry).split(":", 1)[0])
     for volume in sandbox.agent.get("volumes") or []:
         if isinstance(volume, dict) and not volume.get("read_only") and volume.get("target"):

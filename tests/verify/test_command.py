@@ -132,3 +132,30 @@ def test_a_log_is_scored_as_text_json_and_sarif(tmp_path: Path) -> None:
     results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
     assert results["capabilities"]["kind"] == "fail" and results["capabilities"]["level"] == "error"
     assert results["user"]["kind"] == "pass" and set(results) == set(ids)
+
+
+def test_an_agent_edited_to_drop_its_proxy_still_gets_the_network_probes(tmp_path: Path) -> None:
+    """The battery comes from what the build wrote beside compose.yaml, so editing the agent service
+    (its proxy variables gone, its environment in compose's list form) cannot switch probes off."""
+    import shutil
+
+    import yaml
+
+    folder = tmp_path / "pr-reviewer"
+    shutil.copytree(EXAMPLE, folder)
+    document = yaml.safe_load((folder / "compose.yaml").read_text())
+    agent = document["services"]["agent"]
+    env = {k: v for k, v in agent["environment"].items() if "proxy" not in k.lower() or k == "SANDKIT_PROXY_INJECTS"}
+    agent["environment"] = [f"{k}={v}" for k, v in env.items()]
+    agent["tmpfs"] = "/tmp"
+    (folder / "compose.yaml").write_text(yaml.safe_dump(document))
+    sandbox = plan.load(folder)
+    assert plan.egress(sandbox) == "allowlist"
+    assert plan.placeholders(sandbox) == {"ANTHROPIC_API_KEY": "sandkit-injected-by-egress-proxy"}
+    ids = {p.id for p in plan.probes(sandbox, [], [])}
+    assert {"proxy-outside-connect", "direct-tcp", "direct-udp", "secret-ANTHROPIC_API_KEY"} <= ids
+    assert plan.writable_places(sandbox) == ["/tmp"] + [v["target"] for v in agent["volumes"] if not v.get("read_only")]
+
+    offline = plan.load(REPO / "examples" / "offline-gvisor" / "sandbox" / "offline-gvisor")
+    assert plan.egress(offline) == "none"
+    assert "direct-tcp" in {p.id for p in plan.probes(offline, [], [])}
