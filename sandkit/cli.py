@@ -275,6 +275,12 @@ def _add_schema(sub: Subparsers) -> None:
     _command(sub, "schema", "print the kit JSON Schema", _run_schema)
 
 
+def _add_verify(sub: Subparsers) -> None:
+    from sandkit.verify.command import add_arguments, run
+
+    add_arguments(_command(sub, "verify", "probe a running sandbox from inside: does what the kit says hold?", run))
+
+
 def _add_completion(sub: Subparsers) -> None:
     c = _command(sub, "completion", "print a shell completion script (bash, zsh or fish)", _run_completion)
     c.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to complete sandkit in")
@@ -291,6 +297,7 @@ _SUBCOMMANDS: tuple[tuple[tuple[str, ...], Callable[[Subparsers], None]], ...] =
     (("rules",), _add_rules),
     (("explain",), _add_explain),
     (("summary", "diff"), _add_review),
+    (("verify",), _add_verify),
     (("completion",), _add_completion),
 )
 

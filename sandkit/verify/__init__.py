@@ -1,0 +1,1 @@
+"""``sandkit verify``: probes run inside a compiled sandbox where it runs (see docs/verify.md)."""

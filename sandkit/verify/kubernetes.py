@@ -1,0 +1,102 @@
+"""The Kubernetes probe: a Job made from the compiled agent Job, so the cluster's own CNI, admission
+and NetworkPolicy are what is tested. It keeps the pod template's labels (what the NetworkPolicy and
+the proxy's policy select on), namespace, service account, security contexts, environment and
+volumes, and runs the probe program in the agent's container instead of the agent.
+
+sandkit does not run it (no cluster here): ``sandkit verify DIR --target kubernetes`` prints the Job;
+``kubectl logs job/NAME | sandkit verify DIR --target kubernetes --results -`` scores what it said.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from sandkit.errors import UsageError
+from sandkit.verify import plan
+from sandkit.verify.probe import PROGRAM, Probe
+
+#: The probe Job's bounds: it is short, and it must not linger.
+DEADLINE_SECONDS = 600
+TTL_SECONDS = 3600
+
+
+def _documents(path: Path) -> list[dict[str, Any]]:
+    import yaml
+
+    try:
+        loaded = list(yaml.load_all(plan.read_text(path), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{path}: error: not YAML: {getattr(exc, 'problem', exc)}") from None
+    return [d for d in loaded if isinstance(d, dict)]
+
+
+def agent_job(folder: Path) -> tuple[Path, dict[str, Any]]:
+    """The compiled agent Job (kubernetes/job.yaml, the one labelled sandkit.dev/role: agent)."""
+    path = folder / "kubernetes" / "job.yaml"
+    if not path.is_file():
+        raise UsageError(
+            f"{folder}: error: no kubernetes/job.yaml: build with the kubernetes target (a sandbox_crd kit has no Job)"
+        )
+    for document in _documents(path):
+        labels = (document.get("metadata") or {}).get("labels") or {}
+        if document.get("kind") == "Job" and labels.get("sandkit.dev/role") == "agent":
+            return path, document
+    raise UsageError(f"{path}: error: no Job labelled sandkit.dev/role: agent")
+
+
+def _agent_container(job: dict[str, Any]) -> dict[str, Any]:
+    containers = job["spec"]["template"]["spec"].get("containers") or []
+    for container in containers:
+        if container.get("name") == "agent":
+            return dict(container)
+    raise UsageError("the agent Job has no container named agent")
+
+
+def load(folder: Path) -> plan.Sandbox:
+    """The compiled folder's facts for the probes, read from its Kubernetes manifests."""
+    job_path, job = agent_job(folder)
+    pod = job["spec"]["template"]["spec"]
+    container = _agent_container(job)
+    env = {e["name"]: e["value"] for e in container.get("env") or [] if isinstance(e.get("value"), str)}
+    context = {**(pod.get("securityContext") or {}), **(container.get("securityContext") or {})}
+    empty_dirs = {v["name"] for v in pod.get("volumes") or [] if "emptyDir" in v}
+    writable = [
+        m["mountPath"] for m in container.get("volumeMounts") or [] if m["name"] in empty_dirs and not m.get("readOnly")
+    ]
+    agent = {"environment": env, "user": str(context.get("runAsUser", "")), "tmpfs": writable}
+    squid = ""
+    proxy_file = folder / "kubernetes" / "egress-proxy.yaml"
+    if proxy_file.is_file():
+        for document in _documents(proxy_file):
+            if document.get("kind") == "ConfigMap" and "squid.conf" in (document.get("data") or {}):
+                squid = str(document["data"]["squid.conf"])
+    allow, deny = plan.squid_lists(squid)
+    fidelity = plan.read_fidelity(folder)
+    kit = str((job.get("metadata") or {}).get("labels", {}).get("sandkit.dev/kit") or folder.name)
+    namespace = str((job.get("metadata") or {}).get("namespace") or "default")
+    return plan.Sandbox(folder, job_path, kit, namespace, agent, fidelity, allow, deny, bool(squid))
+
+
+def probe_job(folder: Path, probes: list[Probe]) -> dict[str, Any]:
+    """The agent Job with the probe program in the agent's place."""
+    _, job = agent_job(folder)
+    job = copy.deepcopy(job)
+    metadata = job["metadata"]
+    name = str(metadata.pop("generateName", "") or metadata.get("name", "agent-")).rstrip("-")
+    metadata["name"] = f"{name}-verify"[:63].rstrip("-")
+    metadata["annotations"] = {"sandkit.dev/verify": "probes of sandkit verify; prints SANDKIT-PROBE lines"}
+    spec = job["spec"]
+    spec.update(backoffLimit=0, activeDeadlineSeconds=DEADLINE_SECONDS, ttlSecondsAfterFinished=TTL_SECONDS)
+    pod = spec["template"]["spec"]
+    container = _agent_container(job)
+    container.pop("command", None)
+    container.update(command=["perl", "-e", PROGRAM], args=[p.argument for p in probes])
+    # The probe alone: the clone, the deadline sidecar and the process namespace they shared are
+    # the agent's, not its sandbox's (the security contexts, volumes and labels stay).
+    pod["containers"] = [container]
+    pod.pop("initContainers", None)
+    pod.pop("shareProcessNamespace", None)
+    pod["restartPolicy"] = "Never"
+    return job
