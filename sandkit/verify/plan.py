@@ -13,10 +13,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sandkit.errors import UsageError
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
 from sandkit.verify.probe import Probe
 
 if TYPE_CHECKING:

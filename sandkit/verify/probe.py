@@ -14,8 +14,7 @@ sends nothing anywhere it is not told to.
 from __future__ import annotations
 
 from pathlib import Path
-
-from sandkit.lean_typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from sandkit.compiler.fidelity import Setting
