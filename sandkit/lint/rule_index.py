@@ -22,6 +22,7 @@ RULES = (
     ('AA012', 'autorun-fetches-or-sends', 'agent-autorun', 'high', 'host_autorun', ('devcontainer', 'json', 'shell', 'terraform'), ('curl', 'wget', 'iwr', 'irm', 'iex', 'Invoke-', 'nc ', 'ncat', 'netcat'), ()),
     ('AA013', 'terraform-external-program', 'agent-autorun', 'medium', 'host_autorun', ('terraform',), ('external',), ()),
     ('AA014', 'workflow-agent-unrestricted', 'agent-autorun', 'high', 'agent_workflows', ('workflow',), (), (('(?i)claude|codex|gemini', 34),)),
+    ('AA015', 'nested-repository-runs-programs', 'agent-autorun', 'high', 'host_autorun', ('text',), (), (('(?i)fsmonitor|hookspath|sshcommand|filter|helper', 34),)),
     ('AI001', 'instructions-fetch-and-execute', 'agent-instructions', 'high', 'agent_instructions', ('agent-instructions',), ('curl', 'wget', 'irm', 'iwr', 'iex', 'bash', 'sh ', 'source', 'python', 'node', '. .'), ()),
     ('AI002', 'instructions-hidden-comment', 'agent-instructions', 'medium', 'agent_instructions', ('agent-instructions',), ('<!--',), ()),
     ('AI003', 'instructions-encoded-blob', 'agent-instructions', 'medium', 'agent_instructions', ('agent-instructions',), (), ()),
