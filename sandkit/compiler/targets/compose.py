@@ -75,6 +75,8 @@ from sandkit.compiler.proxy import (
     HOST_ADDRESSES_SERVICE,
     HOST_GUARD_SCRIPT,
     HOST_GUARD_SERVICE,
+    LISTEN_DIR,
+    LISTEN_SCRIPT,
     PROXY_UID,
     proxy_build_context,
     proxy_env,
@@ -366,13 +368,29 @@ def proxy_service(plan: Plan) -> dict[str, Any]:
     return service
 
 
+def proxy_entrypoint(plan: Plan) -> list[str]:
+    """The image's start (squid, or the injecting start script), after LISTEN_SCRIPT has found where to listen.
+
+    On ``outside`` this machine is the gateway: squid listening there would serve every process of
+    the Docker host (and inject the kit's secrets into their requests), so it listens on its
+    ``sandbox`` address and loopback alone, which only the sandbox's own containers reach.
+    """
+    start = [PATHS.start_script] if plan.proxy_injects else ["squid", "-N", "-f", "/etc/squid/squid.conf"]
+    return [LISTEN_SCRIPT, *start]
+
+
 def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
+    listen_owner = plan.uid if plan.proxy_injects else PROXY_UID
     return {
         "build": _proxy_build(),
         "image": proxy_image(plan),
+        "entrypoint": proxy_entrypoint(plan),
         **_hardening(plan),
         "read_only": True,
-        "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=16777216"],
+        "tmpfs": [
+            "/tmp:rw,nosuid,nodev,noexec,size=16777216",
+            f"{LISTEN_DIR}:rw,nosuid,nodev,noexec,size=65536,uid={listen_owner},gid={listen_owner},mode=0755",
+        ],
         "cpus": 0.5,
         "mem_limit": 268435456,
         "pids_limit": 128,
