@@ -267,7 +267,13 @@ def test_a_mounted_repositorys_git_is_read_only_over_it(tmp_path: Path, git: str
     )
     assert mounts[-1]["source"].endswith("repo/.git" if protected else "repo")
     row = _rows(out)["workspace.git"]
-    assert row.level == "enforced" and ("read-only" in row.reason) is protected
+    # read-only: the guard's race leaves it best-effort; writable: exactly what the kit asks
+    assert row.level == ("best-effort" if protected else "enforced") and ("read-only" in row.reason) is protected
+    guard = _compose(out)["services"]["workspace-guard"]
+    assert guard["volumes"][:-1] == mounts and guard["network_mode"] == "none" and guard["read_only"] is True
+    assert "pid" not in guard and guard["user"] == _compose(out)["services"]["agent"]["user"]
+    script = out.files["workspace-guard/workspace-guard.sh"].decode()
+    assert '-path "$ws/.git" -prune -o' in script, "the guard would judge the repository's own .git"
 
 
 def test_secrets_come_from_files_and_kit_text_is_never_interpolated(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sandkit.compiler import inject
+from sandkit.compiler import inject, workspace_guard
 from sandkit.compiler.engine import (
     DEADLINE,
     deadline_command,
@@ -127,6 +127,8 @@ def render(plan: Plan, context: RenderContext) -> Files:
         files.update(proxy_build_context(plan, header))
     if forwards(plan):
         files.update({name: text.encode() for name, text in forwarder_files(plan, header).items()})
+    if workspace_guard.guarded(plan):
+        files.update({name: text.encode() for name, text in workspace_guard.files(plan, header).items()})
     return files
 
 
@@ -222,6 +224,8 @@ def agent_service(plan: Plan, context: RenderContext) -> dict[str, Any]:
     if shares_pid_namespace(plan):
         service["pid"] = f"service:{DEADLINE}"
     depends_on: dict[str, Any] = {DEADLINE: {"condition": "service_started"}}
+    if workspace_guard.guarded(plan):  # its manifest of the folder is written before the agent starts
+        depends_on[workspace_guard.SERVICE] = {"condition": "service_healthy"}
     if volumes:
         service["volumes"] = volumes
     injected = plan.injected_secrets if plan.proxy_injects else ()
@@ -415,6 +419,11 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
             networks[PUBLISHED_NET] = dict(PUBLISHED_NETWORK)
     elif plan.egress == "open":
         networks = {OUTSIDE_NET: {}}
+    if workspace_guard.guarded(plan):
+        services[workspace_guard.SERVICE] = workspace_guard.service(
+            plan, _workspace(plan, context)[0], _hardening(plan)
+        )
+        document.setdefault("volumes", {})[workspace_guard.VOLUME] = {}
     if networks:
         document["networks"] = networks
     if plan.proxy_injects:
@@ -583,6 +592,17 @@ GIT_PROOFS = (
     "tests/e2e/test_workspace.py::test_the_mounted_repositorys_git_folder_is_out_of_the_agents_reach",
     "tests/compiler/test_compose.py::test_a_mounted_repositorys_git_is_read_only_over_it",
 )
+GUARD_PROOF = (
+    "tests/e2e/test_workspace.py::test_what_the_agent_plants_for_git_on_the_host_is_quarantined_when_the_session_ends"
+)
+#: What the workspace guard does, and what it leaves (sandkit/compiler/workspace_guard.py).
+GUARD_REASON = (
+    "a repository the agent makes anywhere in the folder (a .git folder or file, a bare-repository-shaped folder), a "
+    "change to a nested one and a file named like git configuration are renamed (quarantined) by the "
+    "workspace-guard container every 2 s and when the session ends, and listed in its log and SANDKIT-QUARANTINED.txt; "
+    "until then (up to 2 s) git on this machine run inside the folder, a git-aware prompt or an editor's git support "
+    "may still run what the agent just planted: keep them out of the folder while a session runs"
+)
 
 
 def _git_fidelity(plan: Plan) -> list[Fidelity]:
@@ -593,31 +613,14 @@ def _git_fidelity(plan: Plan) -> list[Fidelity]:
     if plan.workspace_mode != "mount":
         reason = "no folder of the host is in the sandbox: a .git in the workspace is the sandbox's own"
         return [Fidelity("workspace.git", "enforced", reason, proven_by=WORKSPACE_PROOFS[plan.workspace_mode])]
+    if plan.workspace_git is None and plan.workspace_git_writable:
+        reason = "writable, as the kit asks: git on the host runs what the agent writes in .git (the linter reports it)"
+        return [Fidelity("workspace.git", "enforced", reason, proven_by=GIT_PROOFS[1])]
     if plan.workspace_git is not None:
-        return [
-            Fidelity(
-                "workspace.git",
-                "enforced",
-                "the repository's .git is bind-mounted read-only over the folder: the agent cannot write hooks or "
-                "configuration that git on the host would run; a repository nested deeper stays writable",
-                proven_by=GIT_PROOFS[0],
-            )
-        ]
-    if plan.workspace_git_writable:
-        return [
-            Fidelity(
-                "workspace.git",
-                "enforced",
-                "writable, as the kit asks: git on the host runs what the agent writes in .git (the linter reports it)",
-                proven_by=GIT_PROOFS[1],
-            )
-        ]
-    return [
-        Fidelity(
-            "workspace.git",
-            "best-effort",
-            "the folder held no .git when this was compiled, so none is protected: build again once it is a "
-            "repository (sandkit build --check notices)",
-            requested=False,
-        )
-    ]
+        top = "the repository's .git is bind-mounted read-only over the folder, so the agent cannot write its hooks or "
+        top += "configuration; "
+    else:
+        top = "the folder held no .git when this was compiled, so none is mounted read-only (build again once it is a "
+        top += "repository; sandkit build --check notices); "
+    requested = plan.workspace_git is not None
+    return [Fidelity("workspace.git", "best-effort", top + GUARD_REASON, requested=requested, proven_by=GUARD_PROOF)]

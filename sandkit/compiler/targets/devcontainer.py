@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sandkit.compiler import workspace_guard
 from sandkit.compiler.engine import DEADLINE
 from sandkit.compiler.fidelity import (
     Fidelity,
@@ -44,6 +45,8 @@ def document(plan: Plan) -> dict[str, Any]:
         services += [PROXY_SERVICE, HOST_ADDRESSES_SERVICE, HOST_GUARD_SERVICE]
     if forwards(plan):
         services.append(FORWARDER_SERVICE)
+    if workspace_guard.guarded(plan):
+        services.append(workspace_guard.SERVICE)
     return {
         "name": f"sandkit {plan.name}",
         "dockerComposeFile": ["../compose.yaml", "compose.devcontainer.yaml"],
