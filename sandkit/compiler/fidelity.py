@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
+from sandkit.compiler.engine import budget, has_workspace_tmpfs, tmpfs_bytes
+
 if TYPE_CHECKING:
     from sandkit.compiler.plan import Plan
 
@@ -128,7 +130,7 @@ def entrypoint_timeout_row() -> Fidelity:
 
 #: The end-to-end proofs of the deadline (an agent that stops its own timeout) and of the disk bounds.
 DEADLINE_PROOF = "tests/e2e/test_limits.py::test_an_agent_that_stops_its_parent_still_ends_at_the_timeout"
-DISK_PROOF = "tests/e2e/test_limits.py::test_the_workspace_holds_no_more_than_resources_disk"
+DISK_PROOF = "tests/e2e/test_limits.py::test_the_session_writes_no_more_than_resources_disk_in_all"
 
 
 def deadline_timeout_row(plan: Plan, ends: str, proven_by: str = DEADLINE_PROOF) -> Fidelity:
@@ -172,21 +174,25 @@ def clone_access(plan: Plan) -> str:
 
 
 def engine_disk_row(plan: Plan, mounted_folder: bool, proven_by: str = DISK_PROOF) -> Fidelity:
-    """resources.disk for a Docker engine session: tmpfs folders and bounded logs (the logs' proof is
-    tests/e2e/test_limits.py::test_the_engine_keeps_a_bounded_log_of_the_agents_output)."""
+    """resources.disk for a Docker engine session: one budget shared by its tmpfs folders, and bounded logs
+    (the logs' proof is tests/e2e/test_limits.py::test_the_engine_keeps_a_bounded_log_of_the_agents_output)."""
     logs = "every container's json-file log keeps at most 3 files of 10 MB"
+    home, tmp = tmpfs_bytes(plan, "home"), tmpfs_bytes(plan, "tmp")
     if mounted_folder:
         return Fidelity(
             "resources.disk",
             "best-effort",
-            f"the mounted host folder is the host's own disk, unbounded; /tmp and home are tmpfs of at most "
-            f"{min(plan.disk_bytes, plan.memory_bytes)} bytes; {logs}",
+            f"the mounted host folder is the host's own disk, unbounded; home and /tmp are tmpfs of {home} and "
+            f"{tmp} bytes, together at most {budget(plan)}; {logs}",
         )
+    places = f"home {home} and /tmp {tmp} bytes"
+    if has_workspace_tmpfs(plan):
+        places = f"the workspace {tmpfs_bytes(plan, 'workspace')}, " + places
     return Fidelity(
         "resources.disk",
         "enforced",
-        f"the workspace, /tmp and home are tmpfs of at most {min(plan.disk_bytes, plan.memory_bytes)} bytes "
-        f"(resources.disk, or resources.memory where smaller: their pages count against it); {logs}",
+        f"one budget of {budget(plan)} bytes (resources.disk, or resources.memory where smaller: tmpfs pages count "
+        f"against it) shared by the session's writable places: {places}, each a tmpfs of that size; {logs}",
         proven_by=proven_by,
     )
 

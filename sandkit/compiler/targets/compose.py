@@ -32,6 +32,7 @@ from sandkit.compiler.engine import (
     DEADLINE,
     deadline_command,
     deadline_uid,
+    has_workspace_tmpfs,
     log_options,
     shares_pid_namespace,
     tmpfs,
@@ -181,7 +182,7 @@ def _bind(path: Path, target: str, context: RenderContext, *, read_only: bool) -
 
 def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str]]:
     """(volumes, extra tmpfs) for the workspace mode: a fresh tmpfs, or the host folder."""
-    if plan.workspace_mode in ("clone", "none") or plan.workspace_source is None:
+    if has_workspace_tmpfs(plan) or plan.workspace_source is None:  # the second for mypy: the first says it
         return [], [workspace_tmpfs(plan)]
     mounts = [_bind(plan.workspace_source, plan.workspace_path, context, read_only=plan.workspace_mode != "mount")]
     if plan.workspace_git is not None:
