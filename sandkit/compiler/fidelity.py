@@ -37,6 +37,7 @@ Setting = Literal[
     "agent.command",
     "agent.instructions",
     "capabilities",
+    "editor credentials",
     "editor server",
     "env",
     "files",
@@ -195,6 +196,15 @@ def engine_disk_row(plan: Plan, mounted_folder: bool, proven_by: str = DISK_PROO
         f"against it) shared by the session's writable places: {places}, each a tmpfs of that size; {logs}",
         proven_by=proven_by,
     )
+
+
+#: What a published port leaves to the browser and to the engine (compose and the dev container say it).
+PORTS_CAVEATS = (
+    "; a page the agent serves runs in your browser, which may send what the page holds (and what you type "
+    "into it) to any host and open any address your machine reaches: sandkit adds no header that stops it, so "
+    "open previews in a browser profile without your sessions; Docker Engine before 28.0 also lets machines on "
+    "the local link reach a port published on 127.0.0.1 (moby/moby#45610): use 28.0 or later"
+)
 
 
 def engine_runtime_row(plan: Plan, named: str, proofs: tuple[str, str]) -> Fidelity:

@@ -40,6 +40,7 @@ from sandkit.compiler.engine import (
 )
 from sandkit.compiler.escape import compose_literal
 from sandkit.compiler.fidelity import (
+    PORTS_CAVEATS,
     SSH_CLONE_PROOF,
     Fidelity,
     clone_access,
@@ -552,7 +553,7 @@ def _ports_fidelity(plan: Plan) -> Fidelity:
             "host_ip only and forwards it to the agent's port; it listens on none of its sandbox addresses, so the "
             "agent cannot connect to it, and routes nothing: the agent reaches what it reached without ports"
         )
-    return Fidelity("ports", "enforced", reason, proven_by=PORTS_PROOFS[plan.egress])
+    return Fidelity("ports", "enforced", reason + PORTS_CAVEATS, proven_by=PORTS_PROOFS[plan.egress])
 
 
 def _pids_fidelity(plan: Plan) -> Fidelity:

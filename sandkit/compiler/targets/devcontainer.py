@@ -19,6 +19,7 @@ from typing import Any
 from sandkit.compiler import workspace_guard
 from sandkit.compiler.engine import DEADLINE
 from sandkit.compiler.fidelity import (
+    PORTS_CAVEATS,
     Fidelity,
     Setting,
     deadline_timeout_row,
@@ -129,6 +130,17 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             proven_by=UP_PROOF,
         ),
         Fidelity(
+            "editor credentials",
+            "unsupported",
+            "VS Code's Dev Containers extension registers a git credential helper that asks your machine over a "
+            "socket in the container, forwards your SSH agent (SSH_AUTH_SOCK) and copies your ~/.gitconfig; the "
+            "agent runs as the editor's user, so it can use them. No property of devcontainer.json turns them "
+            "off (they are the extension's settings on your machine): set the user settings "
+            "dev.containers.gitCredentialHelperConfigLocation: none and dev.containers.copyGitConfig: false, and "
+            "start the editor without SSH_AUTH_SOCK, before you open this sandbox",
+            requested=False,
+        ),
+        Fidelity(
             "editor server",
             "best-effort",
             "an editor that downloads its server into the container needs "
@@ -172,6 +184,6 @@ def _ports_fidelity(plan: Plan) -> Fidelity:
         "ports",
         "enforced",
         f"{published} publishes each port on its host_ip; forwardPorts lists the TCP ones for editors that forward "
-        "through their own connection, and no other port is forwarded automatically",
+        "through their own connection, and no other port is forwarded automatically" + PORTS_CAVEATS,
         proven_by=PORTS_PROOFS[plan.egress],
     )
