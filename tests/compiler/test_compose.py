@@ -75,7 +75,7 @@ def test_the_agent_service_is_hardened_and_bounded(tmp_path: Path, variant: str)
     assert agent["mem_limit"] == agent["memswap_limit"] == 1 << 30 and agent["cpus"] == 1.5
     assert agent["pids_limit"] == 100 + (GVISOR_THREADS if variant == "none" else 0)
     assert agent["stdin_open"] is False and agent["tty"] is False
-    size = 1 << 30  # the smaller of disk (3Gi) and memory (1Gi)
+    size = 1 << 28  # a quarter each of the session's budget, the smaller of disk (3Gi) and memory (1Gi)
     assert agent["tmpfs"][:2] == [
         f"/tmp:rw,nosuid,nodev,size={size},mode=1777",
         f"/home/agent:rw,nosuid,nodev,size={size},uid=1234,gid=1234,mode=0700",
