@@ -19,21 +19,45 @@ LOG_MAX_FILE = "3"
 NOBODY = 65534
 
 
+#: How the session's one disk budget is shared by its writable places, in quarters: the workspace half,
+#: home and /tmp a quarter each. The same shares whatever the workspace mode (the actions job makes a
+#: workspace tmpfs for every kit; under compose a mounted folder's half is the host's own disk instead).
+SHARES = {"workspace": 2, "home": 1, "tmp": 1}
+PAGE = 4096
+
+
+def has_workspace_tmpfs(plan: Plan) -> bool:
+    """Whether the workspace is a tmpfs (clone, none) rather than the host's folder (mount modes)."""
+    return plan.workspace_mode in ("clone", "none") or plan.workspace_source is None
+
+
+def budget(plan: Plan) -> int:
+    """The session's writable bytes: resources.disk, or resources.memory where smaller (tmpfs pages count
+    against it, without swap, so a full tmpfs is a write error the agent sees, not the session killed)."""
+    return min(plan.disk_bytes, plan.memory_bytes)
+
+
+def tmpfs_bytes(plan: Plan, place: str) -> int:
+    """The size of one writable place (``workspace``, ``home`` or ``tmp``): its share of :func:`budget`.
+
+    Every tmpfs of a session bounded by the whole budget let the agent write it several times over
+    (410 MiB with disk 256Mi); the shares add up to the budget, whole pages each.
+    """
+    return max(PAGE, budget(plan) * SHARES[place] // sum(SHARES.values()) // PAGE * PAGE)
+
+
 def tmpfs(plan: Plan, path: str, *, owned: bool) -> str:
-    """A tmpfs at ``path`` no larger than the kit's disk or memory; ``owned``: the agent's alone (0700)."""
-    size = min(plan.disk_bytes, plan.memory_bytes)
+    """A tmpfs at ``path`` (/tmp, or the home folder): its share of the session's disk; ``owned``: the
+    agent's alone (0700)."""
+    size = tmpfs_bytes(plan, "home" if path == plan.home else "tmp")
     owner = f",uid={plan.uid},gid={plan.uid},mode=0700" if owned else ",mode=1777"
     return f"{path}:rw,nosuid,nodev,size={size}{owner}"
 
 
 def workspace_tmpfs(plan: Plan) -> str:
-    """The workspace of a clone (or of none): empty at every start, resources.disk at most, and the one
-    writable place where the agent may run what it builds (exec), as a disk folder would allow.
-
-    Its pages count against resources.memory (no swap), so it is sized at the smaller of the two: a
-    full workspace is a write error the agent sees, not the kernel ending the session for memory.
-    """
-    size = min(plan.disk_bytes, plan.memory_bytes)
+    """The workspace of a clone (or of none): empty at every start, its share of the session's disk, and
+    the one writable place where the agent may run what it builds (exec), as a disk folder would allow."""
+    size = tmpfs_bytes(plan, "workspace")
     return f"{plan.workspace_path}:rw,exec,nosuid,nodev,size={size},uid={plan.uid},gid={plan.uid},mode=0700"
 
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
+from sandkit.compiler.engine import budget, has_workspace_tmpfs, tmpfs_bytes
+
 if TYPE_CHECKING:
     from sandkit.compiler.plan import Plan
 
@@ -36,6 +38,7 @@ Setting = Literal[
     "agent.command",
     "agent.instructions",
     "capabilities",
+    "editor credentials",
     "editor server",
     "env",
     "files",
@@ -129,7 +132,7 @@ def entrypoint_timeout_row() -> Fidelity:
 
 #: The end-to-end proofs of the deadline (an agent that stops its own timeout) and of the disk bounds.
 DEADLINE_PROOF = "tests/e2e/test_limits.py::test_an_agent_that_stops_its_parent_still_ends_at_the_timeout"
-DISK_PROOF = "tests/e2e/test_limits.py::test_the_workspace_holds_no_more_than_resources_disk"
+DISK_PROOF = "tests/e2e/test_limits.py::test_the_session_writes_no_more_than_resources_disk_in_all"
 
 
 def deadline_timeout_row(plan: Plan, ends: str, proven_by: str = DEADLINE_PROOF) -> Fidelity:
@@ -173,23 +176,36 @@ def clone_access(plan: Plan) -> str:
 
 
 def engine_disk_row(plan: Plan, mounted_folder: bool, proven_by: str = DISK_PROOF) -> Fidelity:
-    """resources.disk for a Docker engine session: tmpfs folders and bounded logs (the logs' proof is
-    tests/e2e/test_limits.py::test_the_engine_keeps_a_bounded_log_of_the_agents_output)."""
+    """resources.disk for a Docker engine session: one budget shared by its tmpfs folders, and bounded logs
+    (the logs' proof is tests/e2e/test_limits.py::test_the_engine_keeps_a_bounded_log_of_the_agents_output)."""
     logs = "every container's json-file log keeps at most 3 files of 10 MB"
+    home, tmp = tmpfs_bytes(plan, "home"), tmpfs_bytes(plan, "tmp")
     if mounted_folder:
         return Fidelity(
             "resources.disk",
             "best-effort",
-            f"the mounted host folder is the host's own disk, unbounded; /tmp and home are tmpfs of at most "
-            f"{min(plan.disk_bytes, plan.memory_bytes)} bytes; {logs}",
+            f"the mounted host folder is the host's own disk, unbounded; home and /tmp are tmpfs of {home} and "
+            f"{tmp} bytes, together at most {budget(plan)}; {logs}",
         )
+    places = f"home {home} and /tmp {tmp} bytes"
+    if has_workspace_tmpfs(plan):
+        places = f"the workspace {tmpfs_bytes(plan, 'workspace')}, " + places
     return Fidelity(
         "resources.disk",
         "enforced",
-        f"the workspace, /tmp and home are tmpfs of at most {min(plan.disk_bytes, plan.memory_bytes)} bytes "
-        f"(resources.disk, or resources.memory where smaller: their pages count against it); {logs}",
+        f"one budget of {budget(plan)} bytes (resources.disk, or resources.memory where smaller: tmpfs pages count "
+        f"against it) shared by the session's writable places: {places}, each a tmpfs of that size; {logs}",
         proven_by=proven_by,
     )
+
+
+#: What a published port leaves to the browser and to the engine (compose and the dev container say it).
+PORTS_CAVEATS = (
+    "; a page the agent serves runs in your browser, which may send what the page holds (and what you type "
+    "into it) to any host and open any address your machine reaches: sandkit adds no header that stops it, so "
+    "open previews in a browser profile without your sessions; Docker Engine before 28.0 also lets machines on "
+    "the local link reach a port published on 127.0.0.1 (moby/moby#45610): use 28.0 or later"
+)
 
 
 def engine_runtime_row(plan: Plan, named: str, proofs: tuple[str, str]) -> Fidelity:

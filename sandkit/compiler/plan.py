@@ -228,6 +228,8 @@ class ActionsSettings:
     publish: Literal["review", "comment", "branch"] | None = None
     #: targets.actions.app: the variable holding the App's client ID, and the secret holding its key.
     app: tuple[str, str] | None = None
+    #: targets.actions.app_push_runs_workflows: the App's branch push may start on: push workflows.
+    app_push_runs_workflows: bool = False
 
 
 @dataclass(frozen=True)
@@ -635,6 +637,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
             permissions=tuple(sorted(kit.targets.actions.permissions.items())),
             publish=kit.targets.actions.publish,
             app=(app.client_id, app.private_key) if (app := kit.targets.actions.app) else None,
+            app_push_runs_workflows=kit.targets.actions.app_push_runs_workflows,
         ),
         build_targets=tuple(kit.targets.build or ()),
         description=kit.description,

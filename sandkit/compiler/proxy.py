@@ -38,6 +38,27 @@ HOST_GUARD_SH = "egress/host-guard.sh"
 #: in a container that is on that network alone: compose's host-guard service, the actions start step).
 HOST_GUARD_SERVICE = "host-guard"
 HOST_GUARD_SCRIPT = "/usr/local/bin/sandkit-host-guard"
+LISTEN_SH = "egress/listen.sh"
+LISTEN_CONF = "egress/listen.conf"
+#: Where squid.conf takes the agent port's listeners and the sandbox_network ACL from. The image's copy
+#: listens on every address and admits every client (the pod's one interface on Kubernetes); compose
+#: mounts a tmpfs over the folder, and LISTEN_SCRIPT writes there the sandbox network's address and
+#: subnet, found at start, before it runs squid.
+LISTEN_DIR = "/etc/squid/listen"
+LISTEN_FILE = f"{LISTEN_DIR}/listen.conf"
+LISTEN_SCRIPT = "/usr/local/bin/sandkit-egress-listen"
+#: The health check's request: an IP literal, so squid resolves nothing for it (a name sent every two
+#: seconds to the host's resolver, from every running sandbox, is DNS traffic leaving the machine).
+#: 0.0.0.1 is in 0.0.0.0/8, "this network", which no packet may be sent to.
+HEALTHCHECK_HOST = "0.0.0.1"
+
+
+def probe_command() -> str:
+    """The proxy's health check (a bash command): squid answers a request from loopback with its own 403."""
+    return (
+        f"exec 3<>/dev/tcp/127.0.0.1/{PROXY_PORT} && printf 'GET http://{HEALTHCHECK_HOST}/ HTTP/1.0\\r\\n\\r\\n' >&3"
+        ' && read -r -t 2 _ code _ <&3 && [ "$code" = 403 ]'
+    )
 
 
 def squid_match(destination: Destination) -> str:
@@ -84,12 +105,19 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
         "host_addresses_file": HOST_ADDRESSES_FILE,
         "host_addresses_script": HOST_ADDRESSES_SCRIPT,
         "host_guard_script": HOST_GUARD_SCRIPT,
+        "listen_file": LISTEN_FILE,
+        "listen_dir": LISTEN_DIR,
+        "listen_script": LISTEN_SCRIPT,
+        "healthcheck_host": HEALTHCHECK_HOST,
+        "probe": probe_command(),
     }
     files = {
         SQUID_CONF: render_template("squid.conf.j2", **values),
         DOCKERFILE: render_template("egress.Dockerfile.j2", **values),
         HOST_ADDRESSES_SH: render_template("host-addresses.sh.j2", **values),
         HOST_GUARD_SH: render_template("host-guard.sh.j2", **values),
+        LISTEN_SH: render_template("listen.sh.j2", **values),
+        LISTEN_CONF: render_template("listen.conf.j2", **values),
     }
     if injecting:
         files[INJECT_SH] = render_template("egress-inject.sh.j2", **values)

@@ -673,10 +673,23 @@ class ActionsTarget(Strict):
         "`publish` only, in the step before it posts; the token is revoked when the job ends.",
     )
 
+    app_push_runs_workflows: bool = Field(
+        False,
+        description="With `app` and `publish: branch`: accept that the App's push starts the repository's "
+        "`on: push` workflows, which then run the agent's code (its Makefile, scripts, tests) with the "
+        "repository's secrets before anyone has looked. Without it the publishing job refuses to push when a "
+        "workflow of the base branch has a push trigger. (With `GITHUB_TOKEN` the push starts no workflow: "
+        "GitHub runs none for that token's events, and a person opens the pull request.)",
+    )
+
     @model_validator(mode="after")
     def _app_publishes(self) -> ActionsTarget:
         if self.app is not None and self.publish is None:
             raise ValueError("@app posts the agent's results: it needs `publish`")
+        if self.app_push_runs_workflows and (self.app is None or self.publish != "branch"):
+            raise ValueError(
+                "@app_push_runs_workflows is about an App's branch push: it needs `app` and `publish: branch`"
+            )
         return self
 
     @field_validator("permissions")

@@ -1,8 +1,9 @@
 """One walk over the scan targets, yielding the files worth reading and what kind they are.
 
 Hidden folders are read (that is where agent configuration lives); ``.git`` and tool caches
-(pytest, mypy, ruff, hypothesis, __pycache__) are not. Dependency folders (and tox/nox
-environments) are walked only for agent files planted in them. Links are followed only
+(pytest, mypy, ruff, hypothesis, __pycache__) are not, except the ``config`` of a ``.git`` below
+the scan root: a nested repository's settings run programs when git is used there (AA015).
+Dependency folders (and tox/nox environments) are walked only for agent files planted in them. Links are followed only
 while they stay inside the root, and each real folder is entered once, so loops end.
 FIFOs, sockets and devices met in the walk are passed over (opening one could block); named
 on the command line, or a folder that cannot be listed, they come back as a candidate with a
@@ -203,6 +204,8 @@ def _walk(
             except OSError:
                 continue
             if is_dir:
+                if entry.name == ".git" and rel_folder not in ("", "."):
+                    yield from _nested_git_config(entry.path, rel, in_dep, seen_files)
                 if entry.name in SKIPPED_FOLDERS:
                     continue
                 subfolders.append((entry.path, rel, in_dep or entry.name in DEPENDENCY_FOLDERS))
@@ -215,6 +218,21 @@ def _walk(
                     seen_files.add(rel)
                 yield Candidate(entry.path, rel, in_dep)
         stack.extend(reversed(subfolders))
+
+
+def _nested_git_config(git_dir: str, rel: str, in_dep: bool, seen_files: set[str] | None) -> Iterator[Candidate]:
+    """A nested repository's ``.git/config``, when it is a regular file (never followed through a link)."""
+    path = os.path.join(git_dir, "config")
+    try:
+        regular = stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return
+    config = f"{rel}/config"
+    if not regular or (seen_files is not None and config in seen_files):
+        return
+    if seen_files is not None:
+        seen_files.add(config)
+    yield Candidate(path, config, in_dep)
 
 
 def _inside(path: str, root_real: str) -> bool:

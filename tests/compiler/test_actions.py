@@ -306,7 +306,7 @@ def test_the_agent_step_asks_for_the_kits_runtime_and_workspace(tmp_path: Path) 
     assert env["SANDKIT_RUNTIME"] == "runsc"
     assert (
         env["SANDKIT_TMPFS_WORKSPACE"]
-        == f"/workspace:rw,exec,nosuid,nodev,size={4 * 2**30},uid=1000,gid=1000,mode=0700"  # memory, the smaller
+        == f"/workspace:rw,exec,nosuid,nodev,size={2 * 2**30},uid=1000,gid=1000,mode=0700"  # half of memory, the smaller
     )
     assert env["SANDKIT_NETWORK"] == "sandkit-rt-sandbox" and env["SANDKIT_SHARE_PID"] == "false"
     assert env["SANDKIT_DEADLINE_SECONDS"] == str(3600 + 60) and env["SANDKIT_DEADLINE_USER"] == "65534:65534"

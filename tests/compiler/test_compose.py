@@ -75,7 +75,7 @@ def test_the_agent_service_is_hardened_and_bounded(tmp_path: Path, variant: str)
     assert agent["mem_limit"] == agent["memswap_limit"] == 1 << 30 and agent["cpus"] == 1.5
     assert agent["pids_limit"] == 100 + (GVISOR_THREADS if variant == "none" else 0)
     assert agent["stdin_open"] is False and agent["tty"] is False
-    size = 1 << 30  # the smaller of disk (3Gi) and memory (1Gi)
+    size = 1 << 28  # a quarter each of the session's budget, the smaller of disk (3Gi) and memory (1Gi)
     assert agent["tmpfs"][:2] == [
         f"/tmp:rw,nosuid,nodev,size={size},mode=1777",
         f"/home/agent:rw,nosuid,nodev,size={size},uid=1234,gid=1234,mode=0700",
@@ -230,13 +230,13 @@ def test_open_egress_publishes_ports_and_binds_the_host_folder(tmp_path: Path) -
 
 
 def test_clone_workspace_is_a_fresh_tmpfs_of_the_kits_disk(tmp_path: Path) -> None:
-    """Empty at every start (no session inherits another's), executable, and resources.disk at most, or
-    resources.memory where that is smaller (its pages count against it: a full workspace is ENOSPC, not
-    the session killed for memory)."""
+    """Empty at every start (no session inherits another's), executable, and half the session's disk budget:
+    resources.disk, or resources.memory where that is smaller (its pages count against it: a full workspace
+    is ENOSPC, not the session killed for memory). The kit has memory 1Gi, disk 3Gi."""
     compose = _compose(_build(tmp_path, "clone"))
     agent = compose["services"]["agent"]
     assert "volumes" not in agent and "workspace" not in compose["volumes"]
-    assert agent["tmpfs"][2] == f"/workspace:rw,exec,nosuid,nodev,size={1 << 30},uid=1234,gid=1234,mode=0700"
+    assert agent["tmpfs"][2] == f"/workspace:rw,exec,nosuid,nodev,size={1 << 29},uid=1234,gid=1234,mode=0700"
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -267,7 +267,13 @@ def test_a_mounted_repositorys_git_is_read_only_over_it(tmp_path: Path, git: str
     )
     assert mounts[-1]["source"].endswith("repo/.git" if protected else "repo")
     row = _rows(out)["workspace.git"]
-    assert row.level == "enforced" and ("read-only" in row.reason) is protected
+    # read-only: the guard's race leaves it best-effort; writable: exactly what the kit asks
+    assert row.level == ("best-effort" if protected else "enforced") and ("read-only" in row.reason) is protected
+    guard = _compose(out)["services"]["workspace-guard"]
+    assert guard["volumes"][:-1] == mounts and guard["network_mode"] == "none" and guard["read_only"] is True
+    assert "pid" not in guard and guard["user"] == _compose(out)["services"]["agent"]["user"]
+    script = out.files["workspace-guard/workspace-guard.sh"].decode()
+    assert '-path "$ws/.git" -prune -o' in script, "the guard would judge the repository's own .git"
 
 
 def test_secrets_come_from_files_and_kit_text_is_never_interpolated(tmp_path: Path) -> None:
@@ -326,3 +332,25 @@ def test_fidelity_per_egress_and_what_compose_cannot_do(tmp_path: Path) -> None:
     assert clone["isolation.docker"].level == "unsupported" and clone["triggers"].level == "unsupported"
     assert clone["isolation.read_only_root"].level == "best-effort"
     assert "ports" not in none and "triggers" not in none
+
+
+@pytest.mark.parametrize(
+    ("resources", "workspace", "budget"),
+    [
+        ("{memory: 1Gi, disk: 256Mi}", "{mode: none}", 256 * 2**20),
+        ("{memory: 300Mi, disk: 3Gi}", "{mode: none}", 300 * 2**20),
+        ("{memory: 1Gi, disk: 100001}", "{mode: none}", 100001),
+        ("{memory: 1Gi, disk: 256Mi}", "{mode: mount, source: repo}", 256 * 2**20),
+    ],
+)
+def test_the_writable_places_share_one_disk_budget(tmp_path: Path, resources: str, workspace: str, budget: int) -> None:
+    """Every tmpfs of the agent bounded by the whole budget let it write 410 MiB with disk: 256Mi."""
+    (tmp_path / "repo").mkdir()
+    kit = "apiVersion: sandkit/v1\nname: shared\nagent: {command: [a]}\nnetwork: {egress: none}\n"
+    out = compile_text(tmp_path, kit + f"resources: {resources}\nworkspace: {workspace}\n", ["compose"])
+    entries = _compose(out)["services"]["agent"]["tmpfs"]
+    sizes = [int(entry.split("size=")[1].split(",")[0]) for entry in entries]
+    assert len(sizes) == (3 if "none" in workspace else 2), entries
+    share = budget if "none" in workspace else budget // 2  # a mounted folder is the host disk's
+    assert sum(sizes) <= budget and sum(sizes) > share - 3 * 4096, (sizes, budget)
+    assert str(budget) in _rows(out)["resources.disk"].reason

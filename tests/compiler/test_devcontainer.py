@@ -145,3 +145,30 @@ def test_devcontainer_up_keeps_the_sandbox(tmp_path: Path) -> None:
         subprocess.run(
             [*project, "down", "-v", "--remove-orphans", "--rmi", "local"], capture_output=True, check=False, cwd=REPO
         )
+
+
+@pytest.mark.docker
+def test_the_reference_cli_reads_a_mounted_injecting_sandbox(tmp_path: Path) -> None:
+    """`devcontainer read-configuration` on the generated file of a kit with a mounted folder and an injecting
+    proxy: the CLI takes it, and the editor starts the workspace guard and the proxy with the agent."""
+    (tmp_path / "repo").mkdir()
+    kit = tmp_path / "kit.yaml"
+    kit.write_text(
+        "apiVersion: sandkit/v1\nname: sandkit-dv-read\nagent: {command: [x]}\n"
+        "workspace: {mode: mount, source: repo}\nnetwork: {allow: [api.example.com]}\n"
+        "secrets: [{name: KEY, inject: [{host: api.example.com, header: x-key}]}]\n"
+    )
+    result = compile_kit(kit, tmp_path / "out", parse_targets("devcontainer"))
+    for name, data in result.files.items():
+        write_atomic(result.folder / name, data)
+    read = subprocess.run(
+        [str(devcontainer_cli()), "read-configuration", "--workspace-folder", str(result.folder)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert read.returncode == 0, read.stdout[-2000:] + read.stderr[-2000:]
+    configuration = json.loads(read.stdout)["configuration"]
+    assert configuration["service"] == "agent" and configuration["remoteUser"] == "agent"
+    assert {"workspace-guard", "egress", "host-guard"} <= set(configuration["runServices"]), configuration

@@ -105,7 +105,8 @@ def test_the_agent_gets_placeholders_and_trust_and_the_proxy_gets_the_secrets(tm
 def test_squid_opens_tls_only_toward_the_injection_hosts(tmp_path: Path) -> None:
     _, files = _compose(tmp_path)
     squid = files["egress/squid.conf"].decode()
-    assert "http_port 3128 name=agent\nhttp_port 127.0.0.1:3129 name=bump ssl-bump " in squid
+    assert "include /etc/squid/listen/listen.conf\nhttp_port 127.0.0.1:3129 name=bump ssl-bump " in squid
+    assert files["egress/listen.conf"].decode().endswith("http_port 3128 name=agent\nacl sandbox_network src all\n")
     assert "acl inject_tls any-of inject_0_tls inject_1_tls\n" in squid
     peer_access = [line for line in squid.splitlines() if line.startswith(("cache_peer_access", "never_direct"))]
     assert peer_access == [

@@ -1,5 +1,5 @@
 """Limits the agent cannot lift: the session ends at resources.timeout even when the agent stops
-the process that times it, the workspace holds no more than resources.disk, and the engine keeps
+the process that times it, the session writes no more than resources.disk in all, and the engine keeps
 no more of the agent's output than a few bounded log files."""
 
 from __future__ import annotations
@@ -41,15 +41,18 @@ def test_an_agent_that_stops_its_parent_still_ends_at_the_timeout(timeout_projec
     assert elapsed < 25, f"the session ended {elapsed:.0f} s after it started, not near the kit's 3 s"
 
 
-def test_the_workspace_holds_no_more_than_resources_disk(net_project: Project) -> None:
-    """The kit's disk is 96Mi; the agent writes 200 MiB into its workspace."""
+def test_the_session_writes_no_more_than_resources_disk_in_all(net_project: Project) -> None:
+    """The kit's disk is 96Mi; the agent writes 200 MiB into each of its writable places (workspace, home,
+    /tmp), one after the other, and keeps them: together they hold no more than the 96Mi."""
     result = net_project.agent(
-        'head -c 200M /dev/zero > /workspace/fill; echo "exit=$?"; echo "size=$(stat -c %s /workspace/fill)";'
-        " rm -f /workspace/fill"
+        'for place in /workspace "$HOME" /tmp; do head -c 200M /dev/zero > "$place/fill"; '
+        'echo "exit=$?"; echo "size=$(stat -c %s "$place/fill")"; done'
     )
-    values = dict(line.split("=", 1) for line in result.stdout.split() if "=" in line)
-    assert values.get("exit") not in (None, "0"), f"200 MiB fit into a 96Mi workspace:\n{result}"
-    assert int(values["size"]) <= 96 * 2**20, f"the workspace took {values['size']} bytes under a 96Mi disk"
+    exits = [line[5:] for line in result.stdout.split() if line.startswith("exit=")]
+    sizes = [int(line[5:]) for line in result.stdout.split() if line.startswith("size=")]
+    assert len(exits) == len(sizes) == 3 and "0" not in exits, f"200 MiB fit into a writable place:\n{result}"
+    assert all(size > 0 for size in sizes), f"a writable place took nothing: the test proves little:\n{result}"
+    assert sum(sizes) <= 96 * 2**20, f"the session wrote {sum(sizes)} bytes in all under a 96Mi disk: {sizes}"
 
 
 def test_the_engine_keeps_a_bounded_log_of_the_agents_output(offline_project: Project) -> None:

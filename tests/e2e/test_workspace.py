@@ -4,6 +4,7 @@ repository's .git out of the agent's reach."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -152,3 +153,89 @@ def test_the_mounted_repositorys_git_folder_is_out_of_the_agents_reach(mount_pro
     assert sorted(p.name for p in (host / ".git" / "hooks").iterdir()) == hooks, "the agent added a git hook"
     assert "config-refused" in result.stdout and "hook-refused" in result.stdout, result
     assert status.returncode == 0 and "edited-by-agent.txt" in status.stdout, status
+
+
+#: What the agent plants for git on the host, each in its own way of making git find a repository:
+#: a nested .git folder, a .git file pointing at a hidden git folder, a bare-repository-shaped folder
+#: with a work tree, a change to a repository that was there before, a repository inside a folder the
+#: agent then locks, and a file named like git configuration. Each configuration runs `touch PWNED-*`.
+REPO = r"""set -e
+repo() {  # folder, what the hook writes, more configuration lines
+  mkdir -p "$1/objects" "$1/refs/heads"
+  echo 'ref: refs/heads/main' > "$1/HEAD"
+  printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = "touch PWNED-%s; false"\n%s' "$2" "$3" > "$1/config"
+}
+"""
+PLANT = (
+    REPO
+    + r"""cd /workspace
+mkdir -p docs/notes && repo docs/notes/.git notes ""
+mkdir -p .cache sub && repo .cache/gd pointer "	worktree = /workspace/sub
+" && echo 'gitdir: ../.cache/gd' > sub/.git
+mkdir -p lib/bare && repo lib/bare bare "	worktree = ..
+"
+printf '[core]\n\tsshCommand = touch PWNED-ssh\n\tfsmonitor = "touch PWNED-changed; false"\n' >> vendor/changed/.git/config
+mkdir -p locked/deep && repo locked/deep/.git locked "" && chmod 000 locked
+printf '[core]\n\tfsmonitor = "touch PWNED-config; false"\n' > team.gitconfig
+echo planted-all
+"""
+)
+#: Where git on the host would have found each planted repository, and what it becomes.
+PLANTED = {
+    "docs/notes": "docs/notes/.git",
+    "sub": "sub/.git",
+    ".cache/gd": ".cache/gd/HEAD",
+    "lib/bare/src": "lib/bare/HEAD",
+    "vendor/changed": "vendor/changed/.git",
+    "locked/deep": "locked/deep/.git",
+}
+
+
+def test_what_the_agent_plants_for_git_on_the_host_is_quarantined_when_the_session_ends(
+    mount_project: Project, tmp_path: Path
+) -> None:
+    """The session as documented (`up --abort-on-container-exit`), the agent as uid 1000 planting
+    repositories whose configuration runs a program; afterwards git on the host, run in each place, runs
+    nothing, what the developer had is left alone, and the guard's log and report name each one."""
+    host = _host_folder(mount_project)
+    home = tmp_path / "home"
+    home.mkdir()
+    stopped = mount_project.compose("stop")  # a session of an earlier test ends: the next one starts here
+    assert stopped.returncode == 0, stopped
+    for nested in ("vendor/untouched", "vendor/changed"):
+        (host / nested).mkdir(parents=True)
+        _host_git(host / nested, "init", "-q", home=home)
+    for path in (host / "vendor", *(host / "vendor").rglob("*")):
+        os.lchown(path, 1000, 1000)
+    override = tmp_path / "plant.override.yaml"
+    override.write_text(json.dumps({"services": {"agent": {"command": ["sh", "-c", PLANT.replace("$", "$$")]}}}))
+    session = Project(
+        mount_project.name, mount_project.folder, [*mount_project.files, override], mount_project.env_file
+    )
+    try:
+        up = session.compose("up", "--abort-on-container-exit", timeout=300)
+        assert "planted-all" in up.stdout, f"the agent did not plant everything:\n{up}"
+        log = mount_project.logs("workspace-guard")
+    finally:
+        mount_project.compose("rm", "-f", "-s", "agent")
+    for where, planted in PLANTED.items():
+        (host / where).mkdir(parents=True, exist_ok=True)
+        status = _host_git(host / where, "status", "--short", home=home)
+        top = _host_git(host / where, "rev-parse", "--show-toplevel", home=home).stdout.strip()
+        assert top == str(host), f"git on the host still finds a repository at {where} (top {top}):\n{status}\n{log}"
+        assert f"QUARANTINED {planted} -> {planted}.sandkit-quarantined" in log, f"{planted} is not reported:\n{log}"
+    assert "QUARANTINED team.gitconfig -> team.gitconfig.sandkit-quarantined" in log, log
+    assert sorted(p.name for p in host.rglob("PWNED-*")) == [], "git on the host ran what the agent planted"
+    assert _host_git(host / "vendor/untouched", "rev-parse", "--show-toplevel", home=home).stdout.strip() == str(
+        host / "vendor/untouched"
+    ), "the developer's own nested repository was quarantined"
+    report = (host / "SANDKIT-QUARANTINED.txt").read_text()
+    assert report.count("QUARANTINED ") == len(PLANTED) + 1, report
+    # the oracle: the same planting, made outside the sandbox, does make git on the host run it
+    control = tmp_path / "control"
+    control.mkdir()
+    subprocess.run(["sh", "-c", REPO + "mkdir -p docs/notes && repo docs/notes/.git notes ''"], cwd=control, check=True)
+    _host_git(control / "docs/notes", "status", "--short", home=home)
+    assert (control / "docs/notes/PWNED-notes").exists(), (
+        "the planted configuration runs nothing: the test proves nothing"
+    )

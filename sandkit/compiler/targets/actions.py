@@ -485,7 +485,8 @@ with urllib.request.urlopen(request, timeout=60) as response:
 
 # Pushes the agent's changes.patch as a new branch, treating it as data: git apply writes files and
 # runs nothing (hooks stay off for the commit too), on workspace.ref as the checkout step fetched it; a
-# patch that touches .github/ (workflows and actions a push could run) is refused; the branch is named
+# patch that touches .github/ (workflows and actions a push could run), adds a symbolic link, a gitlink
+# or .gitmodules, or a .gitattributes driver is refused; the branch is named
 # from the run and created, never moved: an empty --force-with-lease expectation fails if it exists.
 # The token reaches git only through the credential helper, from the environment.
 BRANCH_SCRIPT = LiteralBlock("""\
@@ -513,6 +514,35 @@ if [ -z "$changed" ]; then
 fi
 if printf '%s\\n' "$changed" | grep -qi '^\\.github/'; then
   echo "sandkit: the agent's $SANDKIT_PUBLISH_FILE changes .github/ (workflows a push runs); nothing is published" >&2
+  exit 1
+fi
+# Nor what makes a clone or a checkout of the branch run or fetch something: a gitlink or .gitmodules (a
+# submodule from any URL), a symbolic link (a checkout writes it; tools follow it out of the tree), a
+# .gitattributes naming a filter, diff or merge driver (git runs the configured program on checkout).
+if git diff --cached --no-renames --raw | awk '{ print $2 }' | grep -qE '^(120000|160000)$'; then
+  echo "sandkit: the agent's $SANDKIT_PUBLISH_FILE adds a symbolic link or a gitlink (a submodule);" \\
+    "nothing is published" >&2
+  exit 1
+fi
+if printf '%s\\n' "$changed" | grep -qiE '(^|/)\\.gitmodules$'; then
+  echo "sandkit: the agent's $SANDKIT_PUBLISH_FILE changes .gitmodules (submodules from any URL);" \\
+    "nothing is published" >&2
+  exit 1
+fi
+if git diff --cached --no-renames -U0 -- ':(glob)**/.gitattributes' | grep -qiE '^[+].*(filter|diff|merge)='; then
+  echo "sandkit: the agent's $SANDKIT_PUBLISH_FILE sets a filter, diff or merge driver in .gitattributes;" \\
+    "nothing is published" >&2
+  exit 1
+fi
+# An App's push starts the repository's on: push workflows (GITHUB_TOKEN's starts none), which would run
+# the agent's code with the repository's secrets before anyone looked: refused when a workflow of the
+# base branch has a push trigger, unless the kit accepts it (targets.actions.app_push_runs_workflows).
+if [ "${SANDKIT_APP_PUSH:-}" = refuse ] && [ -d .github/workflows ] &&
+  grep -rlqsiE --include='*.yml' --include='*.yaml' \\
+    -e '^[[:space:]]*-?[[:space:]]*["'"'"']?push["'"'"']?[[:space:]]*(:|$)' \\
+    -e '^[[:space:]]*["'"'"']?on["'"'"']?[[:space:]]*:.*[^a-z_-]push([^a-z_-]|$)' .github/workflows; then
+  echo "sandkit: a workflow of this branch runs on push, and the App's push would start it with the" \\
+    "repository's secrets; nothing is published (targets.actions.app_push_runs_workflows accepts that)" >&2
   exit 1
 fi
 git -c user.name='github-actions[bot]' -c user.email='41898282+github-actions[bot]@users.noreply.github.com' \\
@@ -789,6 +819,25 @@ def _publish_job(plan: Plan, publish: str, runs_on: str) -> dict[str, Any]:
     return {**job, "timeout-minutes": 10, "steps": steps}
 
 
+def _push_workflows(plan: Plan) -> str:
+    """What the branch's push starts, by the token that pushes it."""
+    if plan.actions.app is None:
+        return (
+            "; GITHUB_TOKEN's push starts no workflow run (GitHub runs none for that token's events), so "
+            "nothing runs the branch with the repository's secrets until a person opens a pull request from it; "
+            "a patch adding a symbolic link, a gitlink, .gitmodules or a .gitattributes driver is refused"
+        )
+    accepted = (
+        "pushes even so, as targets.actions.app_push_runs_workflows accepts"
+        if plan.actions.app_push_runs_workflows
+        else "is refused when a workflow of the base branch has a push trigger"
+    )
+    return (
+        "; an App's push starts the repository's on: push workflows with its secrets on the agent's code, so it "
+        f"{accepted}; a patch adding a symbolic link, a gitlink, .gitmodules or a .gitattributes driver is refused"
+    )
+
+
 def _publishes(publish: str) -> str:
     return "pushes the agent's changes as a new branch" if publish == "branch" else f"posts the agent's {publish}"
 
@@ -806,6 +855,8 @@ def _publish_step(plan: Plan, publish: str, token: Expression) -> dict[str, Any]
         "SANDKIT_BRANCH_PREFIX": branch_prefix(plan),
         "SANDKIT_COMMIT_MESSAGE": f"sandkit: the changes of {plan.name}'s agent",
     }
+    if plan.actions.app is not None:  # GITHUB_TOKEN's push starts no workflow; an App's starts on: push ones
+        env["SANDKIT_APP_PUSH"] = "allow" if plan.actions.app_push_runs_workflows else "refuse"
     return {"name": "Push the changes as a new branch", "env": env, "run": BRANCH_SCRIPT}
 
 
@@ -1225,7 +1276,8 @@ def fidelity(plan: Plan) -> list[Fidelity]:
                     if plan.actions.app
                     else ""
                 )
-                + "; the agent's job holds no write scope",
+                + "; the agent's job holds no write scope"
+                + (_push_workflows(plan) if plan.actions.publish == "branch" else ""),
                 proven_by=BRANCH_PROOF if plan.actions.publish == "branch" else EVENTS_PROOF,
             )
         )

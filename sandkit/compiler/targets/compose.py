@@ -27,11 +27,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sandkit.compiler import inject
+from sandkit.compiler import inject, workspace_guard
 from sandkit.compiler.engine import (
     DEADLINE,
     deadline_command,
     deadline_uid,
+    has_workspace_tmpfs,
     log_options,
     shares_pid_namespace,
     tmpfs,
@@ -39,6 +40,7 @@ from sandkit.compiler.engine import (
 )
 from sandkit.compiler.escape import compose_literal
 from sandkit.compiler.fidelity import (
+    PORTS_CAVEATS,
     SSH_CLONE_PROOF,
     Fidelity,
     clone_access,
@@ -75,6 +77,8 @@ from sandkit.compiler.proxy import (
     HOST_ADDRESSES_SERVICE,
     HOST_GUARD_SCRIPT,
     HOST_GUARD_SERVICE,
+    LISTEN_DIR,
+    LISTEN_SCRIPT,
     PROXY_UID,
     proxy_build_context,
     proxy_env,
@@ -125,6 +129,8 @@ def render(plan: Plan, context: RenderContext) -> Files:
         files.update(proxy_build_context(plan, header))
     if forwards(plan):
         files.update({name: text.encode() for name, text in forwarder_files(plan, header).items()})
+    if workspace_guard.guarded(plan):
+        files.update({name: text.encode() for name, text in workspace_guard.files(plan, header).items()})
     return files
 
 
@@ -177,7 +183,7 @@ def _bind(path: Path, target: str, context: RenderContext, *, read_only: bool) -
 
 def _workspace(plan: Plan, context: RenderContext) -> tuple[list[Any], list[str]]:
     """(volumes, extra tmpfs) for the workspace mode: a fresh tmpfs, or the host folder."""
-    if plan.workspace_mode in ("clone", "none") or plan.workspace_source is None:
+    if has_workspace_tmpfs(plan) or plan.workspace_source is None:  # the second for mypy: the first says it
         return [], [workspace_tmpfs(plan)]
     mounts = [_bind(plan.workspace_source, plan.workspace_path, context, read_only=plan.workspace_mode != "mount")]
     if plan.workspace_git is not None:
@@ -220,6 +226,8 @@ def agent_service(plan: Plan, context: RenderContext) -> dict[str, Any]:
     if shares_pid_namespace(plan):
         service["pid"] = f"service:{DEADLINE}"
     depends_on: dict[str, Any] = {DEADLINE: {"condition": "service_started"}}
+    if workspace_guard.guarded(plan):  # its manifest of the folder is written before the agent starts
+        depends_on[workspace_guard.SERVICE] = {"condition": "service_healthy"}
     if volumes:
         service["volumes"] = volumes
     injected = plan.injected_secrets if plan.proxy_injects else ()
@@ -366,13 +374,29 @@ def proxy_service(plan: Plan) -> dict[str, Any]:
     return service
 
 
+def proxy_entrypoint(plan: Plan) -> list[str]:
+    """The image's start (squid, or the injecting start script), after LISTEN_SCRIPT has found where to listen.
+
+    On ``outside`` this machine is the gateway: squid listening there would serve every process of
+    the Docker host (and inject the kit's secrets into their requests), so it listens on its
+    ``sandbox`` address and loopback alone, which only the sandbox's own containers reach.
+    """
+    start = [PATHS.start_script] if plan.proxy_injects else ["squid", "-N", "-f", "/etc/squid/squid.conf"]
+    return [LISTEN_SCRIPT, *start]
+
+
 def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
+    listen_owner = plan.uid if plan.proxy_injects else PROXY_UID
     return {
         "build": _proxy_build(),
         "image": proxy_image(plan),
+        "entrypoint": proxy_entrypoint(plan),
         **_hardening(plan),
         "read_only": True,
-        "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=16777216"],
+        "tmpfs": [
+            "/tmp:rw,nosuid,nodev,noexec,size=16777216",
+            f"{LISTEN_DIR}:rw,nosuid,nodev,noexec,size=65536,uid={listen_owner},gid={listen_owner},mode=0755",
+        ],
         "cpus": 0.5,
         "mem_limit": 268435456,
         "pids_limit": 128,
@@ -397,6 +421,11 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
             networks[PUBLISHED_NET] = dict(PUBLISHED_NETWORK)
     elif plan.egress == "open":
         networks = {OUTSIDE_NET: {}}
+    if workspace_guard.guarded(plan):
+        services[workspace_guard.SERVICE] = workspace_guard.service(
+            plan, _workspace(plan, context)[0], _hardening(plan)
+        )
+        document.setdefault("volumes", {})[workspace_guard.VOLUME] = {}
     if networks:
         document["networks"] = networks
     if plan.proxy_injects:
@@ -524,7 +553,7 @@ def _ports_fidelity(plan: Plan) -> Fidelity:
             "host_ip only and forwards it to the agent's port; it listens on none of its sandbox addresses, so the "
             "agent cannot connect to it, and routes nothing: the agent reaches what it reached without ports"
         )
-    return Fidelity("ports", "enforced", reason, proven_by=PORTS_PROOFS[plan.egress])
+    return Fidelity("ports", "enforced", reason + PORTS_CAVEATS, proven_by=PORTS_PROOFS[plan.egress])
 
 
 def _pids_fidelity(plan: Plan) -> Fidelity:
@@ -565,6 +594,17 @@ GIT_PROOFS = (
     "tests/e2e/test_workspace.py::test_the_mounted_repositorys_git_folder_is_out_of_the_agents_reach",
     "tests/compiler/test_compose.py::test_a_mounted_repositorys_git_is_read_only_over_it",
 )
+GUARD_PROOF = (
+    "tests/e2e/test_workspace.py::test_what_the_agent_plants_for_git_on_the_host_is_quarantined_when_the_session_ends"
+)
+#: What the workspace guard does, and what it leaves (sandkit/compiler/workspace_guard.py).
+GUARD_REASON = (
+    "a repository the agent makes anywhere in the folder (a .git folder or file, a bare-repository-shaped folder), a "
+    "change to a nested one and a file named like git configuration are renamed (quarantined) by the "
+    "workspace-guard container every 2 s and when the session ends, and listed in its log and SANDKIT-QUARANTINED.txt; "
+    "until then (up to 2 s) git on this machine run inside the folder, a git-aware prompt or an editor's git support "
+    "may still run what the agent just planted: keep them out of the folder while a session runs"
+)
 
 
 def _git_fidelity(plan: Plan) -> list[Fidelity]:
@@ -575,31 +615,14 @@ def _git_fidelity(plan: Plan) -> list[Fidelity]:
     if plan.workspace_mode != "mount":
         reason = "no folder of the host is in the sandbox: a .git in the workspace is the sandbox's own"
         return [Fidelity("workspace.git", "enforced", reason, proven_by=WORKSPACE_PROOFS[plan.workspace_mode])]
+    if plan.workspace_git is None and plan.workspace_git_writable:
+        reason = "writable, as the kit asks: git on the host runs what the agent writes in .git (the linter reports it)"
+        return [Fidelity("workspace.git", "enforced", reason, proven_by=GIT_PROOFS[1])]
     if plan.workspace_git is not None:
-        return [
-            Fidelity(
-                "workspace.git",
-                "enforced",
-                "the repository's .git is bind-mounted read-only over the folder: the agent cannot write hooks or "
-                "configuration that git on the host would run; a repository nested deeper stays writable",
-                proven_by=GIT_PROOFS[0],
-            )
-        ]
-    if plan.workspace_git_writable:
-        return [
-            Fidelity(
-                "workspace.git",
-                "enforced",
-                "writable, as the kit asks: git on the host runs what the agent writes in .git (the linter reports it)",
-                proven_by=GIT_PROOFS[1],
-            )
-        ]
-    return [
-        Fidelity(
-            "workspace.git",
-            "best-effort",
-            "the folder held no .git when this was compiled, so none is protected: build again once it is a "
-            "repository (sandkit build --check notices)",
-            requested=False,
-        )
-    ]
+        top = "the repository's .git is bind-mounted read-only over the folder, so the agent cannot write its hooks or "
+        top += "configuration; "
+    else:
+        top = "the folder held no .git when this was compiled, so none is mounted read-only (build again once it is a "
+        top += "repository; sandkit build --check notices); "
+    requested = plan.workspace_git is not None
+    return [Fidelity("workspace.git", "best-effort", top + GUARD_REASON, requested=requested, proven_by=GUARD_PROOF)]

@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sandkit.compiler import workspace_guard
 from sandkit.compiler.engine import DEADLINE
 from sandkit.compiler.fidelity import (
+    PORTS_CAVEATS,
     Fidelity,
     Setting,
     deadline_timeout_row,
@@ -44,6 +46,8 @@ def document(plan: Plan) -> dict[str, Any]:
         services += [PROXY_SERVICE, HOST_ADDRESSES_SERVICE, HOST_GUARD_SERVICE]
     if forwards(plan):
         services.append(FORWARDER_SERVICE)
+    if workspace_guard.guarded(plan):
+        services.append(workspace_guard.SERVICE)
     return {
         "name": f"sandkit {plan.name}",
         "dockerComposeFile": ["../compose.yaml", "compose.devcontainer.yaml"],
@@ -126,6 +130,17 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             proven_by=UP_PROOF,
         ),
         Fidelity(
+            "editor credentials",
+            "unsupported",
+            "VS Code's Dev Containers extension registers a git credential helper that asks your machine over a "
+            "socket in the container, forwards your SSH agent (SSH_AUTH_SOCK) and copies your ~/.gitconfig; the "
+            "agent runs as the editor's user, so it can use them. No property of devcontainer.json turns them "
+            "off (they are the extension's settings on your machine): set the user settings "
+            "dev.containers.gitCredentialHelperConfigLocation: none and dev.containers.copyGitConfig: false, and "
+            "start the editor without SSH_AUTH_SOCK, before you open this sandbox",
+            requested=False,
+        ),
+        Fidelity(
             "editor server",
             "best-effort",
             "an editor that downloads its server into the container needs "
@@ -169,6 +184,6 @@ def _ports_fidelity(plan: Plan) -> Fidelity:
         "ports",
         "enforced",
         f"{published} publishes each port on its host_ip; forwardPorts lists the TCP ones for editors that forward "
-        "through their own connection, and no other port is forwarded automatically",
+        "through their own connection, and no other port is forwarded automatically" + PORTS_CAVEATS,
         proven_by=PORTS_PROOFS[plan.egress],
     )

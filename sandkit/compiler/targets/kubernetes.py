@@ -46,6 +46,7 @@ from sandkit.compiler.proxy import (
     HOST_ADDRESSES_FILE,
     PROXY_CLUSTER_UID,
     SQUID_CONF,
+    probe_command,
     proxy_build_context,
     proxy_env,
     proxy_files,
@@ -103,12 +104,7 @@ EVERY_PUBLIC_V4 = Commented(
     gap=2,
 )
 #: The proxy is healthy when it answers a request from loopback with its own refusal (as compose checks).
-PROXY_PROBE = [
-    "bash",
-    "-c",
-    f"exec 3<>/dev/tcp/127.0.0.1/{PROXY_PORT} && printf 'GET http://healthcheck.invalid/ "
-    'HTTP/1.0\\r\\n\\r\\n\' >&3 && read -r -t 2 _ code _ <&3 && [ "$code" = 403 ]',
-]
+PROXY_PROBE = ["bash", "-c", probe_command()]
 
 
 def render(plan: Plan, context: RenderContext) -> Files:

@@ -28,6 +28,7 @@ _GIT_KEYS = (
     # key pattern, what git then runs, severity ("" for the rule's)
     (re.compile(r"core\.hookspath"), "the hooks there at every commit, checkout and merge", ""),
     (re.compile(r"core\.fsmonitor"), "it at every git status (shell prompts run that)", "high"),
+    (re.compile(r"core\.sshcommand"), "it whenever git fetches or pushes over ssh", "high"),
     (re.compile(r"credential\.helper"), "it whenever git fetches or pushes", "high"),
     (re.compile(r"filter\.[^.]+\.(?:clean|smudge|process)"), "it on every checkout and add of matching files", ""),
     (re.compile(r"diff\.[^.]+\.(?:textconv|command)"), "it at every diff of matching files", ""),
@@ -268,3 +269,93 @@ def terraform_external_program(file: SourceFile) -> Iterator[Hit]:
     for run in autoruns(file):
         if run.trigger.startswith('data "external"'):
             yield Hit(run.pos, f"{run.trigger} runs {clip(_text(run))}")
+
+
+#: git's configuration syntax, as much as the rule needs: ``[section]``, ``[section "sub"]`` (or the
+#: old ``[section.sub]``), and ``key = value`` lines; ``#`` and ``;`` start comments.
+_SECTION = re.compile(r'\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_ENTRY = re.compile(r"\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$")
+#: What a nested repository's configuration may name that runs a program on the host (AA015).
+_NESTED_KEYS = (
+    re.compile(r"core\.(?:fsmonitor|hookspath|sshcommand)"),
+    re.compile(r"filter\..+\.(?:clean|smudge|process)"),
+    re.compile(r"credential(?:\..+)?\.helper"),
+)
+#: core.fsmonitor's values that name git's own daemon (or nothing), not a program.
+_FSMONITOR_BUILTIN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
+
+
+def _git_value(raw: str) -> str:
+    """A value as git reads it: quotes removed, escapes undone, a comment (``#``, ``;``) outside quotes cut."""
+    out: list[str] = []
+    quoted = escaped = False
+    for char in raw:
+        if escaped:
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(char, char))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+    return "".join(out).strip()
+
+
+def _nested_git_config(path: str) -> bool:
+    """``X/.git/config`` below the scan root: a repository nested inside the one being scanned."""
+    return path.endswith("/.git/config") and path != ".git/config"
+
+
+@rule(
+    "AA015",
+    "nested-repository-runs-programs",
+    category="agent-autorun",
+    severity="high",
+    kinds=(kinds.TEXT,),
+    reads=lambda file: _nested_git_config(file.path),
+    triggers=(re.compile(r"(?i)fsmonitor|hookspath|sshcommand|filter|helper"),),
+)
+def nested_repository_runs_programs(file: SourceFile) -> Iterator[Hit]:
+    """A repository nested in the folder has a configuration that makes git run a program.
+
+    The `.git/config` of a repository below the scanned folder (`docs/notes/.git/config`) that
+    sets `core.fsmonitor` to a program, `core.hooksPath`, `core.sshCommand`, a filter's
+    `clean`, `smudge` or `process` command, or a `credential.helper` that is a command. The
+    keys are read as git reads them: case-insensitive sections and names, `[section "sub"]`
+    and the older `[section.sub]`. The scanned folder's own `.git` is not read; a nested
+    repository's hooks folder is not read either (its config's `core.hooksPath` is).
+
+    Why:
+    An agent that can write the folder (sandkit's `workspace: mount`, or any sandbox with the
+    folder mounted) can create a repository anywhere in it. The next `git status` run there on
+    the host, by a person, a shell prompt that shows the branch, or an editor scanning for
+    repositories, runs the program as the developer, outside the sandbox.
+
+    Fix:
+    Delete the nested repository (or its `.git`) unless you made it yourself; if you did, remove
+    the setting, and check its `hooks` folder before running git there.
+    """
+    section = ""  # the section's name lowercased, then "." and its subsection as written
+    for number, line in enumerate(file.text.splitlines(), 1):
+        offset = 0
+        header = _SECTION.match(line)
+        if header:
+            name, sub = header.group(1).lower(), header.group(2)
+            section = f"{name}.{sub}" if sub is not None else name
+            offset = header.end()
+        entry = _ENTRY.match(line[offset:]) if section else None
+        if entry is None:
+            continue
+        key = f"{section}.{entry.group(1).lower()}"
+        value = _git_value(entry.group(2) or "")
+        if not any(pattern.fullmatch(key) for pattern in _NESTED_KEYS):
+            continue
+        if key == "core.fsmonitor" and value.lower() in _FSMONITOR_BUILTIN:
+            continue
+        if key.endswith(".helper") and value in _SAFE_CREDENTIAL_HELPERS:
+            continue
+        column = offset + line[offset:].find(entry.group(1)) + 1
+        yield Hit(Pos(number, column), f"{key} = {clip(value, 60)}: git run in this repository runs it")

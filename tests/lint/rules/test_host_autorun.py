@@ -1,10 +1,10 @@
-"""AA010-AA013: code a committed file makes the host run by itself, with look-alikes that stay quiet."""
+"""AA010-AA013 and AA015: code a committed file (or a nested repository) makes the host run by itself, with look-alikes that stay quiet."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import at, lint_text, rules_of
+from tests.lint.helpers import at, lint_files, lint_text, rules_of
 
 DEVCONTAINER = '{{"image": "x", "initializeCommand": {value}}}'
 
@@ -155,3 +155,32 @@ def test_a_lockfiles_scripts_are_not_commands() -> None:
     assert "AA011" in {f.rule for f in lint_text("package.json", manifest)}
     assert "AA011" not in {f.rule for f in lint_text("package-lock.json", manifest)}
     assert "AA011" not in {f.rule for f in lint_text("app/npm-shrinkwrap.json", manifest)}
+
+
+@pytest.mark.parametrize(
+    ("config", "hits"),
+    [
+        ('[core]\n\tfsmonitor = "sh -c \\"id > /tmp/x\\""\n', [(2, 2)]),
+        ("[Core]\n  HooksPath = .hooks\n", [(2, 3)]),
+        ("[core] sshCommand = ssh -oProxyCommand=x\n", [(1, 8)]),
+        ('[filter "nb"]\n\tclean = ./strip.sh\n\tsmudge = cat\n', [(2, 2), (3, 2)]),
+        ('[credential "https://example.com"]\n\thelper = !/tmp/x\n', [(2, 2)]),
+        ("[credential]\n\thelper = /usr/local/bin/mine\n", [(2, 2)]),
+        ('[core]\n\tfsmonitor = "true;id" # a comment\n', [(2, 2)]),  # not git's bool: a command
+        # look-alikes: git's own daemon, a helper git ships, a subsection of core, a commented-out key
+        ("[core]\n\tfsmonitor = true\n[credential]\n\thelper = store\n", []),
+        ('[core "x"]\n\thooksPath = y\n', []),
+        ("[core]\n\t# hooksPath = y\n\t; sshCommand = z\n", []),
+        ("[user]\n\tname = filter helper\n", []),
+    ],
+)
+def test_a_nested_repositorys_config_that_runs_programs(config: str, hits: list[tuple[int, int]]) -> None:
+    findings = lint_files({"docs/notes/.git/config": config, "docs/notes/.git/HEAD": "ref: refs/heads/main\n"})
+    assert at(findings, "AA015") == hits
+
+
+def test_the_scanned_repositorys_own_git_folder_is_not_read() -> None:
+    """The top .git is the developer's own (and read-only in the sandbox); only nested ones are read."""
+    config = "[core]\n\tfsmonitor = ./watch.sh\n"
+    findings = lint_files({".git/config": config, "a/b/.git/config": config, ".git/hooks/x/.git/config": config})
+    assert [(f.path, f.rule) for f in findings] == [("a/b/.git/config", "AA015")]
