@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,6 +16,10 @@ DO_NOT_EDIT = "Do not edit: change the kit and run `sandkit build`."
 #: How much more than the generated file ``--check`` reads of the file on disk: enough for any file
 #: a build could have written there (a kit that shrank by a whole service), not a hostile 1 GiB file.
 DIFF_SLACK = 4 * 1024 * 1024
+
+
+#: A hex digest as headers, labels and image tags write it (12 to 64 characters).
+_DIGEST = re.compile(r"\b[0-9a-f]{12,64}\b")
 
 
 def header_lines(version: str, kit_path: str, sha256: str) -> list[str]:
@@ -52,6 +57,7 @@ def stale_diff(folder: Path, files: Mapping[str, bytes]) -> str:
     that changed, with three lines of context, as ``git diff`` would.
     """
     chunks: list[str] = []
+    digest_only: list[str] = []
     for name in sorted(files):
         path = folder / name
         wanted = files[name].decode("utf-8", "replace").splitlines(keepends=True)
@@ -59,8 +65,24 @@ def stale_diff(folder: Path, files: Mapping[str, bytes]) -> str:
         if found is None or found.splitlines(keepends=True) != wanted:
             shown = path.as_posix()
             current = (found or "").splitlines(keepends=True)
-            chunks.extend(difflib.unified_diff(current, wanted, fromfile=f"a/{shown}", tofile=f"b/{shown}"))
+            diff = list(difflib.unified_diff(current, wanted, fromfile=f"a/{shown}", tofile=f"b/{shown}"))
+            if found is not None and _only_digests_changed(diff):
+                digest_only.append(shown)
+            else:
+                chunks.extend(diff)
+    if digest_only:
+        chunks.append(f"{len(digest_only)} more file(s) differ only in digests of the kit (headers, image tags):\n")
+        chunks.extend(f"  {shown}\n" for shown in digest_only)
     return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
+
+
+def _only_digests_changed(diff: list[str]) -> bool:
+    """Every kit change moves the kit's digest that each header names (and the config digest in image
+    tags and labels): a file whose removed and added lines differ only in such digests is listed by
+    name, so a one-line kit change reads as the lines it really changed."""
+    removed = [_DIGEST.sub("<digest>", line[1:]) for line in diff[2:] if line[:1] == "-"]
+    added = [_DIGEST.sub("<digest>", line[1:]) for line in diff[2:] if line[:1] == "+"]
+    return bool(removed) and removed == added
 
 
 def _current(path: Path, limit: int) -> str | None:

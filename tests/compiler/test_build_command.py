@@ -125,10 +125,32 @@ def test_check_shows_only_the_lines_a_shorter_file_lost(tmp_path: Path, capsys: 
     changed = [line for line in out.splitlines() if line[:1] in "+-" and line[:3] not in ("---", "+++")]
     without_hashes = [line for line in changed if "sha256" not in line]
     assert without_hashes == [
-        '-      "api.example.com",',
-        '-      "docs.example.com"',
-        '+      "api.example.com"',
+        '-      "api.example.com:443",',
+        '-      "docs.example.com:443"',
+        '+      "api.example.com:443"',
     ]
+    assert len(out.splitlines()) < 40, out
+
+
+def test_check_of_a_one_line_kit_change_names_the_files_whose_header_alone_moved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every header names the kit's digest (and image tags its config digest), so a one-host change
+    touches every file: the files whose only change is a digest are listed by name, and the diff is
+    the lines that really changed."""
+    with in_folder(tmp_path):
+        kit = _kit(tmp_path, "one", "targets: {build: [compose]}\n")
+        kit.write_text(kit.read_text().replace("[api.example.com]", "[api.example.com, docs.example.com]"))
+        assert main(["build", "one.yaml", "-o", "out", "-q"]) == 0
+        kit.write_text(kit.read_text().replace(", docs.example.com", ""))
+        capsys.readouterr()
+        assert main(["build", "--check", "one.yaml", "-o", "out"]) == 1
+        out = capsys.readouterr().out
+    listed = out.split("differ only in digests of the kit (headers, image tags):\n")[1].split()
+    assert {"out/one/entrypoint.sh", "out/one/Dockerfile", "out/one/compose.yaml"} <= set(listed)
+    diffed = [line[6:] for line in out.splitlines() if line.startswith("+++ b/")]
+    assert diffed and not set(diffed) & set(listed)
+    assert any("docs.example.com" in line for line in out.splitlines() if line.startswith("-"))
     assert len(out.splitlines()) < 40, out
 
 
