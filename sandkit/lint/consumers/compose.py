@@ -185,6 +185,87 @@ def to_boolean(value: Any) -> bool | None:
     return None
 
 
+# ----- .env files as compose-go's dotenv reads them ------------------------------------------------
+_DOTENV_BLANK = " \t\v\f\r\x85\xa0"  # dotenv's isSpace: white space that does not end a line
+_DOTENV_ESCAPE = re.compile(r"\\(.)")
+
+
+def read_dotenv(text: str) -> dict[str, str]:
+    """The variables of a ``.env`` file as compose-go's ``dotenv`` parser reads them (checked
+    against ``docker compose config``): ``export`` prefixes, ``NAME=value`` or ``NAME: value``,
+    a value in single or double quotes that may span lines and ends at its closing quote (what
+    follows on the line, a comment, is not part of it), ``\\n``, ``\\"`` and ``\\\\`` in double
+    quotes, an unquoted value cut at `` #``; later lines see earlier ones in ``${VAR}``, single
+    quotes keep ``$`` literal.
+
+    Where compose-go refuses the file (a space in a name, an unterminated quote), the variables
+    read so far are kept: the linter leans towards reading a value rather than dropping it.
+    """
+    env: dict[str, str] = {}
+    at, end = 0, len(text)
+    while True:
+        while at < end and (text[at].isspace() or text[at] == "#"):  # blank lines and comments
+            if text[at] == "#":
+                newline = text.find("\n", at)
+                at = end if newline < 0 else newline
+            else:
+                at += 1
+        if at >= end:
+            return env
+        if text.startswith("export", at):
+            at += len("export")
+        at = _skip_blank(text, at)
+        stop = at
+        while stop < end and (text[stop].isalnum() or text[stop] in "_." or text[stop] in _DOTENV_BLANK):
+            stop += 1
+        key = text[at:stop].rstrip()
+        if stop >= end or text[stop] not in "=:\n" or not key or " " in key:
+            return env  # compose-go refuses the rest
+        if text[stop] == "\n":  # a bare name: the shell's value, unknown here
+            at = stop + 1
+            continue
+        at = _skip_blank(text, stop + 1)
+        value, at = _dotenv_value(text, at, env)
+        if at < 0:
+            return env  # an unterminated quote
+        env[key] = value
+
+
+def _skip_blank(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _DOTENV_BLANK:
+        at += 1
+    return at
+
+
+def _dotenv_value(text: str, at: int, env: dict[str, str]) -> tuple[str, int]:
+    """(the value starting at ``at``, where the next statement starts; -1 when unterminated)."""
+    quote = text[at] if at < len(text) and text[at] in "'\"" else ""
+    if not quote:
+        newline = text.find("\n", at)
+        stop = len(text) if newline < 0 else newline
+        value = text[at:stop].split(" #", 1)[0].rstrip()
+        return _dotenv_expand(value, env), stop
+    close = at + 1
+    while close < len(text) and (text[close] != quote or text[close - 1] == "\\"):
+        close += 1
+    if close >= len(text):
+        return "", -1
+    raw = text[at + 1 : close]
+    if quote == "'":
+        return raw.replace("\\'", "'"), close + 1
+    return _dotenv_expand(_DOTENV_ESCAPE.sub(_unescape, raw), env), close + 1
+
+
+def _unescape(match: re.Match[str]) -> str:
+    char = match.group(1)
+    return {"n": "\n", "r": "\r", '"': '"', "\\": "\\", "$": "$$"}.get(char, match.group())
+
+
+def _dotenv_expand(value: str, env: dict[str, str]) -> str:
+    expanded = interpolate(value, env)
+    return expanded.text if expanded is not None else value
+
+
 # ----- the project around a Compose file ----------------------------------------------------------
 class Project:
     """What a Compose file reads besides itself: the ``.env`` beside it, and the files its
@@ -217,17 +298,8 @@ class Project:
         return self._env[folder]
 
     def _read_env(self, folder: str) -> dict[str, str]:
-        from sandkit.lint.syntax.envfile import parse_env
-
         text = self.read(os.path.join(folder, ".env")) if folder else None
-        env: dict[str, str] = {}
-        for entry in parse_env(text or ""):
-            value = str(entry.value)
-            if entry.value.style != "'":
-                expanded = interpolate(value, env)
-                value = expanded.text if expanded is not None else value
-            env[str(entry.name)] = value
-        return env
+        return read_dotenv(text or "")
 
     def read(self, path: str) -> str | None:
         """A file's text if it is a regular file under the root, within the bounds; else None."""

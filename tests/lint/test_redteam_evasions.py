@@ -1,0 +1,83 @@
+"""Evasions found by red-teaming the linter: files the real consumer runs privileged, on a host
+namespace or with the runtime socket, that the linter read as harmless.
+
+Each project here was run through ``docker compose config`` first (the docker-marked test below
+does so again, with the oracle comparison of tests/lint/test_consumer_oracles.py); the fast tests
+hold the linter's findings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sandkit.lint.consumers.compose import read_dotenv
+from tests.lint.helpers import lint_files, write_tree
+
+_SERVICE = """\
+services:
+  a:
+    image: busybox
+    network_mode: ${NET}
+    privileged: ${PRIV}
+    volumes: ["${SOCK}:/s"]
+"""
+
+#: name -> (files, the rules the consumer's reading must raise)
+EVASIONS: dict[str, tuple[dict[str, str], set[str]]] = {
+    # a quoted .env value followed by a comment, and dotenv's YAML-like "NAME: value"
+    "dotenv_quotes_and_comments": (
+        {
+            "compose.yaml": _SERVICE,
+            ".env": "NET=\"host\" # the host network\nPRIV='true' # yes\nSOCK: /var/run/docker.sock\n",
+        },
+        {"PV001", "PV002", "RS001"},
+    ),
+    # a double-quoted value spanning lines and escapes; export with several blanks
+    "dotenv_multiline_and_export": (
+        {
+            "compose.yaml": _SERVICE,
+            ".env": 'X="a\nb"\nexport   NET=host\nPRIV="\\"ignored\\"" \nPRIV="t\\rue"\nPRIV=true\nSOCK="/var/run/\\docker.sock"\n',
+        },
+        {"PV001", "PV002"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EVASIONS))
+def test_evasion_is_reported(name: str) -> None:
+    files, rules = EVASIONS[name]
+    found = {f.rule for f in lint_files(files)}
+    assert rules <= found, (name, found)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('V="host" # c\n', {"V": "host"}),
+        ("V='host' # c\n", {"V": "host"}),
+        ("V=host # c\nW=host#c\nX=a\t#t\n", {"V": "host", "W": "host#c", "X": "a\t#t"}),
+        ("export   V=e\nW : f\n", {"V": "e", "W": "f"}),
+        ('V="a\\"b"\nW="a\\nb"\nX="a\\\\b"\nY="a\\qb"\n', {"V": 'a"b', "W": "a\nb", "X": "a\\b", "Y": "a\\qb"}),
+        ("V='a\\'b'\nW=a\\nb\n", {"V": "a'b", "W": "a\\nb"}),
+        ('V="x\ny"\nW=${V3:-d}\n', {"V": "x\ny", "W": "d"}),
+        ('V=host\nW=\'${V}\'\nX="${V}"\nY="$${V}"\n', {"V": "host", "W": "${V}", "X": "host", "Y": "${V}"}),
+        ("V=1\nA B=2\nW=3\n", {"V": "1"}),  # compose-go refuses the rest of the file
+    ],
+)
+def test_dotenv_as_compose_go_reads_it(text: str, expected: dict[str, str]) -> None:
+    """Each case checked with ``docker compose config`` (values shown through labels)."""
+    assert read_dotenv(text) == expected
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("name", sorted(EVASIONS))
+def test_evasion_against_compose(name: str, tmp_path: Path) -> None:
+    """The linter's facts of each project equal what ``docker compose config`` makes of it."""
+    from tests.lint.test_consumer_oracles import _compare
+
+    files, _ = EVASIONS[name]
+    write_tree(tmp_path, files)
+    compared, problems = _compare(tmp_path, tmp_path, next(n for n in files if n.endswith(".yaml")))
+    assert compared and not problems, problems
