@@ -42,7 +42,48 @@ EVASIONS: dict[str, tuple[dict[str, str], set[str]]] = {
         },
         {"PV001", "PV002"},
     ),
+    # include's env_file: compose interpolates the included file with it
+    "include_env_file": (
+        {
+            "compose.yaml": "include:\n  - path: sub/svc.yml\n    env_file: sub/vars.env\n    project_directory: sub\n"
+            "services:\n  main: {image: busybox}\n",
+            "sub/svc.yml": "services:\n  s:\n    image: busybox\n    network_mode: ${NET:-bridge}\n"
+            "    privileged: ${PRIV:-false}\n    volumes: ['${SOCK:-/tmp}:/s']\n",
+            "sub/vars.env": "NET=host\nPRIV=true\nSOCK=/var/run/docker.sock\n",
+        },
+        {"PV001", "PV002", "RS001"},
+    ),
+    # the including project's variables win over the included file's own .env
+    "include_parent_env_wins": (
+        {
+            "compose.yaml": "include:\n  - sub/svc.yml\nservices:\n  main: {image: busybox}\n",
+            "sub/svc.yml": "services:\n  s:\n    image: busybox\n    network_mode: ${NET:-bridge}\n",
+            ".env": "NET=host\n",
+            "sub/.env": "NET=bridge\n",
+        },
+        {"PV002"},
+    ),
+    # an extended file is interpolated with the project's .env, not the one beside it
+    "extends_project_env": (
+        {
+            "compose.yaml": "services:\n  main:\n    extends: {file: a/b/two.yml, service: two}\n",
+            "a/b/two.yml": "services:\n  two:\n    image: busybox\n    pid: ${P:-private}\n",
+            ".env": "P=host\n",
+            "a/b/.env": "P=private\n",
+        },
+        {"PV002"},
+    ),
 }
+
+
+def test_extended_file_default_overridden_by_the_project_env() -> None:
+    """The other way round: the project's .env turns the extended file's host default off."""
+    files = {
+        "compose.yaml": "services:\n  main:\n    extends: {file: a/two.yml, service: two}\n",
+        "a/two.yml": "services:\n  two:\n    image: busybox\n    pid: ${P:-host}\n",
+        ".env": "P=private\n",
+    }
+    assert not [f for f in lint_files(files) if f.path == "compose.yaml"]
 
 
 @pytest.mark.parametrize("name", sorted(EVASIONS))

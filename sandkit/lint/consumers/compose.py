@@ -274,7 +274,7 @@ class Project:
     def __init__(self, origin: str, root: str, *, interpolates: bool = True) -> None:
         self.origin = origin  # absolute path of the Compose file ("" when it has none: text given inline)
         self.root = root
-        self.interpolates = interpolates  # the file has a "$": its .env may matter
+        self.interpolates = interpolates  # the file has a "$" or extends: its .env may matter
         self._real_root = ""
         self.files_left = MAX_FILES
         self._documents: dict[str, list[Any] | None] = {}
@@ -286,20 +286,21 @@ class Project:
     def folder(self) -> str:
         return os.path.dirname(self.origin)
 
-    def env(self, folder: str = "") -> dict[str, str]:
+    def env(self, folder: str = "", *, needed: bool = False) -> dict[str, str]:
         """The variables of the ``.env`` file in ``folder`` (the Compose file's by default), as
-        compose-go's dotenv reads them: later lines see earlier ones in ``${VAR}``, single
-        quotes keep ``$`` literal."""
+        compose-go's dotenv reads them (:func:`read_dotenv`). The Compose file's own is read only
+        when it interpolates, or when ``needed`` (a file it extends or includes interpolates)."""
         folder = folder or self.folder
-        if folder == self.folder and not self.interpolates:
+        if folder == self.folder and not self.interpolates and not needed:
             return {}  # nothing in the file to interpolate: the .env is not read
-        if folder not in self._env:
-            self._env[folder] = self._read_env(folder)
-        return self._env[folder]
+        return self.dotenv(os.path.join(folder, ".env")) if folder else {}
 
-    def _read_env(self, folder: str) -> dict[str, str]:
-        text = self.read(os.path.join(folder, ".env")) if folder else None
-        return read_dotenv(text or "")
+    def dotenv(self, path: str) -> dict[str, str]:
+        """The variables of the dotenv file at ``path`` (read once; empty when unreadable)."""
+        if path not in self._env:
+            text = self.read(path)
+            self._env[path] = read_dotenv(text or "")
+        return self._env[path]
 
     def read(self, path: str) -> str | None:
         """A file's text if it is a regular file under the root, within the bounds; else None."""
@@ -342,7 +343,11 @@ class Project:
 
 def project_of(file: SourceFile) -> Project:
     """What a Compose file reads besides itself (made once per file)."""
-    return file.memo("compose_project", lambda: Project(file.origin, file.root, interpolates="$" in file.text))
+    # a file it extends may interpolate with this file's .env: read it then too
+    text = file.text
+    return file.memo(
+        "compose_project", lambda: Project(file.origin, file.root, interpolates="$" in text or "extends" in text)
+    )
 
 
 def trigger_text(file: SourceFile) -> str:
@@ -380,17 +385,34 @@ def services_of(documents: list[Any]) -> PMap | None:
     return None
 
 
-def include_entries(document: Any) -> Iterator[tuple[str, Pos]]:
-    """(path, where it is written) of each file a top-level ``include`` names (short syntax, or
-    ``path:`` of the long one, a string or a list)."""
+class Include(NamedTuple):
+    """One file a top-level ``include`` names, with the environment its entry sets."""
+
+    path: str
+    pos: Pos
+    env_files: tuple[str, ...] = ()  # ``env_file`` (relative to the including file)
+    project_directory: str = ""  # ``project_directory`` (idem)
+
+
+def include_entries(document: Any) -> Iterator[Include]:
+    """Each file a top-level ``include`` names (short syntax, or ``path:`` of the long one, a
+    string or a list), where it is written and the ``env_file``/``project_directory`` of its entry."""
     include = document.get("include") if isinstance(document, PMap) else None
     if not isinstance(include, PSeq):
         return
     for index, entry in enumerate(include):
         paths = entry.get("path") if isinstance(entry, PMap) else entry
+        env_files: tuple[str, ...] = ()
+        directory = ""
+        if isinstance(entry, PMap):
+            written = entry.get("env_file")
+            items = written if isinstance(written, PSeq) else [written]
+            env_files = tuple(str(item) for item in items if isinstance(item, str))
+            directory = str(entry.get("project_directory") or "")
         for path in paths if isinstance(paths, PSeq) else [paths]:
             if isinstance(path, str):
-                yield path, (path.pos if isinstance(path, PStr) else include.pos_of(index))
+                at = path.pos if isinstance(path, PStr) else include.pos_of(index)
+                yield Include(path, at, env_files, directory)
 
 
 def extends_of(service: PMap) -> tuple[str, str, Pos] | None:

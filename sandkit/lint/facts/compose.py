@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.consumers.compose import (
     MAX_EXTENDS,
+    Include,
     Project,
     Substitution,
     extends_of,
@@ -51,7 +52,7 @@ def compose_services(document: Any, project: Project | None = None) -> Iterator[
     with what it extends, and the services of the files it includes."""
     services = document.get("services") if isinstance(document, PMap) else None
     if isinstance(services, PMap):
-        reader = _Reader(project)
+        reader = _Reader(project, project.env() if project is not None else _NO_ENV)
         for name, service in services.items():
             if isinstance(service, PMap):
                 yield reader.service(str(name), service, services, services.pos_of_key(name), "", 0)
@@ -60,15 +61,16 @@ def compose_services(document: Any, project: Project | None = None) -> Iterator[
 
 
 class _Reader:
-    def __init__(self, project: Project | None) -> None:
-        self.project = project
+    """Reads services with one environment: compose-go interpolates every file of a project,
+    the files it extends included, with the project's variables (the ``.env`` beside the
+    Compose file, not one beside the extended file)."""
 
-    def env(self, folder: str) -> Mapping[str, str]:
-        return self.project.env(folder) if self.project is not None else _NO_ENV
+    def __init__(self, project: Project | None, env: Mapping[str, str]) -> None:
+        self.project = project
+        self.env = env
 
     def service(self, name: str, service: PMap, services: PMap, pos: Pos, folder: str, depth: int) -> Container:
-        env = self.env(folder)
-        box = _compose_service(name, service, pos, env)
+        box = _compose_service(name, service, pos, self.env)
         extended = extends_of(service)
         if extended is not None and depth < MAX_EXTENDS:
             base_name, file, at = extended
@@ -83,7 +85,7 @@ class _Reader:
         if file:
             if self.project is None:
                 return None
-            expanded = interpolate(file, self.env(folder))
+            expanded = interpolate(file, self.env)
             loaded = self.project.documents(expanded.text if expanded else file, folder)
             if loaded is None:
                 return None
@@ -121,35 +123,57 @@ def _joined(first: str, second: str) -> str:
 
 
 def _included(document: Any, project: Project) -> Iterator[Container]:
-    """Services of the files a top-level ``include`` names, placed at the include entry. A file
-    whose name or content makes it a Compose file is scanned on its own, and is not reported
-    again here."""
+    """Services of the files a top-level ``include`` names, placed at the include entry.
+
+    compose-go reads an included file with its own environment: the ``env_file`` of the entry
+    (by default the ``.env`` of its ``project_directory``, by default the included file's
+    folder), under the including project's variables, which win. A file whose name or content
+    makes it a Compose file is scanned on its own (with the ``.env`` beside it); from it, only
+    what the include's environment changes is reported here."""
     from sandkit.lint import kinds
 
-    for path, at in include_entries(document):
-        expanded = interpolate(path, project.env(project.folder))
-        loaded = project.documents(expanded.text if expanded else path)
+    parent = project.env(needed=True)
+    for entry in include_entries(document):
+        expanded = interpolate(entry.path, parent)
+        loaded = project.documents(expanded.text if expanded else entry.path)
         if loaded is None:
             continue
         absolute, documents = loaded
-        kind = kinds.kind_by_content(kinds.kind_by_name(os.path.basename(absolute)), project.heads.get(absolute, ""))
-        if kind.kind == kinds.COMPOSE:
-            continue
         services = services_of(documents)
         if services is None:
             continue
-        reader = _Reader(project)
+        folder = os.path.dirname(absolute)
+        env = {**_include_env(project, entry, folder), **parent}
+        kind = kinds.kind_by_content(kinds.kind_by_name(os.path.basename(absolute)), project.heads.get(absolute, ""))
+        own = _Reader(project, project.env(folder)) if kind.kind == kinds.COMPOSE else None
+        reader = _Reader(project, env)
         for name, service in services.items():
             if not isinstance(service, PMap):
                 continue
-            box = reader.service(str(name), service, services, at, os.path.dirname(absolute), 1)
+            box = reader.service(str(name), service, services, entry.pos, folder, 1)
+            if own is not None:  # reported in its own file as read there: keep what differs
+                alone = own.service(str(name), service, services, entry.pos, folder, 1)
+                box.settings = [s for s in box.settings if s not in alone.settings]
+                box.mounts = [m for m in box.mounts if m not in alone.mounts]
             line = services.pos_of_key(name).line
             note = f"in {project.relative(absolute)}:{line}, which this file includes"
             box.label = f'service "{name}"'
-            box.settings = [s._replace(pos=at, via=_joined(note, s.via)) for s in box.settings]
-            box.mounts = [m._replace(pos=at, via=_joined(note, m.via)) for m in box.mounts]
+            box.settings = [s._replace(pos=entry.pos, via=_joined(note, s.via)) for s in box.settings]
+            box.mounts = [m._replace(pos=entry.pos, via=_joined(note, m.via)) for m in box.mounts]
             box.env = []  # its variables are reported in its own file, if at all
             yield box
+
+
+def _include_env(project: Project, entry: Include, folder: str) -> dict[str, str]:
+    """The variables an ``include`` entry gives its file (before the including project's)."""
+    if entry.env_files:
+        env: dict[str, str] = {}
+        for name in entry.env_files:
+            env.update(project.dotenv(os.path.normpath(os.path.join(project.folder, name))))
+        return env
+    if entry.project_directory:
+        folder = os.path.normpath(os.path.join(project.folder, entry.project_directory))
+    return project.env(folder)
 
 
 def _text(value: Any, env: Mapping[str, str], *, defaults: bool = True) -> tuple[Any, str]:
