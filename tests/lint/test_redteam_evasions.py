@@ -122,3 +122,23 @@ def test_evasion_against_compose(name: str, tmp_path: Path) -> None:
     write_tree(tmp_path, files)
     compared, problems = _compare(tmp_path, tmp_path, next(n for n in files if n.endswith(".yaml")))
     assert compared and not problems, problems
+
+
+_PERSISTENT_VOLUME = """\
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: sock}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  hostPath: {path: PATH, type: Socket}
+"""
+
+
+def test_a_persistent_volume_on_the_socket_is_a_socket_mount() -> None:
+    """A PersistentVolume's hostPath reaches every pod that claims it, though no pod spec names it."""
+    findings = lint_files({"deploy/pv.yaml": _PERSISTENT_VOLUME.replace("PATH", "/var/run/docker.sock")})
+    assert [(f.rule, f.line) for f in findings] == [("RS001", 7)], findings
+    assert "PersistentVolume/sock" in findings[0].message
+    # a data folder stays quiet
+    assert not lint_files({"deploy/pv.yaml": _PERSISTENT_VOLUME.replace("PATH", "/srv/data")})

@@ -82,6 +82,24 @@ def kubernetes_containers(file: SourceFile) -> Iterator[Container]:
     for document in consumer_documents(file):
         if isinstance(document, PMap):
             yield from pod_specs(file, document, owner_of(document), typed=True)
+            volume = _persistent_volume(document)
+            if volume is not None:
+                yield volume
+
+
+def _persistent_volume(document: PMap) -> Container | None:
+    """A PersistentVolume's ``spec.hostPath``: every pod whose claim binds to it mounts that
+    host path, though no pod spec names it."""
+    spec = document.get("spec")
+    if document.get("kind") != "PersistentVolume" or not isinstance(spec, PMap):
+        return None
+    host_path = first_map(_get(spec, "hostPath"))
+    path = host_path.get("path") if host_path is not None else None
+    if host_path is None or not isinstance(path, str):
+        return None
+    box = Container(label=f"{owner_of(document)} (the pods that claim it)", pos=spec.pos)
+    box.mounts.append(Mount(path, "", pos_of(path, host_path.pos), "hostPath"))
+    return box
 
 
 def pod_specs(file: SourceFile, root: Any, owner: str, *, typed: bool = False) -> Iterator[Container]:
