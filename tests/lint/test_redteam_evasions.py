@@ -142,3 +142,36 @@ def test_a_persistent_volume_on_the_socket_is_a_socket_mount() -> None:
     assert "PersistentVolume/sock" in findings[0].message
     # a data folder stays quiet
     assert not lint_files({"deploy/pv.yaml": _PERSISTENT_VOLUME.replace("PATH", "/srv/data")})
+
+
+_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  securityContext:
+    seLinuxOptions: {type: @POD@}
+  containers:
+  - name: c
+    image: busybox
+    securityContext:
+      procMount: @PROC@
+      @SELINUX@
+"""
+
+
+@pytest.mark.parametrize(
+    ("values", "lines"),
+    [
+        ({"PROC": "Unmasked", "SELINUX": "runAsNonRoot: true", "POD": "container_t"}, [11]),
+        ({"PROC": "Default", "SELINUX": 'seLinuxOptions: {level: "s0:c1", type: spc_t}', "POD": "container_t"}, [12]),
+        ({"PROC": "Default", "SELINUX": "runAsNonRoot: true", "POD": "spc_t"}, [6]),
+        ({"PROC": "Default", "SELINUX": "seLinuxOptions: {type: container_t}", "POD": "container_t"}, []),
+    ],
+)
+def test_kubernetes_unmasked_proc_and_unconfined_selinux(values: dict[str, str], lines: list[int]) -> None:
+    """Kubernetes' spellings of ``unmask=ALL`` and ``label=type:spc_t``, which PV004 reports for Docker."""
+    text = _POD
+    for key, value in values.items():
+        text = text.replace(f"@{key}@", value)
+    assert [f.line for f in lint_files({"pod.yaml": text}) if f.rule == "PV004"] == lines

@@ -191,6 +191,12 @@ def security_context(box: Container, context: PMap | None) -> None:
     if isinstance(added, PSeq):
         for index, cap in enumerate(added):
             box.settings.append(Setting("cap-add", str(cap), added.pos_of(index)))
+    proc_mount = _get(context, "procMount")
+    if isinstance(proc_mount, str):
+        box.settings.append(Setting("proc-mount", proc_mount, _pos(context, "procMount")))
+    selinux = first_map(_get(context, "seLinuxOptions"))
+    if selinux is not None and isinstance(selinux.get("type"), str):
+        box.settings.append(Setting("selinux-type", selinux["type"], selinux.pos_of("type")))
     for key, setting in (("seccompProfile", "seccomp"), ("appArmorProfile", "apparmor")):
         profile = first_map(_get(context, key))
         if profile is not None and isinstance(profile.get("type"), str):
