@@ -73,6 +73,15 @@ EVASIONS: dict[str, tuple[dict[str, str], set[str]]] = {
         },
         {"PV002"},
     ),
+    # a variable set nowhere is blank to compose-go (it warns): ho${UNSET}st is host
+    "unset_variable_is_blank": (
+        {
+            "compose.yaml": "services:\n  a:\n    image: busybox\n    network_mode: ho${NOWHERE}st\n"
+            "    privileged: ${NOWHERE}true\n    cap_add: ['SYS_${NOWHERE}ADMIN']\n"
+            "    volumes: ['/data${NOWHERE}:/s']\n",
+        },
+        {"PV001", "PV002", "PV003"},
+    ),
 }
 
 

@@ -7,7 +7,7 @@ What it follows (compose-go v2, ``loader/interpolate.go``, ``template/template.g
   ``${VAR?err}``, ``${VAR:+alt}``, ``${VAR+alt}``, defaults nested in defaults, and ``$$`` for a
   literal ``$``. Variables come from the ``.env`` file beside the Compose file (the shell's
   environment, which wins over it, is not known to a linter). A variable that is in neither
-  keeps the text as written, except where it has a default: then the default is used and the
+  is read as compose-go reads it: its default, or blank (``ho${UNSET}st`` is ``host``), and the
   finding says which variable decides (``Substitution.decided_by``). A mount's source uses the
   ``.env`` only: a default there is already read by :func:`~sandkit.lint.facts.host_paths.normalize`,
   which also knows that ``$HOME`` is the user's home.
@@ -59,7 +59,11 @@ class Substitution(NamedTuple):
         if not self.decided_by:
             return ""
         parts = [
-            f"${{{name}}} from the .env file" if where == ".env" else f"the default of ${{{name}}}, unset in .env"
+            f"${{{name}}} from the .env file"
+            if where == ".env"
+            else f"${{{name}}} read as blank, unset in .env"
+            if where == "unset"
+            else f"the default of ${{{name}}}, unset in .env"
             for name, where in self.decided_by
         ]
         return "set by " + ", ".join(parts) + "; the shell's environment may change it"
@@ -111,7 +115,7 @@ def _expand(text: str, env: Mapping[str, str], defaults: bool, decided: list[tup
                 out.append("$")
                 at = dollar + 1
                 continue
-            out.append(_variable(name.group(), text[dollar : name.end()], env, decided))
+            out.append(_variable(name.group(), text[dollar : name.end()], env, defaults, decided))
             at = name.end()
 
 
@@ -128,11 +132,15 @@ def _closing(text: str, start: int) -> int:
     raise _Invalid
 
 
-def _variable(name: str, written: str, env: Mapping[str, str], decided: list[tuple[str, str]]) -> str:
+def _variable(name: str, written: str, env: Mapping[str, str], defaults: bool, decided: list[tuple[str, str]]) -> str:
     if name in env:
         decided.append((name, ".env"))
         return env[name]
-    return written  # only the shell's environment decides: keep what is written
+    if not defaults:
+        return written  # only the shell's environment decides: keep what is written
+    # compose-go reads a variable set nowhere as blank (with a warning): ho${UNSET}st is host
+    decided.append((name, "unset"))
+    return ""
 
 
 def _braced(
@@ -143,7 +151,7 @@ def _braced(
         raise _Invalid
     name, rest = name_match.group(), body[name_match.end() :]
     if not rest:
-        return _variable(name, written, env, decided)
+        return _variable(name, written, env, defaults, decided)
     operator = next((op for op in _OPERATORS if rest.startswith(op)), None)
     if operator is None:
         raise _Invalid  # ${VAR:0:2} and the like: compose-go refuses them
@@ -353,18 +361,19 @@ def project_of(file: SourceFile) -> Project:
 def trigger_text(file: SourceFile) -> str:
     """The text the rules' trigger words are looked for in: the file's, and, when it
     interpolates, extends or includes, the texts those bring in (a ``.env`` can say ``host``
-    where the file only says ``${MODE}``)."""
+    where the file only says ``${MODE}``), and the file as compose-go interpolates it
+    (``ho${UNSET}st`` says ``host`` only then)."""
     text = file.text
     if "$" not in text and "extends" not in text and "include" not in text:
         return text
     project = project_of(file)
-    project.env()
+    interpolated = interpolate(text, project.env()) if "$" in text else None
     if "extends" in text or "include" in text:
         from sandkit.lint.facts.containers import containers
 
         with contextlib.suppress(SyntaxProblem):  # reported as the file's parse error
             containers(file)  # reads what it extends and includes
-    return "\n".join((text, *project.texts))
+    return "\n".join((text, *project.texts, interpolated.text if interpolated is not None else ""))
 
 
 def _parse(text: str) -> list[Any] | None:
