@@ -184,3 +184,41 @@ def test_kubernetes_unmasked_proc_and_unconfined_selinux(values: dict[str, str],
     for key, value in values.items():
         text = text.replace(f"@{key}@", value)
     assert [f.line for f in lint_files({"pod.yaml": text}) if f.rule == "PV004"] == lines
+
+
+_JOINS = """\
+services:
+  h:
+    image: busybox
+    pid: host
+    network_mode: host
+    volumes: [/var/run/docker.sock:/var/run/docker.sock]
+  a:
+    image: busybox
+    pid: "service:h"
+    network_mode: "service:h"
+    ipc: "service:h"
+    volumes_from: ["h:ro"]
+  b:
+    image: busybox
+    pid: "service:a"
+    volumes_from: [container:h]
+"""
+_FIRST = (
+    "services:\n  b:\n    image: busybox\n    pid: service:a\n" + _JOINS.removeprefix("services:\n").split("  b:")[0]
+)
+
+
+def test_joining_a_host_namespace_or_its_volumes() -> None:
+    """``pid: "service:h"`` where ``h`` has ``pid: host`` puts the container in the host's PID
+    namespace (shown with docker run --pid container:X: /proc/1 is the host's init); volumes_from
+    copies the socket mount. Reported at the joining service's own key; b joins a, which joins
+    h (a chain, followed whatever the order), and ``container:`` names a container, not a service."""
+    findings = lint_files({"compose.yaml": _JOINS})
+    lines = sorted((f.rule, f.line) for f in findings if 'service "a"' in f.message or 'service "b"' in f.message)
+    assert lines == [("PV002", 9), ("PV002", 10), ("PV002", 15), ("RS001", 12)], findings
+    assert 'joins the pid namespace of service "h"' in next(f.message for f in findings if f.line == 9)
+    quiet = _JOINS.replace("pid: host", "pid: private").replace("network_mode: host", "network_mode: bridge")
+    quiet = quiet.replace("/var/run/docker.sock:", "/srv/data:")
+    assert not lint_files({"compose.yaml": quiet})
+    assert ("PV002", 4) in {(f.rule, f.line) for f in lint_files({"compose.yaml": _FIRST})}

@@ -53,11 +53,53 @@ def compose_services(document: Any, project: Project | None = None) -> Iterator[
     services = document.get("services") if isinstance(document, PMap) else None
     if isinstance(services, PMap):
         reader = _Reader(project, project.env() if project is not None else _NO_ENV)
-        for name, service in services.items():
-            if isinstance(service, PMap):
-                yield reader.service(str(name), service, services, services.pos_of_key(name), "", 0)
+        boxes = {
+            str(name): reader.service(str(name), service, services, services.pos_of_key(name), "", 0)
+            for name, service in services.items()
+            if isinstance(service, PMap)
+        }
+        _shared(boxes, services)
+        yield from boxes.values()
     if project is not None:
         yield from _included(document, project)
+
+
+#: Namespaces a service can join another's in (``pid: "service:db"``); Docker's ``container:``.
+_JOINABLE = frozenset({"network", "pid", "ipc"})
+
+
+def _shared(boxes: dict[str, Container], services: PMap) -> None:
+    """What a service gets from another of the same file: the host namespace of a service whose
+    namespace it joins (``pid: "service:h"`` where ``h`` has ``pid: host``: the container sees
+    the host's processes; chains of joins followed), and the mounts of ``volumes_from`` (one
+    level). Added at the joining key."""
+    for _ in boxes:  # each round follows one more link of a chain
+        changed = False
+        for box in boxes.values():
+            for setting in list(box.settings):
+                joined_name = setting.value.removeprefix("service:")
+                other = boxes.get(joined_name) if setting.value.startswith("service:") else None
+                if setting.name not in _JOINABLE or other is None or other is box:
+                    continue
+                host = any(s.pos == setting.pos and s.value == "host" for s in box.setting(setting.name))
+                if not host and any(s.value.strip().lower() == "host" for s in other.setting(setting.name)):
+                    note = f'joins the {setting.name} namespace of service "{joined_name}", which is the host\'s'
+                    box.settings.append(Setting(setting.name, "host", setting.pos, _joined(note, setting.via)))
+                    changed = True
+        if not changed:
+            break
+    for name, box in boxes.items():
+        service = services.get(name)
+        sources = service.get("volumes_from") if isinstance(service, PMap) else None
+        for index, item in enumerate(strings(sources)):
+            if not isinstance(item, str) or not isinstance(sources, PSeq):
+                continue
+            other = boxes.get(item.split(":")[0]) if not item.startswith("container:") else None
+            if other is None or other is box:
+                continue
+            note = f'volumes_from service "{item.split(":")[0]}"'
+            at = pos_of(item, sources.pos_of(index))
+            box.mounts.extend(m._replace(pos=at, via=_joined(note, m.via)) for m in other.mounts)
 
 
 class _Reader:
