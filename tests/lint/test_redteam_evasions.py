@@ -222,3 +222,49 @@ def test_joining_a_host_namespace_or_its_volumes() -> None:
     quiet = quiet.replace("/var/run/docker.sock:", "/srv/data:")
     assert not lint_files({"compose.yaml": quiet})
     assert ("PV002", 4) in {(f.rule, f.line) for f in lint_files({"compose.yaml": _FIRST})}
+
+
+_SECRETS = """\
+services:
+  a:
+    image: busybox
+    secrets: [key, {source: sock, target: /var/run/docker.sock}]
+    configs: [aws]
+  b:
+    image: busybox
+    secrets: [safe]
+secrets:
+  key:
+    file: ~/.ssh/id_rsa
+  sock:
+    file: /var/run/docker.sock
+  safe:
+    file: ./secrets/token.txt
+  unused:
+    file: /var/run/docker.sock
+configs:
+  aws:
+    file: ${HOME}/.aws/credentials
+"""
+
+
+def test_secret_and_config_files_are_mounts() -> None:
+    """compose bind-mounts a secret's or config's ``file`` into the service, read-only (shown by
+    ``docker compose run``: /run/secrets/sock is the socket, /run/secrets/key the key); a
+    read-only socket still takes connections. A secret no service uses, and a project file, stay
+    quiet."""
+    findings = lint_files({"compose.yaml": _SECRETS})
+    assert sorted((f.rule, f.line) for f in findings) == [("HC001", 11), ("HC001", 20), ("RS001", 13)], findings
+    assert all('service "a"' in f.message for f in findings)
+
+
+@pytest.mark.docker
+def test_compose_mounts_a_secret_file(tmp_path: Path) -> None:
+    """The consumer's reading: the service gets the secret whose file is the socket."""
+    from tests.lint.test_consumer_oracles import compose_config
+
+    (tmp_path / "compose.yaml").write_text(_SECRETS, encoding="utf-8")
+    config = compose_config(tmp_path)
+    assert isinstance(config, dict), config
+    assert config["secrets"]["sock"]["file"] == "/var/run/docker.sock"
+    assert {s["source"] for s in config["services"]["a"]["secrets"]} == {"key", "sock"}

@@ -59,6 +59,7 @@ def compose_services(document: Any, project: Project | None = None) -> Iterator[
             if isinstance(service, PMap)
         }
         _shared(boxes, services)
+        _secret_files(boxes, services, document, reader.env)
         yield from boxes.values()
     if project is not None:
         yield from _included(document, project)
@@ -100,6 +101,39 @@ def _shared(boxes: dict[str, Container], services: PMap) -> None:
             note = f'volumes_from service "{item.split(":")[0]}"'
             at = pos_of(item, sources.pos_of(index))
             box.mounts.extend(m._replace(pos=at, via=_joined(note, m.via)) for m in other.mounts)
+
+
+def _secret_files(boxes: dict[str, Container], services: PMap, document: PMap, env: Mapping[str, str]) -> None:
+    """The host files a service's ``secrets`` and ``configs`` bring in: compose (without Swarm)
+    bind-mounts a top-level secret's or config's ``file`` into the container (/run/secrets/NAME),
+    read-only, so ``file: /var/run/docker.sock`` hands over the socket and ``file:
+    ~/.ssh/id_rsa`` the key. Placed at the ``file`` line; the finding names the service."""
+    for group in ("secrets", "configs"):
+        declared = document.get(group)
+        if not isinstance(declared, PMap):
+            continue
+        for name, box in boxes.items():
+            service = services.get(name)
+            used = service.get(group) if isinstance(service, PMap) else None
+            for item in strings(used):
+                source = item.get("source") if isinstance(item, PMap) else item
+                entry = declared.get(source) if isinstance(source, str) else None
+                file = entry.get("file") if isinstance(entry, PMap) else None
+                if not isinstance(file, str) or not isinstance(entry, PMap):
+                    continue
+                path, note = _text(file, env, defaults=False)
+                target = item.get("target") if isinstance(item, PMap) else None
+                where = f'{group[:-1]} "{source}"'
+                box.mounts.append(
+                    Mount(
+                        str(path),
+                        str(target or f"/run/secrets/{source}"),
+                        pos_of(file, entry.pos_of("file")),
+                        "bind",
+                        read_only=True,
+                        via=_joined(f"as its {where}", note),
+                    )
+                )
 
 
 class _Reader:
