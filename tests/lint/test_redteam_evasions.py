@@ -268,3 +268,34 @@ def test_compose_mounts_a_secret_file(tmp_path: Path) -> None:
     assert isinstance(config, dict), config
     assert config["secrets"]["sock"]["file"] == "/var/run/docker.sock"
     assert {s["source"] for s in config["services"]["a"]["secrets"]} == {"key", "sock"}
+
+
+_BOUND = """\
+services:
+  a:
+    image: busybox
+    volumes:
+      - runtime:/host-run
+      - type: volume
+        source: homes
+        target: /h
+      - data:/data
+volumes:
+  runtime:
+    driver: local
+    driver_opts: {type: none, o: bind, device: /var/run}
+  homes:
+    driver_opts:
+      type: none
+      o: "bind,ro"
+      device: ${HOME}/.ssh
+  data:
+    driver_opts: {type: nfs, o: "addr=10.0.0.1,rw", device: ":/var/run"}
+"""
+
+
+def test_named_volume_bound_to_a_host_folder() -> None:
+    """The local driver with ``o: bind`` mounts its ``device`` (``docker compose run`` lists the
+    host's docker.sock in /host-run); an NFS volume is not a host path."""
+    findings = lint_files({"compose.yaml": _BOUND})
+    assert sorted((f.rule, f.line) for f in findings) == [("HC001", 18), ("RS001", 13)], findings

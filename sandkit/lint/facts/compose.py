@@ -60,6 +60,7 @@ def compose_services(document: Any, project: Project | None = None) -> Iterator[
         }
         _shared(boxes, services)
         _secret_files(boxes, services, document, reader.env)
+        _bound_volumes(boxes, document, reader.env)
         yield from boxes.values()
     if project is not None:
         yield from _included(document, project)
@@ -134,6 +135,31 @@ def _secret_files(boxes: dict[str, Container], services: PMap, document: PMap, e
                         via=_joined(f"as its {where}", note),
                     )
                 )
+
+
+def _bound_volumes(boxes: dict[str, Container], document: PMap, env: Mapping[str, str]) -> None:
+    """Named volumes that are host folders: the ``local`` driver with ``driver_opts`` ``o: bind``
+    and a ``device`` mounts that host path (``device: /var/run`` gives the container the
+    runtime socket, as ``docker compose run`` shows). Each service using one gets a bind
+    mount of the device, placed at the ``device`` line."""
+    declared = document.get("volumes")
+    if not isinstance(declared, PMap):
+        return
+    for box in boxes.values():
+        for mount in list(box.mounts):
+            entry = declared.get(mount.source) if mount.source else None
+            options = entry.get("driver_opts") if isinstance(entry, PMap) else None
+            if not isinstance(entry, PMap) or not isinstance(options, PMap):
+                continue
+            device, bind = options.get("device"), options.get("o")
+            if entry.get("driver", "local") != "local" or not isinstance(device, str):
+                continue
+            if not isinstance(bind, str) or "bind" not in (part.strip() for part in bind.split(",")):
+                continue
+            path, note = _text(device, env, defaults=False)
+            how = f'named volume "{mount.source}", a bind mount of the host path'
+            at = pos_of(device, options.pos_of("device"))
+            box.mounts.append(mount._replace(source=str(path), pos=at, how="bind", via=_joined(how, note)))
 
 
 class _Reader:
