@@ -82,7 +82,41 @@ EVASIONS: dict[str, tuple[dict[str, str], set[str]]] = {
         },
         {"PV001", "PV002", "PV003"},
     ),
+    # a key spelled with YAML escapes holds no trigger word, and compose-go decodes it
+    "escaped_key": (
+        {
+            "compose.yaml": 'services:\n  a:\n    image: busybox\n    "\\x70rivileged": true\n'
+            '    "network_mode": "\\x68o\\\n      st"\n'
+        },
+        {"PV001", "PV002"},
+    ),
 }
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "rules"),
+    [
+        (
+            "pod.json",
+            '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"\\u0068ostPID":true,'
+            '"containers":[{"name":"c","image":"busybox","securityContext":{"\\u0070rivileged":true}}]}}',
+            ["PV001", "PV002"],
+        ),
+        (
+            "pod.yaml",
+            'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  "\\x68ostNetwork": true\n  containers:\n'
+            '  - name: c\n    image: busybox\n    securityContext: {"\\x70rivileged": true}\n',
+            ["PV001", "PV002"],
+        ),
+        (".devcontainer/devcontainer.json", '{"image": "busybox", "runArgs": ["--\\u0070rivileged"]}', ["PV001"]),
+        # the safe look-alike: escapes that spell nothing a rule looks for
+        ("pod.json", '{"kind":"Pod","spec":{"containers":[{"name":"\\u0063","image":"busybox"}]}}', []),
+    ],
+)
+def test_escaped_words_reach_the_rules(name: str, text: str, rules: list[str]) -> None:
+    """JSON's \\u and YAML's \\x escapes decode to the word (the Go oracle of
+    tests/lint/oracles reads hostPID and privileged from both manifests)."""
+    assert sorted(f.rule for f in lint_files({name: text})) == rules
 
 
 def test_extended_file_default_overridden_by_the_project_env() -> None:
