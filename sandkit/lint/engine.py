@@ -375,6 +375,12 @@ class _Checker:
             from sandkit.lint.consumers.compose import trigger_text
 
             text = trigger_text(source)  # so can its .env and the files it extends or includes
+        if "\\" in text:
+            from sandkit.lint.consumers.escapes import unescaped_text
+
+            spelled = unescaped_text(source)  # "\u0070rivileged": true holds no trigger word
+            if spelled:
+                text = f"{text}\n{spelled}"
         budget = source.budget  # its clock starts now: parsing and rules share the file's time
         words_in_text = self._trigger_words_in(kind, text)
         may_suppress = words_in_text is None or text is not source.text or SUPPRESSION_MARK in words_in_text

@@ -9,7 +9,9 @@ use:
 
 - :mod:`.compose`: compose-go's interpolation (``${VAR:-default}``, the ``.env`` beside the
   file), its boolean casts, ``extends`` and ``include``;
-- :mod:`.kubernetes`: YAML 1.1 plain scalars as go-yaml v2 resolves them under sigs.k8s.io/yaml.
+- :mod:`.kubernetes`: YAML 1.1 plain scalars as go-yaml v2 resolves them under sigs.k8s.io/yaml;
+- :mod:`.escapes`: keys and strings spelled with JSON or YAML escapes, decoded for the rules'
+  trigger words as every consumer decodes them.
 
 docs/lint.md ("Reading as the consumer reads") lists, per file kind, which specification and
 which implementation each profile follows; tests/lint/test_consumer_oracles.py holds them

@@ -7,7 +7,7 @@ What it follows (compose-go v2, ``loader/interpolate.go``, ``template/template.g
   ``${VAR?err}``, ``${VAR:+alt}``, ``${VAR+alt}``, defaults nested in defaults, and ``$$`` for a
   literal ``$``. Variables come from the ``.env`` file beside the Compose file (the shell's
   environment, which wins over it, is not known to a linter). A variable that is in neither
-  keeps the text as written, except where it has a default: then the default is used and the
+  is read as compose-go reads it: its default, or blank (``ho${UNSET}st`` is ``host``), and the
   finding says which variable decides (``Substitution.decided_by``). A mount's source uses the
   ``.env`` only: a default there is already read by :func:`~sandkit.lint.facts.host_paths.normalize`,
   which also knows that ``$HOME`` is the user's home.
@@ -59,7 +59,11 @@ class Substitution(NamedTuple):
         if not self.decided_by:
             return ""
         parts = [
-            f"${{{name}}} from the .env file" if where == ".env" else f"the default of ${{{name}}}, unset in .env"
+            f"${{{name}}} from the .env file"
+            if where == ".env"
+            else f"${{{name}}} read as blank, unset in .env"
+            if where == "unset"
+            else f"the default of ${{{name}}}, unset in .env"
             for name, where in self.decided_by
         ]
         return "set by " + ", ".join(parts) + "; the shell's environment may change it"
@@ -111,7 +115,7 @@ def _expand(text: str, env: Mapping[str, str], defaults: bool, decided: list[tup
                 out.append("$")
                 at = dollar + 1
                 continue
-            out.append(_variable(name.group(), text[dollar : name.end()], env, decided))
+            out.append(_variable(name.group(), text[dollar : name.end()], env, defaults, decided))
             at = name.end()
 
 
@@ -128,11 +132,15 @@ def _closing(text: str, start: int) -> int:
     raise _Invalid
 
 
-def _variable(name: str, written: str, env: Mapping[str, str], decided: list[tuple[str, str]]) -> str:
+def _variable(name: str, written: str, env: Mapping[str, str], defaults: bool, decided: list[tuple[str, str]]) -> str:
     if name in env:
         decided.append((name, ".env"))
         return env[name]
-    return written  # only the shell's environment decides: keep what is written
+    if not defaults:
+        return written  # only the shell's environment decides: keep what is written
+    # compose-go reads a variable set nowhere as blank (with a warning): ho${UNSET}st is host
+    decided.append((name, "unset"))
+    return ""
 
 
 def _braced(
@@ -143,7 +151,7 @@ def _braced(
         raise _Invalid
     name, rest = name_match.group(), body[name_match.end() :]
     if not rest:
-        return _variable(name, written, env, decided)
+        return _variable(name, written, env, defaults, decided)
     operator = next((op for op in _OPERATORS if rest.startswith(op)), None)
     if operator is None:
         raise _Invalid  # ${VAR:0:2} and the like: compose-go refuses them
@@ -185,6 +193,87 @@ def to_boolean(value: Any) -> bool | None:
     return None
 
 
+# ----- .env files as compose-go's dotenv reads them ------------------------------------------------
+_DOTENV_BLANK = " \t\v\f\r\x85\xa0"  # dotenv's isSpace: white space that does not end a line
+_DOTENV_ESCAPE = re.compile(r"\\(.)")
+
+
+def read_dotenv(text: str) -> dict[str, str]:
+    """The variables of a ``.env`` file as compose-go's ``dotenv`` parser reads them (checked
+    against ``docker compose config``): ``export`` prefixes, ``NAME=value`` or ``NAME: value``,
+    a value in single or double quotes that may span lines and ends at its closing quote (what
+    follows on the line, a comment, is not part of it), ``\\n``, ``\\"`` and ``\\\\`` in double
+    quotes, an unquoted value cut at `` #``; later lines see earlier ones in ``${VAR}``, single
+    quotes keep ``$`` literal.
+
+    Where compose-go refuses the file (a space in a name, an unterminated quote), the variables
+    read so far are kept: the linter leans towards reading a value rather than dropping it.
+    """
+    env: dict[str, str] = {}
+    at, end = 0, len(text)
+    while True:
+        while at < end and (text[at].isspace() or text[at] == "#"):  # blank lines and comments
+            if text[at] == "#":
+                newline = text.find("\n", at)
+                at = end if newline < 0 else newline
+            else:
+                at += 1
+        if at >= end:
+            return env
+        if text.startswith("export", at):
+            at += len("export")
+        at = _skip_blank(text, at)
+        stop = at
+        while stop < end and (text[stop].isalnum() or text[stop] in "_." or text[stop] in _DOTENV_BLANK):
+            stop += 1
+        key = text[at:stop].rstrip()
+        if stop >= end or text[stop] not in "=:\n" or not key or " " in key:
+            return env  # compose-go refuses the rest
+        if text[stop] == "\n":  # a bare name: the shell's value, unknown here
+            at = stop + 1
+            continue
+        at = _skip_blank(text, stop + 1)
+        value, at = _dotenv_value(text, at, env)
+        if at < 0:
+            return env  # an unterminated quote
+        env[key] = value
+
+
+def _skip_blank(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _DOTENV_BLANK:
+        at += 1
+    return at
+
+
+def _dotenv_value(text: str, at: int, env: dict[str, str]) -> tuple[str, int]:
+    """(the value starting at ``at``, where the next statement starts; -1 when unterminated)."""
+    quote = text[at] if at < len(text) and text[at] in "'\"" else ""
+    if not quote:
+        newline = text.find("\n", at)
+        stop = len(text) if newline < 0 else newline
+        value = text[at:stop].split(" #", 1)[0].rstrip()
+        return _dotenv_expand(value, env), stop
+    close = at + 1
+    while close < len(text) and (text[close] != quote or text[close - 1] == "\\"):
+        close += 1
+    if close >= len(text):
+        return "", -1
+    raw = text[at + 1 : close]
+    if quote == "'":
+        return raw.replace("\\'", "'"), close + 1
+    return _dotenv_expand(_DOTENV_ESCAPE.sub(_unescape, raw), env), close + 1
+
+
+def _unescape(match: re.Match[str]) -> str:
+    char = match.group(1)
+    return {"n": "\n", "r": "\r", '"': '"', "\\": "\\", "$": "$$"}.get(char, match.group())
+
+
+def _dotenv_expand(value: str, env: dict[str, str]) -> str:
+    expanded = interpolate(value, env)
+    return expanded.text if expanded is not None else value
+
+
 # ----- the project around a Compose file ----------------------------------------------------------
 class Project:
     """What a Compose file reads besides itself: the ``.env`` beside it, and the files its
@@ -193,7 +282,7 @@ class Project:
     def __init__(self, origin: str, root: str, *, interpolates: bool = True) -> None:
         self.origin = origin  # absolute path of the Compose file ("" when it has none: text given inline)
         self.root = root
-        self.interpolates = interpolates  # the file has a "$": its .env may matter
+        self.interpolates = interpolates  # the file has a "$" or extends: its .env may matter
         self._real_root = ""
         self.files_left = MAX_FILES
         self._documents: dict[str, list[Any] | None] = {}
@@ -205,29 +294,21 @@ class Project:
     def folder(self) -> str:
         return os.path.dirname(self.origin)
 
-    def env(self, folder: str = "") -> dict[str, str]:
+    def env(self, folder: str = "", *, needed: bool = False) -> dict[str, str]:
         """The variables of the ``.env`` file in ``folder`` (the Compose file's by default), as
-        compose-go's dotenv reads them: later lines see earlier ones in ``${VAR}``, single
-        quotes keep ``$`` literal."""
+        compose-go's dotenv reads them (:func:`read_dotenv`). The Compose file's own is read only
+        when it interpolates, or when ``needed`` (a file it extends or includes interpolates)."""
         folder = folder or self.folder
-        if folder == self.folder and not self.interpolates:
+        if folder == self.folder and not self.interpolates and not needed:
             return {}  # nothing in the file to interpolate: the .env is not read
-        if folder not in self._env:
-            self._env[folder] = self._read_env(folder)
-        return self._env[folder]
+        return self.dotenv(os.path.join(folder, ".env")) if folder else {}
 
-    def _read_env(self, folder: str) -> dict[str, str]:
-        from sandkit.lint.syntax.envfile import parse_env
-
-        text = self.read(os.path.join(folder, ".env")) if folder else None
-        env: dict[str, str] = {}
-        for entry in parse_env(text or ""):
-            value = str(entry.value)
-            if entry.value.style != "'":
-                expanded = interpolate(value, env)
-                value = expanded.text if expanded is not None else value
-            env[str(entry.name)] = value
-        return env
+    def dotenv(self, path: str) -> dict[str, str]:
+        """The variables of the dotenv file at ``path`` (read once; empty when unreadable)."""
+        if path not in self._env:
+            text = self.read(path)
+            self._env[path] = read_dotenv(text or "")
+        return self._env[path]
 
     def read(self, path: str) -> str | None:
         """A file's text if it is a regular file under the root, within the bounds; else None."""
@@ -270,24 +351,29 @@ class Project:
 
 def project_of(file: SourceFile) -> Project:
     """What a Compose file reads besides itself (made once per file)."""
-    return file.memo("compose_project", lambda: Project(file.origin, file.root, interpolates="$" in file.text))
+    # a file it extends may interpolate with this file's .env: read it then too
+    text = file.text
+    return file.memo(
+        "compose_project", lambda: Project(file.origin, file.root, interpolates="$" in text or "extends" in text)
+    )
 
 
 def trigger_text(file: SourceFile) -> str:
     """The text the rules' trigger words are looked for in: the file's, and, when it
     interpolates, extends or includes, the texts those bring in (a ``.env`` can say ``host``
-    where the file only says ``${MODE}``)."""
+    where the file only says ``${MODE}``), and the file as compose-go interpolates it
+    (``ho${UNSET}st`` says ``host`` only then)."""
     text = file.text
     if "$" not in text and "extends" not in text and "include" not in text:
         return text
     project = project_of(file)
-    project.env()
+    interpolated = interpolate(text, project.env()) if "$" in text else None
     if "extends" in text or "include" in text:
         from sandkit.lint.facts.containers import containers
 
         with contextlib.suppress(SyntaxProblem):  # reported as the file's parse error
             containers(file)  # reads what it extends and includes
-    return "\n".join((text, *project.texts))
+    return "\n".join((text, *project.texts, interpolated.text if interpolated is not None else ""))
 
 
 def _parse(text: str) -> list[Any] | None:
@@ -308,17 +394,34 @@ def services_of(documents: list[Any]) -> PMap | None:
     return None
 
 
-def include_entries(document: Any) -> Iterator[tuple[str, Pos]]:
-    """(path, where it is written) of each file a top-level ``include`` names (short syntax, or
-    ``path:`` of the long one, a string or a list)."""
+class Include(NamedTuple):
+    """One file a top-level ``include`` names, with the environment its entry sets."""
+
+    path: str
+    pos: Pos
+    env_files: tuple[str, ...] = ()  # ``env_file`` (relative to the including file)
+    project_directory: str = ""  # ``project_directory`` (idem)
+
+
+def include_entries(document: Any) -> Iterator[Include]:
+    """Each file a top-level ``include`` names (short syntax, or ``path:`` of the long one, a
+    string or a list), where it is written and the ``env_file``/``project_directory`` of its entry."""
     include = document.get("include") if isinstance(document, PMap) else None
     if not isinstance(include, PSeq):
         return
     for index, entry in enumerate(include):
         paths = entry.get("path") if isinstance(entry, PMap) else entry
+        env_files: tuple[str, ...] = ()
+        directory = ""
+        if isinstance(entry, PMap):
+            written = entry.get("env_file")
+            items = written if isinstance(written, PSeq) else [written]
+            env_files = tuple(str(item) for item in items if isinstance(item, str))
+            directory = str(entry.get("project_directory") or "")
         for path in paths if isinstance(paths, PSeq) else [paths]:
             if isinstance(path, str):
-                yield path, (path.pos if isinstance(path, PStr) else include.pos_of(index))
+                at = path.pos if isinstance(path, PStr) else include.pos_of(index)
+                yield Include(path, at, env_files, directory)
 
 
 def extends_of(service: PMap) -> tuple[str, str, Pos] | None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from sandkit.lint.consumers.compose import (
     MAX_EXTENDS,
+    Include,
     Project,
     Substitution,
     extends_of,
@@ -51,24 +52,127 @@ def compose_services(document: Any, project: Project | None = None) -> Iterator[
     with what it extends, and the services of the files it includes."""
     services = document.get("services") if isinstance(document, PMap) else None
     if isinstance(services, PMap):
-        reader = _Reader(project)
-        for name, service in services.items():
-            if isinstance(service, PMap):
-                yield reader.service(str(name), service, services, services.pos_of_key(name), "", 0)
+        reader = _Reader(project, project.env() if project is not None else _NO_ENV)
+        boxes = {
+            str(name): reader.service(str(name), service, services, services.pos_of_key(name), "", 0)
+            for name, service in services.items()
+            if isinstance(service, PMap)
+        }
+        _shared(boxes, services)
+        _secret_files(boxes, services, document, reader.env)
+        _bound_volumes(boxes, document, reader.env)
+        yield from boxes.values()
     if project is not None:
         yield from _included(document, project)
 
 
-class _Reader:
-    def __init__(self, project: Project | None) -> None:
-        self.project = project
+#: Namespaces a service can join another's in (``pid: "service:db"``); Docker's ``container:``.
+_JOINABLE = frozenset({"network", "pid", "ipc"})
 
-    def env(self, folder: str) -> Mapping[str, str]:
-        return self.project.env(folder) if self.project is not None else _NO_ENV
+
+def _shared(boxes: dict[str, Container], services: PMap) -> None:
+    """What a service gets from another of the same file: the host namespace of a service whose
+    namespace it joins (``pid: "service:h"`` where ``h`` has ``pid: host``: the container sees
+    the host's processes; chains of joins followed), and the mounts of ``volumes_from`` (one
+    level). Added at the joining key."""
+    for _ in boxes:  # each round follows one more link of a chain
+        changed = False
+        for box in boxes.values():
+            for setting in list(box.settings):
+                joined_name = setting.value.removeprefix("service:")
+                other = boxes.get(joined_name) if setting.value.startswith("service:") else None
+                if setting.name not in _JOINABLE or other is None or other is box:
+                    continue
+                host = any(s.pos == setting.pos and s.value == "host" for s in box.setting(setting.name))
+                if not host and any(s.value.strip().lower() == "host" for s in other.setting(setting.name)):
+                    note = f'joins the {setting.name} namespace of service "{joined_name}", which is the host\'s'
+                    box.settings.append(Setting(setting.name, "host", setting.pos, _joined(note, setting.via)))
+                    changed = True
+        if not changed:
+            break
+    for name, box in boxes.items():
+        service = services.get(name)
+        sources = service.get("volumes_from") if isinstance(service, PMap) else None
+        for index, item in enumerate(strings(sources)):
+            if not isinstance(item, str) or not isinstance(sources, PSeq):
+                continue
+            other = boxes.get(item.split(":")[0]) if not item.startswith("container:") else None
+            if other is None or other is box:
+                continue
+            note = f'volumes_from service "{item.split(":")[0]}"'
+            at = pos_of(item, sources.pos_of(index))
+            box.mounts.extend(m._replace(pos=at, via=_joined(note, m.via)) for m in other.mounts)
+
+
+def _secret_files(boxes: dict[str, Container], services: PMap, document: PMap, env: Mapping[str, str]) -> None:
+    """The host files a service's ``secrets`` and ``configs`` bring in: compose (without Swarm)
+    bind-mounts a top-level secret's or config's ``file`` into the container (/run/secrets/NAME),
+    read-only, so ``file: /var/run/docker.sock`` hands over the socket and ``file:
+    ~/.ssh/id_rsa`` the key. Placed at the ``file`` line; the finding names the service."""
+    for group in ("secrets", "configs"):
+        declared = document.get(group)
+        if not isinstance(declared, PMap):
+            continue
+        for name, box in boxes.items():
+            service = services.get(name)
+            used = service.get(group) if isinstance(service, PMap) else None
+            for item in strings(used):
+                source = item.get("source") if isinstance(item, PMap) else item
+                entry = declared.get(source) if isinstance(source, str) else None
+                file = entry.get("file") if isinstance(entry, PMap) else None
+                if not isinstance(file, str) or not isinstance(entry, PMap):
+                    continue
+                path, note = _text(file, env, defaults=False)
+                target = item.get("target") if isinstance(item, PMap) else None
+                where = f'{group[:-1]} "{source}"'
+                box.mounts.append(
+                    Mount(
+                        str(path),
+                        str(target or f"/run/secrets/{source}"),
+                        pos_of(file, entry.pos_of("file")),
+                        "bind",
+                        read_only=True,
+                        via=_joined(f"as its {where}", note),
+                    )
+                )
+
+
+def _bound_volumes(boxes: dict[str, Container], document: PMap, env: Mapping[str, str]) -> None:
+    """Named volumes that are host folders: the ``local`` driver with ``driver_opts`` ``o: bind``
+    and a ``device`` mounts that host path (``device: /var/run`` gives the container the
+    runtime socket, as ``docker compose run`` shows). Each service using one gets a bind
+    mount of the device, placed at the ``device`` line."""
+    declared = document.get("volumes")
+    if not isinstance(declared, PMap):
+        return
+    for box in boxes.values():
+        for mount in list(box.mounts):
+            entry = declared.get(mount.source) if mount.source else None
+            options = entry.get("driver_opts") if isinstance(entry, PMap) else None
+            if not isinstance(entry, PMap) or not isinstance(options, PMap):
+                continue
+            device, bind = options.get("device"), options.get("o")
+            if entry.get("driver", "local") != "local" or not isinstance(device, str):
+                continue
+            if not isinstance(bind, str) or "bind" not in (part.strip() for part in bind.split(",")):
+                continue
+            path, note = _text(device, env, defaults=False)
+            how = f'named volume "{mount.source}", a bind mount of the host path'
+            at = pos_of(device, options.pos_of("device"))
+            box.mounts.append(mount._replace(source=str(path), pos=at, how="bind", via=_joined(how, note)))
+
+
+class _Reader:
+    """Reads services with one environment: compose-go interpolates every file of a project,
+    the files it extends included, with the project's variables (the ``.env`` beside the
+    Compose file, not one beside the extended file)."""
+
+    def __init__(self, project: Project | None, env: Mapping[str, str]) -> None:
+        self.project = project
+        self.env = env
 
     def service(self, name: str, service: PMap, services: PMap, pos: Pos, folder: str, depth: int) -> Container:
-        env = self.env(folder)
-        box = _compose_service(name, service, pos, env)
+        box = _compose_service(name, service, pos, self.env)
         extended = extends_of(service)
         if extended is not None and depth < MAX_EXTENDS:
             base_name, file, at = extended
@@ -83,7 +187,7 @@ class _Reader:
         if file:
             if self.project is None:
                 return None
-            expanded = interpolate(file, self.env(folder))
+            expanded = interpolate(file, self.env)
             loaded = self.project.documents(expanded.text if expanded else file, folder)
             if loaded is None:
                 return None
@@ -121,35 +225,57 @@ def _joined(first: str, second: str) -> str:
 
 
 def _included(document: Any, project: Project) -> Iterator[Container]:
-    """Services of the files a top-level ``include`` names, placed at the include entry. A file
-    whose name or content makes it a Compose file is scanned on its own, and is not reported
-    again here."""
+    """Services of the files a top-level ``include`` names, placed at the include entry.
+
+    compose-go reads an included file with its own environment: the ``env_file`` of the entry
+    (by default the ``.env`` of its ``project_directory``, by default the included file's
+    folder), under the including project's variables, which win. A file whose name or content
+    makes it a Compose file is scanned on its own (with the ``.env`` beside it); from it, only
+    what the include's environment changes is reported here."""
     from sandkit.lint import kinds
 
-    for path, at in include_entries(document):
-        expanded = interpolate(path, project.env(project.folder))
-        loaded = project.documents(expanded.text if expanded else path)
+    parent = project.env(needed=True)
+    for entry in include_entries(document):
+        expanded = interpolate(entry.path, parent)
+        loaded = project.documents(expanded.text if expanded else entry.path)
         if loaded is None:
             continue
         absolute, documents = loaded
-        kind = kinds.kind_by_content(kinds.kind_by_name(os.path.basename(absolute)), project.heads.get(absolute, ""))
-        if kind.kind == kinds.COMPOSE:
-            continue
         services = services_of(documents)
         if services is None:
             continue
-        reader = _Reader(project)
+        folder = os.path.dirname(absolute)
+        env = {**_include_env(project, entry, folder), **parent}
+        kind = kinds.kind_by_content(kinds.kind_by_name(os.path.basename(absolute)), project.heads.get(absolute, ""))
+        own = _Reader(project, project.env(folder)) if kind.kind == kinds.COMPOSE else None
+        reader = _Reader(project, env)
         for name, service in services.items():
             if not isinstance(service, PMap):
                 continue
-            box = reader.service(str(name), service, services, at, os.path.dirname(absolute), 1)
+            box = reader.service(str(name), service, services, entry.pos, folder, 1)
+            if own is not None:  # reported in its own file as read there: keep what differs
+                alone = own.service(str(name), service, services, entry.pos, folder, 1)
+                box.settings = [s for s in box.settings if s not in alone.settings]
+                box.mounts = [m for m in box.mounts if m not in alone.mounts]
             line = services.pos_of_key(name).line
             note = f"in {project.relative(absolute)}:{line}, which this file includes"
             box.label = f'service "{name}"'
-            box.settings = [s._replace(pos=at, via=_joined(note, s.via)) for s in box.settings]
-            box.mounts = [m._replace(pos=at, via=_joined(note, m.via)) for m in box.mounts]
+            box.settings = [s._replace(pos=entry.pos, via=_joined(note, s.via)) for s in box.settings]
+            box.mounts = [m._replace(pos=entry.pos, via=_joined(note, m.via)) for m in box.mounts]
             box.env = []  # its variables are reported in its own file, if at all
             yield box
+
+
+def _include_env(project: Project, entry: Include, folder: str) -> dict[str, str]:
+    """The variables an ``include`` entry gives its file (before the including project's)."""
+    if entry.env_files:
+        env: dict[str, str] = {}
+        for name in entry.env_files:
+            env.update(project.dotenv(os.path.normpath(os.path.join(project.folder, name))))
+        return env
+    if entry.project_directory:
+        folder = os.path.normpath(os.path.join(project.folder, entry.project_directory))
+    return project.env(folder)
 
 
 def _text(value: Any, env: Mapping[str, str], *, defaults: bool = True) -> tuple[Any, str]:

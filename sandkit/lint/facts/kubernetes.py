@@ -82,6 +82,24 @@ def kubernetes_containers(file: SourceFile) -> Iterator[Container]:
     for document in consumer_documents(file):
         if isinstance(document, PMap):
             yield from pod_specs(file, document, owner_of(document), typed=True)
+            volume = _persistent_volume(document)
+            if volume is not None:
+                yield volume
+
+
+def _persistent_volume(document: PMap) -> Container | None:
+    """A PersistentVolume's ``spec.hostPath``: every pod whose claim binds to it mounts that
+    host path, though no pod spec names it."""
+    spec = document.get("spec")
+    if document.get("kind") != "PersistentVolume" or not isinstance(spec, PMap):
+        return None
+    host_path = first_map(_get(spec, "hostPath"))
+    path = host_path.get("path") if host_path is not None else None
+    if host_path is None or not isinstance(path, str):
+        return None
+    box = Container(label=f"{owner_of(document)} (the pods that claim it)", pos=spec.pos)
+    box.mounts.append(Mount(path, "", pos_of(path, host_path.pos), "hostPath"))
+    return box
 
 
 def pod_specs(file: SourceFile, root: Any, owner: str, *, typed: bool = False) -> Iterator[Container]:
@@ -173,6 +191,12 @@ def security_context(box: Container, context: PMap | None) -> None:
     if isinstance(added, PSeq):
         for index, cap in enumerate(added):
             box.settings.append(Setting("cap-add", str(cap), added.pos_of(index)))
+    proc_mount = _get(context, "procMount")
+    if isinstance(proc_mount, str):
+        box.settings.append(Setting("proc-mount", proc_mount, _pos(context, "procMount")))
+    selinux = first_map(_get(context, "seLinuxOptions"))
+    if selinux is not None and isinstance(selinux.get("type"), str):
+        box.settings.append(Setting("selinux-type", selinux["type"], selinux.pos_of("type")))
     for key, setting in (("seccompProfile", "seccomp"), ("appArmorProfile", "apparmor")):
         profile = first_map(_get(context, key))
         if profile is not None and isinstance(profile.get("type"), str):

@@ -130,7 +130,7 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
     category="privileged",
     severity="high",
     kinds=CONTAINER_KINDS,
-    triggers=("unconfined", "Unconfined", "disable", "Disable", "spc_t", "nmask"),
+    triggers=("unconfined", "Unconfined", "disable", "Disable", "spc_t", "nmask"),  # "nmask": Unmasked too
 )
 def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
     """Seccomp, AppArmor or SELinux confinement is switched off for a container.
@@ -139,7 +139,8 @@ def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
     super-privileged container type), `unmask=ALL` and `systempaths=unconfined` security options
     (either separator; Quadlet's `SeccompProfile=`, `AppArmor=`, `SecurityLabelDisable=`,
     `SecurityLabelType=` and `Unmask=` are the same options), Kubernetes `seccompProfile`/`appArmorProfile` of
-    type Unconfined, and the legacy AppArmor/seccomp annotations set to unconfined.
+    type Unconfined, `seLinuxOptions.type: spc_t`, `procMount: Unmasked` (Kubernetes' `unmask=ALL`),
+    and the legacy AppArmor/seccomp annotations set to unconfined.
 
     Why:
     These profiles block the system calls and paths most container escapes use; without
@@ -163,6 +164,10 @@ def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(setting.pos, f"{box.label} sets security option {setting.value}{via(setting)}")
             elif setting.name in ("seccomp", "apparmor") and value == "unconfined":
                 yield Hit(setting.pos, f"{box.label} runs with an unconfined {setting.name} profile")
+            elif setting.name == "proc-mount" and setting.value == "Unmasked":
+                yield Hit(setting.pos, f"{box.label} sets procMount: Unmasked (the host's /proc paths are not masked)")
+            elif setting.name == "selinux-type" and value == "spc_t":
+                yield Hit(setting.pos, f"{box.label} runs as SELinux type spc_t, which SELinux does not confine")
 
 
 @rule(

@@ -47,8 +47,10 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     under /run/user/UID or $XDG_RUNTIME_DIR), cri-o, cri-dockerd, BuildKit, colima, Rancher
     Desktop, OrbStack and ~/.docker/run, written with ~, $HOME, ${VAR:-default} and the like;
     parent folders such as /var/run, /run or / that contain those sockets; in Compose
-    volumes (short and long syntax), Kubernetes hostPath volumes of every workload,
-    devcontainer mounts and runArgs, workflow job containers and services,
+    volumes (short and long syntax, named volumes bound to a host folder) and secret or config
+    files, Kubernetes hostPath volumes
+    of every workload and of PersistentVolumes, devcontainer mounts and runArgs, workflow job
+    containers and services,
     `docker|podman run -v/--volume/--mount` in scripts, Makefiles, justfiles, Dockerfile RUN
     lines and MCP server commands, Dockerfile VOLUME declarations, and kits (files, workspace,
     isolation.docker other than none or rootless). A source that is only a variable
