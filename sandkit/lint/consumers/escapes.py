@@ -11,8 +11,8 @@ file as parsed, so the trigger test sees what the consumer sees.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from sandkit.lean_typing import TYPE_CHECKING
 from sandkit.lint.syntax.tree import PMap, PSeq, SyntaxProblem
 
 if TYPE_CHECKING:
