@@ -292,14 +292,23 @@ def _pos(node: Any) -> Pos:
     return Pos(mark.line + 1, mark.column + 1)
 
 
+#: Explicit tags that type a scalar whatever its quotes (``!!bool "true"``): a quoted scalar
+#: resolves to ``!!str`` unless one of these was written on it.
+_TYPING_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("bool", "int", "float", "null"))
+
+
 def _scalar(node: Any, pos: Pos) -> Any:
-    """A plain scalar typed by the YAML 1.2 core schema; quoted or ``!!str`` stays a string."""
+    """A plain scalar typed by the YAML 1.2 core schema; quoted or ``!!str`` stays a string, and a
+    quoted scalar under an explicit ``!!bool``/``!!int``/``!!float``/``!!null`` is read as plain
+    (the tag, not the quotes, decides for every YAML consumer)."""
     value: str = node.value
     style = node.style or ""
+    tag = node.tag or ""
+    if style in ("'", '"') and tag in _TYPING_TAGS:
+        style = ""
     if style:
         return PStr(value, pos, style)
     typed = _core_type(value)
-    tag = node.tag or ""
     if typed is not _STRING and tag.endswith(":str") and tag != _IMPLICIT:
         return PStr(value, pos, style)  # an explicit !!str tag
     return PStr(value, pos, style) if typed is _STRING else typed

@@ -425,7 +425,15 @@ _YAML11_FALSE = ["n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "
 
 def _k8s_boolean(rng: random.Random) -> str:
     word = rng.choice(_YAML11_TRUE + _YAML11_FALSE)
-    return word if rng.random() < 0.9 else f'"{word}"'  # quoted: the API server refuses the object
+    spelling = rng.random()
+    if spelling < 0.85:
+        return word
+    if spelling < 0.92:
+        return f'"{word}"'  # quoted: the API server refuses the object
+    if spelling < 0.97:
+        quote = rng.choice(["", "'", '"'])
+        return f"!!bool {quote}{word}{quote}"  # the tag, not the quotes, types it
+    return f'!!str "{word}"'  # a string again, whatever the word
 
 
 def generated_manifest(rng: random.Random, index: int) -> str:

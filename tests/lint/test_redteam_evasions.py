@@ -333,3 +333,32 @@ def test_named_volume_bound_to_a_host_folder() -> None:
     host's docker.sock in /host-run); an NFS volume is not a host path."""
     findings = lint_files({"compose.yaml": _BOUND})
     assert sorted((f.rule, f.line) for f in findings) == [("HC001", 18), ("RS001", 13)], findings
+
+
+_TAGGED_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  hostPID: @PID@
+  containers:
+  - name: c
+    image: busybox
+    securityContext: {privileged: @PRIV@}
+"""
+
+
+@pytest.mark.parametrize(
+    ("pid", "priv", "rules"),
+    [
+        ('!!bool "true"', "false", ["PV002"]),
+        ("!!bool 'yes'", "false", ["PV002"]),  # go-yaml v2 (sigs.k8s.io/yaml) reads yes as true
+        ("false", '!!bool "true"', ["PV001"]),
+        ('!!str "true"', '!!str "false"', []),  # a string in a boolean field: the API server refuses it
+        ('"true"', "false", []),
+    ],
+)
+def test_an_explicit_core_tag_types_a_quoted_scalar(pid: str, priv: str, rules: list[str]) -> None:
+    """`!!bool "true"` is a boolean to every YAML consumer: the tag, not the quotes, decides."""
+    text = _TAGGED_POD.replace("@PID@", pid).replace("@PRIV@", priv)
+    assert sorted(f.rule for f in lint_files({"deploy/pod.yaml": text})) == rules
