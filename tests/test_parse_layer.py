@@ -25,6 +25,7 @@ JSON_ELSEWHERE = {
     "sandkit/completion.py",  # the bundled kit schema
     "sandkit/importer/sbx.py",
     "sandkit/review/github.py",
+    "sandkit/verify/compose.py",  # the engine's answers (docker inspect, network ls)
     "sandkit/lint/facts/secret_values.py",
     "sandkit/lint/rules/agent_workflows.py",  # a settings string inside a workflow's input
 }

@@ -140,10 +140,9 @@ def _kubernetes(args: argparse.Namespace, folder: Path, extra: list[tuple[str, i
     sandbox = kubernetes.load(folder)
     probes = plan.probes(sandbox, [], extra, cluster=True)
     if args.results is None:
-        import yaml
+        from sandkit.compiler.yamlout import dump_yaml
 
-        job = kubernetes.probe_job(folder, probes)
-        sys.stdout.write(yaml.safe_dump(job, sort_keys=False, width=1 << 16, allow_unicode=True))
+        sys.stdout.write(dump_yaml(kubernetes.probe_job(folder, probes)))
         return 0
     source = Path(args.results)
     text = sys.stdin.read(plan.MAX_FILE + 1) if args.results == "-" else plan.read_text(source)

@@ -23,12 +23,13 @@ TTL_SECONDS = 3600
 
 
 def _documents(path: Path) -> list[dict[str, Any]]:
-    import yaml
+    from sandkit.syntax.tree import SyntaxProblem
+    from sandkit.syntax.yaml import load_documents
 
     try:
-        loaded = list(yaml.load_all(plan.read_text(path), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
-    except yaml.YAMLError as exc:
-        raise UsageError(f"{path}: error: not YAML: {getattr(exc, 'problem', exc)}") from None
+        loaded = load_documents(plan.read_text(path))
+    except SyntaxProblem as exc:
+        raise UsageError(f"{path}:{exc.pos.line}:{exc.pos.column}: error: not YAML: {exc.message}") from None
     return [d for d in loaded if isinstance(d, dict)]
 
 

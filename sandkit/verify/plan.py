@@ -10,7 +10,6 @@ allowed host (on a port the kit does not allow) and hosts the user names are rea
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -66,19 +65,19 @@ def read_text(path: Path) -> str:
 
 def load(folder: Path) -> Sandbox:
     """The compiled sandbox in ``folder`` (one kit's output: compose.yaml and fidelity.json)."""
-    import yaml
+    from sandkit.syntax.tree import SyntaxProblem
+    from sandkit.syntax.yaml import load_documents
 
     compose_file = folder / "compose.yaml"
     if not compose_file.is_file():
         raise UsageError(f"{folder}: error: no compose.yaml: give one kit's build output (sandbox/KIT)")
     text = read_text(compose_file)
     try:
-        document = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{compose_file}:{mark.line + 1}:{mark.column + 1}" if mark else str(compose_file)
-        raise UsageError(f"{where}: error: not YAML: {getattr(exc, 'problem', exc)}") from None
-    services = document.get("services") if isinstance(document, dict) else None
+        documents = load_documents(text)
+    except SyntaxProblem as exc:
+        raise UsageError(f"{compose_file}:{exc.pos.line}:{exc.pos.column}: error: not YAML: {exc.message}") from None
+    document = documents[0] if documents and isinstance(documents[0], dict) else {}
+    services = document.get("services")
     agent = services.get("agent") if isinstance(services, dict) else None
     if not isinstance(agent, dict):
         raise UsageError(f"{compose_file}: error: no services.agent: not a compose file sandkit build wrote")
@@ -101,10 +100,13 @@ def load(folder: Path) -> Sandbox:
 def read_fidelity(folder: Path) -> dict[str, Any]:
     """The compiled fidelity report's settings (setting -> target -> level and reason)."""
     path = folder / "fidelity.json"
+    from sandkit.syntax.jsonc import load_json
+    from sandkit.syntax.tree import SyntaxProblem
+
     try:
-        report = json.loads(read_text(path)) if path.is_file() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: error: not JSON: {exc.msg}") from None
+        report = load_json(read_text(path)) if path.is_file() else {}
+    except SyntaxProblem as exc:
+        raise UsageError(f"{path}:{exc.pos.line}:{exc.pos.column}: error: not JSON: {exc.message}") from None
     settings = report.get("settings") if isinstance(report, dict) else None
     return settings if isinstance(settings, dict) else {}
 
