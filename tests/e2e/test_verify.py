@@ -140,8 +140,11 @@ def test_a_second_network_fails_the_network_probes_only(sandbox: Sandbox) -> Non
     failed = _failed(report)
     assert code == 1, (stderr, report)
     assert set(failed) >= NETWORK_PROBES, failed
-    assert all(p.startswith("direct-") for p in failed), failed
-    assert {r["setting"] for r in failed.values()} == {"network.egress"}
+    # On two networks the proxy's name may resolve to its address on the other one, where it serves
+    # no one (it listens on the sandbox network alone): such a proxy probe cannot decide, and says why.
+    undecided = {p: r for p, r in failed.items() if not p.startswith("direct-")}
+    assert all(r["status"] == "error" and "did not answer" in r["detail"] for r in undecided.values()), undecided
+    assert {r["setting"] for p, r in failed.items() if p not in undecided} == {"network.egress"}
     where = failed["direct-tcp"]["where"]
     assert "compose.yaml" in where and f"joins {sandbox.project}_outside, which is not internal" in where, where
     # connected, or its next hop answered: either way, with the route that let it out
