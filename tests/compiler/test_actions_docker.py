@@ -295,9 +295,10 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
     host = record.get("HostConfig", {})
     if not str(host.get("PidMode", "")).startswith("container:") or not deadline_running:
         breaches.append(f"the agent is not in a running deadline's PID namespace: {host.get('PidMode')}")
-    if f"size={512 * 2**20}" not in str((host.get("Tmpfs") or {}).get("/workspace")):
+    # One disk budget per session (resources.disk, here memory, the smaller): half to the workspace.
+    if f"size={256 * 2**20}" not in str((host.get("Tmpfs") or {}).get("/workspace")):
         breaches.append(
-            f"the workspace is not a tmpfs of resources.disk (here memory, the smaller): {host.get('Tmpfs')}"
+            f"the workspace is not half of the session's disk budget (here memory, the smaller): {host.get('Tmpfs')}"
         )
     log_config = host.get("LogConfig")
     if log_config != {"Type": "json-file", "Config": {"max-file": "3", "max-size": "10m"}}:
