@@ -256,6 +256,46 @@ _PROJECT_FOLDERS = frozenset(
 )
 
 
+#: Host devices that hand a container the host itself: memory and I/O ports, raw block devices
+#: (disks, partitions, device-mapper and loop devices), the kernel's module and message interfaces.
+#: GPUs, sound, serial adapters, /dev/fuse and /dev/kvm are ordinary workloads' devices: quiet.
+_HOST_DEVICE = lazy(
+    r"^/dev/(?:mem|kmem|port|kmsg|(?:sd|hd|vd|xvd)[a-z]+\d*|nvme\d+(?:n\d+(?:p\d+)?)?|mmcblk\d+(?:p\d+)?"
+    r"|dm-\d+|loop\d*|mapper/.+|disk/.+|md\d+|sg\d+)$"
+)
+
+
+@rule(
+    "PV008",
+    "host-device",
+    category="privileged",
+    severity="high",
+    kinds=CONTAINER_KINDS,
+    triggers=("/dev/",),
+)
+def host_device(file: SourceFile) -> Iterator[Hit]:
+    """A container is given a host device that reaches the host itself: its memory or a disk.
+
+    `/dev/mem`, `/dev/kmem`, `/dev/port`, `/dev/kmsg` and raw block devices (`/dev/sda`,
+    `/dev/nvme0n1`, `/dev/vda1`, `/dev/dm-0`, `/dev/loop0`, `/dev/mapper/...`) in Compose
+    `devices`, `--device` flags, Ansible and Nomad/Terraform device settings.
+
+    Why:
+    A process that can read and write the host's disk or memory reads every secret on the host
+    and can write its way out (a cron entry, a binary, the kernel's memory); the container's other
+    walls no longer matter.
+
+    Fix:
+    Remove the device; give the workload a volume or a file instead. GPUs, sound and serial
+    devices are not findings.
+    """
+    for box in containers(file):
+        for setting in box.setting("device"):
+            host = setting.value.strip().split(":", 1)[0]
+            if _HOST_DEVICE.search(host):
+                yield Hit(setting.pos, f"{box.label} is given the host device {host}{via(setting)}")
+
+
 def _folder(path: str) -> str:
     trimmed = path.strip().rstrip("/")
     while trimmed.startswith("./") and len(trimmed) > 2:

@@ -254,3 +254,40 @@ def test_a_pod_security_policy_lets_pods_do_it_and_runs_nothing_itself() -> None
     }
     pod = lint_text("k8s.yaml", POD.format(spec="  hostPID: true\n  containers: []\n"))
     assert [(f.severity, f.message) for f in pod] == [("high", "pod of Pod/p uses the host's pid namespace")]
+
+
+_DEVICES = """\
+services:
+  app:
+    image: alpine
+    devices:
+      - @DEVICE@
+"""
+
+
+@pytest.mark.parametrize(
+    "device",
+    ["/dev/mem", "/dev/sda", "/dev/sda1:/dev/xvda:rwm", "/dev/nvme0n1p2", "/dev/vda", "/dev/dm-0", "/dev/mapper/root"],
+)
+def test_a_host_disk_or_memory_device_in_compose(device: str) -> None:
+    assert at(lint_text("compose.yaml", _DEVICES.replace("@DEVICE@", device)), "PV008") == [(5, 9)]
+
+
+@pytest.mark.parametrize(
+    "device", ["/dev/dri", "/dev/snd", "/dev/ttyUSB0", "/dev/fuse", "/dev/kvm", "/dev/nvidia0", "nvidia.com/gpu=all"]
+)
+def test_ordinary_workload_devices_are_quiet(device: str) -> None:
+    assert "PV008" not in rules_of(lint_text("compose.yaml", _DEVICES.replace("@DEVICE@", device)))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("run.sh", "docker run --device /dev/sdb:/dev/xvdb alpine sh\n", [(1, 1)]),
+        ("run.sh", "docker run --device=/dev/kmem alpine\n", [(1, 1)]),
+        ("compose.yaml", 'services:\n  a:\n    image: alpine\n    devices: ["${DISK:-/dev/sdc}:/disk"]\n', [(4, 15)]),
+    ],
+)
+def test_a_host_device_in_other_spellings(name: str, text: str, where: list[tuple[int, int]]) -> None:
+    found = at(lint_text(name, text), "PV008")
+    assert len(found) == len(where) and found[0][0] == where[0][0], found
