@@ -47,7 +47,7 @@ def _git(folder: Path, *args: str) -> str:
 def _version(source: Path) -> str:
     """The version setuptools-scm gives ``source`` with sandkit's own [tool.setuptools_scm], written to
     the package's _version module as a build writes it (the build itself is left out: setuptools 77, which the SPDX
-    license needs, wants a newer `packaging` than the test extra's checkov allows in one environment)."""
+    license needs, wants a newer `packaging` than Checkov 3.3's pins allow, and Checkov may share this environment)."""
     try:
         import setuptools_scm
     except ImportError:

@@ -8,6 +8,7 @@ import pytest
 
 from sandkit.cli import main
 from tests.compiler.helpers import in_folder
+from tests.conftest import cpu_seconds
 
 KIT = """\
 apiVersion: sandkit/v1
@@ -99,15 +100,14 @@ def test_two_kits_with_one_name_are_refused(tmp_path: Path, capsys: pytest.Captu
         assert "same.yaml:2:7: error: 2 kits are named same" in err
 
 
-def test_hundred_kits_compile_quickly(tmp_path: Path) -> None:
-    import time
-
+def test_hundred_kits_compile_cheaply(tmp_path: Path) -> None:
+    """A bound on the CPU time (not the wall clock, which load stretches); bench/startup_build.py times builds."""
     with in_folder(tmp_path):
         for index in range(100):
             _kit(tmp_path, f"kit-{index:03d}")
-        started = time.perf_counter()
+        started = cpu_seconds()
         assert main(["build", ".", "-o", "out", "-q"]) == 0
-        assert time.perf_counter() - started < 10
+        assert cpu_seconds() - started < 10
 
 
 def test_check_shows_only_the_lines_a_shorter_file_lost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -746,7 +746,7 @@ def _wait_ready(built: dict[str, Any]) -> None:
         if time.monotonic() > deadline:
             logs = _docker("logs", built["proxy"], check=False)
             raise AssertionError("the proxy never passed its probe: " + logs.stdout + logs.stderr)
-        time.sleep(0.5)
+        time.sleep(0.1)
 
 
 def test_the_proxy_deployment_starts_from_its_configmap_and_passes_its_probe(built: dict[str, Any]) -> None:

@@ -510,7 +510,7 @@ class Project:
         deadline = time.monotonic() + seconds
         log = self.logs(service)
         while text not in log and time.monotonic() < deadline:
-            time.sleep(0.5)
+            time.sleep(0.1)  # `compose logs` itself takes longer than this
             log = self.logs(service)
         return log
 

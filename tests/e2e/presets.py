@@ -46,10 +46,12 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
 """
 #: Preset bases no package registry here can make.
 UNMAKEABLE = {
-    "python:3.12-slim-bookworm": "the openhands CLI 1.16.0 requires Python ==3.12.* (its wheel's Requires-Python; "
-    "only releases up to 1.2.1 admit trixie's 3.13), Python 3.12 is in no Debian release (bookworm has 3.11, "
-    "trixie 3.13), PyPI and npm ship no interpreter (the npm portable-python packages download theirs at "
-    "install), and this machine reaches no container registry",
+    "python:3.12-slim-bookworm": "the openhands CLI 1.16.0 requires Python ==3.12.* (its wheel's Requires-Python); "
+    "of its releases only 1.2.1 and older admit trixie's 3.13, and they have no --headless, -t or --version (their "
+    "parser takes --resume and `serve` only); openhands-ai, which admits <3.14, is the server and installs no "
+    "command. Python 3.12 is in no Debian release (bookworm has 3.11, trixie 3.13), PyPI and npm ship no "
+    "interpreter (the npm portable-python packages and uv's managed Pythons download theirs from GitHub, which "
+    "this machine does not reach), and this machine reaches no container registry",
 }
 
 

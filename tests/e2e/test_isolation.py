@@ -35,14 +35,12 @@ def test_gvisor_sandbox_has_no_network(gvisor_project: Project) -> None:
     assert interfaces in ([], ["lo"]), f"the gVisor sandbox has network interfaces: {interfaces}"
 
 
-def test_gvisor_fork_bomb_ends_the_sandbox_quickly(gvisor_project: Project) -> None:
+def test_gvisor_fork_bomb_ends_the_sandbox(gvisor_project: Project) -> None:
     """Under runsc a fork bomb cannot fail forks at pids.max (the limit counts gVisor's own threads):
-    the fidelity report says it ends the whole sandbox instead. Bounded in time either way."""
-    started = time.monotonic()
+    the fidelity report says it ends the whole sandbox instead. The bound is kept inside the sandbox,
+    not on the host's clock (which load stretches): the agent's own 20 s sleep must not get to print."""
     result = gvisor_project.agent(
         "bomb() { bomb | bomb & }; ( bomb ) 2>/dev/null & sleep 20; echo survived", timeout=60
     )
-    elapsed = time.monotonic() - started
     assert "survived" not in result.stdout, f"a fork bomb ran for 20 s inside the gVisor sandbox:\n{result}"
     assert result.returncode != 0, result
-    assert elapsed < 20, f"the gVisor sandbox took {elapsed:.0f} s to stop a fork bomb"

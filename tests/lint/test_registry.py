@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.lint.test_corpus import CASES
@@ -103,18 +104,22 @@ def test_findings_do_not_depend_on_what_the_process_read_before(tmp_path: Path) 
     (tmp_path / "compose.yaml").write_text(COMPOSE + "    privileged: true\n")
     (tmp_path / "devcontainer.json").write_text('{"runArgs": ["--privileged"], // c\n}')
     (tmp_path / "config.toml").write_text('[mcp_servers.x]\ncommand = "npx"\nargs = ["y"]\n')
-    for case in CASES[:12]:
-        outputs = set()
-        for count in ("0", "100"):
-            done = subprocess.run(
-                [sys.executable, "-c", _READ_BEFORE, str(tmp_path), str(case), count],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            assert done.returncode == 0, done.stderr
-            outputs.add(done.stdout)
-        assert len(outputs) == 1, case.name
+
+    def findings(case: Path, count: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", _READ_BEFORE, str(tmp_path), str(case), count],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    # 24 independent processes: side by side they use every core instead of one (pytest runs on one)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        runs = {case: [pool.submit(findings, case, count) for count in ("0", "100")] for case in CASES[:12]}
+        for case, (fresh, after_others) in runs.items():
+            assert fresh.result() == after_others.result(), case.name
 
 
 def test_a_run_with_findings_does_not_dedent_every_rules_documentation(tmp_path: Path) -> None:

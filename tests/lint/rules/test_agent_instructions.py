@@ -7,6 +7,7 @@ import base64
 
 import pytest
 
+from tests.conftest import cpu_seconds
 from tests.lint.helpers import at, lint_files, lint_text
 
 
@@ -124,12 +125,10 @@ def test_warnings_about_fetch_and_execute(line: str) -> None:
     ],
     ids=["comments", "curl", "curl-o", "letters", "hidden-path", "wget-pipe"],
 )
-def test_adversarial_instructions_stay_fast(text: str) -> None:
-    import time
-
-    start = time.perf_counter()
+def test_adversarial_instructions_stay_cheap(text: str) -> None:
+    start = cpu_seconds()
     lint_text("AGENTS.md", text)
-    assert time.perf_counter() - start < 3.0
+    assert cpu_seconds() - start < 3.0
 
 
 def test_comments_in_code_blocks_and_spans_are_shown_not_hidden() -> None:

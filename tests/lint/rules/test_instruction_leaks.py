@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import cpu_seconds
 from tests.lint.helpers import at, lint_text
 
 
@@ -82,9 +83,7 @@ def test_the_rules_read_instruction_files_only() -> None:
     ],
     ids=["curl", "curl-d", "send", "mention", "lines"],
 )
-def test_adversarial_instructions_stay_fast(text: str) -> None:
-    import time
-
-    start = time.perf_counter()
+def test_adversarial_instructions_stay_cheap(text: str) -> None:
+    start = cpu_seconds()
     lint_text("AGENTS.md", text, select=("AI005", "AI006"))
-    assert time.perf_counter() - start < 3.0
+    assert cpu_seconds() - start < 3.0

@@ -6,14 +6,13 @@ not itself contain a token for the repository's own lint run to report.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandkit.credentials import credential_kind
 from sandkit.lint.facts.secret_values import find_tokens
+from tests.conftest import cpu_seconds
 from tests.lint.helpers import at, lint_text
 
 BODY = "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8Ke"
@@ -172,11 +171,11 @@ def test_finder_accepts_any_text(text: str) -> None:
     ],
     ids=["letters", "sk", "jwt", "url", "ghp", "pem", "akia", "at", "env-lines"],
 )
-def test_adversarial_input_stays_fast(text: str) -> None:
-    start = time.perf_counter()
+def test_adversarial_input_stays_cheap(text: str) -> None:
+    start = cpu_seconds()
     list(find_tokens(text))
     lint_text("big.env", text)
-    assert time.perf_counter() - start < 3.0
+    assert cpu_seconds() - start < 3.0
 
 
 def test_identifier_values_are_names_not_secrets() -> None:
