@@ -26,11 +26,14 @@ MAX_FILE = 1 << 20
 OUTSIDE_NAME = "sandkit-verify.invalid"
 DOC_ADDRESSES = ("192.0.2.1", "198.51.100.1", "203.0.113.1")
 METADATA = "169.254.169.254"
+#: The disk probe fills the smallest writable place only up to this (a bigger one is checked by its size).
+FILL_BYTES = 256 << 20
 #: What the scorecard says about where probes go.
 REACH_NOTE = (
     "probes send nothing past the sandbox's own network when it holds: names under .invalid, "
     "documentation addresses (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24), the metadata address "
-    "169.254.169.254 and the engine's gateways are refused or unreachable; only the kit's allowed host "
+    "169.254.169.254 and the engine's gateways (TCP, UDP, ICMP echo, DNS queries for a .invalid name) are "
+    "refused or unreachable; only the kit's allowed host "
     "on a port it does not allow, and hosts named with --probe, are real destinations"
 )
 
@@ -277,6 +280,28 @@ def probes(
         direct("direct-metadata", f"{METADATA}:80 (cloud metadata)", METADATA, "80")
         for index, gateway in enumerate(gateways):
             direct(f"direct-gateway-{index}", f"{gateway}:9 (a Docker gateway, the host)", gateway, "9")
+        pinged = ",".join((DOC_ADDRESSES[0], METADATA, *gateways))
+        add(
+            "direct-icmp",
+            "network.egress",
+            f"ICMP echo to {pinged.replace(',', ', ')} past the proxy",
+            "icmp",
+            pinged,
+            *tail,
+        )
+        add(
+            "dns-resolver",
+            "network.egress",
+            f"the agent's resolvers (/etc/resolv.conf) do not resolve {OUTSIDE_NAME}, UDP and TCP",
+            "dns",
+            "resolv",
+            *tail,
+        )
+        add(
+            "dns-direct", "network.egress", f"DNS to {DOC_ADDRESSES[0]}:53, UDP and TCP", "dns", DOC_ADDRESSES[0], *tail
+        )
+        for index, gateway in enumerate(gateways):
+            add(f"dns-gateway-{index}", "network.egress", f"DNS to {gateway}:53 (a Docker gateway)", "dns", gateway)
         if cluster:
             api = ("$KUBERNETES_SERVICE_HOST", "$KUBERNETES_SERVICE_PORT")
             direct("direct-api-server", "the API server ($KUBERNETES_SERVICE_HOST)", *api)
@@ -292,6 +317,25 @@ def probes(
             name,
             placeholder,
         )
+    if not cluster:
+        # The probe Job on a cluster has no deadline sidecar, and its emptyDirs are the kubelet's.
+        seconds = _number(sandbox, "resources.timeout", r"exits at (\d+) s")
+        add(
+            "timeout",
+            "resources.timeout",
+            "the session's deadline is armed and the agent cannot stop it",
+            "deadline",
+            seconds,
+        )
+        budget = _number(sandbox, "resources.disk", r"one budget of (\d+) bytes|together at most (\d+)")
+        add(
+            "disk",
+            "resources.disk",
+            "every writable place is a tmpfs with a size, within the disk budget",
+            "disk",
+            budget,
+            str(FILL_BYTES),
+        )
     add("user", "image.user", "the agent's user is not root", "user", expected_uid(sandbox))
     add("capabilities", "capabilities", "no capability in any set, no new privileges", "caps")
     add(
@@ -302,6 +346,15 @@ def probes(
         ",".join(writable_places(sandbox)),
     )
     return out
+
+
+def _number(sandbox: Sandbox, setting: str, pattern: str, target: str = "compose") -> str:
+    """A number the compiled fidelity report states for ``setting`` (the deadline's seconds, the disk
+    budget's bytes): what the build promised, whatever the compose file says now ("" if absent)."""
+    row = sandbox.fidelity.get(setting)
+    cell = row.get(target) if isinstance(row, dict) else None
+    match = re.search(pattern, str(cell.get("reason") or "")) if isinstance(cell, dict) else None
+    return next((g for g in match.groups() if g), "") if match else ""
 
 
 def level(sandbox: Sandbox, setting: str, target: str = "compose") -> str:

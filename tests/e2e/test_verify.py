@@ -50,7 +50,9 @@ resources:
   timeout: 10m
 """
 
-NETWORK_PROBES = {"direct-tcp", "direct-udp", "direct-metadata"}
+NETWORK_PROBES = {"direct-tcp", "direct-udp", "direct-metadata", "direct-icmp", "dns-direct"}
+#: The probes of what holds inside the agent's container, whatever its network.
+LOCAL_PROBES = {"user", "capabilities", "root-filesystem", "timeout", "disk", "secret-VERIFY_TOKEN"}
 PROXY_PROBES = {
     "proxy-outside-connect",
     "proxy-outside-get",
@@ -116,14 +118,17 @@ def test_a_sandbox_as_built_passes_every_probe(sandbox: Sandbox) -> None:
     probes = {r["probe"]: r for r in report["results"]}
     assert not _failed(report), report
     # the battery is the whole one: every kind of probe ran, each against its enforced row
-    assert PROXY_PROBES | NETWORK_PROBES | {"proxy-denied-host", "user", "capabilities", "root-filesystem"} <= set(
-        probes
-    )
-    assert "secret-VERIFY_TOKEN" in probes and any(p.startswith("direct-gateway-") for p in probes)
+    assert PROXY_PROBES | NETWORK_PROBES | LOCAL_PROBES | {"proxy-denied-host", "dns-resolver"} <= set(probes)
+    assert any(p.startswith("direct-gateway-") for p in probes) and any(p.startswith("dns-gateway-") for p in probes)
     assert {r["level"] for r in report["results"]} == {"enforced"}
     assert probes["proxy-denied-host"]["setting"] == "network.deny"
     assert "403" in probes["proxy-outside-connect"]["detail"]
     assert ".invalid" in report["reach"] and "192.0.2.0/24" in report["reach"]
+    # the deadline is the kit's (timeout 10m + 2 x 30 s grace) and out of the agent's reach; the disk
+    # budget (memory 128Mi) is shared by the three tmpfs, and a fill of /tmp stops at its quarter
+    assert "`sleep 660`" in probes["timeout"]["detail"] and "EPERM" in probes["timeout"]["detail"]
+    assert "together 134217728, within the budget of 134217728" in probes["disk"]["detail"]
+    assert "filling /tmp stopped at 33554432 bytes (No space left on device)" in probes["disk"]["detail"]
     # the text scorecard and the SARIF records say the same
     text = subprocess.run(
         [sys.executable, "-m", "sandkit", "verify", str(sandbox.folder), "-p", sandbox.project],
@@ -142,11 +147,16 @@ def test_a_second_network_fails_the_network_probes_only(sandbox: Sandbox) -> Non
     assert set(failed) >= NETWORK_PROBES, failed
     # On two networks the proxy's name may resolve to its address on the other one, where it serves
     # no one (it listens on the sandbox network alone): such a proxy probe cannot decide, and says why.
-    undecided = {p: r for p, r in failed.items() if not p.startswith("direct-")}
+    undecided = {p: r for p, r in failed.items() if p.startswith("proxy-")}
     assert all(r["status"] == "error" and "did not answer" in r["detail"] for r in undecided.values()), undecided
     assert {r["setting"] for p, r in failed.items() if p not in undecided} == {"network.egress"}
     where = failed["direct-tcp"]["where"]
     assert "compose.yaml" in where and f"joins {sandbox.project}_outside, which is not internal" in where, where
+    assert not set(failed) & LOCAL_PROBES, failed
+    # The engine's resolver forwards an outside name for a container with a way out: it fails when the
+    # host has a resolver that answers (NXDOMAIN for .invalid), and otherwise cannot tell.
+    resolver = failed.get("dns-resolver") or {"detail": "no answer"}
+    assert "forwards outside names past the sandbox" in resolver["detail"] or "answered" not in resolver["detail"]
     # connected, or its next hop answered: either way, with the route that let it out
     assert "routes: default via" in failed["direct-tcp"]["detail"], failed["direct-tcp"]
 
@@ -170,7 +180,32 @@ def test_host_network_and_a_capability_fail_their_probes(sandbox: Sandbox) -> No
         "network_mode: host"
         in failed["direct-metadata" if "direct-metadata" in failed else "proxy-ip-literal"]["where"]
     )
-    assert set(failed) & {"user", "root-filesystem", "secret-VERIFY_TOKEN"} == set(), failed
+    assert set(failed) & LOCAL_PROBES == {"capabilities"}, failed
+
+
+def test_a_weakened_container_fails_exactly_its_probes(sandbox: Sandbox) -> None:
+    """A writable root, a tmpfs without size, added capabilities and the agent's own PID namespace
+    (no deadline): one copy, each weakening failing its own row, and the network probes all passing."""
+
+    def weaken(document: dict[str, Any]) -> None:
+        agent = document["services"]["agent"]
+        agent["read_only"] = False
+        agent["tmpfs"] = [e if not e.startswith("/tmp:") else "/tmp:rw,nosuid,nodev,mode=1777" for e in agent["tmpfs"]]
+        agent["cap_add"] = ["SYS_ADMIN", "NET_RAW"]
+        del agent["pid"]
+
+    code, report, stderr = sandbox.verify(sandbox.weakened("weak-container", weaken))
+    failed = _failed(report)
+    assert code == 1, (stderr, report)
+    assert set(failed) == {"root-filesystem", "disk", "capabilities", "timeout"}, failed
+    assert "CapBnd CAP_NET_RAW,CAP_SYS_ADMIN" in failed["capabilities"]["detail"]
+    assert "cap_add: ['SYS_ADMIN', 'NET_RAW']" in failed["capabilities"]["where"]
+    disk = failed["disk"]
+    assert "not bounded: / (the root" in disk["detail"] and "/tmp (a tmpfs without size" in disk["detail"], disk
+    assert "tmpfs /tmp has no size=" in disk["where"] and "read_only is not true" in disk["where"], disk
+    assert "no deadline in the agent's PID namespace" in failed["timeout"]["detail"]
+    assert "services.agent.pid is" in failed["timeout"]["where"]
+    assert "read_only is not true" in failed["root-filesystem"]["where"]
 
 
 def test_an_open_proxy_fails_the_proxy_probes_only(sandbox: Sandbox) -> None:
@@ -237,6 +272,7 @@ def test_the_kubernetes_probe_job_played_in_the_engine(sandbox: Sandbox) -> None
     assert code == 0, (stderr, report)
     probes = {r["probe"] for r in report["results"]}
     assert "direct-api-server" in probes and "direct-udp" not in probes  # UDP tells nothing on a cluster
+    assert {"direct-icmp", "dns-resolver", "dns-direct"} <= probes and not {"timeout", "disk"} & probes
     assert PROXY_PROBES | {"user", "capabilities", "root-filesystem", "secret-VERIFY_TOKEN"} <= probes
     assert report["target"] == "kubernetes"
 

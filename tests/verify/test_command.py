@@ -24,6 +24,13 @@ def test_the_battery_reads_the_compiled_folder() -> None:
     assert probes["direct-named-0"].argument == "tcp|direct-named-0|198.51.100.7|8443"
     assert probes["root-filesystem"].argument == "rootfs|root-filesystem|/tmp,/home/agent,/workspace"
     assert probes["user"].argument == "user|user|1000"
+    # ICMP and DNS past the proxy go to documentation addresses, the metadata address and the gateways
+    assert probes["direct-icmp"].argument == "icmp|direct-icmp|192.0.2.1,169.254.169.254,172.17.0.1"
+    assert probes["dns-resolver"].argument == "dns|dns-resolver|resolv"
+    assert probes["dns-gateway-0"].argument == "dns|dns-gateway-0|172.17.0.1"
+    # the deadline and the disk budget are what fidelity.json promised (timeout 30m + 2 x 30 s; 4 GiB)
+    assert probes["timeout"].argument == "deadline|timeout|1860"
+    assert probes["disk"].argument == f"disk|disk|4294967296|{plan.FILL_BYTES}"
     # every probe names a fidelity row the report has, and each is enforced for compose
     assert {plan.level(sandbox, p.setting) for p in probes.values()} == {"enforced"}
 
