@@ -18,7 +18,8 @@ from sandkit.errors import UsageError
 from sandkit.verify.probe import Probe
 
 if TYPE_CHECKING:
-    from sandkit.compiler.fidelity import Setting
+    from sandkit.compiler.fidelity import Fidelity, Setting
+    from sandkit.compiler.plan import Plan
 
 #: Read bounds: a compiled file is a few KB; anything far larger is not ours.
 MAX_FILE = 1 << 20
@@ -186,10 +187,16 @@ def expected_uid(sandbox: Sandbox) -> str:
 
 
 def probes(
-    sandbox: Sandbox, gateways: list[str], extra: list[tuple[str, int]], *, cluster: bool = False
+    sandbox: Sandbox,
+    gateways: list[str],
+    extra: list[tuple[str, int]],
+    *,
+    cluster: bool = False,
+    target: str = "compose",
 ) -> list[Probe]:
     """The battery for this sandbox, each naming the fidelity row it checks (``cluster``: for a
-    Kubernetes pod, with the API server and without next-hop checks)."""
+    Kubernetes pod, with the API server and without next-hop checks; ``target``: whose fidelity
+    column states the deadline and the disk budget)."""
     out: list[Probe] = []
 
     def add(id_: str, setting: Setting, title: str, *fields: str) -> None:
@@ -319,7 +326,7 @@ def probes(
         )
     if not cluster:
         # The probe Job on a cluster has no deadline sidecar, and its emptyDirs are the kubelet's.
-        seconds = _number(sandbox, "resources.timeout", r"exits at (\d+) s")
+        seconds = _number(sandbox, "resources.timeout", r"exits at (\d+) s", target)
         add(
             "timeout",
             "resources.timeout",
@@ -327,7 +334,7 @@ def probes(
             "deadline",
             seconds,
         )
-        budget = _number(sandbox, "resources.disk", r"one budget of (\d+) bytes|together at most (\d+)")
+        budget = _number(sandbox, "resources.disk", r"one budget of (\d+) bytes|together at most (\d+)", target)
         add(
             "disk",
             "resources.disk",
@@ -362,3 +369,25 @@ def level(sandbox: Sandbox, setting: str, target: str = "compose") -> str:
     row = sandbox.fidelity.get(setting)
     cell = row.get(target) if isinstance(row, dict) else None
     return str(cell.get("level") or "") if isinstance(cell, dict) else ""
+
+
+#: The Actions job's gateways, as the probe step reads them from the engine at run time: the agent's
+#: network's and the default bridge's (the runner's own addresses).
+ACTIONS_GATEWAYS = ("$SANDKIT_GATEWAY_0", "$SANDKIT_GATEWAY_1")
+
+
+def for_actions(plan: Plan, rows: list[Fidelity], agent: dict[str, Any]) -> tuple[list[Probe], list[str]]:
+    """The Actions job's probes, made at build time from the kit's plan (the job has no sandkit to
+    run), and the ids of those whose row the actions column marks enforced: the probe step fails the
+    job when one of these does not pass. ``agent``: the job's agent container as compose words it
+    (environment, user, tmpfs, writable volumes)."""
+    fidelity: dict[str, Any] = {r.setting: {"actions": {"level": r.level, "reason": r.reason}} for r in rows}
+    plain = [(d.host, d.port) for d in plan.allow if not d.wildcard]
+    denied = [(d.host, d.port) for d in plan.deny if not d.wildcard]
+    sandbox = Sandbox(
+        Path("."), Path("."), plan.name, plan.name, agent, fidelity, plain, denied, plan.egress == "allowlist"
+    )
+    gateways = list(ACTIONS_GATEWAYS) if plan.egress == "allowlist" else list(ACTIONS_GATEWAYS[1:])
+    battery = probes(sandbox, gateways if plan.egress != "open" else [], [], target="actions")
+    enforced = [p.id for p in battery if level(sandbox, p.setting, "actions") == "enforced"]
+    return battery, enforced

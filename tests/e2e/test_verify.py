@@ -10,6 +10,7 @@ its own and is removed afterwards).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -94,7 +95,9 @@ def sandbox(engine: None, token: str, e2e_dir: Path) -> Iterator[Sandbox]:
     folder = e2e_dir / "verify"
     folder.mkdir()
     (folder / "kit.yaml").write_text(KIT.format(name=f"e2e-{token}-verify"))
-    output = compile_kit(folder / "kit.yaml", folder / "sandbox", targets="docker,compose,kubernetes")
+    output = compile_kit(
+        folder / "kit.yaml", folder / "sandbox", targets="docker,compose,kubernetes,actions,devcontainer"
+    )
     box = Sandbox(output, f"e2e-{token}-verify")
     tags = box.compose("config", "--images").stdout.split()
     try:
@@ -208,6 +211,24 @@ def test_a_weakened_container_fails_exactly_its_probes(sandbox: Sandbox) -> None
     assert "read_only is not true" in failed["root-filesystem"]["where"]
 
 
+def test_the_dev_containers_compose_pair_is_what_is_probed(sandbox: Sandbox) -> None:
+    """The dev container opens compose.yaml's agent with its overlay over it; verify given both files
+    probes that pair. An overlay given SYS_PTRACE (as debugging set-ups add) fails exactly the capability
+    probe, its `where` naming the overlay; everything else holds as compose's own."""
+    overlay = sandbox.folder / ".devcontainer" / "compose.devcontainer.yaml"
+    document = yaml.safe_load(overlay.read_text())
+    assert document["services"]["agent"]["command"] == ["sleep", "infinity"]
+    document["services"]["agent"]["cap_add"] = ["SYS_PTRACE"]
+    edited = sandbox.folder.parent / "devcontainer-ptrace.yaml"
+    edited.write_text(yaml.safe_dump(document))
+    files = ["-f", str(sandbox.folder / "compose.yaml"), "-f", str(edited)]
+    code, report, stderr = sandbox.verify(sandbox.folder, *files)
+    failed = _failed(report)
+    assert code == 1 and set(failed) == {"capabilities"}, (stderr, report)
+    assert "CAP_SYS_PTRACE" in failed["capabilities"]["detail"]
+    assert failed["capabilities"]["where"].startswith(f"{edited}: services.agent.cap_add: ['SYS_PTRACE']")
+
+
 def test_an_open_proxy_fails_the_proxy_probes_only(sandbox: Sandbox) -> None:
     def open_egress(document: dict[str, Any]) -> None:
         document["services"]["egress"]["image"] += "-open"
@@ -279,3 +300,59 @@ def test_the_kubernetes_probe_job_played_in_the_engine(sandbox: Sandbox) -> None
     code, report, stderr = _play_probe_pod(sandbox, "--cap-add", "NET_RAW")  # an admission that let one in
     assert code == 1 and set(_failed(report)) == {"capabilities"}, (stderr, report)
     assert "CAP_NET_RAW" in _failed(report)["capabilities"]["detail"]
+
+
+def _job_steps(sandbox: Sandbox) -> tuple[dict[str, dict[str, Any]], Path]:
+    """The compiled workflow's steps by name, and the folder the job's checkout would be (the
+    repository root its sandbox folder path is relative to)."""
+    workflow = next((sandbox.folder / "workflows").glob("*.yml"))
+    steps = {s["name"]: s for s in yaml.safe_load(workflow.read_text())["jobs"]["agent"]["steps"]}
+    relative = steps["Build the sandbox image"]["env"]["SANDKIT_FOLDER"]
+    root = Path(str(sandbox.folder)[: -len(relative)])
+    assert root / relative == sandbox.folder
+    return steps, root
+
+
+def _play(step: dict[str, Any], root: Path, temp: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """One `run:` step as the runner runs it: bash -eo pipefail, its env (the injected secret a stand-in)."""
+    own = {k: str(v).replace("${{ secrets.VERIFY_TOKEN }}", "verify-secret-value") for k, v in step["env"].items()}
+    own.update(env, RUNNER_TEMP=str(temp))
+    argv = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]]
+    return subprocess.run(argv, cwd=root, env={**os.environ, **own}, capture_output=True, text=True, timeout=300)
+
+
+def test_the_actions_probe_step_played_in_the_engine(sandbox: Sandbox, tmp_path: Path) -> None:
+    """The job's opt-in probe step (vars.SANDKIT_VERIFY) run as written, after the job's own proxy start
+    step, on the images the job builds (the compose build made the same tags): every probe passes and the
+    step succeeds; the same step with the agent's root writable fails on exactly the rows that weakens;
+    the job's cleanup step leaves nothing."""
+    steps, root = _job_steps(sandbox)
+    probe = steps["Probe the sandbox (sandkit verify)"]
+    assert probe["if"] == "${{ vars.SANDKIT_VERIFY == 1 }}" and "secrets." not in str(probe)
+    names = list(steps)
+    assert names.index(probe["name"]) + 1 == names.index("Run the agent in its sandbox")
+    built = set(sandbox.compose("config", "--images").stdout.split())
+    assert {probe["env"]["SANDKIT_IMAGE"], steps["Build the egress proxy image"]["env"]["SANDKIT_PROXY_IMAGE"]} <= built
+    try:
+        started = _play(steps["Start the egress proxy on the sandbox network"], root, tmp_path)
+        assert started.returncode == 0, started.stderr
+        played = _play(probe, root, tmp_path)
+        lines = [line.split("\t") for line in played.stdout.splitlines() if line.startswith("SANDKIT-PROBE\t")]
+        assert played.returncode == 0 and lines, played.stdout + played.stderr
+        assert {status for _, _, status, _ in lines} == {"pass"}, played.stdout
+        ids = {probe_id for _, probe_id, _, _ in lines}
+        assert set(probe["env"]["SANDKIT_PROBES_ENFORCED"].split()) == ids
+        assert {"direct-gateway-1", "dns-gateway-1", "timeout", "disk", "secret-VERIFY_TOKEN"} <= ids
+        assert "SANDKIT-PROBE-END" in played.stdout and "::stop-commands::" in played.stdout
+
+        weakened = _play(probe, root, tmp_path, SANDKIT_READ_ONLY="false")
+        assert weakened.returncode == 1, weakened.stdout + weakened.stderr
+        failed = set(re.findall(r"the probe (\S+) of an enforced row did not pass", weakened.stderr))
+        assert failed == {"root-filesystem", "disk"}, weakened.stdout + weakened.stderr
+    finally:
+        removed = _play(steps["Remove the sandbox"], root, tmp_path)
+    assert removed.returncode == 0, removed.stderr
+    name = probe["env"]["SANDKIT_AGENT"].removesuffix("-agent")
+    left = run(["docker", "ps", "-a", "--format", "{{.Names}}", "--filter", f"name={name}"]).stdout.split()
+    left += run(["docker", "network", "ls", "--format", "{{.Name}}", "--filter", f"name={name}"]).stdout.split()
+    assert left == [], left

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from sandkit.verify import plan
+from sandkit.verify.probe import PROGRAM
 from tests.e2e.helpers import REPO
 
 EXAMPLE = REPO / "examples" / "pr-reviewer" / "sandbox" / "pr-reviewer"
@@ -166,3 +167,27 @@ def test_an_agent_edited_to_drop_its_proxy_still_gets_the_network_probes(tmp_pat
     offline = plan.load(REPO / "examples" / "offline-gvisor" / "sandbox" / "offline-gvisor")
     assert plan.egress(offline) == "none"
     assert "direct-tcp" in {p.id for p in plan.probes(offline, [], [])}
+
+
+def test_the_actions_job_carries_the_probe_step_of_its_own_rows() -> None:
+    """The probe step is built from the kit's plan (the job has no sandkit): its battery, the ids the
+    step fails on (the rows the actions column marks enforced), and nothing of the secrets."""
+    import yaml
+
+    from sandkit.compiler.targets import actions
+
+    for kit, enforced_timeout in (("pr-reviewer", True), ("offline-gvisor", False)):
+        folder = REPO / "examples" / kit / "sandbox" / kit
+        workflow = yaml.safe_load((folder / "workflows" / f"{kit}.yml").read_text())
+        steps = {s["name"]: s for s in workflow["jobs"]["agent"]["steps"]}
+        probe, agent = steps["Probe the sandbox (sandkit verify)"], steps["Run the agent in its sandbox"]
+        assert probe["run"] == agent["run"] and "secrets." not in str(probe)
+        assert probe["env"]["SANDKIT_PROBE_PROGRAM"].endswith(f"{kit}/{actions.PROBE_PROGRAM}")
+        assert (folder / actions.PROBE_PROGRAM).read_text().endswith(PROGRAM)
+        ids = [a.split("|")[1] for a in probe["env"]["SANDKIT_PROBES"].splitlines()]
+        enforced = probe["env"]["SANDKIT_PROBES_ENFORCED"].split()
+        assert set(enforced) <= set(ids) and {"direct-tcp", "direct-icmp", "dns-resolver", "disk"} <= set(ids)
+        # gVisor cannot join the deadline's PID namespace: its timeout row is best-effort, not a job failure
+        assert ("timeout" in enforced) is enforced_timeout, enforced
+        shared = {k: v for k, v in agent["env"].items() if k in probe["env"] and "SECRET" not in k}
+        assert all(probe["env"][k] == v for k, v in shared.items())
