@@ -349,6 +349,15 @@ def test_the_actions_probe_step_played_in_the_engine(sandbox: Sandbox, tmp_path:
         assert weakened.returncode == 1, weakened.stdout + weakened.stderr
         failed = set(re.findall(r"the probe (\S+) of an enforced row did not pass", weakened.stderr))
         assert failed == {"root-filesystem", "disk"}, weakened.stdout + weakened.stderr
+        # the step's log, scored by sandkit against the actions column, says the same
+        for log, code, bad in ((played.stdout, 0, set()), (weakened.stdout, 1, {"root-filesystem", "disk"})):
+            argv = [sys.executable, "-m", "sandkit", "verify", str(sandbox.folder), "--target", "actions"]
+            scored = subprocess.run(
+                [*argv, "--results", "-", "--format", "json"],
+                input=log, cwd=REPO, capture_output=True, text=True, timeout=60, check=False,
+            )  # fmt: skip
+            assert scored.returncode == code, scored.stdout + scored.stderr
+            assert set(_failed(json.loads(scored.stdout))) == bad
     finally:
         removed = _play(steps["Remove the sandbox"], root, tmp_path)
     assert removed.returncode == 0, removed.stderr

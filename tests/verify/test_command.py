@@ -191,3 +191,26 @@ def test_the_actions_job_carries_the_probe_step_of_its_own_rows() -> None:
         assert ("timeout" in enforced) is enforced_timeout, enforced
         shared = {k: v for k, v in agent["env"].items() if k in probe["env"] and "SECRET" not in k}
         assert all(probe["env"][k] == v for k, v in shared.items())
+
+
+def test_an_actions_probe_log_is_scored_against_the_actions_column(tmp_path: Path) -> None:
+    """`--target actions --results` knows every probe the job's step runs (the same battery, read from the
+    compiled folder) and fails on an enforced row; without --results it says what to give."""
+    import json
+
+    import yaml
+
+    workflow = yaml.safe_load((EXAMPLE / "workflows" / "pr-reviewer.yml").read_text())
+    (step,) = [s for s in workflow["jobs"]["agent"]["steps"] if s["name"] == "Probe the sandbox (sandkit verify)"]
+    ids = [a.split("|")[1] for a in step["env"]["SANDKIT_PROBES"].splitlines()]
+    lines = [f"SANDKIT-PROBE\t{i}\t{'fail' if i == 'disk' else 'pass'}\tdetail of {i}" for i in ids]
+    log = tmp_path / "log"
+    log.write_text("\n".join(lines) + "\nSANDKIT-PROBE-END\n")
+    argv = [sys.executable, "-m", "sandkit", "verify", str(EXAMPLE), "--target", "actions"]
+    done = subprocess.run([*argv, "--results", str(log), "--format", "json"], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 1, done
+    rows = {r["probe"]: r for r in json.loads(done.stdout)["results"]}
+    assert list(rows) == ids and rows["disk"]["status"] == "fail" and rows["disk"]["level"] == "enforced"
+    assert rows["disk"]["where"].endswith("workflows/pr-reviewer.yml")
+    bare = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
+    assert bare.returncode == 2 and "give --results FILE" in bare.stderr, bare
