@@ -49,15 +49,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--target",
-        choices=["compose", "kubernetes"],
+        choices=["compose", "kubernetes", "actions"],
         default="compose",
-        help="compose (default: run the probes now) or kubernetes (print the probe Job; with --results, score its log)",
+        help="compose (default: run the probes now), kubernetes (print the probe Job; with --results, score its log) "
+        "or actions (with --results, score the job's probe step log)",
     )
     p.add_argument(
         "--results",
         default=None,
         metavar="FILE",
-        help="with --target kubernetes: the probe Job's log (kubectl logs job/NAME; - for standard input) to score",
+        help="with --target kubernetes or actions: the probe Job's or probe step's log (- for standard input) to score",
     )
     p.add_argument(
         "--output-format",
@@ -83,8 +84,12 @@ def run(args: argparse.Namespace) -> int:
         extra.append((match.group(1), int(match.group(2))))
     if args.target == "kubernetes":
         return _kubernetes(args, folder, extra)
+    if args.target == "actions":
+        return _actions(args, folder, extra)
     if args.results is not None:
-        raise UsageError("sandkit verify: error: --results is for --target kubernetes (compose probes run now)")
+        raise UsageError(
+            "sandkit verify: error: --results is for --target kubernetes or actions (compose probes run now)"
+        )
     sandbox = plan.load(folder)
     files = [Path(f) for f in args.file] or [sandbox.compose_file]
     for path in files:
@@ -135,7 +140,6 @@ def _finish(report: dict[str, Any], fmt: str, location: Path) -> int:
 def _kubernetes(args: argparse.Namespace, folder: Path, extra: list[tuple[str, int]]) -> int:
     """Print the probe Job, or score its log."""
     from sandkit.verify import kubernetes
-    from sandkit.verify.probe import parse
 
     sandbox = kubernetes.load(folder)
     probes = plan.probes(sandbox, [], extra, cluster=True)
@@ -144,15 +148,7 @@ def _kubernetes(args: argparse.Namespace, folder: Path, extra: list[tuple[str, i
 
         sys.stdout.write(dump_yaml(kubernetes.probe_job(folder, probes)))
         return 0
-    source = Path(args.results)
-    text = sys.stdin.read(plan.MAX_FILE + 1) if args.results == "-" else plan.read_text(source)
-    if len(text) > plan.MAX_FILE:
-        raise UsageError(f"sandkit verify: error: --results: larger than {plan.MAX_FILE} bytes")
-    results, complete = parse(text, {p.id for p in probes})
-    if not complete:
-        raise UsageError(
-            f"sandkit verify: error: {args.results}: no SANDKIT-PROBE-END line: the probe did not run to its end"
-        )
+    results = _results(args.results, probes)
     rows = _rows(sandbox, probes, results, "kubernetes", lambda _: str(sandbox.compose_file))
     report = {
         "kit": sandbox.kit,
@@ -164,6 +160,48 @@ def _kubernetes(args: argparse.Namespace, folder: Path, extra: list[tuple[str, i
         "results": rows,
     }
     return _finish(report, args.format, sandbox.compose_file)
+
+
+def _results(source: str, probes: list[Probe]) -> dict[str, tuple[str, str]]:
+    """The probes' results in a log (a file, or - for standard input), which must reach the end line."""
+    from sandkit.verify.probe import parse
+
+    text = sys.stdin.read(plan.MAX_FILE + 1) if source == "-" else plan.read_text(Path(source))
+    if len(text) > plan.MAX_FILE:
+        raise UsageError(f"sandkit verify: error: --results: larger than {plan.MAX_FILE} bytes")
+    results, complete = parse(text, {p.id for p in probes})
+    if not complete:
+        raise UsageError(
+            f"sandkit verify: error: {source}: no SANDKIT-PROBE-END line: the probe did not run to its end"
+        )
+    return results
+
+
+def _actions(args: argparse.Namespace, folder: Path, extra: list[tuple[str, int]]) -> int:
+    """Score the Actions job's probe step log against the actions column of the fidelity report."""
+    if args.results is None:
+        raise UsageError(
+            "sandkit verify: error: --target actions scores a probe step's log: give --results FILE "
+            "(the job runs the probes itself when the repository variable SANDKIT_VERIFY is 1)"
+        )
+    if extra:
+        raise UsageError("sandkit verify: error: --probe: the job's battery is fixed at build time")
+    sandbox = plan.load(folder)
+    gateways = list(plan.ACTIONS_GATEWAYS if plan.egress(sandbox) == "allowlist" else plan.ACTIONS_GATEWAYS[1:])
+    probes = plan.probes(sandbox, gateways if plan.egress(sandbox) != "open" else [], [], target="actions")
+    workflows = sorted((folder / "workflows").glob("*.yml"))
+    location = workflows[0] if workflows else sandbox.compose_file
+    rows = _rows(sandbox, probes, _results(args.results, probes), "actions", lambda _: str(location))
+    report = {
+        "kit": sandbox.kit,
+        "target": "actions",
+        "project": sandbox.project,
+        "mode": "the job's probe step log (the agent step's script with the probe in the agent's place)",
+        "egress": plan.egress(sandbox),
+        "reach": plan.REACH_NOTE,
+        "results": rows,
+    }
+    return _finish(report, args.format, location)
 
 
 def _json(report: dict[str, Any], _: Path) -> str:

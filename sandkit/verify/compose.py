@@ -135,6 +135,17 @@ def where(record: dict[str, Any], setting: str, compose_file: Path) -> str:
             places.append("services.agent.security_opt lacks no-new-privileges:true")
     elif setting == "isolation.read_only_root" and not host.get("ReadonlyRootfs"):
         places.append("services.agent.read_only is not true")
+    elif setting == "resources.timeout":
+        mode = str(host.get("PidMode") or "")
+        if not mode.startswith("container:"):
+            places.append(
+                f"services.agent.pid is {mode or 'unset'}, not service:deadline (the agent's own PID namespace)"
+            )
+    elif setting == "resources.disk":
+        tmpfs = host.get("Tmpfs") or {}
+        places += [f"services.agent.tmpfs {p} has no size=" for p, o in sorted(tmpfs.items()) if "size=" not in str(o)]
+        if not host.get("ReadonlyRootfs"):
+            places.append("services.agent.read_only is not true (the root is the engine's disk)")
     elif setting == "image.user":
         places.append(
             f"services.agent.user is {(record.get('Config') or {}).get('User') or 'unset (the image default)'}"

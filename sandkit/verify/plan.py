@@ -18,7 +18,8 @@ from sandkit.errors import UsageError
 from sandkit.verify.probe import Probe
 
 if TYPE_CHECKING:
-    from sandkit.compiler.fidelity import Setting
+    from sandkit.compiler.fidelity import Fidelity, Setting
+    from sandkit.compiler.plan import Plan
 
 #: Read bounds: a compiled file is a few KB; anything far larger is not ours.
 MAX_FILE = 1 << 20
@@ -26,11 +27,14 @@ MAX_FILE = 1 << 20
 OUTSIDE_NAME = "sandkit-verify.invalid"
 DOC_ADDRESSES = ("192.0.2.1", "198.51.100.1", "203.0.113.1")
 METADATA = "169.254.169.254"
+#: The disk probe fills the smallest writable place only up to this (a bigger one is checked by its size).
+FILL_BYTES = 256 << 20
 #: What the scorecard says about where probes go.
 REACH_NOTE = (
     "probes send nothing past the sandbox's own network when it holds: names under .invalid, "
     "documentation addresses (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24), the metadata address "
-    "169.254.169.254 and the engine's gateways are refused or unreachable; only the kit's allowed host "
+    "169.254.169.254 and the engine's gateways (TCP, UDP, ICMP echo, DNS queries for a .invalid name) are "
+    "refused or unreachable; only the kit's allowed host "
     "on a port it does not allow, and hosts named with --probe, are real destinations"
 )
 
@@ -183,10 +187,16 @@ def expected_uid(sandbox: Sandbox) -> str:
 
 
 def probes(
-    sandbox: Sandbox, gateways: list[str], extra: list[tuple[str, int]], *, cluster: bool = False
+    sandbox: Sandbox,
+    gateways: list[str],
+    extra: list[tuple[str, int]],
+    *,
+    cluster: bool = False,
+    target: str = "compose",
 ) -> list[Probe]:
     """The battery for this sandbox, each naming the fidelity row it checks (``cluster``: for a
-    Kubernetes pod, with the API server and without next-hop checks)."""
+    Kubernetes pod, with the API server and without next-hop checks; ``target``: whose fidelity
+    column states the deadline and the disk budget)."""
     out: list[Probe] = []
 
     def add(id_: str, setting: Setting, title: str, *fields: str) -> None:
@@ -277,6 +287,28 @@ def probes(
         direct("direct-metadata", f"{METADATA}:80 (cloud metadata)", METADATA, "80")
         for index, gateway in enumerate(gateways):
             direct(f"direct-gateway-{index}", f"{gateway}:9 (a Docker gateway, the host)", gateway, "9")
+        pinged = ",".join((DOC_ADDRESSES[0], METADATA, *gateways))
+        add(
+            "direct-icmp",
+            "network.egress",
+            f"ICMP echo to {pinged.replace(',', ', ')} past the proxy",
+            "icmp",
+            pinged,
+            *tail,
+        )
+        add(
+            "dns-resolver",
+            "network.egress",
+            f"the agent's resolvers (/etc/resolv.conf) do not resolve {OUTSIDE_NAME}, UDP and TCP",
+            "dns",
+            "resolv",
+            *tail,
+        )
+        add(
+            "dns-direct", "network.egress", f"DNS to {DOC_ADDRESSES[0]}:53, UDP and TCP", "dns", DOC_ADDRESSES[0], *tail
+        )
+        for index, gateway in enumerate(gateways):
+            add(f"dns-gateway-{index}", "network.egress", f"DNS to {gateway}:53 (a Docker gateway)", "dns", gateway)
         if cluster:
             api = ("$KUBERNETES_SERVICE_HOST", "$KUBERNETES_SERVICE_PORT")
             direct("direct-api-server", "the API server ($KUBERNETES_SERVICE_HOST)", *api)
@@ -292,6 +324,25 @@ def probes(
             name,
             placeholder,
         )
+    if not cluster:
+        # The probe Job on a cluster has no deadline sidecar, and its emptyDirs are the kubelet's.
+        seconds = _number(sandbox, "resources.timeout", r"exits at (\d+) s", target)
+        add(
+            "timeout",
+            "resources.timeout",
+            "the session's deadline is armed and the agent cannot stop it",
+            "deadline",
+            seconds,
+        )
+        budget = _number(sandbox, "resources.disk", r"one budget of (\d+) bytes|together at most (\d+)", target)
+        add(
+            "disk",
+            "resources.disk",
+            "every writable place is a tmpfs with a size, within the disk budget",
+            "disk",
+            budget,
+            str(FILL_BYTES),
+        )
     add("user", "image.user", "the agent's user is not root", "user", expected_uid(sandbox))
     add("capabilities", "capabilities", "no capability in any set, no new privileges", "caps")
     add(
@@ -304,8 +355,39 @@ def probes(
     return out
 
 
+def _number(sandbox: Sandbox, setting: str, pattern: str, target: str = "compose") -> str:
+    """A number the compiled fidelity report states for ``setting`` (the deadline's seconds, the disk
+    budget's bytes): what the build promised, whatever the compose file says now ("" if absent)."""
+    row = sandbox.fidelity.get(setting)
+    cell = row.get(target) if isinstance(row, dict) else None
+    match = re.search(pattern, str(cell.get("reason") or "")) if isinstance(cell, dict) else None
+    return next((g for g in match.groups() if g), "") if match else ""
+
+
 def level(sandbox: Sandbox, setting: str, target: str = "compose") -> str:
     """The fidelity level the compiled report gives ``setting`` for ``target`` ("" when absent)."""
     row = sandbox.fidelity.get(setting)
     cell = row.get(target) if isinstance(row, dict) else None
     return str(cell.get("level") or "") if isinstance(cell, dict) else ""
+
+
+#: The Actions job's gateways, as the probe step reads them from the engine at run time: the agent's
+#: network's and the default bridge's (the runner's own addresses).
+ACTIONS_GATEWAYS = ("$SANDKIT_GATEWAY_0", "$SANDKIT_GATEWAY_1")
+
+
+def for_actions(plan: Plan, rows: list[Fidelity], agent: dict[str, Any]) -> tuple[list[Probe], list[str]]:
+    """The Actions job's probes, made at build time from the kit's plan (the job has no sandkit to
+    run), and the ids of those whose row the actions column marks enforced: the probe step fails the
+    job when one of these does not pass. ``agent``: the job's agent container as compose words it
+    (environment, user, tmpfs, writable volumes)."""
+    fidelity: dict[str, Any] = {r.setting: {"actions": {"level": r.level, "reason": r.reason}} for r in rows}
+    plain = [(d.host, d.port) for d in plan.allow if not d.wildcard]
+    denied = [(d.host, d.port) for d in plan.deny if not d.wildcard]
+    sandbox = Sandbox(
+        Path("."), Path("."), plan.name, plan.name, agent, fidelity, plain, denied, plan.egress == "allowlist"
+    )
+    gateways = list(ACTIONS_GATEWAYS) if plan.egress == "allowlist" else list(ACTIONS_GATEWAYS[1:])
+    battery = probes(sandbox, gateways if plan.egress != "open" else [], [], target="actions")
+    enforced = [p.id for p in battery if level(sandbox, p.setting, "actions") == "enforced"]
+    return battery, enforced

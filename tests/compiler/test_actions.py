@@ -27,6 +27,8 @@ network: {network}
 secrets: [{{name: MODEL_KEY}}, {{name: BUILD_KEY, build: true, required: false}}]
 {extra}"""
 EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}")
+#: The step that runs the agent (the probe step before it runs the same script: sandkit verify).
+AGENT_STEP = "Run the agent in its sandbox"
 SHARED_EXPRESSIONS = {
     " github.ref ",
     " always() ",
@@ -39,6 +41,8 @@ SHARED_EXPRESSIONS = {
     " needs.agent.outputs.results == 1 ",
     " runner.temp ",
     " github.token ",
+    # the probe step's opt-in (sandkit verify)
+    f" vars.{actions.VERIFY_VARIABLE} == 1 ",
 }
 
 
@@ -108,7 +112,7 @@ def test_expressions_and_scripts_are_sandkits_own(kit: Path, text: str) -> None:
 def test_secrets_only_on_the_agent_step_and_build_secrets_never(tmp_path: Path) -> None:
     text, document = _workflow(tmp_path, "one")
     steps = _steps(document)
-    agent = next(s for s in steps if s.get("run") == actions.AGENT_SCRIPT)
+    agent = next(s for s in steps if s.get("name") == AGENT_STEP)
     assert agent["env"]["MODEL_KEY"] == "${{ secrets.MODEL_KEY }}"
     assert agent["env"]["SANDKIT_SECRET_NAMES"] == "MODEL_KEY"
     assert text.count("secrets.") == 1, "a secret reached another step, or the build secret reached one"
@@ -193,7 +197,7 @@ def test_values_github_would_evaluate_are_refused(
 
 def test_no_network_runs_the_agent_with_network_none(tmp_path: Path) -> None:
     text, document = _workflow(tmp_path, "off", network="{egress: none}")
-    agent = next(s for s in _steps(document) if s.get("run") == actions.AGENT_SCRIPT)
+    agent = next(s for s in _steps(document) if s.get("name") == AGENT_STEP)
     assert agent["env"]["SANDKIT_NETWORK"] == "none" and agent["env"]["SANDKIT_PROXY_ENV"] == ""
     assert "egress" not in {s["name"] for s in _steps(document)} and "Build the egress" not in text
     assert _steps(document)[0]["with"]["allowed-endpoints"].startswith("github.com:443 ")
@@ -201,7 +205,7 @@ def test_no_network_runs_the_agent_with_network_none(tmp_path: Path) -> None:
 
 def test_open_egress_runs_the_agent_on_the_default_bridge_and_only_audits(tmp_path: Path) -> None:
     text, document = _workflow(tmp_path, "wide", network="{egress: open}")
-    agent = next(s for s in _steps(document) if s.get("run") == actions.AGENT_SCRIPT)
+    agent = next(s for s in _steps(document) if s.get("name") == AGENT_STEP)
     assert agent["env"]["SANDKIT_NETWORK"] == "bridge" and agent["env"]["SANDKIT_PROXY_ENV"] == ""
     assert "Build the egress" not in text
     assert _steps(document)[0]["with"] == {"egress-policy": "audit"}
@@ -302,7 +306,7 @@ def test_the_agent_step_asks_for_the_kits_runtime_and_workspace(tmp_path: Path) 
     with in_folder(tmp_path):
         assert main(["build", "rt.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
     document = YAML(typ="safe").load((tmp_path / "out/rt/workflows/rt.yml").read_text(encoding="utf-8"))
-    env = next(s for s in _steps(document) if s.get("run") == actions.AGENT_SCRIPT)["env"]
+    env = next(s for s in _steps(document) if s.get("name") == AGENT_STEP)["env"]
     assert env["SANDKIT_RUNTIME"] == "runsc"
     assert (
         env["SANDKIT_TMPFS_WORKSPACE"]

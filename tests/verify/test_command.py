@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from sandkit.verify import plan
+from sandkit.verify.probe import PROGRAM
 from tests.e2e.helpers import REPO
 
 EXAMPLE = REPO / "examples" / "pr-reviewer" / "sandbox" / "pr-reviewer"
@@ -24,6 +25,13 @@ def test_the_battery_reads_the_compiled_folder() -> None:
     assert probes["direct-named-0"].argument == "tcp|direct-named-0|198.51.100.7|8443"
     assert probes["root-filesystem"].argument == "rootfs|root-filesystem|/tmp,/home/agent,/workspace"
     assert probes["user"].argument == "user|user|1000"
+    # ICMP and DNS past the proxy go to documentation addresses, the metadata address and the gateways
+    assert probes["direct-icmp"].argument == "icmp|direct-icmp|192.0.2.1,169.254.169.254,172.17.0.1"
+    assert probes["dns-resolver"].argument == "dns|dns-resolver|resolv"
+    assert probes["dns-gateway-0"].argument == "dns|dns-gateway-0|172.17.0.1"
+    # the deadline and the disk budget are what fidelity.json promised (timeout 30m + 2 x 30 s; 4 GiB)
+    assert probes["timeout"].argument == "deadline|timeout|1860"
+    assert probes["disk"].argument == f"disk|disk|4294967296|{plan.FILL_BYTES}"
     # every probe names a fidelity row the report has, and each is enforced for compose
     assert {plan.level(sandbox, p.setting) for p in probes.values()} == {"enforced"}
 
@@ -159,3 +167,50 @@ def test_an_agent_edited_to_drop_its_proxy_still_gets_the_network_probes(tmp_pat
     offline = plan.load(REPO / "examples" / "offline-gvisor" / "sandbox" / "offline-gvisor")
     assert plan.egress(offline) == "none"
     assert "direct-tcp" in {p.id for p in plan.probes(offline, [], [])}
+
+
+def test_the_actions_job_carries_the_probe_step_of_its_own_rows() -> None:
+    """The probe step is built from the kit's plan (the job has no sandkit): its battery, the ids the
+    step fails on (the rows the actions column marks enforced), and nothing of the secrets."""
+    import yaml
+
+    from sandkit.compiler.targets import actions
+
+    for kit, enforced_timeout in (("pr-reviewer", True), ("offline-gvisor", False)):
+        folder = REPO / "examples" / kit / "sandbox" / kit
+        workflow = yaml.safe_load((folder / "workflows" / f"{kit}.yml").read_text())
+        steps = {s["name"]: s for s in workflow["jobs"]["agent"]["steps"]}
+        probe, agent = steps["Probe the sandbox (sandkit verify)"], steps["Run the agent in its sandbox"]
+        assert probe["run"] == agent["run"] and "secrets." not in str(probe)
+        assert probe["env"]["SANDKIT_PROBE_PROGRAM"].endswith(f"{kit}/{actions.PROBE_PROGRAM}")
+        assert (folder / actions.PROBE_PROGRAM).read_text().endswith(PROGRAM)
+        ids = [a.split("|")[1] for a in probe["env"]["SANDKIT_PROBES"].splitlines()]
+        enforced = probe["env"]["SANDKIT_PROBES_ENFORCED"].split()
+        assert set(enforced) <= set(ids) and {"direct-tcp", "direct-icmp", "dns-resolver", "disk"} <= set(ids)
+        # gVisor cannot join the deadline's PID namespace: its timeout row is best-effort, not a job failure
+        assert ("timeout" in enforced) is enforced_timeout, enforced
+        shared = {k: v for k, v in agent["env"].items() if k in probe["env"] and "SECRET" not in k}
+        assert all(probe["env"][k] == v for k, v in shared.items())
+
+
+def test_an_actions_probe_log_is_scored_against_the_actions_column(tmp_path: Path) -> None:
+    """`--target actions --results` knows every probe the job's step runs (the same battery, read from the
+    compiled folder) and fails on an enforced row; without --results it says what to give."""
+    import json
+
+    import yaml
+
+    workflow = yaml.safe_load((EXAMPLE / "workflows" / "pr-reviewer.yml").read_text())
+    (step,) = [s for s in workflow["jobs"]["agent"]["steps"] if s["name"] == "Probe the sandbox (sandkit verify)"]
+    ids = [a.split("|")[1] for a in step["env"]["SANDKIT_PROBES"].splitlines()]
+    lines = [f"SANDKIT-PROBE\t{i}\t{'fail' if i == 'disk' else 'pass'}\tdetail of {i}" for i in ids]
+    log = tmp_path / "log"
+    log.write_text("\n".join(lines) + "\nSANDKIT-PROBE-END\n")
+    argv = [sys.executable, "-m", "sandkit", "verify", str(EXAMPLE), "--target", "actions"]
+    done = subprocess.run([*argv, "--results", str(log), "--format", "json"], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 1, done
+    rows = {r["probe"]: r for r in json.loads(done.stdout)["results"]}
+    assert list(rows) == ids and rows["disk"]["status"] == "fail" and rows["disk"]["level"] == "enforced"
+    assert rows["disk"]["where"].endswith("workflows/pr-reviewer.yml")
+    bare = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
+    assert bare.returncode == 2 and "give --results FILE" in bare.stderr, bare

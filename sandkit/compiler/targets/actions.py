@@ -249,9 +249,40 @@ done
 token="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')"
 echo "::stop-commands::$token"
 status=0
-docker run "${args[@]}" "$SANDKIT_IMAGE" || status=$?
+if [ -z "${SANDKIT_PROBE_PROGRAM:-}" ]; then
+  docker run "${args[@]}" "$SANDKIT_IMAGE" || status=$?
+  echo "::$token::"
+  exit "$status"
+fi
+# sandkit verify (vars.SANDKIT_VERIFY): the probe program in the agent's place, with every setting above. The
+# gateways of the agent's network and of the default bridge are the runner's own addresses.
+gateways=()
+for network in "$SANDKIT_NETWORK" bridge; do
+  gateway="$(docker network inspect --format '{{range .IPAM.Config}}{{.Gateway}}{{end}}' -- "$network")" || true
+  gateways+=("$gateway")
+done
+args+=(--env "SANDKIT_GATEWAY_0=${gateways[0]}" --env "SANDKIT_GATEWAY_1=${gateways[1]}")
+mapfile -t probes <<< "$SANDKIT_PROBES"
+report="$secrets/verify.log"
+docker run "${args[@]}" --entrypoint perl "$SANDKIT_IMAGE" -e "$(cat -- "$SANDKIT_PROBE_PROGRAM")" "${probes[@]}" \\
+  > "$report" || status=$?
+docker rm --force "$SANDKIT_DEADLINE" >/dev/null 2>&1 || true
+cat -- "$report"
 echo "::$token::"
-exit "$status"
+if ! grep -qx 'SANDKIT-PROBE-END' "$report"; then
+  echo "sandkit verify: the probe did not run to its end (exit $status): nothing was verified" >&2
+  exit 2
+fi
+tab=$'\\t'
+failed=0
+read -r -a enforced <<< "$SANDKIT_PROBES_ENFORCED"
+for id in "${enforced[@]}"; do
+  if ! grep -qF -- "SANDKIT-PROBE${tab}${id}${tab}pass${tab}" "$report"; then
+    echo "sandkit verify: the probe $id of an enforced row did not pass" >&2
+    failed=1
+  fi
+done
+exit "$failed"
 """)
 
 # Reads the dispatch from the event file GitHub wrote, never from an expression: the payload is
@@ -613,7 +644,10 @@ PYTHON_SCRIPTS = (EVENT_SCRIPT, GITHUB_EVENT_SCRIPT, PUBLISH_SCRIPT)
 
 
 def render(plan: Plan, context: RenderContext) -> Files:
-    return {f"workflows/{plan.name}.yml": workflow_text(plan, context).encode()}
+    from sandkit.verify.probe import PROGRAM
+
+    probe = commented_header("#", *plan.header_fields) + PROGRAM
+    return {f"workflows/{plan.name}.yml": workflow_text(plan, context).encode(), PROBE_PROGRAM: probe.encode()}
 
 
 def workflow_text(plan: Plan, context: RenderContext) -> str:
@@ -947,6 +981,7 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                 "run": PROXY_START_SCRIPT,
             }
         )
+    out.append(_probe_step(plan, names, folder))
     if plan.triggers.webhooks:
         out.append(_event_step(plan))
     out.append(_agent_step(plan, names))
@@ -1142,6 +1177,44 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
     if plan.triggers.webhooks:
         step["if"] = Expression(_expression(f"steps.{EVENT_STEP_ID}.outputs.skip != 1"))
     return {**step, "timeout-minutes": _agent_minutes(plan), "env": env, "run": AGENT_SCRIPT}
+
+
+#: The repository variable that turns the probe step on, and where the build writes the probe program.
+VERIFY_VARIABLE = "SANDKIT_VERIFY"
+PROBE_PROGRAM = "verify/probe.pl"
+
+
+def _probe_step(plan: Plan, names: dict[str, str], folder: str) -> dict[str, Any]:
+    """`sandkit verify` in the job (docs/verify.md): with the repository variable SANDKIT_VERIFY at 1,
+    the agent step's own script runs the probe program in the agent's place first, on the same
+    network, proxy, user, tmpfs, deadline and runtime, and fails the job (so the agent never runs)
+    when a probe of a row the actions column marks enforced does not pass. It gets no secret: the
+    injected ones are the proxy's, and the probes read none of the others."""
+    from sandkit.verify import plan as verify
+
+    step = _agent_step(plan, names)
+    env = {k: v for k, v in step["env"].items() if k not in _agent_secrets(plan)}
+    agent = {
+        "environment": dict(v.split("=", 1) for v in env["SANDKIT_PROXY_ENV"].split()),
+        "user": env["SANDKIT_USER"],
+        "tmpfs": ["/tmp", plan.home, plan.workspace_path],
+        "volumes": [f"output:{OUTPUT_PATH}"] if plan.actions.publish is not None else [],
+        **({"network_mode": "none"} if plan.egress == "none" else {}),
+    }
+    probes, enforced = verify.for_actions(plan, fidelity(plan), agent)
+    env.update(
+        SANDKIT_SECRET_NAMES="",
+        SANDKIT_PROBE_PROGRAM=f"{folder}/{PROBE_PROGRAM}",
+        SANDKIT_PROBES="\n".join(p.argument for p in probes),
+        SANDKIT_PROBES_ENFORCED=" ".join(enforced),
+    )
+    return {
+        "name": "Probe the sandbox (sandkit verify)",
+        "if": Expression(_expression(f"vars.{VERIFY_VARIABLE} == 1")),
+        "timeout-minutes": 10,
+        "env": env,
+        "run": AGENT_SCRIPT,
+    }
 
 
 def sandbox_folder(plan: Plan, context: RenderContext) -> str:
