@@ -243,20 +243,22 @@ def _rust_tests_from(file: SourceFile) -> int:
     return file.memo("rust_test_module", find)
 
 
-def sample_context(file: SourceFile, start: int) -> str | None:
-    """Why a credential at ``start`` is a stand-in by where it is written, or None.
+def sample_context(file: SourceFile, start: int) -> tuple[str, bool] | None:
+    """Why a credential at ``start`` is likely a stand-in by where it is written, and whether it is
+    a test's (True: left out like a test folder's) or documentation's (False: reported low); None
+    when nothing says so.
 
-    The value of a binding whose name says it is a stand-in (``const TEST_FAKE_RSA_KEY_2: &str =
-    "-----BEGIN ...``, ``FAKE_PAT = "ghp_..."``, ``testPrivateKey:``), looked for on the token's line
-    and, when the value starts its own line, on the line before; or a comment of program source
-    (``* const pkcs8 = `-----BEGIN ...``, ``# https://hooks.slack.com/services/...``), which
-    documents code; or a Rust file's test module. Such values are tests' and documentation's, like
-    those in test folders.
+    Tests': the value of a binding whose name says it is a stand-in (``const TEST_FAKE_RSA_KEY_2:
+    &str = "-----BEGIN ...``, ``FAKE_PAT = "ghp_..."``, ``testPrivateKey:``), looked for on the
+    token's line and, when the value starts its own line, on the line before; and a Rust file's
+    test module. Documentation's: a comment of program source (``* const pkcs8 = `-----BEGIN
+    ...``, ``# https://hooks.slack.com/services/...``), which documents the code but may also be a
+    real credential someone commented out, so it stays a (low) finding.
     """
     text, path = file.text, file.path
     tests = _rust_tests_from(file)
     if 0 <= tests < start:
-        return "in a Rust test module (#[cfg(test)])"
+        return "in a Rust test module (#[cfg(test)])", True
     line_start = _line_start(text, start)  # -1: the line starts too far back to matter
     before = text[max(line_start, start - _LOOK_BACK) : start]
     if line_start > 0 and not before.strip(" \t\"'`+("):
@@ -264,9 +266,9 @@ def sample_context(file: SourceFile, start: int) -> str | None:
         before = text[previous : line_start - 1] + " " + before.strip()
     binding = _BINDING.search(before)
     if binding is not None and _name_words(binding.group(1)) & _FIXTURE_WORDS:
-        return f"the value of {binding.group(1)}, named as a test or sample value"
+        return f"the value of {binding.group(1)}, named as a test or sample value", True
     if line_start >= 0 and path.lower().endswith(_SOURCE_SUFFIXES) and _COMMENT_LEAD.match(text, line_start):
-        return "in a comment of program source, which documents the code"
+        return "in a comment of program source, usually a documented example", False
     return None
 
 

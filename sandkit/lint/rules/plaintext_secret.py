@@ -116,11 +116,11 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     server env is agent-mcp (AM003). Test fixtures, samples and documentation (folders such as
     tests/, fixtures/, testdata/, examples/, docs/, test source sets such as src/androidTest/;
     `*_test.*`, `*.spec.*`, `fixtures.ts`, `tests.rs`, `*.example`, Markdown), the value of a
-    name that says it is a stand-in (`TEST_FAKE_RSA_KEY_2`, `fakeToken`, `DUMMY_KEY`), a Rust
-    file's `#[cfg(test)] mod tests {` and comments of program source (`// const pkcs8 =
-    "-----BEGIN ...`, which document the code) are left out: their
-    credentials are fake on purpose; `--include-examples` (or `include-examples = true`) reports
-    them at low severity.
+    name that says it is a stand-in (`TEST_FAKE_RSA_KEY_2`, `fakeToken`, `DUMMY_KEY`) and a Rust
+    file's `#[cfg(test)] mod tests {` are left out: their credentials are fake on purpose;
+    `--include-examples` (or `include-examples = true`) reports them at low severity. A token in
+    a comment of program source (`// const pkcs8 = "-----BEGIN ...`) is low: usually a
+    documented example, sometimes a real one commented out.
 
     Why:
     Whatever the repository holds, an agent working on it can read and, told to by text it
@@ -140,9 +140,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
             continue
         stand_in = None if example else sample_context(file, token.start)
         if stand_in is not None:
-            if not file.settings.include_examples:
+            why, test_value = stand_in
+            if test_value and not file.settings.include_examples:
                 continue
-            yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="low", why=stand_in)
+            yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="low", why=why)
             continue
         yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", **example)
 
