@@ -17,6 +17,9 @@ is drawn here, from a fixed seed, so anyone can redraw the same sample:
     # ROOT/held/OWNER+NAME/ holds each repository, RESULTS/held.OWNER+NAME.json its report
     python bench/precision_judge.py sample ROOT RESULTS          # the findings to read
     python bench/precision_judge.py labels LABELS.tsv ROOT RESULTS  # per-rule table
+
+A label line may end with a tenth column, text the finding's message must hold for the label to
+apply: the same place labelled again after a fix changed what the finding says.
 """
 
 import collections
@@ -206,18 +209,24 @@ def sample(by: dict[str, list[Finding]]) -> dict[str, list[Finding]]:
 
 def labelled(labels: str, root: str, results: str) -> None:
     """Per-rule right and actionable of the sample, and the whole set weighted by each rule's count."""
-    lab = {}
+    lab: dict[tuple[str, str, str, int, int], list[tuple[str, tuple[int, int]]]] = collections.defaultdict(list)
     for row in Path(labels).read_text().splitlines():
         if row.startswith("#") or not row.strip():
             continue
-        repo, path, line, col, rule, _sev, right, act, _why = row.split("\t")
-        lab[(rule, repo, path, int(line), int(col))] = (int(right), int(act))
+        repo, path, line, col, rule, _sev, right, act, _why, *needle = row.split("\t")
+        lab[(rule, repo, path, int(line), int(col))].append(("".join(needle), (int(right), int(act))))
     by = report(root, results)
+
+    def label(f: Finding) -> tuple[int, int] | None:
+        """The first label of the finding's place whose optional tenth column (text its message
+        must hold) fits: a finding whose message a fix changed is labelled again."""
+        return next((j for needle, j in lab.get(f[:5], []) if needle in f[6]), None)
+
     print("| rule | findings | read | right | actionable |\n| --- | --- | --- | --- | --- |")
     tot = [0, 0, 0, 0.0, 0.0]  # findings, read, right read, right estimated, actionable estimated
     unj = []
     for rule, read in sorted(sample(by).items()):
-        got = [lab.get(f[:5]) for f in read]
+        got = [label(f) for f in read]
         unj += [f for f, g in zip(read, got, strict=True) if g is None]
         ok = [g for g in got if g is not None]
         r, a = sum(g[0] for g in ok), sum(g[1] for g in ok)
