@@ -162,16 +162,23 @@ def parser_nodes(text: str) -> list[Any]:
 
     An anchor defined twice is valid YAML (an alias refers to the closest preceding definition)
     and Kubernetes, Flux and Argo CD read it so (``name: &name CF_ZONE_ID`` in each env entry);
-    libyaml's composer refuses it, so such a text is composed again by :class:`_Redefining`.
+    libyaml's composer refuses it, so such a text (up to ``_REDEFINING_MAX``) is composed again by
+    :class:`_Redefining`.
     """
     with _yaml_errors(text), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             return [node for node in yaml.compose_all(text, Loader=_Composer) if node is not None]
         except yaml.composer.ComposerError as exc:
-            if exc.problem != "second occurrence":
+            if exc.problem != "second occurrence" or len(text) > _REDEFINING_MAX:
                 raise
             return [node for node in yaml.compose_all(text, Loader=_Redefining) if node is not None]
+
+
+#: The largest text composed again in Python for a redefined anchor: that composer is some twenty
+#: times slower than libyaml's, and the manifests that redefine anchors are a few kilobytes; a
+#: larger text keeps the parse error.
+_REDEFINING_MAX = 64 * 1024
 
 
 class _Redefining(yaml.SafeLoader):

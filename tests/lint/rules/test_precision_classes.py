@@ -554,6 +554,14 @@ def test_an_anchor_defined_twice_is_yaml(text: str) -> None:
     assert at(findings, "PV001") != []
 
 
+def test_a_large_text_that_redefines_anchors_keeps_its_parse_error() -> None:
+    """The Python composer that accepts a redefined anchor is far slower than libyaml's, so only
+    texts up to 64 KB get it: a 1 MB file of redefinitions is a parse error, read in libyaml's time."""
+    items = "".join(f"      - name: &n V{i}\n        value: *n\n" for i in range(30_000))
+    text = _REDEFINED[0].split("      env:")[0] + "      env:\n" + items
+    assert [f.severity for f in lint_text("deploy/pod.yaml", text) if f.rule == "SK001"] == ["medium"]
+
+
 def test_an_alias_refers_to_the_closest_definition() -> None:
     from sandkit.syntax.yaml import load_documents
 
