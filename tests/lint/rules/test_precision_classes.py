@@ -202,6 +202,8 @@ def test_tokens_in_comments_of_program_source_are_documentation(path: str, text:
         "app/src/androidTest/kotlin/TestKeys.kt",
         "lib/src/testFixtures/java/Keys.java",
         "src/integrationTests/config.yaml",
+        "blog/tests.py",
+        "src/keys/tests.rs",
     ],
 )
 def test_fixture_files_and_test_source_sets(path: str) -> None:
