@@ -9,6 +9,17 @@ a classifier for other trees. A finding no label covers is printed as UNJUDGED, 
     # one folder per repository under ROOT/held/NAME and ROOT/dev/NAME, results as
     # ROOT/RESULTS/SET.NAME.json (sandkit lint ROOT/SET/NAME --format json --exit-zero)
     python bench/precision_judge.py ROOT before after     # per-rule table, both sets
+
+The second held-out set (docs/lint.md, "A second held-out set") is labelled finding by finding
+instead, each label with its reason, in bench/precision_labels/held2.tsv. Which findings are read
+is drawn here, from a fixed seed, so anyone can redraw the same sample:
+
+    # ROOT/held/OWNER+NAME/ holds each repository, RESULTS/held.OWNER+NAME.json its report
+    python bench/precision_judge.py sample ROOT RESULTS          # the findings to read
+    python bench/precision_judge.py labels LABELS.tsv ROOT RESULTS  # per-rule table
+
+A label line may end with a tenth column, text the finding's message must hold for the label to
+apply: the same place labelled again after a fix changed what the finding says.
 """
 
 import collections
@@ -171,8 +182,78 @@ def pct(t: list[int], i: int) -> str:
     return f"{t[i]} ({100 * t[i] / max(t[0], 1):.1f}%)"
 
 
+SEED = 33  # issue 33: every finding of a rule with fewer than 25, else a random 25 of them
+SAMPLE = 25
+
+Finding = tuple[str, str, str, int, int, str, str]  # rule, repo, path, line, col, severity, message
+
+
+def report(root: str, results: str) -> dict[str, list[Finding]]:
+    """Every finding of RESULTS/held.*.json by rule, paths relative to ROOT/held/OWNER+NAME."""
+    by: dict[str, list[Finding]] = collections.defaultdict(list)
+    for f in sorted(glob.glob(f"{results}/held.*.json")):
+        for x in json.loads(Path(f).read_text())["findings"]:
+            repo, _, path = x["path"].replace(f"{root}/held/", "").partition("/")
+            by[x["rule"]].append(
+                (x["rule"], repo.replace("+", "/"), path, x["line"], x["column"], x["severity"], x["message"])
+            )
+    return {r: sorted(v) for r, v in by.items()}
+
+
+def sample(by: dict[str, list[Finding]]) -> dict[str, list[Finding]]:
+    """The findings to read: all of a rule below SAMPLE, else SAMPLE drawn with SEED."""
+    import random
+
+    return {r: v if len(v) < SAMPLE else sorted(random.Random(SEED).sample(v, SAMPLE)) for r, v in by.items()}
+
+
+def labelled(labels: str, root: str, results: str) -> None:
+    """Per-rule right and actionable of the sample, and the whole set weighted by each rule's count."""
+    lab: dict[tuple[str, str, str, int, int], list[tuple[str, tuple[int, int]]]] = collections.defaultdict(list)
+    for row in Path(labels).read_text().splitlines():
+        if row.startswith("#") or not row.strip():
+            continue
+        repo, path, line, col, rule, _sev, right, act, _why, *needle = row.split("\t")
+        lab[(rule, repo, path, int(line), int(col))].append(("".join(needle), (int(right), int(act))))
+    by = report(root, results)
+
+    def label(f: Finding) -> tuple[int, int] | None:
+        """The first label of the finding's place whose optional tenth column (text its message
+        must hold) fits: a finding whose message a fix changed is labelled again."""
+        return next((j for needle, j in lab.get(f[:5], []) if needle in f[6]), None)
+
+    print("| rule | findings | read | right | actionable |\n| --- | --- | --- | --- | --- |")
+    tot = [0, 0, 0, 0.0, 0.0]  # findings, read, right read, right estimated, actionable estimated
+    unj = []
+    for rule, read in sorted(sample(by).items()):
+        got = [label(f) for f in read]
+        unj += [f for f, g in zip(read, got, strict=True) if g is None]
+        ok = [g for g in got if g is not None]
+        r, a = sum(g[0] for g in ok), sum(g[1] for g in ok)
+        n = len(by[rule])
+        print(f"| {rule} | {n} | {len(ok)} | {r} | {a} |")
+        tot[0] += n
+        tot[1] += len(ok)
+        tot[2] += r
+        tot[3] += n * r / max(len(ok), 1)
+        tot[4] += n * a / max(len(ok), 1)
+    print(f"| all | {tot[0]} | {tot[1]} | {tot[2]} | |")
+    share_right, share_act = 100 * tot[3] / tot[0], 100 * tot[4] / tot[0]
+    print(f"estimated over all {tot[0]} findings: right {share_right:.1f}%, actionable {share_act:.1f}%")
+    for f in unj:
+        print("UNJUDGED", *f[:6], f[6][:120], sep="\t")
+
+
 def main(argv: list[str]) -> None:
     global ROOT
+    if argv[0] == "sample":
+        for read in sample(report(argv[1], argv[2])).values():
+            for f in read:
+                print(*f, sep="\t")
+        return
+    if argv[0] == "labels":
+        labelled(*argv[1:4])
+        return
     ROOT, before, after = argv
     for s in ("held", "dev"):
         (b, ub), (a, ua) = judged(before, s), judged(after, s)

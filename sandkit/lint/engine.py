@@ -477,7 +477,24 @@ def _rule_to_run(rule: Rule, source: SourceFile, text: str, words_in_text: froze
     return rule
 
 
+#: Template directives a tool fills in before the text is YAML: Go/Helm and mustache ``{{ x }}``
+#: (not an Actions ``${{ }}`` expression), Jinja ``{% for %}`` and ``{# #}``.
+_DIRECTIVE = lazy(r"(?<![$\w])\{\{[^\n]*?\}\}|\{%-?\s*\w|\{#[^\n]*#\}")
+
+
 def _parse_hit(source: SourceFile, problem: SyntaxProblem) -> Hit:
+    if (
+        source.syntax == "yaml"
+        and problem.message.startswith("invalid YAML")
+        and _directive_near(source, problem.pos.line)
+    ):
+        return Hit(
+            problem.pos,
+            f"this file holds template directives and is not YAML until they are filled in ({problem.message}), "
+            "so it was not checked",
+            severity="info",
+            why="a template named like plain YAML (a snapshot of rendered output, an Ansible or deploy template)",
+        )
     if source.syntax not in ("helm", "template"):
         return Hit(problem.pos, problem.message)
     what = "Helm template" if source.syntax == "helm" else "template"
@@ -528,6 +545,12 @@ def _scan_root(candidate: Candidate) -> str:
     if candidate.abspath.endswith(suffix):
         return candidate.abspath[: -len(suffix)] or os.sep
     return os.path.dirname(candidate.abspath)
+
+
+def _directive_near(source: SourceFile, line: int) -> bool:
+    """A template directive on the line the parser gave up on or the line before or after it:
+    what broke the YAML is then most likely the directive, not a mistake."""
+    return any(_DIRECTIVE.search(source.line_text(n)) for n in (line - 1, line, line + 1) if n >= 1)
 
 
 _CHART_VALUES: dict[str, Any] = {}  # chart folder -> its values.yaml, per process (a few charts at a time)

@@ -158,10 +158,41 @@ def compose_nodes(text: str, budget: TreeBudget | None = None) -> list[Any]:
 
 
 def parser_nodes(text: str) -> list[Any]:
-    """The YAML composer's node graph of every document of ``text`` (already within bounds)."""
+    """The YAML composer's node graph of every document of ``text`` (already within bounds).
+
+    An anchor defined twice is valid YAML (an alias refers to the closest preceding definition)
+    and Kubernetes, Flux and Argo CD read it so (``name: &name CF_ZONE_ID`` in each env entry);
+    libyaml's composer refuses it, so such a text (up to ``_REDEFINING_MAX``) is composed again by
+    :class:`_Redefining`.
+    """
     with _yaml_errors(text), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return [node for node in yaml.compose_all(text, Loader=_Composer) if node is not None]
+        try:
+            return [node for node in yaml.compose_all(text, Loader=_Composer) if node is not None]
+        except yaml.composer.ComposerError as exc:
+            if exc.problem != "second occurrence" or len(text) > _REDEFINING_MAX:
+                raise
+            return [node for node in yaml.compose_all(text, Loader=_Redefining) if node is not None]
+
+
+#: The largest text composed again in Python for a redefined anchor: that composer is some twenty
+#: times slower than libyaml's, and the manifests that redefine anchors are a few kilobytes; a
+#: larger text keeps the parse error.
+_REDEFINING_MAX = 64 * 1024
+
+
+class _Redefining(yaml.SafeLoader):
+    """PyYAML's composer in Python (libyaml's cannot be told), where a second definition of an
+    anchor replaces the first, as the YAML specification says."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        return _IMPLICIT
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if not isinstance(event, yaml.AliasEvent) and getattr(event, "anchor", None) is not None:
+            self.anchors.pop(event.anchor, None)
+        return super().compose_node(parent, index)
 
 
 @contextlib.contextmanager

@@ -180,6 +180,8 @@ def _plausible(token: Token, text: str) -> bool:
         )
     if re.search(r"(?i)example|x{6}|0{8}|fake|dummy|redacted|test_?key", value):
         return False
+    if any(known in value for known in _PUBLISHED_KEYS):
+        return False
     if kind in _MIXED_KINDS:
         body = _PREFIX.sub("", value, count=1)
         if re.search(r"[a-z]{4,}-[a-z]{4,}", body):
@@ -190,9 +192,96 @@ def _plausible(token: Token, text: str) -> bool:
     return True
 
 
+#: A name that says its value is a stand-in (``TEST_FAKE_RSA_KEY_2``, ``fakeToken``, ``dummy-secret``),
+#: split into words at ``_``, ``-`` and case changes.
+_FIXTURE_WORDS = frozenset(
+    {"test", "tests", "fake", "dummy", "mock", "example", "sample", "stub", "fixture", "fixtures"}
+)
+#: The end of a binding, right before its value: ``NAME = "``, ``const NAME: &str = "``, ``NAME: '``,
+#: ``val NAME = """``, ``"NAME": "``; the name is group 1.
+_BINDING = lazy(
+    r"""([A-Za-z_][\w-]{0,80})["']?\s*(?::\s*[^=:\n"'`]{0,40})?\s*(?::=|=>|=|:)\s*"""
+    r"""(?:[rbuf]?#*["'`]{1,3}|@["']|\(\s*["'`])?\s*$"""
+)
+#: Program source files, whose comments document code (``// const pkcs8 = `-----BEGIN ...``).
+_SOURCE_SUFFIXES = (
+    ".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".kts", ".scala",
+    ".cs", ".fs", ".vb", ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".m", ".swift", ".dart",
+    ".groovy", ".ex", ".exs", ".lua", ".pl", ".r", ".jl", ".zig",
+)  # fmt: skip
+_COMMENT_LEAD = lazy(r"\s*(?://|/\*|\*|#|--|;|<!--)")
+
+
+def _name_words(name: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)}
+
+
+_LOOK_BACK = 200  # characters before a value searched for its name: bounded, so a huge line costs no more
+
+
+def _line_start(text: str, at: int) -> int:
+    """Where the line holding ``at`` starts, or -1 when that is more than _LOOK_BACK back."""
+    low = max(0, at - _LOOK_BACK)
+    newline = text.rfind("\n", low, at)
+    return newline + 1 if newline >= 0 else (0 if low == 0 else -1)
+
+
+#: Where a Rust file's test module begins (``#[cfg(test)] mod tests {``): by convention it runs to
+#: the end of the file, so everything after it is test code.
+_RUST_TEST_MODULE = lazy(r"#\[cfg\(test\)\]\s*(?:#\[[^\]\n]*\]\s*)*(?:pub(?:\([\w:]*\))?\s+)?mod\s+\w+\s*\{")
+
+
+def _rust_tests_from(file: SourceFile) -> int:
+    """The offset where the file's first Rust test module starts, or -1."""
+
+    def find() -> int:
+        if not file.path.endswith(".rs") or "cfg(test)" not in file.text:
+            return -1
+        match = _RUST_TEST_MODULE.search(file.text)
+        return match.start() if match else -1
+
+    return file.memo("rust_test_module", find)
+
+
+def sample_context(file: SourceFile, start: int) -> tuple[str, bool] | None:
+    """Why a credential at ``start`` is likely a stand-in by where it is written, and whether it is
+    a test's (True: left out like a test folder's) or documentation's (False: reported low); None
+    when nothing says so.
+
+    Tests': the value of a binding whose name says it is a stand-in (``const TEST_FAKE_RSA_KEY_2:
+    &str = "-----BEGIN ...``, ``FAKE_PAT = "ghp_..."``, ``testPrivateKey:``), looked for on the
+    token's line and, when the value starts its own line, on the line before; and a Rust file's
+    test module. Documentation's: a comment of program source (``* const pkcs8 = `-----BEGIN
+    ...``, ``# https://hooks.slack.com/services/...``), which documents the code but may also be a
+    real credential someone commented out, so it stays a (low) finding.
+    """
+    text, path = file.text, file.path
+    tests = _rust_tests_from(file)
+    if 0 <= tests < start:
+        return "in a Rust test module (#[cfg(test)])", True
+    line_start = _line_start(text, start)  # -1: the line starts too far back to matter
+    before = text[max(line_start, start - _LOOK_BACK) : start]
+    if line_start > 0 and not before.strip(" \t\"'`+("):
+        previous = max(_line_start(text, line_start - 1), line_start - 1 - _LOOK_BACK)
+        before = text[previous : line_start - 1] + " " + before.strip()
+    binding = _BINDING.search(before)
+    if binding is not None and _name_words(binding.group(1)) & _FIXTURE_WORDS:
+        return f"the value of {binding.group(1)}, named as a test or sample value", True
+    if line_start >= 0 and path.lower().endswith(_SOURCE_SUFFIXES) and _COMMENT_LEAD.match(text, line_start):
+        return "in a comment of program source, usually a documented example", False
+    return None
+
+
+#: Keys their vendors publish for local emulators, the same in every installation: the storage
+#: emulator's (Azurite, ``AccountName=devstoreaccount1``).
+_PUBLISHED_KEYS = ("Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",)
+
+
 #: Text right before a value that marks it a sample: ``placeholder: "sk-..."``, ``placeholder="..."``,
-#: ``example: ...``, ``e.g. ...``.
-_PLACEHOLDER_CONTEXT = lazy(r"(?i)(?:placeholder|example|e\.g\.|for instance|hint)[\"']?\s*[:=]?\s*[\"'`]?$")
+#: ``example: ...``, ``e.g. ...``, ``e.g., ...``, ``eg ...``, ``such as ...``.
+_PLACEHOLDER_CONTEXT = lazy(
+    r"(?i)(?:placeholder|example|\be\.?g\b\.?|for instance|such as|hint)[\"']?\s*[,:=]?\s*[\"'`]?$"
+)
 #: Words that name a credential field rather than hold one (``twilio://AccountSid:AuthToken@``).
 _FIELD_WORDS = lazy(
     r"(?i)(?:my|your|the)?_?(?:pass(?:word)?|pwd|secret|(?:auth_?|access_?|api_?)?token|api_?key|key|auth|sid|webhook)"
@@ -309,11 +398,12 @@ _EXAMPLE_FOLDERS = frozenset(
         "snapshots",
         "integration",
         "stubs",
+        "molecule",  # Ansible Molecule's test scenarios (``ssh.password: vagrant`` of the test boxes)
     }
 )
 _EXAMPLE_NAME = lazy(  # matched against the lowercased name: (?i) tripled its compile time
     r"(?:^test_|_test\.|\.test\.|\.spec\.|_spec\.|\.example$|\.sample$|\.dist$|\.template$|"
-    r"(?:^|[_.-])(?:stub|mock|fake|dummy)s?[_.-]|^example|[_.-](?:example|sample|template)s?\.[a-z]{2,5}$|"
+    r"(?:^|[_.-])(?:stub|mock|fake|dummy|fixture)s?[_.-]|^example|^tests?\.(?:rs|py)$|[_.-](?:example|sample|template)s?\.[a-z]{2,5}$|"
     r"\.md$|\.mdx$|\.rst$|\.adoc$|\.ipynb$)"
 )
 
@@ -328,9 +418,14 @@ def is_fixture_path(path: str) -> bool:
     return any(part in _FIXTURE_FOLDERS for part in path.lower().split("/")[:-1])
 
 
+_TEST_SOURCE_SET = lazy(r"[a-z]+Tests?|test[A-Z][A-Za-z]*")
+
+
 def is_example_path(path: str) -> bool:
     """A test fixture, sample or documentation page: where credentials are usually fake on purpose
     (test folders, ``*.example.yml``, ``config-sample.json``, chart-testing's ``ci/*-values.yaml``)."""
+    if any(_TEST_SOURCE_SET.fullmatch(part) for part in path.split("/")[:-1]):
+        return True  # Gradle/Maven test source sets: src/androidTest, src/integrationTest, src/testFixtures
     parts = path.lower().split("/")
     if len(parts) >= 2 and parts[-2] == "ci" and parts[-1].endswith(("values.yaml", "values.yml")):
         return True  # chart-testing's install values (charts/NAME/ci/*-values.yaml): test input
@@ -506,6 +601,16 @@ def guessable_default(name: str, value: str) -> bool:
     return bool(re.fullmatch(r"[a-z][a-z0-9]{3,31}", text, re.IGNORECASE)) and text.lower() not in _SETTING_WORDS
 
 
+#: Values that are not the secret in plain text: SOPS ciphertext (``ENC[AES256_GCM,data:...,type:str]``),
+#: Ansible Vault (``$ANSIBLE_VAULT;1.1;AES256``), and password hashes a server compares against
+#: (bcrypt ``$2y$05$...``, sha512-crypt ``$6$...``, argon2, Apache's ``$apr1$``, LDAP's ``{SSHA}``).
+_SEALED = lazy(
+    r"ENC\[[A-Z0-9_]+,data:|\$ANSIBLE_VAULT;|"
+    r"\$(?:2[abxy]?|5|6|7|y|gy|1|apr1|argon2(?:id|i|d)|pbkdf2(?:-[\w]+)?|scrypt)\$[./A-Za-z0-9$=,+-]{16,}$|"
+    r"\{(?:SSHA|SHA|SSHA256|SSHA512|CRYPT|PBKDF2[\w-]*)\}\S{8,}$"
+)
+
+
 def literal_secret(name: str, value: object) -> bool:
     """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
 
@@ -519,6 +624,8 @@ def literal_secret(name: str, value: object) -> bool:
     text = value.strip().strip("\"'")
     if is_placeholder(text) or any(c.isspace() for c in text) or text == TEMPLATE_VALUE:
         return False  # TEMPLATE_VALUE: a masked template expression (``{{ ternary "yes" "no" ... }}``)
+    if _SEALED.match(text):
+        return False  # encrypted (SOPS ``ENC[AES256_GCM,data:...]``, Ansible Vault) or a password hash
     if any(ord(c) > 127 and c.isalpha() for c in text):
         return False  # a word of a natural language ("Contraseña", "パスワード"): a label, not a key
     if _TYPE_NAME.fullmatch(text):

@@ -118,8 +118,11 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     An ENV whose name is secret-like (API_KEY, TOKEN, PASSWORD ...) and has a value, even
     `${VAR}` (the value is baked in at build time); an ARG with a secret-like name (build
     arguments are recorded in the image history); and any ENV or ARG value in a known
-    credential format. `ENV GPG_KEY=<fingerprint>` and empty values are not findings; a
-    placeholder-looking default (`ENV TOKEN=123456`, `ENV API_KEY=changeme`) is info.
+    credential format. `ENV GPG_KEY=<fingerprint>`, empty values and front-end settings that are
+    public by design (`NEXT_PUBLIC_POSTHOG_KEY`, `VITE_*`, `REACT_APP_*`, unless the name says
+    SECRET, PASSWORD or PRIVATE) are not findings; a placeholder-looking default (`ENV
+    TOKEN=123456`, `ENV API_KEY=changeme`) is info, and a secret-named ARG or ENV in a builder
+    stage no image is built from (only `COPY --from` it) is low: its history stays in the builder.
 
     Why:
     ENV values are stored in the image config and visible to `docker inspect` and to every
@@ -130,6 +133,7 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     Use a BuildKit secret (`RUN --mount=type=secret,id=NAME`) for build-time secrets and
     pass run-time secrets when the container starts (a kit `secrets:` entry, `--env-file`).
     """
+    shipped = _shipped_stages(file)
     for ins in file.instructions:
         if ins.keyword not in ("ENV", "ARG"):
             continue
@@ -140,10 +144,20 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
                 severity="critical",
             )
         for name, value, offset in _dockerfile_pairs(ins.args):
-            if not is_secret_key(name) or any(find_tokens(value)):
+            if not is_secret_key(name) or _public_client_setting(name) or any(find_tokens(value)):
                 continue
             pos = ins.pos_at(offset)
             stage = f"build stage {ins.stage + 1}"
+            if ins.stage not in shipped:
+                if ins.keyword == "ARG" or value.strip("\"'"):
+                    yield Hit(
+                        pos,
+                        f"{ins.keyword} {name} in {stage} holds a secret in a stage no image is built from "
+                        "(only files copied from it ship)",
+                        severity="low",
+                        why="the stage's history and config stay in the builder and its cache, not in the image",
+                    )
+                continue
             if ins.keyword == "ARG":
                 literal = value and not _dummy(value)
                 yield Hit(
@@ -163,6 +177,17 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
                 )
             elif value.strip("\"'"):
                 yield Hit(pos, f"ENV {name} in {stage} bakes a secret into the image config")
+
+
+#: Build-time settings front-end frameworks inline into the code they send to every browser
+#: (Next.js, Vite, Create React App, Nuxt, Expo, SvelteKit): public by design, such as an analytics
+#: key or a Supabase anon key. One that still says SECRET, PASSWORD or PRIVATE is a mistake and stays.
+_PUBLIC_CLIENT = lazy(r"(?i)(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|EXPO_PUBLIC|PUBLIC)_\w+")
+_NOT_PUBLIC = lazy(r"(?i)secret|passw|private|pwd")
+
+
+def _public_client_setting(name: str) -> bool:
+    return _PUBLIC_CLIENT.fullmatch(name) is not None and _NOT_PUBLIC.search(name) is None
 
 
 def _dummy(value: str) -> bool:

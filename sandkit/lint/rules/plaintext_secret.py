@@ -20,6 +20,7 @@ from sandkit.lint.facts.secret_values import (
     is_example_path,
     is_lockfile,
     literal_secret,
+    sample_context,
     tokens_of,
 )
 from sandkit.lint.model import Hit
@@ -108,13 +109,18 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
 
     Not a finding: placeholders and documented examples (AKIAIOSFODNN7EXAMPLE, ghp_xxxx...,
     ``<token>``), bodies with one character class or counting sequences, the jwt.io sample
-    token, Supabase ``anon`` keys (public by design), key headers with no key after them,
+    token, Supabase ``anon`` keys (public by design), the storage emulator's published key,
+    values after "e.g.", "eg" or "such as", key headers with no key after them,
     URLs whose password is a stand-in, a `${VAR}` or a word and a number (`abc123`), tokens shown
     truncated (`ghp_1a2B...`). Dockerfile ENV/ARG lines are image-secret (IS001) and MCP
     server env is agent-mcp (AM003). Test fixtures, samples and documentation (folders such as
-    tests/, fixtures/, testdata/, examples/, docs/; `*_test.*`, `*.spec.*`, `*.example`,
-    Markdown) are left out: their credentials are fake on purpose; `--include-examples` (or
-    `include-examples = true`) reports them at low severity.
+    tests/, fixtures/, testdata/, examples/, docs/, test source sets such as src/androidTest/;
+    `*_test.*`, `*.spec.*`, `fixtures.ts`, `tests.rs`, `*.example`, Markdown), the value of a
+    name that says it is a stand-in (`TEST_FAKE_RSA_KEY_2`, `fakeToken`, `DUMMY_KEY`) and a Rust
+    file's `#[cfg(test)] mod tests {` are left out: their credentials are fake on purpose;
+    `--include-examples` (or `include-examples = true`) reports them at low severity. A token in
+    a comment of program source (`// const pkcs8 = "-----BEGIN ...`) is low: usually a
+    documented example, sometimes a real one commented out.
 
     Why:
     Whatever the repository holds, an agent working on it can read and, told to by text it
@@ -131,6 +137,13 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     for token in tokens_of(file):
         pos = file.pos_at(token.start)
         if pos.line in claimed:
+            continue
+        stand_in = None if example else sample_context(file, token.start)
+        if stand_in is not None:
+            why, test_value = stand_in
+            if test_value and not file.settings.include_examples:
+                continue
+            yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="low", why=why)
             continue
         yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", **example)
 
@@ -170,8 +183,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `messages_fr.properties` ..., whose values are mostly prose); values that name where a secret is kept
     (`adminPasswordKey: postgres-password`, `existingSecret: db-creds`, `auth-secret:
     ns/name`), version ranges and regular expressions; lockfiles (package names such as
-    `path-key` and their versions) and JSON Schemas. Values in a known format are PS001. Test
-    fixtures and documentation are left out as for PS001. In a committed `.env` file (not
+    `path-key` and their versions) and JSON Schemas; encrypted values (SOPS `ENC[AES256_GCM,
+    data:...]`, Ansible Vault) and password hashes (bcrypt `$2y$...`, `$6$...`, argon2, `{SSHA}`).
+    Values in a known format are PS001. Test fixtures and documentation (Ansible Molecule's
+    `molecule/` scenarios too) are left out as for PS001. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
     finding too: whatever deploys with the file and sets nothing else runs with it.
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 
 import pytest
 
-from tests.lint.helpers import at, lint_files, lint_text
+from sandkit.lint.source import RuleSettings
+from tests.lint.helpers import at, lint_files, lint_text, lint_tree
 
 # ---- PS002: translations and natural-language values -------------------------------------------
 
@@ -147,6 +149,202 @@ def test_real_key_material_and_tokens_outside_placeholders_are_reported() -> Non
     assert at(lint_text("deploy/key.yaml", "key: |\n" + "".join("  " + ln + "\n" for ln in key.splitlines())), "PS001")
     token = "sk-proj-" + "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8KeAb12"
     assert at(lint_text("app/config.ts", f'const key = "{token}";\n'), "PS001") == [(1, 14)]
+
+
+# ---- PS001: fixture keys and documentation examples outside test folders (second round) --------
+# Development repositories: xtejas/jose (tap/fixtures.ts, JSDoc examples in src/), caronc/apprise
+# (example tokens in plugins' comments), cloudfoundry/credhub (src/contractTest/), and public code
+# with `const TEST_PRIVATE_KEY = "-----BEGIN ...` / `FAKE_PAT = "ghp_..."` constants.
+
+_KEY_BODY = "MIIEowIBAAKCAQEAq7Zr4Lp9WmXc2Vb8Nt5Ks3Jd6Hf1Ga0Qe7Ry4Tu2Io9Pa5Sd8Fg3Hj6Kl1Zx"
+_PEM = "-----BEGIN " + "PRIVATE KEY-----"
+_TOKEN = "ghp_" + "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8Ke"
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("src/rsa_keys.rs", f'const TEST_FAKE_RSA_KEY_2: &str = "{_PEM}\n{_KEY_BODY}\n{_KEY_BODY}\n";\n'),
+        ("lib/keys.ts", f'export const testPrivateKey = "{_PEM}\\n{_KEY_BODY}\\n";\n'),
+        ("app/Config.java", f'    private static final String FAKE_PAT = "{_TOKEN}";\n'),
+        ("pkg/auth/keys.go", f"var dummyKey = `{_PEM}\n{_KEY_BODY}\n{_KEY_BODY}\n`\n"),
+        ("conf/settings.py", f'EXAMPLE_TOKEN = (\n    "{_TOKEN}"\n)\n'),
+        ("Keys.kt", f'    val sampleKey =\n        """{_PEM}\n{_KEY_BODY}\n{_KEY_BODY}\n"""\n'),
+        ("conf/app.yaml", f"mock-token: {_TOKEN}\n"),
+    ],
+)
+def test_values_of_names_that_say_test_or_fake_are_fixtures(path: str, text: str) -> None:
+    assert at(lint_text(path, text), "PS001") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("src/jwt/sign.ts", f" * const pkcs8 = `{_PEM}\n * {_KEY_BODY}\n * {_KEY_BODY}\n`\n"),
+        ("plugins/chat.py", f"#   https://example.invalid/hook?token={_TOKEN}\n"),
+        ("src/lib.rs", f'/// let token = "{_TOKEN}";\n'),
+        ("src/Client.cs", f"// {_TOKEN}\n"),
+    ],
+)
+def test_tokens_in_comments_of_program_source_are_documentation(path: str, text: str) -> None:
+    """Low, not left out: a real token commented out is still there."""
+    found = [f for f in lint_text(path, text) if f.rule == "PS001"]
+    assert found and {f.severity for f in found} == {"low"}
+    assert all("comment of program source" in f.message for f in found)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tap/fixtures.ts",
+        "spec/key_fixture.rb",
+        "src/contractTest/resources/contract.groovy",
+        "app/src/androidTest/kotlin/TestKeys.kt",
+        "lib/src/testFixtures/java/Keys.java",
+        "src/integrationTests/config.yaml",
+        "blog/tests.py",
+        "src/keys/tests.rs",
+    ],
+)
+def test_fixture_files_and_test_source_sets(path: str) -> None:
+    assert at(lint_text(path, f'key = "{_TOKEN}"\n'), "PS001") == []
+
+
+_PEM_VALUE = f'"{_PEM}\\n{_KEY_BODY}\\n{_KEY_BODY}\\n"'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"pub fn f() {{}}\n\n#[cfg(test)]\nmod tests {{\n    const KEY: &str = {_PEM_VALUE};\n}}\n",
+        'fn f() {}\n#[cfg(test)]\n#[allow(unused)]\npub(crate) mod test {\n    let u = "https://git:Kx82mQpz4t@host.example/r";\n}\n',
+        f"#[cfg(test)]\nmod checks {{\n    use super::*;\n    fn k() -> &'static str {{ {_PEM_VALUE} }}\n}}\n",
+    ],
+)
+def test_values_in_rust_test_modules_are_fixtures(text: str) -> None:
+    """Development repositories: Eugeny/russh (keys in `#[cfg(test)] mod test {` of keys/mod.rs, and
+    keys/format/tests.rs)."""
+    assert at(lint_text("src/keys/mod.rs", text), "PS001") == []
+    assert at(lint_text("src/keys/format/tests.rs", f"let key = {_PEM_VALUE};\n"), "PS001") == []
+
+
+def test_rust_keys_before_a_test_module_or_beside_a_declared_one_are_reported() -> None:
+    before = f"const KEY: &str = {_PEM_VALUE};\n#[cfg(test)]\nmod tests {{}}\n"
+    assert at(lint_text("src/keys.rs", before), "PS001") == [(1, 20)]
+    declared = f"#[cfg(test)]\nmod tests;\nconst KEY: &str = {_PEM_VALUE};\n"
+    assert at(lint_text("src/keys.rs", declared), "PS001") == [(3, 20)]
+
+
+def test_published_emulator_keys_and_eg_examples_are_not_secrets() -> None:
+    """The storage emulator's key is the same everywhere (testcontainers-python ships it); "e.g.,"
+    and "eg" before a URL mark an example (prometheus-community's elasticsearch-exporter values)."""
+    azurite = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+    conn = f'CONN = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;Account" + "Key={azurite};"\n'
+    assert at(lint_text("src/emulator.cs", conn.replace('" + "', "")), "PS001") == []
+    for lead in ("# -- MongoDB URI, eg ", "# e.g., ", "# such as "):
+        text = f"{lead}mongodb://sally:Kx82mQpz4tLs@db.example.com:27017/app\nuri: ''\n"
+        assert at(lint_text("charts/app/values.yaml", text), "PS001") == [], lead
+    assert at(lint_text("charts/app/values.yaml", "# mongodb://sally:Kx82mQpz4tLs@db.example.com/a\n"), "PS001")
+
+
+def test_keys_and_tokens_next_to_fixture_looking_code_are_still_reported(tmp_path: Path) -> None:
+    """A real name, a name that merely contains "test" in a word (latest, contest), a commented
+    token in a .env or YAML file (not program source), and a folder called latest/ stay findings;
+    include-examples reports a fixture-named value at low."""
+    for path, text in [
+        ("src/keys.rs", f'const SIGNING_KEY: &str = "{_PEM}\n{_KEY_BODY}\n{_KEY_BODY}\n";\n'),
+        ("app/config.ts", f'const latestToken = "{_TOKEN}";\n'),
+        ("app/config.ts", f'const contestKey = "{_TOKEN}";\n'),
+        (".env", f"# GITHUB_TOKEN={_TOKEN}\n"),
+        ("deploy/values.yaml", f"# token: {_TOKEN}\n"),
+        ("releases/latest/config.py", f'TOKEN = "{_TOKEN}"\n'),
+    ]:
+        assert at(lint_text(path, text), "PS001") != [], (path, text)
+    (tmp_path / "k.py").write_text(f'FAKE_PAT = "{_TOKEN}"\n')
+    found = lint_tree(tmp_path, ("PS001",), settings=RuleSettings(include_examples=True))
+    assert [(f.severity, "named as a test or sample value" in f.message) for f in found] == [("low", True)]
+
+
+# ---- PS002: encrypted values and password hashes (second round) ---------------------------------
+# Development repositories: szinn/k8s-homelab and budimanjojo/home-cluster (SOPS-encrypted .env and
+# YAML, an AdGuard bcrypt hash), techno-tim/k3s-ansible (molecule/*/molecule.yml `ssh.password: vagrant`).
+
+_CIPHER = "ENC[AES256_GCM,data:" + "GmyIaevLcM6uA8o1bvU3l+7Bi+eUwI0jFCC=,iv:YdDpiBWTQlbq03M2P0=,tag:Zq8v==,type:str]"
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("config.sops.env", f"export GITHUB_TOKEN={_CIPHER}\n"),
+        ("cluster/secret.sops.yaml", f"stringData:\n  RESTIC_PASSWORD: {_CIPHER}\n"),
+        ("secrets.json", json.dumps({"api_key": _CIPHER})),
+        ("group_vars/all.yml", "db_password: $ANSIBLE_VAULT;1.1;AES256\n"),
+        (
+            "adguard/AdGuardHome.yaml",
+            "users:\n  - name: admin\n    password: $2y$05$YG8EzZEcoNPWI59fcg715OhF4uMmZQSLS75VNg0FiQXF\n",
+        ),
+        ("conf/users.yaml", "password: $6$rounds=5000$saltsalt$Kx82mQpz4tLsHd4aFj6eUc0yBi5gMt9oXqE\n"),
+        ("conf/users.yaml", "password_hash: $argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$Kx82mQpz4tLsHd4aFj6eUc0\n"),
+        ("conf/ldap.yaml", "rootpw: {SSHA}Kx82mQpz4tLsHd4aFj6eUc0yBi5g\n"),
+        ("molecule/default/molecule.yml", "platforms:\n  - name: node\n    ssh.password: vagrant\n"),
+    ],
+)
+def test_encrypted_values_hashes_and_molecule_scenarios_are_not_plaintext(path: str, text: str) -> None:
+    assert at(lint_text(path, text), "PS002") == []
+
+
+def test_plaintext_next_to_encrypted_values_is_still_reported() -> None:
+    text = f"stringData:\n  A_TOKEN: {_CIPHER}\n  DB_PASSWORD: Kx82mQpz4tLs\n  PASS: $2y$short\n"
+    assert at(lint_text("cluster/secret.yaml", text), "PS002") == [(3, 16), (4, 9)]
+
+
+# ---- IS001: builder stages and public front-end settings (second round) ---------------------------
+# Development repositories: jorisfalter/dreamhouseai (NEXT_PUBLIC_POSTHOG_KEY in a builder and a
+# runner stage) and public Next.js Dockerfiles passing SENTRY_AUTH_TOKEN to a builder stage.
+
+_RUNNER = 'FROM node:20-alpine AS runner\nCOPY --from=builder /app/.next ./.next\nCMD ["node", "server.js"]\n'
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [
+        "FROM node:20 AS builder\nARG SENTRY_AUTH_TOKEN\nENV SENTRY_AUTH_TOKEN=$SENTRY_AUTH_TOKEN\nRUN npm run build\n",
+        "FROM node:20 AS builder\nARG NPM_TOKEN\nRUN npm ci\n",
+        "FROM golang:1.22 AS builder\nENV GITHUB_TOKEN=${GITHUB_TOKEN}\nRUN go build ./...\n",
+    ],
+)
+def test_secrets_of_a_builder_stage_no_image_is_built_from_are_low(builder: str) -> None:
+    found = [f for f in lint_text("web/Dockerfile", builder + _RUNNER) if f.rule == "IS001"]
+    assert found and all(f.severity == "low" and "no image is built from" in f.message for f in found)
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "severity"),
+    [
+        ("FROM node:20 AS builder\nARG SENTRY_AUTH_TOKEN\nRUN build\nFROM builder AS runner\nCMD run\n", "medium"),
+        ("FROM node:20\nARG SENTRY_AUTH_TOKEN\nRUN npm run build\n", "medium"),
+        ("FROM node:20 AS builder\nRUN build\nFROM node:20 AS debug\nENV API_TOKEN=$T\n" + _RUNNER, "high"),
+    ],
+)
+def test_secrets_of_stages_that_are_shipped_keep_their_severity(dockerfile: str, severity: str) -> None:
+    """A stage the final one is built FROM, a single stage, and a stage nobody copies from (a
+    --target someone builds) are shipped."""
+    assert {f.severity for f in lint_text("Dockerfile", dockerfile) if f.rule == "IS001"} == {severity}
+
+
+@pytest.mark.parametrize(
+    "name", ["NEXT_PUBLIC_POSTHOG_KEY", "VITE_SUPABASE_ANON_KEY", "REACT_APP_MAPS_API_KEY", "EXPO_PUBLIC_API_TOKEN"]
+)
+def test_public_front_end_settings_are_not_image_secrets(name: str) -> None:
+    assert at(lint_text("Dockerfile", f"FROM node:20\nARG {name}\nENV {name}=${name}\n"), "IS001") == []
+
+
+def test_public_prefixed_secrets_and_credential_values_are_still_reported() -> None:
+    text = "FROM node:20\nARG NEXT_PUBLIC_STRIPE_SECRET_KEY\nARG VITE_DB_PASSWORD\n"
+    assert at(lint_text("Dockerfile", text), "IS001") == [(2, 5), (3, 5)]
+    token = "sk-proj-" + "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8KeAb12"
+    found = [f for f in lint_text("Dockerfile", f"FROM node:20\nENV NEXT_PUBLIC_AI_KEY={token}\n") if f.rule == "IS001"]
+    assert [f.severity for f in found] == ["critical"]
 
 
 # ---- IS002 / IS003 ---------------------------------------------------------------------------------
@@ -331,6 +529,77 @@ def test_a_template_past_saving_is_still_reported() -> None:
     )
     findings = lint_files({**CHART, "chart/values.yaml": "x: 1\n", "chart/templates/cm.yaml": broken})
     assert [f.severity for f in findings if f.rule == "SK001"] == ["info"]
+
+
+# ---- SK001: anchors defined twice, templates named like plain YAML (second round) -----------------
+# Development repositories: budimanjojo/home-cluster (`name: &name CF_API_TOKEN` in each env entry of
+# a HelmRelease) and navikt/dp-faktasider-frontend (nais/nais.yaml with `{{ingresses}}`).
+
+_REDEFINED = [
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: app\n      image: busybox\n"
+    "      env:\n        - name: &name A\n          valueFrom: {secretKeyRef: {name: s, key: *name}}\n"
+    "        - name: &name B\n          valueFrom: {secretKeyRef: {name: s, key: *name}}\n"
+    "      securityContext: {privileged: true}\n",
+    "services:\n  a: &svc\n    image: busybox\n  b: &svc\n    image: alpine\n    privileged: true\n  c: *svc\n",
+    "x-base: &base {image: busybox}\nservices:\n  web:\n    <<: *base\n    privileged: true\n"
+    "  worker:\n    <<: &base {image: alpine}\n    command: run\n",
+]
+
+
+@pytest.mark.parametrize("text", _REDEFINED)
+def test_an_anchor_defined_twice_is_yaml(text: str) -> None:
+    """The YAML specification lets a later anchor replace an earlier one; what the file says is
+    still checked (the privileged container of each shape is found)."""
+    name = "deploy/pod.yaml" if text.startswith("apiVersion") else "compose.yaml"
+    findings = lint_text(name, text)
+    assert at(findings, "SK001") == []
+    assert at(findings, "PV001") != []
+
+
+def test_a_large_text_that_redefines_anchors_keeps_its_parse_error() -> None:
+    """The Python composer that accepts a redefined anchor is far slower than libyaml's, so only
+    texts up to 64 KB get it: a 1 MB file of redefinitions is a parse error, read in libyaml's time."""
+    items = "".join(f"      - name: &n V{i}\n        value: *n\n" for i in range(30_000))
+    text = _REDEFINED[0].split("      env:")[0] + "      env:\n" + items
+    assert [f.severity for f in lint_text("deploy/pod.yaml", text) if f.rule == "SK001"] == ["medium"]
+
+
+def test_an_alias_refers_to_the_closest_definition() -> None:
+    from sandkit.syntax.yaml import load_documents
+
+    docs = load_documents("a: &x 1\nb: *x\nc: &x 2\nd: *x\n")
+    assert docs == [{"a": 1, "b": 1, "c": 2, "d": 2}]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        (
+            "nais/nais.yaml",
+            "apiVersion: nais.io/v1alpha1\nkind: Application\nspec:\n  image: {{image}}\n  {{ingresses}}\n",
+        ),
+        (
+            "roles/cilium/templates/pool.yaml",
+            "apiVersion: cilium.io/v2alpha1\nkind: CiliumLoadBalancerIPPool\nspec:\n  blocks:\n"
+            "{% for cidr in pools %}\n    - cidr: {{ cidr }}\n{% endfor %}\n",
+        ),
+        (
+            "tests/Snapshots/Publish#03.verified.yaml",
+            'apiVersion: v1\nkind: ConfigMap\ndata:\n  TLS: {{ if eq .Values.tls "true" }},ssl=true{{ else }},ssl=false{{ end }}\n',
+        ),
+    ],
+)
+def test_templates_named_like_plain_yaml_are_info(path: str, text: str) -> None:
+    assert [f.severity for f in lint_text(path, text) if f.rule == "SK001"] == ["info"]
+
+
+def test_broken_yaml_and_twice_written_keys_stay_medium() -> None:
+    """Not a template: a broken workflow (its ${{ }} expressions are not directives) and a
+    duplicate key next to a directive."""
+    workflow = "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.sha }}\n       bad: [\n"
+    assert [f.severity for f in lint_text(".github/workflows/ci.yml", workflow) if f.rule == "SK001"] == ["medium"]
+    twice = "services:\n  a:\n    image: x\n    command: '{{.Names}}'\n    image: y\n"
+    assert [f.severity for f in lint_text("compose.yaml", twice) if f.rule == "SK001"] == ["medium"]
 
 
 # ---- RS001 / RS002 -------------------------------------------------------------------------------
