@@ -189,6 +189,10 @@ def test_nothing_listens_on_a_host_address_the_kit_did_not_name(
         assert answering_addresses(addresses, port) == [address], f"probed {addresses} on port {port}"
 
 
+#: Probes the agent runs side by side (the host's addresses, and so the probes, grow with the engine's networks).
+PROBE_BATCH = 12
+
+
 def _probe_script(tcp: list[tuple[str, int]], udp: list[tuple[str, int]], token: str) -> str:
     """Bash, as the agent: every TCP connect and UDP exchange side by side; a line for each that worked."""
     lines = ["set +m"]
@@ -201,7 +205,11 @@ def _probe_script(tcp: list[tuple[str, int]], udp: list[tuple[str, int]], token:
             f"(exec 3<>/dev/udp/{address}/{port} && printf 'probe-{token}' >&3 && read -t 2 -r -N 1 _ <&3"
             f' && echo "answered udp {address}:{port}") 2>/dev/null &'
         )
-    return "\n".join([*lines, "wait", "echo probes-done"]) + "\n"
+    # A dozen at a time: each is three processes, and the agent's pids limit is 64.
+    batched = ["set +m"]
+    for number, line in enumerate(lines[1:], 1):
+        batched += [line, "wait"] if number % PROBE_BATCH == 0 else [line]
+    return "\n".join([*batched, "wait", "echo probes-done"]) + "\n"
 
 
 def test_the_forwarder_serves_the_host_and_refuses_the_agent(
