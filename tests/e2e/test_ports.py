@@ -124,6 +124,16 @@ def app_lines(container: str) -> list[str]:
     return [line for line in run(["docker", "logs", container]).stdout.splitlines() if line.startswith("app ")]
 
 
+def test_an_http_ports_own_errors_carry_the_policy_too(net_project: Project, published: PublishedPorts) -> None:
+    """Before the app runs (nothing answers to `agent` on its port yet), nginx answers the http port itself:
+    a 502, with every preview header all the same. (First in the module: the `app` fixture starts the app.)"""
+    answer = http_get("127.0.0.1", published.http, timeout=20)  # the resolver may wait 5 s for `agent`
+    status, headers = response_headers(answer)
+    assert status.startswith("HTTP/1.1 502"), answer
+    for name, value in PREVIEW_HEADERS.items():
+        assert headers.get(name.lower()) == [value], f"nginx's own answer lacks {name}: {answer}"
+
+
 @pytest.fixture(scope="module")
 def app(net_project: Project, published: PublishedPorts) -> Iterator[dict[str, Any]]:
     """The agent's application, in an agent container that answers to the name `agent` as under `up`."""
