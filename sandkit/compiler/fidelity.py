@@ -53,6 +53,7 @@ Setting = Literal[
     "network.deny",
     "network.egress",
     "ports",
+    "ports.http",
     "resources.cpus",
     "resources.disk",
     "resources.memory",
@@ -201,11 +202,49 @@ def engine_disk_row(plan: Plan, mounted_folder: bool, proven_by: str = DISK_PROO
 
 #: What a published port leaves to the browser and to the engine (compose and the dev container say it).
 PORTS_CAVEATS = (
-    "; a page the agent serves runs in your browser, which may send what the page holds (and what you type "
-    "into it) to any host and open any address your machine reaches: sandkit adds no header that stops it, so "
-    "open previews in a browser profile without your sessions; Docker Engine before 28.0 also lets machines on "
-    "the local link reach a port published on 127.0.0.1 (moby/moby#45610): use 28.0 or later"
+    "; a page the agent serves runs in your browser, which lets a page send what it holds (and what you type "
+    "into it) to any host and open any address your machine reaches unless the response says otherwise: only "
+    "ports marked `http: true` get sandkit's headers (the ports.http row), so open previews in a browser profile "
+    "without your sessions; Docker Engine before 28.0 also lets machines on the local link reach a port "
+    "published on 127.0.0.1 (moby/moby#45610): use 28.0 or later (sandkit verify fails its engine-loopback-ports "
+    "row on an older one)"
 )
+#: The test that fetches an `http: true` port through the forwarder and a raw one beside it.
+PREVIEW_PROOF = "tests/e2e/test_ports.py::test_an_http_port_carries_the_preview_policy_in_place_of_the_apps"
+#: What a browser honouring the preview's policy still lets the page do (compose and the dev container).
+PREVIEW_LEFT_OPEN = (
+    "; the browser enforces it, so it is as good as the browser: a page may still navigate itself or open a "
+    "window to any address with data in the URL (links, window.open, location, a meta refresh), name a host "
+    "in a <link rel=dns-prefetch/preconnect> or a WebRTC candidate that the browser resolves or contacts, read "
+    "and set the cookies other ports of the same host keep (cookies are not separated by port), and register a "
+    "service worker that outlives the session on that origin; a page opened through the editor's own "
+    "forwarding or another proxy gets none of it"
+)
+
+
+def preview_row(plan: Plan) -> Fidelity | None:
+    """ports.http for compose and the dev container: the forwarder's nginx, or nothing with egress open."""
+    http = sorted({port.container for port in plan.ports if port.http})
+    if not http:
+        return None
+    listed = ", ".join(str(port) for port in http)
+    if plan.egress != "allowlist":
+        return Fidelity(
+            "ports.http",
+            "unsupported",
+            f"with egress {plan.egress} Docker publishes the agent's own port {listed} (or nothing): no proxy "
+            "sets the preview's headers, and the page may send anywhere",
+        )
+    return Fidelity(
+        "ports.http",
+        "enforced",
+        f"the port forwarder serves port {listed} through nginx, which sets on every response a "
+        "Content-Security-Policy keeping fetches, subresources, forms and the base URL on the preview's origin and "
+        "refusing to be framed, with Cross-Origin-Opener-Policy, Referrer-Policy no-referrer and nosniff, and drops "
+        "the application's own CSP, CORS, reporting and Link headers, so the agent can neither loosen the policy "
+        "nor let another origin read the preview" + PREVIEW_LEFT_OPEN,
+        proven_by=PREVIEW_PROOF,
+    )
 
 
 def engine_runtime_row(plan: Plan, named: str, proofs: tuple[str, str]) -> Fidelity:

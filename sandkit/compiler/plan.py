@@ -96,6 +96,8 @@ class PublishedPort(NamedTuple):
     host: int | None  # None: the container's port number
     container: int
     protocol: Literal["tcp", "udp"]
+    #: Served through the forwarder's HTTP proxy, which sets the preview's headers (see forwarder.py).
+    http: bool = False
 
     @property
     def host_port(self) -> int:
@@ -622,7 +624,7 @@ def make_plan(loaded: LoadedKit) -> Plan:
         docker_runtime=RUNTIMES[kit.isolation.runtime],
         in_sandbox_docker=kit.isolation.docker,
         read_only_root=kit.isolation.read_only_root,
-        ports=tuple(PublishedPort(p.host_ip, p.host, p.container, p.protocol) for p in kit.ports),
+        ports=tuple(PublishedPort(p.host_ip, p.host, p.container, p.protocol, p.http) for p in kit.ports),
         triggers=_triggers(kit.triggers, kit.workspace.mode == "clone" and kit.workspace.repo is not None),
         kubernetes=KubernetesSettings(
             namespace=kit.targets.kubernetes.namespace or kit.name,

@@ -411,6 +411,18 @@ class PortSpec(Strict):
         "127.0.0.1", description="The host address the port is published on: an IP address."
     )
     protocol: Literal["tcp", "udp"] = Field("tcp", description="`tcp` or `udp`.")
+    http: bool = Field(
+        False,
+        description="A TCP port that serves HTTP (a preview): with `egress: allowlist` the port forwarder serves it "
+        "through a reverse proxy (nginx) that sets a Content-Security-Policy and other headers keeping the page "
+        "from sending to other origins, in place of any such header the application sets.",
+    )
+
+    @model_validator(mode="after")
+    def _http_is_tcp(self) -> PortSpec:
+        if self.http and self.protocol != "tcp":
+            raise ValueError("`http: true` needs `protocol: tcp`: HTTP previews go over TCP")
+        return self
 
     @field_validator("host_ip")
     @classmethod
@@ -919,6 +931,7 @@ class Kit(Strict):
             self._check_clone_token,
             self._check_app_key,
             self._check_sbx_credentials,
+            self._check_http_ports,
         ):
             try:
                 check()
@@ -935,6 +948,14 @@ class Kit(Strict):
             raise ValueError(f"{', '.join(clash)} is both an env value and a secret")
         if len(set(names)) != len(names):
             raise ValueError("secret names must be unique")
+
+    def _check_http_ports(self) -> None:
+        """A container port is served one way: through the HTTP proxy or byte for byte, never both."""
+        http = {p.container for p in self.ports if p.protocol == "tcp" and p.http}
+        raw = {p.container for p in self.ports if p.protocol == "tcp" and not p.http}
+        if http & raw:
+            listed = ", ".join(str(port) for port in sorted(http & raw))
+            raise ValueError(f"container port {listed} is listed with and without `http: true`: say it on every entry")
 
     def _check_files_unique(self) -> None:
         paths = [f.path for f in self.files]

@@ -88,10 +88,12 @@ class Port:
     host: int | None
     container: int
     protocol: str
+    #: Served through the forwarder's HTTP proxy and its headers: turning it off is a change to review.
+    http: bool = False
 
     def __str__(self) -> str:
         published = f"{self.host_ip}:{self.host}" if self.host else f"{self.host_ip}:(any)"
-        return f"{published} -> {self.container}/{self.protocol}"
+        return f"{published} -> {self.container}/{self.protocol}" + (" (http)" if self.http else "")
 
 
 @dataclass(frozen=True)
@@ -377,7 +379,7 @@ def policy_of(loaded: LoadedKit, root: Path | None = None) -> Policy:
         runtime=kit.isolation.runtime,
         docker=kit.isolation.docker,
         read_only_root=kit.isolation.read_only_root,
-        ports=frozenset(Port(p.host_ip, p.host, p.container, p.protocol) for p in kit.ports),
+        ports=frozenset(Port(p.host_ip, p.host, p.container, p.protocol, p.http) for p in kit.ports),
         schedules=frozenset(t.schedule for t in kit.triggers if t.schedule),
         manual=any(t.manual is not None for t in kit.triggers),
         events=_events(kit),

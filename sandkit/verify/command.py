@@ -72,6 +72,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sandkit.verify import compose as runner
+    from sandkit.verify import engine
 
     folder = Path(args.folder)
     if not folder.is_dir():
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     probes = plan.probes(sandbox, runner.gateways(compose) if plan.egress(sandbox) != "open" else [], extra)
     results, record = runner.run_probes(compose, probes)
     rows = _rows(sandbox, probes, results, "compose", lambda setting: runner.where(record, setting, files[-1]))
+    rows += engine.rows_for(sandbox)  # ports on 127.0.0.1 and the engine's version (moby/moby#45610)
     report = {
         "kit": sandbox.kit,
         "target": "compose",

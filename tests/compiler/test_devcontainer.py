@@ -75,6 +75,12 @@ def test_the_editor_forwards_the_kits_tcp_ports_and_no_other(tmp_path: Path) -> 
     assert config["forwardPorts"] == [3000] and "forwarder" not in config["runServices"] and level == "enforced"  # type: ignore[operator]
     config, level = _ports_config(tmp_path / "none", "{egress: none}", ports)
     assert config["forwardPorts"] == [3000] and level == "best-effort"  # only an editor's own forwarding
+    # an allowlist's http port is served by the forwarder alone, with its headers: the editor does not forward it
+    preview = "[{container: 3000}, {container: 5173, http: true}]"
+    config, level = _ports_config(tmp_path / "preview", "{allow: [api.example.com]}", preview)
+    assert config["forwardPorts"] == [3000] and level == "enforced"
+    config, level = _ports_config(tmp_path / "open-preview", "{egress: open}", preview)
+    assert config["forwardPorts"] == [3000, 5173]  # no forwarder: the editor's forwarding is the only one
     config, level = _ports_config(tmp_path / "no-ports", "{egress: none}", "[]")
     assert config["otherPortsAttributes"] == {"onAutoForward": "ignore"} and "forwardPorts" not in config
     assert level == ""
@@ -97,7 +103,7 @@ def test_hostile_env_values_stay_json_values(tmp_path: Path) -> None:
     files = compile_kit(path, tmp_path / "out", parse_targets("devcontainer")).files
     config = _jsonc(files[".devcontainer/devcontainer.json"])
     assert "privileged" not in config
-    assert config["remoteEnv"] == {"V": hostile}
+    assert config["remoteEnv"]["V"] == hostile  # type: ignore[index]
 
 
 @pytest.mark.docker
@@ -172,3 +178,39 @@ def test_the_reference_cli_reads_a_mounted_injecting_sandbox(tmp_path: Path) -> 
     configuration = json.loads(read.stdout)["configuration"]
     assert configuration["service"] == "agent" and configuration["remoteUser"] == "agent"
     assert {"workspace-guard", "egress", "host-guard"} <= set(configuration["runServices"]), configuration
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ("{}", {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "credential.helper", "GIT_CONFIG_VALUE_0": ""}),
+        (
+            "{GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: safe.directory, GIT_CONFIG_VALUE_0: /w, LANG: C.UTF-8}",
+            {
+                "GIT_CONFIG_COUNT": "2",
+                "GIT_CONFIG_KEY_0": "safe.directory",
+                "GIT_CONFIG_VALUE_0": "/w",
+                "GIT_CONFIG_KEY_1": "credential.helper",
+                "GIT_CONFIG_VALUE_1": "",
+                "LANG": "C.UTF-8",
+            },
+        ),
+    ],
+)
+def test_the_editors_processes_ask_no_git_credential_helper(tmp_path: Path, env: str, expected: dict[str, str]) -> None:
+    """remoteEnv empties git's helper list after the kit's own GIT_CONFIG_* entries; the container's settings
+    turn off the git extension's askpass; the fidelity row names what only the user's settings turn off."""
+    kit = tmp_path / "kit.yaml"
+    kit.write_text(
+        f"apiVersion: sandkit/v1\nname: dv\nagent: {{command: [x]}}\nworkspace: {{mode: none}}\nenv: {env}\n"
+    )
+    out = compile_kit(kit, tmp_path / "out", parse_targets("devcontainer"))
+    config = _jsonc(out.files[".devcontainer/devcontainer.json"])
+    assert config["remoteEnv"] == expected
+    assert config["customizations"] == {
+        "vscode": {"settings": {"git.terminalAuthentication": False, "github.gitAuthentication": False}}
+    }
+    row = out.fidelity["editor credentials"]["devcontainer"]
+    assert row.level == "best-effort" and not row.requested
+    for setting in ("gitCredentialHelperConfigLocation", "copyGitConfig", "dockerCredentialHelper", "SSH_AUTH_SOCK"):
+        assert setting in row.reason

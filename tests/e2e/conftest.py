@@ -119,6 +119,7 @@ def published() -> PublishedPorts:
         tcp=free_port("127.0.0.1", socket.SOCK_STREAM),
         tcp_second=free_port(SECOND_HOST_IP, socket.SOCK_STREAM),
         udp=free_port("127.0.0.1", socket.SOCK_DGRAM),
+        http=free_port("127.0.0.1", socket.SOCK_STREAM),
     )
 
 

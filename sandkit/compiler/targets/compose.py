@@ -51,6 +51,7 @@ from sandkit.compiler.fidelity import (
     inject_rows,
     manual_only_trigger_row,
     ports_without_network_row,
+    preview_row,
     proxy_deny_row,
     read_only_row,
     webhook_unsupported_rows,
@@ -64,7 +65,9 @@ from sandkit.compiler.forwarder import (
     forwarder_files,
     forwarder_image,
     forwards,
+    http_ports,
     listeners,
+    nginx_tmpfs,
 )
 from sandkit.compiler.forwarder import pids_limit as forwarder_pids_limit
 from sandkit.compiler.inject import CA_VOLUME, PATHS
@@ -263,11 +266,13 @@ def published_ports(plan: Plan) -> list[dict[str, Any]]:
 
 
 def forwarder_service(plan: Plan) -> dict[str, Any]:
-    """socat, published on the kit's host addresses, forwarding to the agent's declared ports and nothing else.
+    """socat (nginx for HTTP ports), published on the kit's host addresses, forwarding to the agent's
+    declared ports and nothing else.
 
     On ``sandbox`` (to reach the agent) and on ``published`` (where Docker publishes its ports), it
     binds only its ``published`` address, routes nothing and runs as nobody without a capability.
     """
+    tmpfs = {"tmpfs": [nginx_tmpfs()]} if http_ports(plan) else {}
     return {
         "build": {"context": "forwarder", "dockerfile": "Dockerfile"},
         "image": forwarder_image(plan),
@@ -275,6 +280,7 @@ def forwarder_service(plan: Plan) -> dict[str, Any]:
         "user": f"{FORWARDER_UID}:{FORWARDER_UID}",
         **_hardening(plan),
         "read_only": True,
+        **tmpfs,
         "cpus": 0.25,
         "mem_limit": 67108864,
         "memswap_limit": 67108864,
@@ -520,6 +526,9 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     ]
     if plan.ports:
         rows.append(_ports_fidelity(plan))
+    preview = preview_row(plan)
+    if preview is not None:
+        rows.append(preview)
     rows += webhook_unsupported_rows(plan)
     rows += inject_rows(
         plan,
@@ -549,7 +558,8 @@ def _ports_fidelity(plan: Plan) -> Fidelity:
         reason = "the agent's own ports, published on each port's host_ip only"
     else:
         reason = (
-            "a forwarder (socat) on the sandbox network and on a network of its own publishes each port on its "
+            "a forwarder (socat, nginx for http ports) on the sandbox network and on a network of its own publishes "
+            "each port on its "
             "host_ip only and forwards it to the agent's port; it listens on none of its sandbox addresses, so the "
             "agent cannot connect to it, and routes nothing: the agent reaches what it reached without ports"
         )

@@ -7,7 +7,8 @@ can work in the sandbox, and compose.yaml's deadline container still ends the se
 
 The kit's ports: compose.yaml publishes them (for an allowlist through its port forwarder, which
 runs with the editor's container); ``forwardPorts`` lists the TCP ones for editors that forward
-through their own connection to the container (Codespaces, VS Code with a remote engine), and
+through their own connection to the container (Codespaces, VS Code with a remote engine), but not
+an allowlist's ``http: true`` ones, which only the forwarder serves with their headers; and
 ``otherPortsAttributes`` stops editors from forwarding any port the kit does not list.
 """
 
@@ -25,6 +26,7 @@ from sandkit.compiler.fidelity import (
     deadline_timeout_row,
     inject_rows,
     manual_only_trigger_row,
+    preview_row,
     webhook_unsupported_rows,
 )
 from sandkit.compiler.forwarder import FORWARDER_SERVICE, forwards
@@ -58,18 +60,49 @@ def document(plan: Plan) -> dict[str, Any]:
         "overrideCommand": False,
         "remoteUser": plan.user,
         "updateRemoteUserUID": False,
-        "remoteEnv": dict(plan.env),
+        "remoteEnv": editor_env(plan),
+        "customizations": {"vscode": {"settings": dict(EDITOR_SETTINGS)}},
         **_port_settings(plan),
     }
+
+
+#: VS Code settings the editor applies in the container: its git extension gives terminals no askpass
+#: that would ask the editor (and its GitHub sign-in) for credentials.
+EDITOR_SETTINGS = {"git.terminalAuthentication": False, "github.gitAuthentication": False}
+
+
+def editor_env(plan: Plan) -> dict[str, str]:
+    """The kit's env, and an empty git credential helper for every process the editor starts.
+
+    The Dev Containers extension registers a credential helper in the container's git configuration
+    that asks the person's machine for their credentials. Configuration given in GIT_CONFIG_* outranks
+    every configuration file, and an empty ``credential.helper`` empties the list of helpers, so git
+    in the editor's terminals and tasks (and an agent started there) never asks it. After the kit's own
+    GIT_CONFIG_* entries, if it has any.
+    """
+    env = dict(plan.env)
+    count = env.get("GIT_CONFIG_COUNT", "0")
+    index = int(count) if count.isdigit() else 0
+    env.update(
+        {
+            "GIT_CONFIG_COUNT": str(index + 1),
+            f"GIT_CONFIG_KEY_{index}": "credential.helper",
+            f"GIT_CONFIG_VALUE_{index}": "",
+        }
+    )
+    return env
 
 
 def _port_settings(plan: Plan) -> dict[str, Any]:
     """The kit's TCP ports for the editor to forward (it forwards no UDP), and no other port.
 
     An editor forwards any port it sees a process listen on unless told not to (VS Code's
-    ``remote.autoForwardPorts``): the agent would choose what reaches the person's machine.
+    ``remote.autoForwardPorts``): the agent would choose what reaches the person's machine. An
+    ``http: true`` port the forwarder serves is left out: the editor's own connection would reach
+    the application directly, without the forwarder's headers, so it is opened on its published port.
     """
-    tcp = sorted({port.container for port in plan.ports if port.protocol == "tcp"})
+    proxied = forwards(plan)
+    tcp = sorted({port.container for port in plan.ports if port.protocol == "tcp" and not (port.http and proxied)})
     settings: dict[str, Any] = {}
     if tcp:
         settings["forwardPorts"] = tcp
@@ -131,14 +164,21 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         ),
         Fidelity(
             "editor credentials",
-            "unsupported",
+            "best-effort",
             "VS Code's Dev Containers extension registers a git credential helper that asks your machine over a "
-            "socket in the container, forwards your SSH agent (SSH_AUTH_SOCK) and copies your ~/.gitconfig; the "
-            "agent runs as the editor's user, so it can use them. No property of devcontainer.json turns them "
-            "off (they are the extension's settings on your machine): set the user settings "
-            "dev.containers.gitCredentialHelperConfigLocation: none and dev.containers.copyGitConfig: false, and "
-            "start the editor without SSH_AUTH_SOCK, before you open this sandbox",
+            "socket in the container, forwards your SSH agent (SSH_AUTH_SOCK, a socket in the container's /tmp) and "
+            "copies your ~/.gitconfig into the agent's home. devcontainer.json's remoteEnv gives every process the "
+            "editor starts (terminals, tasks, an agent started there) an empty credential.helper in GIT_CONFIG_*, "
+            "which outranks every git configuration file, so git there asks no helper, and its settings turn off the "
+            "git extension's terminal askpass and GitHub sign-in (git.terminalAuthentication, "
+            "github.gitAuthentication). What the configuration cannot turn off: the sockets are the editor's user's, "
+            "which is the agent's, so an agent that looks for them can still use them, and the copied ~/.gitconfig "
+            "is readable; only your user settings stop them: dev.containers.gitCredentialHelperConfigLocation: none, "
+            "dev.containers.copyGitConfig: false, dev.containers.dockerCredentialHelper: false, and the editor "
+            "started without SSH_AUTH_SOCK (no setting stops the SSH agent's forwarding), before you open this "
+            "sandbox",
             requested=False,
+            proven_by=EDITOR_PROOF,
         ),
         Fidelity(
             "editor server",
@@ -157,10 +197,15 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     )
     if plan.ports:
         rows.append(_ports_fidelity(plan))
+    preview = preview_row(plan)
+    if preview is not None:
+        rows.append(preview)
     trigger = manual_only_trigger_row(plan, "a dev container starts when a person opens it")
     return rows if trigger is None else [*rows, trigger]
 
 
+#: `devcontainer up` and `exec`: a helper registered as the extension does is not asked in the editor's processes.
+EDITOR_PROOF = "tests/e2e/test_ports.py::test_the_dev_container_publishes_the_agents_ports_and_no_other"
 PORTS_PROOFS = {
     "allowlist": "tests/e2e/test_ports.py::test_the_dev_container_publishes_the_agents_ports_and_no_other",
     "open": "tests/e2e/test_ports.py::test_open_egress_publishes_the_agents_own_port",
@@ -183,7 +228,8 @@ def _ports_fidelity(plan: Plan) -> Fidelity:
     return Fidelity(
         "ports",
         "enforced",
-        f"{published} publishes each port on its host_ip; forwardPorts lists the TCP ones for editors that forward "
-        "through their own connection, and no other port is forwarded automatically" + PORTS_CAVEATS,
+        f"{published} publishes each port on its host_ip; forwardPorts lists the TCP ones (not an allowlist's "
+        "http ones) for editors that forward through their own connection, and no other port is forwarded "
+        "automatically" + PORTS_CAVEATS,
         proven_by=PORTS_PROOFS[plan.egress],
     )

@@ -59,7 +59,7 @@ def spec(plan: Plan) -> dict[str, Any]:
     if network:
         document["permissions"] = {"network": network}
     if plan.ports:
-        document["ports"] = [{"container": c, "protocol": proto} for _ip, _host, c, proto in plan.ports]
+        document["ports"] = [{"container": port.container, "protocol": port.protocol} for port in plan.ports]
     if plan.sbx.credentials:
         document["credentials"] = [_credential(c) for c in plan.sbx.credentials]
     if plan.env:
