@@ -18,6 +18,8 @@ is drawn here, from a fixed seed, so anyone can redraw the same sample:
     python bench/precision_judge.py sample ROOT RESULTS          # the findings to read
     python bench/precision_judge.py labels LABELS.tsv ROOT RESULTS  # per-rule table
 
+The third held-out set is labelled the same way in bench/precision_labels/held3.tsv.
+
 A label line may end with a tenth column, text the finding's message must hold for the label to
 apply: the same place labelled again after a fix changed what the finding says.
 """

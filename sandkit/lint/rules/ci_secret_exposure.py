@@ -26,6 +26,14 @@ from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, PStr
 
 _TOKEN_ONLY = frozenset({"GITHUB_TOKEN"})
+# A secret whose name ends in one of these holds an identifier, not a credential: a Docker Hub
+# user name, an Azure subscription or tenant id, an access key's id, an organisation or region
+# kept in secrets only to keep it out of logs. Knowing it lets nobody in.
+_IDENTIFIER = lazy(
+    r"(?:USERNAME|(?:^|_)(?:USER|LOGIN|E?MAIL|ID|ORG|ORGANI[SZ]ATION|OWNER|NAMESPACE|REGION|PROJECT|ACCOUNT))$"
+)
+# `uses: $/...` is GitHub's reference to the workflow's own repository at the running commit.
+_SAME_REPOSITORY = ("./", "$/")
 _PRINT = lazy(r"(?:^|[;&|(]\s*|\s)(?:echo|printf)\b")
 _TO_FILE = lazy(r"(?:>>?|\btee\b)")
 _MASK = "::add-mask::"
@@ -52,8 +60,12 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     """A secret is put in workflow-level or job-level `env`, so every step sees it.
 
     Workflow-level env reaches every step of every job, third-party actions included;
-    job-level env reaches every step of the job. Only GITHUB_TOKEN (scoped by `permissions`)
-    is reported at low severity. Step-level env is the intended place and is not a finding.
+    job-level env reaches every step of the job. GITHUB_TOKEN is info: it is the workflow's own
+    token, scoped by `permissions` and expiring with the job, and actions are handed it by
+    default (`github.token`) anyway. A secret whose name says it holds an identifier, not a
+    credential (`DOCKERHUB_USERNAME`, `AZURE_SUBSCRIPTION_ID`, `AWS_ACCESS_KEY_ID`, `*_ORG`,
+    `*_REGION`, `*_EMAIL`), is not reported. Step-level env is the intended place and is not a
+    finding.
 
     Why:
     Every action and script in scope can read the secret from its environment, and a single
@@ -71,11 +83,13 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     ]
     for label, env, reach in scopes:
         for name, secret, value in _env_secrets(env):
+            if _IDENTIFIER.search(secret.upper()):
+                continue
             yield Hit(
                 value.pos,
                 f"{label} exposes secrets.{secret} (as {name}) to {reach}",
-                severity="low" if secret in _TOKEN_ONLY else "",
-                why="the workflow's own token, scoped by its permissions",
+                severity="info" if secret in _TOKEN_ONLY else "",
+                why="the workflow's own token, scoped by its permissions and expiring with the job",
             )
 
 
@@ -90,8 +104,12 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
 def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
     """A reusable workflow is called with `secrets: inherit`, passing every secret.
 
-    Local reusable workflows (`uses: ./.github/workflows/...`) are reported at low severity:
-    their code is in this repository, but they still receive secrets they do not name.
+    A reusable workflow of the same repository (`uses: ./.github/workflows/...`, or the
+    `$/.github/workflows/...` form, which names the workflow's own repository at the running
+    commit) is not reported: its file is reviewed and changed with the caller's, it reads only
+    the secrets its own text names, and whoever can edit it can as well pass any secret
+    explicitly; `inherit` hands it nothing an inlined job would not have. A workflow of another
+    repository, at any ref, is reported.
 
     Why:
     The called workflow gets all repository, environment and organisation secrets, not the
@@ -106,15 +124,11 @@ def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
     for job in jobs(doc):
         value = job.spec.get("secrets")
         if isinstance(value, PStr) and value == "inherit":
-            uses = str(job.spec.get("uses") or "")
-            local = uses.startswith("./")
+            uses = str(job.spec.get("uses") or "").strip()
+            if uses.startswith(_SAME_REPOSITORY):
+                continue
             target = uses or "a reusable workflow"
-            yield Hit(
-                value.pos,
-                f'job "{job.name}" passes every secret to {target} (secrets: inherit)',
-                severity="low" if local else "",
-                why="the called workflow is in this repository",
-            )
+            yield Hit(value.pos, f'job "{job.name}" passes every secret to {target} (secrets: inherit)')
 
 
 @rule(

@@ -34,8 +34,10 @@ def open_egress(file: SourceFile) -> Iterator[Hit]:
     """A sandbox may connect anywhere.
 
     A kit with `network.egress: open`, or a Kubernetes NetworkPolicy with an empty egress rule
-    (`egress: [{}]`), which allows every destination: high where the file names a coding agent
-    (its image, labels or names), low for other workloads (a database's chart).
+    (`egress: [{}]`), which allows every destination, where the file names a coding agent (its
+    image, labels or names). An open egress rule for other workloads (a database's chart, an
+    application's services) is not reported: it allows what Kubernetes allows a pod no policy
+    selects, and a workload without a policy is not a finding either; it is not a sandbox.
 
     Why:
     Open egress lets an agent that has read a secret, or was told to by a planted prompt,
@@ -54,12 +56,8 @@ def open_egress(file: SourceFile) -> Iterator[Hit]:
     for egress_rule in network_policy_egress(file):
         if not egress_rule:
             agent = names_agent(file.text) if agent is None else agent
-            yield Hit(
-                egress_rule.pos,
-                "NetworkPolicy egress rule {} allows every destination",
-                severity="" if agent else "low",
-                why="" if agent else "nothing in this file names a coding agent's pods",
-            )
+            if agent:
+                yield Hit(egress_rule.pos, "NetworkPolicy egress rule {} lets a coding agent's pods connect anywhere")
 
 
 def _wildcard_problem(host: str) -> str:

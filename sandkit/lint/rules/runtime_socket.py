@@ -10,7 +10,8 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.container_model import via
+from sandkit.lint import kinds
+from sandkit.lint.facts.container_model import names_agent, via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
 from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, normalize, runtime_socket
 from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
@@ -27,6 +28,16 @@ def _unknown_source(source: str | None, target: str | None) -> bool:
     target is a runtime socket's path: whatever the variable names, the container is set up to
     drive a runtime through it."""
     return bool(source and target and _VARIABLE_ONLY.match(source.strip()) and runtime_socket(target) == "socket")
+
+
+_SELF_HOSTED = lazy(r"\bself-hosted\b")
+
+
+def _disposable(file: SourceFile) -> bool:
+    """A workflow that names no coding agent and none of whose jobs asks for a self-hosted
+    runner: the runner's machine, socket and all, is discarded after the job, so the socket
+    hands out a throwaway machine, not a host that outlives the job or an agent's sandbox."""
+    return file.kind == kinds.WORKFLOW and not _SELF_HOSTED.search(file.text) and not names_agent(file.text)
 
 
 _PROVIDER_HOST = re.compile(r'\bhost"?\s*[=:]')  # Terraform's docker provider: host = "..."
@@ -55,7 +66,9 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     lines and MCP server commands, Dockerfile VOLUME declarations, and kits (files, workspace,
     isolation.docker other than none or rootless). A source that is only a variable
     (`${SOCKET_PATH}:/var/run/docker.sock`) mounted onto a socket's path is high: the variable
-    is set elsewhere, and the container is made to drive a runtime through it.
+    is set elsewhere, and the container is made to drive a runtime through it. In a workflow
+    that names no coding agent and whose jobs all run on hosted runners (no `self-hosted`
+    label), the mount is low: the runner's machine is discarded after the job.
 
     Why:
     The socket is the runtime's full API. An agent (or a prompt injected into it) that reaches
@@ -81,7 +94,13 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
                 )
             elif found == "socket":
                 verb = "declares a volume at" if mount.how == "declared" else "mounts"
-                yield Hit(mount.pos, f"{box.label} {verb} the container runtime socket {path}{via(mount)}")
+                hosted = _disposable(file)
+                yield Hit(
+                    mount.pos,
+                    f"{box.label} {verb} the container runtime socket {path}{via(mount)}",
+                    severity="low" if hosted else "",
+                    why="a CI job on a hosted runner, whose machine is discarded after the job" if hosted else "",
+                )
             elif found and mount.how != "declared":  # VOLUME /tmp is an empty volume, not the host's /tmp
                 tmp_only = normalize(path).startswith("/tmp")
                 yield Hit(

@@ -34,7 +34,7 @@ def test_workflow_and_job_level_env_from_secrets() -> None:
     )
     findings = lint_text(WF, text)
     assert at(findings, "CS001") == [(4, 14), (9, 11)]
-    assert [f.severity for f in findings if f.rule == "CS001"] == ["medium", "low"]
+    assert [f.severity for f in findings if f.rule == "CS001"] == ["medium", "info"]
 
 
 def test_secrets_inherit_remote_and_local() -> None:
@@ -44,8 +44,8 @@ def test_secrets_inherit_remote_and_local() -> None:
         "  c:\n    uses: ./.github/workflows/r.yml\n    secrets:\n      T: ${{ secrets.T }}\n"
     )
     findings = lint_text(WF, text)
-    assert at(findings, "CS002") == [(6, 14), (9, 14)]
-    assert [f.severity for f in findings if f.rule == "CS002"] == ["medium", "low"]
+    assert at(findings, "CS002") == [(6, 14)]
+    assert [f.severity for f in findings if f.rule == "CS002"] == ["medium"]
 
 
 def test_pull_request_target_checkout_of_head_with_secrets() -> None:

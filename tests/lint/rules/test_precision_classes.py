@@ -848,3 +848,119 @@ def test_a_file_cut_at_the_scan_limit_is_not_a_parse_error() -> None:
 def test_catalogues_with_untranslated_entries() -> None:
     catalogue = {f"k{i}": "" for i in range(30)} | {"Password": "Parool", "Save": "Salvesta", "Hello": "Tere tulemast"}
     assert at(lint_text("vue3/src/locales/et.json", json.dumps(catalogue)), "PS002") == []
+
+
+# ---- not-actionable classes of the second held-out set (third round) ------------------------------
+
+INHERIT = "on: push\npermissions: {}\njobs:\n  a:\n    uses: %s\n    secrets: inherit\n"
+
+
+@pytest.mark.parametrize(
+    "uses",
+    [
+        "./.github/workflows/build.yml",
+        "$/.github/workflows/publish-pypi.yml",
+        "  ./.github/workflows/r.yaml",
+        "'$/.github/workflows/check-docs.yml'",
+    ],
+)
+def test_inherit_to_a_workflow_of_the_same_repository_is_not_reported(uses: str) -> None:
+    assert at(lint_text(".github/workflows/ci.yml", INHERIT % uses), "CS002") == []
+
+
+@pytest.mark.parametrize(
+    "uses",
+    [
+        "org/shared/.github/workflows/build.yml@main",
+        "org/shared/.github/workflows/build.yml@0123456789abcdef0123456789abcdef01234567",
+        "octo/x/.github/workflows/$/y.yml@v1",
+    ],
+)
+def test_inherit_to_another_repository_stays_medium(uses: str) -> None:
+    findings = [f for f in lint_text(".github/workflows/ci.yml", INHERIT % uses) if f.rule == "CS002"]
+    assert [f.severity for f in findings] == ["medium"]
+
+
+JOB_ENV = "on: push\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    env:\n      V: ${{ secrets.%s }}\n"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "DOCKER_HUB_USERNAME",
+        "DOCKERHUBUSERNAME",
+        "AZURE_DEPLOYMENT_TEST_SUBSCRIPTION_ID",
+        "AZURE_TENANT_ID",
+        "AWS_ACCESS_KEY_ID",
+        "QUAY_USER",
+        "GCP_PROJECT",
+        "DOCKER_ORG",
+        "NOTIFY_EMAIL",
+    ],
+)
+def test_identifiers_kept_as_secrets_are_not_credentials(name: str) -> None:
+    assert at(lint_text(".github/workflows/ci.yml", JOB_ENV % name), "CS001") == []
+
+
+@pytest.mark.parametrize(
+    "name, severity",
+    [
+        ("DOCKER_HUB_PASSWORD", "medium"),
+        ("AWS_SECRET_ACCESS_KEY", "medium"),
+        ("AZURE_CLIENT_SECRET", "medium"),
+        ("USER_TOKEN", "medium"),
+        ("ID_RSA", "medium"),
+        ("SLACK_WEBHOOK_URL", "medium"),
+        ("GITHUB_TOKEN", "info"),
+    ],
+)
+def test_credentials_in_job_env_stay_reported(name: str, severity: str) -> None:
+    findings = [f for f in lint_text(".github/workflows/ci.yml", JOB_ENV % name) if f.rule == "CS001"]
+    assert [f.severity for f in findings] == [severity]
+
+
+OPEN_POLICY = (
+    "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: %s}\n"
+    "spec:\n  podSelector: {matchLabels: {app: %s}}\n  policyTypes: [Ingress, Egress]\n  egress:\n    - {}\n"
+)
+
+
+@pytest.mark.parametrize("app", ["adservice", "redis-cart", "postgres", "frontend"])
+def test_open_egress_of_an_application_is_not_a_sandbox_finding(app: str) -> None:
+    assert at(lint_text("kustomize/np.yaml", OPEN_POLICY % (app, app)), "EG001") == []
+
+
+@pytest.mark.parametrize("app", ["claude-code", "openhands-runtime", "aider", "codex-agent"])
+def test_open_egress_of_an_agent_stays_high(app: str) -> None:
+    findings = [f for f in lint_text("k8s/np.yaml", OPEN_POLICY % ("np", app)) if f.rule == "EG001"]
+    assert [(f.line, f.severity) for f in findings] == [(8, "high")]
+
+
+CI_SOCKET = (
+    "on: push\npermissions: {}\njobs:\n  t:\n    runs-on: %s\n    steps:\n"
+    "      - run: docker run -v /var/run/docker.sock:/var/run/docker.sock img test\n"
+)
+
+
+@pytest.mark.parametrize("runner", ["ubuntu-latest", "windows-2022", "[ubuntu-24.04]", "${{ matrix.os }}"])
+def test_a_socket_on_a_hosted_runner_is_low(runner: str) -> None:
+    findings = [f for f in lint_text(".github/workflows/t.yml", CI_SOCKET % runner) if f.rule == "RS001"]
+    assert [f.severity for f in findings] == ["low"]
+
+
+@pytest.mark.parametrize(
+    "runner, extra",
+    [
+        ("[self-hosted, linux]", ""),
+        ("self-hosted", ""),
+        ("ubuntu-latest", "      - run: claude --dangerously-skip-permissions -p fix\n"),
+    ],
+)
+def test_a_socket_on_a_kept_runner_or_beside_an_agent_stays_critical(runner: str, extra: str) -> None:
+    findings = [f for f in lint_text(".github/workflows/t.yml", CI_SOCKET % runner + extra) if f.rule == "RS001"]
+    assert [f.severity for f in findings] == ["critical"]
+
+
+def test_a_compose_socket_is_still_critical() -> None:
+    text = "services:\n  ci:\n    image: x\n    volumes: ['/var/run/docker.sock:/var/run/docker.sock']\n"
+    assert [f.severity for f in lint_text("compose.yaml", text) if f.rule == "RS001"] == ["critical"]
