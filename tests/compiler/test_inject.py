@@ -259,3 +259,30 @@ def test_kubernetes_with_cilium_has_no_proxy_to_inject(tmp_path: Path) -> None:
     job = yaml.safe_load(out.files["kubernetes/job.yaml"])["spec"]["template"]["spec"]
     (files,) = [v["secret"] for v in job["volumes"] if v["name"] == "agent-secrets"]
     assert "ANTHROPIC_API_KEY" in [item["key"] for item in files["items"]]  # the agent's own file
+
+
+def test_the_actions_agent_step_passes_each_proxy_variable_whole(tmp_path: Path) -> None:
+    """With two injected secrets the list of their names holds a space; the agent step's own script must
+    still hand `docker run` one `--env NAME=value` per variable, never a bare word (a bare `--env B` would
+    copy the runner's B into the agent). Runs the step's own reading loop in bash on the generated value."""
+    kit = INJECTING.replace("{egress: EGRESS}", "{allow: [api.github.com, github.com]}") + GH_INJECTION
+    (tmp_path / "kit.yaml").write_text(kit, encoding="utf-8")
+    (tmp_path / "corp.pem").write_bytes(b"-----BEGIN CERTIFICATE-----\nY29ycA==\n-----END CERTIFICATE-----\n")
+    with in_folder(tmp_path):
+        out = compile_kit(Path("kit.yaml"), Path("out"), ["actions"])
+    (workflow,) = (data for name, data in out.files.items() if name.startswith("workflows/") and name.endswith(".yml"))
+    steps = [s for job in yaml.safe_load(workflow)["jobs"].values() for s in job.get("steps", [])]
+    agent = next(s for s in steps if "SANDKIT_PROXY_ENV" in s.get("env", {}) and s["env"]["SANDKIT_PROXY_ENV"])
+    script = agent["run"]
+    start = script.index("# One NAME=value a line")
+    loop = script[start : script.index('<<< "$SANDKIT_PROXY_ENV"', start) + len('<<< "$SANDKIT_PROXY_ENV"')]
+    shown = subprocess.run(
+        ["bash", "-c", f"args=()\n{loop}\nprintf '%s\\n' \"${{args[@]}}\""],
+        env={"SANDKIT_PROXY_ENV": agent["env"]["SANDKIT_PROXY_ENV"], "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    flags, values = shown[0::2], shown[1::2]
+    assert set(flags) == {"--env"} and all("=" in v for v in values), shown
+    assert dict(v.split("=", 1) for v in values)["SANDKIT_PROXY_INJECTS"] == "ANTHROPIC_API_KEY GH_TOKEN"

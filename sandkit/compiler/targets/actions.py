@@ -233,10 +233,10 @@ fi
 if [ -n "$SANDKIT_CA_VOLUME" ]; then
   args+=(--mount "type=volume,source=$SANDKIT_CA_VOLUME,target=$SANDKIT_AGENT_CA,readonly,volume-nocopy")
 fi
-read -r -a variables <<< "$SANDKIT_PROXY_ENV"
-for variable in "${variables[@]}"; do
-  args+=(--env "$variable")
-done
+# One NAME=value a line: a value may hold spaces (the injected secrets' names, for one).
+while IFS= read -r variable; do
+  if [ -n "$variable" ]; then args+=(--env "$variable"); fi
+done <<< "$SANDKIT_PROXY_ENV"
 secrets="$(mktemp -d "$RUNNER_TEMP/sandkit-session.XXXXXX")"
 trap 'rm -rf -- "$secrets"' EXIT
 read -r -a names <<< "$SANDKIT_SECRET_NAMES"
@@ -1159,7 +1159,7 @@ def _agent_step(plan: Plan, names: dict[str, str]) -> dict[str, Any]:
             "SANDKIT_READ_ONLY": "true" if plan.read_only_root else "false",
             "SANDKIT_RUNTIME": plan.docker_runtime or "",
             # The proxy's address and, where it injects, the placeholders and the trust in its authority.
-            "SANDKIT_PROXY_ENV": " ".join(
+            "SANDKIT_PROXY_ENV": "\n".join(
                 f"{k}={v}" for k, v in (proxy_env(plan.proxy_url) | inject.agent_env(plan)).items()
             )
             if plan.egress == "allowlist"
@@ -1195,7 +1195,7 @@ def _probe_step(plan: Plan, names: dict[str, str], folder: str) -> dict[str, Any
     step = _agent_step(plan, names)
     env = {k: v for k, v in step["env"].items() if k not in _agent_secrets(plan)}
     agent = {
-        "environment": dict(v.split("=", 1) for v in env["SANDKIT_PROXY_ENV"].split()),
+        "environment": dict(v.split("=", 1) for v in env["SANDKIT_PROXY_ENV"].splitlines()),
         "user": env["SANDKIT_USER"],
         "tmpfs": ["/tmp", plan.home, plan.workspace_path],
         "volumes": [f"output:{OUTPUT_PATH}"] if plan.actions.publish is not None else [],
