@@ -171,6 +171,28 @@ def stats(project: str) -> dict[str, tuple[float, float]]:
     return result
 
 
+def shims(project: str) -> tuple[int, float]:
+    """The containerd shims of the project's containers: how many, and their proportional memory (MiB).
+
+    docker stats counts a container's cgroup alone; each container also costs a shim process on the
+    host, outside it (PSS: shared pages split between the processes that map them)."""
+    ids = run(["docker", "ps", "-q", "--no-trunc", "--filter", f"label=com.docker.compose.project={project}"]).stdout
+    wanted, count, pss = set(ids.split()), 0, 0.0
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+            if b"containerd-shim" not in args[0] or b"-id" not in args:
+                continue
+            if args[args.index(b"-id") + 1].decode() not in wanted:
+                continue
+            rollup = (proc / "smaps_rollup").read_text()
+        except (OSError, IndexError):
+            continue
+        count += 1
+        pss += next(int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")) / 1024
+    return count, pss
+
+
 def mebibytes(text: str) -> float:
     units = {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024, "B": 1 / 1024 / 1024, "kB": 1 / 1.048576 / 1024}
     for unit, factor in units.items():
@@ -232,6 +254,8 @@ def measure(sandbox: Sandbox, args: argparse.Namespace) -> None:
     try:
         time.sleep(args.idle)
         show_stats(f"idle {args.idle:.0f} s", stats(project))
+        count, pss = shims(project)
+        print(f"  containerd shims (on the host, outside the containers): {count}, {pss:.1f} MiB PSS in all")
         loader = subprocess.Popen(
             sandbox.compose(project, "exec", "-T", "agent", "bash", "-c", LOAD.format(seconds=int(args.load))),
             stdout=subprocess.PIPE,
