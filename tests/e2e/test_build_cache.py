@@ -1,4 +1,4 @@
-"""A change to a kit's instructions, env or allowlist rebuilds no layer that holds what it installed.
+"""A change to a kit's instructions, env, allowlist (or name) rebuilds no layer that holds what it installed.
 
 The kit's install step writes random bytes, so a rebuilt layer would hold other bytes: after the
 change both images (the agent's and the proxy's) must hold the same install layer, by digest, and
@@ -57,9 +57,10 @@ def _build(folder: Path, name: str, **changes: str) -> tuple[list[str], list[str
 
 
 def test_instructions_env_and_allowlist_reuse_the_installed_layers(engine: None, token: str, e2e_dir: Path) -> None:
-    name = f"e2e-{token}-cache"
-    agent, proxy, installed = _build(e2e_dir / "cache1", name, instructions="first", env="1", host="a.example")
-    agent2, proxy2, installed2 = _build(e2e_dir / "cache2", name, instructions="second", env="2", host="b.example")
+    first = _build(e2e_dir / "cache1", f"e2e-{token}-cache", instructions="first", env="1", host="a.example")
+    # another kit of the same machine: another name too, so other tags, and still the same layers
+    second = _build(e2e_dir / "cache2", f"e2e-{token}-cache2", instructions="second", env="2", host="b.example")
+    (agent, proxy, installed), (agent2, proxy2, installed2) = first, second
     assert installed == installed2 and installed.strip(), (installed, installed2)
     shared = [layer for layer in agent if layer in agent2]
     assert len(shared) >= len(agent) - 4, "more than the kit's own files were rebuilt"
