@@ -105,20 +105,28 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"] and proxy["build"]["context"] == "egress"
     assert {"egress/squid.conf", "egress/Dockerfile", "egress/host-addresses.sh"} <= set(out.files)
     assert "ports" not in agent
-    # squid reads the host's own addresses from a volume the host-addresses service writes, once healthy
+    # squid reads the host's own addresses from a volume the host-addresses service writes: a tmpfs, so
+    # a start never reads an earlier start's file; squid and the guard wait for it themselves
     helper = compose["services"]["host-addresses"]
     volume = {"type": "volume", "source": "host-addresses", "target": "/etc/squid/host"}
     assert proxy["volumes"] == [{**volume, "read_only": True}] and helper["volumes"] == [volume]
-    assert proxy["depends_on"] == {"host-addresses": {"condition": "service_healthy"}}
+    assert proxy["depends_on"] == {"host-addresses": {"condition": "service_started"}}
+    assert proxy["healthcheck"]["interval"] == "500ms"
+    assert helper["healthcheck"]["test"] == ["CMD", "test", "-e", "/etc/squid/host/addresses.conf"]
     assert helper["network_mode"] == "host" and helper["user"] == "13:13" and helper["image"] == proxy["image"]
     assert helper["read_only"] is True and helper["cap_drop"] == ["ALL"] and "ports" not in helper
-    assert compose["volumes"] == {"host-addresses": {}}
+    assert compose["volumes"] == {
+        "host-addresses": {
+            "driver_opts": {"type": "tmpfs", "device": "tmpfs", "o": "size=65536,uid=13,gid=13,mode=0755"}
+        }
+    }
     # the agent starts only once the guard, on the sandbox network alone, found no host address there
     guard = compose["services"]["host-guard"]
     assert guard["networks"] == ["sandbox"] and guard["image"] == proxy["image"] and guard["user"] == "13:13"
     assert guard["entrypoint"] == ["/usr/local/bin/sandkit-host-guard", "--stay"] and "ports" not in guard
     assert guard["volumes"] == [{**volume, "read_only": True}] and guard["read_only"] is True
-    assert guard["depends_on"] == {"host-addresses": {"condition": "service_healthy"}}
+    assert guard["depends_on"] == {"host-addresses": {"condition": "service_started"}}
+    assert guard["healthcheck"]["interval"] == "500ms"
     assert "egress/host-guard.sh" in out.files
 
 

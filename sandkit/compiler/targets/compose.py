@@ -83,6 +83,7 @@ from sandkit.compiler.proxy import (
     LISTEN_DIR,
     LISTEN_SCRIPT,
     PROXY_UID,
+    probe_command,
     proxy_build_context,
     proxy_env,
     proxy_image,
@@ -115,6 +116,18 @@ PUBLISHED_NETWORK: dict[str, Any] = {
 }
 #: Small containers beside the agent: the deadline's sleep, the host-address reader.
 SMALL = {"cpus": 0.1, "mem_limit": 33554432, "memswap_limit": 33554432, "pids_limit": 16}
+#: The health checks the agent waits on (the proxy answering with its refusal, the host guard passed).
+#: An engine before 25 has no start_interval (Compose refuses the key there) and runs the first probe
+#: one interval after the start, so the interval is what a start waits: short, but each probe is an
+#: exec in the container for as long as the session lasts (its CPU at idle: bench/README.md).
+#: retries covers a minute of a slow start.
+READY_PROBE = {"interval": "500ms", "timeout": "2s", "retries": 120}
+#: The host's addresses live in a tmpfs: it is gone when the session's last container stops, so a
+#: later start never reads an earlier start's file (squid and the host guard wait for this start's,
+#: not for a health check of the writer).
+HOST_ADDRESSES_VOLUME = {
+    "driver_opts": {"type": "tmpfs", "device": "tmpfs", "o": f"size=65536,uid={PROXY_UID},gid={PROXY_UID},mode=0755"}
+}
 #: Under runsc the container's pids cgroup also counts the gVisor kernel's own host threads (about
 #: 70 at start on two cores, more under load), and runsc dies when it cannot start one; this
 #: headroom keeps a small `pids` from killing the sandbox itself.
@@ -312,6 +325,11 @@ def deadline_service(plan: Plan) -> dict[str, Any]:
     }
 
 
+def _writer_started() -> dict[str, Any]:
+    """squid and the host guard wait for host-addresses' file themselves: it need only have started."""
+    return {HOST_ADDRESSES_SERVICE: {"condition": "service_started"}}
+
+
 def _host_addresses_volume() -> dict[str, Any]:
     return {"type": "volume", "source": HOST_ADDRESSES_SERVICE, "target": HOST_ADDRESSES_DIR}
 
@@ -326,9 +344,8 @@ def host_addresses_service(plan: Plan) -> dict[str, Any]:
     """
     write = (
         f"{HOST_ADDRESSES_SCRIPT} > {HOST_ADDRESSES_FILE}.new && mv {HOST_ADDRESSES_FILE}.new {HOST_ADDRESSES_FILE}"
-        " && touch /tmp/written && exec sleep infinity"
+        " && exec sleep infinity"
     )
-    written = {"test": ["CMD", "test", "-e", "/tmp/written"], "interval": "1s", "timeout": "2s", "retries": 30}
     return {
         "build": _proxy_build(),
         "image": proxy_image(plan),
@@ -340,9 +357,14 @@ def host_addresses_service(plan: Plan) -> dict[str, Any]:
         "network_mode": Commented(
             "host", "sandkit: ignore[PV002,EG003] squid's helper, reading this machine's addresses"
         ),
-        "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=1048576"],
         "volumes": [_host_addresses_volume()],
-        "healthcheck": written,
+        # Nothing starts after this check (squid and the guard wait for the file); `up --wait` waits on it.
+        "healthcheck": {
+            "test": ["CMD", "test", "-e", HOST_ADDRESSES_FILE],
+            "interval": "1s",
+            "timeout": "2s",
+            "retries": 30,
+        },
     }
 
 
@@ -353,7 +375,7 @@ def host_guard_service(plan: Plan) -> dict[str, Any]:
     The agent starts only once it is healthy; it listens on nothing and, like host-addresses, stays
     up so that `--abort-on-container-exit` ends the session with the agent.
     """
-    checked = {"test": ["CMD", "test", "-e", "/tmp/checked"], "interval": "1s", "timeout": "2s", "retries": 30}
+    checked = {"test": ["CMD", "test", "-e", "/tmp/checked"], **READY_PROBE}
     return {
         "build": _proxy_build(),
         "image": proxy_image(plan),
@@ -365,7 +387,7 @@ def host_guard_service(plan: Plan) -> dict[str, Any]:
         "networks": [INTERNAL_NET],
         "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=1048576"],
         "volumes": [{**_host_addresses_volume(), "read_only": True}],
-        "depends_on": {HOST_ADDRESSES_SERVICE: {"condition": "service_healthy"}},
+        "depends_on": _writer_started(),
         "healthcheck": checked,
     }
 
@@ -408,7 +430,8 @@ def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
         "pids_limit": 128,
         "volumes": [{**_host_addresses_volume(), "read_only": True}],
         "networks": [INTERNAL_NET, OUTSIDE_NET],
-        "depends_on": {HOST_ADDRESSES_SERVICE: {"condition": "service_healthy"}},
+        "depends_on": _writer_started(),
+        "healthcheck": {"test": ["CMD", "bash", "-c", probe_command()], **READY_PROBE},
     }
 
 
@@ -421,7 +444,7 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
         services[HOST_ADDRESSES_SERVICE] = host_addresses_service(plan)
         services[HOST_GUARD_SERVICE] = host_guard_service(plan)
         networks = {INTERNAL_NET: dict(SANDBOX_NETWORK), OUTSIDE_NET: {}}
-        document["volumes"] = {HOST_ADDRESSES_SERVICE: {}}
+        document["volumes"] = {HOST_ADDRESSES_SERVICE: dict(HOST_ADDRESSES_VOLUME)}
         if forwards(plan):
             services[FORWARDER_SERVICE] = forwarder_service(plan)
             networks[PUBLISHED_NET] = dict(PUBLISHED_NETWORK)

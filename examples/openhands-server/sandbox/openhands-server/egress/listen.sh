@@ -25,6 +25,14 @@ routed() {  # /proc/net/route's little-endian hex as a number
   local h=$1
   echo $(( (16#${h:6:2} << 24) | (16#${h:4:2} << 16) | (16#${h:2:2} << 8) | 16#${h:0:2} ))
 }
+# compose starts this beside host-addresses, not after a health check of it: wait (30 s at most) for
+# the file it writes, which is this start's (its volume is a tmpfs that goes with the session).
+waited=0
+while [ ! -e /etc/squid/host/addresses.conf ] && [ "$waited" -lt 600 ]; do
+  sleep 0.05
+  waited=$(( waited + 1 ))
+done
+[ -r /etc/squid/host/addresses.conf ] || refuse "this machine's addresses were not written"
 prefix() {  # a netmask as a prefix length
   local bits=0 m=$1
   while [ $(( m & 0x80000000 )) -ne 0 ]; do bits=$(( bits + 1 )); m=$(( (m << 1) & 0xffffffff )); done

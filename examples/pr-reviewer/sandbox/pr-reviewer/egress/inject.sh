@@ -15,10 +15,12 @@ umask 077
 export LC_ALL=C
 dir=/run/sandkit-egress
 
-# A fresh authority at every start, never in an image layer; its key never leaves this tmpfs.
+# A fresh authority at every start, never in an image layer; its key never leaves this tmpfs. An
+# ECDSA P-256 key: made in milliseconds where an RSA key took a start a few hundred (squid signs the
+# hosts' certificates with the authority's own key, so every client that speaks TLS 1.2 takes them).
 make_authority() {
   rm -rf "$dir/certs" "$dir/ca.key" "$dir/ca.pem"
-  if ! openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=sandkit egress pr-reviewer" \
+  if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj "/CN=sandkit egress pr-reviewer" \
     -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
     -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null; then
     echo "sandkit-egress: cannot make the authority in $dir: it must be a tmpfs this user can write" >&2

@@ -17,6 +17,13 @@ refuse() {
   echo "sandkit-host-guard: $1; the sandbox does not start" >&2
   exit 1
 }
+# compose starts this beside host-addresses, not after a health check of it: wait (30 s at most) for
+# the file it writes, which is this start's (its volume is a tmpfs that goes with the session).
+waited=0
+while [ ! -e /etc/squid/host/addresses.conf ] && [ "$waited" -lt 600 ]; do
+  sleep 0.05
+  waited=$(( waited + 1 ))
+done
 [ -r /etc/squid/host/addresses.conf ] || refuse "this machine's addresses were not written"
 host=()
 read -r -a host < <(sed -n 's/^acl host_address dst //p' /etc/squid/host/addresses.conf) || true
