@@ -62,6 +62,7 @@ Setting = Literal[
     "secrets",
     "secrets (build)",
     "secrets.inject",
+    "session record",
     "startup",
     "targets.actions.permissions",
     "targets.actions.publish",
@@ -111,6 +112,34 @@ def proxy_deny_row(plan: Plan, enforced_reason: str, proven_by: str = SQUID_DENY
         f"with egress {plan.egress} there is no proxy to apply a deny list",
         requested=bool(plan.deny) and plan.egress == "open",
     )
+
+
+#: The end-to-end proof of compose's session record (docs/record.md).
+RECORD_PROOF = "tests/e2e/test_record.py::test_the_agent_cannot_edit_delete_flood_or_forge_the_record"
+
+
+def record_row(plan: Plan, target: str) -> Fidelity:
+    """session record: what a target keeps of the proxy's decisions (docs/record.md); never requested by a
+    kit, so never a --strict failure."""
+    if plan.egress != "allowlist":
+        reason = f"with egress {plan.egress} there is no proxy, so no decision to record"
+        return Fidelity("session record", "unsupported", reason, requested=False)
+    if target == "compose":
+        reason = (
+            "one file of JSON lines per session (start, every decision with its reason, end) in the volume "
+            "session-record, which only the proxy and the deadline mount; capped at 8 MiB with the cap recorded"
+        )
+        return Fidelity("session record", "enforced", reason, requested=False, proven_by=RECORD_PROOF)
+    reason = (
+        "no session file: the proxy container's standard output holds one line per decision with its reason "
+        "(sandkit-egress ... reason=), kept as long as the "
+        + (
+            "cluster's logging keeps the pod's log; no pod or session in the line"
+            if target == "kubernetes"
+            else "job's log (the refused ones are printed there); not uploaded as an artifact"
+        )
+    )
+    return Fidelity("session record", "best-effort", reason, requested=False)
 
 
 def read_only_row(plan: Plan, mechanism: str, proven_by: str) -> Fidelity:

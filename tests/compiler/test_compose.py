@@ -104,11 +104,15 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     # squid reads the host's own addresses from a volume the host-addresses service writes, once healthy
     helper = compose["services"]["host-addresses"]
     volume = {"type": "volume", "source": "host-addresses", "target": "/etc/squid/host"}
-    assert proxy["volumes"] == [{**volume, "read_only": True}] and helper["volumes"] == [volume]
+    record = {"type": "volume", "source": "session-record", "target": "/var/lib/sandkit-record"}
+    assert proxy["volumes"] == [{**volume, "read_only": True}, record] and helper["volumes"] == [volume]
+    # the session record (docs/record.md): the proxy and the deadline mount it, never the agent
+    assert "volumes" not in agent and compose["services"]["deadline"]["volumes"] == [record]
+    assert proxy["entrypoint"][0] == "/usr/local/bin/sandkit-record" and "egress/record.pl" in out.files
     assert proxy["depends_on"] == {"host-addresses": {"condition": "service_healthy"}}
     assert helper["network_mode"] == "host" and helper["user"] == "13:13" and helper["image"] == proxy["image"]
     assert helper["read_only"] is True and helper["cap_drop"] == ["ALL"] and "ports" not in helper
-    assert compose["volumes"] == {"host-addresses": {}}
+    assert compose["volumes"] == {"host-addresses": {}, "session-record": {}}
     # the agent starts only once the guard, on the sandbox network alone, found no host address there
     guard = compose["services"]["host-guard"]
     assert guard["networks"] == ["sandbox"] and guard["image"] == proxy["image"] and guard["user"] == "13:13"
@@ -245,7 +249,14 @@ def test_the_deadline_holds_the_agents_pid_namespace_as_another_uid(tmp_path: Pa
     services = _compose(out)["services"]
     agent, deadline = services["agent"], services["deadline"]
     assert deadline["user"] == "65534:65534" and deadline["init"] is True and deadline["read_only"] is True
-    assert deadline["entrypoint"] == ["sleep", str(out.plan.deadline_seconds)]
+    if "egress" in services:  # it marks the session record when its time is up (docs/record.md)
+        mark = f"sleep {out.plan.deadline_seconds}; : > /var/lib/sandkit-record/deadline-reached"
+        assert deadline["entrypoint"] == ["sh", "-c", mark]
+        assert deadline["volumes"] == [
+            {"type": "volume", "source": "session-record", "target": "/var/lib/sandkit-record"}
+        ]
+    else:
+        assert deadline["entrypoint"] == ["sleep", str(out.plan.deadline_seconds)] and "volumes" not in deadline
     assert out.plan.deadline_seconds == 3600 + 2 * 30, "the default hour, and twice the grace"
     assert deadline["network_mode"] == "none" and deadline["cap_drop"] == ["ALL"]
     assert deadline["image"] == agent["image"] and deadline["build"] == agent["build"]

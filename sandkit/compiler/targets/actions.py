@@ -40,6 +40,7 @@ from sandkit.compiler.fidelity import (
     inject_rows,
     proxy_deny_row,
     read_only_row,
+    record_row,
 )
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import (
@@ -1196,6 +1197,7 @@ INJECT_PROOF = (
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         _egress_fidelity(plan),
+        record_row(plan, "actions"),
         proxy_deny_row(
             plan,
             "the squid proxy refuses denied names before any allow rule; denied entries never reach allowed-endpoints",

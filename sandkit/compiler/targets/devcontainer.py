@@ -25,6 +25,7 @@ from sandkit.compiler.fidelity import (
     deadline_timeout_row,
     inject_rows,
     manual_only_trigger_row,
+    record_row,
     webhook_unsupported_rows,
 )
 from sandkit.compiler.forwarder import FORWARDER_SERVICE, forwards
@@ -117,6 +118,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     )
     rows += [
         deadline_timeout_row(plan, "the editor stops compose (or a person does), editor or not"),
+        record_row(plan, "compose"),
         Fidelity(
             "agent.command",
             "best-effort",

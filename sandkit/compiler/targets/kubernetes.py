@@ -29,6 +29,7 @@ from sandkit.compiler.fidelity import (
     clone_access,
     inject_rows,
     read_only_row,
+    record_row,
 )
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import (
@@ -913,6 +914,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     restricted = "restricted Pod Security Standard"
     rows = [
         _egress_row(plan),
+        record_row(plan, "kubernetes"),
         _deny_row(plan),
         _static("image.user", _user_reason(plan, restricted), RESTRICTED_PROOF),
         read_only_row(
