@@ -130,15 +130,17 @@ def record_row(plan: Plan, target: str) -> Fidelity:
             "session-record, which only the proxy and the deadline mount; capped at 8 MiB with the cap recorded"
         )
         return Fidelity("session record", "enforced", reason, requested=False, proven_by=RECORD_PROOF)
-    reason = (
-        "no session file: the proxy container's standard output holds one line per decision with its reason "
-        "(sandkit-egress ... reason=), kept as long as the "
-        + (
-            "cluster's logging keeps the pod's log; no pod or session in the line"
-            if target == "kubernetes"
-            else "job's log (the refused ones are printed there); not uploaded as an artifact"
+    if target == "kubernetes":
+        reason = (
+            "no session file: the proxy container's standard output holds the record's lines (start, every decision "
+            "with its reason, the pod from the downward API and the proxy's session, end), kept as long as the "
+            "cluster's logging keeps the pod's log"
         )
-    )
+    else:
+        reason = (
+            "no session file: the proxy's log holds one line per decision with its reason (sandkit-egress ... "
+            "reason=), and the job's log the refused ones; not uploaded as an artifact"
+        )
     return Fidelity("session record", "best-effort", reason, requested=False)
 
 

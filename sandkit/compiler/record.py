@@ -93,7 +93,8 @@ ACCESS_LOGS = (
     ("unresolvable", "decided_allowed unresolvable"),
     ("upstream", "decided_allowed upstream_error !unresolvable"),
     ("refused", "decided !decided_allowed"),
-    ("malformed", "!decided"),
+    # A connection from the proxy's own loopback without a request is squid's test of its TLS peer, not the agent's.
+    ("malformed", "!decided !healthcheck"),
 )
 
 

@@ -228,7 +228,12 @@ def test_kubernetes_gives_the_proxy_pod_the_secret_and_the_agent_pod_the_authori
     assert proxy["serviceAccountName"] == "injecting-egress-ca" and proxy["automountServiceAccountToken"] is False
     (init,), (squid_container,) = proxy["initContainers"], proxy["containers"]
     assert init["command"] == ["/usr/local/bin/sandkit-egress-start", "authority"]
-    assert squid_container["command"] == ["/usr/local/bin/sandkit-egress-start", "serve"]
+    assert squid_container["command"] == [
+        "/usr/local/bin/sandkit-record",
+        "--stdout",
+        "/usr/local/bin/sandkit-egress-start",
+        "serve",
+    ]
     assert "api-token" in {m["name"] for m in init["volumeMounts"]}
     assert "api-token" not in {m["name"] for m in squid_container["volumeMounts"]}
     (secret,) = [v["secret"] for v in proxy["volumes"] if "secret" in v]

@@ -196,6 +196,7 @@ def test_the_agent_cannot_edit_delete_flood_or_forge_the_record(record_project: 
         assert logged.endswith(f" reason={line['reason']}") or line["reason"] == "malformed-request", (line, logged)
     assert {line["reason"] for line in decisions} >= EXPECTED_REASONS, decisions[: len(CRAFTED)]
     hosts = {line["host"] for line in decisions}
+    assert "0.0.0.1" not in hosts, "the health check's request is in the record"
     assert any(h.startswith("ev%22il%5C%22,") for h in hosts), hosts  # the quote and backslash, encoded
 
     code, sessions, err = _reader(project)
@@ -225,6 +226,7 @@ def test_allowed_and_injected_requests_are_recorded_without_the_value(
     code, sessions, err = _reader(net_project, "--session", "all")
     assert code == 1 and "no end line" in err  # the proxy still runs: its session has not ended
     hosts = {h["host"]: h for s in sessions for h in s["hosts"]}
+    assert "0.0.0.1" not in hosts, "the health check's request is in the record"
     assert hosts[WEB]["allowed"] >= 1 and hosts[WEB]["reasons"].get("allowlisted", 0) >= 1, hosts.get(WEB)
     assert hosts[API]["inject_headers"] == [INJECT_HEADER], hosts.get(API)
     assert not any(p for s in sessions for p in s["problems"] if "no end line" not in p), err

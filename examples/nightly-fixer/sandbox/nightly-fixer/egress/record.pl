@@ -7,6 +7,8 @@
 # sends squid's decision lines through a pipe, copies each one into the file up to 8388608
 # bytes, and writes the end line when squid stops. Runs the command it is given (where squid listens,
 # then squid) as its child, and passes the engine's stop on to it. Only perl-base's own modules.
+#   --stdout  Kubernetes: no file; the same lines on standard output (for the cluster's logging), each
+#             decision with the pod ($SANDKIT_POD, from the downward API) and the session.
 use strict;
 use warnings;
 use Fcntl qw(O_WRONLY O_CREAT O_EXCL O_APPEND O_RDWR O_NONBLOCK F_SETFL);
@@ -28,7 +30,11 @@ my $reserve = 1024;
 sub refuse { print STDERR "sandkit-record: $_[0]; the proxy does not start\n"; exit 1 }
 sub now { sprintf '%.3f', time }
 
+my $to_stdout = @ARGV && $ARGV[0] eq '--stdout';
+shift @ARGV if $to_stdout;
 @ARGV or refuse 'no command to run';
+my $pod = $ENV{SANDKIT_POD} // '';
+$pod = '-' unless $pod =~ /^[a-z0-9][a-z0-9.-]{0,252}$/;
 my $random = '';
 open(my $urandom, '<:raw', '/dev/urandom') or refuse 'cannot read /dev/urandom';
 read($urandom, $random, 6) == 6 or refuse 'cannot read /dev/urandom';
@@ -36,9 +42,14 @@ close $urandom;
 my @t = gmtime;
 my $session = sprintf '%04d%02d%02dT%02d%02d%02dZ-%s', $t[5] + 1900, $t[4] + 1, @t[3, 2, 1, 0], unpack('H*', $random);
 my $started = time;
-my $path = "$dir/session-$session.jsonl";
-sysopen(my $out, $path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644)
-  or refuse "cannot write $path: the volume session-record must be mounted there, writable";
+my ($path, $out, $tag) = ("$dir/session-$session.jsonl", undef, '');
+if ($to_stdout) {
+  ($path, $tag, $max_bytes) = ('standard output', '"pod":"' . $pod . '","session":"' . $session . '",', 0);
+  open($out, '>&', \*STDOUT) or refuse 'cannot write to standard output';
+} else {
+  sysopen($out, $path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644)
+    or refuse "cannot write $path: the volume session-record must be mounted there, writable";
+}
 my $written = 0;
 sub put {
   my ($line) = @_;
@@ -47,11 +58,13 @@ sub put {
   $written += $done;
 }
 
-my $start = '{"event":"start","format":1,"session":"' . $session . '","time":' . now()
+my $start = '{"event":"start","format":1,' . ($to_stdout ? '"pod":"' . $pod . '",' : '')
+  . '"session":"' . $session . '","time":' . now()
   . ',"kit":"nightly-fixer","config_sha256":"b9465429643b9d97aa121686e37476098e2b76a0e32bf5bed01e69d231f1238b","image":"sandkit/nightly-fixer:b9465429643b","image_digest":null'
   . ',"proxy_image":"sandkit/nightly-fixer-egress:b9465429643b","max_bytes":' . $max_bytes . '}';
 put($start);
-print STDOUT "sandkit-record: session $session, recorded in the volume session-record as session-$session.jsonl\n";
+print STDOUT "sandkit-record: session $session, recorded in the volume session-record as session-$session.jsonl\n"
+  unless $to_stdout;
 
 unlink $pipe;
 mkfifo($pipe, 0600) or refuse "cannot make the pipe $pipe: $!";
@@ -63,7 +76,7 @@ print $squid_conf 'access_log stdio:/etc/squid/record/decisions.pipe logformat=r
 print $squid_conf 'access_log stdio:/etc/squid/record/decisions.pipe logformat=record_unresolvable !health_request decided_allowed unresolvable', "\n";
 print $squid_conf 'access_log stdio:/etc/squid/record/decisions.pipe logformat=record_upstream !health_request decided_allowed upstream_error !unresolvable', "\n";
 print $squid_conf 'access_log stdio:/etc/squid/record/decisions.pipe logformat=record_refused !health_request decided !decided_allowed', "\n";
-print $squid_conf 'access_log stdio:/etc/squid/record/decisions.pipe logformat=record_malformed !health_request !decided', "\n";
+print $squid_conf 'access_log stdio:/etc/squid/record/decisions.pipe logformat=record_malformed !health_request !decided !healthcheck', "\n";
 close $squid_conf or refuse "cannot write $conf";
 rename "$conf.new", $conf or refuse "cannot write $conf";
 
@@ -80,7 +93,8 @@ my ($buffer, $decisions, $dropped, $capped, $status) = ('', 0, 0, 0, undef);
 sub take {
   my ($line) = @_;
   $line = substr($line, 0, $max_line) if length($line) > $max_line;
-  if ($written + length($line) + 1 + $reserve > $max_bytes) {
+  substr($line, 0, 1, '{' . $tag) if $tag ne '' && substr($line, 0, 1) eq '{';
+  if ($max_bytes && $written + length($line) + 1 + $reserve > $max_bytes) {
     unless ($capped) {
       $capped = 1;
       put('{"event":"capped","time":' . now() . ',"max_bytes":' . $max_bytes . '}');
@@ -118,9 +132,10 @@ while (my $got = sysread($in, my $chunk, 65536)) { $buffer .= $chunk; drain() }
 take($buffer) if length $buffer;
 my $deadline = (-e $mark && (stat _)[9] >= int($started)) ? 'true' : 'false';
 my $proxy_exit = $status & 127 ? 128 + ($status & 127) : $status >> 8;
-put('{"event":"end","session":"' . $session . '","time":' . now() . ',"exit_status":null,"deadline":' . $deadline
+put('{"event":"end",' . ($tag ne '' ? $tag : '"session":"' . $session . '",') . '"time":' . now() . ',"exit_status":null,"deadline":' . $deadline
   . ',"proxy_exit":' . $proxy_exit . ',"decisions":' . $decisions . ',"dropped":' . $dropped . '}');
 close $out;
 unlink $pipe;
-print STDOUT "sandkit-record: session $session ended: $decisions decisions recorded, $dropped left out\n";
+print STDOUT "sandkit-record: session $session ended: $decisions decisions recorded, $dropped left out\n"
+  unless $to_stdout;
 exit $proxy_exit;
