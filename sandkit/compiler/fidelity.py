@@ -116,6 +116,9 @@ def proxy_deny_row(plan: Plan, enforced_reason: str, proven_by: str = SQUID_DENY
 
 #: The end-to-end proof of compose's session record (docs/record.md).
 RECORD_PROOF = "tests/e2e/test_record.py::test_the_agent_cannot_edit_delete_flood_or_forge_the_record"
+ACTIONS_RECORD_PROOF = (
+    "tests/compiler/test_actions_docker.py::test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind"
+)
 
 
 def record_row(plan: Plan, target: str) -> Fidelity:
@@ -138,9 +141,11 @@ def record_row(plan: Plan, target: str) -> Fidelity:
         )
     else:
         reason = (
-            "no session file: the proxy's log holds one line per decision with its reason (sandkit-egress ... "
-            "reason=), and the job's log the refused ones; not uploaded as an artifact"
+            "the proxy writes the session's file into a runner folder that only its container mounts; after the "
+            "agent's step, a step stops the proxy (the end line), writes the refusals into the job summary and "
+            "uploads the file as the artifact sandkit-record-KIT (the deadline is not marked in it)"
         )
+        return Fidelity("session record", "enforced", reason, requested=False, proven_by=ACTIONS_RECORD_PROOF)
     return Fidelity("session record", "best-effort", reason, requested=False)
 
 
