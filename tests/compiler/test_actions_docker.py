@@ -331,7 +331,8 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
     # The session record (docs/record.md): uploaded whole after the proxy stopped, its refusals in the summary.
     [uploaded] = (tmp_path / "artifacts" / f"sandkit-record-{name}").iterdir()
     session = parse(str(uploaded), uploaded.read_bytes())
-    assert session.problems == [] and session.end is not None and session.start["kit"] == name, session
+    assert session.problems == [] and session.end is not None and session.start is not None, session
+    assert session.start["kit"] == name, session.start
     refused = {(d["host"], d["port"], d["reason"]) for d in session.decisions if d["decision"] == "refused"}
     assert {("refused.example", "443", "not-allowlisted"), ("refused.example", "80", "not-allowlisted")} <= refused
     summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text()
