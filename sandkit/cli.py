@@ -281,6 +281,44 @@ def _add_verify(sub: Subparsers) -> None:
     add_arguments(_command(sub, "verify", "probe a running sandbox from inside: does what the kit says hold?", run))
 
 
+def _run_record(args: argparse.Namespace) -> int:
+    from sandkit.record import run
+
+    return run(args)
+
+
+def _add_record(sub: Subparsers) -> None:
+    p = _command(
+        sub,
+        "record",
+        "read a session record: what a sandbox reached, was refused and why, grouped by host",
+        _run_record,
+    )
+    p.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="a session's file (session-*.jsonl), a folder of them, or a compiled compose sandbox (sandbox/KIT), "
+        "whose record volume is read through docker",
+    )
+    p.add_argument(
+        "-p", "--project", default=None, metavar="NAME", help="with a sandbox: its compose project (default: its name)"
+    )
+    p.add_argument(
+        "--session",
+        default="latest",
+        metavar="ID",
+        help="which session: its id (or a unique start of it), latest (default) or all",
+    )
+    p.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=["text", "json"],
+        default="text",
+        help="text (default), or json: each session with its hosts and problems, on standard output",
+    )
+
+
 def _add_completion(sub: Subparsers) -> None:
     c = _command(sub, "completion", "print a shell completion script (bash, zsh or fish)", _run_completion)
     c.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to complete sandkit in")
@@ -298,6 +336,7 @@ _SUBCOMMANDS: tuple[tuple[tuple[str, ...], Callable[[Subparsers], None]], ...] =
     (("explain",), _add_explain),
     (("summary", "diff"), _add_review),
     (("verify",), _add_verify),
+    (("record",), _add_record),
     (("completion",), _add_completion),
 )
 

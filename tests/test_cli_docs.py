@@ -20,7 +20,7 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
     return dict(action.choices)
 
 
-@pytest.mark.parametrize("command", ["validate", "build", "lint", "rules", "explain", "verify", "completion"])
+@pytest.mark.parametrize("command", ["validate", "build", "lint", "rules", "explain", "verify", "record", "completion"])
 def test_flags_are_in_help_and_docs(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([command, "--help"]) == 0
     help_text = capsys.readouterr().out
@@ -48,6 +48,7 @@ def test_main_builds_only_the_named_sub_commands_group(capsys: pytest.CaptureFix
         "summary",
         "diff",
         "verify",
+        "record",
         "completion",
     ]
     assert main(["lnt"]) == 2  # an unknown word is parsed by the whole command line, which lists them all

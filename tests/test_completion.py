@@ -15,7 +15,7 @@ from sandkit.completion import commands, script
 from sandkit.kits.extends import preset_names
 from sandkit.lint.registry import all_rules
 
-SUBCOMMANDS = {"validate", "init", "schema", "build", "lint", "rules", "explain", "completion"}
+SUBCOMMANDS = {"validate", "init", "schema", "build", "lint", "rules", "explain", "record", "completion"}
 PRESETS = preset_names()
 RULE_IDS = sorted(rule.id for rule in all_rules())
 CATEGORIES = sorted({rule.category for rule in all_rules()})

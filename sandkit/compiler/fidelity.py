@@ -63,6 +63,7 @@ Setting = Literal[
     "secrets",
     "secrets (build)",
     "secrets.inject",
+    "session record",
     "startup",
     "targets.actions.permissions",
     "targets.actions.publish",
@@ -112,6 +113,41 @@ def proxy_deny_row(plan: Plan, enforced_reason: str, proven_by: str = SQUID_DENY
         f"with egress {plan.egress} there is no proxy to apply a deny list",
         requested=bool(plan.deny) and plan.egress == "open",
     )
+
+
+#: The end-to-end proof of compose's session record (docs/record.md).
+RECORD_PROOF = "tests/e2e/test_record.py::test_the_agent_cannot_edit_delete_flood_or_forge_the_record"
+ACTIONS_RECORD_PROOF = (
+    "tests/compiler/test_actions_docker.py::test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind"
+)
+
+
+def record_row(plan: Plan, target: str) -> Fidelity:
+    """session record: what a target keeps of the proxy's decisions (docs/record.md); never requested by a
+    kit, so never a --strict failure."""
+    if plan.egress != "allowlist":
+        reason = f"with egress {plan.egress} there is no proxy, so no decision to record"
+        return Fidelity("session record", "unsupported", reason, requested=False)
+    if target == "compose":
+        reason = (
+            "one file of JSON lines per session (start, every decision with its reason, end) in the volume "
+            "session-record, which only the proxy and the deadline mount; capped at 8 MiB with the cap recorded"
+        )
+        return Fidelity("session record", "enforced", reason, requested=False, proven_by=RECORD_PROOF)
+    if target == "kubernetes":
+        reason = (
+            "no session file: the proxy container's standard output holds the record's lines (start, every decision "
+            "with its reason, the pod from the downward API and the proxy's session, end), kept as long as the "
+            "cluster's logging keeps the pod's log"
+        )
+    else:
+        reason = (
+            "the proxy writes the session's file into a runner folder that only its container mounts; after the "
+            "agent's step, a step stops the proxy (the end line), writes the refusals into the job summary and "
+            "uploads the file as the artifact sandkit-record-KIT (the deadline is not marked in it)"
+        )
+        return Fidelity("session record", "enforced", reason, requested=False, proven_by=ACTIONS_RECORD_PROOF)
+    return Fidelity("session record", "best-effort", reason, requested=False)
 
 
 def read_only_row(plan: Plan, mechanism: str, proven_by: str) -> Fidelity:

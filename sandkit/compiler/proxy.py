@@ -38,6 +38,8 @@ HOST_GUARD_SH = "egress/host-guard.sh"
 #: in a container that is on that network alone: compose's host-guard service, the actions start step).
 HOST_GUARD_SERVICE = "host-guard"
 HOST_GUARD_SCRIPT = "/usr/local/bin/sandkit-host-guard"
+#: The session record's writer (sandkit/compiler/record.py), compose's first step of the proxy's start.
+RECORD_PL = "egress/record.pl"
 LISTEN_SH = "egress/listen.sh"
 LISTEN_CONF = "egress/listen.conf"
 #: Where squid.conf takes the agent port's listeners and the sandbox_network ACL from. The image's copy
@@ -80,7 +82,7 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
     ``inject_secrets``: the target runs the proxy so that it can inject the kit's secrets (it gets
     its start script too, and the kit's certificate authorities from :func:`proxy_ca_files`).
     """
-    from sandkit.compiler import inject
+    from sandkit.compiler import inject, record
 
     injecting = inject_secrets and plan.proxy_injects
     values = {
@@ -110,6 +112,9 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
         "listen_script": LISTEN_SCRIPT,
         "healthcheck_host": HEALTHCHECK_HOST,
         "probe": probe_command(),
+        "proxy_image": proxy_image(plan),
+        "record_volume": record.VOLUME,
+        **record.squid_values(),
     }
     files = {
         SQUID_CONF: render_template("squid.conf.j2", **values),
@@ -118,6 +123,7 @@ def proxy_files(plan: Plan, header: str, *, inject_secrets: bool = False) -> dic
         HOST_GUARD_SH: render_template("host-guard.sh.j2", **values),
         LISTEN_SH: render_template("listen.sh.j2", **values),
         LISTEN_CONF: render_template("listen.conf.j2", **values),
+        RECORD_PL: render_template("record.pl.j2", **values),
     }
     if injecting:
         files[INJECT_SH] = render_template("egress-inject.sh.j2", **values)

@@ -31,6 +31,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from sandkit.cli import main
+from sandkit.record import parse
 from tests.compiler.helpers import in_folder
 from tests.compiler.test_kubernetes_docker import API_HOST as K8S_API_HOST
 from tests.compiler.test_kubernetes_docker import WEB_HOST as K8S_WEB_HOST
@@ -123,6 +124,7 @@ def _dispatch(folder: Path) -> dict[str, str]:
         "GITHUB_EVENT_NAME": "repository_dispatch",
         "GITHUB_EVENT_PATH": str(folder / "event.json"),
         "GITHUB_OUTPUT": str(folder / "output"),
+        "GITHUB_STEP_SUMMARY": str(folder / "summary.md"),
         "RUNNER_TEMP": str(folder / "runner-temp"),
     }
 
@@ -326,6 +328,15 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
     assert json.loads(event) == {"title": TITLE, "first_label": LABELS[0]}
     assert b"never selected" not in event and b"unselected" not in event
     assert "pwned" not in base64.b64decode(lines["environment"]).decode()
+    # The session record (docs/record.md): uploaded whole after the proxy stopped, its refusals in the summary.
+    [uploaded] = (tmp_path / "artifacts" / f"sandkit-record-{name}").iterdir()
+    session = parse(str(uploaded), uploaded.read_bytes())
+    assert session.problems == [] and session.end is not None and session.start is not None, session
+    assert session.start["kit"] == name, session.start
+    refused = {(d["host"], d["port"], d["reason"]) for d in session.decisions if d["decision"] == "refused"}
+    assert {("refused.example", "443", "not-allowlisted"), ("refused.example", "80", "not-allowlisted")} <= refused
+    summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text()
+    assert "| `refused.example` | 443 | not-allowlisted |" in summary, summary
 
 
 #: Docker's default address pools: where an engine without its own takes a new network's subnet.
@@ -369,7 +380,13 @@ def test_the_job_refuses_a_sandbox_network_on_which_the_runner_holds_an_address(
 def _step(
     step: dict[str, Any], github: dict[str, str], cwd: Path, token: str = TOKEN
 ) -> subprocess.CompletedProcess[str]:
-    """Run one `run:` step as the runner would, with its env; its output is kept, never raised on."""
+    """Run one `run:` step as the runner would, with its env; its output is kept, never raised on. An
+    upload-artifact step copies its folder to ``cwd/artifacts/NAME``, as the upload would take it."""
+    if step.get("uses", "").startswith("actions/upload-artifact@"):
+        folder = Path(step["with"]["path"].replace("${{ runner.temp }}", github["RUNNER_TEMP"]))
+        if folder.is_dir():
+            shutil.copytree(folder, cwd / "artifacts" / step["with"]["name"])
+        return subprocess.CompletedProcess(["upload-artifact"], 0, "", "")
     env = _env(step, github, token)
     return subprocess.run(_shell(step), cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False)
 

@@ -43,8 +43,8 @@ def test_dry_run_lists_creates_updates_same_and_removals(
     (tmp_path / "kits" / "one.yaml").write_text(KIT + "env: {A: '1'}\n")
     rows, err = _dry(tmp_path, capsys, "--target", "docker")
     assert ("remove", "sandbox/one/compose.yaml") in rows and ("update", "sandbox/one/env.sh") in rows
-    # compose.yaml and egress/: Dockerfile, squid.conf, host-addresses.sh, host-guard.sh
-    assert err.startswith("sandkit build --dry-run: 1 kit(s), ") and "7 remove" in err
+    # compose.yaml and egress/: Dockerfile, squid.conf, host-addresses.sh, host-guard.sh, listen.*, record.pl
+    assert err.startswith("sandkit build --dry-run: 1 kit(s), ") and "8 remove" in err
 
 
 def test_dry_run_and_check_are_one_or_the_other(capsys: pytest.CaptureFixture[str]) -> None:

@@ -109,7 +109,11 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     # a start never reads an earlier start's file; squid and the guard wait for it themselves
     helper = compose["services"]["host-addresses"]
     volume = {"type": "volume", "source": "host-addresses", "target": "/etc/squid/host"}
-    assert proxy["volumes"] == [{**volume, "read_only": True}] and helper["volumes"] == [volume]
+    record = {"type": "volume", "source": "session-record", "target": "/var/lib/sandkit-record"}
+    assert proxy["volumes"] == [{**volume, "read_only": True}, record] and helper["volumes"] == [volume]
+    # the session record (docs/record.md): the proxy and the deadline mount it, never the agent
+    assert "volumes" not in agent and compose["services"]["deadline"]["volumes"] == [record]
+    assert proxy["entrypoint"][0] == "/usr/local/bin/sandkit-record" and "egress/record.pl" in out.files
     assert proxy["depends_on"] == {"host-addresses": {"condition": "service_started"}}
     assert proxy["healthcheck"]["interval"] == "500ms"
     assert helper["healthcheck"]["test"] == ["CMD", "test", "-e", "/etc/squid/host/addresses.conf"]
@@ -118,7 +122,8 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     assert compose["volumes"] == {
         "host-addresses": {
             "driver_opts": {"type": "tmpfs", "device": "tmpfs", "o": "size=65536,uid=13,gid=13,mode=0755"}
-        }
+        },
+        "session-record": {},
     }
     # the agent starts only once the guard, on the sandbox network alone, found no host address there
     guard = compose["services"]["host-guard"]
@@ -300,7 +305,14 @@ def test_the_deadline_holds_the_agents_pid_namespace_as_another_uid(tmp_path: Pa
     services = _compose(out)["services"]
     agent, deadline = services["agent"], services["deadline"]
     assert deadline["user"] == "65534:65534" and deadline["init"] is True and deadline["read_only"] is True
-    assert deadline["entrypoint"] == ["sleep", str(out.plan.deadline_seconds)]
+    if "egress" in services:  # it marks the session record when its time is up (docs/record.md)
+        mark = f"sleep {out.plan.deadline_seconds}; : > /var/lib/sandkit-record/deadline-reached"
+        assert deadline["entrypoint"] == ["sh", "-c", mark]
+        assert deadline["volumes"] == [
+            {"type": "volume", "source": "session-record", "target": "/var/lib/sandkit-record"}
+        ]
+    else:
+        assert deadline["entrypoint"] == ["sleep", str(out.plan.deadline_seconds)] and "volumes" not in deadline
     assert out.plan.deadline_seconds == 3600 + 2 * 30, "the default hour, and twice the grace"
     assert deadline["network_mode"] == "none" and deadline["cap_drop"] == ["ALL"]
     assert deadline["image"] == agent["image"] and deadline["build"] == agent["build"]

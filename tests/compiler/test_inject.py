@@ -96,6 +96,7 @@ def test_the_agent_gets_placeholders_and_trust_and_the_proxy_gets_the_secrets(tm
     assert ca_mount in agent["volumes"]
     assert proxy["volumes"] == [
         {"type": "volume", "source": "host-addresses", "target": "/etc/squid/host", "read_only": True},
+        {"type": "volume", "source": "session-record", "target": "/var/lib/sandkit-record"},
         {"type": "volume", "source": "egress-ca", "target": "/run/sandkit-egress-ca"},
     ]
     assert "/run/sandkit-egress:rw,nosuid,nodev,noexec,size=16777216,uid=1000,gid=1000,mode=0700" in proxy["tmpfs"]
@@ -120,13 +121,15 @@ def test_squid_opens_tls_only_toward_the_injection_hosts(tmp_path: Path) -> None
     assert "acl inject_1_host dstdomain -n api.github.com\nacl inject_1_port port 443\n" in squid
     assert "request_header_access Authorization deny inject_1\n" in squid
     access = [line for line in squid.splitlines() if line.startswith(("http_access", "include /run/sandkit-egress"))]
-    assert access[:6] == [
-        "http_access deny manager",
+    assert access[:8] == [  # each line ends in the session record's reason for it (docs/record.md)
+        "http_access deny manager reason_scheme_not_allowed",
         "include /run/sandkit-egress/inject.conf",
-        "http_access allow bump_port inject_tls !non_public !host_address",
-        "http_access deny bump_port",  # the healthcheck's request ends here, in a 403
+        "http_access allow bump_port inject_tls !non_public !host_address reason_allowlisted",
+        "http_access deny bump_port non_public reason_non_public_address",  # the healthcheck's ends here, a 403
+        "http_access deny bump_port host_address reason_host_address",
+        "http_access deny bump_port reason_not_allowlisted",
         "http_access allow agent_port healthcheck healthcheck_host",
-        "http_access deny !sandbox_clients",
+        "http_access deny !sandbox_clients reason_not_sandbox_client",
     ]
     dockerfile = files["egress/Dockerfile"].decode()
     assert "squid-openssl" in dockerfile and "USER 1000:1000" in dockerfile
@@ -165,7 +168,7 @@ def test_the_start_script_writes_header_lines_and_refusals(tmp_path: Path) -> No
     assert ok.returncode == 0, ok.stderr
     assert conf.read_text() == (
         'request_header_add Authorization "Bearer tok-123_ABC.~!" inject_0\n'
-        "http_access deny inject_1_tls\n"
+        "http_access deny inject_1_tls reason_secret_missing\n"
         'request_header_add x-key "crlf-tok" inject_3\n'
         'request_header_add x-key "tok-123_ABC.~" inject_2\n'
     )
@@ -225,7 +228,12 @@ def test_kubernetes_gives_the_proxy_pod_the_secret_and_the_agent_pod_the_authori
     assert proxy["serviceAccountName"] == "injecting-egress-ca" and proxy["automountServiceAccountToken"] is False
     (init,), (squid_container,) = proxy["initContainers"], proxy["containers"]
     assert init["command"] == ["/usr/local/bin/sandkit-egress-start", "authority"]
-    assert squid_container["command"] == ["/usr/local/bin/sandkit-egress-start", "serve"]
+    assert squid_container["command"] == [
+        "/usr/local/bin/sandkit-record",
+        "--stdout",
+        "/usr/local/bin/sandkit-egress-start",
+        "serve",
+    ]
     assert "api-token" in {m["name"] for m in init["volumeMounts"]}
     assert "api-token" not in {m["name"] for m in squid_container["volumeMounts"]}
     (secret,) = [v["secret"] for v in proxy["volumes"] if "secret" in v]

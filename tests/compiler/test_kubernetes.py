@@ -451,11 +451,12 @@ def test_the_proxy_service_selects_the_proxy_and_the_agent_uses_it(outputs: dict
         config = next(c for c in of_kind(out, "ConfigMap") if c["metadata"]["name"] == service["metadata"]["name"])
         # The image's squid.conf, compose's, is the one in force (the injecting one when the kit injects).
         assert config["data"]["squid.conf"].encode() == out.files["egress/squid.conf"]
+        record = ["/usr/local/bin/sandkit-record", "--stdout"]  # decision lines with the pod (docs/record.md)
         if out.plan.proxy_injects:  # the start script serves on the authority its init container made
-            assert container["command"] == ["/usr/local/bin/sandkit-egress-start", "serve"], kit
+            assert container["command"] == [*record, "/usr/local/bin/sandkit-egress-start", "serve"], kit
             assert "ssl_bump" in config["data"]["squid.conf"]
         else:
-            assert "command" not in container, kit  # the plain image's own entrypoint: squid
+            assert container["command"] == [*record, "squid", "-N", "-f", "/etc/squid/squid.conf"], kit
         for kind, template in pod_templates(out):
             if kind == "Deployment":
                 continue

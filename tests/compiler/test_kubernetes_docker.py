@@ -266,8 +266,9 @@ class Pod:
             if "value" in entry:
                 value = re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: known.get(m[1], m[0]), entry["value"])
             elif "fieldRef" in entry["valueFrom"]:
-                assert entry["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace", entry
-                value = self.cluster.namespace
+                field = entry["valueFrom"]["fieldRef"]["fieldPath"]
+                assert field in ("metadata.namespace", "metadata.name"), entry
+                value = self.cluster.namespace if field == "metadata.namespace" else f"{container['name']}-pod"
             elif entry["valueFrom"]["secretKeyRef"]["key"] in self.secret:
                 value = self.secret[entry["valueFrom"]["secretKeyRef"]["key"]]
             else:
@@ -613,6 +614,10 @@ def session(built: dict[str, Any], inject_value: str) -> dict[str, Any]:
         assert f"Accepted publickey for git from {proxy} " in logs.stderr, (proxy, logs.stderr)
         squid = _docker("logs", built["proxy"], check=False).stdout
         assert "method=CONNECT host=git.outside.test port=22 " in squid, squid
+        # the session record's line (docs/record.md): the pod from the downward API, the reason, no file
+        records = [json.loads(line) for line in squid.splitlines() if '"event":"decision"' in line]
+        tunnel = [r for r in records if r["host"] == "git.outside.test" and r["method"] == "CONNECT"]
+        assert tunnel and tunnel[0]["pod"] == "squid-pod" and tunnel[0]["reason"] == "allowlisted", squid
         reversed_needles = "".join(n[::-1] + "\n" for n in needles)
         ran = _docker("run", "-i", *pod.run_args(agent, f"{name}-agent"), *pod.argv(agent), stdin=reversed_needles,
                       check=False, timeout=300)  # fmt: skip
@@ -700,7 +705,7 @@ def test_the_proxy_pod_injects_and_the_agent_pod_holds_no_trace_of_the_value(
     }
     assert mounting == {
         "authority": {"tmp", "authority", "api-token"},
-        "squid": {"tmp", "config", "authority", "secrets"},
+        "squid": {"tmp", "record", "config", "authority", "secrets"},
     }
     assert {"name": "authority", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}} in proxy_spec["volumes"]
 

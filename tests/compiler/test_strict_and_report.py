@@ -181,7 +181,7 @@ def test_the_report_is_about_the_kits_own_targets(tmp_path: Path, capsys: pytest
     own = {s: per for s, per in rows.items() if "compose" in per or "srt" in per}
     below = _below(rows, ["compose", "srt"])
     assert "resources.cpus" in below, "srt holds no limit"
-    assert printed[0] == "kit.yaml -> out/offline/ (13 files)"
+    assert printed[0] == "kit.yaml -> out/offline/ (14 files)"
     assert printed[1] == "setting                   compose   srt"
     assert [line.split()[0] for line in printed[2:-4]] == below
     assert "resources.cpus            enforced  unsupported" in printed
@@ -206,7 +206,7 @@ def test_a_kit_for_one_target_gets_one_closing_line(tmp_path: Path, capsys: pyte
     assert rows["resources.timeout"]["docker"]["level"] == "best-effort"
     held = sum("compose" in per for per in rows.values())
     assert capsys.readouterr().out.splitlines() == [
-        "kit.yaml -> out/offline/ (11 files)",
+        "kit.yaml -> out/offline/ (12 files)",
         f"fidelity: {held} of {held} settings enforced by compose",
         "every reason in out/offline/fidelity.json; --verbose prints every setting and target",
     ]

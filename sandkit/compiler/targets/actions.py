@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sandkit.compiler import inject
+from sandkit.compiler import inject, record
 from sandkit.compiler.engine import (
     LOG_MAX_FILE,
     LOG_MAX_SIZE,
@@ -40,6 +40,7 @@ from sandkit.compiler.fidelity import (
     inject_rows,
     proxy_deny_row,
     read_only_row,
+    record_row,
 )
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import (
@@ -146,14 +147,22 @@ done
 # container on Docker's default bridge, where the proxy has its way out (and an address). squid.conf
 # includes this file before its first access rule; loopback stays allowed for the health check.
 subnet="$(docker network inspect --format '{{(index .IPAM.Config 0).Subnet}}' "$SANDKIT_NETWORK")"
-printf 'acl sandkit_sandbox_network src %s\nhttp_access deny !sandkit_sandbox_network !healthcheck\n' \
-  "$subnet" >> "$addresses"
+printf 'acl sandkit_sandbox_network src %s\nacl sandkit_refused annotate_transaction reason=%s\n' \
+  "$subnet" not-sandbox-client >> "$addresses"
+printf 'http_access deny !sandkit_sandbox_network !healthcheck sandkit_refused\n' >> "$addresses"
 proxy=(--detach --name "$SANDKIT_PROXY" --read-only
   --tmpfs "/tmp:rw,nosuid,nodev,noexec,size=16777216" --cap-drop ALL
   --security-opt no-new-privileges:true --init --memory 268435456 --memory-swap 268435456
   --cpus 0.5 --pids-limit 128 --log-driver json-file --log-opt "max-size=$SANDKIT_LOG_MAX_SIZE"
   --log-opt "max-file=$SANDKIT_LOG_MAX_FILE"
   --mount "type=bind,source=$addresses,target=$SANDKIT_HOST_ADDRESSES_FILE,readonly")
+# The session record (docs/record.md): sandkit-record starts squid and writes the session's file into a
+# folder of the runner that only this container mounts; a step after the agent's uploads it.
+record="$RUNNER_TEMP/sandkit-record"
+mkdir -p "$record"
+chmod 0777 "$record"
+proxy+=(--tmpfs "$SANDKIT_RECORD_TMPFS" --mount "type=bind,source=$record,target=$SANDKIT_RECORD_DIR"
+  --entrypoint "$SANDKIT_RECORD_SCRIPT")
 if [ -n "$SANDKIT_INJECTED" ]; then
   # The injecting proxy (the image's start script, as compose runs it): its authority and header lines
   # in a tmpfs of its own user, the certificate alone on a volume the agent mounts read-only, and the
@@ -169,9 +178,9 @@ if [ -n "$SANDKIT_INJECTED" ]; then
     unset "$name"
     proxy+=(--mount "type=bind,source=$injected/$name,target=/run/secrets/$name,readonly")
   done
-  docker run "${proxy[@]}" "$SANDKIT_PROXY_IMAGE" >/dev/null
+  docker run "${proxy[@]}" "$SANDKIT_PROXY_IMAGE" "$SANDKIT_INJECT_START" >/dev/null
 else
-  docker run "${proxy[@]}" --entrypoint squid "$SANDKIT_PROXY_IMAGE" -N -f "$SANDKIT_SQUID_CONF" >/dev/null
+  docker run "${proxy[@]}" "$SANDKIT_PROXY_IMAGE" squid -N -f "$SANDKIT_SQUID_CONF" >/dev/null
 fi
 docker network connect --alias "$SANDKIT_PROXY_ALIAS" "$SANDKIT_NETWORK" "$SANDKIT_PROXY"
 for _ in $(seq 60); do
@@ -597,6 +606,27 @@ docker logs "$SANDKIT_PROXY" 2>/dev/null | awk '
   }
   END { for (refused in count) print "  " refused " " count[refused] }' | sort | sed -n '1,200p'
 echo "::$token::"
+# The session's end line, then the record's refusals in the job's summary: host (URL-encoded by squid, so
+# it holds no backtick or bar), port and reason, counted.
+docker stop --time 10 "$SANDKIT_PROXY" >/dev/null 2>&1 || true
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  {
+    echo "### Refused by the egress proxy"
+    echo
+    echo "| host | port | reason | requests |"
+    echo "| --- | --- | --- | --- |"
+    find "$RUNNER_TEMP/sandkit-record" -maxdepth 1 -name 'session-*.jsonl' -type f -exec cat {} + 2>/dev/null |
+      head -c 16777216 |
+      awk '/"event":"decision"/ && /"decision":"refused"/ {
+        host = $0; sub(/.*"host":"/, "", host); sub(/".*/, "", host)
+        port = $0; sub(/.*"port":"/, "", port); sub(/".*/, "", port)
+        reason = $0; sub(/.*"reason":"/, "", reason); sub(/".*/, "", reason)
+        count[substr(host, 1, 200) " " port " " reason]++
+      }
+      END { for (k in count) { split(k, f, " "); printf "| `%s` | %s | %s | %d |\\n", f[1], f[2], f[3], count[k] } }' |
+      sort | sed -n '1,100p'
+  } >> "$GITHUB_STEP_SUMMARY"
+fi
 """)
 
 # Always, even after a failure or a cancel: nothing of the session stays on the runner (a
@@ -616,7 +646,7 @@ if [ -n "$SANDKIT_NETWORK" ]; then
   done
 fi
 rm -rf -- "$RUNNER_TEMP"/sandkit-session.* "$RUNNER_TEMP"/sandkit-host-addresses.* "$RUNNER_TEMP/sandkit-event" \\
-  "$RUNNER_TEMP/sandkit-variables"
+  "$RUNNER_TEMP/sandkit-variables" "$RUNNER_TEMP/sandkit-record"
 for container in "$SANDKIT_AGENT" "$SANDKIT_DEADLINE" "$SANDKIT_PROXY"; do
   if [ -n "$container" ] && docker container inspect "$container" >/dev/null 2>&1; then
     echo "sandkit: the container $container could not be removed" >&2
@@ -975,6 +1005,7 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                     "SANDKIT_HOST_ADDRESSES_SCRIPT": HOST_ADDRESSES_SCRIPT,
                     "SANDKIT_HOST_ADDRESSES_FILE": HOST_ADDRESSES_FILE,
                     "SANDKIT_HOST_GUARD_SCRIPT": HOST_GUARD_SCRIPT,
+                    **_record_env(plan),
                     **_log_env(),
                     **_injecting_proxy_env(plan, names),
                 },
@@ -996,6 +1027,18 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
                 "run": PROXY_LOG_SCRIPT,
             }
         )
+        out.append(
+            {
+                "name": "Upload the session record",
+                "if": Expression(_expression("always()")),
+                "uses": uses(UPLOAD_ARTIFACT),
+                "with": {
+                    "name": f"{RECORD_ARTIFACT}-{plan.name}",
+                    "path": Expression(RUNNER_RECORD),
+                    "if-no-files-found": "warn",
+                },
+            }
+        )
     allowlist = plan.egress == "allowlist"
     out.append(
         {
@@ -1012,6 +1055,24 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
         }
     )
     return out
+
+
+#: The session record (docs/record.md): the runner's folder the proxy writes it into ($RUNNER_TEMP/sandkit-record
+#: in the scripts), and its artifact.
+RECORD_ARTIFACT = "sandkit-record"
+RUNNER_RECORD = "${{ runner.temp }}/" + RECORD_ARTIFACT
+
+
+def _record_env(plan: Plan) -> dict[str, Any]:
+    """What the proxy's start needs for the session record: sandkit-record, its tmpfs and its folder."""
+    owner = plan.uid if plan.proxy_injects else PROXY_UID
+    tmpfs_owner = f"uid={owner},gid={owner},mode=0755"
+    return {
+        "SANDKIT_RECORD_DIR": record.DIR,
+        "SANDKIT_RECORD_SCRIPT": record.SCRIPT,
+        "SANDKIT_RECORD_TMPFS": f"{record.CONF_DIR}:rw,nosuid,nodev,noexec,size=65536,{tmpfs_owner}",
+        "SANDKIT_INJECT_START": inject.PATHS.start_script if plan.proxy_injects else "",
+    }
 
 
 def _log_env() -> dict[str, str]:
@@ -1269,6 +1330,7 @@ INJECT_PROOF = (
 def fidelity(plan: Plan) -> list[Fidelity]:
     rows = [
         _egress_fidelity(plan),
+        record_row(plan, "actions"),
         proxy_deny_row(
             plan,
             "the squid proxy refuses denied names before any allow rule; denied entries never reach allowed-endpoints",

@@ -27,7 +27,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sandkit.compiler import inject, workspace_guard
+from sandkit.compiler import inject, record, workspace_guard
 from sandkit.compiler.engine import (
     DEADLINE,
     deadline_command,
@@ -54,6 +54,7 @@ from sandkit.compiler.fidelity import (
     preview_row,
     proxy_deny_row,
     read_only_row,
+    record_row,
     webhook_unsupported_rows,
 )
 from sandkit.compiler.forwarder import (
@@ -312,7 +313,7 @@ def deadline_service(plan: Plan) -> dict[str, Any]:
     is built; its build section too, so `docker compose run` builds rather than pulls it.
     """
     uid = deadline_uid(plan)
-    return {
+    service = {
         "build": _agent_build(plan),
         "image": plan.image_tag,
         "entrypoint": deadline_command(plan),
@@ -323,6 +324,17 @@ def deadline_service(plan: Plan) -> dict[str, Any]:
         "cpus": plan.cpus,  # its init reaps the agent's orphans (a fork bomb's too) as fast as they come
         "network_mode": "none",
     }
+    if plan.egress == "allowlist":  # it marks the session record when its time is up
+        service["entrypoint"] = ["sh", "-c", f"sleep {plan.deadline_seconds}; : > {record.DEADLINE_MARK}"]
+        service["volumes"] = [_record_volume()]
+        # The proxy's container is made first, so the new volume takes the proxy image's folder's mode.
+        service["depends_on"] = {PROXY_SERVICE: {"condition": "service_started"}}
+    return service
+
+
+def _record_volume() -> dict[str, Any]:
+    """The session record's volume (sandkit/compiler/record.py): the proxy and the deadline alone mount it."""
+    return {"type": "volume", "source": record.VOLUME, "target": record.DIR}
 
 
 def _writer_started() -> dict[str, Any]:
@@ -410,7 +422,7 @@ def proxy_entrypoint(plan: Plan) -> list[str]:
     ``sandbox`` address and loopback alone, which only the sandbox's own containers reach.
     """
     start = [PATHS.start_script] if plan.proxy_injects else ["squid", "-N", "-f", "/etc/squid/squid.conf"]
-    return [LISTEN_SCRIPT, *start]
+    return [record.SCRIPT, LISTEN_SCRIPT, *start]
 
 
 def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
@@ -424,11 +436,12 @@ def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
         "tmpfs": [
             "/tmp:rw,nosuid,nodev,noexec,size=16777216",
             f"{LISTEN_DIR}:rw,nosuid,nodev,noexec,size=65536,uid={listen_owner},gid={listen_owner},mode=0755",
+            f"{record.CONF_DIR}:rw,nosuid,nodev,noexec,size=65536,uid={listen_owner},gid={listen_owner},mode=0755",
         ],
         "cpus": 0.5,
         "mem_limit": 268435456,
         "pids_limit": 128,
-        "volumes": [{**_host_addresses_volume(), "read_only": True}],
+        "volumes": [{**_host_addresses_volume(), "read_only": True}, _record_volume()],
         "networks": [INTERNAL_NET, OUTSIDE_NET],
         "depends_on": _writer_started(),
         "healthcheck": {"test": ["CMD", "bash", "-c", probe_command()], **READY_PROBE},
@@ -444,7 +457,7 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
         services[HOST_ADDRESSES_SERVICE] = host_addresses_service(plan)
         services[HOST_GUARD_SERVICE] = host_guard_service(plan)
         networks = {INTERNAL_NET: dict(SANDBOX_NETWORK), OUTSIDE_NET: {}}
-        document["volumes"] = {HOST_ADDRESSES_SERVICE: dict(HOST_ADDRESSES_VOLUME)}
+        document["volumes"] = {HOST_ADDRESSES_SERVICE: dict(HOST_ADDRESSES_VOLUME), record.VOLUME: {}}
         if forwards(plan):
             services[FORWARDER_SERVICE] = forwarder_service(plan)
             networks[PUBLISHED_NET] = dict(PUBLISHED_NETWORK)
@@ -546,6 +559,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         ),
         *_git_fidelity(plan),
         *hardened_container_docker_rows(plan),
+        record_row(plan, "compose"),
     ]
     if plan.ports:
         rows.append(_ports_fidelity(plan))

@@ -27,6 +27,7 @@ from sandkit.compiler.fidelity import (
     inject_rows,
     manual_only_trigger_row,
     preview_row,
+    record_row,
     webhook_unsupported_rows,
 )
 from sandkit.compiler.forwarder import FORWARDER_SERVICE, forwards
@@ -150,6 +151,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     )
     rows += [
         deadline_timeout_row(plan, "the editor stops compose (or a person does), editor or not"),
+        record_row(plan, "compose"),
         Fidelity(
             "agent.command",
             "best-effort",

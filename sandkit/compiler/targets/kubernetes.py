@@ -13,7 +13,7 @@ import base64
 import hashlib
 from typing import Any
 
-from sandkit.compiler import inject
+from sandkit.compiler import inject, record
 from sandkit.compiler.addresses import (
     EVERY_V4,
     GLOBAL_UNICAST_V6,
@@ -29,6 +29,7 @@ from sandkit.compiler.fidelity import (
     clone_access,
     inject_rows,
     read_only_row,
+    record_row,
 )
 from sandkit.compiler.output import commented_header
 from sandkit.compiler.plan import (
@@ -747,6 +748,11 @@ def _proxy_config_volume(plan: Plan) -> dict[str, Any]:
     return {"name": "config", "configMap": {"name": proxy_name(plan), "items": items}}
 
 
+def _proxy_start(plan: Plan) -> list[str]:
+    """squid's start in the proxy pod: the injecting start script's serve step, or squid itself."""
+    return [inject.PATHS.start_script, "serve"] if _injects(plan) else ["squid", "-N", "-f", SQUID_CONF_PATH]
+
+
 def _proxy_deployment(plan: Plan) -> dict[str, Any]:
     name = proxy_name(plan)
     container = {
@@ -756,12 +762,15 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
         "ports": [{"name": "proxy", "containerPort": PROXY_PORT, "protocol": "TCP"}],
         "resources": _resources("500m", "256Mi", "64Mi"),
         "securityContext": _container_security(PROXY_CLUSTER_UID, True),
-        # The image's start script injects, on the init container's authority; else the image runs squid.
-        **({"command": [inject.PATHS.start_script, "serve"]} if _injects(plan) else {}),
+        # The session record's lines on standard output, with the pod and the proxy's session (docs/record.md);
+        # then the image's start script injects, on the init container's authority, or squid runs alone.
+        "command": [record.SCRIPT, "--stdout", *_proxy_start(plan)],
+        "env": [{"name": "SANDKIT_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
         "readinessProbe": _proxy_probe(initialDelaySeconds=2),
         "livenessProbe": _proxy_probe(initialDelaySeconds=10, failureThreshold=3),
         "volumeMounts": [
             {"name": "tmp", "mountPath": "/tmp"},
+            {"name": "record", "mountPath": record.CONF_DIR},
             {"name": "config", "mountPath": SQUID_CONF_PATH, "subPath": "squid.conf", "readOnly": True},
             {
                 "name": "config",
@@ -782,7 +791,11 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
             "seccompProfile": {"type": "RuntimeDefault"},
         },
         "containers": [container],
-        "volumes": [{"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}}, _proxy_config_volume(plan)],
+        "volumes": [
+            {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
+            {"name": "record", "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}},
+            _proxy_config_volume(plan),
+        ],
     }
     deployment_spec: dict[str, Any] = {"replicas": 1, "selector": {"matchLabels": selector(plan, PROXY_ROLE)}}
     if _injects(plan):
@@ -913,6 +926,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
     restricted = "restricted Pod Security Standard"
     rows = [
         _egress_row(plan),
+        record_row(plan, "kubernetes"),
         _deny_row(plan),
         _static("image.user", _user_reason(plan, restricted), RESTRICTED_PROOF),
         read_only_row(

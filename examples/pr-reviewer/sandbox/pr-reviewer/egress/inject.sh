@@ -71,7 +71,7 @@ inject() { # secret, acl number, host, header, text before the value, text after
   esac
   if [ -z "$value" ]; then
     echo "sandkit-egress: secret $1 is missing: requests to $3 are refused" >&2
-    printf 'http_access deny inject_%s_tls\n' "$2" >> "$conf"
+    printf 'http_access deny inject_%s_tls reason_secret_missing\n' "$2" >> "$conf"
     return
   fi
   case "$value" in
