@@ -25,7 +25,7 @@ def test_init_validate_build_check(tmp_path: Path, capsys: pytest.CaptureFixture
             [],
         )
         code, out, _ = _run(capsys, "build", "kits/", "-o", "sandbox")
-        assert code == 0 and out[0] == "kits/agent.yaml -> sandbox/agent/ (12 files)"
+        assert code == 0 and out[0] == "kits/agent.yaml -> sandbox/agent/ (13 files)"
         assert out[1].startswith("fidelity: ") and out[1].endswith(" settings enforced by compose")
         assert out[2] == "every reason in sandbox/agent/fidelity.json; --verbose prints every setting and target"
         assert max(len(line) for line in _run(capsys, "build", "kits/", "-o", "sandbox", "-v")[1]) <= 100

@@ -28,6 +28,7 @@ JSON_ELSEWHERE = {
     "sandkit/verify/compose.py",  # the engine's answers (docker inspect, network ls)
     "sandkit/lint/facts/secret_values.py",
     "sandkit/lint/rules/agent_workflows.py",  # a settings string inside a workflow's input
+    "sandkit/record.py",  # a session record's JSON lines, one bounded line at a time; the engine's answers
 }
 
 

@@ -9,12 +9,14 @@ come after the host's addresses were written (which the guard and squid read).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
-from sandkit.compiler.proxy import HOST_ADDRESSES_FILE, HOST_ADDRESSES_SCRIPT, LISTEN_SCRIPT
+from sandkit.compiler.proxy import HOST_ADDRESSES_FILE, HOST_ADDRESSES_SCRIPT
 from tests.e2e.conftest import _services
 from tests.e2e.helpers import Project, compile_kit
 from tests.e2e.test_host_guard import _kit
@@ -29,13 +31,16 @@ FIRST = (
 )
 
 
-def _override(path: Path) -> Path:
+def _override(path: Path, compose: Path) -> Path:
+    """Delay the proxy's own entrypoint (as compiled: the record's writer, then the listener, then squid)."""
+    entrypoint = yaml.safe_load(compose.read_text(encoding="utf-8"))["services"]["egress"]["entrypoint"]
+    delayed = json.dumps(["sh", "-c", 'sleep 4; exec "$$0" "$$@"', *entrypoint])
     write = f"{HOST_ADDRESSES_SCRIPT} > {HOST_ADDRESSES_FILE}.new && mv {HOST_ADDRESSES_FILE}.new {HOST_ADDRESSES_FILE}"
     path.write_text(
         f"""\
 services:
   egress:
-    entrypoint: [sh, -c, 'sleep 4; exec "$$0" "$$@"', {LISTEN_SCRIPT}, squid, -N, -f, /etc/squid/squid.conf]
+    entrypoint: {delayed}
   host-addresses:
     entrypoint: [sh, -c, 'sleep 3; echo "written-at $$(date +%s.%N)"; {write} && exec sleep infinity']
 """,
@@ -51,7 +56,7 @@ def slow(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
     (folder / "kit.yaml").write_text(_kit(f"e2e-{token}-order"), encoding="utf-8")
     output = compile_kit(folder / "kit.yaml", folder / "sandbox", targets="compose")
     (folder / "empty.env").write_text("", encoding="utf-8")
-    files = [output / "compose.yaml", _override(folder / "slow.yaml")]
+    files = [output / "compose.yaml", _override(folder / "slow.yaml", output / "compose.yaml")]
     yield from _services(Project(f"e2e-{token}-order", output, files, folder / "empty.env"), ["build"])
 
 
