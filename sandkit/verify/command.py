@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     compose = runner.Compose(files, args.project or sandbox.project, Path(args.env_file) if args.env_file else None)
     probes = plan.probes(sandbox, runner.gateways(compose) if plan.egress(sandbox) != "open" else [], extra)
     results, record = runner.run_probes(compose, probes)
-    rows = _rows(sandbox, probes, results, "compose", lambda setting: runner.where(record, setting, files[-1]))
+    rows = _rows(sandbox, probes, results, "compose", lambda probe: runner.where(record, probe.setting, files[-1]))
     rows += engine.rows_for(sandbox)  # ports on 127.0.0.1 and the engine's version (moby/moby#45610)
     report = {
         "kit": sandbox.kit,
@@ -118,7 +118,7 @@ def _rows(
     probes: list[Probe],
     results: dict[str, tuple[str, str]],
     target: str,
-    where: Callable[[str], str],
+    where: Callable[[Probe], str],
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for probe in probes:
@@ -127,7 +127,7 @@ def _rows(
         row = {"probe": probe.id, "setting": probe.setting, "level": level, "title": probe.title}
         row.update(status=status, detail=detail)
         if status != "pass":
-            row["where"] = where(probe.setting)
+            row["where"] = where(probe)
         rows.append(row)
     return rows
 
@@ -151,7 +151,7 @@ def _kubernetes(args: argparse.Namespace, folder: Path, extra: list[tuple[str, i
         sys.stdout.write(dump_yaml(kubernetes.probe_job(folder, probes)))
         return 0
     results = _results(args.results, probes)
-    rows = _rows(sandbox, probes, results, "kubernetes", lambda _: str(sandbox.compose_file))
+    rows = _rows(sandbox, probes, results, "kubernetes", lambda probe: kubernetes.where(sandbox, probe))
     report = {
         "kit": sandbox.kit,
         "target": "kubernetes",

@@ -101,3 +101,41 @@ def probe_job(folder: Path, probes: list[Probe]) -> dict[str, Any]:
     pod.pop("shareProcessNamespace", None)
     pod["restartPolicy"] = "Never"
     return job
+
+
+def _policy(folder: Path, role: str) -> tuple[Path, str]:
+    """The compiled NetworkPolicy that selects the pods of ``role`` (its file and name), if any."""
+    for path in sorted((folder / "kubernetes").glob("*.yaml")):
+        for document in _documents(path):
+            selector = ((document.get("spec") or {}).get("podSelector") or {}).get("matchLabels") or {}
+            if document.get("kind") == "NetworkPolicy" and selector.get("sandkit.dev/role") == role:
+                return path, str((document.get("metadata") or {}).get("name") or "")
+    return folder / "kubernetes", ""
+
+
+def where(sandbox: plan.Sandbox, probe: Probe) -> str:
+    """What a failed probe says is wrong on the cluster, and which compiled manifest states what should hold.
+
+    A probe past the proxy that got an answer means the agent pods' NetworkPolicy is not in force: removed,
+    or a CNI that ignores NetworkPolicy (the API server accepts one all the same). A refusal the proxy did not
+    give means the proxy's ConfigMap is not what runs. A pod setting that differs from the Job's means
+    something between the manifest and the kubelet (an admission webhook, a policy engine, an edit) changed it.
+    """
+    kind = probe.argument.split("|", 1)[0]
+    if probe.setting.startswith("network.") and kind != "proxy":
+        path, name = _policy(sandbox.folder, "agent")
+        if not name:
+            return f"{path}: no NetworkPolicy selects the agent pods"
+        return (
+            f"{path}: NetworkPolicy {name} allows the agent pods egress to the proxy alone, yet this got past it: "
+            "the policy is not in the namespace, or the cluster's CNI does not enforce NetworkPolicy"
+        )
+    if kind == "proxy":
+        return (
+            f"{sandbox.folder / 'kubernetes' / 'egress-proxy.yaml'}: the proxy that answered is not applying its "
+            "ConfigMap's squid.conf (the allowlist), or the agent's HTTP_PROXY leads elsewhere"
+        )
+    return (
+        f"{sandbox.compose_file}: the pod did not run with the agent container's securityContext and env as "
+        "compiled: an admission webhook, a policy engine or an edit of the Job changed them"
+    )

@@ -23,6 +23,9 @@ tests/e2e/helpers.py), where the e2e suite's outside image serves one git reposi
 sshd, key authentication only) and over HTTP under an allowed and a not-allowed name, and its test
 server (tests/e2e/outside/server.py) answers over HTTPS, with a test authority the kit trusts, as the
 injection host and another allowed host, with the headers each request brought.
+
+`sandkit verify --target kubernetes`'s probe Job is played the same way, beside the same proxy pod,
+and its log scored with `--results` (docs/verify.md).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import os
 import re
 import secrets
 import subprocess
+import sys
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -293,6 +297,8 @@ class Pod:
         ]
         if self.group:
             args += ["--group-add", str(self.group)]
+        for capability in context.get("capabilities", {}).get("add", []):  # after the drop, as the runtime does
+            args += ["--cap-add", capability]
         if context["readOnlyRootFilesystem"]:
             args.append("--read-only")
         if "command" in container:
@@ -761,6 +767,88 @@ def test_the_proxy_deployment_starts_from_its_configmap_and_passes_its_probe(bui
     assert _docker("exec", built["proxy"], "id", "-u").stdout.strip() == str(context["runAsUser"]) == "10013"
     served = _docker("exec", built["proxy"], "cat", "/etc/squid/squid.conf").stdout
     assert served.encode() == built["out"].files["egress/squid.conf"]
+
+
+# sandkit verify: the probe Job, played ------------------------------------------------------------
+
+
+def _verify(folder: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "sandkit", "verify", str(folder), "--target", "kubernetes", *args]
+    return subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _play_probe_job(built: dict[str, Any], label: str, named: str, *, route_out: bool = False, cap: str = "") -> Any:
+    """The probe Job `sandkit verify --target kubernetes` prints, its pod played like the agent's (its
+    own user, security context, env, volumes, the proxy Service's address) on the played NetworkPolicy
+    network, or, ``route_out``, also on the outside network (a CNI that ignores the policy: a route out);
+    ``cap`` is added to its container's capabilities (an admission that let one in). Its log is scored
+    with ``--results``; returns the exit code and the JSON report."""
+    name, out = built["name"], built["out"]
+    printed = _verify(out.folder, "--probe", named)
+    assert printed.returncode == 0, printed.stderr
+    job = YAML(typ="safe").load(printed.stdout)
+    spec = job["spec"]["template"]["spec"]
+    assert (
+        job["spec"]["template"]["metadata"]["labels"]
+        == next(d for d in built["docs"] if d["kind"] == "Job")["spec"]["template"]["metadata"]["labels"]
+    )  # what the NetworkPolicy selects on
+    (container,) = spec["containers"]
+    if cap:
+        container["securityContext"].setdefault("capabilities", {})["add"] = [cap]
+    # The API server is off the pod network (the control plane's address): played by the outside
+    # test server's HTTPS port, which only a pod with a route out reaches.
+    api = (_address(f"{name}-tlssrv", f"{name}-outside"), 8443)
+    cluster = Cluster(built["cluster"].namespace, api=api, volumes=built["cluster"].volumes)
+    root = built["folder"] / f"probe-{label}"
+    pod = Pod(spec, built["configmaps"], root, built["network"], built["secret"], _services(built), cluster=cluster)
+    probe = f"{name}-probe-{label}"
+    try:
+        _docker("create", *pod.run_args(container, probe), *pod.argv(container))
+        if route_out:
+            _docker("network", "connect", f"{name}-outside", probe)
+        log = _docker("start", "-a", probe, check=False, timeout=300)
+    finally:
+        _docker("rm", "-f", probe, check=False)
+    scored = _verify(out.folder, "--probe", named, "--results", "-", "--format", "json", stdin=log.stdout)
+    assert scored.stdout.strip(), scored.stderr + log.stdout + log.stderr
+    return scored.returncode, json.loads(scored.stdout)
+
+
+def _failures(report: dict[str, Any]) -> dict[str, str]:
+    """The probes that did not pass, with what they said."""
+    return {r["probe"]: r["detail"] for r in report["results"] if r["status"] != "pass"}
+
+
+def test_the_verify_probe_job_passes_as_built_and_fails_exactly_its_egress_probes_with_a_route_out(
+    built: dict[str, Any],
+) -> None:
+    """The probe Job's pod, played on the NetworkPolicy's network, passes every probe; with a route out
+    (the policy removed, or a CNI that ignores it) exactly the probes past the proxy that reach something
+    fail (the API server, the address named with --probe), and the proxy's own still pass; with an extra
+    capability exactly `capabilities` fails."""
+    _wait_ready(built)
+    named = _address(built["server"], f"{built['name']}-outside") + ":8080"  # the outside git server's HTTP
+    code, report = _play_probe_job(built, "built", named)
+    assert code == 0 and not _failures(report), report
+    probes = {r["probe"] for r in report["results"]}
+    assert {"direct-api-server", "direct-named-0", "proxy-outside-connect", "capabilities", "user"} <= probes
+
+    code, report = _play_probe_job(built, "open", named, route_out=True)
+    failed = {r["probe"]: r for r in report["results"] if r["status"] != "pass"}
+    shown = "\n".join(f"{k}: {r['detail']}" for k, r in failed.items())
+    # Past the proxy only; which of the documentation and metadata addresses answer beside ours is the
+    # machine's (this one answers them all), so those are not counted on.
+    assert code == 1 and {"direct-api-server", "direct-named-0"} <= set(failed), shown
+    assert all(k.startswith(("direct-", "dns-")) for k in failed), shown
+    for row in failed.values():
+        assert "connected" in row["detail"] or "answer" in row["detail"] or "replied" in row["detail"], shown
+        assert "networkpolicy.yaml: NetworkPolicy" in row["where"] and "does not enforce" in row["where"], row
+
+    code, report = _play_probe_job(built, "cap", named, cap="NET_RAW")
+    assert code == 1 and set(_failures(report)) == {"capabilities"}, report
+    assert "CAP_NET_RAW" in _failures(report)["capabilities"]
+    (row,) = [r for r in report["results"] if r["probe"] == "capabilities"]
+    assert "job.yaml: the pod did not run with the agent container's securityContext" in row["where"], row
 
 
 # Webhooks: the Job a Sensor creates from an event ----------------------------------------------------

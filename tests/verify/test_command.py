@@ -111,12 +111,14 @@ def test_results_without_the_end_line_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_log_is_scored_as_text_json_and_sarif(tmp_path: Path) -> None:
-    """The chatops Job's log with the capability probe failing: exit 1, the row named in every format."""
+    """The chatops Job's log with a capability, a direct and a proxy probe failing: exit 1, each row
+    named in every format with the manifest it breaks."""
     import json
 
     folder = REPO / "examples" / "chatops" / "sandbox" / "chatops"
     ids = [a.split("|")[1] for a in _kubernetes_job(tmp_path)[1]["spec"]["template"]["spec"]["containers"][0]["args"]]  # type: ignore[index]
-    lines = [f"SANDKIT-PROBE\t{i}\t{'fail' if i == 'capabilities' else 'pass'}\tdetail of {i}" for i in ids]
+    failing = ("capabilities", "direct-tcp", "proxy-outside-get")
+    lines = [f"SANDKIT-PROBE\t{i}\t{'fail' if i in failing else 'pass'}\tdetail of {i}" for i in ids]
     log = tmp_path / "log"
     log.write_text("banner the image printed\n" + "\n".join(lines) + "\nSANDKIT-PROBE-END\n")
     outputs = {}
@@ -132,9 +134,13 @@ def test_a_log_is_scored_as_text_json_and_sarif(tmp_path: Path) -> None:
         assert done.returncode == 1, done
         outputs[fmt] = done.stdout
     assert "FAIL  capabilities (enforced)" in outputs["text"]
-    assert "enforced rows that do not hold here: capabilities" in outputs["text"]
     rows = {r["probe"]: r for r in json.loads(outputs["json"])["results"]}
     assert rows["capabilities"]["status"] == "fail" and rows["user"]["status"] == "pass"
+    # each failure names the manifest that states what should hold, and what on the cluster broke it
+    assert "job.yaml: the pod did not run with the agent container's securityContext" in rows["capabilities"]["where"]
+    policy = rows["direct-tcp"]["where"]
+    assert "networkpolicy.yaml: NetworkPolicy chatops-agent" in policy and "does not enforce" in policy
+    assert "egress-proxy.yaml: the proxy that answered is not applying" in rows["proxy-outside-get"]["where"]
     sarif = json.loads(outputs["sarif"])
     assert sarif["version"] == "2.1.0"
     results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
