@@ -32,7 +32,10 @@ MAX_FILE = 2 * spec.MAX_BYTES
 MAX_LINE = spec.MAX_LINE + 1024
 MAX_SESSIONS = 10_000
 RECORD_NAME = re.compile(r"^session-[0-9A-Za-z-]{1,80}\.jsonl$")
-EVENTS = ("start", "decision", "capped", "end")
+EVENTS = ("start", "decision", "capped", "end", "outcome")
+#: An ``outcome`` line's source: the Actions job's runner-side step, after the proxy's end line.
+OUTCOME_SOURCES = ("runner",)
+IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$")
 #: Fields every decision line has (the proxy writes them all).
 DECISION_FIELDS = ("time", "decision", "reason", "method", "host", "port", "bytes_out", "bytes_in")
 
@@ -46,6 +49,8 @@ class Session(NamedTuple):
     decisions: list[dict[str, Any]]
     capped: bool
     problems: list[str]
+    #: The ``outcome`` line (the agent's exit status and image ID, added by the runner), if any.
+    outcome: dict[str, Any] | None = None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -196,6 +201,7 @@ def parse(name: str, data: bytes) -> Session:
     end: dict[str, Any] | None = None
     decisions: list[dict[str, Any]] = []
     capped = False
+    outcome: dict[str, Any] | None = None
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -209,6 +215,13 @@ def parse(name: str, data: bytes) -> Session:
             continue
         assert line is not None
         event = line.get("event")
+        if event == "outcome":
+            problem = _outcome_problem(line, end is not None, outcome is not None)
+            if problem:
+                problems.append(f"{where}: error: {problem}")
+            else:
+                outcome = line
+            continue
         if end is not None:
             problems.append(f"{where}: error: a line after the end line")
         if event == "start":
@@ -235,7 +248,27 @@ def parse(name: str, data: bytes) -> Session:
         problems.append(
             f"{name}: error: the end line counts {end['decisions']} decisions, the file holds {len(decisions)}"
         )
-    return Session(name, start, end, decisions, capped, problems)
+    return Session(name, start, end, decisions, capped, problems, outcome)
+
+
+def _outcome_problem(line: dict[str, Any], ended: bool, seen: bool) -> str:
+    """An ``outcome`` line is the runner's, once, right after the end line: its source, time, exit status
+    (a whole number 0-255, or null when the step was cancelled) and image ID (``sha256:`` and 64 hex digits)."""
+    if not ended or seen:
+        return "an outcome line that does not follow the end line" if not ended else "a second outcome line"
+    if set(line) != {"event", "source", "time", "exit_status", "image_digest"}:
+        return f"an outcome line with the fields {_show(sorted(line))}"
+    if line["source"] not in OUTCOME_SOURCES:
+        return f"an outcome line from {_show(line['source'])}"
+    status = line["exit_status"]
+    if status is not None and (not isinstance(status, int) or isinstance(status, bool) or not 0 <= status <= 255):
+        return f"exit_status {_show(status)} is not an exit status"
+    digest = line["image_digest"]
+    if digest is not None and not (isinstance(digest, str) and IMAGE_ID.match(digest)):
+        return f"image_digest {_show(digest)} is not an image ID"
+    if not isinstance(line["time"], (int, float)) or isinstance(line["time"], bool):
+        return "time is not a number"
+    return ""
 
 
 def _object(raw: bytes) -> tuple[dict[str, Any] | None, str]:
@@ -315,6 +348,7 @@ def as_json(session: Session) -> dict[str, Any]:
         "start": session.start,
         "end": session.end,
         "capped": session.capped,
+        "outcome": session.outcome,
         "decisions": len(session.decisions),
         "hosts": hosts(session),
         "problems": session.problems,
@@ -345,6 +379,12 @@ def as_text(session: Session) -> str:
         deadline = "the deadline ended it" if end.get("deadline") is True else "before the deadline"
         ended = f"ended {_when(session.end)}, {deadline}, proxy exit {_show(end.get('proxy_exit', '?'))}"
     out.append(f"  started {_when(session.start)}; {ended}")
+    if session.outcome is not None:
+        status = session.outcome["exit_status"]
+        said = "unknown (the step was cancelled)" if status is None else str(status)
+        out.append(
+            f"  agent exit status {said}, image {session.outcome['image_digest'] or 'unknown'} (from the runner)"
+        )
     left_out = end.get("dropped", 0) if session.end else 0
     out.append(
         f"  {len(session.decisions)} decisions"

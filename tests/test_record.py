@@ -156,3 +156,54 @@ def test_what_the_terminal_shows_is_printable(tmp_path: Path, capsys: pytest.Cap
     assert main(["record", str(path)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\u202e" not in out and "\\x1b" in out
+
+
+def outcome(**changed: object) -> dict[str, object]:
+    line: dict[str, object] = {
+        "event": "outcome",
+        "source": "runner",
+        "time": 1767225701.25,
+        "exit_status": 3,
+        "image_digest": "sha256:" + "cd" * 32,
+    }
+    return {**line, **changed}
+
+
+def test_the_runners_outcome_line_gives_the_exit_status_and_image(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = clean(tmp_path)
+    with path.open("ab") as f:
+        f.write(json.dumps(outcome()).encode() + b"\n")
+    assert main(["record", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and f"agent exit status 3, image sha256:{'cd' * 32} (from the runner)" in out, out
+    assert main(["record", str(path), "--format", "json"]) == 0
+    [session] = json.loads(capsys.readouterr().out)
+    assert session["outcome"] == outcome() and session["problems"] == []
+    write(path, [START, end(0), outcome(exit_status=None)])
+    assert main(["record", str(path)]) == 0
+    assert "agent exit status unknown (the step was cancelled)" in capsys.readouterr().out
+
+
+BAD_OUTCOMES: list[tuple[list[object], str]] = [
+    ([START, outcome(), end(0)], "an outcome line that does not follow the end line"),
+    ([START, end(0), outcome(), outcome()], "a second outcome line"),
+    ([START, end(0), outcome(exit_status=256)], "is not an exit status"),
+    ([START, end(0), outcome(exit_status="3")], "is not an exit status"),
+    ([START, end(0), outcome(exit_status=True)], "is not an exit status"),
+    ([START, end(0), outcome(image_digest="sha256:abc")], "is not an image ID"),
+    ([START, end(0), outcome(source="agent")], "an outcome line from agent"),
+    ([START, end(0), outcome(extra=1)], "an outcome line with the fields"),
+    ([START, end(0), outcome(time="now")], "time is not a number"),
+    ([START, end(0), outcome(), decision("late.example", "allowed", "allowlisted")], "a line after the end line"),
+]
+
+
+@pytest.mark.parametrize(("lines", "message"), BAD_OUTCOMES, ids=[m for _, m in BAD_OUTCOMES])
+def test_a_forged_or_odd_outcome_line_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[object], message: str
+) -> None:
+    path = write(tmp_path / "session-o.jsonl", lines)
+    assert main(["record", str(path)]) == 1
+    assert message in capsys.readouterr().err
