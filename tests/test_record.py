@@ -207,3 +207,23 @@ def test_a_forged_or_odd_outcome_line_is_reported(
     path = write(tmp_path / "session-o.jsonl", lines)
     assert main(["record", str(path)]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_engine_containers_are_matched_to_the_session_they_started_in() -> None:
+    """Started before the proxy's start line, or after its end line, a container is another session's."""
+    from sandkit.record import _docker_time, _engine_view, as_text, parse
+
+    session = parse("s", b"".join(json.dumps(x).encode() + b"\n" for x in (START, end(0))))
+    stamp = {"before": "2025-12-31T23:59:59.9Z", "during": "2026-01-01T00:01:00.5Z", "after": "2026-01-01T00:02:00Z"}
+    containers = [
+        {"container": name, "started": _docker_time(at), "exit_status": 7, "image_id": "sha256:" + "ef" * 32}
+        for name, at in stamp.items()
+    ] + [{"container": "never-started", "started": _docker_time("0001-01-01T00:00:00Z"), "exit_status": None}]
+    view = _engine_view(session, containers)
+    assert [c["container"] for c in view["agents"]] == ["during"] and view["note"] == ""
+    shown = as_text(session._replace(engine=view))
+    assert (
+        f"from the engine, at read time: agent containers\n    during: exit status 7, image sha256:{'ef' * 32}" in shown
+    )
+    assert _engine_view(session, [])["note"].startswith("no agent container of this session")
+    assert _engine_view(session, None)["note"] == "the engine could not be asked"
