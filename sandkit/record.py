@@ -468,7 +468,11 @@ def as_text(session: Session) -> str:
     out.append(f"  started {_when(session.start)}; {ended}")
     if session.outcome is not None:
         status = session.outcome["exit_status"]
-        said = "unknown (the step was cancelled)" if status is None else str(status)
+        said = (
+            "unknown (the agent's step ended before its container did, or did not run)"
+            if status is None
+            else str(status)
+        )
         out.append(
             f"  agent exit status {said}, image {session.outcome['image_digest'] or 'unknown'} (from the runner)"
         )

@@ -183,7 +183,7 @@ def test_the_runners_outcome_line_gives_the_exit_status_and_image(
     assert session["outcome"] == outcome() and session["problems"] == []
     write(path, [START, end(0), outcome(exit_status=None)])
     assert main(["record", str(path)]) == 0
-    assert "agent exit status unknown (the step was cancelled)" in capsys.readouterr().out
+    assert "agent exit status unknown (the agent's step ended before its container did" in capsys.readouterr().out
 
 
 BAD_OUTCOMES: list[tuple[list[object], str]] = [

@@ -601,6 +601,13 @@ def test_the_jobs_proxy_injects_and_the_agent_holds_only_the_placeholder(tmp_pat
     assert INJECT_VALUE not in proxy_log and INJECT_VALUE not in server_log, "the value is in a log"
     assert f"inject=x-demo-token@{K8S_API_HOST}:8443" in proxy_log, proxy_log
     assert left == [] and session_files == [], (left, session_files)
+    # The agent's step was cancelled: docker run forwards the SIGINT, which ends the agent's bash (130); if the
+    # step itself was ended before it could write that, the runner's outcome line says the status is unknown.
+    [uploaded] = (tmp_path / "artifacts" / f"sandkit-record-{name}").iterdir()
+    session = parse(str(uploaded), uploaded.read_bytes())
+    assert session.problems == [] and session.outcome is not None, session
+    assert session.outcome["exit_status"] in (130, None), session.outcome
+    assert session.outcome["image_digest"].startswith("sha256:"), session.outcome
     # Issue 34's second finding, on the runner: the proxy's address on Docker's default bridge (its way out)
     # answers the runner and that bridge's containers with a refusal, never a tunnel with the header.
     assert outsiders == {"runner": "HTTP/1.1 403 Forbidden", "bridge": "HTTP/1.1 403 Forbidden"}, outsiders

@@ -261,8 +261,11 @@ status=0
 if [ -z "${SANDKIT_PROBE_PROGRAM:-}" ]; then
   docker run "${args[@]}" "$SANDKIT_IMAGE" || status=$?
   echo "::$token::"
-  # For the session record's outcome line (written by the step after, on the runner, out of the agent's reach).
-  printf '%s\\n' "$status" > "$RUNNER_TEMP/sandkit-agent-status"
+  # For the session record's outcome line (written by the step after, on the runner, out of the agent's reach):
+  # the agent's status, once its container has ended (a cancel interrupts docker run while the agent runs on).
+  if [ "$(docker container inspect --format '{{.State.Running}}' -- "$SANDKIT_AGENT" 2>/dev/null)" != true ]; then
+    printf '%s\\n' "$status" > "$RUNNER_TEMP/sandkit-agent-status"
+  fi
   exit "$status"
 fi
 # sandkit verify (vars.SANDKIT_VERIFY): the probe program in the agent's place, with every setting above. The
@@ -612,7 +615,7 @@ echo "::$token::"
 # it holds no backtick or bar), port and reason, counted.
 docker stop --time 10 "$SANDKIT_PROXY" >/dev/null 2>&1 || true
 # The outcome line after the end line (docs/record.md): what the runner alone knows, the agent's exit status
-# (null when its step was cancelled or skipped) and the ID of the image it ran.
+# (null when its step ended before the agent's container, or did not run) and the ID of the image it ran.
 status="$(head -c 8 -- "$RUNNER_TEMP/sandkit-agent-status" 2>/dev/null | tr -d '\\n')" || true
 if [[ "$status" =~ ^[0-9]{1,3}$ ]] && [ "$((10#$status))" -le 255 ]; then status="$((10#$status))"; else status=null; fi
 image="$(docker image inspect --format '{{.Id}}' -- "$SANDKIT_IMAGE" 2>/dev/null)" || true
