@@ -32,7 +32,10 @@ MAX_FILE = 2 * spec.MAX_BYTES
 MAX_LINE = spec.MAX_LINE + 1024
 MAX_SESSIONS = 10_000
 RECORD_NAME = re.compile(r"^session-[0-9A-Za-z-]{1,80}\.jsonl$")
-EVENTS = ("start", "decision", "capped", "end")
+EVENTS = ("start", "decision", "capped", "end", "outcome")
+#: An ``outcome`` line's source: the Actions job's runner-side step, after the proxy's end line.
+OUTCOME_SOURCES = ("runner",)
+IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$")
 #: Fields every decision line has (the proxy writes them all).
 DECISION_FIELDS = ("time", "decision", "reason", "method", "host", "port", "bytes_out", "bytes_in")
 
@@ -46,11 +49,18 @@ class Session(NamedTuple):
     decisions: list[dict[str, Any]]
     capped: bool
     problems: list[str]
+    #: The ``outcome`` line (the agent's exit status and image ID, added by the runner), if any.
+    outcome: dict[str, Any] | None = None
+    #: Read from the engine when the record is (a compose sandbox's volume): the project's agent
+    #: containers that started during the session, as the engine holds them at read time.
+    engine: dict[str, Any] | None = None
 
 
 def run(args: argparse.Namespace) -> int:
     source = Path(args.source)
+    project = None
     if (source / "compose.yaml").is_file():
+        project = args.project or _compose_facts(source)[0]
         files = _volume_files(source, args.project)
     elif source.is_dir():
         files = _folder_files(source)
@@ -62,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{source}: error: no session record (session-*.jsonl) there")
     sessions = [parse(name, data) for name, data in files.items()]
     sessions = _choose(sessions, args.session, source)
+    if project is not None:
+        containers = _agent_containers(project)
+        sessions = [s._replace(engine=_engine_view(s, containers)) for s in sessions]
     for session in sessions:
         for problem in session.problems:
             print(problem, file=sys.stderr)
@@ -184,6 +197,84 @@ def _compose_facts(folder: Path) -> tuple[str, str]:
     return name, image
 
 
+#: At most this many of the project's agent containers are read from the engine.
+MAX_CONTAINERS = 1000
+#: Docker's times (RFC 3339, nanoseconds); the year 1 is "never" (a container that has not finished).
+DOCKER_TIME = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?Z$")
+
+
+def _agent_containers(project: str) -> list[dict[str, Any]] | None:
+    """The compose project's agent containers as the engine holds them now (``up``'s and every ``run``'s
+    that was not removed): name, image ID and tag, status, exit code, start and finish. None when the
+    engine cannot be asked."""
+    import subprocess
+
+    labels = [
+        "--filter",
+        f"label=com.docker.compose.project={project}",
+        "--filter",
+        "label=com.docker.compose.service=agent",
+    ]
+    try:
+        listed = subprocess.run(
+            ["docker", "ps", "-a", "-q", "--no-trunc", *labels], capture_output=True, text=True, timeout=60, check=False
+        )
+        ids = listed.stdout.split()[:MAX_CONTAINERS] if listed.returncode == 0 else None
+        if not ids:
+            return None if ids is None else []
+        done = subprocess.run(
+            ["docker", "container", "inspect", *ids], capture_output=True, text=True, timeout=120, check=False
+        )
+        found = json.loads(done.stdout) if done.stdout.strip() else []
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError):
+        return None
+    containers = []
+    for item in found if isinstance(found, list) else []:
+        state = item.get("State") or {}
+        containers.append(
+            {
+                "container": str(item.get("Name", "")).lstrip("/"),
+                "image_id": item.get("Image"),
+                "image": (item.get("Config") or {}).get("Image"),
+                "status": state.get("Status"),
+                "exit_status": state.get("ExitCode") if state.get("Status") == "exited" else None,
+                "started": _docker_time(state.get("StartedAt")),
+                "finished": _docker_time(state.get("FinishedAt")),
+            }
+        )
+    return sorted(containers, key=lambda c: (c["started"] or 0, c["container"]))
+
+
+def _docker_time(value: object) -> float | None:
+    import calendar
+
+    match = DOCKER_TIME.match(value) if isinstance(value, str) else None
+    if not match or match[1] == "0001":
+        return None
+    whole = calendar.timegm((*(int(x) for x in match.groups()[:6]), 0, 0, 0))
+    return whole + float(f"0.{match[7] or 0}")
+
+
+def _engine_view(session: Session, containers: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The agent containers whose start falls in the session (from its start line to its end line, or to
+    now while it runs): the proxy starts before any agent and stops after them, so a container started in
+    that span used this session's proxy."""
+    start = (session.start or {}).get("time")
+    end = (session.end or {}).get("time")
+    if containers is None:
+        return {"source": "engine, at read time", "agents": [], "note": "the engine could not be asked"}
+    agents = [
+        c
+        for c in containers
+        if isinstance(start, (int, float))
+        and c["started"] is not None
+        and c["started"] >= start
+        and (not isinstance(end, (int, float)) or c["started"] <= end)
+    ]
+    note = "" if agents else "no agent container of this session is left on the engine (removed: run --rm, down)"
+    return {"source": "engine, at read time", "agents": agents, "note": note}
+
+
 def parse(name: str, data: bytes) -> Session:
     """One session's file; every line the proxy would not have written is a problem at ``name:LINE``."""
     problems: list[str] = []
@@ -196,6 +287,7 @@ def parse(name: str, data: bytes) -> Session:
     end: dict[str, Any] | None = None
     decisions: list[dict[str, Any]] = []
     capped = False
+    outcome: dict[str, Any] | None = None
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -209,6 +301,13 @@ def parse(name: str, data: bytes) -> Session:
             continue
         assert line is not None
         event = line.get("event")
+        if event == "outcome":
+            problem = _outcome_problem(line, end is not None, outcome is not None)
+            if problem:
+                problems.append(f"{where}: error: {problem}")
+            else:
+                outcome = line
+            continue
         if end is not None:
             problems.append(f"{where}: error: a line after the end line")
         if event == "start":
@@ -235,7 +334,27 @@ def parse(name: str, data: bytes) -> Session:
         problems.append(
             f"{name}: error: the end line counts {end['decisions']} decisions, the file holds {len(decisions)}"
         )
-    return Session(name, start, end, decisions, capped, problems)
+    return Session(name, start, end, decisions, capped, problems, outcome)
+
+
+def _outcome_problem(line: dict[str, Any], ended: bool, seen: bool) -> str:
+    """An ``outcome`` line is the runner's, once, right after the end line: its source, time, exit status
+    (a whole number 0-255, or null when the step was cancelled) and image ID (``sha256:`` and 64 hex digits)."""
+    if not ended or seen:
+        return "an outcome line that does not follow the end line" if not ended else "a second outcome line"
+    if set(line) != {"event", "source", "time", "exit_status", "image_digest"}:
+        return f"an outcome line with the fields {_show(sorted(line))}"
+    if line["source"] not in OUTCOME_SOURCES:
+        return f"an outcome line from {_show(line['source'])}"
+    status = line["exit_status"]
+    if status is not None and (not isinstance(status, int) or isinstance(status, bool) or not 0 <= status <= 255):
+        return f"exit_status {_show(status)} is not an exit status"
+    digest = line["image_digest"]
+    if digest is not None and not (isinstance(digest, str) and IMAGE_ID.match(digest)):
+        return f"image_digest {_show(digest)} is not an image ID"
+    if not isinstance(line["time"], (int, float)) or isinstance(line["time"], bool):
+        return "time is not a number"
+    return ""
 
 
 def _object(raw: bytes) -> tuple[dict[str, Any] | None, str]:
@@ -315,6 +434,8 @@ def as_json(session: Session) -> dict[str, Any]:
         "start": session.start,
         "end": session.end,
         "capped": session.capped,
+        "outcome": session.outcome,
+        "engine": session.engine,
         "decisions": len(session.decisions),
         "hosts": hosts(session),
         "problems": session.problems,
@@ -345,6 +466,21 @@ def as_text(session: Session) -> str:
         deadline = "the deadline ended it" if end.get("deadline") is True else "before the deadline"
         ended = f"ended {_when(session.end)}, {deadline}, proxy exit {_show(end.get('proxy_exit', '?'))}"
     out.append(f"  started {_when(session.start)}; {ended}")
+    if session.outcome is not None:
+        status = session.outcome["exit_status"]
+        said = (
+            "unknown (the agent's step ended before its container did, or did not run)"
+            if status is None
+            else str(status)
+        )
+        out.append(
+            f"  agent exit status {said}, image {session.outcome['image_digest'] or 'unknown'} (from the runner)"
+        )
+    if session.engine is not None:
+        out.append(f"  from the engine, at read time: {session.engine['note'] or 'agent containers'}")
+        for agent in session.engine["agents"]:
+            status = "still running" if agent["exit_status"] is None else f"exit status {agent['exit_status']}"
+            out.append(f"    {_show(agent['container'])}: {status}, image {_show(agent['image_id'])}")
     left_out = end.get("dropped", 0) if session.end else 0
     out.append(
         f"  {len(session.decisions)} decisions"

@@ -156,3 +156,74 @@ def test_what_the_terminal_shows_is_printable(tmp_path: Path, capsys: pytest.Cap
     assert main(["record", str(path)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\u202e" not in out and "\\x1b" in out
+
+
+def outcome(**changed: object) -> dict[str, object]:
+    line: dict[str, object] = {
+        "event": "outcome",
+        "source": "runner",
+        "time": 1767225701.25,
+        "exit_status": 3,
+        "image_digest": "sha256:" + "cd" * 32,
+    }
+    return {**line, **changed}
+
+
+def test_the_runners_outcome_line_gives_the_exit_status_and_image(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = clean(tmp_path)
+    with path.open("ab") as f:
+        f.write(json.dumps(outcome()).encode() + b"\n")
+    assert main(["record", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and f"agent exit status 3, image sha256:{'cd' * 32} (from the runner)" in out, out
+    assert main(["record", str(path), "--format", "json"]) == 0
+    [session] = json.loads(capsys.readouterr().out)
+    assert session["outcome"] == outcome() and session["problems"] == []
+    write(path, [START, end(0), outcome(exit_status=None)])
+    assert main(["record", str(path)]) == 0
+    assert "agent exit status unknown (the agent's step ended before its container did" in capsys.readouterr().out
+
+
+BAD_OUTCOMES: list[tuple[list[object], str]] = [
+    ([START, outcome(), end(0)], "an outcome line that does not follow the end line"),
+    ([START, end(0), outcome(), outcome()], "a second outcome line"),
+    ([START, end(0), outcome(exit_status=256)], "is not an exit status"),
+    ([START, end(0), outcome(exit_status="3")], "is not an exit status"),
+    ([START, end(0), outcome(exit_status=True)], "is not an exit status"),
+    ([START, end(0), outcome(image_digest="sha256:abc")], "is not an image ID"),
+    ([START, end(0), outcome(source="agent")], "an outcome line from agent"),
+    ([START, end(0), outcome(extra=1)], "an outcome line with the fields"),
+    ([START, end(0), outcome(time="now")], "time is not a number"),
+    ([START, end(0), outcome(), decision("late.example", "allowed", "allowlisted")], "a line after the end line"),
+]
+
+
+@pytest.mark.parametrize(("lines", "message"), BAD_OUTCOMES, ids=[m for _, m in BAD_OUTCOMES])
+def test_a_forged_or_odd_outcome_line_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[object], message: str
+) -> None:
+    path = write(tmp_path / "session-o.jsonl", lines)
+    assert main(["record", str(path)]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_engine_containers_are_matched_to_the_session_they_started_in() -> None:
+    """Started before the proxy's start line, or after its end line, a container is another session's."""
+    from sandkit.record import _docker_time, _engine_view, as_text, parse
+
+    session = parse("s", b"".join(json.dumps(x).encode() + b"\n" for x in (START, end(0))))
+    stamp = {"before": "2025-12-31T23:59:59.9Z", "during": "2026-01-01T00:01:00.5Z", "after": "2026-01-01T00:02:00Z"}
+    containers = [
+        {"container": name, "started": _docker_time(at), "exit_status": 7, "image_id": "sha256:" + "ef" * 32}
+        for name, at in stamp.items()
+    ] + [{"container": "never-started", "started": _docker_time("0001-01-01T00:00:00Z"), "exit_status": None}]
+    view = _engine_view(session, containers)
+    assert [c["container"] for c in view["agents"]] == ["during"] and view["note"] == ""
+    shown = as_text(session._replace(engine=view))
+    assert (
+        f"from the engine, at read time: agent containers\n    during: exit status 7, image sha256:{'ef' * 32}" in shown
+    )
+    assert _engine_view(session, [])["note"].startswith("no agent container of this session")
+    assert _engine_view(session, None)["note"] == "the engine could not be asked"

@@ -131,7 +131,9 @@ def record_row(plan: Plan, target: str) -> Fidelity:
     if target == "compose":
         reason = (
             "one file of JSON lines per session (start, every decision with its reason, end) in the volume "
-            "session-record, which only the proxy and the deadline mount; capped at 8 MiB with the cap recorded"
+            "session-record, which only the proxy and the deadline mount; capped at 8 MiB with the cap recorded; "
+            "the agent's exit status and image ID are not in it (sandkit record reads them from the engine while "
+            "the containers exist)"
         )
         return Fidelity("session record", "enforced", reason, requested=False, proven_by=RECORD_PROOF)
     if target == "kubernetes":
@@ -144,7 +146,8 @@ def record_row(plan: Plan, target: str) -> Fidelity:
         reason = (
             "the proxy writes the session's file into a runner folder that only its container mounts; after the "
             "agent's step, a step stops the proxy (the end line), writes the refusals into the job summary and "
-            "uploads the file as the artifact sandkit-record-KIT (the deadline is not marked in it)"
+            "uploads the file as the artifact sandkit-record-KIT, with an outcome line from the runner (the agent's "
+            "exit status and image ID; the deadline is not marked in it)"
         )
         return Fidelity("session record", "enforced", reason, requested=False, proven_by=ACTIONS_RECORD_PROOF)
     return Fidelity("session record", "best-effort", reason, requested=False)

@@ -4,9 +4,10 @@ GitHub is not here, so the two `uses:` steps stand in as they would act: harden-
 local equivalent (it is proven by schema and zizmor), and checkout is the compiled folder itself.
 Every `run:` step runs exactly as written, with bash as GitHub runs it, the step's own env and a
 RUNNER_TEMP of its own. The agent probes the host and the proxy, prints a workflow command, ignores
-signals and would run on; the test reads its container's record while it runs, then cancels the
-step as the runner does (SIGINT, SIGTERM, SIGKILL to the step's processes) and runs the `always()`
-steps, which must leave nothing of the job behind.
+signals and would run on; the test reads its container's record while it runs, then tells it to end
+with exit status 3 (which the session record's outcome line must say), or cancels the step as the
+runner does (SIGINT, SIGTERM, SIGKILL to the step's processes), and runs the `always()` steps, which
+must leave nothing of the job behind.
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ echo '::error title=from the agent::a workflow command the runner must not act o
 
 
 def _kit(name: str, probes: str) -> str:
-    command = AGENT + GATEWAY_SCRIPT + probes + "echo agent-ready\nsleep 120\necho agent-finished\n"
+    # Once the test has read its container's record, it tells the agent to end, with its own exit status.
+    wait = "for _ in $(seq 120); do if [ -e /tmp/finish ]; then exit 3; fi; sleep 1; done\n"
+    command = AGENT + GATEWAY_SCRIPT + probes + "echo agent-ready\n" + wait + "echo agent-finished\n"
     return f"""\
 apiVersion: sandkit/v1
 name: {name}
@@ -202,9 +205,12 @@ def _cancel(process: subprocess.Popen[str]) -> None:
             continue
 
 
-def _run_agent(step: dict[str, Any], env: dict[str, str], cwd: Path) -> tuple[str, dict[str, Any], bool]:
+def _run_agent(
+    step: dict[str, Any], env: dict[str, str], cwd: Path, finish: bool = False
+) -> tuple[str, dict[str, Any], bool]:
     """Start the agent step, read its container's record (and whether its deadline runs) once the agent
-    is up, then cancel the step."""
+    is up, then cancel the step, or with ``finish`` tell the agent to end (``/tmp/finish``) and let the
+    step end as it does."""
     process = subprocess.Popen(
         _shell(step),
         cwd=cwd,
@@ -229,6 +235,9 @@ def _run_agent(step: dict[str, Any], env: dict[str, str], cwd: Path) -> tuple[st
         record = json.loads(inspected.stdout)[0] if inspected.returncode == 0 else {}
         state = ["docker", "inspect", "--format", "{{.State.Running}}", env["SANDKIT_DEADLINE"]]
         deadline_running = subprocess.run(state, capture_output=True, text=True).stdout.strip() == "true"
+        if finish:
+            subprocess.run(["docker", "exec", env["SANDKIT_AGENT"], "touch", "/tmp/finish"], check=False)
+            process.wait(60)
     finally:
         _cancel(process)
     lines.append(process.stdout.read())
@@ -252,6 +261,7 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
     outputs: dict[str, str] = {}
     probes_from_network: dict[str, int] = {}
     record: dict[str, Any] = {}
+    image_id = ""
     deadline_running = False
     failed_cleanup: list[str] = []
     try:
@@ -264,7 +274,8 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
             if step.get("if") == "${{ steps.event.outputs.skip != 1 }}":
                 assert "skip=1" not in Path(github["GITHUB_OUTPUT"]).read_text()
             if step["name"] == "Run the agent in its sandbox":
-                outputs[step["name"]], record, deadline_running = _run_agent(step, env, tmp_path)
+                outputs[step["name"]], record, deadline_running = _run_agent(step, env, tmp_path, finish=True)
+                image_id = _docker_cli("image", "inspect", "--format", "{{.Id}}", env["SANDKIT_IMAGE"]).stdout.strip()
                 continue
             done = _step(step, github, tmp_path)
             outputs[step["name"]] = done.stdout + done.stderr
@@ -333,6 +344,10 @@ def test_the_jobs_steps_hold_a_hostile_agent_and_leave_nothing_behind(tmp_path: 
     session = parse(str(uploaded), uploaded.read_bytes())
     assert session.problems == [] and session.end is not None and session.start is not None, session
     assert session.start["kit"] == name, session.start
+    # The runner's outcome line: the agent's own exit status, and the ID of the image it ran.
+    assert session.outcome is not None, session
+    assert (session.outcome["exit_status"], session.outcome["image_digest"]) == (3, image_id), session.outcome
+    assert image_id.startswith("sha256:"), image_id
     refused = {(d["host"], d["port"], d["reason"]) for d in session.decisions if d["decision"] == "refused"}
     assert {("refused.example", "443", "not-allowlisted"), ("refused.example", "80", "not-allowlisted")} <= refused
     summary = Path(github["GITHUB_STEP_SUMMARY"]).read_text()
@@ -586,6 +601,13 @@ def test_the_jobs_proxy_injects_and_the_agent_holds_only_the_placeholder(tmp_pat
     assert INJECT_VALUE not in proxy_log and INJECT_VALUE not in server_log, "the value is in a log"
     assert f"inject=x-demo-token@{K8S_API_HOST}:8443" in proxy_log, proxy_log
     assert left == [] and session_files == [], (left, session_files)
+    # The agent's step was cancelled: docker run forwards the SIGINT, which ends the agent's bash (130); if the
+    # step itself was ended before it could write that, the runner's outcome line says the status is unknown.
+    [uploaded] = (tmp_path / "artifacts" / f"sandkit-record-{name}").iterdir()
+    session = parse(str(uploaded), uploaded.read_bytes())
+    assert session.problems == [] and session.outcome is not None, session
+    assert session.outcome["exit_status"] in (130, None), session.outcome
+    assert session.outcome["image_digest"].startswith("sha256:"), session.outcome
     # Issue 34's second finding, on the runner: the proxy's address on Docker's default bridge (its way out)
     # answers the runner and that bridge's containers with a refusal, never a tunnel with the header.
     assert outsiders == {"runner": "HTTP/1.1 403 Forbidden", "bridge": "HTTP/1.1 403 Forbidden"}, outsiders

@@ -166,9 +166,22 @@ def test_the_agent_cannot_edit_delete_flood_or_forge_the_record(record_project: 
     assert done.returncode == 0 and "crafted=" in out, out + done.stderr.decode(errors="replace")
     assert "mounts=0\n" in out and "record-path-exists" not in out and "reached-through" not in out, out
     assert f"flood=403:{FLOOD}" in out, out
+    # A second run of the agent in the session, kept on the engine: `sandkit record` reads its exit status.
+    kept = f"{project.name}-kept-agent"
+    assert project.compose("run", "-T", "--name", kept, "agent", "bash", "-c", "exit 7").returncode == 7
 
     stopped = project.compose("stop", "egress")  # the session's end: the end line
     assert stopped.returncode == 0, stopped
+    code, sessions, err = _reader(project)
+    subprocess.run(["docker", "rm", "--force", kept], capture_output=True, check=False)
+    agent_image = json.loads(project.compose("config", "--format", "json").stdout)["services"]["agent"]["image"]
+    inspected = ["docker", "image", "inspect", "--format", "{{.Id}}", agent_image]
+    image_id = subprocess.run(inspected, capture_output=True, text=True, check=True).stdout.strip()
+    assert code == 0 and err == "", err
+    [engine] = [s["engine"] for s in sessions]
+    [agent] = engine["agents"]  # the --rm run is gone; the kept one is this session's
+    assert engine["source"] == "engine, at read time" and agent["container"] == kept, engine
+    assert (agent["exit_status"], agent["image_id"]) == (7, image_id) and image_id.startswith("sha256:"), agent
     plain = [re.sub(r"^(\x1b\[[0-9;]*[A-Za-z])+", "", line) for line in project.logs("egress").splitlines()]
     log = [line for line in plain if line.startswith("sandkit-egress ")]  # squid's own line per decision
     assert project.compose("down").returncode == 0  # the session is over; the volume stays
@@ -202,6 +215,7 @@ def test_the_agent_cannot_edit_delete_flood_or_forge_the_record(record_project: 
     code, sessions, err = _reader(project)
     assert code == 0 and err == "", err
     [session] = sessions
+    assert session["engine"]["agents"] == [] and "no agent container" in session["engine"]["note"], session["engine"]
     assert session["capped"] and session["end"]["dropped"] == end["dropped"] and session["problems"] == []
     refused = {h["host"]: h["reasons"] for h in session["hosts"] if h["refused"]}
     assert refused["denied.record.test"] == {"denied-host": 1} and refused[INTRANET] == {"non-public-address": 1}

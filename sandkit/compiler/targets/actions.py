@@ -261,6 +261,11 @@ status=0
 if [ -z "${SANDKIT_PROBE_PROGRAM:-}" ]; then
   docker run "${args[@]}" "$SANDKIT_IMAGE" || status=$?
   echo "::$token::"
+  # For the session record's outcome line (written by the step after, on the runner, out of the agent's reach):
+  # the agent's status, once its container has ended (a cancel interrupts docker run while the agent runs on).
+  if [ "$(docker container inspect --format '{{.State.Running}}' -- "$SANDKIT_AGENT" 2>/dev/null)" != true ]; then
+    printf '%s\\n' "$status" > "$RUNNER_TEMP/sandkit-agent-status"
+  fi
   exit "$status"
 fi
 # sandkit verify (vars.SANDKIT_VERIFY): the probe program in the agent's place, with every setting above. The
@@ -609,6 +614,18 @@ echo "::$token::"
 # The session's end line, then the record's refusals in the job's summary: host (URL-encoded by squid, so
 # it holds no backtick or bar), port and reason, counted.
 docker stop --time 10 "$SANDKIT_PROXY" >/dev/null 2>&1 || true
+# The outcome line after the end line (docs/record.md): what the runner alone knows, the agent's exit status
+# (null when its step ended before the agent's container, or did not run) and the ID of the image it ran.
+status="$(head -c 8 -- "$RUNNER_TEMP/sandkit-agent-status" 2>/dev/null | tr -d '\\n')" || true
+if [[ "$status" =~ ^[0-9]{1,3}$ ]] && [ "$((10#$status))" -le 255 ]; then status="$((10#$status))"; else status=null; fi
+image="$(docker image inspect --format '{{.Id}}' -- "$SANDKIT_IMAGE" 2>/dev/null)" || true
+if [[ "$image" =~ ^sha256:[0-9a-f]{64}$ ]]; then image="\\"$image\\""; else image=null; fi
+now="$(date +%s.%3N)"
+find "$RUNNER_TEMP/sandkit-record" -maxdepth 1 -name 'session-*.jsonl' -type f -print0 2>/dev/null |
+  while IFS= read -r -d '' file; do
+    printf '{"event":"outcome","source":"runner","time":%s,"exit_status":%s,"image_digest":%s}\\n' \\
+      "$now" "$status" "$image" >> "$file"
+  done || true
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   {
     echo "### Refused by the egress proxy"
@@ -646,7 +663,7 @@ if [ -n "$SANDKIT_NETWORK" ]; then
   done
 fi
 rm -rf -- "$RUNNER_TEMP"/sandkit-session.* "$RUNNER_TEMP"/sandkit-host-addresses.* "$RUNNER_TEMP/sandkit-event" \\
-  "$RUNNER_TEMP/sandkit-variables" "$RUNNER_TEMP/sandkit-record"
+  "$RUNNER_TEMP/sandkit-variables" "$RUNNER_TEMP/sandkit-record" "$RUNNER_TEMP/sandkit-agent-status"
 for container in "$SANDKIT_AGENT" "$SANDKIT_DEADLINE" "$SANDKIT_PROXY"; do
   if [ -n "$container" ] && docker container inspect "$container" >/dev/null 2>&1; then
     echo "sandkit: the container $container could not be removed" >&2
@@ -1023,7 +1040,7 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
             {
                 "name": "Egress proxy decisions",
                 "if": Expression(_expression("always()")),
-                "env": {"SANDKIT_PROXY": names["proxy"]},
+                "env": {"SANDKIT_PROXY": names["proxy"], "SANDKIT_IMAGE": plan.image_tag},
                 "run": PROXY_LOG_SCRIPT,
             }
         )
