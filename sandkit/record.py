@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         files = _folder_files(source)
     elif source.is_file():
         files = {str(source): _read_bounded(source)}
+    elif source.exists():
+        raise UsageError(f"{source}: error: not a regular file or a folder")
     else:
         raise UsageError(f"{source}: error: no such file or folder")
     if not files:

@@ -7,6 +7,7 @@ real proxy's); the reader must take the proxy's own lines and report anything el
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -146,6 +147,17 @@ def test_a_folder_chooses_sessions(tmp_path: Path, capsys: pytest.CaptureFixture
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["record", str(empty)]) == 2
+    assert "no session record" in capsys.readouterr().err
+
+
+def test_a_special_file_is_refused_without_being_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A FIFO (which would block a read) or a device is neither a record file nor a folder: exit 2, said so."""
+    fifo = tmp_path / "session-20260101T000000Z-0a0b0c0d0e0f.jsonl"
+    os.mkfifo(fifo)
+    for special in (fifo, Path("/dev/zero")):
+        assert main(["record", str(special)]) == 2
+        assert f"{special}: error: not a regular file or a folder" in capsys.readouterr().err
+    assert main(["record", str(tmp_path)]) == 2  # a folder whose one session-*.jsonl is a FIFO holds no record
     assert "no session record" in capsys.readouterr().err
 
 
