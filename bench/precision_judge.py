@@ -20,6 +20,13 @@ is drawn here, from a fixed seed, so anyone can redraw the same sample:
 
 The third held-out set is labelled the same way in bench/precision_labels/held3.tsv.
 
+The fourth held-out set draws its sample with seed 44 and labels one more judgement per finding,
+"acts for agents" (would a team that lets a coding agent work unattended here act on it): its
+labels file names its columns in a `# repo<TAB>path<TAB>...` line that includes `agents`.
+
+    python bench/precision_judge.py sample ROOT RESULTS --seed 44
+    python bench/precision_judge.py labels LABELS.tsv ROOT RESULTS --seed 44
+
 A label line may end with a tenth column, text the finding's message must hold for the label to
 apply: the same place labelled again after a fix changed what the finding says.
 """
@@ -29,6 +36,7 @@ import glob
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -202,59 +210,103 @@ def report(root: str, results: str) -> dict[str, list[Finding]]:
     return {r: sorted(v) for r, v in by.items()}
 
 
-def sample(by: dict[str, list[Finding]]) -> dict[str, list[Finding]]:
-    """The findings to read: all of a rule below SAMPLE, else SAMPLE drawn with SEED."""
+def sample(by: dict[str, list[Finding]], seed: int = SEED) -> dict[str, list[Finding]]:
+    """The findings to read: all of a rule below SAMPLE, else SAMPLE drawn with `seed` (each set
+    names its own, fixed before it is measured, so a sample cannot be redrawn until it suits)."""
     import random
 
-    return {r: v if len(v) < SAMPLE else sorted(random.Random(SEED).sample(v, SAMPLE)) for r, v in by.items()}
+    return {r: v if len(v) < SAMPLE else sorted(random.Random(seed).sample(v, SAMPLE)) for r, v in by.items()}
 
 
-def labelled(labels: str, root: str, results: str) -> None:
-    """Per-rule right and actionable of the sample, and the whole set weighted by each rule's count."""
-    lab: dict[tuple[str, str, str, int, int], list[tuple[str, tuple[int, int]]]] = collections.defaultdict(list)
+LABEL_COLUMNS = ["repo", "path", "line", "col", "rule", "severity", "right", "actionable", "reason"]
+Judgement = tuple[int, ...]  # right, actionable, and agents when the labels file has that column
+
+
+def read_labels(labels: str) -> tuple[dict[tuple[str, str, str, int, int], list[tuple[str, Judgement]]], bool]:
+    """{place: [(needle, judgement)]} and whether the file labels "acts for agents". A file names
+    its columns in a `# repo<TAB>path...` line; without one they are the second and third sets'."""
+    lab: dict[tuple[str, str, str, int, int], list[tuple[str, Judgement]]] = collections.defaultdict(list)
+    columns = LABEL_COLUMNS
     for row in Path(labels).read_text().splitlines():
+        if row.startswith("# repo\t"):
+            columns = row[2:].split("\t")
         if row.startswith("#") or not row.strip():
             continue
-        repo, path, line, col, rule, _sev, right, act, _why, *needle = row.split("\t")
-        lab[(rule, repo, path, int(line), int(col))].append(("".join(needle), (int(right), int(act))))
+        cells = row.split("\t")
+        named = dict(zip(columns, cells, strict=False))
+        needle = "".join(cells[len(columns) :])
+        marks = [int(named[c]) for c in ("right", "actionable", "agents") if c in columns]
+        place = (named["rule"], named["repo"], named["path"], int(named["line"]), int(named["col"]))
+        lab[place].append((needle, tuple(marks)))
+    return lab, "agents" in columns
+
+
+Read = dict[str, list[tuple[Finding, Judgement | None]]]  # rule: its sampled findings, labelled
+
+
+def estimate(by: dict[str, list[Finding]], read: Read, keep: Callable[[Finding], bool], marks: int) -> list[float]:
+    """[findings `keep` admits, and of them the `marks` judgements] estimated rule by rule: each
+    rule's share among its read findings `keep` admits, times its number of such findings (its
+    share among all its read findings when none of the read ones is admitted; none at all, as
+    before, when none of them is labelled)."""
+    tot = [0.0] * (1 + marks)
+    for rule, pairs in read.items():
+        n = sum(1 for f in by[rule] if keep(f))
+        ok = [g for f, g in pairs if g is not None and keep(f)] or [g for _, g in pairs if g is not None]
+        row = [n, *(n * sum(g[i] for g in ok) / max(len(ok), 1) for i in range(marks))]
+        tot = [x + y for x, y in zip(tot, row, strict=True)]
+    return tot
+
+
+def labelled(labels: str, root: str, results: str, seed: int = SEED) -> None:
+    """Per-rule right and actionable (and agents) of the sample, and the whole set weighted by each
+    rule's count: over every finding, and over those at or above low (what `--fail-on low` fails)."""
+    lab, agents = read_labels(labels)
     by = report(root, results)
 
-    def label(f: Finding) -> tuple[int, int] | None:
-        """The first label of the finding's place whose optional tenth column (text its message
+    def label(f: Finding) -> Judgement | None:
+        """The first label of the finding's place whose optional last column (text its message
         must hold) fits: a finding whose message a fix changed is labelled again."""
         return next((j for needle, j in lab.get(f[:5], []) if needle in f[6]), None)
 
-    print("| rule | findings | read | right | actionable |\n| --- | --- | --- | --- | --- |")
-    tot = [0, 0, 0, 0.0, 0.0]  # findings, read, right read, right estimated, actionable estimated
-    unj = []
-    for rule, read in sorted(sample(by).items()):
-        got = [label(f) for f in read]
-        unj += [f for f, g in zip(read, got, strict=True) if g is None]
-        ok = [g for g in got if g is not None]
-        r, a = sum(g[0] for g in ok), sum(g[1] for g in ok)
-        n = len(by[rule])
-        print(f"| {rule} | {n} | {len(ok)} | {r} | {a} |")
-        tot[0] += n
-        tot[1] += len(ok)
-        tot[2] += r
-        tot[3] += n * r / max(len(ok), 1)
-        tot[4] += n * a / max(len(ok), 1)
-    print(f"| all | {tot[0]} | {tot[1]} | {tot[2]} | |")
-    share_right, share_act = 100 * tot[3] / tot[0], 100 * tot[4] / tot[0]
-    print(f"estimated over all {tot[0]} findings: right {share_right:.1f}%, actionable {share_act:.1f}%")
-    for f in unj:
+    read: Read = {rule: [(f, label(f)) for f in fs] for rule, fs in sorted(sample(by, seed).items())}
+    print(f"| rule | findings | read | right | actionable |{' agents |' * agents}")
+    print(f"| --- | --- | --- | --- | --- |{' --- |' * agents}")
+    for rule, pairs in read.items():
+        ok = [g for _, g in pairs if g is not None]
+        marks = " | ".join(str(sum(g[i] for g in ok)) for i in range(2 + agents))
+        print(f"| {rule} | {len(by[rule])} | {len(ok)} | {marks} |")
+    ok_all = [g for pairs in read.values() for _, g in pairs if g is not None]
+    total = sum(len(v) for v in by.values())
+    print(f"| all | {total} | {len(ok_all)} | {sum(g[0] for g in ok_all)} | |{' |' * agents}")
+    names = ["right", "actionable", "acts for agents"][: 2 + agents]
+    for what, keep in (("all", lambda f: True), ("at or above low", lambda f: f[5] != "info")):
+        tot = estimate(by, read, keep, len(names))
+        if tot[0]:
+            shares = ", ".join(f"{name} {100 * t / tot[0]:.1f}%" for name, t in zip(names, tot[1:], strict=True))
+            print(f"estimated over {what} {tot[0]:.0f} findings: {shares}")
+    for f in [f for pairs in read.values() for f, g in pairs if g is None]:
         print("UNJUDGED", *f[:6], f[6][:120], sep="\t")
+
+
+def seed_of(argv: list[str]) -> tuple[list[str], int]:
+    """argv without `--seed N`, and N (SEED when it is not given)."""
+    if "--seed" not in argv:
+        return argv, SEED
+    i = argv.index("--seed")
+    return argv[:i] + argv[i + 2 :], int(argv[i + 1])
 
 
 def main(argv: list[str]) -> None:
     global ROOT
+    argv, seed = seed_of(argv)
     if argv[0] == "sample":
-        for read in sample(report(argv[1], argv[2])).values():
+        for read in sample(report(argv[1], argv[2]), seed).values():
             for f in read:
                 print(*f, sep="\t")
         return
     if argv[0] == "labels":
-        labelled(*argv[1:4])
+        labelled(argv[1], argv[2], argv[3], seed)
         return
     ROOT, before, after = argv
     for s in ("held", "dev"):
