@@ -95,8 +95,8 @@ TOKEN_LOCATORS: dict[str, LazyPattern] = {"URL with a password": lazy(r"://(?=[^
 # Words that mark a value as a stand-in rather than a credential (documentation, templates).
 _PLACEHOLDER_WORDS = lazy(
     r"change_?-?me|example|placeholder|dummy|your[_-]?|replace|redacted|fake|sample|"
-    r"insert|notreal|not[_-]a[_-]real|xxxx|\*\*\*|\.\.\.|<[^>]{0,64}>|todo|fixme|secret[_-]?here|"
-    r"token[_-]?here|key[_-]?here|hunter2",
+    r"insert|notreal|not[_-]a[_-]real|xxxx|\*\*\*|\.\.\.|<[^>]{0,64}>|todo|fixme|"
+    r"(?:secret|token|key|pass(?:word|wd)?|pwd|value|string|credentials?)[_-]?(?:goes[_-]?)?here|hunter2",
     re.IGNORECASE,
 )
 _PLACEHOLDER_VALUES = frozenset(
@@ -141,9 +141,15 @@ _PLACEHOLDER_VALUES = frozenset(
         "s3cr3t",
     }
 )
-# References to a secret kept elsewhere: environment and template variables, secret stores.
+# References to a secret kept elsewhere: environment and template variables, secret stores, and
+# expressions the consumer evaluates: ``${...}``, ``$(...)``, ``{{ }}``, ``{% %}``, ``<%= %>``, Azure
+# Pipelines ``$[ ]``, Azure Resource Manager ``[parameters('x')]`` (any whole ``[...]``: also a
+# ``[TOKEN]`` placeholder), Logic Apps and App Service ``@parameters('x')``/``@Microsoft.KeyVault(...)``,
+# token replacement ``#{Name}#`` and ``__Name__``, Concourse ``((name))``, Maven ``@name@``, Puppet ``%{x}``.
 _REFERENCE = lazy(
-    r"\$\{|\$\(|\{\{|\}\}|%\(|%s|^\{[^{}\s]{1,80}\}$|^\$[A-Za-z_]|^%[A-Za-z_][A-Za-z0-9_]*%$|^(?:/run/secrets/|/var/run/secrets/|"
+    r"\$\{|\$\(|\$\[|\{\{|\}\}|\{%|<%|%\(|%s|%\{[^{}]{1,80}\}|#\{[^{}]{1,80}\}|\(\([\w./: -]{1,120}\)\)|"
+    r"^\{[^{}\s]{1,80}\}$|^\$[A-Za-z_]|^%[A-Za-z_][A-Za-z0-9_]*%$|^\[[^\[\]]{1,200}\]$|"
+    r"^__[A-Za-z][\w.-]{0,80}__$|^@[\w.-]{1,80}@$|^@\{?[A-Za-z][\w.]{0,60}\(|^(?:/run/secrets/|/var/run/secrets/|"
     r"file:|env:|vault:|op://|ref\+|sm://|arn:aws:|secretsmanager:|projects/[^/]{1,64}/secrets/|"
     r"azurekeyvault|keyvault:|!)",
     re.IGNORECASE,
@@ -164,7 +170,68 @@ def is_placeholder(value: str) -> bool:
         return True
     if _REFERENCE.search(text) or _PLACEHOLDER_WORDS.search(text):
         return True
-    return len(set(text.lower())) <= 2
+    return len(set(text.lower())) <= 2 or made_up(text)
+
+
+_REPEATED = lazy(r"(.{2,32}?)\1+")
+_HEX_GROUPS = lazy(r"[0-9a-z]{4,12}(?:-[0-9a-z]{2,12}){2,}")
+_RUN_ALPHABETS = ("0123456789abcdefghijklmnopqrstuvwxyz", "qwertyuiop", "asdfghjkl", "zxcvbnm", "1234567890")
+
+
+def made_up(text: str) -> bool:
+    """A value typed to look like a key rather than made by a generator: one piece repeated
+    (``privatekeyprivatekey``, ``abcabcabc``), counting or keyboard runs (``0123456789abcdef``,
+    ``abcdef123456``, ``qwertyuiop``), or a hex identifier's shape holding letters hex has not
+    (``8312341g-5678-abcd-...``: a real UUID or hex key is made of 0-9 and a-f only)."""
+    lower = text.lower()
+    if _REPEATED.fullmatch(lower):
+        return True
+    if _counting_runs(re.sub(r"[-_.]", "", lower)):
+        return True
+    return _hex_with_other_letters(lower)
+
+
+def _hex_with_other_letters(lower: str) -> bool:
+    """Mostly hex digits with a few letters beyond f, in a hex identifier's grouping (one in
+    five characters at most) or as 32 characters or more (one in ten at most): in a random
+    lower-case key more than half of the characters are letters beyond f. A ``0x`` prefix is
+    hex notation, not a letter of the key."""
+    lower = lower.removeprefix("0x")
+    letters = re.sub(r"[^0-9a-z]", "", lower)
+    other = sum(1 for c in letters if c > "f")
+    if _HEX_GROUPS.fullmatch(lower):
+        return other > 0 and 5 * other <= len(letters)
+    long_hex_like = len(lower) >= 32 and re.fullmatch(r"[0-9a-z]+", lower) and re.search(r"\d", lower)
+    return bool(long_hex_like) and other > 0 and 10 * other <= len(letters)
+
+
+def _counting_runs(flat: str) -> bool:
+    """The whole text is at most two runs of three or more characters each counting up or down
+    an alphabet (digits then letters) or along a keyboard row."""
+    if len(flat) < 6:
+        return False
+    runs, start = 0, 0
+    while start < len(flat):
+        end = _run_end(flat, start)
+        if end - start < 3:
+            return False
+        runs, start = runs + 1, end
+    return runs <= 2
+
+
+def _run_end(flat: str, start: int) -> int:
+    """Where the longest counting run starting at ``start`` ends (exclusive)."""
+    best = start + 1
+    for alphabet in _RUN_ALPHABETS:
+        for step in (1, -1):
+            end = start + 1
+            while end < len(flat):
+                here, there = alphabet.find(flat[end - 1]), alphabet.find(flat[end])
+                if here < 0 or there != here + step:
+                    break
+                end += 1
+            best = max(best, end)
+    return best
 
 
 def is_secret_name(name: str) -> bool:

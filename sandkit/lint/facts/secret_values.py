@@ -192,6 +192,37 @@ def _plausible(token: Token, text: str) -> bool:
     return True
 
 
+#: What sits beside a Firebase web app's configuration (``authDomain``, ``messagingSenderId``, the
+#: project's ``*.firebaseapp.com``), in any case style; and a Maps JavaScript API script URL.
+_FIREBASE_CONFIG = lazy(
+    r"(?i)auth_?domain|messaging_?sender_?id|measurement_?id|firebaseapp\.com|firebaseio\.com|firebasestorage\.app"
+)
+_FIREBASE_NAME = lazy(r"(?i)firebase\w{0,40}[\"']?\s*[:=]\s*[\"'`]?$")
+_MAPS_SCRIPT = lazy(r"(?i)maps\.googleapis\.com/maps/api/js\?[^\s\"'<>]{0,200}\bkey=$")
+_CONFIG_REACH = 600  # characters either side of a key searched for the rest of its web config
+
+
+def public_by_design(text: str, token: Token) -> str | None:
+    """Why a credential-format match is a key its vendor publishes to every browser, or None.
+
+    A Google API key in a Firebase web app's configuration (``apiKey`` beside ``authDomain``,
+    ``messagingSenderId``, or under a ``FIREBASE_*`` name) or in a Maps JavaScript API script URL
+    identifies the project to Google and ships in the page's code; what guards it is the key's
+    restrictions (HTTP referrers, APIs) set in the cloud console, not its secrecy."""
+    if token.kind != "Google API key":
+        return None
+    before = text[max(0, token.start - 200) : token.start]
+    if _FIREBASE_NAME.search(before) or _FIREBASE_CONFIG.search(
+        text, max(0, token.start - _CONFIG_REACH), token.end + _CONFIG_REACH
+    ):
+        return (
+            "a Firebase web app's API key: public by design, it ships to every browser; restrict it by referrer and API"
+        )
+    if _MAPS_SCRIPT.search(before):
+        return "a Maps JavaScript API key: public by design, it ships to every browser; restrict it by referrer and API"
+    return None
+
+
 #: A name that says its value is a stand-in (``TEST_FAKE_RSA_KEY_2``, ``fakeToken``, ``dummy-secret``),
 #: split into words at ``_``, ``-`` and case changes.
 _FIXTURE_WORDS = frozenset(
@@ -270,6 +301,18 @@ def sample_context(file: SourceFile, start: int) -> tuple[str, bool] | None:
     if line_start >= 0 and path.lower().endswith(_SOURCE_SUFFIXES) and _COMMENT_LEAD.match(text, line_start):
         return "in a comment of program source, usually a documented example", False
     return None
+
+
+#: Build-time settings front-end frameworks inline into the code they send to every browser
+#: (Next.js, Vite, Create React App, Nuxt, Expo, SvelteKit): public by design, such as an analytics
+#: key or a Supabase anon key. One that still says SECRET, PASSWORD or PRIVATE is a mistake and stays.
+_PUBLIC_CLIENT = lazy(r"(?i)(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|EXPO_PUBLIC|PUBLIC)_\w+")
+_NOT_PUBLIC = lazy(r"(?i)secret|passw|private|pwd")
+
+
+def public_client_setting(name: str) -> bool:
+    """``NEXT_PUBLIC_POSTHOG_KEY``, ``VITE_FIREBASE_API_KEY``: a front-end setting, public by design."""
+    return _PUBLIC_CLIENT.fullmatch(name) is not None and _NOT_PUBLIC.search(name) is None
 
 
 #: Keys their vendors publish for local emulators, the same in every installation: the storage
@@ -429,7 +472,19 @@ def is_example_path(path: str) -> bool:
     parts = path.lower().split("/")
     if len(parts) >= 2 and parts[-2] == "ci" and parts[-1].endswith(("values.yaml", "values.yml")):
         return True  # chart-testing's install values (charts/NAME/ci/*-values.yaml): test input
+    if any(_TEST_VALUES_FOLDER.fullmatch(part) for part in parts[:-1]) or _TEST_VALUES_NAME.fullmatch(parts[-1]):
+        return True  # a chart's test input kept elsewhere: test-values/, ci-values.yaml, values-lint.yaml
     return any(part in _EXAMPLE_FOLDERS for part in parts[:-1]) or bool(_EXAMPLE_NAME.search(parts[-1]))
+
+
+#: Folders and names of values files a chart is tested with, besides chart-testing's ``ci/``:
+#: ``test-values/``, ``testvalues/``, ``ci-values/``; ``ci-values.yaml``, ``test-values-ha.yaml``,
+#: ``lint-values.yaml``, ``values-ci.yaml``, ``values.e2e.yaml``. Not ``values-test.yaml``: "test" is
+#: also an environment's name, whose values are deployed.
+_TEST_VALUES_FOLDER = lazy(r"(?:tests?|ci|e2e|lint|unittests?)[-_]?values")
+_TEST_VALUES_NAME = lazy(
+    r"(?:[\w.-]*[-_.])?(?:tests?|ci|e2e|lint)[-_.]values?(?:[-_.][\w.-]*)?\.ya?ml|values?[-_.](?:ci|e2e|lint)(?:[-_.][\w.-]*)?\.ya?ml"
+)
 
 
 #: Folders that hold message catalogues (translations, i18n strings), and the names such files take
@@ -642,6 +697,26 @@ def literal_secret(name: str, value: object) -> bool:
         return False  # request and change tokens are ids; API keys in UUID form still count
     if "/" in text and re.search(r"\.[A-Za-z]{1,5}$", text):
         return False  # a file path
-    if is_reference(str(name), text):
+    if is_reference(str(name), text) or _encoded_placeholder(text):
         return False
     return not re.fullmatch(r"https?://[^@\s]*|\d+(?:\.\d+)?", text)
+
+
+_BASE64 = lazy(r"(?:[A-Za-z0-9+/]{4}){1,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+def _encoded_placeholder(text: str) -> bool:
+    """A short base64 value (a Kubernetes Secret's ``data:``) whose decoded text is a placeholder:
+    ``cGFzc3dvcmQ=`` is "password", ``Y2hhbmdlbWU=`` "changeme". Only text that decodes to
+    printable ASCII (a newline at the end aside) is judged; a real key's bytes do not."""
+    if len(text) < 8 or not _BASE64.fullmatch(text):
+        return False
+    import base64  # only for values shaped like base64: off most runs' path
+    import binascii
+
+    try:
+        decoded = base64.b64decode(text, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    decoded = decoded.rstrip("\r\n")  # ``echo password | base64`` encodes the newline too
+    return decoded.isprintable() and is_placeholder(decoded)

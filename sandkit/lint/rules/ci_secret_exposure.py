@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.workflows import (
@@ -34,8 +35,6 @@ _IDENTIFIER = lazy(
 )
 # `uses: $/...` is GitHub's reference to the workflow's own repository at the running commit.
 _SAME_REPOSITORY = ("./", "$/")
-_PRINT = lazy(r"(?:^|[;&|(]\s*|\s)(?:echo|printf)\b")
-_TO_FILE = lazy(r"(?:>>?|\btee\b)")
 _MASK = "::add-mask::"
 
 
@@ -190,9 +189,13 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     """A `run:` step echoes a secret or writes it to a file.
 
     A line of a `run:` script that prints `${{ secrets.X }}` (or a variable set from a
-    secret in the step, job or workflow env) with echo/printf, or redirects or tees it into
-    a file, $GITHUB_ENV or $GITHUB_OUTPUT included. Piping into a command
-    (`echo "$TOKEN" | docker login --password-stdin`) and `::add-mask::` are not findings.
+    secret in the step, job or workflow env) with echo/printf (or edits it into text with sed,
+    awk, jq, yq), a here-document or here-string holding it given to cat, tee or base64, and
+    where that output goes: the log, or a file by `>`, `>>` or `| tee FILE`, $GITHUB_ENV and
+    $GITHUB_OUTPUT included. Piping into a command (`echo "$TOKEN" | docker login
+    --password-stdin`), `::add-mask::`, `> /dev/null` and a secret passed as an argument of any
+    other command are not findings: `gpg --passphrase '${{ secrets.X }}' --export-secret-key >
+    key.asc` writes the key gpg makes, not the passphrase.
 
     Why:
     Masking in logs is best-effort (encoded or split values escape it), and a file in the
@@ -217,26 +220,186 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
 
 
 _EXPRESSION = lazy(r"\$\{\{.*?\}\}")
-_PIPE = lazy(r"(?<!\|)\|(?!\|)")
+#: Commands whose output holds the text of their arguments: printing them, or a script that
+#: edits text (``sed "s/x/$TOKEN/"``, ``jq --arg t "$TOKEN" ...``).
+_ARGUMENT_PRINTERS = frozenset({"echo", "printf", "sed", "awk", "gawk", "jq", "yq"})
+#: Commands whose output holds what they read on stdin (a here-document, a here-string, a pipe).
+_STDIN_PASSERS = frozenset({"cat", "tee", "base64", "tr", "envsubst", "gzip", "xxd", "rev"})
+_HEREDOC = lazy(r"(?<!<)<<-?\s*(['\"]?)([A-Za-z_][\w.-]{0,40})\1")
+_HERESTRING = lazy(r"<<<")
+_REDIRECT = lazy(r"(?<![<\d&])(\d?)(&?>>?)(?!&)\s*(\S+)|(\d?)>&(\d)")
+_NOT_FILES = frozenset({"/dev/stderr", "/dev/stdout", "/dev/tty"})
+
+
+class _Segment(NamedTuple):
+    """One simple command of a line: where it is, and what joins it to the next (``|`` or not)."""
+
+    start: int
+    end: int
+    piped: bool
 
 
 def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:
+    """Where a secret reaches the log or a file: as an argument of a command whose output holds
+    it (echo, printf, sed, jq ...), or as the text of a here-document or here-string given to
+    one that passes its input on (cat, tee, base64 ...), followed through pipes of such commands
+    to where the output goes. A secret passed to any other command (``gpg --passphrase X
+    --export-secret-key > key.asc``, ``curl -H "token: X" -o out.json``) is that command's input,
+    not its output: the file gets what the command makes."""
     offset = 0
+    heredoc: tuple[str, bool, str] | None = None  # delimiter, whether $VARS expand, where the body goes
     for line in run.split("\n"):
         start, offset = offset, offset + len(line) + 1
+        if heredoc is not None:
+            delimiter, expands, goes = heredoc
+            if line.strip() == delimiter:
+                heredoc = None
+                continue
+            used = _secret_in(line, names if expands else set())
+            if used is not None and goes in ("file", "log"):
+                yield _hit(file, run, start + used.start(), used.group(), goes)
+            continue
         if _MASK in line:
             continue
-        used = SECRET_REF.search(line) or next(
-            (m for n in names for m in [re.search(r"\$\{?" + re.escape(n) + r"\b", line)] if m), None
-        )
-        if used is None:
+        found = _secrets_in(line, names)
+        if not found and "<<" not in line:
+            continue  # most lines: nothing to read closer
+        shell = _structure(line)
+        segments = _segments(shell)
+        opened = next((m for m in _HEREDOC.finditer(line) if shell[m.start()] == "<"), None)
+        if opened is not None:
+            index = _segment_at(segments, opened.start())
+            goes = _destination(shell, line, segments, index, passes_input=True)
+            heredoc = (opened.group(2), not opened.group(1), goes)
+        for used in found:
+            goes = _where_it_goes(shell, line, segments, used.start())
+            if goes in ("file", "log"):
+                yield _hit(file, run, start + used.start(), used.group(), goes)
+                break
+
+
+def _segment_at(segments: list[_Segment], at: int) -> int:
+    return next(i for i, seg in enumerate(segments) if seg.start <= at <= seg.end)
+
+
+def _where_it_goes(shell: str, line: str, segments: list[_Segment], at: int) -> str:
+    """Where a secret written at ``at`` ends up: "file", "log", or "command" (used, not output)."""
+    index = _segment_at(segments, at)
+    segment = segments[index]
+    program = _program(line[segment.start : segment.end])
+    here = _HERESTRING.search(shell, segment.start, at)
+    if program in _ARGUMENT_PRINTERS and here is None:
+        return _destination(shell, line, segments, index, passes_input=False)
+    if here is not None:
+        return _destination(shell, line, segments, index, passes_input=True)
+    return "command"
+
+
+def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str) -> Hit:
+    name = used.strip("${ ")
+    message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
+    return Hit(file.str_pos(run, at), message)
+
+
+def _secret_in(line: str, names: set[str]) -> re.Match[str] | None:
+    return next(iter(_secrets_in(line, names)), None)
+
+
+def _secrets_in(line: str, names: set[str]) -> list[re.Match[str]]:
+    """Every ``secrets.X`` and ``$NAME`` of a secret-holding variable in ``line``, in order."""
+    found = list(SECRET_REF.finditer(line))
+    for name in sorted(names):
+        found.extend(re.finditer(r"\$\{?" + re.escape(name) + r"\b", line))
+    return sorted(found, key=lambda m: m.start())
+
+
+def _structure(line: str) -> str:
+    """The line with ``${{ }}`` expressions and quoted text blanked to ``x`` (same length), so
+    that operators and redirections found in it are the shell's."""
+    masked = _EXPRESSION.sub(lambda m: "x" * len(m.group()), line)
+    out: list[str] = []
+    quote = ""
+    escaped = False
+    for char in masked:
+        if escaped:
+            out.append("x")
+            escaped = False
+        elif char == "\\" and quote != "'":
+            out.append("x")
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+            out.append("x" if quote else char)
+        elif char in "'\"":
+            quote = char
+            out.append(char)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _segments(shell: str) -> list[_Segment]:
+    """The simple commands of a structure-only line, split at ``|``, ``||``, ``&&``, ``;`` and ``&``."""
+    segments: list[_Segment] = []
+    begin = i = 0
+    while i < len(shell):
+        char = shell[i]
+        pair = shell[i : i + 2]
+        if pair in ("||", "&&"):
+            segments.append(_Segment(begin, i, False))
+            begin = i = i + 2
+        elif char == "|" or char == ";" or (char == "&" and shell[i - 1 : i] not in (">", "<") and pair != "&>"):
+            segments.append(_Segment(begin, i, char == "|"))
+            begin = i = i + 1
+        else:
+            i += 1
+    segments.append(_Segment(begin, len(shell), False))
+    return segments
+
+
+def _program(text: str) -> str:
+    """A simple command's program name: its first word after ``NAME=value`` settings and sudo."""
+    for word in text.split():
+        if "=" in word.split("/")[0] and not word.startswith(("-", "=")):
             continue
-        shell = _EXPRESSION.sub(lambda m: "x" * len(m.group()), line)  # `||` inside ${{ }} is no pipe
-        pipe_at = _PIPE.search(shell)
-        before, pipe = (line[: pipe_at.start()], "|") if pipe_at else (line, "")
-        if _TO_FILE.search(line[used.end() :]) and not pipe:
-            yield Hit(file.str_pos(run, start + used.start()), f"run step writes {used.group().strip('${ ')} to a file")
-        elif _PRINT.search(before) and not pipe and used.start() < len(before):
-            yield Hit(
-                file.str_pos(run, start + used.start()), f"run step prints {used.group().strip('${ ')} to the log"
-            )
+        if word in ("sudo", "command", "builtin", "exec"):
+            continue
+        return word.rsplit("/", 1)[-1]
+    return ""
+
+
+def _destination(shell: str, line: str, segments: list[_Segment], index: int, *, passes_input: bool) -> str:
+    """Where the output of ``segments[index]`` ends: "file", "log", "nowhere" (/dev/null) or
+    "command" (the stdin of a command that does not pass it on, ``... | docker login
+    --password-stdin``, which ends the chain). Pipes are followed one segment at a time."""
+    while True:
+        segment = segments[index]
+        text = line[segment.start : segment.end]
+        if index > 0 or passes_input:
+            program = _program(text)
+            if program not in _STDIN_PASSERS and program not in _ARGUMENT_PRINTERS:
+                return "command"
+            if program == "tee" and any(not w.startswith(("-", "<", ">")) for w in text.split()[1:]):
+                return "file"  # tee writes its input to its file arguments (and passes it on)
+        goes = _redirected(shell, line, segment)
+        if goes is not None:
+            return goes
+        if not (segment.piped and index + 1 < len(segments)):
+            return "log"
+        index += 1
+
+
+def _redirected(shell: str, line: str, segment: _Segment) -> str | None:
+    """Where a segment's own redirection sends its stdout, or None when it has none."""
+    for redirect in _REDIRECT.finditer(shell, segment.start, segment.end):
+        if redirect.group(5) is not None:  # N>&M
+            if (redirect.group(4) or "1") == "1":
+                return "log"  # stdout onto stderr: the log
+            continue
+        if (redirect.group(1) or "1") != "1" and "&" not in redirect.group(2):
+            continue  # stderr (2>file) holds no echoed text
+        target = line[redirect.start(3) : redirect.end(3)].strip("\"'")
+        if target == "/dev/null":
+            return "nowhere"
+        return "log" if target in _NOT_FILES else "file"
+    return None

@@ -13,7 +13,7 @@ from fnmatch import fnmatchcase
 
 from sandkit.credentials import TOKEN_HINTS, is_placeholder, is_secret_key
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.secret_values import find_tokens, literal_secret
+from sandkit.lint.facts.secret_values import find_tokens, literal_secret, public_by_design, public_client_setting
 from sandkit.lint.kinds import DOCKERFILE
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import rule
@@ -93,15 +93,53 @@ _ENV_TRIGGERS = tuple(
 )
 
 
-def _dockerfile_pairs(args: str) -> Iterator[tuple[str, str, int]]:
-    """``NAME=value`` (or legacy ``NAME value``) items of ENV/ARG with their offsets."""
-    words = [w for c in parse_commands(args) for w in (*c.assignments, *c.words)]
-    if words and "=" not in words[0].text and len(words) > 1:
-        yield words[0].text, " ".join(w.text for w in words[1:]), 0
+def _dockerfile_pairs(keyword: str, args: str) -> Iterator[tuple[str, str, int]]:
+    """``NAME=value`` items of ENV/ARG (``ARG NAME`` declares one with no default, legacy ``ENV
+    NAME value`` sets one to the rest of the line) with their offsets in ``args``.
+
+    Words are split as Docker splits them: at blanks outside quotes, nothing else. A value is
+    text, not shell: ``$(...)``, ``&&`` and ``;`` inside it are characters of the value, so
+    ``ARG PATCH_SCRIPT="... $(apt-key add -) ..."`` sets PATCH_SCRIPT and nothing called apt-key."""
+    words = _instruction_words(args)
+    if keyword == "ENV" and words and "=" not in words[0][0] and len(words) > 1:
+        yield words[0][0], args[words[1][1] :].strip(), words[0][1]
         return
-    for word in words:
-        name, _, value = word.text.partition("=")
-        yield name, value, word.pos.column - 1
+    for text, offset in words:
+        name, equals, value = text.partition("=")
+        if keyword == "ENV" and not equals:
+            continue  # not a setting: Docker refuses the line
+        yield name, value, offset
+
+
+def _instruction_words(args: str) -> list[tuple[str, int]]:
+    """The blank-separated words of an instruction's arguments with their offsets; quotes are
+    removed and keep blanks inside a word, a backslash keeps the next character."""
+    words: list[tuple[str, int]] = []
+    current: list[str] = []
+    start = -1
+    quote = ""
+    i = 0
+    while i < len(args):
+        char = args[i]
+        if not quote and char.isspace():
+            if start >= 0:
+                words.append(("".join(current), start))
+                current, start = [], -1
+            i += 1
+            continue
+        start = i if start < 0 else start
+        if char == "\\" and quote != "'" and i + 1 < len(args):
+            current.append(args[i + 1])
+            i += 2
+            continue
+        if char in "\"'" and (not quote or quote == char):
+            quote = "" if quote else char
+        else:
+            current.append(char)
+        i += 1
+    if start >= 0:
+        words.append(("".join(current), start))
+    return words
 
 
 @rule(
@@ -123,6 +161,9 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     SECRET, PASSWORD or PRIVATE) are not findings; a placeholder-looking default (`ENV
     TOKEN=123456`, `ENV API_KEY=changeme`) is info, and a secret-named ARG or ENV in a builder
     stage no image is built from (only `COPY --from` it) is low: its history stays in the builder.
+    Values are read as Docker reads them, as text: the words of a script kept in a value (`ARG
+    PATCH_SCRIPT="... apt-key add ..."`) are not names. A Firebase web API key under a
+    `FIREBASE_*` name is info (public by design).
 
     Why:
     ENV values are stored in the image config and visible to `docker inspect` and to every
@@ -138,13 +179,16 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
         if ins.keyword not in ("ENV", "ARG"):
             continue
         for token in find_tokens(ins.args):
+            public = public_by_design(ins.args, token)
             yield Hit(
                 ins.pos_at(token.start),
-                f"{ins.keyword} in build stage {ins.stage + 1} holds a {token.kind} ({token.shown})",
-                severity="critical",
+                f"{ins.keyword} in build stage {ins.stage + 1} holds a {token.kind} ({token.shown})"
+                + (", public by design" if public else ""),
+                severity="info" if public else "critical",
+                why=public or "",
             )
-        for name, value, offset in _dockerfile_pairs(ins.args):
-            if not is_secret_key(name) or _public_client_setting(name) or any(find_tokens(value)):
+        for name, value, offset in _dockerfile_pairs(ins.keyword, ins.args):
+            if not is_secret_key(name) or public_client_setting(name) or any(find_tokens(value)):
                 continue
             pos = ins.pos_at(offset)
             stage = f"build stage {ins.stage + 1}"
@@ -177,17 +221,6 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
                 )
             elif value.strip("\"'"):
                 yield Hit(pos, f"ENV {name} in {stage} bakes a secret into the image config")
-
-
-#: Build-time settings front-end frameworks inline into the code they send to every browser
-#: (Next.js, Vite, Create React App, Nuxt, Expo, SvelteKit): public by design, such as an analytics
-#: key or a Supabase anon key. One that still says SECRET, PASSWORD or PRIVATE is a mistake and stays.
-_PUBLIC_CLIENT = lazy(r"(?i)(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|EXPO_PUBLIC|PUBLIC)_\w+")
-_NOT_PUBLIC = lazy(r"(?i)secret|passw|private|pwd")
-
-
-def _public_client_setting(name: str) -> bool:
-    return _PUBLIC_CLIENT.fullmatch(name) is not None and _NOT_PUBLIC.search(name) is None
 
 
 def _dummy(value: str) -> bool:
@@ -264,8 +297,13 @@ def secret_file_copied(file: SourceFile) -> Iterator[Hit]:
     it that has the file): a file that holds no
     credential (a PGP public key named `*.key`, certificates and Diffie-Hellman parameters in a
     `*.pem`, a `.env` of versions and flags, an `.npmrc` with only a registry and install flags) is
-    not a finding; one made during the build is. `.env.example`-style templates, public keys and
-    `COPY --from` (another build stage) are not findings.
+    not a finding; one made during the build is. Up to 50 matching files are read (with more,
+    the finding stays). A glob inside a folder that matches no file in the scanned tree
+    (`COPY library-scripts/*.env`) is low: what it takes in is made before the build or never
+    committed, and cannot be read; a plain name (`COPY .env .`) or a glob at the top of the
+    context (`COPY .env* ./`) that matches nothing keeps its severity, since a developer's
+    checkout keeps exactly those files untracked. `.env.example`-style templates, public keys
+    and `COPY --from` (another build stage) are not findings.
 
     Why:
     A file copied into a layer stays in the image even if a later step deletes it, and
@@ -416,27 +454,52 @@ def _nearest_dockerignore(dockerfile: str, repo: RepositoryView) -> tuple[str, s
 @repository_pass("copied-file-content")
 def keep_copies_that_hold_secrets(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
     """Settle IS002 by reading what is copied: drop it when every matching file in the build
-    context is there and holds no secret (a PGP public key named *.key, a .env of versions)."""
-    return [f for f in findings if f.rule != "IS002" or not _copies_hold_nothing(f, repo)]
+    context is there and holds no secret (a PGP public key named *.key, a .env of versions), and
+    lower it to low when a glob in a folder matches no file at all (see :func:`_settle_copy`)."""
+    out: list[Finding] = []
+    for finding in findings:
+        settled = _settle_copy(finding, repo) if finding.rule == "IS002" else finding
+        if settled is not None:
+            out.append(settled)
+    return out
 
 
 _COPY_MESSAGE = lazy(r"^(?:COPY|ADD) (\S+) puts a credential file")
+_MOST_COPIED = 50  # matching files read per source; with more, the finding stays
 
 
-def _copies_hold_nothing(finding: Finding, repo: RepositoryView) -> bool:
+def _settle_copy(finding: Finding, repo: RepositoryView) -> Finding | None:
+    """The IS002 finding as it stands after reading what its source matches, or None.
+
+    Files that match are read (up to _MOST_COPIED): none holds a credential, no finding. Nothing
+    matching in any folder the build context can be: a plain name (``.env``, ``id_rsa``) or a
+    glob at the context's top (``COPY .env* ./``) stays as it is, since a developer's checkout
+    keeps exactly those files untracked; a glob inside a folder (``library-scripts/*.env``) is
+    low: the scan cannot see what it would take in (files made before the build, or never
+    committed), and a build with nothing matching copies nothing (or fails)."""
     match = _COPY_MESSAGE.match(finding.message)
     if match is None:
-        return False
+        return finding
     source = match.group(1).removeprefix("./").lstrip("/")
     context = posixpath.dirname(finding.path)
     while True:  # the build context is the Dockerfile's folder or one above it (docker build -f x/Dockerfile .)
         folder, _, pattern = posixpath.join(context, source).rpartition("/")
-        files = repo.matching(folder, pattern)
+        files = repo.matching(folder, pattern, limit=_MOST_COPIED + 1)
         if files:
-            return all(_holds_no_secret(path, repo.read(path, 200_000)) for path in files)
+            if len(files) > _MOST_COPIED or not all(_holds_no_secret(p, repo.read(p, 200_000)) for p in files):
+                return finding
+            return None
         if not context:
-            return False  # made during the build, or outside what was scanned: keep the finding
+            break
         context = posixpath.dirname(context)
+    if "/" not in source or not any(c in posixpath.basename(source) for c in "*?["):
+        return finding
+    return finding._replace(
+        severity="low",
+        base_severity=finding.severity_before_passes,
+        message=f"{finding.message} (low: the pattern matches no file in the scanned tree, so what it "
+        "would copy, made before the build or never committed, is not known)",
+    )
 
 
 def _holds_no_secret(path: str, text: str | None) -> bool:

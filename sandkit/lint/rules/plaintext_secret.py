@@ -20,6 +20,8 @@ from sandkit.lint.facts.secret_values import (
     is_example_path,
     is_lockfile,
     literal_secret,
+    public_by_design,
+    public_client_setting,
     sample_context,
     tokens_of,
 )
@@ -120,7 +122,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     file's `#[cfg(test)] mod tests {` are left out: their credentials are fake on purpose;
     `--include-examples` (or `include-examples = true`) reports them at low severity. A token in
     a comment of program source (`// const pkcs8 = "-----BEGIN ...`) is low: usually a
-    documented example, sometimes a real one commented out.
+    documented example, sometimes a real one commented out. A Google API key of a Firebase web
+    app's configuration (beside `authDomain`, `messagingSenderId`, or under a `FIREBASE_*`
+    name) or of a Maps JavaScript API script URL is info: public by design, it ships to every
+    browser and is guarded by its referrer and API restrictions.
 
     Why:
     Whatever the repository holds, an agent working on it can read and, told to by text it
@@ -137,6 +142,15 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     for token in tokens_of(file):
         pos = file.pos_at(token.start)
         if pos.line in claimed:
+            continue
+        public = public_by_design(file.text, token)
+        if public is not None:
+            yield Hit(
+                pos,
+                f"{token.kind} written in plain text ({token.shown}), public by design",
+                severity="info",
+                why=public,
+            )
             continue
         stand_in = None if example else sample_context(file, token.start)
         if stand_in is not None:
@@ -174,9 +188,14 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     *.properties). Key names in any case style count (``DB_PASSWORD``, ``dbPassword``,
     ``db-password``).
 
-    Not a finding: references (`${VAR}`, `$VAR`, `${{ secrets.X }}`, `{{ template }}`,
+    Not a finding: references and expressions the consumer evaluates (`${VAR}`, `$VAR`,
+    `$(var)`, `${{ secrets.X }}`, `{{ template }}`, `{% %}`, `<%= %>`, Azure Resource Manager
+    `[parameters('x')]`, `@Microsoft.KeyVault(...)`, `#{Name}#`, `__Name__`, `((name))`,
     `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
-    xxxx, empty or very short values), prose with spaces, the name of another variable,
+    xxxx, `your-secret-here`, empty or very short values, one piece repeated such as
+    `privatekeyprivatekey`, counting runs such as `0123456789abcdef`, a hex identifier's shape
+    with letters hex has not, and base64 of a placeholder such as `cGFzc3dvcmQ=`), prose with
+    spaces, the name of another variable,
     paths, numbers and booleans; keys that name non-secrets (`key`, `cache_key`,
     `public_key`, `publishable_key`); words of a natural language (`Contraseña`, `パスワード`)
     and message catalogues (translations kept in `locales/`, `i18n/`, `de.json`,
@@ -186,7 +205,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `path-key` and their versions) and JSON Schemas; encrypted values (SOPS `ENC[AES256_GCM,
     data:...]`, Ansible Vault) and password hashes (bcrypt `$2y$...`, `$6$...`, argon2, `{SSHA}`).
     Values in a known format are PS001. Test fixtures and documentation (Ansible Molecule's
-    `molecule/` scenarios too) are left out as for PS001. In a committed `.env` file (not
+    `molecule/` scenarios and a chart's test values, `ci/*-values.yaml`, `test-values/`,
+    `ci-values.yaml`, too) are left out as for PS001. A front-end setting that is public by
+    design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless it says SECRET, PASSWORD or PRIVATE)
+    is info. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
     finding too: whatever deploys with the file and sets nothing else runs with it.
 
@@ -216,7 +238,14 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         if pos in seen or pos.line in known or pos.line in claimed:
             continue
         seen.add(pos)
-        if literal_secret(name, value):
+        if literal_secret(name, value) and public_client_setting(name):
+            yield Hit(
+                pos,
+                f"{name} is set to a literal value, a front-end setting that is public by design",
+                severity="info",
+                why="the framework inlines it into the code it sends to every browser",
+            )
+        elif literal_secret(name, value):
             yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
         elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
             yield Hit(

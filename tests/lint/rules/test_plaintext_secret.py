@@ -189,7 +189,7 @@ def test_request_ids_and_paths_under_token_names() -> None:
     text = (
         '{"ChangeToken": "abcdef01-2345-6789-abcd-ef0123456789",\n'
         ' "S3Key": "my-app/5026-stage.war", "result_key": "PublicIpv4Pools",\n'
-        ' "HEROKU_API_KEY": "01234567-89ab-cdef-0123-456789abcdef"}'
+        ' "HEROKU_API_KEY": "3f9a1c2e-7b4d-4e8a-9c1f-2d6b8e041977"}'
     )
     assert at(lint_text("data/aws-1.json", text), "PS002") == [(3, 20)]
 
