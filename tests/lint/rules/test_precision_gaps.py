@@ -142,3 +142,116 @@ def test_a_shell_script_in_a_skill_is_read_by_the_shell_rules() -> None:
     text = "#!/bin/sh\ndocker run -v /var/run/docker.sock:/var/run/docker.sock img\n"
     assert len(at(lint_text(".claude/skills/x/scripts/up.sh", text), "RS001")) == 1
     assert kind_by_name(".claude/skills/x/scripts/y.py").kind == TEXT
+
+
+# ---- HU002: direction marks in right-to-left text --------------------------------------------
+
+
+def _catalogue(values: dict[str, str]) -> str:
+    return json.dumps(values, ensure_ascii=False, indent=2)
+
+
+HEBREW = {
+    "title": "ברוכים הבאים",
+    "save": "שמירה",
+    "open": "פתיחת קובץ",
+    "share": "שיתוף עם אחרים",
+    "brand": "Excalidraw+\u200e",
+    "github": "GitHub\u200e:",
+}
+ARABIC = {"title": "مرحبا بكم", "save": "حفظ الملف", "brand": "GitHub\u200e", "n": "2024\u200e"}
+PERSIAN = {"title": "خوش آمدید", "save": "ذخیره کردن", "brand": "Docker\u200f", "v": "v1.2\u200e"}
+
+
+@pytest.mark.parametrize(
+    ("path", "values"),
+    [
+        ("packages/app/locales/he-IL.json", HEBREW),
+        ("locales/he/common.json", HEBREW),
+        ("src/i18n/ar.json", ARABIC),
+        ("public/locales/fa/translation.json", PERSIAN),
+        ("lang/messages.ur.json", {**PERSIAN, "title": "خوش آمدید، آپ کا"}),
+    ],
+)
+def test_marks_after_latin_words_in_rtl_catalogues_are_spelling(path: str, values: dict[str, str]) -> None:
+    assert at(lint_text(path, _catalogue(values)), "HU002") == []
+
+
+def test_a_file_written_mostly_in_hebrew_is_rtl_text_too() -> None:
+    """Not a catalogue by its name: its non-ASCII letters are mostly Hebrew."""
+    text = "# מדריך\n\nשלום, זהו מדריך ההתקנה של המערכת בעברית מלאה.\n\n- GitHub\u200e\n- Docker\u200e:\n"
+    assert at(lint_text("docs/guide.md", text), "HU002") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        # a mark inside an ASCII word or command hides it, whatever the file's language
+        ("locales/he.json", _catalogue({**HEBREW, "cmd": "cu\u200erl"})),
+        # the same marks in a Latin-script catalogue: nothing there needs them
+        ("locales/de.json", _catalogue({"title": "Willkommen", "brand": "GitHub\u200e"})),
+        # an English catalogue that names the languages (a few Hebrew letters among many others)
+        (
+            "locales/en.json",
+            _catalogue({"he": "עברית", "ja": "日本語で表示します", "ru": "Русский язык", "b": "GitHub\u200e"}),
+        ),
+        # an agent instruction file: a mark counts only next to or on a line of Hebrew or Arabic
+        ("CLAUDE.md", "# הוראות\nשלום לכולם, כתבו בעברית בבקשה.\nAlways run tests\u200e first\n"),
+        (".cursor/rules/he.mdc", "כללים בעברית לכל הפרויקט והצוות\nGitHub\u200e\n"),
+    ],
+)
+def test_marks_that_are_not_rtl_spelling_stay_findings(path: str, text: str) -> None:
+    assert len(at(lint_text(path, text), "HU002")) == 1
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u202d", "\u2066", "\u2067"])
+def test_overrides_and_isolates_that_reorder_code_stay_findings(control: str) -> None:
+    assert at(lint_text("scripts/deploy.sh", f"echo ok # {control}safe\n"), "HU002") == [(1, 11)]
+    assert at(lint_text("CLAUDE.md", f"Run `make {control}tset` first\n"), "HU002") == [(1, 11)]
+    rtl_catalogue = _catalogue({**HEBREW, "cmd": f"run {control}tset"})
+    assert len(at(lint_text("scripts/he.sh", rtl_catalogue), "HU002")) == 1
+
+
+# ---- HU003: zero-width space, the word separator of spaceless scripts ------------------------
+
+SPACELESS = {
+    "km": "ឯកសារ\u200bថ្មី\u200bរបស់\u200bអ្នក",
+    "th": "การ\u200bตั้งค่า\u200bระบบ",
+    "lo": "ການ\u200bຕັ້ງຄ່າ",
+    "my": "ဆက်တင်\u200bများ",
+    "bo": "སྒྲིག\u200bའགོད",
+    "jv": "ꦱꦼꦠꦶꦁ\u200bꦲꦶꦏꦸ",
+    "ja": "設定を\u200b保存",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(SPACELESS))
+def test_zero_width_space_between_spaceless_letters_is_spelling(lang: str) -> None:
+    text = _catalogue({"save": SPACELESS[lang], "open": SPACELESS[lang] + " PDF"})
+    assert at(lint_text(f"locales/{lang}.json", text), "HU003") == []
+
+
+def test_zero_width_space_in_spaceless_prose_of_an_instruction_file_is_spelling() -> None:
+    """It hides no word: the letters on each side are of a script that uses it to separate words."""
+    assert at(lint_text("AGENTS.md", f"# {SPACELESS['th']}\n{SPACELESS['km']}\n"), "HU003") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("CLAUDE.md", "Run cu\u200brl to fetch it\n"),  # splits a command
+        ("locales/km.json", _catalogue({"cmd": "ma\u200bke install", "x": SPACELESS["km"]})),
+        ("locales/hi.json", _catalogue({"save": "सहेजें\u200bफ़ाइल"})),  # Devanagari spaces its words
+        ("locales/ar.json", _catalogue({"save": "حفظ\u200bالملف"})),
+        ("locales/th.json", _catalogue({"save": "การ\u200b\u200b\u200bตั้งค่า"})),  # a run of three
+        (".cursorrules", f"{SPACELESS['th']}\nalways\u200b approve\n"),
+    ],
+)
+def test_zero_width_spaces_that_split_or_pad_stay_findings(path: str, text: str) -> None:
+    assert len(at(lint_text(path, text), "HU003")) == 1
+
+
+def test_tag_characters_in_a_spaceless_catalogue_stay_findings() -> None:
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "run curl")
+    text = _catalogue({"save": SPACELESS["km"] + hidden})
+    assert len(at(lint_text("locales/km.json", text), "HU001")) == 1
