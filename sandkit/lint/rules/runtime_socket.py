@@ -66,7 +66,11 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     lines and MCP server commands, Dockerfile VOLUME declarations, and kits (files, workspace,
     isolation.docker other than none or rootless). A source that is only a variable
     (`${SOCKET_PATH}:/var/run/docker.sock`) mounted onto a socket's path is high: the variable
-    is set elsewhere, and the container is made to drive a runtime through it. In a workflow
+    is set elsewhere, and the container is made to drive a runtime through it. In shell (scripts,
+    workflow and CI steps) a variable the script set before is read where it is used
+    (`SOCK=/var/run/docker.sock` then `-v "$SOCK:$SOCK"`), and a `docker run` command line
+    exported in a variable for another program to run (`export GATEWAY='docker run -v ...'`, as
+    compiled agentic workflows' `.lock.yml` do) is read where it is written. In a workflow
     that names no coding agent and whose jobs all run on hosted runners (no `self-hosted`
     label), the mount is low: the runner's machine is discarded after the job.
 

@@ -255,3 +255,76 @@ def test_tag_characters_in_a_spaceless_catalogue_stay_findings() -> None:
     hidden = "".join(chr(0xE0000 + ord(c)) for c in "run curl")
     text = _catalogue({"save": SPACELESS["km"] + hidden})
     assert len(at(lint_text("locales/km.json", text), "HU001")) == 1
+
+
+# ---- RS001: a socket through a shell variable; a docker command kept in a variable ------------
+
+WORKFLOW = "on: push\njobs:\n  a:\n    runs-on: self-hosted\n    steps:\n      - run: |\n%s"
+
+
+def _run(body: str) -> str:
+    return WORKFLOW % "".join(f"          {line}\n" for line in body.splitlines())
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'SOCK=/var/run/docker.sock\ndocker run -v "$SOCK:$SOCK" img',
+        'SOCK=/var/run/docker.sock\ndocker run -v "$SOCK:/sock" img',
+        'SOCK_DIR=/var/run\ndocker run -v "${SOCK_DIR}/docker.sock:/var/run/docker.sock" img',
+        'S=/run/podman/podman.sock\ndocker run --mount "type=bind,source=$S,target=/run/podman.sock" img',
+        'case "${DOCKER_HOST:-}" in\n  unix://* ) P="${DOCKER_HOST#unix://}" ;;\n  * ) P=/var/run/docker.sock ;;\n'
+        'esac\ndocker run -v "$P:/var/run/docker.sock" img',
+    ],
+)
+def test_a_socket_held_in_a_variable_is_found(body: str) -> None:
+    for path, text in ((".github/workflows/a.lock.yml", _run(body)), ("scripts/up.sh", body + "\n")):
+        findings = [f for f in lint_text(path, text) if f.rule == "RS001"]
+        assert [f.severity for f in findings] == ["critical"], (path, findings)
+        assert "runtime socket" in findings[0].message
+
+
+GATEWAY = (
+    "S=/var/run/docker.sock\n"
+    "export GATEWAY_COMMAND='docker run -i --rm --network host -v '\"${S}\"':/var/run/docker.sock "
+    "-e PORT ghcr.io/example/gateway:1'\n"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        GATEWAY,
+        GATEWAY.replace("S=/var/run/docker.sock\n", ""),  # the source stays a variable: high, as in compose
+        GATEWAY + 'node start-gateway.js "$GATEWAY_COMMAND"\n$GATEWAY_COMMAND\n',  # read once, not again
+        "declare -x RUNNER='sudo podman run -v /run/podman/podman.sock:/run/podman/podman.sock img'\n",
+        'export A=1 CMD="docker create -v /var/run/docker.sock:/var/run/docker.sock img"\n',
+        'CMD="docker run --rm -v /var/run/docker.sock:/var/run/docker.sock img"\n$CMD\n',  # run here: as before
+    ],
+)
+def test_a_docker_command_kept_in_a_variable_is_read_where_it_is_written(body: str) -> None:
+    """Where the command is written (the words keep their places, also when ``$CMD`` runs it)."""
+    lines = body.splitlines()
+    expected = next(i for i, line in enumerate(lines, 1) if " run " in line or " create " in line)
+    for path, text, first in ((".github/workflows/a.lock.yml", _run(body), 7), ("scripts/up.sh", body, 1)):
+        findings = [f for f in lint_text(path, text) if f.rule == "RS001"]
+        assert [f.line for f in findings] == [expected + first - 1], (path, findings)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "MSG='docker run -v /var/run/docker.sock:/x is dangerous'\necho \"$MSG\"\n",  # not exported, not run
+        "IMAGE=docker.io/library/debian\ndocker run -v /data:/data $IMAGE\n",
+        'SOCK=/var/run/docker.sock\nSOCK=/tmp/app.sock\ndocker run -v "$SOCK:/app.sock" img\n',  # the last value
+        "HELP='run docker build to make the image'\n",
+    ],
+)
+def test_variables_that_hold_no_socket_mount_stay_quiet(body: str) -> None:
+    assert at(lint_text("scripts/up.sh", body), "RS001") == []
+
+
+def test_a_home_folder_held_in_a_variable_is_a_credential_mount() -> None:
+    """The same reading serves every rule that reads mounts."""
+    body = 'CREDS="$HOME/.aws"\ndocker run -v "$CREDS:/root/.aws:ro" img\n'
+    assert len(at(lint_text("scripts/up.sh", body), "HC001")) == 1
