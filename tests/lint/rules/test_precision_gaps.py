@@ -328,3 +328,81 @@ def test_a_home_folder_held_in_a_variable_is_a_credential_mount() -> None:
     """The same reading serves every rule that reads mounts."""
     body = 'CREDS="$HOME/.aws"\ndocker run -v "$CREDS:/root/.aws:ro" img\n'
     assert len(at(lint_text("scripts/up.sh", body), "HC001")) == 1
+
+
+# ---- AA008: approval-skipping flags in program source that starts an agent CLI ---------------
+
+SPAWNS = [
+    ("src/agent.ts", "const child = spawn('claude', ['-p', prompt, '--dangerously-skip-permissions'], { stdio });\n"),
+    ("src/agent.mjs", "await execa('claude', [\n  '-p',\n  prompt,\n  '--dangerously-skip-permissions',\n]);\n"),
+    ("tools/run.py", 'subprocess.run(["claude", "--dangerously-skip-permissions", "-p", prompt], check=True)\n'),
+    ("tools/run2.py", "def launch(self):\n    cmd = ['codex', 'exec', '--yolo', task]\n    subprocess.run(cmd)\n"),
+    ("tools/run3.py", "os.system(\"codex exec --dangerously-bypass-approvals-and-sandbox 'fix it'\")\n"),
+    ("src/x.js", 'execSync(`claude --permission-mode bypassPermissions -p "${p}"`);\n'),
+    ("cmd/agent/main.go", 'cmd := exec.Command("gemini", "--yolo", "-p", prompt)\n'),
+    ("cmd/agent/args.go", 'func args() []string {\n\treturn []string{"claude", "--dangerously-skip-permissions"}\n}\n'),
+    ("src/npx.ts", "spawn('npx', ['-y', '@anthropic-ai/claude-code@latest', '--dangerously-skip-permissions'])\n"),
+    ("src/Runner.java", 'new ProcessBuilder("amp", "--dangerously-allow-all").start();\n'),
+    ("src/y.js", "execSync(`claude -p x \\\n  --dangerously-skip-permissions`);\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "text"), SPAWNS)
+def test_flags_next_to_an_agent_in_a_spawning_call_are_found(path: str, text: str) -> None:
+    findings = [f for f in lint_text(path, text) if f.rule == "AA008"]
+    assert [f.severity for f in findings] == ["high"], findings
+    assert "in program source that starts it on the host" in findings[0].message
+    flag = findings[0].message.split(": ", 1)[0].split(" ")[-1]
+    line = text.splitlines()[findings[0].line - 1]
+    assert line[findings[0].column - 1 :].startswith(flag)
+
+
+def test_a_flag_in_a_tests_spawn_is_low() -> None:
+    text = 'subprocess.run(["claude", "--dangerously-skip-permissions"])\n'
+    assert [f.severity for f in lint_text("tests/test_agent.py", text) if f.rule == "AA008"] == ["low"]
+    assert [f.severity for f in lint_text("src/agent.test.ts", text) if f.rule == "AA008"] == ["low"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        # the flags kept apart from the agent's name (a miss, by design: bounded and precise)
+        ("src/a.ts", "const args = ['--dangerously-skip-permissions'];\nspawn(claudePath, args);\n"),
+        ("src/b.ts", "spawn(bin, { command: 'claude', args: ['--dangerously-skip-permissions'] })\n"),
+        ("src/c.go", 'func f() {\n\tname := "claude"\n\tflag := "--yolo"\n\trun(name, flag)\n}\n'),
+        # a check for the flag, a warning, a comment
+        ("src/d.ts", "if (argv.includes('--dangerously-skip-permissions')) { warn('claude'); }\n"),
+        ("src/e.ts", "// never pass --dangerously-skip-permissions to claude\nconst x = 1;\n"),
+        ("src/f.py", "FLAGS = {'--yolo': 'gemini'}\n"),
+        # an example in a docstring or a block comment
+        (
+            "src/h.py",
+            'def run():\n    """Start it:\n\n    subprocess.run(["claude", "--dangerously-skip-permissions"])\n    """\n',
+        ),
+        ("src/i.ts", "/**\n * spawn('claude', ['--dangerously-skip-permissions'])\n */\nexport {}\n"),
+        # another program's flag of the same spelling
+        ("src/g.ts", "spawn('mytool', ['--yolo'])\n"),
+        # not program source
+        ("docs/notes.txt", "spawn('claude', ['--dangerously-skip-permissions'])\n"),
+        ("data/args.csv", "claude,--dangerously-skip-permissions\n"),
+    ],
+)
+def test_flags_not_in_a_call_naming_an_agent_stay_quiet(path: str, text: str) -> None:
+    assert at(lint_text(path, text), "AA008") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(" * 200_000 + "'claude', '--yolo'" * 50_000,  # groups that never close
+        "['--dangerously-skip-permissions', " * 60_000,  # a flag at every place
+        "spawn('claude', ['--dangerously-skip-permissions'])\n" * 40_000,  # a real call, many times
+        "[" * 100_000 + "'codex', '--yolo'" + "]" * 100_000,  # nesting deeper than any walk
+    ],
+    ids=["unclosed", "flags-everywhere", "many-calls", "deep"],
+)
+def test_hostile_source_costs_little_and_reports_a_bounded_number(text: str) -> None:
+    start = cpu_seconds()
+    findings = at(lint_text("src/hostile.ts", text, select=("AA008",)), "AA008")
+    assert cpu_seconds() - start < 2.0
+    assert len(findings) <= 50
