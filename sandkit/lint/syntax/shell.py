@@ -13,9 +13,9 @@ as commands. With ``expand=True`` a word that is a whole variable reference (``$
 ``"${args[@]}"``) is replaced by the words the script last assigned to it, in text order, so
 ``docker run "${args[@]}" image`` is read with the flags the array holds, at the place each was
 written; a reference inside a word (``-v "$SOCK:/sock"``) takes the variable's value when it is
-one word. A ``docker|podman run`` command line exported in a variable (``export CMD='docker run
-...'``, for another program to run) is read as a command where it is written.
-Variables are bounded (:data:`MAX_VARIABLE_WORDS` words each).
+one word (up to :data:`MAX_EXPANDED_CHARS`). A ``docker|podman run`` command line exported in a
+variable (``export CMD='docker run ...'``, for another program to run) is read as a command where
+it is written. Variables are bounded (:data:`MAX_VARIABLE_WORDS` words each).
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ _PART_REFERENCE = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 _STORED_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
 _STORED_SUBCOMMANDS = frozenset({"run", "create"})
 MAX_VARIABLE_WORDS = 1000
+#: A word a reference inside it expands past this is kept as written (``A="$A$A"`` doubles).
+MAX_EXPANDED_CHARS = 4096
 #: Words that open or close a compound command (``if x; then docker run ...; fi``); a command
 #: starting with one is read from the word after it.
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!"})
@@ -239,7 +241,8 @@ class _Variables:
             return list(self.values[name]) if name in self.values else [word]
         if "$" not in word.text:
             return [word]
-        return [Word(_PART_REFERENCE.sub(self._single, word.text), word.pos)]
+        expanded = _PART_REFERENCE.sub(self._single, word.text)
+        return [Word(expanded, word.pos)] if len(expanded) <= MAX_EXPANDED_CHARS else [word]
 
     def ran_already(self, word: Word) -> bool:
         """A whole-word reference to a variable whose command was read where it was assigned."""

@@ -324,6 +324,28 @@ def test_variables_that_hold_no_socket_mount_stay_quiet(body: str) -> None:
     assert at(lint_text("scripts/up.sh", body), "RS001") == []
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        'P="${DOCKER_HOST#unix://}"\ndocker run -v "$P:/var/run/docker.sock" img\n',  # the variable's value is unknown
+        'docker run -v "${DOCKER_HOST#unix://}:/var/run/docker.sock" img\n',
+        'docker run -v "${SOCK%/}:/run/podman/podman.sock" img\n',
+    ],
+)
+def test_a_socket_path_fed_by_a_rewritten_variable_stays_high(body: str) -> None:
+    """A variable trimmed by the shell is still a variable, set elsewhere: high, as in compose."""
+    assert [f.severity for f in lint_text("scripts/up.sh", body) if f.rule == "RS001"] == ["high"]
+
+
+def test_a_variable_that_doubles_itself_costs_little() -> None:
+    """``A="$A$A"`` forty times would be a terabyte: a word past the bound is kept as written."""
+    body = "A=x\n" + 'A="$A$A"\n' * 40 + 'S=/var/run/docker.sock\ndocker run -v "$S:$S" -v "$A:/a" img\n'
+    start = cpu_seconds()
+    findings = at(lint_text("scripts/up.sh", body), "RS001")
+    assert cpu_seconds() - start < 2.0
+    assert findings == [(43, 15)]
+
+
 def test_a_home_folder_held_in_a_variable_is_a_credential_mount() -> None:
     """The same reading serves every rule that reads mounts."""
     body = 'CREDS="$HOME/.aws"\ndocker run -v "$CREDS:/root/.aws:ro" img\n'
