@@ -514,11 +514,21 @@ def _with_reason(hit: Hit, rule: Rule) -> str:
     return f"{hit.message} ({hit.severity}: {why})"
 
 
+def _extensionless(path: str) -> bool:
+    """A name with no extension that is not itself an instruction file's (``.cursorrules``)."""
+    name = path.rsplit("/", 1)[-1]
+    return "." not in name.lstrip(".") and kinds.kind_by_name(name).kind != kinds.AGENT_INSTRUCTIONS
+
+
 def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceFile:
     """The file as rules see it: decoded, its kind decided by name, then shebang and content."""
     kind = candidate.kind
     if kind.kind == "text" and is_shell_script(raw[:200]):
         kind = Kind("shell", "shell")
+    elif kind == Kind(kinds.AGENT_INSTRUCTIONS, "text") and raw.startswith(b"#!") and _extensionless(candidate.path):
+        # a script in an instruction folder (a skill's scripts/run): code, not prose. Only without
+        # an extension: a CLAUDE.md or SKILL.md stays instructions whatever its first line says
+        kind = Kind("shell", "shell") if is_shell_script(raw[:200]) else Kind(kinds.TEXT, "text")
     text = raw[: options.max_bytes].decode("utf-8", errors="replace")
     kind = kind_by_content(kind, text[:4096], text)
     values = None

@@ -233,10 +233,32 @@ _AGENT_CONFIG_GLOBS = PathGlobs(AGENT_CONFIG_PATTERNS)
 _AGENT_INSTRUCTION_GLOBS = PathGlobs(AGENT_INSTRUCTION_PATTERNS)
 
 
+#: Program source and scripts: inside an agent's instruction folder (``.claude/skills/x/scripts/``,
+#: ``.claude/commands/``) a file so named is code the agent may run, not prose it reads as orders;
+#: its comments and docstrings (a usage line) are the script's, read as the language's own kind.
+SCRIPT_EXTENSIONS = (
+    *(".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".psm1", ".bat", ".cmd"),
+    *(".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"),
+    *(".rb", ".pl", ".php", ".lua", ".go", ".rs", ".java", ".kt", ".swift", ".r", ".jl", ".cs"),
+)
+
+
+def _instruction_path(lower: str) -> bool:
+    """An agent instruction file by its path: a pattern of the catalogue, and not a script."""
+    return _AGENT_INSTRUCTION_GLOBS.match(lower) and not lower.endswith(SCRIPT_EXTENSIONS)
+
+
+def in_agent_files(rel: str) -> bool:
+    """Whether a path is among an agent's configuration or instruction files or folders, scripts
+    there included (a skill's script runs when the skill does): what a sandbox should not change."""
+    lower = rel.lower()
+    return _AGENT_CONFIG_GLOBS.match(lower) or _AGENT_INSTRUCTION_GLOBS.match(lower)
+
+
 def is_agent_file(rel: str) -> bool:
     """True for agent configuration or instruction files (read even in dependency folders)."""
     lower = rel.lower()
-    return _AGENT_CONFIG_GLOBS.match(lower) or _AGENT_INSTRUCTION_GLOBS.match(lower)
+    return _AGENT_CONFIG_GLOBS.match(lower) or _instruction_path(lower)
 
 
 def _syntax_of(name: str) -> str:
@@ -262,7 +284,7 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(inner.kind, "template") if inner.syntax == "yaml" else inner
     if _AGENT_CONFIG_GLOBS.match(lower):
         return Kind(AGENT_CONFIG, _syntax_of(name))
-    if _AGENT_INSTRUCTION_GLOBS.match(lower):
+    if _instruction_path(lower):
         return Kind(AGENT_INSTRUCTIONS, _syntax_of(name))
     if name == ".dockerignore" or name.endswith(".dockerignore"):
         return Kind(DOCKERIGNORE, "text")

@@ -672,15 +672,11 @@ _AUTORUN_SYSTEM = (
 
 
 def _file_kind(path: str, home: str) -> str:
-    from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS, kind_by_name
+    from sandkit.lint.kinds import in_agent_files
 
     in_home = path.startswith(home.rstrip("/") + "/")
     inside = path[len(home.rstrip("/")) + 1 :] if in_home else path.lstrip("/")
-    if (
-        (in_home and inside in _AUTORUN_HOME)
-        or path.startswith(_AUTORUN_SYSTEM)
-        or kind_by_name(inside).kind in (AGENT_CONFIG, AGENT_INSTRUCTIONS)
-    ):
+    if (in_home and inside in _AUTORUN_HOME) or path.startswith(_AUTORUN_SYSTEM) or in_agent_files(inside):
         return "autorun-file-added"
     return "home-file-added" if in_home else "file-added"
 

@@ -172,3 +172,143 @@ def dangerous_flags(words: list[Word]) -> Iterator[tuple[Word, str, str]]:
                 yield word, agent, f"{flag} {value} {VALUED[flag][value]}"
         elif text in _YES_FLAGS.get(agent, ()):
             yield word, agent, "approves every tool call"
+
+
+# ----- agent command lines in program source ----------------------------------------------------
+#: Program source that may start an agent CLI as a child process (``spawn``, ``execa``,
+#: ``subprocess.run``, ``exec.Command``, ``ProcessBuilder``): read for approval-skipping flags.
+PROGRAM_SOURCE = (
+    *(".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"),
+    *(".py", ".go", ".rb", ".java", ".kt", ".cs", ".php"),
+)
+#: The distinctive spellings a file must hold before it is searched: long flags and dangerous
+#: values (``never``, ``yolo`` and the short flags alone are everywhere in code).
+SOURCE_HINTS = tuple(
+    sorted(
+        {s for s in ALWAYS if s.startswith("--")}
+        | {s for s, values in VALUED.items() if s.startswith("--") and any(len(v) <= 6 for v in values)}
+        | {v for values in VALUED.values() for v in values if len(v) > 6}
+    )
+)
+#: A quoted string on one line, or a JavaScript template literal (which may span lines).
+_LITERAL = lazy(r"""`(?P<t>(?:\\[\s\S]|[^\\`])*)`|(?P<q>["'])(?P<s>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)""")
+#: How far a call or array around a flag is looked for, each way.
+_REACH = 3000
+_MAX_HINTS = 50
+_OPENERS, _CLOSERS = "([{", ")]}"
+
+
+def holds_source_hint(text: str) -> bool:
+    """Whether program source holds a spelling of :data:`SOURCE_HINTS` (a dozen substring tests:
+    about 0.2 ms on 8 KB of code, once per file)."""
+    return any(hint in text for hint in SOURCE_HINTS)
+
+
+def source_agent_calls(text: str) -> Iterator[list[tuple[str, int]]]:
+    """The string literals (text, offset) of each call or array in program source that holds an
+    approval-skipping flag and names an agent CLI in a literal of its own: a ``spawn`` or ``execa``
+    call given the agent's name and an array of flags, a ``subprocess.run`` list, an ``execSync``
+    command line, a Go ``exec.Command`` or ``[]string{...}``.
+
+    Bounded: only files holding a :data:`SOURCE_HINTS` spelling are searched, at most
+    :data:`_MAX_HINTS` places, each in the innermost ``(...)`` or ``[...]`` around the flag and
+    the one around that, within :data:`_REACH` characters and not past a ``{``, ``}`` or ``;``.
+    A flag kept in a variable or a list built elsewhere (``spawn(bin, args)``) is not read."""
+    if not holds_source_hint(text):
+        return
+    seen: set[int] = set()
+    places = 0
+    for hint in SOURCE_HINTS:
+        at = text.find(hint)
+        while at >= 0 and places < _MAX_HINTS:
+            places += 1
+            for start, end in () if _in_prose(text, at) else _groups_around(text, at):
+                literals = [_literal(m) for m in _LITERAL.finditer(text, start, end)]
+                if start not in seen and any(_names_agent(body) for body, _ in literals):
+                    seen.add(start)
+                    yield literals
+                    break
+            at = text.find(hint, at + len(hint))
+
+
+def _literal(match: re.Match[str]) -> tuple[str, int]:
+    group = "t" if match.group("t") is not None else "s"
+    return match.group(group), match.start(group)
+
+
+_COMMENT_LINE = lazy(r"[ \t]*(?:#|//|/?\*)")
+
+
+def _in_prose(text: str, at: int) -> bool:
+    """A comment line (``#``, ``//``, ``*`` of a block comment) or a Python docstring (an odd
+    number of triple quotes before it): an example in documentation, not a call."""
+    line_start = text.rfind("\n", 0, at) + 1
+    if _COMMENT_LINE.match(text, line_start):
+        return True
+    return (text.count('"""', 0, at) + text.count("'''", 0, at)) % 2 == 1
+
+
+def _names_agent(literal: str) -> bool:
+    """A literal that is an agent's command (``claude``, ``/usr/local/bin/codex``,
+    ``@anthropic-ai/claude-code``) or a command line starting with one (``claude -p x``)."""
+    first = literal.strip().split(" ", 1)[0]
+    if first.startswith("@"):  # a scoped package, with or without its version
+        return (first.rsplit("@", 1)[0] if first.count("@") > 1 else first) in AGENT_NAMES
+    return first.rsplit("/", 1)[-1].split("@", 1)[0] in AGENT_NAMES
+
+
+def _groups_around(text: str, at: int) -> list[tuple[int, int]]:
+    """The innermost bracketed group holding offset ``at`` and its parent, as (start, end): a
+    call's arguments, an array or list, a composite literal written against its type
+    (``[]string{...}``); never past a block's ``{`` or a ``;`` between statements."""
+    groups: list[tuple[int, int]] = []
+    low = max(0, at - _REACH)
+    depth, index = 0, at - 1
+    while index >= low and len(groups) < 2:
+        ch = text[index]
+        if ch in _CLOSERS:
+            depth += 1
+        elif ch in _OPENERS and depth:
+            depth -= 1
+        elif ch in _OPENERS:
+            if ch == "{" and not _composite(text, index):
+                break
+            end = _closing(text, index)
+            if end < 0:
+                break
+            groups.append((index, end))
+        elif ch == ";" and not depth:
+            break
+        index -= 1
+    return groups
+
+
+def _composite(text: str, brace: int) -> bool:
+    """A ``{`` written right against a type (``[]string{``, ``new String[]{``), which opens a
+    literal; one after a space or a ``)`` opens a block (``func f() {``, ``if x {``)."""
+    before = text[brace - 1] if brace > 0 else ""
+    return before == "]" or before.isalnum() or before == "_"
+
+
+def _closing(text: str, opening: int) -> int:
+    """Where the group opened at ``opening`` closes (bounded by :data:`_REACH`), or -1."""
+    depth, high = 0, min(len(text), opening + 2 * _REACH)
+    for index in range(opening, high):
+        ch = text[index]
+        if ch in _OPENERS:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth -= 1
+            if not depth:
+                return index + 1
+    return -1
+
+
+def literal_words(literals: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The words of string literals (a command line in one literal is split at spaces), each with
+    its offset in the source."""
+    words = []
+    for body, offset in literals:
+        for match in re.finditer(r"\S+", body):
+            words.append((match.group(), offset + match.start()))
+    return words

@@ -196,16 +196,30 @@ _WORKSPACE_FOLDER = lazy(r"^\$\{localWorkspaceFolder\}(?=/|$)")
 _WORKING_FOLDER = lazy(r"^(?:\$\{PWD\}|\$PWD|\$\(pwd\)|`pwd`)(?=/|$)")
 
 
-def above_project(raw: str, folder: str) -> str:
-    """Where a relative mount source leads when it climbs above the project's root, or "".
+def devcontainer_workspace(path: str) -> str:
+    """The folder a dev container configuration is opened from, which ``${localWorkspaceFolder}``
+    names: the parent of its ``.devcontainer`` folder (``a/b/.devcontainer/x/devcontainer.json``
+    gives ``a/b``), or the folder of a ``.devcontainer.json`` or other file. A configuration
+    nested in a repository (a test project's) is opened from its own folder, not the root."""
+    parts = path.split("/")[:-1]
+    if ".devcontainer" in parts:
+        parts = parts[: len(parts) - 1 - parts[::-1].index(".devcontainer")]
+    return "/".join(parts)
 
-    ``folder`` is where relative sources start, from the project root ("" for the root itself:
-    a compose file's own folder, a workflow's checkout). ``${localWorkspaceFolder}`` is the root,
-    and ``$PWD`` or ``$(pwd)`` the folder. ``../../..`` from ``deploy/`` gives ``../..``.
+
+def above_project(raw: str, folder: str, workspace: str = "") -> str:
+    """Where a relative mount source leads when it climbs above the scanned tree's root, or "".
+
+    ``folder`` is where relative sources start, from the root ("" for the root itself: a
+    compose file's own folder, a workflow's checkout), ``workspace`` the folder
+    ``${localWorkspaceFolder}`` names (see :func:`devcontainer_workspace`), and ``$PWD`` or
+    ``$(pwd)`` the folder. ``../../..`` from ``deploy/`` gives ``../..``; a path that stays
+    inside the tree gives "" (it is the repository, not the home folder), and one that leaves
+    it upward is returned, since what lies there cannot be told from here.
     """
     text = raw.strip().strip("\"'")
     if _WORKSPACE_FOLDER.match(text):
-        folder, text = "", "." + _WORKSPACE_FOLDER.sub("", text)
+        folder, text = workspace, "." + _WORKSPACE_FOLDER.sub("", text)
     elif _WORKING_FOLDER.match(text):
         text = "." + _WORKING_FOLDER.sub("", text)
     if text not in (".", "..") and not text.startswith(("./", "../")):

@@ -67,7 +67,10 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted, nor folders
     that tools make in the checkout: `source .venv/bin/activate`, `.tox/`, `.nox/`, `.direnv/`).
     Ordinary instructions such as "run `pytest -q`" or "`npm test`", and warnings
-    ("never pipe `curl ... | sh`"), are not findings.
+    ("never pipe `curl ... | sh`"), are not findings. Scripts in an agent's folders
+    (`.claude/skills/x/scripts/y.py`, `.claude/commands/deploy.sh`, an extension-less file with a
+    shebang) are code, not instructions: their comments and docstrings (a usage line) are not read
+    here; shell scripts among them are read as shell.
 
     Why:
     The agent treats the file as its user's instructions and runs the command in the

@@ -262,9 +262,14 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
     RLM marks, in configuration, prose and program source (medium in source, low in its
     tests, where a sanitizer's test data holds them on purpose). LRM/RLM and ALM on a line of
     right-to-left letters (Hebrew, Arabic, Persian, Urdu) are how those languages are written
-    and are not findings; embeddings and overrides there are low in prose and data, and not
-    findings in a translation catalogue (`locales/fa.json`), where they keep a number or a Latin
-    word in order.
+    and are not findings; nor, outside agent instruction and configuration files, anywhere in a
+    text of such a language (a catalogue named for its locale, `locales/he-IL.json`, or a file
+    whose non-ASCII letters are mostly Hebrew or Arabic), where an LRM after a Latin word or a
+    number keeps its punctuation in place, unless the mark sits inside an ASCII word. In agent
+    instruction and configuration files a mark is spelling only next to, or on a line of,
+    right-to-left letters. Embeddings and overrides on such a line are low in prose and data,
+    and not findings in a translation catalogue (`locales/fa.json`), where they keep a number or
+    a Latin word in order.
 
     Why:
     What the reviewer sees is not what the agent, shell or parser reads: a command, a
@@ -284,6 +289,8 @@ def bidi_control(file: SourceFile) -> Iterator[Hit]:
         marks_only = set(run) <= {"\u200e", "\u200f", "\u061c"}
         if marks_only and (_near_rtl(file.text, match) or _rtl_line(file, match.start())):
             continue  # direction marks in right-to-left text: how it is written
+        if marks_only and file.kind not in _STRONG and not _splits_word(file.text, match) and _written_rtl(file):
+            continue  # a mark after a Latin word or a number of a Hebrew or Arabic text: its bidi spelling
         severity, why = _source_severity(file), _SOURCE_WHY.get(_source_severity(file), "")
         if not severity and file.kind not in _STRONG and _rtl_line(file, match.start()):
             if catalogue_file(file):
@@ -320,6 +327,38 @@ def _rtl_line(file: SourceFile, offset: int) -> bool:
     return any(unicodedata.bidirectional(c) in ("R", "AL") and c.isalpha() for c in line if ord(c) >= 0x0590)
 
 
+#: Letters of the right-to-left scripts (Hebrew, Arabic and its supplements and presentation
+#: forms, Syriac, Thaana, N'Ko, Samaritan, Mandaic).
+_RTL_LETTER = lazy("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+_NON_ASCII = lazy("[^\x00-\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+#: Locales written right to left, as catalogue files and folders name them (``he-IL.json``,
+#: ``locales/fa/common.json``, ``messages.ar.yaml``; ``iw`` is Hebrew's old code).
+_RTL_LOCALE = lazy(r"(?:^|[/._-])(?:he|iw|yi|ar|fa|ur|ps|sd|ug|ckb|dv|syr|arc|prs|ks|ku-arab|pa-arab)(?=[/._-]|$)")
+
+
+def _written_rtl(file: SourceFile) -> bool:
+    """Whether the file is text of a right-to-left language: a catalogue named for such a locale,
+    or a file whose letters outside ASCII are mostly Hebrew, Arabic and the like. In such a file
+    an LRM after a Latin word or a number keeps the punctuation after it in place, even on a
+    line that holds no Hebrew letter itself (a brand name alone as a value)."""
+
+    def build() -> bool:
+        if _RTL_LOCALE.search(file.path.lower()) and catalogue_file(file):
+            return True
+        rtl = len(_RTL_LETTER.findall(file.text))
+        return rtl >= 20 and rtl * 2 >= len(_NON_ASCII.findall(file.text))
+
+    return file.memo("hidden_unicode_rtl", build)
+
+
+def _splits_word(text: str, match: re.Match[str]) -> bool:
+    """A run between two ASCII letters, digits or underscores: inside a word, a command or an
+    identifier (``cu<LRM>rl``), where it hides the word rather than orders a line."""
+    before = text[match.start() - 1] if match.start() > 0 else ""
+    after = text[match.end()] if match.end() < len(text) else ""
+    return all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in (before, after)) and bool(before and after)
+
+
 def _near_rtl(text: str, match: re.Match[str]) -> bool:
     around = text[max(match.start() - 1, 0) : match.start()] + text[match.end() : match.end() + 1]
     return any(unicodedata.bidirectional(c) in ("R", "AL") for c in around)
@@ -339,11 +378,41 @@ def _legit_format(text: str, start: int, run: str) -> bool:
         return True  # emoji ZWJ sequences and presentation selectors
     if set(run) <= {"\u200c", "\u200d"} and len(run) <= 2 and _joins_script(text, start, before, after):
         return True  # joiners in Arabic, Persian, Urdu, Indic and other scripts: how their words are spelt
+    if set(run) == {"\u200b"} and len(run) <= 2 and (_spaceless(before) or _spaceless(after)):
+        return True  # the word separator of Thai, Lao, Khmer, Myanmar, Tibetan, Javanese ... text
     if run == "\u00ad" and before.isalpha() and after.isalpha():
         return True  # soft hyphen inside a word
     if len(run) == 1 and 0xE0100 <= ord(run) <= 0xE01EF and _cjk(before):
         return True  # ideographic variation sequence
     return len(run) == 1 and "\ufe00" <= run <= "\ufe0f" and bool(before) and ord(before) > 0x7F
+
+
+#: Blocks of the scripts written without spaces between words, where U+200B ZERO WIDTH SPACE
+#: marks the word boundaries that line breaking and search need (the Unicode Standard's chapters
+#: on Southeast Asian scripts; ICU's and CLDR's segmenters read it so): Thai, Lao, Tibetan,
+#: Myanmar and its extensions, Khmer and Khmer Symbols, Tai Le, New Tai Lue, Tai Tham, Balinese,
+#: Javanese, Tai Viet; and Japanese kana and CJK ideographs, where it marks line-break points.
+_SPACELESS_BLOCKS = (
+    (0x0E00, 0x0FFF),
+    (0x1000, 0x109F),
+    (0x1780, 0x17FF),
+    (0x1950, 0x19FF),
+    (0x1A20, 0x1AAF),
+    (0x1B00, 0x1B7F),
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xA980, 0xA9FF),
+    (0xAA60, 0xAADF),
+)
+
+
+def _spaceless(ch: str) -> bool:
+    """A letter, mark, digit or punctuation of a script written without spaces between words."""
+    if not ch or ord(ch) < 0x0E00:
+        return False
+    code = ord(ch)
+    return any(low <= code <= high for low, high in _SPACELESS_BLOCKS) and unicodedata.category(ch)[0] in "LMNP"
 
 
 def _script_letter(ch: str) -> bool:
@@ -388,8 +457,11 @@ def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
 
     Not a finding: a byte order mark at offset 0, emoji ZWJ sequences and presentation
     selectors, joiners (ZWNJ, ZWJ) in Arabic, Persian, Urdu, Indic and other scripts (inside a
-    word, after a virama, or at a word's end), soft hyphens inside words,
-    ideographic variation sequences after CJK characters.
+    word, after a virama, or at a word's end), one or two zero-width spaces next to a letter of
+    a script written without spaces between words (Thai, Lao, Khmer, Myanmar, Tibetan, Tai
+    scripts, Balinese, Javanese, Japanese kana and CJK ideographs: their word separator and
+    line-break point), soft hyphens inside words, ideographic variation sequences after CJK
+    characters.
 
     Why:
     Invisible characters split words so that reviews and filters miss them ("cu<ZWSP>rl"),

@@ -13,6 +13,7 @@ from sandkit.lint.facts.host_paths import (
     CREDENTIAL_TRIGGERS,
     above_project,
     credential_path,
+    devcontainer_workspace,
     is_metadata,
     is_ssh_agent,
 )
@@ -37,9 +38,12 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     ~/.npmrc, ~/.pypirc, ~/.git-credentials, ~/.config/gh, ~/.gnupg and similar, a folder
     that contains them (~/.config, the whole home, /home, /), written as ~, $HOME, ${HOME},
     ${localEnv:HOME}, /home/USER or /root, in every file kind that mounts (and kit `files`
-    copied into the image). A relative source that climbs above the project (`../../..:/host`,
-    `${localWorkspaceFolder}/..`) is one too: what lies above a checkout is the home folder, or
-    more. Public keys, known_hosts and ~/.ssh/config are not findings.
+    copied into the image). A relative source that climbs above the scanned folder
+    (`../../..:/host`, `${localWorkspaceFolder}/..`) is one too: what lies above a checkout is
+    the home folder, or more. `${localWorkspaceFolder}` is the folder a dev container is opened
+    from (the parent of its `.devcontainer/`, or of a `.devcontainer.json`), so `../../..` of a
+    test project's nested configuration that stays inside the scanned folder is not a finding.
+    Public keys, known_hosts and ~/.ssh/config are not findings.
 
     Why:
     Everything in these files works from anywhere: a prompt-injected agent can push with your
@@ -50,10 +54,11 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     kit's `secrets`, or a deploy key made for it.
     """
     start = "" if file.kind == kinds.WORKFLOW else posixpath.dirname(file.path)
+    workspace = devcontainer_workspace(file.path) if file.kind == kinds.DEVCONTAINER else ""
     for box in containers(file):
         for mount in box.mounts:
             found = credential_path(mount.source) if mount.source else ""
-            climbed = above_project(mount.source, start) if mount.source and not found else ""
+            climbed = above_project(mount.source, start, workspace) if mount.source and not found else ""
             if climbed:
                 found = f"{climbed} from the project's root, above the project (the home folder, or more)"
             if found:

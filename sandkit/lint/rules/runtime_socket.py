@@ -20,7 +20,10 @@ from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 
 _SAFE_KIT_DOCKER = ("none", "rootless")
-_VARIABLE_ONLY = lazy(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?::?[?][^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$")
+#: A source that is only a variable: ``$S``, ``${S}``, ``${S:?msg}``, or a variable trimmed or
+#: rewritten by the shell (``${DOCKER_HOST#unix://}``, ``${S%/}``, ``${S/x/y}``); not one with a
+#: default (``${S:-/tmp/x}``), whose default says what is mounted.
+_VARIABLE_ONLY = lazy(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*(?:(?::?[?]|[#%/^,])[^}]*)?\}|[A-Za-z_][A-Za-z0-9_]*)$")
 
 
 def _unknown_source(source: str | None, target: str | None) -> bool:
@@ -65,8 +68,13 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     `docker|podman run -v/--volume/--mount` in scripts, Makefiles, justfiles, Dockerfile RUN
     lines and MCP server commands, Dockerfile VOLUME declarations, and kits (files, workspace,
     isolation.docker other than none or rootless). A source that is only a variable
-    (`${SOCKET_PATH}:/var/run/docker.sock`) mounted onto a socket's path is high: the variable
-    is set elsewhere, and the container is made to drive a runtime through it. In a workflow
+    (`${SOCKET_PATH}:/var/run/docker.sock`, or one the shell trims:
+    `${DOCKER_HOST#unix://}`) mounted onto a socket's path is high: the variable
+    is set elsewhere, and the container is made to drive a runtime through it. In shell (scripts,
+    workflow and CI steps) a variable the script set before is read where it is used
+    (`SOCK=/var/run/docker.sock` then `-v "$SOCK:$SOCK"`), and a `docker run` command line
+    exported in a variable for another program to run (`export GATEWAY='docker run -v ...'`, as
+    compiled agentic workflows' `.lock.yml` do) is read where it is written. In a workflow
     that names no coding agent and whose jobs all run on hosted runners (no `self-hosted`
     label), the mount is low: the runner's machine is discarded after the job.
 

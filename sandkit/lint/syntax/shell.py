@@ -12,7 +12,10 @@ Array assignments (``args=(--rm -v "$HOME/.ssh:/k")``, ``args+=(...)``) are read
 as commands. With ``expand=True`` a word that is a whole variable reference (``$opts``,
 ``"${args[@]}"``) is replaced by the words the script last assigned to it, in text order, so
 ``docker run "${args[@]}" image`` is read with the flags the array holds, at the place each was
-written. Variables are bounded (:data:`MAX_VARIABLE_WORDS` words each).
+written; a reference inside a word (``-v "$SOCK:/sock"``) takes the variable's value when it is
+one word (up to :data:`MAX_EXPANDED_CHARS`). A ``docker|podman run`` command line exported in a
+variable (``export CMD='docker run ...'``, for another program to run) is read as a command where
+it is written. Variables are bounded (:data:`MAX_VARIABLE_WORDS` words each).
 """
 
 from __future__ import annotations
@@ -30,7 +33,15 @@ _WRAPPERS = frozenset({"sudo", "exec", "command", "time", "nohup", "env", "doas"
 _DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
 _ARRAY_START = lazy(r"[A-Za-z_]\w*\+?=")
 _REFERENCE = lazy(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(?:\[[@*]\])?\})")
+#: A plain reference inside a word (``"$SOCK:/var/run/docker.sock"``, ``${DIR}/x``).
+_PART_REFERENCE = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+#: Programs whose command line a script keeps in a variable for something else to run
+#: (``export GATEWAY_COMMAND='docker run ... -v ...'``): the value is read as a command too.
+_STORED_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
+_STORED_SUBCOMMANDS = frozenset({"run", "create"})
 MAX_VARIABLE_WORDS = 1000
+#: A word a reference inside it expands past this is kept as written (``A="$A$A"`` doubles).
+MAX_EXPANDED_CHARS = 4096
 #: Words that open or close a compound command (``if x; then docker run ...; fi``); a command
 #: starting with one is read from the word after it.
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!"})
@@ -104,6 +115,8 @@ def parse_commands(
             i = _read_array(word, tokens, i + 1, variables)
         elif not current.words and _is_assignment(word.text):
             current.assignments.append(word)
+        elif variables is not None and not current.words and variables.ran_already(word):
+            current.words.append(word)  # ``$CMD`` of a command read where it was exported: once is enough
         else:
             current.words.extend(variables.expand(word) if variables is not None else (word,))
     _finish(current, commands, variables)
@@ -140,9 +153,27 @@ def _finish(command: Command, commands: list[Command], variables: _Variables | N
         return
     program, index = command.program()
     if not command.words or program in _DECLARERS:
+        exported = program == "export" or (program in ("declare", "typeset") and _has_flag(command, index, "x"))
         for word in (*command.assignments, *command.words[index + 1 :]):
             if _is_assignment(word.text):
-                variables.assign_scalar(word)
+                value = variables.assign_scalar(word)
+                stored = _stored_command(value) if exported else None
+                if stored is not None:
+                    commands.append(stored)
+                    variables.stored.add(word.text.partition("=")[0])
+
+
+def _has_flag(command: Command, index: int, letter: str) -> bool:
+    return any(w.text.startswith("-") and letter in w.text[1:] for w in command.words[index + 1 :])
+
+
+def _stored_command(words: list[Word]) -> Command | None:
+    """A container command line exported in a variable (``export CMD='docker run -v ...'``) for
+    another program to run: a command where it is written, since what runs it runs these words."""
+    stored = Command(words)
+    program, index = stored.program()
+    rest = {w.text for w in words[index + 1 : index + 4]}
+    return stored if program in _STORED_PROGRAMS and rest & _STORED_SUBCOMMANDS else None
 
 
 def _opens_array(word: Word, tokens: list[tuple[str, Word]], nxt: int) -> bool:
@@ -175,29 +206,52 @@ class _Variables:
     def __init__(self, text: str) -> None:
         self.text = text
         self.values: dict[str, list[Word]] = {}
+        #: Variables whose value was read as a command where it was assigned (an exported one).
+        self.stored: set[str] = set()
         self._line_starts: list[int] | None = None
 
     def assign(self, name: str, words: list[Word], *, append: bool = False) -> None:
         value = [*self.values.get(name, []), *words] if append else list(words)
         self.values[name] = value[:MAX_VARIABLE_WORDS]
 
-    def assign_scalar(self, word: Word) -> None:
-        """``NAME=value``: the value's words (as unquoted word splitting would give them)."""
+    def assign_scalar(self, word: Word) -> list[Word]:
+        """``NAME=value``: the value's words (as unquoted word splitting would give them), with
+        the variables assigned before expanded in them, as the shell does at the assignment."""
         name, _, value = word.text.partition("=")
         start = self._offset(word.pos) + len(name) + 1
         quoted = self.text[start : start + 1] in ("'", '"')
         column = word.pos.column + len(name) + 1 + quoted
         words = [
-            Word(w.text, Pos(word.pos.line, column + w.pos.column - 1) if w.pos.line == 1 else word.pos)
+            expanded
             for kind, w in _tokens(value)
             if kind == "word"
+            for expanded in self.expand(
+                Word(w.text, Pos(word.pos.line, column + w.pos.column - 1) if w.pos.line == 1 else word.pos)
+            )
         ]
         self.assign(name, words)
+        return self.values[name]
 
     def expand(self, word: Word) -> list[Word]:
+        """A whole-word reference becomes the words its variable holds; a reference inside a
+        word (``"$SOCK:/sock"``) is replaced where its variable holds one word; unknown ones stay."""
         match = _REFERENCE.fullmatch(word.text)
-        name = (match.group(1) or match.group(2)) if match else ""
-        return list(self.values[name]) if name in self.values else [word]
+        if match:
+            name = match.group(1) or match.group(2)
+            return list(self.values[name]) if name in self.values else [word]
+        if "$" not in word.text:
+            return [word]
+        expanded = _PART_REFERENCE.sub(self._single, word.text)
+        return [Word(expanded, word.pos)] if len(expanded) <= MAX_EXPANDED_CHARS else [word]
+
+    def ran_already(self, word: Word) -> bool:
+        """A whole-word reference to a variable whose command was read where it was assigned."""
+        match = _REFERENCE.fullmatch(word.text)
+        return match is not None and (match.group(1) or match.group(2)) in self.stored
+
+    def _single(self, match: re.Match[str]) -> str:
+        value = self.values.get(match.group(1) or match.group(2) or "")
+        return value[0].text if value is not None and len(value) == 1 else match.group(0)
 
     def _offset(self, pos: Pos) -> int:
         if self._line_starts is None:
