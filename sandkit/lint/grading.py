@@ -55,7 +55,9 @@ KEPT_FOLDERS = frozenset(
     }
 )
 CONTAINER_POWER = frozenset({"privileged", "runtime-socket"})
-_KUBERNETES_KINDS = frozenset({kinds.KUBERNETES, kinds.KUSTOMIZATION, kinds.JSON_PATCH})
+#: Manifests that declare their workloads. Kustomize patches (kustomization, JSON 6902) are not
+#: among them: what they patch is declared in another file, whose agent the patch need not name.
+_KUBERNETES_KINDS = frozenset({kinds.KUBERNETES})
 _AGENT_KINDS = frozenset({kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS})
 _VALUE_STRINGS = 20_000  # strings of a chart's values read for an agent's name
 #: A CI runner's workload (GitHub's Actions Runner Controller, GitLab, Buildkite, Jenkins, Woodpecker,

@@ -214,6 +214,16 @@ def test_ci_runner_workloads_keep_their_severity(text: str) -> None:
     assert severities(lint_text("deploy/runner.yaml", text), "PV001") == ["critical"]
 
 
+def test_kustomize_patches_are_not_lowered() -> None:
+    """A patch changes a workload declared in another file (its base), whose agent it need not name."""
+    patch = (
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\npatches:\n"
+        "  - target: {kind: Deployment, name: worker}\n    patch: |-\n      - op: add\n"
+        "        path: /spec/template/spec/containers/0/securityContext/privileged\n        value: true\n"
+    )
+    assert severities(lint_text("overlays/prod/kustomization.yaml", patch), "PV001") == ["critical"]
+
+
 @pytest.mark.parametrize(
     "name, text",
     [
