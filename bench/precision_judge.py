@@ -29,6 +29,12 @@ labels file names its columns in a `# repo<TAB>path<TAB>...` line that includes 
 
 A label line may end with a tenth column, text the finding's message must hold for the label to
 apply: the same place labelled again after a fix changed what the finding says.
+
+``regrade`` applies the severity classes of docs/lint.md's "How sure and how bad" to the label
+rows themselves (no run, no snapshots): which rows would move and what the shares over all rows
+and over rows at or above ``low`` would become, an estimate for the lead, not a clean measurement:
+
+    python bench/precision_judge.py regrade bench/precision_labels/held3.tsv held3
 """
 
 import collections
@@ -38,7 +44,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = "/tmp/i33"
 LOCALE = re.compile(r"(/locales?/|/i18n/|/lang/|/translations?/|/messages/)")
@@ -289,6 +295,176 @@ def labelled(labels: str, root: str, results: str, seed: int = SEED) -> None:
         print("UNJUDGED", *f[:6], f[6][:120], sep="\t")
 
 
+#: The columns of a labels file when it has no header line naming them ("# repo<TAB>path<TAB>...").
+ROW_COLUMNS = ("repo", "path", "line", "col", "rule", "severity", "right", "actionable", "reason")
+THRESHOLD = "low"  # `sandkit lint`'s default --fail-on: info findings do not fail a run
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+
+
+def at_threshold(severity: str) -> bool:
+    return SEVERITIES.index(severity) <= SEVERITIES.index(THRESHOLD)
+
+
+class Row(NamedTuple):
+    """One label line: the finding's place, its severity then, its labels by measure, the reason."""
+
+    repo: str
+    path: str
+    line: int
+    col: int
+    rule: str
+    severity: str
+    labels: dict[str, int]  # "right", "actionable" and any further actionable column, 0 or 1
+    reason: str
+    needle: str  # text the message must hold for the label to apply ("" for any message)
+
+    @property
+    def place(self) -> tuple[str, str, str, int, int]:
+        return (self.rule, self.repo, self.path, self.line, self.col)
+
+
+def read_rows(labels: str) -> tuple[list[str], list[Row]]:
+    """The measures (right, actionable, then any other actionable column the header names: the
+    fourth set's "agents", a team letting an agent work unattended would act on it) and the rows,
+    for ``regrade`` (``labels`` reads the same files with :func:`read_labels`).
+
+    A comment line whose tab-separated fields start with "repo" names the columns; without one the
+    columns are ROW_COLUMNS. A column beyond the named ones is the needle (see the module doc)."""
+    columns: tuple[str, ...] = ROW_COLUMNS
+    rows: list[Row] = []
+    for text in Path(labels).read_text().splitlines():
+        if text.startswith("#"):
+            fields = [f.strip() for f in text.lstrip("#").split("\t")]
+            if fields[0] == "repo" and "right" in fields:
+                columns = tuple(fields)
+            continue
+        if not text.strip():
+            continue
+        cells = text.split("\t")
+        named = dict(zip(columns, cells, strict=False))
+        measures = [c for c in columns if c == "right" or c.startswith(("actionable", "unattended", "agents"))]
+        rows.append(
+            Row(
+                named["repo"],
+                named["path"],
+                int(named["line"]),
+                int(named["col"]),
+                named["rule"],
+                named["severity"],
+                {m: int(named[m]) for m in measures if named.get(m, "").strip() != ""},
+                named.get("reason", ""),
+                "".join(cells[len(columns) :]),
+            )
+        )
+    measures = [c for c in columns if c == "right" or c.startswith(("actionable", "unattended", "agents"))]
+    return measures, rows
+
+
+def shares(read: dict[str, list[tuple[dict[str, int], int]]], measures: list[str]) -> dict[str, float]:
+    """Each measure's share of all findings, weighted by rule: ``read`` maps a rule to its read
+    findings' labels with the rule's count of findings in the run (the same for each of them)."""
+    total = sum(found[0][1] for found in read.values() if found)
+    out = {}
+    for measure in measures:
+        estimate = 0.0
+        for found in read.values():
+            labelled_ = [labels[measure] for labels, _ in found if measure in labels]
+            if found and labelled_:
+                estimate += found[0][1] * sum(labelled_) / len(labelled_)
+        out[measure] = 100 * estimate / max(total, 1)
+    return out
+
+
+# ---- the lead's information, not a measurement: the label rows under new severity classes ------
+
+#: Findings per rule of each labelled run (the "findings" columns of docs/lint.md's tables), for
+#: weighting rows read without the run's results; a rule absent here had every finding read.
+RUN_COUNTS = {
+    "held3": {"CP001": 54, "PS002": 36},
+    "held2": {"CP001": 69, "PS002": 59},
+}
+
+
+def regraded(row: Row, same_file: list[Row]) -> tuple[str, str]:
+    """(severity, class) the severity classes of issue 33's third round (i33c) give a label row;
+    (row.severity, "") when none applies. The rows hold no message or file text, so each class is
+    read from the row's rule, path and reason, and the other rows of the same file (every finding
+    of PV001 and PV003 was read in both sets, so a file's privileged mode or escaping capability
+    is in them): an estimate, not a run of the linter."""
+    from sandkit.lint.grading import kept_folder, lower
+
+    severity, why = row.severity, []
+    capabilities = {c for c in ("SYS_PTRACE", "NET_ADMIN", "SYS_ADMIN", "ALL") if c in row.reason}
+    shares_host = any(r.rule == "PV002" for r in same_file)  # every PV002 was read in both sets
+    if row.rule == "PV003" and capabilities == {"SYS_PTRACE"} and not shares_host:
+        severity, why = "info", ["SYS_PTRACE in its own PID namespace"]
+    elif row.rule == "PV003" and capabilities == {"NET_ADMIN"} and not shares_host:
+        severity, why = "medium", ["NET_ADMIN in its own network namespace"]
+    elif row.rule == "PV004" and "unconfined" in row.reason:
+        escape = any(r.rule == "PV001" or (r.rule == "PV003" and "SYS_PTRACE" not in r.reason) for r in same_file)
+        if not escape:
+            severity, why = "medium", ["profile off without an escape"]
+    if row.rule == "AI001" and row.severity == "medium" and "own" in row.reason and row.path.startswith("."):
+        severity, why = "info", ["a skill's own script in its hidden folder"]
+    if row.rule[:2] in ("PV", "RS") and _kubernetes_manifest(row) and "runner" not in row.reason.lower():
+        severity, why = lower(severity), [*why, "Kubernetes, no coding agent"]
+    if row.rule[:2] in ("PV", "RS") and kept_folder(row.path):
+        severity, why = lower(severity), [*why, f"kept under {kept_folder(row.path)}/"]
+    if row.rule == "SK001" and kept_folder(row.path):
+        severity, why = "info", [*why, f"parse error under {kept_folder(row.path)}/"]
+    return severity, "; ".join(why)
+
+
+#: YAML files of the labelled sets that are not Kubernetes manifests though named like one.
+_NOT_KUBERNETES = {("nextcloud/all-in-one", "manual-install/latest.yml")}  # a Compose file
+
+
+def _kubernetes_manifest(row: Row) -> bool:
+    """A YAML file (or a Jinja template of one) of the labelled sets that is a Kubernetes manifest
+    naming no coding agent, as read in the labels; Compose, CI and dev container files are not."""
+    name = row.path.rsplit("/", 1)[-1]
+    if not name.endswith((".yaml", ".yml", ".yaml.j2")) or "compose" in name or row.path.startswith(".github/"):
+        return False
+    if (row.repo, row.path) in _NOT_KUBERNETES:
+        return False
+    return not name.startswith((".gitlab-ci", "azure-pipelines", ".travis", "codecov", "mkdocs"))
+
+
+def regrade(labels: str, run: str) -> None:
+    """The label rows with the new classes' severities: the rows that moved, and the measures over
+    all rows and over rows at or above low, before and after (weighted by RUN_COUNTS[run])."""
+    measures, rows = read_rows(labels)
+    last: dict[tuple[str, str, str, int, int], Row] = {}
+    for row in rows:
+        last[row.place] = row  # a later label of the same place is the one after the fixes
+    files: dict[tuple[str, str], list[Row]] = collections.defaultdict(list)
+    for row in last.values():
+        files[(row.repo, row.path)].append(row)
+    counts = RUN_COUNTS.get(run, {})
+    before: dict[str, list[Row]] = collections.defaultdict(list)
+    for row in last.values():
+        before[row.rule].append(row)
+    after = {}
+    print(f"moved (an estimate from the labels of {labels}, not a run of the linter):")
+    for row in sorted(last.values(), key=lambda r: r.place):
+        severity, why = regraded(row, files[(row.repo, row.path)])
+        after[row.place] = severity
+        if severity != row.severity:
+            print(f"  {row.rule} {row.repo} {row.path}:{row.line} {row.severity} -> {severity} ({why})", row.labels)
+    for name, keep in (("all", lambda sev: True), (f"at or above {THRESHOLD}", at_threshold)):
+        for when, severity_of in (("before", lambda r: r.severity), ("after", lambda r: after[r.place])):
+            group = {}
+            for rule, found in before.items():
+                read = [r for r in found if keep(severity_of(r))]
+                if read:
+                    share_read = len(read) / len(found)
+                    n = round(counts.get(rule, len(found)) * share_read)
+                    group[rule] = [(r.labels, n) for r in read]
+            total = sum(found[0][1] for found in group.values())
+            share = ", ".join(f"{m} {v:.1f}%" for m, v in shares(group, measures).items())
+            print(f"{name:>14} {when:>6}: {total} findings, {share}")
+
+
 def seed_of(argv: list[str]) -> tuple[list[str], int]:
     """argv without `--seed N`, and N (SEED when it is not given)."""
     if "--seed" not in argv:
@@ -307,6 +483,9 @@ def main(argv: list[str]) -> None:
         return
     if argv[0] == "labels":
         labelled(argv[1], argv[2], argv[3], seed)
+        return
+    if argv[0] == "regrade":
+        regrade(argv[1], argv[2] if len(argv) > 2 else "")
         return
     ROOT, before, after = argv
     for s in ("held", "dev"):

@@ -20,6 +20,7 @@ from sandkit.lazy_regex import lazy
 from sandkit.lint import engine_rules, kinds
 from sandkit.lint.consumers.duplicates import CONSUMER_VERDICT, duplicate_hits
 from sandkit.lint.discovery import Candidate, Matcher, discover
+from sandkit.lint.grading import graded
 from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_script, kind_by_content
 from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import Rule, all_rules
@@ -408,7 +409,7 @@ class _Checker:
             hits.extend((engine_rules.PARSE_ERROR, hit) for hit in duplicate_hits(source))
         for bound in source.bounds_met():
             hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))
-        result.findings = self._finish(source, _fixture_workflow_hits(source, hits), may_suppress)
+        result.findings = self._finish(source, graded(source, _fixture_workflow_hits(source, hits)), may_suppress)
         return result
 
     @staticmethod

@@ -31,7 +31,7 @@ HOSTILE = Finding(
 TREE = {
     "compose.yaml": "services:\n  a:\n    privileged: true\n  b:\n    privileged: true\n",
     "deploy/pod.yaml": (
-        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n"
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: aider\n"  # an agent's pod: not lowered
         "      securityContext: {allowPrivilegeEscalation: true}\n"
     ),
     "bad/compose.yaml": "services: [\n",

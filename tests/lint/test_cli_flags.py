@@ -17,7 +17,7 @@ from tests.lint.helpers import run_sandkit, write_tree
 
 SOCKET = "services:\n  b:\n    volumes: [/var/run/docker.sock:/var/run/docker.sock]\n"
 ESCALATION = (
-    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n"
+    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: aider\n"  # an agent's pod: not lowered
     "      securityContext: {allowPrivilegeEscalation: true}\n"
 )
 PRIVILEGED = "services:\n  a:\n    privileged: true\n  b:\n    privileged: true\n"

@@ -12,7 +12,7 @@ from tests.lint.helpers import write_tree
 
 SOCKET = "services:\n  b:\n    volumes: [/var/run/docker.sock:/var/run/docker.sock]\n"
 ESCALATION = (
-    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n"
+    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: aider\n"  # an agent's pod: not lowered
     "      securityContext: {allowPrivilegeEscalation: true}\n"
 )
 

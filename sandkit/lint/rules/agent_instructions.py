@@ -66,6 +66,10 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     node), `curl -o x ... && ./x`, and running a script from a hidden folder (`bash
     .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted, nor folders
     that tools make in the checkout: `source .venv/bin/activate`, `.tox/`, `.nox/`, `.direnv/`).
+    A hidden script is medium (committed, not downloaded), and info when the instruction file is
+    in the same hidden folder (`.claude/skills/x/SKILL.md` running
+    `python .claude/skills/x/scripts/sync.py`): the script is then exactly as visible as the
+    instructions that name it, like `./scripts/test.sh` named from the top.
     Ordinary instructions such as "run `pytest -q`" or "`npm test`", and warnings
     ("never pipe `curl ... | sh`"), are not findings. Scripts in an agent's folders
     (`.claude/skills/x/scripts/y.py`, `.claude/commands/deploy.sh`, an extension-less file with a
@@ -109,12 +113,22 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
             continue  # a virtual environment's activate script: made by the tool, not committed
         if pos.line not in seen:
             seen.add(pos.line)
+            own = _own_folder(file.path, match.group(1))
+            why = f"the script is in {own}/ like these instructions: committed, as visible as they are"
             yield Hit(
                 pos,
                 f"instructions tell the agent to run {match.group(1)} from a hidden folder",
-                severity="medium",
-                why="a committed script, not a download",
+                severity="info" if own else "medium",
+                why=why if own else "a committed script, not a download",
             )
+
+
+def _own_folder(path: str, script: str) -> str:
+    """The hidden folder ``script`` starts with (``.claude``) when the instruction file at ``path``
+    is inside it too (``.claude/skills/x/SKILL.md`` running ``.claude/skills/x/scripts/y.py``): a
+    skill or command running the script committed beside it; "" otherwise."""
+    top = script.split("/", 1)[0]
+    return top if top in path.split("/")[:-1] else ""
 
 
 _FENCE = lazy(r"(?m)^ {0,3}(`{3,}|~{3,})")

@@ -18,7 +18,18 @@ from sandkit.lint.syntax.tree import PMap
 DANGEROUS_CAPABILITIES = frozenset(
     {"ALL", "SYS_ADMIN", "NET_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "DAC_READ_SEARCH", "BPF", "SYS_BOOT"}
 )
+#: Capabilities whose reach is the processes of the PID namespace the container is in: an escape
+#: with the host's (or another container's) PID namespace, nothing outside the container without
+#: one (measured with the engine: tests/lint/test_capability_reach.py).
+PID_ONLY_CAPABILITIES = frozenset({"SYS_PTRACE"})
+#: Capabilities whose reach is the network namespace the container is in: its own interfaces,
+#: routes and firewall, the host's only with the host's network (same tests).
+NETWORK_ONLY_CAPABILITIES = frozenset({"NET_ADMIN"})
+#: Capabilities that are a way out by themselves: mounts, modules, raw I/O, open_by_handle_at, BPF.
+ESCAPE_CAPABILITIES = DANGEROUS_CAPABILITIES - PID_ONLY_CAPABILITIES - NETWORK_ONLY_CAPABILITIES
 _NAMESPACES = ("network", "pid", "ipc", "uts", "userns", "cgroupns")
+#: Kubernetes (and Terraform's kubernetes provider) letting a pod's containers share one PID namespace.
+_SHARED_PROCESSES = lazy(r"(?i)share_?process_?namespace[\"']?\s*[:=]\s*[\"']?(?:true|yes|on|y)\b")
 _DOCKER_FEATURES = ("docker-in-docker", "docker-outside-of-docker", "docker-from-docker")
 
 
@@ -102,16 +113,24 @@ def host_namespace(file: SourceFile) -> Iterator[Hit]:
     triggers=("cap", "CAP", "Cap"),
 )
 def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
-    """A container is given a capability that allows escaping it.
+    """A container is given a capability that escapes it, alone or with a shared namespace.
 
     SYS_ADMIN, NET_ADMIN, SYS_PTRACE, SYS_MODULE, SYS_RAWIO, DAC_READ_SEARCH, BPF, SYS_BOOT
     or ALL, with or without the CAP_ prefix, in Compose `cap_add`, Kubernetes
-    `capabilities.add`, devcontainer `capAdd` and `--cap-add` flags.
+    `capabilities.add`, devcontainer `capAdd` and `--cap-add` flags. Graded by what the
+    capability reaches (measured with Docker's engine and default seccomp profile): SYS_PTRACE
+    reaches the processes of the container's PID namespace, so it is info when no container of
+    the file shares the host's or another container's PID namespace (`pid: host`, `hostPID`,
+    `--pid container:X`, `pid: service:X`, `shareProcessNamespace`) and high when one does;
+    NET_ADMIN reconfigures the container's own network namespace, so it is medium unless the
+    file uses the host's (or another container's) network. NET_RAW is not reported: Docker and
+    containerd give it by default.
 
     Why:
     SYS_ADMIN alone allows mounting filesystems and most known container escapes; SYS_PTRACE
-    reads other processes' memory (and their secrets); NET_ADMIN rewrites the firewall that
-    enforces egress rules.
+    reads the memory (and secrets) of every process it can see, which with the host's PID
+    namespace is the host's; NET_ADMIN rewrites the firewall of the namespace it is in, so an
+    egress firewall set inside the container holds only against a user who cannot become root.
 
     Fix:
     Remove the capability; if a tool really needs it, run that tool outside the agent's
@@ -121,7 +140,42 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
         for setting in box.setting("cap-add"):
             capability = setting.value.strip().upper().removeprefix("CAP_")
             if capability in DANGEROUS_CAPABILITIES:
-                yield Hit(setting.pos, f"{box.label} adds capability {capability}{via(setting)}")
+                severity, why = _capability_reach(file, capability)
+                yield Hit(
+                    setting.pos, f"{box.label} adds capability {capability}{via(setting)}", severity=severity, why=why
+                )
+
+
+def _joins(file: SourceFile, namespace: str) -> bool:
+    """Some container of the file is in a ``namespace`` (pid, network) that is not its own: the
+    host's, another container's (``container:NAME``) or another service's (``service:NAME``); for
+    PID also a Kubernetes pod whose containers share one. Read per file, not per container: a pod's
+    hostPID and its containers' capabilities are separate objects, and a file where one container
+    shares keeps every finding of the file at the rule's severity."""
+    for box in containers(file):
+        for setting in box.setting(namespace):
+            value = setting.value.strip().lower()
+            if value == "host" or value.startswith(("container:", "service:")):
+                return True
+    return namespace == "pid" and _SHARED_PROCESSES.search(file.text) is not None
+
+
+def _capability_reach(file: SourceFile, capability: str) -> tuple[str, str]:
+    """(severity, why) of a dangerous capability by what it reaches from where it is; ("", "")
+    for the rule's own."""
+    if capability in PID_ONLY_CAPABILITIES and not _joins(file, "pid"):
+        why = (
+            "it reaches only this container's own processes, as no container here shares the host's or "
+            "another's PID namespace; with one it would read their memory"
+        )
+        return "info", why
+    if capability in NETWORK_ONLY_CAPABILITIES and not _joins(file, "network"):
+        why = (
+            "it reconfigures this container's own network namespace, not the host's: a firewall set inside "
+            "the container holds only against a user who cannot become root there"
+        )
+        return "medium", why
+    return "", ""
 
 
 @rule(
@@ -140,7 +194,12 @@ def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
     (either separator; Quadlet's `SeccompProfile=`, `AppArmor=`, `SecurityLabelDisable=`,
     `SecurityLabelType=` and `Unmask=` are the same options), Kubernetes `seccompProfile`/`appArmorProfile` of
     type Unconfined, `seLinuxOptions.type: spc_t`, `procMount: Unmasked` (Kubernetes' `unmask=ALL`),
-    and the legacy AppArmor/seccomp annotations set to unconfined.
+    and the legacy AppArmor/seccomp annotations set to unconfined. Seccomp, AppArmor and SELinux
+    switched off are medium when no container of the file runs privileged or has a capability
+    that is a way out by itself (SYS_ADMIN, SYS_MODULE, SYS_RAWIO, DAC_READ_SEARCH, BPF,
+    SYS_BOOT, ALL): unconfined, a container can make user namespaces and mount inside them
+    (measured with Docker's engine), more kernel for a bug to be found in, but it reaches nothing
+    outside itself alone. Unmasked system paths stay high: the host's /proc/sys is then writable.
 
     Why:
     These profiles block the system calls and paths most container escapes use; without
@@ -150,24 +209,47 @@ def unconfined_profile(file: SourceFile) -> Iterator[Hit]:
     Keep the runtime's default profile (RuntimeDefault in Kubernetes), or ship a custom
     profile that allows only what the workload needs.
     """
+    alone = "", ""
+    if not _escapes(file):
+        alone = (
+            "medium",
+            "kernel attack surface, not a way out alone: nothing in this file is privileged "
+            "or has an escaping capability",
+        )
     for box in containers(file):
         for setting in box.settings:
             value = setting.value.strip().lower().replace("=", ":")
-            if setting.name == "security-opt" and value in (
-                "seccomp:unconfined",
-                "apparmor:unconfined",
-                "label:disable",
-                "label:type:spc_t",
-                "systempaths:unconfined",
-                "unmask:all",
-            ):
+            if setting.name == "security-opt" and value in _UNMASKED:
                 yield Hit(setting.pos, f"{box.label} sets security option {setting.value}{via(setting)}")
+            elif setting.name == "security-opt" and value in _PROFILES_OFF:
+                message = f"{box.label} sets security option {setting.value}{via(setting)}"
+                yield Hit(setting.pos, message, severity=alone[0], why=alone[1])
             elif setting.name in ("seccomp", "apparmor") and value == "unconfined":
-                yield Hit(setting.pos, f"{box.label} runs with an unconfined {setting.name} profile")
+                message = f"{box.label} runs with an unconfined {setting.name} profile"
+                yield Hit(setting.pos, message, severity=alone[0], why=alone[1])
             elif setting.name == "proc-mount" and setting.value == "Unmasked":
                 yield Hit(setting.pos, f"{box.label} sets procMount: Unmasked (the host's /proc paths are not masked)")
             elif setting.name == "selinux-type" and value == "spc_t":
-                yield Hit(setting.pos, f"{box.label} runs as SELinux type spc_t, which SELinux does not confine")
+                message = f"{box.label} runs as SELinux type spc_t, which SELinux does not confine"
+                yield Hit(setting.pos, message, severity=alone[0], why=alone[1])
+
+
+#: Security options that switch a confinement profile off (medium alone, high beside an escape).
+_PROFILES_OFF = frozenset({"seccomp:unconfined", "apparmor:unconfined", "label:disable", "label:type:spc_t"})
+#: Security options that unmask the host's kernel paths: /proc/sys writable is a way out by itself.
+_UNMASKED = frozenset({"systempaths:unconfined", "unmask:all"})
+
+
+def _escapes(file: SourceFile) -> bool:
+    """Some container of the file runs privileged or has a capability that is a way out by itself:
+    then a profile switched off removes what stood between that power and the host."""
+    for box in containers(file):
+        if box.setting("privileged"):
+            return True
+        for setting in box.setting("cap-add"):
+            if setting.value.strip().upper().removeprefix("CAP_") in ESCAPE_CAPABILITIES:
+                return True
+    return False
 
 
 @rule(

@@ -636,12 +636,16 @@ def test_a_pods_own_dind_sidecar_behind_tls(host: str, extra: str) -> None:
 
 
 def test_local_daemons_without_tls_and_remote_daemons() -> None:
-    local = [f for f in lint_text("k8s/build.yaml", DIND_POD % ("tcp://localhost:2375", "")) if f.rule == "RS002"]
+    """In an agent's pod; a pod that names no coding agent is one level lower (test_severity_reach.py)."""
+    agent_pod = DIND_POD.replace("{name: build}", "{name: aider-build}")
+    local = [f for f in lint_text("k8s/build.yaml", agent_pod % ("tcp://localhost:2375", "")) if f.rule == "RS002"]
     assert [f.severity for f in local] == ["medium"]
     remote = [
-        f for f in lint_text("k8s/build.yaml", DIND_POD % ("tcp://docker.example.com:2376", "")) if f.rule == "RS002"
+        f for f in lint_text("k8s/build.yaml", agent_pod % ("tcp://docker.example.com:2376", "")) if f.rule == "RS002"
     ]
     assert [f.severity for f in remote] == ["high"]
+    no_agent = [f for f in lint_text("k8s/build.yaml", DIND_POD % ("tcp://localhost:2375", "")) if f.rule == "RS002"]
+    assert [f.severity for f in no_agent] == ["low"]
 
 
 @pytest.mark.parametrize(
