@@ -26,6 +26,8 @@ class InjectPaths:
     public: str = "/run/sandkit-egress-ca"
     #: Where the agent mounts that volume, read-only.
     agent_ca: str = "/run/sandkit-proxy-ca"
+    #: Kubernetes: where squid's container mounts the authority's Secret (made once per Deployment).
+    stored: str = "/run/sandkit-egress-authority"
     #: The bundle the agent's entrypoint writes at start: the image's authorities and the proxy's.
     bundle: str = "/tmp/sandkit-ca-certificates.crt"
     #: The image's own bundle, kept aside when the system store is pointed at ``bundle``.
