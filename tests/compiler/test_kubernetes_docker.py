@@ -10,11 +10,11 @@ image, the squid Deployment starts from its ConfigMap and passes its probe, the 
 clones through it (by the Service's address) and stops, and the agent then runs with the
 ConfigMap's files in force.
 
-The injecting proxy's hand-off of its authority's certificate is played with a stand-in for the one
-API call it makes (tests/compiler/data/kube_api_standin.py): real curl from the proxy image, over
-TLS, with the projected token and the API server's authority; the stand-in checks the token and the
-generated Role's rules and applies the merge patch; the agent pod then mounts the ConfigMap it
-holds. Not played: a signed token, admission, the API server's own RBAC code, watch and the kubelet's
+The injecting proxy's authority, made once per Deployment by a Job, is played with a stand-in for the
+API calls that Job makes (tests/compiler/data/kube_api_standin.py): real curl from the proxy image,
+over TLS, with the projected token and the API server's authority; the stand-in checks the token and
+the generated Role's rules and answers the reads and merge patches of the Secret and the ConfigMap;
+the proxy pod then mounts the Secret, and the agent pod the ConfigMap. Not played: a signed token, admission, the API server's own RBAC code, watch and the kubelet's
 refresh of a mounted ConfigMap, and NetworkPolicy beyond the internal network below.
 
 The NetworkPolicy is played by an internal network that only the proxy leaves; the outside is a /28
