@@ -1,7 +1,8 @@
 """Where an injecting egress proxy keeps its secrets and its certificate authority (docs/secrets.md).
 
 The proxy terminates TLS only toward the hosts a secret is injected on. Its authority is made at
-every start by the proxy's start script, inside a tmpfs only squid's user can read; the certificate
+every start by the proxy's start script, inside a tmpfs only squid's user can read (Kubernetes: once
+per Deployment, by a Job, kept in a Secret only squid's container mounts); the certificate
 alone goes to a volume the agent mounts read-only, and the agent's entrypoint adds it to the
 bundle that the system store and the usual variables point to. Compose and the devcontainer
 share these paths; the Dockerfile templates name them through ``PATHS``.
@@ -26,6 +27,8 @@ class InjectPaths:
     public: str = "/run/sandkit-egress-ca"
     #: Where the agent mounts that volume, read-only.
     agent_ca: str = "/run/sandkit-proxy-ca"
+    #: Kubernetes: where squid's container mounts the authority's Secret (made once per Deployment).
+    stored: str = "/run/sandkit-egress-authority"
     #: The bundle the agent's entrypoint writes at start: the image's authorities and the proxy's.
     bundle: str = "/tmp/sandkit-ca-certificates.crt"
     #: The image's own bundle, kept aside when the system store is pointed at ``bundle``.

@@ -3,6 +3,7 @@ the secret back from the agent, and where it cannot, that the agent receives it.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -203,8 +204,9 @@ def test_the_start_script_passes_shellcheck(tmp_path: Path) -> None:
 
 def test_kubernetes_gives_the_proxy_pod_the_secret_and_the_agent_pod_the_authority(tmp_path: Path) -> None:
     """The same egress/ image and squid.conf as compose; the injected keys reach the proxy pod alone, the
-    authority's certificate reaches the agent pods through a ConfigMap the proxy's init container alone
-    may patch (tests/compiler/test_kubernetes_docker.py plays all of it in the real engine)."""
+    authority, made once per Deployment by a Job whose identity alone may write it, reaches squid's
+    container as a Secret and the agent pods, its certificate alone, as a ConfigMap
+    (tests/compiler/test_kubernetes_docker.py plays all of it in the real engine)."""
     kit = INJECTING.replace("{egress: EGRESS}", "{allow: [api.github.com, github.com]}") + GH_INJECTION
     (tmp_path / "kit.yaml").write_text(kit, encoding="utf-8")
     (tmp_path / "corp.pem").write_bytes(b"-----BEGIN CERTIFICATE-----\nY29ycA==\n-----END CERTIFICATE-----\n")
@@ -217,17 +219,28 @@ def test_kubernetes_gives_the_proxy_pod_the_secret_and_the_agent_pod_the_authori
     }
     squid = docs["ConfigMap", "injecting-egress"]["data"]["squid.conf"]
     assert squid.encode() == alone.files["egress/squid.conf"] and "ssl-bump" in squid
-    assert docs["Role", "injecting-egress-ca"]["rules"] == [
-        {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["injecting-egress-ca"], "verbs": ["patch"]}
-    ]
-    assert "data" not in docs["ConfigMap", "injecting-egress-ca"]  # the proxy writes it; apply leaves it alone
-    assert docs["ServiceAccount", "injecting-egress-ca"]["automountServiceAccountToken"] is False
-    deployment = docs["Deployment", "injecting-egress"]
-    assert deployment["spec"]["strategy"] == {"type": "Recreate"}  # never two authorities at once
-    proxy = deployment["spec"]["template"]["spec"]
-    assert proxy["serviceAccountName"] == "injecting-egress-ca" and proxy["automountServiceAccountToken"] is False
-    (init,), (squid_container,) = proxy["initContainers"], proxy["containers"]
+    assert docs["Role", "injecting-egress-authority"]["rules"] == [
+        {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["injecting-egress-authority"],
+         "verbs": ["get", "patch"]},
+        {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["injecting-egress-ca"], "verbs": ["patch"]},
+    ]  # fmt: skip
+    # Both created empty: the Job writes them, and `kubectl apply` leaves what it never set alone.
+    assert "data" not in docs["ConfigMap", "injecting-egress-ca"]
+    assert "data" not in docs["Secret", "injecting-egress-authority"]
+    assert docs["ServiceAccount", "injecting-egress-authority"]["automountServiceAccountToken"] is False
+    (job_name,) = [name for kind, name in docs if kind == "Job"]
+    maker = docs["Job", job_name]["spec"]["template"]["spec"]
+    assert (
+        maker["serviceAccountName"] == "injecting-egress-authority" and maker["automountServiceAccountToken"] is False
+    )
+    (init,) = maker["containers"]
     assert init["command"] == ["/usr/local/bin/sandkit-egress-start", "authority"]
+    deployment = docs["Deployment", "injecting-egress"]
+    assert "strategy" not in deployment["spec"]  # a rolling update: every pod serves the one authority
+    proxy = deployment["spec"]["template"]["spec"]
+    assert proxy["serviceAccountName"] == "injecting" and proxy["automountServiceAccountToken"] is False
+    assert "initContainers" not in proxy  # the proxy pod makes nothing at its start
+    (squid_container,) = proxy["containers"]
     assert squid_container["command"] == [
         "/usr/local/bin/sandkit-record",
         "--stdout",
@@ -235,10 +248,14 @@ def test_kubernetes_gives_the_proxy_pod_the_secret_and_the_agent_pod_the_authori
         "serve",
     ]
     assert "api-token" in {m["name"] for m in init["volumeMounts"]}
-    assert "api-token" not in {m["name"] for m in squid_container["volumeMounts"]}
-    (secret,) = [v["secret"] for v in proxy["volumes"] if "secret" in v]
-    assert [item["key"] for item in secret["items"]] == ["ANTHROPIC_API_KEY", "GH_TOKEN"]  # never PLAIN_TOKEN
+    assert not any("projected" in v for v in proxy["volumes"])  # no token in the proxy pod
+    secrets = {v["secret"]["secretName"]: v["secret"] for v in proxy["volumes"] if "secret" in v}
+    keys = [item["key"] for item in secrets["injecting-secrets"]["items"]]
+    assert keys == ["ANTHROPIC_API_KEY", "GH_TOKEN"]  # never PLAIN_TOKEN
+    stored = secrets["injecting-egress-authority"]
+    assert [item["key"] for item in stored["items"]] == ["ca.key", "ca.pem"] and stored["optional"] is False
     job = yaml.safe_load(alone.files["kubernetes/job.yaml"])["spec"]["template"]["spec"]
+    assert "injecting-egress-authority" not in json.dumps(job)  # the agent pod never names the key's Secret
     (agent,) = job["containers"]
     env = {e["name"]: e for e in agent["env"]}
     assert env["ANTHROPIC_API_KEY"] == {"name": "ANTHROPIC_API_KEY", "value": "sandkit-injected-by-egress-proxy"}

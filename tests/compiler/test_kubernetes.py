@@ -181,11 +181,19 @@ def of_kind(out: KitOutput, kind: str) -> list[dict[str, Any]]:
     return [doc for _, doc in manifests(out) if doc["kind"] == kind]
 
 
+def session_jobs(out: KitOutput) -> list[dict[str, Any]]:
+    """The Jobs of agent sessions (not the one that makes the proxy's authority)."""
+    return [job for job in of_kind(out, "Job") if job["metadata"]["labels"].get("sandkit.dev/role") == "agent"]
+
+
 def pod_templates(out: KitOutput) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(kind, pod template) of every workload: Job, CronJob, Deployment, SandboxTemplate."""
+    """(kind, pod template) of every workload: Job, CronJob, Deployment, SandboxTemplate, and AuthorityJob
+    (the Job that makes the injecting proxy's authority once per Deployment)."""
     for _, doc in manifests(out):
         spec = doc.get("spec", {})
-        if doc["kind"] in ("Job", "Deployment"):
+        if doc["kind"] == "Job" and doc["metadata"]["labels"].get("sandkit.dev/role") == "egress-authority":
+            yield "AuthorityJob", spec["template"]
+        elif doc["kind"] in ("Job", "Deployment"):
             yield doc["kind"], spec["template"]
         elif doc["kind"] == "CronJob":
             yield doc["kind"], spec["jobTemplate"]["spec"]["template"]
@@ -350,8 +358,9 @@ def test_kustomization_lists_everything_but_the_session(outputs: dict[str, KitOu
 def test_network_policies_select_the_agent_pods_and_only_them(outputs: dict[str, KitOutput]) -> None:
     for kit, out in outputs.items():
         pods = list(pod_templates(out))
-        agents = [t["metadata"]["labels"] for kind, t in pods if kind != "Deployment"]
+        agents = [t["metadata"]["labels"] for kind, t in pods if kind not in ("Deployment", "AuthorityJob")]
         proxies = [t["metadata"]["labels"] for kind, t in pods if kind == "Deployment"]
+        authorities = [t["metadata"]["labels"] for kind, t in pods if kind == "AuthorityJob"]
         assert agents, kit
         policies = of_kind(out, "NetworkPolicy")
         agent_policy = next(p for p in policies if p["metadata"]["name"].endswith("-agent"))
@@ -360,8 +369,13 @@ def test_network_policies_select_the_agent_pods_and_only_them(outputs: dict[str,
         assert not any(matches(chosen, labels) for labels in proxies), kit
         assert agent_policy["spec"]["ingress"] == [] and "Ingress" in agent_policy["spec"]["policyTypes"]
         for policy in policies:
-            if policy is not agent_policy:
-                chosen = policy["spec"]["podSelector"]["matchLabels"]
+            chosen = policy["spec"]["podSelector"]["matchLabels"]
+            if policy["metadata"]["name"].endswith("-egress-authority"):  # the Job's pod: nothing comes in
+                assert authorities and all(matches(chosen, labels) for labels in authorities), kit
+                assert not any(matches(chosen, labels) for labels in agents + proxies), kit
+                assert policy["spec"]["ingress"] == [] and "Ingress" in policy["spec"]["policyTypes"], kit
+            elif policy is not agent_policy:
+                assert not any(matches(chosen, labels) for labels in authorities), kit
                 assert all(matches(chosen, labels) for labels in proxies) and proxies, kit
                 assert not any(matches(chosen, labels) for labels in agents), kit
                 allowed_in = policy["spec"]["ingress"][0]["from"][0]["podSelector"]["matchLabels"]
@@ -399,19 +413,23 @@ def test_egress_per_mode(outputs: dict[str, KitOutput]) -> None:
         assert not of_kind(outputs[kit], "Deployment") and "egress/squid.conf" not in outputs[kit].files
 
 
-def test_the_proxy_reaches_the_api_server_alone_and_admits_the_kits_agent_pods_alone(
+def test_the_authority_job_alone_reaches_the_api_server_and_the_proxy_admits_the_kits_agent_pods_alone(
     outputs: dict[str, KitOutput],
 ) -> None:
-    """The injecting proxy's API call goes to the kit's api_server CIDRs (else the private ranges, never
-    every address), and its one ingress rule is the proxy port from this kit's agent pods."""
+    """The authority Job's API calls go to the kit's api_server CIDRs (else the private ranges, never every
+    address) and nowhere else; the injecting proxy reaches no API server (it holds no token), and its one
+    ingress rule is the proxy port from this kit's agent pods."""
     for kit, expected in (
         ("inject-api", ["10.96.0.1/32", "172.18.0.2/32", "fd00:10:96::1/128"]),
         ("examples/chatops/kit.yaml", ["10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]),
     ):
         out = outputs[kit]
-        (policy,) = [p for p in of_kind(out, "NetworkPolicy") if p["metadata"]["name"].endswith("-egress")]
-        api_rules = [r for r in policy["spec"]["egress"] if {p["port"] for p in r["ports"]} == {443, 6443}]
-        assert [[peer["ipBlock"]["cidr"] for peer in r["to"]] for r in api_rules] == [expected], kit
+        policies = {p["metadata"]["name"].rsplit("-", 1)[-1]: p for p in of_kind(out, "NetworkPolicy")}
+        (api_rule,) = policies["authority"]["spec"]["egress"]
+        assert [peer["ipBlock"]["cidr"] for peer in api_rule["to"]] == expected, kit
+        assert {p["port"] for p in api_rule["ports"]} == {443, 6443}, kit
+        policy = policies["egress"]
+        assert not [r for r in policy["spec"]["egress"] if {443, 6443} <= {p["port"] for p in r["ports"]}], kit
         assert all("to" in rule for rule in policy["spec"]["egress"]), f"{kit}: a rule to every address"
         (ingress,) = policy["spec"]["ingress"]
         assert ingress == {
@@ -420,7 +438,7 @@ def test_the_proxy_reaches_the_api_server_alone_and_admits_the_kits_agent_pods_a
         }, kit
     row = outputs["inject-api"].fidelity["secrets.inject"]["kubernetes"]
     assert row.level == "enforced" and "10.96.0.1/32, 172.18.0.2/32" in row.reason
-    spec = of_kind(outputs["inject-api"], "Job")[0]["spec"]["template"]["spec"]
+    spec = session_jobs(outputs["inject-api"])[0]["spec"]["template"]["spec"]
     assert secret_files(spec, spec["initContainers"][0]) == {"DEPLOY_KEY": "inject-api-secrets"}
     assert secret_files(spec, spec["containers"][0]) == {"DEPLOY_KEY": "inject-api-secrets"}  # API_KEY: the proxy's
 
@@ -458,7 +476,7 @@ def test_the_proxy_service_selects_the_proxy_and_the_agent_uses_it(outputs: dict
         else:
             assert container["command"] == [*record, "squid", "-N", "-f", "/etc/squid/squid.conf"], kit
         for kind, template in pod_templates(out):
-            if kind == "Deployment":
+            if kind in ("Deployment", "AuthorityJob"):
                 continue
             assert template["spec"]["enableServiceLinks"] is True  # the kubelet sets the proxy's address
             link = service["metadata"]["name"].upper().replace("-", "_") + "_SERVICE_HOST"
@@ -497,7 +515,7 @@ def test_the_agent_config_carries_the_images_files(outputs: dict[str, KitOutput]
     assert config["data"]["instructions"].encode() == out.files["instructions/AGENTS.md"]
     assert config["data"]["file-01"] == '{"a": 1}' and config["data"]["file-03"] == "x=1"
     assert "file-02" not in config["data"]  # under /tmp: an emptyDir here, as a tmpfs elsewhere
-    pod = of_kind(out, "Job")[0]["spec"]["template"]["spec"]
+    pod = session_jobs(out)[0]["spec"]["template"]["spec"]
     mounts = {m["mountPath"]: m.get("subPath") for m in pod["containers"][0]["volumeMounts"]}
     assert mounts["/etc/sandkit/env.sh"] == "env.sh" and mounts["/etc/tool/config.json"] == "file-01"
     assert mounts["/etc/sandkit/home/.tool/rc"] == "file-03"
@@ -510,8 +528,8 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
     for out in outputs.values():
         for kind, template in pod_templates(out):
             spec = template["spec"]
-            # The injecting proxy's own identity may patch its authority's ConfigMap (test_inject.py); no other.
-            account = f"{out.plan.name}-egress-ca" if kind == "Deployment" and out.plan.proxy_injects else out.plan.name
+            # The authority Job's own identity may write the authority (test_inject.py); no other pod's.
+            account = f"{out.plan.name}-egress-authority" if kind == "AuthorityJob" else out.plan.name
             assert spec["automountServiceAccountToken"] is False and spec["serviceAccountName"] == account
             assert spec["securityContext"]["runAsNonRoot"] is True
             assert spec["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
@@ -523,7 +541,7 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
                 assert box["resources"]["limits"] == box["resources"]["requests"]
                 assert set(box["resources"]["limits"]) == {"cpu", "memory", "ephemeral-storage"}
                 # High, fixed uids (Checkov's CKV_K8S_40), each an account of its image (test_docker.py).
-                uid = PROXY_CLUSTER_UID if kind == "Deployment" else out.plan.cluster_uid
+                uid = PROXY_CLUSTER_UID if kind in ("Deployment", "AuthorityJob") else out.plan.cluster_uid
                 assert context["runAsUser"] == context["runAsGroup"] == uid >= HIGH_UID
             assert spec["securityContext"]["runAsUser"] == uid
         accounts = of_kind(out, "ServiceAccount")
@@ -532,7 +550,7 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
         assert not {"ClusterRole", "ClusterRoleBinding"} & kinds
         roles = {d["metadata"]["name"] for d in of_kind(out, "Role")}
         if not out.plan.triggers.webhooks:  # the webhooks' Sensor holds a Role (test_kubernetes_webhooks.py)
-            assert roles == ({f"{out.plan.name}-egress-ca"} if out.plan.proxy_injects else set())
+            assert roles == ({f"{out.plan.name}-egress-authority"} if out.plan.proxy_injects else set())
         namespaces = of_kind(out, "Namespace")
         if out.plan.kubernetes.create_namespace:
             assert namespaces[0]["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
@@ -542,7 +560,7 @@ def test_pods_meet_the_restricted_standard(outputs: dict[str, KitOutput]) -> Non
 
 def test_jobs_cronjobs_and_limits_come_from_the_kit(outputs: dict[str, KitOutput]) -> None:
     out = outputs["clone-schedules"]
-    (job,) = of_kind(out, "Job")
+    (job,) = session_jobs(out)
     assert job["metadata"]["generateName"] == "nightly-" and "name" not in job["metadata"]
     assert job["spec"]["backoffLimit"] == 0 and job["spec"]["activeDeadlineSeconds"] == 15 * 60 + 60
     spec = job["spec"]["template"]["spec"]
@@ -574,27 +592,31 @@ def secret_files(spec: dict[str, Any], container: dict[str, Any]) -> dict[str, s
 
 
 def test_secrets_are_files_of_their_own_container_never_contained(outputs: dict[str, KitOutput]) -> None:
-    """No Secret in the output, no secretKeyRef or envFrom anywhere; each container mounts its own keys as
-    read-only files (the agent all but the injected ones, the clone its own credential alone)."""
+    """No Secret with a value in the output (the one Secret is the proxy's authority's, created empty for
+    its Job to fill), no secretKeyRef or envFrom anywhere; each container mounts its own keys as read-only
+    files (the agent all but the injected ones, the clone its own credential alone)."""
     for kit, out in outputs.items():
         for name, data in out.files.items():
             assert SECRET_VALUE.encode() not in data, (kit, name)
             if name.startswith("kubernetes/"):
                 assert b"secretKeyRef" not in data and b"envFrom" not in data, (kit, name)
-        assert not of_kind(out, "Secret"), kit
+        authority = [f"{out.plan.name}-egress-authority"] if out.plan.proxy_injects else []
+        stored = of_kind(out, "Secret")
+        assert [secret["metadata"]["name"] for secret in stored] == authority, kit
+        assert all(set(secret) == {"apiVersion", "kind", "metadata", "type"} for secret in stored), kit
     out = outputs["clone-schedules"]
-    spec = of_kind(out, "Job")[0]["spec"]["template"]["spec"]
+    spec = session_jobs(out)[0]["spec"]["template"]["spec"]
     assert secret_files(spec, spec["containers"][0]) == {
         "API_KEY": "nightly-secrets",
         "OPTIONAL_TOKEN": "nightly-secrets",
     }
     assert secret_files(spec, spec["initContainers"][0]) == {}  # it clones a public repository
-    assert of_kind(out, "Job")[0]["metadata"]["annotations"]["sandkit.dev/secret-keys"] == "API_KEY,OPTIONAL_TOKEN"
+    assert session_jobs(out)[0]["metadata"]["annotations"]["sandkit.dev/secret-keys"] == "API_KEY,OPTIONAL_TOKEN"
 
 
 def test_cilium_and_the_agent_sandbox_resources(outputs: dict[str, KitOutput]) -> None:
     out = outputs["cilium-crd"]
-    assert not of_kind(out, "Job") and not of_kind(out, "Namespace")
+    assert not session_jobs(out) and not of_kind(out, "Namespace")
     (policy,) = of_kind(out, "CiliumNetworkPolicy")
     assert policy["apiVersion"] == "cilium.io/v2"
     template_labels = of_kind(out, "SandboxTemplate")[0]["spec"]["podTemplate"]["metadata"]["labels"]
@@ -653,7 +675,7 @@ def test_the_clone_init_container_gets_no_secret(outputs: dict[str, KitOutput]) 
     cloning = 0
     for kit, out in outputs.items():
         for kind, template in pod_templates(out):
-            if kind == "Deployment":  # the proxy's init container makes its authority (test_inject.py)
+            if kind in ("Deployment", "AuthorityJob"):  # neither is the agent's
                 continue
             for init in template["spec"].get("initContainers", []):
                 cloning += 1

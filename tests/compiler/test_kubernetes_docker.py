@@ -10,11 +10,11 @@ image, the squid Deployment starts from its ConfigMap and passes its probe, the 
 clones through it (by the Service's address) and stops, and the agent then runs with the
 ConfigMap's files in force.
 
-The injecting proxy's hand-off of its authority's certificate is played with a stand-in for the one
-API call it makes (tests/compiler/data/kube_api_standin.py): real curl from the proxy image, over
-TLS, with the projected token and the API server's authority; the stand-in checks the token and the
-generated Role's rules and applies the merge patch; the agent pod then mounts the ConfigMap it
-holds. Not played: a signed token, admission, the API server's own RBAC code, watch and the kubelet's
+The injecting proxy's authority, made once per Deployment by a Job, is played with a stand-in for the
+API calls that Job makes (tests/compiler/data/kube_api_standin.py): real curl from the proxy image,
+over TLS, with the projected token and the API server's authority; the stand-in checks the token and
+the generated Role's rules and answers the reads and merge patches of the Secret and the ConfigMap;
+the proxy pod then mounts the Secret, and the agent pod the ConfigMap. Not played: a signed token, admission, the API server's own RBAC code, watch and the kubelet's
 refresh of a mounted ConfigMap, and NetworkPolicy beyond the internal network below.
 
 The NetworkPolicy is played by an internal network that only the proxy leaves; the outside is a /28
@@ -55,6 +55,7 @@ from tests.compiler.test_hostile_values import HOSTILE
 from tests.e2e.helpers import MEMORY_AND_FILES_PROBE, OUTSIDE_DIR, free_outside_subnet, used_subnets
 
 pytestmark = pytest.mark.docker
+ROLE = "sandkit.dev/role"
 
 #: The injection host and the secret's header; the injected value never passes the agent's shell:
 #: the server's answer goes through a pipe into grep and sha256sum, whose digest alone comes back.
@@ -216,12 +217,13 @@ class Pod:
             return folder
         if "secret" in volume:
             source = volume["secret"]
+            values = self._secret_values(source["secretName"])
             for item in source["items"]:
-                if item["key"] not in self.secret:
+                if item["key"] not in values:
                     if source.get("optional"):
                         continue  # an optional volume leaves a missing key out
-                    raise KubeletWaits(f"secret key {item['key']} does not exist")
-                self._write(folder / item["path"], self.secret[item["key"]].encode(), source["defaultMode"])
+                    raise KubeletWaits(f"secret {source['secretName']} has no key {item['key']}")
+                self._write(folder / item["path"], values[item["key"]].encode(), source["defaultMode"])
             return folder
         if "projected" in volume:
             mode = volume["projected"]["defaultMode"]
@@ -233,6 +235,14 @@ class Pod:
             return folder
         self._config_items(volume["configMap"], folder, None)
         return folder
+
+    def _secret_values(self, name: str) -> dict[str, str]:
+        """A Secret of the API server's (among ``configmaps``, as the stand-in keeps it), else the stand-in
+        for the one the user creates."""
+        stored = self.configmaps.get(name, {})
+        if stored.get("kind") != "Secret":
+            return self.secret
+        return {key: base64.b64decode(value).decode() for key, value in stored.get("data", {}).items()}
 
     def _config_items(self, source: dict[str, Any], folder: Path, default_mode: int | None) -> None:
         data = self.configmaps.get(source["name"], {})
@@ -510,12 +520,12 @@ STANDIN = Path(__file__).parent / "data" / "kube_api_standin.py"
 
 
 def _serve_api(folder: Path, docs: list[dict[str, Any]], image: str, network: str, name: str, cluster: Cluster) -> None:
-    """The API stand-in on the proxy's network, with the generated Role's rules and the ConfigMap that
-    `kubectl apply` created (empty), then its certificate for the address it got."""
+    """The API stand-in on the proxy's network, with the generated Role's rules and the ConfigMaps and
+    Secrets that `kubectl apply` created (the authority's empty), then its certificate for the address it got."""
     folder.mkdir()
     folder.chmod(0o777)  # the stand-in (the image's uid) writes store.json there
-    role = next(d for d in docs if d["kind"] == "Role" and d["metadata"]["name"].endswith("-egress-ca"))
-    store = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    role = next(d for d in docs if d["kind"] == "Role" and d["metadata"]["name"].endswith("-egress-authority"))
+    store = {d["metadata"]["name"]: d for d in docs if d["kind"] in ("ConfigMap", "Secret")}
     for file, text in (
         ("token", cluster.token),
         ("rules.json", json.dumps(role["rules"])),
@@ -544,9 +554,51 @@ def _address(container: str, network: str) -> str:
 
 
 def api_store(built: dict[str, Any]) -> dict[str, Any]:
-    """The stand-in API server's ConfigMaps as they are now."""
+    """The stand-in API server's ConfigMaps and Secrets as they are now."""
     store: dict[str, Any] = json.loads((built["folder"] / "api" / "store.json").read_text())
     return store
+
+
+def authority_job(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The Job that makes the injecting proxy's authority, once per Deployment."""
+    return next(d for d in docs if d["kind"] == "Job" and d["metadata"]["labels"][ROLE] == "egress-authority")
+
+
+def session_job(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == "Job" and d["metadata"]["labels"][ROLE] == "agent")
+
+
+def run_authority_job(docs: list[dict[str, Any]], root: Path, network: str, name: str, cluster: Cluster) -> str:
+    """The authority Job's pod, played to completion with the cluster's token; returns its log."""
+    spec = authority_job(docs)["spec"]["template"]["spec"]
+    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
+    configmaps["kube-root-ca.crt"] = {"data": {"ca.crt": (root.parent / "api" / "ca.pem").read_text()}}
+    pod = Pod(spec, configmaps, root, network, {}, cluster=cluster)
+    (container,) = spec["containers"]
+    done = _docker("run", "--rm", *pod.run_args(container, name), *pod.argv(container), check=False)
+    assert done.returncode == 0, f"the authority Job: {done.stdout}{done.stderr}"
+    return done.stderr
+
+
+def published(root: Path) -> dict[str, dict[str, Any]]:
+    """The objects of the stand-in API server now, by name (what the kubelet mounts from)."""
+    stored = json.loads((root.parent / "api" / "store.json").read_text())
+    return {d["metadata"]["name"]: d for d in stored.values()}
+
+
+def start_proxy_pod(
+    docs: list[dict[str, Any]], root: Path, inside: str, name: str, cluster: Cluster, secret: dict[str, str]
+) -> None:
+    """One pod of the proxy Deployment (a replica, or a restart) on the objects the API server holds now,
+    reachable inside by the Service's name."""
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    service = next(d for d in docs if d["kind"] == "Service")
+    spec = deployment["spec"]["template"]["spec"]
+    assert "initContainers" not in spec  # a proxy pod makes nothing at its start
+    pod = Pod(spec, published(root), root, inside, secret, cluster=cluster)  # the injected key alone
+    (container,) = spec["containers"]
+    _docker("run", "-d", "--network-alias", service["metadata"]["name"], *pod.run_args(container, name),
+            *pod.argv(container))  # fmt: skip
 
 
 def _start_proxy(
@@ -558,27 +610,13 @@ def _start_proxy(
     cluster: Cluster,
     secret: dict[str, str],
 ) -> dict[str, dict[str, Any]]:
-    """The Deployment's pod: its init container to completion (the authority, published through the API
-    stand-in), then squid, reachable inside by the Service's name, and let out. Returns the ConfigMaps
+    """Once per Deployment the authority Job (published through the API stand-in), then the Deployment's
+    pod: squid, reachable inside by the Service's name, and let out. Returns the ConfigMaps and Secrets
     the agent pods see then."""
-    deployment = next(d for d in docs if d["kind"] == "Deployment")
-    service = next(d for d in docs if d["kind"] == "Service")
-    spec = deployment["spec"]["template"]["spec"]
-    configmaps = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ConfigMap"}
-    api_ca = (root.parent / "api" / "ca.pem").read_text()
-    configmaps["kube-root-ca.crt"] = {"data": {"ca.crt": api_ca}}  # every namespace's, from the control plane
-    pod = Pod(spec, configmaps, root, inside, secret, cluster=cluster)  # it mounts the injected key alone
-    for init in spec.get("initContainers", []):
-        done = _docker("run", "--rm", *pod.run_args(init, f"{name}-{init['name']}"), *pod.argv(init), check=False)
-        assert done.returncode == 0, f"init container {init['name']}: {done.stdout}{done.stderr}"
-    (container,) = spec["containers"]
-    _docker("run", "-d", "--network-alias", service["metadata"]["name"], *pod.run_args(container, name),
-            *pod.argv(container))  # fmt: skip
+    run_authority_job(docs, root.parent / "authority-job", inside, f"{name}-authority", cluster)
+    start_proxy_pod(docs, root, inside, name, cluster, secret)
     _docker("network", "connect", outside, name)
-    published = {
-        d["metadata"]["name"]: d for d in json.loads((root.parent / "api" / "store.json").read_text()).values()
-    }
-    return {**configmaps, **published}
+    return published(root)
 
 
 def _manifests(out: Any) -> list[dict[str, Any]]:
@@ -603,7 +641,7 @@ def session(built: dict[str, Any], inject_value: str) -> dict[str, Any]:
     data["instructions"] = data["instructions"].replace("From the image.", "From the ConfigMap.")
     (key,) = [k for k, v in data.items() if v == "from the image"]
     data[key] = "from the ConfigMap"
-    spec = next(d for d in docs if d["kind"] == "Job")["spec"]["template"]["spec"]
+    spec = session_job(docs)["spec"]["template"]["spec"]
     pod = Pod(spec, configmaps, built["folder"] / "pod", built["network"], built["secret"], _services(built))
     authority_key = _docker("exec", built["proxy"], "cat", "/run/sandkit-egress/ca.key").stdout
     assert "PRIVATE KEY" in authority_key, "the proxy pod holds no authority key"
@@ -699,47 +737,93 @@ def test_the_proxy_pod_injects_and_the_agent_pod_holds_no_trace_of_the_value(
     assert "needle#0" not in stdout, f"the injected value is in the agent's container:\n{stdout}"
     assert "needle#1" not in stdout, f"the proxy's authority key is in the agent's container:\n{stdout}"
     assert lines["authority-folder"] == "absent"
-    # What the manifests give each pod: the value's key to the proxy's squid alone, the token to its init alone.
+    # What the manifests give each pod: the value's key and the authority's Secret to the proxy's squid alone,
+    # the token to the authority Job alone; the agent pod never names the authority's Secret.
     agent_spec = json.dumps(session["spec"])
     assert "POD_INJECTED" in agent_spec and '"key": "POD_INJECTED"' not in agent_spec
+    assert f"{built['name']}-egress-authority" not in agent_spec
     proxy_spec = next(d for d in built["docs"] if d["kind"] == "Deployment")["spec"]["template"]["spec"]
-    (secret_volume,) = [v for v in proxy_spec["volumes"] if "secret" in v]
-    assert secret_volume["secret"]["items"] == [{"key": "POD_INJECTED", "path": "POD_INJECTED"}]
-    mounting = {
-        c["name"]: {m["name"] for m in c["volumeMounts"]}
-        for c in proxy_spec["initContainers"] + proxy_spec["containers"]
+    secret_volumes = {v["secret"]["secretName"]: v["secret"]["items"] for v in proxy_spec["volumes"] if "secret" in v}
+    assert secret_volumes == {
+        f"{built['name']}-secrets": [{"key": "POD_INJECTED", "path": "POD_INJECTED"}],
+        f"{built['name']}-egress-authority": [{"key": "ca.key", "path": "ca.key"}, {"key": "ca.pem", "path": "ca.pem"}],
     }
-    assert mounting == {
-        "authority": {"tmp", "authority", "api-token"},
-        "squid": {"tmp", "record", "config", "authority", "secrets"},
-    }
+    (squid,) = proxy_spec["containers"]
+    assert {m["name"] for m in squid["volumeMounts"]} == {
+        "tmp", "record", "config", "authority", "egress-authority", "secrets"
+    }  # fmt: skip
+    assert "initContainers" not in proxy_spec and proxy_spec["serviceAccountName"] == built["name"]
     assert {"name": "authority", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}} in proxy_spec["volumes"]
+    job_spec = authority_job(built["docs"])["spec"]["template"]["spec"]
+    (maker,) = job_spec["containers"]
+    assert {m["name"] for m in maker["volumeMounts"]} == {"tmp", "authority", "api-token"}
 
 
-def test_the_agent_pod_waits_for_the_authority_and_only_the_proxys_token_may_publish_it(
+def api_calls(built: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The stand-in API server's requests so far: method, path under the namespace, status."""
+    log = _docker("logs", built["api"]).stdout
+    prefix = f"/api/v1/namespaces/{built['cluster'].namespace}/"
+    return [(m, p.removeprefix(prefix), c) for m, p, c in re.findall(r'"(\w+) (\S+) HTTP/1.1" (\d+)', log)]
+
+
+def test_the_agent_pod_waits_for_the_authority_and_only_the_jobs_token_may_publish_it(
     built: dict[str, Any],
 ) -> None:
-    """Before the proxy has patched its certificate in, the kubelet starts no container of the agent pod;
-    the stand-in took exactly one PATCH, which the Role allows on that ConfigMap alone."""
-    spec = next(d for d in built["docs"] if d["kind"] == "Job")["spec"]["template"]["spec"]
-    unpublished = {d["metadata"]["name"]: d for d in built["docs"] if d["kind"] == "ConfigMap"}
+    """Before the authority Job has patched the certificate in, the kubelet starts no container of the agent
+    pod, nor the proxy's pod before the key is in its Secret; the Job read the Secret (empty), patched it,
+    read it back and patched the ConfigMap, each allowed by its Role on that one name alone."""
+    spec = session_job(built["docs"])["spec"]["template"]["spec"]
+    unpublished = {d["metadata"]["name"]: d for d in built["docs"] if d["kind"] in ("ConfigMap", "Secret")}
     with pytest.raises(KubeletWaits, match=r"has no key ca\.pem"):
         Pod(spec, unpublished, built["folder"] / "early-pod", built["network"], {})
-    log = _docker("logs", built["api"]).stdout
-    assert re.findall(r'"(\w+) (\S+) HTTP/1.1" (\d+)', log) == [
-        ("PATCH", f"/api/v1/namespaces/{built['cluster'].namespace}/configmaps/{built['name']}-egress-ca", "200")
-    ], log
-    (role,) = [
-        d for d in built["docs"] if d["kind"] == "Role" and d["metadata"]["name"] == f"{built['name']}-egress-ca"
+    proxy_spec = next(d for d in built["docs"] if d["kind"] == "Deployment")["spec"]["template"]["spec"]
+    with pytest.raises(KubeletWaits, match=r"egress-authority has no key ca\.key"):
+        # (its memory-backed emptyDirs, made before the kubelet's wait, are the cluster's to remove)
+        Pod(proxy_spec, unpublished, built["folder"] / "early-proxy", built["network"], built["secret"],
+            cluster=built["cluster"])  # fmt: skip
+    name = built["name"]
+    assert api_calls(built)[:4] == [
+        ("GET", f"secrets/{name}-egress-authority", "200"),
+        ("PATCH", f"secrets/{name}-egress-authority", "200"),
+        ("GET", f"secrets/{name}-egress-authority", "200"),
+        ("PATCH", f"configmaps/{name}-egress-ca", "200"),
     ]
+    (role,) = [d for d in built["docs"] if d["kind"] == "Role" and d["metadata"]["name"] == f"{name}-egress-authority"]
     assert role["rules"] == [
-        {
-            "apiGroups": [""],
-            "resources": ["configmaps"],
-            "resourceNames": [f"{built['name']}-egress-ca"],
-            "verbs": ["patch"],
-        }
+        {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [f"{name}-egress-authority"], "verbs": ["get", "patch"]},
+        {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [f"{name}-egress-ca"], "verbs": ["patch"]},
+    ]  # fmt: skip
+
+
+def test_the_authority_is_made_once_per_deployment_and_every_proxy_pod_serves_it(built: dict[str, Any]) -> None:
+    """The Job run again (a later `kubectl apply -k`) keeps the Secret's authority and publishes the same
+    certificate; another pod of the Deployment (a restart, a second replica) serves that same authority,
+    so the sessions already running still trust it. Neither writes a new key."""
+    name, root = built["name"], built["folder"]
+    before = api_store(built)
+    _wait_ready(built)
+    log = run_authority_job(
+        built["docs"], root / "authority-again", built["network"], f"{name}-again", built["cluster"]
+    )
+    assert "holds the authority; kept" in log, log
+    assert api_calls(built)[4:] == [
+        ("GET", f"secrets/{name}-egress-authority", "200"),
+        ("PATCH", f"configmaps/{name}-egress-ca", "200"),
     ]
+    assert api_store(built) == before
+    replica = f"{name}-proxy-2"
+    try:
+        start_proxy_pod(
+            built["docs"], root / "proxy-pod-2", built["network"], replica, built["cluster"], built["secret"]
+        )
+        _wait_ready(built, replica)
+        served = {
+            pod: _docker("exec", pod, "cat", "/run/sandkit-egress/ca.pem").stdout for pod in (built["proxy"], replica)
+        }
+    finally:
+        _docker("rm", "-f", replica, check=False)
+    stored = base64.b64decode(before[f"{name}-egress-authority"]["data"]["ca.pem"]).decode()
+    assert served[built["proxy"]] == served[replica] == stored == before[f"{name}-egress-ca"]["data"]["ca.pem"]
 
 
 def _services(built: dict[str, Any]) -> dict[str, str]:
@@ -748,14 +832,14 @@ def _services(built: dict[str, Any]) -> dict[str, str]:
     return {service: _address(built["proxy"], built["network"])}
 
 
-def _wait_ready(built: dict[str, Any]) -> None:
-    """Poll the Deployment's readiness probe as the kubelet would, for up to 30 s."""
+def _wait_ready(built: dict[str, Any], pod: str = "") -> None:
+    """Poll the Deployment's readiness probe in its pod (or ``pod``) as the kubelet would, for up to 30 s."""
     deployment = next(d for d in built["docs"] if d["kind"] == "Deployment")
     probe = deployment["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["exec"]["command"]
     deadline = time.monotonic() + 30
-    while _docker("exec", built["proxy"], *probe, check=False).returncode != 0:
+    while _docker("exec", pod or built["proxy"], *probe, check=False).returncode != 0:
         if time.monotonic() > deadline:
-            logs = _docker("logs", built["proxy"], check=False)
+            logs = _docker("logs", pod or built["proxy"], check=False)
             raise AssertionError("the proxy never passed its probe: " + logs.stdout + logs.stderr)
         time.sleep(0.1)
 
@@ -790,7 +874,7 @@ def _play_probe_job(built: dict[str, Any], label: str, named: str, *, route_out:
     spec = job["spec"]["template"]["spec"]
     assert (
         job["spec"]["template"]["metadata"]["labels"]
-        == next(d for d in built["docs"] if d["kind"] == "Job")["spec"]["template"]["metadata"]["labels"]
+        == session_job(built["docs"])["spec"]["template"]["metadata"]["labels"]
     )  # what the NetworkPolicy selects on
     (container,) = spec["containers"]
     if cap:

@@ -73,14 +73,24 @@ KIT_LABEL = "sandkit.dev/kit"
 ROLE_LABEL = "sandkit.dev/role"
 AGENT_ROLE = "agent"
 PROXY_ROLE = "egress-proxy"
+#: The one-shot Job that makes the injecting proxy's authority, once per Deployment.
+AUTHORITY_ROLE = "egress-authority"
 SQUID_CONF_PATH = "/etc/squid/squid.conf"
 #: The agent pods' volume of the proxy's authority certificate (the ConfigMap the proxy writes).
 CA_VOLUME = "egress-ca"
-#: The proxy pod's memory-backed emptyDir: the authority's key, squid's certificates, the header lines.
+#: The memory-backed emptyDir of the proxy pod (squid's copy of the authority, its certificates, the header
+#: lines) and of the authority Job (the key while it is made).
 AUTHORITY_VOLUME = "authority"
+#: The proxy pod's volume of the authority's Secret (key and certificate), which squid's start copies in.
+STORED_AUTHORITY_VOLUME = "egress-authority"
+#: The authority's lifetime: made once per Deployment, it outlives pods; rotation is docs/kubernetes.md's.
+AUTHORITY_DAYS = 365
+#: The Job's pod may retry the API calls a few times, within five minutes, and is removed an hour after;
+#: a later `kubectl apply -k` creates it again, and it finds the authority already made.
+AUTHORITY_JOB_SECONDS = 300
 #: Where a container finds its projected ServiceAccount token and the API server's authority.
 ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
-#: The token's lifetime: the init container uses it once, within seconds of the pod's start.
+#: The token's lifetime: the authority Job uses it within seconds of its pod's start.
 TOKEN_SECONDS = 600
 #: The API server's ports as NetworkPolicy sees them (the kubernetes Service's, and the usual endpoint's).
 API_PORTS = (443, 6443)
@@ -207,8 +217,13 @@ def _injected(plan: Plan) -> tuple[str, ...]:
 
 
 def ca_config_name(plan: Plan) -> str:
-    """The ConfigMap the proxy writes its authority's certificate to, and the agent pods mount."""
+    """The ConfigMap the authority Job writes the certificate to, and the agent pods mount."""
     return resource_name(plan, "egress-ca")
+
+
+def authority_name(plan: Plan) -> str:
+    """The Secret of the proxy's authority (key and certificate), its Job, ServiceAccount, Role and policy."""
+    return resource_name(plan, AUTHORITY_ROLE)
 
 
 # Namespace, ServiceAccount, agent configuration -------------------------------------------------
@@ -448,7 +463,7 @@ def agent_pod_spec(plan: Plan, entries: list[ConfigEntry]) -> dict[str, Any]:
         if _file_secrets(plan, secrets):
             spec["volumes"].append(_secret_volume(plan, f"{container}-secrets", _file_secrets(plan, secrets)))
     if _injects(plan):
-        # Not optional: the kubelet starts no container of the pod before the proxy has written its key.
+        # Not optional: the kubelet starts no container of the pod before the authority Job has written it.
         ca_item = {"key": inject.CA_KEY, "path": inject.CA_KEY, "mode": 0o444}
         spec["volumes"].append(
             {"name": CA_VOLUME, "configMap": {"name": ca_config_name(plan), "items": [ca_item], "optional": False}}
@@ -558,11 +573,11 @@ def _sensor_rbac(plan: Plan, account: str) -> list[dict[str, Any]]:
     return _role_for(plan, account, SENSOR_ROLE, {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["create"]})
 
 
-def _role_for(plan: Plan, account: str, role: str, rule: dict[str, Any]) -> list[dict[str, Any]]:
-    """A Role of one rule, named as the ServiceAccount it is bound to in the kit's namespace, and its binding."""
+def _role_for(plan: Plan, account: str, role: str, *rules: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Role of ``rules``, named as the ServiceAccount it is bound to in the kit's namespace, and its binding."""
     rbac = "rbac.authorization.k8s.io"
     return [
-        {"apiVersion": f"{rbac}/v1", "kind": "Role", "metadata": _meta(plan, account, role), "rules": [rule]},
+        {"apiVersion": f"{rbac}/v1", "kind": "Role", "metadata": _meta(plan, account, role), "rules": list(rules)},
         {
             "apiVersion": f"{rbac}/v1",
             "kind": "RoleBinding",
@@ -711,33 +726,119 @@ def _proxy_manifests(plan: Plan) -> list[dict[str, Any]]:
             "ports": [{"name": "proxy", "protocol": "TCP", "port": PROXY_PORT, "targetPort": PROXY_PORT}],
         },
     }
-    authority = _authority_manifests(plan) if _injects(plan) else []
-    return [config, *authority, _proxy_deployment(plan), service, _proxy_policy(plan)]
+    if not _injects(plan):
+        return [config, _proxy_deployment(plan), service, _proxy_policy(plan)]
+    authority = _authority_manifests(plan)
+    return [config, *authority, _proxy_deployment(plan), service, _proxy_policy(plan), _authority_policy(plan)]
 
 
 def _authority_manifests(plan: Plan) -> list[dict[str, Any]]:
-    """The ConfigMap the proxy writes its authority's certificate to, and the one right to write it.
+    """The authority of the injecting proxy, made once per Deployment by a Job, never in a proxy pod.
 
-    It is created empty (``kubectl apply`` leaves the key the proxy writes alone, as it never set it);
-    the proxy's identity may patch this one ConfigMap and nothing else, read nothing, create nothing.
+    The Secret (key and certificate, mounted by squid's container alone) and the ConfigMap (the
+    certificate, mounted by the agent pods) are created empty: ``kubectl apply`` leaves the keys the Job
+    writes alone, as it never set them. The Job's identity may read and patch that Secret and patch that
+    ConfigMap, and nothing else; its pod takes no connection and reaches the API server alone.
     """
-    name = ca_config_name(plan)
+    name, ca_name = authority_name(plan), ca_config_name(plan)
+    written_by = {"sandkit.dev/written-by": f"the Job {name}"}
+    stored = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {**_meta(plan, name, AUTHORITY_ROLE), "annotations": written_by},
+        "type": "Opaque",
+    }
     config = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {
-            **_meta(plan, name, PROXY_ROLE),
-            "annotations": {"sandkit.dev/written-by": f"the {proxy_name(plan)} pod's authority init container"},
-        },
+        "metadata": {**_meta(plan, ca_name, AUTHORITY_ROLE), "annotations": written_by},
     }
     account = {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
-        "metadata": _meta(plan, name, PROXY_ROLE),
-        "automountServiceAccountToken": False,  # projected into the init container alone
+        "metadata": _meta(plan, name, AUTHORITY_ROLE),
+        "automountServiceAccountToken": False,  # projected into the Job's pod alone
     }
-    patch = {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [name], "verbs": ["patch"]}
-    return [config, account, *_role_for(plan, name, PROXY_ROLE, patch)]
+    rules = (
+        {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [name], "verbs": ["get", "patch"]},
+        {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": [ca_name], "verbs": ["patch"]},
+    )
+    return [stored, config, account, *_role_for(plan, name, AUTHORITY_ROLE, *rules), _authority_job(plan)]
+
+
+def _authority_job(plan: Plan) -> dict[str, Any]:
+    """The Job that makes the authority unless its Secret holds one, and publishes the certificate.
+
+    Its name carries the kit's digest: a Job's pod is immutable, so a later kit's ``apply -k`` creates
+    a new Job (which keeps the authority) rather than failing on the old one.
+    """
+    name = authority_name(plan)
+    container = {
+        "name": "authority",
+        "image": proxy_image(plan),
+        "imagePullPolicy": "Always",
+        "command": [inject.PATHS.start_script, "authority"],
+        "env": [
+            {"name": "SANDKIT_CA_SECRET", "value": name},
+            {"name": "SANDKIT_CA_CONFIGMAP", "value": ca_config_name(plan)},
+            {"name": "SANDKIT_CA_DAYS", "value": str(AUTHORITY_DAYS)},
+            {"name": "SANDKIT_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+        ],
+        "resources": _resources("250m", "64Mi", "16Mi"),
+        "securityContext": _container_security(PROXY_CLUSTER_UID, True),
+        "volumeMounts": [
+            {"name": "tmp", "mountPath": "/tmp"},
+            {"name": AUTHORITY_VOLUME, "mountPath": inject.PATHS.dir},
+            {"name": "api-token", "mountPath": ACCOUNT_DIR, "readOnly": True},
+        ],
+    }
+    token = {"serviceAccountToken": {"path": "token", "expirationSeconds": TOKEN_SECONDS}}
+    api_ca = {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}
+    pod = {
+        "serviceAccountName": name,
+        "automountServiceAccountToken": False,
+        "enableServiceLinks": False,
+        "restartPolicy": "Never",
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": PROXY_CLUSTER_UID,
+            "runAsGroup": PROXY_CLUSTER_UID,
+            "fsGroup": PROXY_CLUSTER_UID,  # the token's files are group-readable (mode 0440)
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "containers": [container],
+        "volumes": [
+            {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
+            {"name": AUTHORITY_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}},
+            {"name": "api-token", "projected": {"defaultMode": 0o440, "sources": [token, api_ca]}},
+        ],
+    }
+    spec = {
+        "backoffLimit": 4,
+        "activeDeadlineSeconds": AUTHORITY_JOB_SECONDS,
+        "ttlSecondsAfterFinished": 3600,
+        "template": {"metadata": {"labels": _labels(plan, AUTHORITY_ROLE)}, "spec": pod},
+    }
+    meta = _meta(plan, resource_name(plan, f"{AUTHORITY_ROLE}-{plan.config_sha256[:12]}"), AUTHORITY_ROLE)
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec}
+
+
+def _authority_policy(plan: Plan) -> dict[str, Any]:
+    """The authority Job's pod: no connection in; out, the API server's ports alone (no DNS: it has the
+    API server's address from the kubelet), on the addresses the kit names (targets.kubernetes.api_server),
+    else on the private ranges."""
+    spec = {
+        "podSelector": {"matchLabels": selector(plan, AUTHORITY_ROLE)},
+        "policyTypes": ["Ingress", "Egress"],
+        "ingress": [],
+        "egress": [{"to": _api_server_peers(plan), "ports": [{"protocol": "TCP", "port": p} for p in API_PORTS]}],
+    }
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": _meta(plan, authority_name(plan), AUTHORITY_ROLE),
+        "spec": spec,
+    }
 
 
 def _proxy_config_volume(plan: Plan) -> dict[str, Any]:
@@ -800,46 +901,30 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
     deployment_spec: dict[str, Any] = {"replicas": 1, "selector": {"matchLabels": selector(plan, PROXY_ROLE)}}
     if _injects(plan):
         _add_authority(plan, spec, container)
-        # One authority at a time: a second pod during a rolling update would publish another.
-        deployment_spec["strategy"] = {"type": "Recreate"}
     deployment_spec["template"] = {"metadata": {"labels": _labels(plan, PROXY_ROLE)}, "spec": spec}
     meta = _meta(plan, name, PROXY_ROLE)
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": deployment_spec}
 
 
 def _add_authority(plan: Plan, spec: dict[str, Any], squid: dict[str, Any]) -> None:
-    """The injecting proxy pod: an init container makes the authority (key in a memory-backed emptyDir)
-    and patches its certificate into the agents' ConfigMap with a token only it mounts; squid then
-    reads the authority and the injected secrets' keys of the Secret, and no other key."""
-    authority_mount = {"name": AUTHORITY_VOLUME, "mountPath": inject.PATHS.dir}
-    spec["serviceAccountName"] = ca_config_name(plan)
+    """The injecting proxy pod: squid's container mounts the authority's Secret (made once, by the Job;
+    the kubelet starts the pod once it holds the key) and the injected secrets' keys, and no other key.
+    The pod holds no token and makes nothing: every replica, and every restart, serves the same authority."""
     spec["securityContext"]["fsGroup"] = PROXY_CLUSTER_UID  # the secret files are group-readable
-    spec["initContainers"] = [
-        {
-            "name": "authority",
-            "image": proxy_image(plan),
-            "imagePullPolicy": "Always",
-            "command": [inject.PATHS.start_script, "authority"],
-            "env": [
-                {"name": "SANDKIT_CA_CONFIGMAP", "value": ca_config_name(plan)},
-                {"name": "SANDKIT_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
-            ],
-            "resources": _resources("250m", "64Mi", "16Mi"),
-            "securityContext": _container_security(PROXY_CLUSTER_UID, True),
-            "volumeMounts": [
-                {"name": "tmp", "mountPath": "/tmp"},
-                authority_mount,
-                {"name": "api-token", "mountPath": ACCOUNT_DIR, "readOnly": True},
-            ],
-        }
+    squid["volumeMounts"] += [
+        {"name": AUTHORITY_VOLUME, "mountPath": inject.PATHS.dir},
+        {"name": STORED_AUTHORITY_VOLUME, "mountPath": inject.PATHS.stored, "readOnly": True},
+        {"name": "secrets", "mountPath": "/run/secrets", "readOnly": True},
     ]
-    squid["volumeMounts"] += [authority_mount, {"name": "secrets", "mountPath": "/run/secrets", "readOnly": True}]
-    token = {"serviceAccountToken": {"path": "token", "expirationSeconds": TOKEN_SECONDS}}
-    api_ca = {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}
+    stored = [{"key": key, "path": key} for key in ("ca.key", "ca.pem")]
     keys = [{"key": name, "path": name} for name in _injected(plan)]
     spec["volumes"] += [
         {"name": AUTHORITY_VOLUME, "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
-        {"name": "api-token", "projected": {"defaultMode": 0o440, "sources": [token, api_ca]}},
+        # Not optional: the kubelet starts no container of the pod before the Job has written the key.
+        {
+            "name": STORED_AUTHORITY_VOLUME,
+            "secret": {"secretName": authority_name(plan), "items": stored, "defaultMode": 0o440, "optional": False},
+        },
         # Optional: a missing key makes squid refuse its host (the start script says which), never send it bare.
         {
             "name": "secrets",
@@ -883,11 +968,6 @@ def _proxy_policy(plan: Plan) -> dict[str, Any]:
     egress: list[dict[str, Any]] = [_dns_rule()]
     if ports:
         egress.append({"to": public, "ports": ports})
-    if _injects(plan):
-        # The init container's one API call: the API server's ports, on the addresses the kit names
-        # (targets.kubernetes.api_server), else on the non-public ones. squid's own ACLs still refuse
-        # every non-public address whatever the policy lets through.
-        egress.append({"to": _api_server_peers(plan), "ports": [{"protocol": "TCP", "port": p} for p in API_PORTS]})
     spec = {
         "podSelector": {"matchLabels": selector(plan, PROXY_ROLE)},
         "policyTypes": ["Ingress", "Egress"],
@@ -992,12 +1072,16 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         plan,
         None if _uses_proxy(plan) else "with egress cilium there is no proxy to inject",
         "the Secret's injected keys are mounted into the egress proxy pod only (the agent pod gets the "
-        "placeholder); an init container makes an authority at every start, its key in a memory-backed "
-        f"emptyDir of the proxy pod, and patches its certificate into the ConfigMap {ca_config_name(plan)} "
-        "(a Role allows patching that one ConfigMap, with a token only that container mounts), which the agent "
-        "pods mount (the kubelet starts them once it holds the certificate); squid opens TLS to the injection "
-        "hosts alone, replaces the header there and refuses the host without the secret; the proxy pod may "
-        f"reach ports {' and '.join(map(str, API_PORTS))} of "
+        "placeholder); the authority is made once per Deployment, not per pod: a Job (whose Role may read "
+        f"and patch the Secret {authority_name(plan)} and patch the ConfigMap {ca_config_name(plan)}, nothing "
+        "else) makes it unless that Secret holds one, valid "
+        f"{AUTHORITY_DAYS} days (rotation is the operator's), and puts the certificate alone in the ConfigMap, "
+        "which the agent pods mount (the kubelet starts them once it holds the certificate); the key is "
+        "mounted into squid's container alone, so it is at rest in the cluster's Secret store, readable by "
+        "whoever may read the namespace's Secrets (who may read the injected values themselves); squid opens "
+        "TLS to the injection hosts alone, replaces the header there and refuses the host without the secret; "
+        "the proxy pod holds no token and reaches no API server; the Job's pod may reach ports "
+        f"{' and '.join(map(str, API_PORTS))} of "
         + (
             ", ".join(plan.kubernetes.api_server) + " (targets.kubernetes.api_server)"
             if plan.kubernetes.api_server

@@ -1,9 +1,10 @@
-"""A stand-in for the one Kubernetes API call sandkit's egress proxy makes (tests/compiler/test_kubernetes_docker.py).
+"""A stand-in for the Kubernetes API calls of sandkit's egress authority Job (tests/compiler/test_kubernetes_docker.py).
 
-It answers ``PATCH /api/v1/namespaces/NS/configmaps/NAME`` with a JSON merge patch over TLS, as the API
-server does, after the checks the API server makes for that call: the bearer token is the pod's
-ServiceAccount token, and the generated Role allows the verb on that resource name (RBAC's rules for a
-namespaced core resource; no aggregation, no cluster roles). It keeps the ConfigMaps in store.json,
+It answers ``GET`` and ``PATCH`` (a JSON merge patch) of ``/api/v1/namespaces/NS/configmaps/NAME`` and
+``.../secrets/NAME`` over TLS, as the API server does, after the checks the API server makes for those
+calls: the bearer token is the pod's ServiceAccount token, and the generated Role allows the verb on
+that resource and name (RBAC's rules for a namespaced core resource; no aggregation, no cluster roles).
+It keeps the ConfigMaps and Secrets in store.json (by name; a name's kind must match the resource),
 which the test reads as the API server's state. What it does not play: authentication by a signed
 token, admission, resourceVersion conflicts, watch. Every request is logged on stdout.
 
@@ -26,7 +27,8 @@ from typing import Any
 
 FOLDER = Path(os.environ["STANDIN_DIR"])
 NAMESPACE = os.environ["STANDIN_NAMESPACE"]
-PATH = re.compile(r"/api/v1/namespaces/([a-z0-9-]{1,63})/configmaps/([a-z0-9.-]{1,253})")
+PATH = re.compile(r"/api/v1/namespaces/([a-z0-9-]{1,63})/(configmaps|secrets)/([a-z0-9.-]{1,253})")
+KINDS = {"configmaps": "ConfigMap", "secrets": "Secret"}
 
 
 def allowed(verb: str, resource: str, name: str) -> bool:
@@ -55,35 +57,50 @@ def merge(target: Any, patch: Any) -> Any:
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_PATCH(self) -> None:
-        token = (FOLDER / "token").read_text().strip()
-        given = self.headers.get("Authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-            self._reply(401, {"reason": "Unauthorized"})
+        found = self._authorized("patch")
+        if found is None:
             return
-        match = PATH.fullmatch(self.path)
-        if match is None or match[1] != NAMESPACE:
-            self._reply(404, {"reason": "NotFound"})
-            return
-        if not allowed("patch", "configmaps", match[2]):
-            self._reply(403, {"reason": "Forbidden"})
-            return
+        store, name = found
         if self.headers.get("Content-Type") != "application/merge-patch+json":
             self._reply(415, {"reason": "UnsupportedMediaType"})
             return
         patch = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        store = json.loads((FOLDER / "store.json").read_text())
-        if match[2] not in store:
-            self._reply(404, {"reason": "NotFound"})
-            return
-        store[match[2]] = merge(store[match[2]], patch)
+        store[name] = merge(store[name], patch)
         (FOLDER / "store.json.new").write_text(json.dumps(store))
         (FOLDER / "store.json.new").replace(FOLDER / "store.json")
-        self._reply(200, store[match[2]])
+        self._reply(200, store[name])
 
     def do_GET(self) -> None:
+        found = self._authorized("get")
+        if found is not None:
+            store, name = found
+            self._reply(200, store[name])
+
+    def _authorized(self, verb: str) -> tuple[dict[str, Any], str] | None:
+        """The store and the object's name when the token and the Role allow ``verb`` on it; else the refusal."""
+        token = (FOLDER / "token").read_text().strip()
+        given = self.headers.get("Authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            self._reply(401, {"reason": "Unauthorized"})
+            return None
+        match = PATH.fullmatch(self.path)
+        if match is None or match[1] != NAMESPACE:
+            self._reply(404, {"reason": "NotFound"})
+            return None
+        resource, name = match[2], match[3]
+        if not allowed(verb, resource, name):
+            self._reply(403, {"reason": "Forbidden"})
+            return None
+        store: dict[str, Any] = json.loads((FOLDER / "store.json").read_text())
+        if store.get(name, {}).get("kind") != KINDS[resource]:
+            self._reply(404, {"reason": "NotFound"})
+            return None
+        return store, name
+
+    def do_PUT(self) -> None:
         self._reply(405, {"reason": "MethodNotAllowed"})
 
-    do_PUT = do_POST = do_DELETE = do_GET
+    do_POST = do_DELETE = do_PUT
 
     def _reply(self, status: int, body: dict[str, Any]) -> None:
         data = json.dumps(body).encode()

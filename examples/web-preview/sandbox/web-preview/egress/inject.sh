@@ -7,20 +7,22 @@
 # Everything written here stays in /run/sandkit-egress, a tmpfs only this user can read; only the
 # authority's certificate goes out, for the agent to trust.
 #   (no argument)  compose: all of it; the certificate goes to the volume /run/sandkit-egress-ca
-#   authority      Kubernetes' init container: the authority, its certificate patched into the
-#                  ConfigMap $SANDKIT_CA_CONFIGMAP through the API server; then it stops
-#   serve          Kubernetes' squid container: the header lines and squid, on the init container's authority
+#   authority      Kubernetes' one-shot Job, once per Deployment: the authority unless the Secret
+#                  $SANDKIT_CA_SECRET holds one (key and certificate into it), then the certificate
+#                  alone into the ConfigMap $SANDKIT_CA_CONFIGMAP, through the API server; then it stops
+#   serve          Kubernetes' squid container: the Secret's authority (mounted at /run/sandkit-egress-authority),
+#                  the header lines and squid
 set -eu
 umask 077
 export LC_ALL=C
 dir=/run/sandkit-egress
 
-# A fresh authority at every start, never in an image layer; its key never leaves this tmpfs. An
+# A fresh authority at every start (Kubernetes: once per Deployment), never in an image layer. An
 # ECDSA P-256 key: made in milliseconds where an RSA key took a start a few hundred (squid signs the
 # hosts' certificates with the authority's own key, so every client that speaks TLS 1.2 takes them).
 make_authority() {
   rm -rf "$dir/certs" "$dir/ca.key" "$dir/ca.pem"
-  if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj "/CN=sandkit egress web-preview" \
+  if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days "${SANDKIT_CA_DAYS:-30}" -subj "/CN=sandkit egress web-preview" \
     -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
     -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null; then
     echo "sandkit-egress: cannot make the authority in $dir: it must be a tmpfs this user can write" >&2
@@ -35,24 +37,80 @@ share_authority() {
   mv /run/sandkit-egress-ca/ca.pem.new /run/sandkit-egress-ca/ca.pem
 }
 
-# The certificate (never the key) into the ConfigMap the agent pods mount: a merge patch of its one
-# key with the pod's own short-lived token, which may patch that ConfigMap and nothing else. The
-# token and the request body stay in this tmpfs, never on a command line.
-publish_authority() {
+# Kubernetes: one API call with the pod's own short-lived token, whose Role may read and patch the one
+# Secret and patch the one ConfigMap. The token and the bodies stay in this tmpfs, never on a command line.
+api() { # method, resource under the namespace, response file[, merge patch file]
   account=/var/run/secrets/kubernetes.io/serviceaccount
-  api="${KUBERNETES_SERVICE_HOST:?no API server address}"
-  case "$api" in *:*) api="[$api]" ;; esac
+  host="${KUBERNETES_SERVICE_HOST:?no API server address}"
+  case "$host" in *:*) host="[$host]" ;; esac
+  url="https://$host:${KUBERNETES_SERVICE_PORT:-443}/api/v1/namespaces/${SANDKIT_NAMESPACE:?}/$2"
+  method=$1 response=$3 body=${4:-}
+  set --
+  if [ -n "$body" ]; then
+    set -- --header 'Content-Type: application/merge-patch+json' --data-binary @"$body"
+  fi
   printf 'Authorization: Bearer %s\n' "$(cat "$account/token")" > "$dir/api-header"
+  status=0
+  curl --silent --show-error --fail-with-body --max-time 20 --retry 10 --retry-all-errors --retry-delay 2 \
+    --cacert "$account/ca.crt" --request "$method" --header @"$dir/api-header" --output "$response" "$@" "$url" \
+    || status=$?
+  rm -f "$dir/api-header"
+  return "$status"
+}
+
+# A Secret's value: base64 in the API server's JSON (which has no other character inside it).
+stored_value() { # key, response file
+  sed -n 's/.*"'"$1"'"[[:space:]]*:[[:space:]]*"\([A-Za-z0-9+/=]*\)".*/\1/p' "$2" | base64 -d
+}
+
+# The authority the Secret holds, into this tmpfs; false when it holds none.
+load_stored_authority() {
+  if ! api GET "secrets/$SANDKIT_CA_SECRET" "$dir/api-secret"; then
+    rm -f "$dir/api-secret"
+    echo "sandkit-egress: cannot read the Secret $SANDKIT_CA_SECRET" >&2
+    exit 1
+  fi
+  stored_value ca\\.key "$dir/api-secret" > "$dir/ca.key"
+  stored_value ca\\.pem "$dir/api-secret" > "$dir/ca.pem"
+  rm -f "$dir/api-secret"
+  [ -s "$dir/ca.key" ] && [ -s "$dir/ca.pem" ]
+}
+
+# Made once per Deployment: the Secret's authority if it holds one, else a new one stored there (and read
+# back, so two Jobs at once publish the same one); then its certificate into the ConfigMap.
+publish_authority() {
+  if load_stored_authority; then
+    echo "sandkit-egress: the Secret $SANDKIT_CA_SECRET holds the authority; kept" >&2
+  else
+    make_authority
+    { printf '{"data":{"ca.key":"'; base64 -w0 "$dir/ca.key"; printf '","ca.pem":"'; base64 -w0 "$dir/ca.pem"
+      printf '"}}'; } > "$dir/api-patch"
+    status=0
+    api PATCH "secrets/$SANDKIT_CA_SECRET" /dev/null "$dir/api-patch" || status=$?
+    rm -f "$dir/api-patch"
+    if [ "$status" -ne 0 ] || ! load_stored_authority; then
+      echo "sandkit-egress: cannot write the authority to the Secret $SANDKIT_CA_SECRET" >&2
+      exit 1
+    fi
+  fi
   { printf '{"data":{"ca.pem":"'; awk '{printf "%s\\n", $0}' "$dir/ca.pem"; printf '"}}'; } > "$dir/api-patch"
-  url="https://$api:${KUBERNETES_SERVICE_PORT:-443}/api/v1/namespaces/${SANDKIT_NAMESPACE:?}/configmaps/${SANDKIT_CA_CONFIGMAP:?}"
-  if ! curl --silent --show-error --fail-with-body --max-time 20 --retry 10 --retry-all-errors --retry-delay 2 \
-    --cacert "$account/ca.crt" --request PATCH --header @"$dir/api-header" \
-    --header 'Content-Type: application/merge-patch+json' --data-binary @"$dir/api-patch" --output /dev/null "$url"; then
-    rm -f "$dir/api-header" "$dir/api-patch"
+  status=0
+  api PATCH "configmaps/$SANDKIT_CA_CONFIGMAP" /dev/null "$dir/api-patch" || status=$?
+  rm -f "$dir/api-patch" "$dir/ca.key"
+  if [ "$status" -ne 0 ]; then
     echo "sandkit-egress: cannot write the authority's certificate to ConfigMap $SANDKIT_CA_CONFIGMAP" >&2
     exit 1
   fi
-  rm -f "$dir/api-header" "$dir/api-patch"
+}
+
+# squid's container: the Secret's authority, copied into this tmpfs (squid.conf names it there).
+use_stored_authority() {
+  rm -rf "$dir/certs"
+  if ! cp /run/sandkit-egress-authority/ca.key /run/sandkit-egress-authority/ca.pem "$dir/"; then
+    echo "sandkit-egress: no authority in /run/sandkit-egress-authority: the Secret's authority Job has not run" >&2
+    exit 1
+  fi
+  /usr/lib/squid/security_file_certgen -c -s "$dir/certs" -M 4MB >/dev/null
 }
 
 # One header line per injection, or a refusal of its host when the secret is missing: a request
@@ -90,11 +148,12 @@ write_headers() {
 
 case "${1:-}" in
   authority)
-    make_authority
     publish_authority
     exit 0
     ;;
-  serve) ;;
+  serve)
+    use_stored_authority
+    ;;
   *)
     make_authority
     share_authority
