@@ -118,11 +118,15 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     assert agent["volumes"] == [{**ready, "read_only": True}]
     assert compose["services"]["deadline"]["volumes"][0] == record
     assert proxy["entrypoint"][0] == "/usr/local/bin/sandkit-record" and "egress/record.pl" in out.files
-    # every helper starts at once: squid and the guard wait for host-addresses' file themselves
-    assert all("depends_on" not in compose["services"][name] for name in ("egress", "host-addresses", "deadline"))
+    # squid and the guard wait for host-addresses' file themselves: the proxy waits for its start alone
+    # (so that `up egress` starts it too), the guard not even that
+    assert proxy["depends_on"] == {"host-addresses": {"condition": "service_started"}}
+    assert all("depends_on" not in compose["services"][name] for name in ("host-addresses", "deadline"))
     assert proxy["healthcheck"]["test"] == ["CMD", "test", "-e", "/run/sandkit-ready/proxy"]
     assert proxy["healthcheck"]["interval"] == "2s"
-    assert helper["healthcheck"] == {"disable": True}  # else the image's own (squid's) would run there
+    # not the image's own (squid's); not disabled either, which `up --wait` refuses
+    assert helper["healthcheck"]["test"] == ["CMD", "test", "-e", "/etc/squid/host/addresses.conf"]
+    assert helper["healthcheck"]["interval"] == "2s"
     assert helper["network_mode"] == "host" and helper["user"] == "13:13" and helper["image"] == proxy["image"]
     assert helper["read_only"] is True and helper["cap_drop"] == ["ALL"] and "ports" not in helper
     assert compose["volumes"] == {

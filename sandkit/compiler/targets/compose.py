@@ -325,7 +325,7 @@ def deadline_service(plan: Plan) -> dict[str, Any]:
     With an allowlist it is the host guard first (:func:`guard_then_deadline`), and runs the proxy's
     image: the guard is in it, and the session record's volume, where it writes its end mark, takes its
     owner and mode from the image folder of the first container that mounts it, which is then the same
-    whichever of the two starts first. So nothing waits for another helper's start.
+    whichever of the two starts first. So it waits for no other helper's start.
     """
     uid = deadline_uid(plan)
     service = {
@@ -417,8 +417,9 @@ def host_addresses_service(plan: Plan) -> dict[str, Any]:
             "host", "sandkit: ignore[PV002,EG003] squid's helper, reading this machine's addresses"
         ),
         "volumes": [_host_addresses_volume()],
-        # Nothing waits on it (squid and the guard wait for the file); the image's own check is the proxy's.
-        "healthcheck": {"disable": True},
+        # Nothing of the start waits on it (squid and the guard wait for the file), but `up --wait` refuses a
+        # service whose health check is disabled, and the image's own is the proxy's: a file test, seldom.
+        "healthcheck": {"test": ["CMD", "test", "-e", HOST_ADDRESSES_FILE], **READY_PROBE},
     }
 
 
@@ -461,7 +462,9 @@ def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
         "mem_limit": 268435456,
         "pids_limit": 128,
         "volumes": [{**_host_addresses_volume(), "read_only": True}, _record_volume(), _ready_volume(read_only=False)],
-        "networks": [INTERNAL_NET, OUTSIDE_NET],  # no depends_on, as for the host guard
+        "networks": [INTERNAL_NET, OUTSIDE_NET],
+        # It waits for host-addresses' file itself; started, so that `up egress` alone starts the writer too.
+        "depends_on": {HOST_ADDRESSES_SERVICE: {"condition": "service_started"}},
         "healthcheck": {"test": ["CMD", "test", "-e", READY_PROXY], **READY_PROBE},
     }
 
