@@ -96,10 +96,11 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     assert compose["networks"] == {"sandbox": SANDBOX_NETWORK, "outside": {}}
     assert compose["networks"]["sandbox"]["driver_opts"] == {"com.docker.network.bridge.inhibit_ipv4": "true"}
     assert agent["networks"] == ["sandbox"] and proxy["networks"] == ["sandbox", "outside"]
+    # started beside them: its entrypoint waits for their proofs (test_the_proofs_of_readiness_...)
     assert agent["depends_on"] == {
         "deadline": {"condition": "service_started"},
-        "egress": {"condition": "service_healthy"},
-        "host-guard": {"condition": "service_healthy"},
+        "egress": {"condition": "service_started"},
+        "host-addresses": {"condition": "service_started"},
     }
     assert agent["environment"]["HTTPS_PROXY"] == agent["environment"]["http_proxy"] == "http://egress:3128"
     assert proxy["read_only"] is True and proxy["cap_drop"] == ["ALL"] and proxy["build"]["context"] == "egress"
@@ -110,13 +111,22 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
     helper = compose["services"]["host-addresses"]
     volume = {"type": "volume", "source": "host-addresses", "target": "/etc/squid/host"}
     record = {"type": "volume", "source": "session-record", "target": "/var/lib/sandkit-record"}
-    assert proxy["volumes"] == [{**volume, "read_only": True}, record] and helper["volumes"] == [volume]
+    ready = {"type": "volume", "source": "ready", "target": "/run/sandkit-ready"}
+    assert proxy["volumes"] == [{**volume, "read_only": True}, record, {**ready, "read_only": False}]
+    assert helper["volumes"] == [volume]
     # the session record (docs/record.md): the proxy and the deadline mount it, never the agent
-    assert "volumes" not in agent and compose["services"]["deadline"]["volumes"] == [record]
+    assert agent["volumes"] == [{**ready, "read_only": True}]
+    assert compose["services"]["deadline"]["volumes"][0] == record
     assert proxy["entrypoint"][0] == "/usr/local/bin/sandkit-record" and "egress/record.pl" in out.files
+    # squid and the guard wait for host-addresses' file themselves: the proxy waits for its start alone
+    # (so that `up egress` starts it too), the guard not even that
     assert proxy["depends_on"] == {"host-addresses": {"condition": "service_started"}}
-    assert proxy["healthcheck"]["interval"] == "500ms"
+    assert all("depends_on" not in compose["services"][name] for name in ("host-addresses", "deadline"))
+    assert proxy["healthcheck"]["test"] == ["CMD", "test", "-e", "/run/sandkit-ready/proxy"]
+    assert proxy["healthcheck"]["interval"] == "2s"
+    # not the image's own (squid's); not disabled either, which `up --wait` refuses
     assert helper["healthcheck"]["test"] == ["CMD", "test", "-e", "/etc/squid/host/addresses.conf"]
+    assert helper["healthcheck"]["interval"] == "2s"
     assert helper["network_mode"] == "host" and helper["user"] == "13:13" and helper["image"] == proxy["image"]
     assert helper["read_only"] is True and helper["cap_drop"] == ["ALL"] and "ports" not in helper
     assert compose["volumes"] == {
@@ -124,15 +134,45 @@ def test_allowlist_the_agent_reaches_out_only_through_the_proxy(tmp_path: Path) 
             "driver_opts": {"type": "tmpfs", "device": "tmpfs", "o": "size=65536,uid=13,gid=13,mode=0755"}
         },
         "session-record": {},
+        "ready": {"driver_opts": {"type": "tmpfs", "device": "tmpfs", "o": "size=65536,uid=65534,gid=13,mode=0775"}},
     }
-    # the agent starts only once the guard, on the sandbox network alone, found no host address there
-    guard = compose["services"]["host-guard"]
-    assert guard["networks"] == ["sandbox"] and guard["image"] == proxy["image"] and guard["user"] == "13:13"
-    assert guard["entrypoint"] == ["/usr/local/bin/sandkit-host-guard", "--stay"] and "ports" not in guard
-    assert guard["volumes"] == [{**volume, "read_only": True}] and guard["read_only"] is True
-    assert guard["depends_on"] == {"host-addresses": {"condition": "service_started"}}
-    assert guard["healthcheck"]["interval"] == "500ms"
+    # the agent runs nothing before the guard (the deadline's container first), on the sandbox network
+    # alone, found no host address there; if it refuses, the deadline's container ends
+    guard = compose["services"]["deadline"]
+    assert guard["networks"] == ["sandbox"] and guard["image"] == proxy["image"] and guard["user"] == "65534:65534"
+    assert guard["entrypoint"][2].startswith("/usr/local/bin/sandkit-host-guard --ready || exit 1; sleep ")
+    assert "network_mode" not in guard and "ports" not in guard and "host-guard" not in compose["services"]
+    assert guard["volumes"] == [record, {**volume, "read_only": True}, {**ready, "read_only": False}]
+    assert guard["read_only"] is True
+    assert guard["healthcheck"]["test"] == ["CMD", "test", "-e", "/run/sandkit-ready/guard"]
     assert "egress/host-guard.sh" in out.files
+
+
+@pytest.mark.parametrize("variant", ["allowlist", "ports"])
+def test_the_proofs_of_readiness_are_written_by_the_proxy_and_the_guard_alone(tmp_path: Path, variant: str) -> None:
+    """The agent's entrypoint trusts the files in the ready volume: only the proxy and the host guard
+    (the deadline's container; sandkit's own image, after their checks) mount it writable; the agent reads it, nothing else sees it.
+    The entrypoint waits only where compose sets SANDKIT_READY, which it sets on the agent alone."""
+    out = _build(tmp_path, variant)
+    services = _compose(out)["services"]
+    mounts = {
+        name: [m.get("read_only") for m in service.get("volumes", []) if isinstance(m, dict) and m["source"] == "ready"]
+        for name, service in services.items()
+    }
+    assert {name: found for name, found in mounts.items() if found} == {
+        "agent": [True],
+        "egress": [False],
+        "deadline": [False],
+    }
+    assert services["egress"]["entrypoint"][1:3] == ["/usr/local/bin/sandkit-egress-listen", "--ready"]
+    assert services["deadline"]["entrypoint"][2].startswith("/usr/local/bin/sandkit-host-guard --ready || exit 1;")
+    waiting = {name for name, service in services.items() if "SANDKIT_READY" in service.get("environment", {})}
+    assert waiting == {"agent"} and services["agent"]["environment"]["SANDKIT_READY"] == "wait"
+    entrypoint = out.files["entrypoint.sh"].decode()
+    wait = entrypoint.index('if [ "${SANDKIT_READY:-}" = wait ]; then')
+    # before anything of the session: the kit's env, the secrets, the clone, the agent's command
+    assert wait < entrypoint.index(". /etc/sandkit/env.sh") < entrypoint.index('exec "$@"')
+    assert "until [ -e /run/sandkit-ready/proxy ] && [ -e /run/sandkit-ready/guard ]; do" in entrypoint
 
 
 def test_allowlist_ports_are_published_by_the_forwarder_alone(tmp_path: Path) -> None:
@@ -295,7 +335,7 @@ def test_clone_workspace_is_a_fresh_tmpfs_of_the_kits_disk(tmp_path: Path) -> No
     is ENOSPC, not the session killed for memory). The kit has memory 1Gi, disk 3Gi."""
     compose = _compose(_build(tmp_path, "clone"))
     agent = compose["services"]["agent"]
-    assert "volumes" not in agent and "workspace" not in compose["volumes"]
+    assert all(m["source"] != "workspace" for m in agent["volumes"]) and "workspace" not in compose["volumes"]
     assert agent["tmpfs"][2] == f"/workspace:rw,exec,nosuid,nodev,size={1 << 29},uid=1234,gid=1234,mode=0700"
 
 
@@ -305,17 +345,21 @@ def test_the_deadline_holds_the_agents_pid_namespace_as_another_uid(tmp_path: Pa
     services = _compose(out)["services"]
     agent, deadline = services["agent"], services["deadline"]
     assert deadline["user"] == "65534:65534" and deadline["init"] is True and deadline["read_only"] is True
-    if "egress" in services:  # it marks the session record when its time is up (docs/record.md)
+    if "egress" in services:  # the host guard first; it marks the session record when its time is up
         mark = f"sleep {out.plan.deadline_seconds}; : > /var/lib/sandkit-record/deadline-reached"
-        assert deadline["entrypoint"] == ["sh", "-c", mark]
-        assert deadline["volumes"] == [
-            {"type": "volume", "source": "session-record", "target": "/var/lib/sandkit-record"}
-        ]
+        assert deadline["entrypoint"] == ["sh", "-c", f"/usr/local/bin/sandkit-host-guard --ready || exit 1; {mark}"]
+        assert deadline["volumes"][0] == {
+            "type": "volume",
+            "source": "session-record",
+            "target": "/var/lib/sandkit-record",
+        }
+        assert deadline["networks"] == ["sandbox"] and deadline["image"] == services["egress"]["image"]
     else:
         assert deadline["entrypoint"] == ["sleep", str(out.plan.deadline_seconds)] and "volumes" not in deadline
+        assert deadline["network_mode"] == "none"
+        assert deadline["image"] == agent["image"] and deadline["build"] == agent["build"]
     assert out.plan.deadline_seconds == 3600 + 2 * 30, "the default hour, and twice the grace"
-    assert deadline["network_mode"] == "none" and deadline["cap_drop"] == ["ALL"]
-    assert deadline["image"] == agent["image"] and deadline["build"] == agent["build"]
+    assert deadline["cap_drop"] == ["ALL"]
     assert agent["depends_on"]["deadline"] == {"condition": "service_started"}
     # runc joins another container's PID namespace; gVisor (the "none" variant) cannot
     assert agent.get("pid") == (None if variant == "none" else "service:deadline")

@@ -69,7 +69,7 @@ def test_the_editor_forwards_the_kits_tcp_ports_and_no_other(tmp_path: Path) -> 
     config, level = _ports_config(tmp_path / "allow", "{allow: [api.example.com]}", ports)
     assert config["forwardPorts"] == [3000] and config["portsAttributes"] == {"3000": {"label": "agent port 3000"}}
     assert config["otherPortsAttributes"] == {"onAutoForward": "ignore"}
-    assert config["runServices"] == ["agent", "deadline", "egress", "host-addresses", "host-guard", "forwarder"]
+    assert config["runServices"] == ["agent", "deadline", "egress", "host-addresses", "forwarder"]
     assert level == "enforced"
     config, level = _ports_config(tmp_path / "open", "{egress: open}", ports)
     assert config["forwardPorts"] == [3000] and "forwarder" not in config["runServices"] and level == "enforced"  # type: ignore[operator]
@@ -177,7 +177,7 @@ def test_the_reference_cli_reads_a_mounted_injecting_sandbox(tmp_path: Path) -> 
     assert read.returncode == 0, read.stdout[-2000:] + read.stderr[-2000:]
     configuration = json.loads(read.stdout)["configuration"]
     assert configuration["service"] == "agent" and configuration["remoteUser"] == "agent"
-    assert {"workspace-guard", "egress", "host-guard"} <= set(configuration["runServices"]), configuration
+    assert {"workspace-guard", "egress", "deadline"} <= set(configuration["runServices"]), configuration
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ the secret back from the agent, and where it cannot, that the agent receives it.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -98,6 +99,7 @@ def test_the_agent_gets_placeholders_and_trust_and_the_proxy_gets_the_secrets(tm
     assert proxy["volumes"] == [
         {"type": "volume", "source": "host-addresses", "target": "/etc/squid/host", "read_only": True},
         {"type": "volume", "source": "session-record", "target": "/var/lib/sandkit-record"},
+        {"type": "volume", "source": "ready", "target": "/run/sandkit-ready", "read_only": False},
         {"type": "volume", "source": "egress-ca", "target": "/run/sandkit-egress-ca"},
     ]
     assert "/run/sandkit-egress:rw,nosuid,nodev,noexec,size=16777216,uid=1000,gid=1000,mode=0700" in proxy["tmpfs"]
@@ -186,10 +188,25 @@ def test_the_start_script_says_why_it_cannot_make_the_authority(tmp_path: Path) 
     start = files["egress/inject.sh"].decode()
     begin = start.index("make_authority() {")
     function = start[begin : start.index("\n}\n", begin) + 3]
-    script = f"set -eu\ndir={tmp_path}/not-mounted/sandkit-egress\n{function}make_authority\n"
+    script = f"set -eu\nkit=e2e\ndir={tmp_path}/not-mounted/sandkit-egress\n{function}make_authority\n"
     done = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 1, done
     assert f"cannot make the authority in {tmp_path}/not-mounted/sandkit-egress: it must be a tmpfs" in done.stderr
+
+
+@pytest.mark.parametrize("kit", ["", "Upper", "-leading", "a b", "a;touch x", "$(id)"])
+def test_the_start_script_refuses_a_kit_name_of_another_shape(tmp_path: Path, kit: str) -> None:
+    """The shared image takes the kit's name (the authority's) from SANDKIT_KIT_NAME; anything but a kit
+    name stops the proxy before it makes anything."""
+    _, files = _compose(tmp_path)
+    start = files["egress/inject.sh"].decode()
+    checked = start[: start.index("# A fresh authority at every start")]
+    environment = {"PATH": os.environ["PATH"], "SANDKIT_KIT_NAME": kit}
+    done = subprocess.run(["sh", "-c", checked], capture_output=True, text=True, check=False, env=environment)
+    assert done.returncode == 1 and "SANDKIT_KIT_NAME must be the kit's name" in done.stderr, done
+    environment["SANDKIT_KIT_NAME"] = "a-kit-0"
+    done = subprocess.run(["sh", "-c", checked], capture_output=True, text=True, check=False, env=environment)
+    assert done.returncode == 0, done
 
 
 def test_the_start_script_passes_shellcheck(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from sandkit.compiler.command import compile_kit
+from sandkit.compiler.proxy import proxy_image
 from tests.compiler.test_hostile_values import HOSTILE
 from tests.e2e.helpers import MEMORY_AND_FILES_PROBE, OUTSIDE_DIR, free_outside_subnet, used_subnets
 
@@ -371,7 +372,7 @@ def built(token: str, inject_value: str, tmp_path_factory: pytest.TempPathFactor
         "POD_KEY": (keys / "client_key").read_text().rstrip("\n"),
         "POD_INJECTED": inject_value,
     }
-    proxy_tag = f"sandkit/{name}-egress:{out.plan.config_sha256[:12]}"
+    proxy_tag = proxy_image(out.plan)  # the digest of egress/, shared by kits whose proxies are the same
     namespace = next(d for d in docs if d["kind"] == "Deployment")["metadata"]["namespace"]
     cluster = Cluster(namespace, token=secrets.token_hex(16))
     try:

@@ -76,7 +76,7 @@ def test_the_agent_does_not_start_where_the_host_holds_the_sandbox_gateway(
         refused = guarded.agent(timeout=120)
     assert arrived, "no packet of a container on the sandbox network reached the host through the stray gateway"
     assert refused.returncode != 0 and "agent-ran" not in refused.stdout, refused
-    guard = guarded.logs("host-guard")
+    guard = guarded.logs("deadline")  # the guard runs first in the deadline's container
     assert f"this machine holds {gateway}, the sandbox network's gateway" in guard, guard
     assert guarded.compose("down").returncode == 0  # host-addresses reads the host again at the next start
     passed = guarded.agent(timeout=120)

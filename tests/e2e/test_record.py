@@ -106,7 +106,7 @@ def _reader(project: Project, *args: str) -> tuple[int, Any, str]:
 
 
 def _image(project: Project) -> str:
-    return next(line for line in project.compose("config", "--images").stdout.split() if "-egress:" in line)
+    return next(line for line in project.compose("config", "--images").stdout.split() if "/egress:" in line)
 
 
 #: Requests the agent crafts to break the record's lines: quotes, backslashes, CR/LF, control and

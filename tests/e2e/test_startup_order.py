@@ -1,10 +1,13 @@
-"""The agent starts only once the proxy enforces and the host guard has passed, however slowly they start.
+"""The agent's command runs only once the proxy enforces and the host guard has passed, however slowly they start.
 
-The proxy and the host guard no longer wait for a health check of host-addresses: they start beside
-it and wait for its file themselves, and the agent waits on their health checks alone. Here the
-proxy starts four seconds late and host-addresses writes three seconds late (as on a loaded
-machine): the agent's first command must still find squid answering with its refusal, and must
-come after the host's addresses were written (which the guard and squid read).
+compose starts the agent's container beside the helpers, not after their health checks: its entrypoint
+waits for their proofs, files that squid's start (once squid answers with its refusal) and the host guard
+(the deadline container's first step, once it passed) write in a tmpfs volume the agent mounts
+read-only. Here host-addresses writes three seconds late, the proxy starts six seconds late and the
+guard eight (as on a loaded machine): the agent's entrypoint must already be running before either
+helper begins (so it is the entrypoint's wait that is tested, not Compose's ordering), and the agent's
+first command must come after both, find squid answering with its refusal, and be unable to write,
+remove or replace either proof.
 """
 
 from __future__ import annotations
@@ -16,31 +19,56 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sandkit.compiler.proxy import HOST_ADDRESSES_FILE, HOST_ADDRESSES_SCRIPT
+from sandkit.compiler.proxy import HOST_ADDRESSES_FILE, HOST_ADDRESSES_SCRIPT, READY_DIR, READY_GUARD, READY_PROXY
 from tests.e2e.conftest import _services
 from tests.e2e.helpers import Project, compile_kit
 from tests.e2e.test_host_guard import _kit
 
 pytestmark = pytest.mark.docker
 
-#: The agent's first command: its clock, then squid's answer to a request for a non-public address.
+#: The agent's first command: its clock; when its entrypoint's process began (the clock less the
+#: process's age, from /proc/uptime and the process's start in clock ticks); squid's answer to a request
+#: for a non-public address; and what came of trying to forge, remove or replace the proofs.
 FIRST = (
-    'echo "agent-first $(date +%s.%N)"; exec 3<>/dev/tcp/egress/3128'
-    " && printf 'GET http://0.0.0.1/ HTTP/1.0\\r\\n\\r\\n' >&3 && read -r _ code _ <&3;"
-    ' echo "proxy-answered ${code:-nothing}"'
+    'echo "agent-first $(date +%s.%N)";'
+    " read -r -a stat < /proc/$PPID/stat; read -r up _ < /proc/uptime;"
+    ' echo "entrypoint-began $(awk -v now="$(date +%s.%N)" -v up="$up" -v start="${stat[21]}"'
+    ' -v hz="$(getconf CLK_TCK)" \'BEGIN { printf "%.3f", now - (up - start / hz) }\')";'
+    " exec 3<>/dev/tcp/egress/3128 && printf 'GET http://0.0.0.1/ HTTP/1.0\\r\\n\\r\\n' >&3 && read -r _ code _ <&3;"
+    ' echo "proxy-answered ${code:-nothing}";'
+    f" for forged in {READY_DIR}/forged {READY_GUARD} {READY_PROXY}; do"
+    ' (: > "$forged") 2>/dev/null && echo "wrote $forged"; done;'
+    f" rm -f {READY_GUARD} 2>/dev/null; mv {READY_PROXY} {READY_DIR}/moved 2>/dev/null;"
+    f' ls {READY_DIR} | tr "\\n" " " | sed "s/^/proofs: /"; echo'
 )
 
 
+def _stamp(text: str, label: str) -> float:
+    return float(text.split(f"{label} ", 1)[1].split()[0])
+
+
 def _override(path: Path, compose: Path) -> Path:
-    """Delay the proxy's own entrypoint (as compiled: the record's writer, then the listener, then squid)."""
-    entrypoint = yaml.safe_load(compose.read_text(encoding="utf-8"))["services"]["egress"]["entrypoint"]
-    delayed = json.dumps(["sh", "-c", 'sleep 4; exec "$$0" "$$@"', *entrypoint])
+    """Delay the proxy's own entrypoint (as compiled: the record's writer, then the listener, then squid), the
+    deadline's (the host guard, then its sleep) and host-addresses' file; each says when it goes on."""
+    services = yaml.safe_load(compose.read_text(encoding="utf-8"))["services"]
+    delayed = json.dumps(
+        [
+            "sh",
+            "-c",
+            'sleep 6; echo "proxy-begins $$(date +%s.%N)"; exec "$$0" "$$@"',
+            *services["egress"]["entrypoint"],
+        ]
+    )
+    shell, flag, guard_then_sleep = services["deadline"]["entrypoint"]
+    guard = json.dumps([shell, flag, f'sleep 8; echo "guard-begins $$(date +%s.%N)"; {guard_then_sleep}'])
     write = f"{HOST_ADDRESSES_SCRIPT} > {HOST_ADDRESSES_FILE}.new && mv {HOST_ADDRESSES_FILE}.new {HOST_ADDRESSES_FILE}"
     path.write_text(
         f"""\
 services:
   egress:
     entrypoint: {delayed}
+  deadline:
+    entrypoint: {guard}
   host-addresses:
     entrypoint: [sh, -c, 'sleep 3; echo "written-at $$(date +%s.%N)"; {write} && exec sleep infinity']
 """,
@@ -60,11 +88,17 @@ def slow(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
     yield from _services(Project(f"e2e-{token}-order", output, files, folder / "empty.env"), ["build"])
 
 
-def test_a_slow_proxy_and_slow_host_addresses_still_come_before_the_agent(slow: Project) -> None:
+def test_slow_helpers_still_come_before_the_agent_and_their_proofs_cannot_be_forged(slow: Project) -> None:
     done = slow.agent(FIRST, timeout=180)
     assert done.returncode == 0, done
     assert "proxy-answered 403" in done.stdout, done
-    first = float(done.stdout.split("agent-first ", 1)[1].split()[0])
-    written = float(slow.logs("host-addresses").split("written-at ", 1)[1].split()[0])
+    first, began = _stamp(done.stdout, "agent-first"), _stamp(done.stdout, "entrypoint-began")
+    written = _stamp(slow.logs("host-addresses"), "written-at")
+    proxy, guard = _stamp(slow.logs("egress"), "proxy-begins"), _stamp(slow.logs("deadline"), "guard-begins")
+    # the entrypoint ran before either helper began its check, and the command only after both
+    assert began < proxy < first and began < guard < first, (began, proxy, guard, first)
     assert first > written, (first, written)
-    assert "listens on" in slow.logs("egress")
+    assert "listens on" in slow.logs("egress") and "squid refuses what it must" in slow.logs("egress")
+    # the agent's mount of the proofs is read-only: it can neither add one nor take one away
+    assert "wrote " not in done.stdout, done
+    assert "proofs: guard proxy \n" in done.stdout, done

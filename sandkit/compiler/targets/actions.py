@@ -58,6 +58,7 @@ from sandkit.compiler.proxy import (
     HOST_GUARD_SCRIPT,
     PROXY_UID,
     proxy_env,
+    proxy_identity_env,
     proxy_image,
     squid_conf_path,
 )
@@ -163,6 +164,9 @@ mkdir -p "$record"
 chmod 0777 "$record"
 proxy+=(--tmpfs "$SANDKIT_RECORD_TMPFS" --mount "type=bind,source=$record,target=$SANDKIT_RECORD_DIR"
   --entrypoint "$SANDKIT_RECORD_SCRIPT")
+# The proxy image is shared by every kit whose proxy is the same: the record (and the injecting proxy's
+# authority) take the kit from these.
+proxy+=(--env SANDKIT_KIT_NAME --env SANDKIT_KIT_SHA256 --env SANDKIT_AGENT_IMAGE --env SANDKIT_PROXY_IMAGE)
 if [ -n "$SANDKIT_INJECTED" ]; then
   # The injecting proxy (the image's start script, as compose runs it): its authority and header lines
   # in a tmpfs of its own user, the certificate alone on a volume the agent mounts read-only, and the
@@ -1089,6 +1093,7 @@ def _record_env(plan: Plan) -> dict[str, Any]:
         "SANDKIT_RECORD_SCRIPT": record.SCRIPT,
         "SANDKIT_RECORD_TMPFS": f"{record.CONF_DIR}:rw,nosuid,nodev,noexec,size=65536,{tmpfs_owner}",
         "SANDKIT_INJECT_START": inject.PATHS.start_script if plan.proxy_injects else "",
+        **proxy_identity_env(plan),
     }
 
 

@@ -8,12 +8,14 @@ The services (docs/compose.md draws them):
   folder, whose ``.git`` is read-only).
 - ``deadline``: a container of another uid whose PID namespace the agent joins; when its
   ``sleep`` ends, the kernel ends every process in that namespace, so the agent cannot outlive
-  resources.timeout by stopping the process that times it.
+  resources.timeout by stopping the process that times it. For an allowlist it is also the host
+  guard: on ``sandbox`` alone, it first checks that this machine holds no address on that network
+  (a stale bridge holding its gateway address answers there), and ends the session if it does.
 - ``egress``: squid, on ``sandbox`` and ``outside``, allowing only the kit's host:port pairs.
 - ``host-addresses``: reads this machine's own addresses (in the host's network namespace, with
   nothing else) into a volume, which squid refuses like the non-public ranges.
-- ``host-guard``: on ``sandbox`` alone, refuses to let the agent start if this machine holds an
-  address on that network after all (a stale bridge holding its gateway address answers there).
+- the agent's entrypoint runs nothing of the session before the proxy has written that squid enforces
+  and the guard that it passed, in a tmpfs volume (``ready``) that the agent mounts read-only.
 - ``forwarder`` (an allowlist with ports): socat, on ``sandbox`` and on ``published``, its own
   network, where Docker publishes the kit's ports; it listens only there and forwards only to the
   agent's declared ports (sandkit/compiler/forwarder.py says why it is inbound only).
@@ -80,13 +82,17 @@ from sandkit.compiler.proxy import (
     HOST_ADDRESSES_SCRIPT,
     HOST_ADDRESSES_SERVICE,
     HOST_GUARD_SCRIPT,
-    HOST_GUARD_SERVICE,
     LISTEN_DIR,
     LISTEN_SCRIPT,
     PROXY_UID,
-    probe_command,
+    READY_DIR,
+    READY_GUARD,
+    READY_PROXY,
+    READY_VARIABLE,
+    READY_VOLUME,
     proxy_build_context,
     proxy_env,
+    proxy_identity_env,
     proxy_image,
 )
 from sandkit.compiler.target import Files, RenderContext
@@ -117,12 +123,13 @@ PUBLISHED_NETWORK: dict[str, Any] = {
 }
 #: Small containers beside the agent: the deadline's sleep, the host-address reader.
 SMALL = {"cpus": 0.1, "mem_limit": 33554432, "memswap_limit": 33554432, "pids_limit": 16}
-#: The health checks the agent waits on (the proxy answering with its refusal, the host guard passed).
-#: An engine before 25 has no start_interval (Compose refuses the key there) and runs the first probe
-#: one interval after the start, so the interval is what a start waits: short, but each probe is an
-#: exec in the container for as long as the session lasts (its CPU at idle: bench/README.md).
-#: retries covers a minute of a slow start.
-READY_PROBE = {"interval": "500ms", "timeout": "2s", "retries": 120}
+#: The proxy's and the host guard's health checks: whether each has written its proof of readiness
+#: (READY_VOLUME). The agent does not wait on them: its entrypoint waits for the files themselves, every
+#: 20 ms, while an engine before 25 runs a first probe one interval after the start (it has no
+#: start_interval) and Compose polls the health. They are for `docker compose ps`, `up --wait` and the
+#: dev container; each probe is an exec in the container for as long as the session lasts, so they
+#: come seldom (their CPU at idle: bench/README.md). retries covers two minutes of a slow start.
+READY_PROBE = {"interval": "2s", "timeout": "2s", "retries": 60}
 #: The host's addresses live in a tmpfs: it is gone when the session's last container stops, so a
 #: later start never reads an earlier start's file (squid and the host guard wait for this start's,
 #: not for a health check of the writer).
@@ -259,8 +266,11 @@ def agent_service(plan: Plan, context: RenderContext) -> dict[str, Any]:
                 {"type": "volume", "source": CA_VOLUME, "target": PATHS.agent_ca, "read_only": True}
             )
         service["networks"] = [INTERNAL_NET]
-        depends_on[PROXY_SERVICE] = {"condition": "service_healthy"}
-        depends_on[HOST_GUARD_SERVICE] = {"condition": "service_healthy"}
+        # Started, not healthy: the entrypoint waits for their proofs (READY_VOLUME) before anything else.
+        service["environment"][READY_VARIABLE] = "wait"
+        service.setdefault("volumes", []).append(_ready_volume(read_only=True))
+        for helper in (PROXY_SERVICE, HOST_ADDRESSES_SERVICE):  # `compose run` starts them too
+            depends_on[helper] = {"condition": "service_started"}
         if forwards(plan):  # `docker compose run` starts it too
             depends_on[FORWARDER_SERVICE] = {"condition": "service_started"}
     else:
@@ -311,6 +321,11 @@ def deadline_service(plan: Plan) -> dict[str, Any]:
     When the sleep ends, its init exits and the kernel kills every process in the namespace; the
     agent can neither signal nor trace a process of another uid. The agent's image, so nothing more
     is built; its build section too, so `docker compose run` builds rather than pulls it.
+
+    With an allowlist it is the host guard first (:func:`guard_then_deadline`), and runs the proxy's
+    image: the guard is in it, and the session record's volume, where it writes its end mark, takes its
+    owner and mode from the image folder of the first container that mounts it, which is then the same
+    whichever of the two starts first. So it waits for no other helper's start.
     """
     uid = deadline_uid(plan)
     service = {
@@ -325,11 +340,31 @@ def deadline_service(plan: Plan) -> dict[str, Any]:
         "network_mode": "none",
     }
     if plan.egress == "allowlist":  # it marks the session record when its time is up
-        service["entrypoint"] = ["sh", "-c", f"sleep {plan.deadline_seconds}; : > {record.DEADLINE_MARK}"]
-        service["volumes"] = [_record_volume()]
-        # The proxy's container is made first, so the new volume takes the proxy image's folder's mode.
-        service["depends_on"] = {PROXY_SERVICE: {"condition": "service_started"}}
+        del service["network_mode"]
+        service.update(guard_then_deadline(plan))
     return service
+
+
+def guard_then_deadline(plan: Plan) -> dict[str, Any]:
+    """The deadline's settings for an allowlist: the host guard's check, then the sleep, then the record's mark.
+
+    From the sandbox network alone, as the agent sees it, the guard checks that this machine holds no
+    address there (egress/host-guard.sh says how one would answer the agent) and writes its proof
+    (READY_GUARD), which the agent's entrypoint waits for. If it refuses, the container exits: its
+    init ends the PID namespace the agent shares, and `--abort-on-container-exit` the session. Its
+    own container, not a step of the proxy's: the proxy is on ``outside`` too, where this machine is
+    the gateway. It listens on nothing; its health check is whether it passed (for `docker compose
+    ps`, `up --wait` and the dev container, which wait on it).
+    """
+    script = f"{HOST_GUARD_SCRIPT} --ready || exit 1; sleep {plan.deadline_seconds}; : > {record.DEADLINE_MARK}"
+    return {
+        "build": _proxy_build(),
+        "image": proxy_image(plan),
+        "entrypoint": ["sh", "-c", script],
+        "networks": [INTERNAL_NET],
+        "volumes": [_record_volume(), {**_host_addresses_volume(), "read_only": True}, _ready_volume(read_only=False)],
+        "healthcheck": {"test": ["CMD", "test", "-e", READY_GUARD], **READY_PROBE},
+    }
 
 
 def _record_volume() -> dict[str, Any]:
@@ -337,13 +372,25 @@ def _record_volume() -> dict[str, Any]:
     return {"type": "volume", "source": record.VOLUME, "target": record.DIR}
 
 
-def _writer_started() -> dict[str, Any]:
-    """squid and the host guard wait for host-addresses' file themselves: it need only have started."""
-    return {HOST_ADDRESSES_SERVICE: {"condition": "service_started"}}
-
-
 def _host_addresses_volume() -> dict[str, Any]:
     return {"type": "volume", "source": HOST_ADDRESSES_SERVICE, "target": HOST_ADDRESSES_DIR}
+
+
+def _ready_volume(*, read_only: bool) -> dict[str, Any]:
+    """Where the proxy and the host guard write their proofs of readiness; the agent mounts it read-only."""
+    return {"type": "volume", "source": READY_VOLUME, "target": READY_DIR, "read_only": read_only}
+
+
+def ready_volume(plan: Plan) -> dict[str, Any]:
+    """A tmpfs (empty again when the session's last container using it stops), the host guard's (the
+    deadline's uid), which squid's group may write too; nothing else mounts it, but the agent, read-only."""
+    options = f"size=65536,uid={deadline_uid(plan)},gid={proxy_uid(plan)},mode=0775"
+    return {"driver_opts": {"type": "tmpfs", "device": "tmpfs", "o": options}}
+
+
+def proxy_uid(plan: Plan) -> int:
+    """The uid squid runs as: the agent's for an injecting proxy (it reads the secrets' files), else PROXY_UID."""
+    return plan.uid if plan.proxy_injects else PROXY_UID
 
 
 def host_addresses_service(plan: Plan) -> dict[str, Any]:
@@ -370,37 +417,9 @@ def host_addresses_service(plan: Plan) -> dict[str, Any]:
             "host", "sandkit: ignore[PV002,EG003] squid's helper, reading this machine's addresses"
         ),
         "volumes": [_host_addresses_volume()],
-        # Nothing starts after this check (squid and the guard wait for the file); `up --wait` waits on it.
-        "healthcheck": {
-            "test": ["CMD", "test", "-e", HOST_ADDRESSES_FILE],
-            "interval": "1s",
-            "timeout": "2s",
-            "retries": 30,
-        },
-    }
-
-
-def host_guard_service(plan: Plan) -> dict[str, Any]:
-    """Checks, from the sandbox network alone as the agent sees it, that this machine holds no address
-    there (egress/host-guard.sh says how one would answer the agent), then waits for the session to end.
-
-    The agent starts only once it is healthy; it listens on nothing and, like host-addresses, stays
-    up so that `--abort-on-container-exit` ends the session with the agent.
-    """
-    checked = {"test": ["CMD", "test", "-e", "/tmp/checked"], **READY_PROBE}
-    return {
-        "build": _proxy_build(),
-        "image": proxy_image(plan),
-        "entrypoint": [HOST_GUARD_SCRIPT, "--stay"],
-        "user": f"{PROXY_UID}:{PROXY_UID}",
-        **_hardening(plan),
-        "read_only": True,
-        **SMALL,
-        "networks": [INTERNAL_NET],
-        "tmpfs": ["/tmp:rw,nosuid,nodev,noexec,size=1048576"],
-        "volumes": [{**_host_addresses_volume(), "read_only": True}],
-        "depends_on": _writer_started(),
-        "healthcheck": checked,
+        # Nothing of the start waits on it (squid and the guard wait for the file), but `up --wait` refuses a
+        # service whose health check is disabled, and the image's own is the proxy's: a file test, seldom.
+        "healthcheck": {"test": ["CMD", "test", "-e", HOST_ADDRESSES_FILE], **READY_PROBE},
     }
 
 
@@ -422,15 +441,16 @@ def proxy_entrypoint(plan: Plan) -> list[str]:
     ``sandbox`` address and loopback alone, which only the sandbox's own containers reach.
     """
     start = [PATHS.start_script] if plan.proxy_injects else ["squid", "-N", "-f", "/etc/squid/squid.conf"]
-    return [record.SCRIPT, LISTEN_SCRIPT, *start]
+    return [record.SCRIPT, LISTEN_SCRIPT, "--ready", *start]
 
 
 def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
-    listen_owner = plan.uid if plan.proxy_injects else PROXY_UID
+    listen_owner = proxy_uid(plan)
     return {
         "build": _proxy_build(),
         "image": proxy_image(plan),
         "entrypoint": proxy_entrypoint(plan),
+        "environment": proxy_identity_env(plan),  # the image is shared: the record names the kit from these
         **_hardening(plan),
         "read_only": True,
         "tmpfs": [
@@ -441,10 +461,11 @@ def _plain_proxy_service(plan: Plan) -> dict[str, Any]:
         "cpus": 0.5,
         "mem_limit": 268435456,
         "pids_limit": 128,
-        "volumes": [{**_host_addresses_volume(), "read_only": True}, _record_volume()],
+        "volumes": [{**_host_addresses_volume(), "read_only": True}, _record_volume(), _ready_volume(read_only=False)],
         "networks": [INTERNAL_NET, OUTSIDE_NET],
-        "depends_on": _writer_started(),
-        "healthcheck": {"test": ["CMD", "bash", "-c", probe_command()], **READY_PROBE},
+        # It waits for host-addresses' file itself; started, so that `up egress` alone starts the writer too.
+        "depends_on": {HOST_ADDRESSES_SERVICE: {"condition": "service_started"}},
+        "healthcheck": {"test": ["CMD", "test", "-e", READY_PROXY], **READY_PROBE},
     }
 
 
@@ -455,9 +476,12 @@ def compose_document(plan: Plan, context: RenderContext) -> dict[str, Any]:
     if plan.egress == "allowlist":
         services[PROXY_SERVICE] = proxy_service(plan)
         services[HOST_ADDRESSES_SERVICE] = host_addresses_service(plan)
-        services[HOST_GUARD_SERVICE] = host_guard_service(plan)
         networks = {INTERNAL_NET: dict(SANDBOX_NETWORK), OUTSIDE_NET: {}}
-        document["volumes"] = {HOST_ADDRESSES_SERVICE: dict(HOST_ADDRESSES_VOLUME), record.VOLUME: {}}
+        document["volumes"] = {
+            HOST_ADDRESSES_SERVICE: dict(HOST_ADDRESSES_VOLUME),
+            record.VOLUME: {},
+            READY_VOLUME: ready_volume(plan),
+        }
         if forwards(plan):
             services[FORWARDER_SERVICE] = forwarder_service(plan)
             networks[PUBLISHED_NET] = dict(PUBLISHED_NETWORK)

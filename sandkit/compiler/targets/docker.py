@@ -9,6 +9,14 @@ from sandkit.compiler.fidelity import Fidelity, Setting, entrypoint_timeout_row
 from sandkit.compiler.inject import INJECTED_VARIABLE, PATHS
 from sandkit.compiler.output import DO_NOT_EDIT, commented_header
 from sandkit.compiler.plan import ENTRYPOINT_PATH, HOME_SKELETON, SANDKIT_ETC, VENV, Plan
+from sandkit.compiler.proxy import (
+    GUARD_REFUSED,
+    PROXY_REFUSED,
+    READY_GUARD,
+    READY_PROXY,
+    READY_STEPS,
+    READY_VARIABLE,
+)
 from sandkit.compiler.render import render_template
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.kits.clone_auth import credential_host
@@ -44,6 +52,11 @@ def render(plan: Plan, context: RenderContext) -> Files:
         "credential_helper": CREDENTIAL_HELPER,
         "git_ssh": GIT_SSH,
         "known_hosts": KNOWN_HOSTS,
+        "ready_variable": READY_VARIABLE,
+        "ready_proxy": READY_PROXY,
+        "ready_guard": READY_GUARD,
+        "ready_steps": READY_STEPS,
+        "refused": (PROXY_REFUSED, GUARD_REFUSED),
     }
     files = {
         "Dockerfile": render_template("Dockerfile.j2", **values),

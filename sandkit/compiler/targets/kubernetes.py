@@ -51,6 +51,7 @@ from sandkit.compiler.proxy import (
     proxy_build_context,
     proxy_env,
     proxy_files,
+    proxy_identity_env,
     proxy_image,
 )
 from sandkit.compiler.target import Files, RenderContext
@@ -782,6 +783,7 @@ def _authority_job(plan: Plan) -> dict[str, Any]:
             {"name": "SANDKIT_CA_SECRET", "value": name},
             {"name": "SANDKIT_CA_CONFIGMAP", "value": ca_config_name(plan)},
             {"name": "SANDKIT_CA_DAYS", "value": str(AUTHORITY_DAYS)},
+            {"name": "SANDKIT_KIT_NAME", "value": plan.name},  # the authority's name (the image is shared)
             {"name": "SANDKIT_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
         ],
         "resources": _resources("250m", "64Mi", "16Mi"),
@@ -866,7 +868,10 @@ def _proxy_deployment(plan: Plan) -> dict[str, Any]:
         # The session record's lines on standard output, with the pod and the proxy's session (docs/record.md);
         # then the image's start script injects, on the init container's authority, or squid runs alone.
         "command": [record.SCRIPT, "--stdout", *_proxy_start(plan)],
-        "env": [{"name": "SANDKIT_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+        "env": [
+            {"name": "SANDKIT_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+            *({"name": name, "value": value} for name, value in proxy_identity_env(plan).items()),
+        ],
         "readinessProbe": _proxy_probe(initialDelaySeconds=2),
         "livenessProbe": _proxy_probe(initialDelaySeconds=10, failureThreshold=3),
         "volumeMounts": [

@@ -9,6 +9,38 @@ umask 022
 # resources.timeout counts from here: clone and start-up commands are part of the session.
 sandkit_started=$(date +%s)
 
+# compose starts this container beside the egress proxy and the host guard, not after them: nothing
+# of the session (secrets, clone, start-up commands, the agent) runs until the proxy has written that
+# squid enforces the allowlist and the guard that this machine holds no address on the sandbox
+# network, in a volume this container mounts read-only. Asked every 20 ms, two minutes at most; a
+# helper that refuses to start says why there, and the agent stops at once.
+if [ "${SANDKIT_READY:-}" = wait ]; then
+  sandkit_waited=0
+  until [ -e /run/sandkit-ready/proxy ] && [ -e /run/sandkit-ready/guard ]; do
+    if [ -e /run/sandkit-ready/proxy-refused ]; then
+      head -c 2000 /run/sandkit-ready/proxy-refused >&2 || true
+      echo "sandkit: the agent does not start" >&2
+      exit 1
+    fi
+    if [ -e /run/sandkit-ready/guard-refused ]; then
+      head -c 2000 /run/sandkit-ready/guard-refused >&2 || true
+      echo "sandkit: the agent does not start" >&2
+      exit 1
+    fi
+    if [ "$sandkit_waited" -ge 6000 ]; then
+      [ -e /run/sandkit-ready/proxy ] || echo "sandkit: the egress proxy did not say it enforces the allowlist" >&2
+      [ -e /run/sandkit-ready/guard ] || echo "sandkit: the host guard did not pass" >&2
+      echo "sandkit: the agent does not start" >&2
+      exit 1
+    fi
+    if ! sleep 0.02 2>/dev/null; then  # a sleep(1) without fractions
+      sleep 1
+      sandkit_waited=$(( sandkit_waited + 49 ))
+    fi
+    sandkit_waited=$(( sandkit_waited + 1 ))
+  done
+fi
+
 # The kit's env values, each shell-quoted.
 . /etc/sandkit/env.sh
 
