@@ -654,10 +654,10 @@ triggers: [{{manual: {{}}}}]
 @pytest.mark.docker
 def test_a_repeat_run_installs_nothing_the_image_cache_holds(tmp_path: Path) -> None:
     """The job's build steps twice, the second as on a fresh runner (the image gone, and the engine
-    builder's records of its RUN steps too), with a folder standing in for the Actions cache
-    (tests/compiler/buildx_play.py): the first run executes every RUN and writes the cache; the second
-    takes every RUN from it (CACHED) and installs nothing; the same second run without the cache's entry
-    executes them all again, so it is the cache, not something the engine kept, that the second run used."""
+    builder's records of its steps too), with a folder standing in for the Actions cache
+    (tests/compiler/buildx_play.py): the first run executes every RUN and writes the cache; a run without
+    the cache's entry executes them all again (so the engine kept nothing of the first); then a run with
+    it takes every RUN from it (CACHED) and installs nothing."""
     token = secrets.token_hex(3)
     name = f"actions-cache-{token}"
     (tmp_path / "kit.yaml").write_text(_cache_kit(name, 20000 + secrets.randbelow(30000)), encoding="utf-8")
@@ -677,7 +677,7 @@ def test_a_repeat_run_installs_nothing_the_image_cache_holds(tmp_path: Path) -> 
     logs: dict[str, str] = {}
     start = set(buildx_play.build_records())
     try:
-        for run, folder in (("cold", cache), ("warm", cache), ("without the entry", empty)):
+        for run, folder in (("cold", cache), ("without the entry", empty), ("warm", cache)):
             before = set(buildx_play.build_records())
             ran = [_step(step, github, tmp_path, cache=folder) for step in steps[builder : removal + 1]]
             assert all(done.returncode == 0 for done in ran), [done.stderr for done in ran]
