@@ -42,6 +42,7 @@ Setting = Literal[
     "editor server",
     "env",
     "files",
+    "image build cache",
     "image.base",
     "image.ca_certificates",
     "image.packages",

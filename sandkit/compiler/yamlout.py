@@ -3,9 +3,9 @@
 A small block-style emitter for the plain data the targets build (dicts, lists, strings, numbers,
 booleans, None). A string is written plain only when every YAML 1.1 and 1.2 reader takes it for that
 same string; otherwise it is quoted (single quotes for printable ASCII, JSON-style double quotes for
-anything else, so no control, bidi or non-ASCII character reaches a file raw). It is several times
-faster than a general-purpose YAML library's emitter, and what it writes is checked by loading it
-back with ruamel.yaml in the tests.
+an expression holding a quote and for anything else, so no control, bidi or non-ASCII character
+reaches a file raw). It is several times faster than a general-purpose YAML library's emitter,
+and what it writes is checked by loading it back with ruamel.yaml in the tests.
 
 Two wrappers carry what plain data cannot say: ``LiteralBlock`` (a script of sandkit's own, shown as
 a ``|`` block) and ``Commented`` (a scalar with sandkit's note after it on the same line, such as an
@@ -84,7 +84,9 @@ def scalar(value: object) -> str:
     if isinstance(value, str):
         if _is_plain(value):
             return value
-        if _PRINTABLE_ASCII.fullmatch(value):
+        # An expression's own string literals keep their quotes as written: tools that read the
+        # workflow's text (zizmor) take '' in a single-quoted scalar for two quotes.
+        if _PRINTABLE_ASCII.fullmatch(value) and not ("${{" in value and "'" in value):
             return "'" + value.replace("'", "''") + "'"
         return _double_quoted(value)
     raise TypeError(f"cannot write {type(value).__name__} as YAML")

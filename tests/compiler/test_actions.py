@@ -43,7 +43,12 @@ SHARED_EXPRESSIONS = {
     " github.token ",
     # the probe step's opt-in (sandkit verify)
     f" vars.{actions.VERIFY_VARIABLE} == 1 ",
+    # the image builder: its BuildKit image, and its name for the step that removes it
+    f" vars.{actions.BUILDKIT_IMAGE_VARIABLE} || '{actions.BUILDKIT_DEFAULT_IMAGE}' ",
+    f" steps.{actions.BUILDX_STEP_ID}.outputs.name ",
 }
+#: The build steps' conditions where some of a workflow's events write the image cache and some only read it.
+EVENT_TEST = re.compile(r" github\.event_name (==|!=) '[a-z_]+'(( \|\| | && )github\.event_name (==|!=) '[a-z_]+')* ")
 
 
 def _write_kit(folder: Path, name: str, extra: str = "", network: str = "{allow: [api.example.com]}") -> Path:
@@ -86,7 +91,10 @@ def test_every_uses_is_pinned_from_the_table_with_its_version(kit: Path, text: s
     # harden-runner and checkout; for an allowlist, the session record's upload; with publish, the upload
     # and the publishing job's download (and for a branch, that job's checkout of its base)
     allowlist = "Upload the session record" in text
-    assert len(lines) - allowlist in (2, 4, 5)
+    builds = [line for line in lines if "docker/" in line]
+    assert len(lines) - len(builds) - allowlist in (2, 4, 5)
+    # one builder; per image (two for an allowlist) one build, or two where the event decides the cache's use
+    assert len(builds) - 1 in ((2, 4) if allowlist else (1, 2))
     for line in lines:
         action, sha, version = re.fullmatch(r"uses: ([\w./-]+)@([0-9a-f]{40}) # (\S+)", line).groups()  # type: ignore[union-attr]
         assert PINS[action].sha == sha and PINS[action].version == version
@@ -96,7 +104,8 @@ def test_every_uses_is_pinned_from_the_table_with_its_version(kit: Path, text: s
 def test_expressions_and_scripts_are_sandkits_own(kit: Path, text: str) -> None:
     document = YAML(typ="safe").load(text)
     secrets = {f" secrets.{name} " for name in re.findall(r"secrets\.(\w+)", text)}
-    assert set(EXPRESSION.findall(text)) <= SHARED_EXPRESSIONS | secrets
+    expressions = {e for e in EXPRESSION.findall(text) if not EVENT_TEST.fullmatch(e)}
+    assert expressions <= SHARED_EXPRESSIONS | secrets
     for step in _steps(document):
         if "run" in step:
             assert step["run"] in (*actions.SCRIPTS, *actions.PYTHON_SCRIPTS), step["name"]
@@ -339,3 +348,70 @@ def test_every_python_script_compiles_and_passes_ruff(script: str) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def _builds(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in _steps(document) if s.get("uses", "").startswith("docker/build-push-action@")]
+
+
+@pytest.mark.parametrize(
+    ("triggers", "writers", "readers"),
+    [
+        ("[{schedule: '0 9 * * 1'}, {manual: {}}]", ["schedule", "workflow_dispatch"], []),
+        (
+            "[{github: {event: pull_request_target, types: [opened], acknowledge_risk: true}},"
+            " {github: {event: issue_comment, command: /review}}]",
+            [],
+            ["issue_comment", "pull_request_target"],
+        ),
+        ("[{github: {event: pull_request}}, {github: {event: push, branches: [main]}}]", ["push"], ["pull_request"]),
+        (
+            "[{github: {event: workflow_run, types: [completed], acknowledge_risk: true}}, {manual: {}}]",
+            ["workflow_dispatch"],
+            [],  # workflow_run cannot be written (fidelity says so): only the manual trigger is left
+        ),
+    ],
+)
+def test_only_runs_a_collaborator_starts_write_the_image_cache(
+    tmp_path: Path, triggers: str, writers: list[str], readers: list[str]
+) -> None:
+    """Every build reads the Actions cache of its own scope; only a run of an event that only a collaborator
+    starts writes it (mode=min, errors ignored); where the workflow has both kinds, the event decides
+    between two builds that exclude each other. The builder is removed before the proxy and the agent
+    start, and no step's env, nor the job's, carries the cache service's token or address."""
+    extra = f"triggers: {triggers}\n"
+    text, document = _workflow(tmp_path, "cached", extra)
+    steps = _steps(document)
+    builds = _builds(document)
+    scopes = sorted({b["with"]["cache-from"] for b in builds})
+    assert scopes == ["type=gha,scope=sandkit-cached-agent", "type=gha,scope=sandkit-cached-egress"]
+    writing = [b for b in builds if "cache-to" in b["with"]]
+    reading = [b for b in builds if "cache-to" not in b["with"]]
+    assert {b["with"]["cache-to"] for b in writing} <= {f"{scope},mode=min,ignore-error=true" for scope in scopes}
+    assert len(writing) == (2 if writers else 0) and len(reading) == (2 if readers else 0)
+    if writers and readers:
+        conditions = {b["if"] for b in builds}
+        assert conditions == {
+            "${{ " + " || ".join(f"github.event_name == '{e}'" for e in writers) + " }}",
+            "${{ " + " && ".join(f"github.event_name != '{e}'" for e in writers) + " }}",
+        }
+    else:
+        assert all("if" not in b for b in builds)
+    assert set(writers) <= set(actions.CACHE_WRITERS) and not set(readers) & set(actions.CACHE_WRITERS)
+    for build in builds:
+        assert build["with"]["file"] == build["with"]["context"] + "/Dockerfile"
+        assert build["with"]["context"] in ("out/cached", "out/cached/egress") and build["with"]["load"] is True
+        assert build["with"]["github-token"] == "" and build["env"]["DOCKER_BUILD_RECORD_UPLOAD"] == "false"
+    names = [s["name"] for s in steps]
+    setup = names.index("Set up the image builder (BuildKit, for the Actions cache)")
+    removal = names.index("Remove the image builder")
+    assert steps[setup]["with"]["cache-binary"] is False
+    assert all(setup < names.index(b["name"]) < removal for b in builds)
+    assert removal < names.index("Start the egress proxy on the sandbox network") < names.index(AGENT_STEP)
+    assert steps[removal]["if"] == "${{ always() }}"
+    for needle in ("ACTIONS_RUNTIME_TOKEN", "ACTIONS_CACHE_URL", "ACTIONS_RESULTS_URL", "GITHUB_ENV"):
+        assert needle not in text, needle
+    assert "env" not in document["jobs"]["agent"]
+    fidelity = json.loads((tmp_path / "out/cached/fidelity.json").read_text())
+    reason = fidelity["settings"]["image build cache"]["actions"]["reason"]
+    assert ("only read it" in reason) == bool(readers) and ("write it (events" in reason) == bool(writers)

@@ -33,6 +33,7 @@ from ruamel.yaml import YAML
 
 from sandkit.cli import main
 from sandkit.record import parse
+from tests.compiler import buildx_play
 from tests.compiler.helpers import in_folder
 from tests.compiler.test_kubernetes_docker import API_HOST as K8S_API_HOST
 from tests.compiler.test_kubernetes_docker import WEB_HOST as K8S_WEB_HOST
@@ -103,7 +104,7 @@ PAYLOAD = {
 
 def _env(step: dict[str, Any], github: dict[str, str], token: str = TOKEN) -> dict[str, str]:
     """The step's env as the runner would set it, secrets taken from the test's stand-ins."""
-    values = {"${{ secrets.DEMO_TOKEN }}": token}
+    values = {"${{ secrets.DEMO_TOKEN }}": token, **buildx_play.OUTPUTS}
     own = {k: values.get(str(v), str(v)) for k, v in step.get("env", {}).items()}
     return {**os.environ, **github, **own}
 
@@ -393,10 +394,16 @@ def test_the_job_refuses_a_sandbox_network_on_which_the_runner_holds_an_address(
 
 
 def _step(
-    step: dict[str, Any], github: dict[str, str], cwd: Path, token: str = TOKEN
+    step: dict[str, Any], github: dict[str, str], cwd: Path, token: str = TOKEN, cache: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run one `run:` step as the runner would, with its env; its output is kept, never raised on. An
-    upload-artifact step copies its folder to ``cwd/artifacts/NAME``, as the upload would take it."""
+    upload-artifact step copies its folder to ``cwd/artifacts/NAME``, as the upload would take it; the
+    image builds are played with the engine's builder, ``cache`` standing in for the Actions cache
+    (tests/compiler/buildx_play.py)."""
+    if buildx_play.is_build_action(step):
+        if not buildx_play.runs_for(step, github["GITHUB_EVENT_NAME"]):
+            return subprocess.CompletedProcess(["skipped"], 0, "", "")
+        return buildx_play.play(step, cwd, cache)
     if step.get("uses", "").startswith("actions/upload-artifact@"):
         folder = Path(step["with"]["path"].replace("${{ runner.temp }}", github["RUNNER_TEMP"]))
         if folder.is_dir():
@@ -628,3 +635,62 @@ def _outsiders(proxy: str, image: str) -> dict[str, str]:
     bridge = _docker_cli("run", "--rm", "--name", f"{proxy}-outsider", "--network", "bridge", "--entrypoint", "bash",
                          image, "-c", script, check=False)  # fmt: skip
     return {"runner": runner, "bridge": bridge.stdout.strip().rstrip("\r")}
+
+
+def _cache_kit(name: str, uid: int) -> str:
+    """A kit that installs a package; its uid, new at each test, makes every layer after FROM its own."""
+    return f"""\
+apiVersion: sandkit/v1
+name: {name}
+image: {{base: "debian:bookworm-slim", uid: {uid}, packages: {{apt: [curl]}}}}
+agent: {{command: [bash, -c, "echo agent-first-command"]}}
+network: {{egress: none}}
+workspace: {{mode: none}}
+resources: {{cpus: 1, memory: 256Mi, timeout: 2m}}
+triggers: [{{manual: {{}}}}]
+"""
+
+
+@pytest.mark.docker
+def test_a_repeat_run_installs_nothing_the_image_cache_holds(tmp_path: Path) -> None:
+    """The job's build steps twice, the second as on a fresh runner (the image gone, and the engine
+    builder's records of its steps too), with a folder standing in for the Actions cache
+    (tests/compiler/buildx_play.py): the first run executes every RUN and writes the cache; a run without
+    the cache's entry executes them all again (so the engine kept nothing of the first); then a run with
+    it takes every RUN from it (CACHED) and installs nothing."""
+    token = secrets.token_hex(3)
+    name = f"actions-cache-{token}"
+    (tmp_path / "kit.yaml").write_text(_cache_kit(name, 20000 + secrets.randbelow(30000)), encoding="utf-8")
+    with in_folder(tmp_path):
+        assert main(["build", "kit.yaml", "-o", "out", "-q", "--target", "actions"]) == 0
+    workflow = YAML(typ="safe").load((tmp_path / f"out/{name}/workflows/{name}.yml").read_text())
+    steps = workflow["jobs"]["agent"]["steps"]
+    [builder] = [i for i, s in enumerate(steps) if s.get("uses", "").startswith(buildx_play.SETUP_BUILDX)]
+    [removal] = [i for i, s in enumerate(steps) if s["name"] == "Remove the image builder"]
+    [build] = [s for s in steps[builder:removal] if buildx_play.is_build_action(s) and "cache-to" in s["with"]]
+    image, dockerfile = str(build["with"]["tags"]), tmp_path / str(build["with"]["file"])
+    github = _dispatch(tmp_path)
+    github["GITHUB_EVENT_NAME"] = "workflow_dispatch"
+    cache, empty = tmp_path / "cache", tmp_path / "empty-cache"
+    cache.mkdir()
+    empty.mkdir()
+    logs: dict[str, str] = {}
+    start = set(buildx_play.build_records())
+    try:
+        for run, folder in (("cold", cache), ("without the entry", empty), ("warm", cache)):
+            before = set(buildx_play.build_records())
+            ran = [_step(step, github, tmp_path, cache=folder) for step in steps[builder : removal + 1]]
+            assert all(done.returncode == 0 for done in ran), [done.stderr for done in ran]
+            logs[run] = "".join(done.stdout + done.stderr for done in ran)
+            buildx_play.forget([image], [dockerfile], before)
+            if run == "cold":
+                assert (cache / f"{buildx_play.scope(build)}.tar").is_file(), "the first run wrote no cache entry"
+    finally:
+        buildx_play.forget([image, buildx_play.cache_tag(buildx_play.scope(build))], [dockerfile], start)
+    cold, warm, without = (buildx_play.vertices(logs[run]) for run in ("cold", "warm", "without the entry"))
+    installs = [command for command in cold if "apt-get install" in command]
+    assert installs and len(cold) >= 2, logs["cold"]
+    assert not any(cold.values()), f"the first run took a step from a cache:\n{logs['cold']}"
+    assert warm == dict.fromkeys(cold, True), f"the repeat run executed a step:\n{logs['warm']}"
+    assert "importing cache manifest from sandkit-play-cache/" in logs["warm"], logs["warm"]
+    assert without == dict.fromkeys(cold, False), f"without the entry a step was cached:\n{logs['without the entry']}"

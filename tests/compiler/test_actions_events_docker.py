@@ -23,6 +23,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from sandkit.cli import main
+from tests.compiler import buildx_play
 from tests.compiler.helpers import in_folder
 from tests.e2e.helpers import OUTSIDE_DIR
 
@@ -121,10 +122,17 @@ def _runner(folder: Path, name: str, payload: dict[str, Any]) -> dict[str, str]:
 
 
 def _play(job: dict[str, Any], cwd: Path, runner: dict[str, str]) -> dict[str, str]:
-    """Every `run:` step of a job in order (the `uses:` steps stand in: the folder is the checkout, and the
-    artifact is the agent job's output folder, copied by the test)."""
+    """Every `run:` step of a job in order (the `uses:` steps stand in: the folder is the checkout, the
+    artifact is the agent job's output folder, copied by the test, and the image builds are played with
+    the engine's builder, without a cache: tests/compiler/buildx_play.py)."""
     outputs, failed = {}, False
     for step in job["steps"]:
+        if buildx_play.is_build_action(step) and not failed:
+            if buildx_play.runs_for(step, runner["GITHUB_EVENT_NAME"]):
+                built = buildx_play.play(step, cwd, None)
+                outputs[step["name"]] = built.stdout + built.stderr
+                failed = built.returncode != 0
+            continue
         if "run" not in step:
             continue
         if step.get("if") not in (None, "${{ steps.event.outputs.skip != 1 }}", "${{ always() }}"):
@@ -136,7 +144,8 @@ def _play(job: dict[str, Any], cwd: Path, runner: dict[str, str]) -> dict[str, s
             if step.get("shell") == "python"
             else ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]
         )
-        env = {**os.environ, **runner, **{k: str(v) for k, v in step.get("env", {}).items()}}
+        own = {k: buildx_play.OUTPUTS.get(str(v), str(v)) for k, v in step.get("env", {}).items()}
+        env = {**os.environ, **runner, **own}
         done = subprocess.run(
             [*shell, step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=900, check=False
         )

@@ -94,7 +94,14 @@ def test_structured_values_are_intact_or_refused(value: str, runs_on: str) -> No
     assert document["on"]["push"] == {"branches": [value], "paths": [value]}
     assert document["on"]["issues"] == {"types": [value]}
     assert document["jobs"]["agent"]["runs-on"] == runs_on
-    assert sorted(EXPRESSION.findall(text)) == sorted(EXPRESSION.findall(BASELINE.files[WORKFLOW].decode()))
+    # push writes the image cache and issues only reads it: the event picks one of two builds per image
+    builds = {"${{ github.event_name == 'push' }}", "${{ github.event_name != 'push' }}"}
+    found = EXPRESSION.findall(text)
+    assert {e for e in found if e in builds} == builds
+    assert sorted(e for e in found if e not in builds) == sorted(EXPRESSION.findall(BASELINE.files[WORKFLOW].decode()))
     # the same scripts as the baseline's, and the GitHub event step (the baseline has no github trigger)
-    own = [s.get("run") for s in document["jobs"]["agent"]["steps"] if s.get("run") != actions.GITHUB_EVENT_SCRIPT]
-    assert own == [s.get("run") for s in YAML(typ="safe").load(BASELINE.files[WORKFLOW])["jobs"]["agent"]["steps"]]
+    # (the scripts only: here the event picks one of two builds per image, the baseline has one)
+    own = [s["run"] for s in document["jobs"]["agent"]["steps"] if s.get("run", actions.GITHUB_EVENT_SCRIPT)
+           != actions.GITHUB_EVENT_SCRIPT]  # fmt: skip
+    baseline = YAML(typ="safe").load(BASELINE.files[WORKFLOW])["jobs"]["agent"]["steps"]
+    assert own == [s["run"] for s in baseline if "run" in s]

@@ -307,7 +307,7 @@ def _job_steps(sandbox: Sandbox) -> tuple[dict[str, dict[str, Any]], Path]:
     repository root its sandbox folder path is relative to)."""
     workflow = next((sandbox.folder / "workflows").glob("*.yml"))
     steps = {s["name"]: s for s in yaml.safe_load(workflow.read_text())["jobs"]["agent"]["steps"]}
-    relative = steps["Build the sandbox image"]["env"]["SANDKIT_FOLDER"]
+    relative = steps["Build the sandbox image"]["with"]["context"]
     root = Path(str(sandbox.folder)[: -len(relative)])
     assert root / relative == sandbox.folder
     return steps, root
@@ -332,7 +332,7 @@ def test_the_actions_probe_step_played_in_the_engine(sandbox: Sandbox, tmp_path:
     names = list(steps)
     assert names.index(probe["name"]) + 1 == names.index("Run the agent in its sandbox")
     built = set(sandbox.compose("config", "--images").stdout.split())
-    assert {probe["env"]["SANDKIT_IMAGE"], steps["Build the egress proxy image"]["env"]["SANDKIT_PROXY_IMAGE"]} <= built
+    assert {probe["env"]["SANDKIT_IMAGE"], steps["Build the egress proxy image"]["with"]["tags"]} <= built
     try:
         started = _play(steps["Start the egress proxy on the sandbox network"], root, tmp_path)
         assert started.returncode == 0, started.stderr

@@ -28,6 +28,8 @@ PINS: dict[str, Pin] = {
     "actions/create-github-app-token": Pin("1b10c78c7865c340bc4f6099eb2f838309f1e8c3", "v3.1.1"),
     "actions/download-artifact": Pin("3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c", "v8.0.1"),
     "actions/upload-artifact": Pin("bbbca2ddaa5d8feaa63e36b76fdaad77386f024f", "v7.0.0"),
+    "docker/build-push-action": Pin("53b7df96c91f9c12dcc8a07bcb9ccacbed38856a", "v7.3.0"),
+    "docker/setup-buildx-action": Pin("37fe631027851001ddb9b187196cc803df7f5f0e", "v4.3.0"),
     "pypa/gh-action-pypi-publish": Pin("81e9d935c883d0b210363ab89cf05f3894778450", "v1.8.14"),
     "step-security/harden-runner": Pin("b09bb98e06d4d774595224525879c09bc6e98c40", "v2.20.1"),
 }

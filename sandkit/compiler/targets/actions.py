@@ -97,13 +97,13 @@ def _expression(body: str) -> Expression:
     return Expression("${{ " + body + " }}")
 
 
-BUILD_SCRIPT = LiteralBlock("""\
-DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_IMAGE" --file "$SANDKIT_FOLDER/Dockerfile" -- "$SANDKIT_FOLDER"
-""")
-
-PROXY_BUILD_SCRIPT = LiteralBlock("""\
-DOCKER_BUILDKIT=1 docker build --tag "$SANDKIT_PROXY_IMAGE" --file "$SANDKIT_FOLDER/egress/Dockerfile" \\
-  -- "$SANDKIT_FOLDER/egress"
+# The builder (setup-buildx-action's BuildKit container, privileged for its builds) goes as soon as the
+# images are in the engine: nothing of it, nor of the Actions cache's token its builds were handed, is
+# there while the proxy and the agent run. Its post step then finds no builder and removes nothing.
+BUILDER_REMOVE_SCRIPT = LiteralBlock("""\
+if [ -n "$SANDKIT_BUILDER" ]; then
+  docker buildx rm "$SANDKIT_BUILDER"
+fi
 """)
 
 # The proxy starts on Docker's default bridge (its way out), then joins the internal network under
@@ -682,8 +682,7 @@ fi
 
 #: Every script a generated workflow can hold (tests check that nothing else appears): bash, and python.
 SCRIPTS = (
-    BUILD_SCRIPT,
-    PROXY_BUILD_SCRIPT,
+    BUILDER_REMOVE_SCRIPT,
     PROXY_START_SCRIPT,
     AGENT_SCRIPT,
     OUTPUT_CHECK_SCRIPT,
@@ -997,21 +996,8 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
     out = [_harden_runner(plan), _checkout(folder)]
     if plan.triggers.github:
         out.append(_github_event_step(plan, gate=False))
-    out.append(
-        {
-            "name": "Build the sandbox image",
-            "env": {"SANDKIT_FOLDER": folder, "SANDKIT_IMAGE": plan.image_tag},
-            "run": BUILD_SCRIPT,
-        }
-    )
+    out += build_steps(plan, folder, names)
     if plan.egress == "allowlist":
-        out.append(
-            {
-                "name": "Build the egress proxy image",
-                "env": {"SANDKIT_FOLDER": folder, "SANDKIT_PROXY_IMAGE": names["proxy_image"]},
-                "run": PROXY_BUILD_SCRIPT,
-            }
-        )
         out.append(
             {
                 "name": "Start the egress proxy on the sandbox network",
@@ -1076,6 +1062,105 @@ def steps(plan: Plan, context: RenderContext) -> list[dict[str, Any]]:
         }
     )
     return out
+
+
+SETUP_BUILDX = "docker/setup-buildx-action"
+BUILD_PUSH = "docker/build-push-action"
+BUILDX_STEP_ID = "buildx"
+#: The repository variable that names the BuildKit image the builder runs (pin it by digest, or a
+#: mirror's); unset, setup-buildx-action's own default.
+BUILDKIT_IMAGE_VARIABLE = "SANDKIT_BUILDKIT_IMAGE"
+BUILDKIT_DEFAULT_IMAGE = "moby/buildkit:buildx-stable-1"
+#: The events whose runs write the image cache: only a collaborator can start them (GitHub's own list of
+#: the events that keep a read-write cache token on the default branch; docs/actions.md). Every other
+#: run reads it only: a comment, a pull request_target or a workflow_run can be started by anyone, and a
+#: pull_request's checkout holds the pull request's own sandbox folder.
+CACHE_WRITERS = ("push", "repository_dispatch", "schedule", "workflow_dispatch")
+
+
+def cache_scope(plan: Plan, image: str) -> str:
+    """The cache's name for one image of the kit: the two images (and two kits) never share an index."""
+    return f"sandkit-{plan.name}-{image}"
+
+
+def cache_writers(plan: Plan) -> tuple[list[str], list[str]]:
+    """The workflow's events whose runs write the image cache, and those whose runs only read it."""
+    events = sorted(triggers(plan))
+    return [e for e in events if e in CACHE_WRITERS], [e for e in events if e not in CACHE_WRITERS]
+
+
+def _event_is(events: list[str], equal: bool) -> Expression:
+    operator, join = ("==", " || ") if equal else ("!=", " && ")
+    return _expression(join.join(f"github.event_name {operator} '{event}'" for event in events))
+
+
+def build_steps(plan: Plan, folder: str, names: dict[str, str]) -> list[dict[str, Any]]:
+    """buildx with the Actions cache: the builder, each image (read the cache always, write it only on a
+    run a collaborator started), then the builder's removal before anything of the sandbox starts."""
+    images = [("Build the sandbox image", folder, plan.image_tag, cache_scope(plan, "agent"))]
+    if plan.egress == "allowlist":
+        images.append(
+            ("Build the egress proxy image", f"{folder}/egress", names["proxy_image"], cache_scope(plan, "egress"))
+        )
+    writers, readers = cache_writers(plan)
+    out = [_setup_buildx()]
+    for name, context, tag, scope in images:
+        if writers and readers:  # the event decides at run time; the two steps exclude each other
+            out.append(_build_step(f"{name} (writes the cache)", context, tag, scope, True, _event_is(writers, True)))
+            out.append(_build_step(f"{name} (reads the cache)", context, tag, scope, False, _event_is(writers, False)))
+        else:
+            out.append(_build_step(name, context, tag, scope, bool(writers)))
+    out.append(
+        {
+            "name": "Remove the image builder",
+            "if": Expression(_expression("always()")),
+            "env": {"SANDKIT_BUILDER": _expression(f"steps.{BUILDX_STEP_ID}.outputs.name")},
+            "run": BUILDER_REMOVE_SCRIPT,
+        }
+    )
+    return out
+
+
+def _setup_buildx() -> dict[str, Any]:
+    image = _expression(f"vars.{BUILDKIT_IMAGE_VARIABLE} || '{BUILDKIT_DEFAULT_IMAGE}'")
+    return {
+        "name": "Set up the image builder (BuildKit, for the Actions cache)",
+        "id": BUILDX_STEP_ID,
+        "uses": uses(SETUP_BUILDX),
+        # No buildx download (the runner's own), so nothing of setup-buildx's own is cached either.
+        "with": {"driver-opts": Expression(f"image={image}"), "cache-binary": False},
+    }
+
+
+def _build_step(
+    name: str, context: str, tag: str, scope: str, write: bool, when: Expression | None = None
+) -> dict[str, Any]:
+    """One image into the engine (load), from the checked-out folder alone, with the cache of its scope
+    (``write``: this step writes it too; ``when``: the runs the step is for, by their event).
+    mode=min: the image's own layers, no intermediate stage; ignore-error: a write the cache refuses
+    (a read-only token) costs the next run time, never this run."""
+    with_: dict[str, Any] = {
+        "context": context,
+        "file": f"{context}/Dockerfile",
+        "tags": tag,
+        "load": True,
+        "provenance": False,
+        # The build is of a folder, never a git context: it needs no token of this repository.
+        "github-token": "",
+        "cache-from": f"type=gha,scope={scope}",
+    }
+    if write:
+        with_["cache-to"] = f"type=gha,scope={scope},mode=min,ignore-error=true"
+    step: dict[str, Any] = {"name": name}
+    if when is not None:
+        step["if"] = when
+    return {
+        **step,
+        "uses": uses(BUILD_PUSH),
+        # No build record: its upload in the action's post step would run after the agent.
+        "env": {"DOCKER_BUILD_SUMMARY": "false", "DOCKER_BUILD_RECORD_UPLOAD": "false"},
+        "with": with_,
+    }
 
 
 #: The session record (docs/record.md): the runner's folder the proxy writes it into ($RUNNER_TEMP/sandkit-record
@@ -1403,6 +1488,7 @@ def fidelity(plan: Plan) -> list[Fidelity]:
             )
         )
     rows += hardened_container_docker_rows(plan)
+    rows.append(_cache_fidelity(plan))
     if plan.ports:
         rows.append(
             Fidelity(
@@ -1449,6 +1535,34 @@ def fidelity(plan: Plan) -> list[Fidelity]:
         INJECT_PROOF,
     )
     return rows + _webhook_fidelity(plan)
+
+
+CACHE_PROOF = f"{STATIC_TESTS}::test_only_runs_a_collaborator_starts_write_the_image_cache"
+
+
+def _cache_fidelity(plan: Plan) -> Fidelity:
+    """What the Actions cache of the image builds holds, who writes it, and what it does not protect."""
+    writers, readers = cache_writers(plan)
+    who = (
+        f"runs of {', '.join(writers)} write it (events only a collaborator starts)"
+        if writers
+        else "no event of this workflow writes it (add `manual: {}` and run it by hand to fill it)"
+    )
+    if readers:
+        who += f"; runs of {', '.join(readers)} only read it"
+    return Fidelity(
+        "image build cache",
+        "enforced",
+        "buildx with the Actions cache (type=gha, mode=min, a scope per image): a repeat run takes the "
+        f"installed layers from it instead of installing again; {who}. Every build is of the checked-out "
+        "sandbox folder alone, and the runtime token reaches only the build actions and their "
+        "BuildKit container, which is removed before the proxy or the agent starts. It does not protect "
+        "against a run that holds the token otherwise (an escape from the sandbox, a step added by hand) "
+        "writing its branch's cache, and a cached layer keeps the packages of the run that wrote it until "
+        f"the Dockerfile changes or GitHub evicts the entry; {PROVEN_STATICALLY}",
+        requested=False,
+        proven_by=CACHE_PROOF,
+    )
 
 
 def _webhook_fidelity(plan: Plan) -> list[Fidelity]:
