@@ -39,10 +39,12 @@ def _compile(kit: Kit) -> KitOutput:
 
 
 def _normalised(out: KitOutput) -> str:
-    """The workflow with the kit's path, its sha256 (header) and its normalised sha256 (image tags) blanked."""
+    """The workflow with the kit's path, its sha256 (header) and its normalised sha256 (image tags, the proxy's env) blanked."""
     sha, config = out.plan.kit_sha256, out.plan.config_sha256
     text = out.files[WORKFLOW].decode().replace(out.plan.kit_path, "KIT")
-    return text.replace(sha, "SHA").replace(sha[:12], "SHA12").replace(config[:12], "CONFIG12")
+    # The proxy is told the kit's whole digest, quoted where YAML would read it as a number.
+    text = text.replace(sha, "SHA").replace(f"'{config}'", config).replace(config, "CONFIG")
+    return text.replace(sha[:12], "SHA12").replace(config[:12], "CONFIG12")
 
 
 BASELINE = _compile(_kit(dict.fromkeys(["text", "env", "install", "startup", "arg"], "plain")))

@@ -92,8 +92,9 @@ def test_every_target_tells_the_shared_proxy_its_kit(tmp_path: Path) -> None:
     spec = proxy["spec"]["template"]["spec"]
     squid_env = {e["name"]: e.get("value") for e in spec["containers"][0]["env"]}
     assert expected.items() <= squid_env.items()
-    authority_env = {e["name"]: e.get("value") for e in spec["initContainers"][0]["env"]}
-    assert authority_env["SANDKIT_KIT_NAME"] == plan.name  # the authority's name
+    (job,) = [d for d in manifests if d.get("kind") == "Job" and "authority" in d["metadata"].get("name", "")]
+    authority_env = {e["name"]: e.get("value") for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert authority_env["SANDKIT_KIT_NAME"] == plan.name  # the authority's name, made once per Deployment
     workflow = next(data for name, data in out.files.items() if name.endswith(".yml") and b"jobs:" in data)
     steps = [s for job in yaml.safe_load(workflow)["jobs"].values() for s in job.get("steps", [])]
     start = next(s for s in steps if s.get("name") == "Start the egress proxy on the sandbox network")
