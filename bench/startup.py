@@ -12,7 +12,11 @@ one session per kit stays idle for a while and `docker stats` gives each helper'
 CPU; then a request load (the agent asking the proxy for refused and allowed hosts in a loop)
 gives the proxy's figures under load.
 
-    python bench/startup.py [--runs 5] [--idle 10] [--keep-images]
+    python bench/startup.py [--runs 5] [--idle 10] [--keep-images] [--sessions N]
+
+With ``--sessions N``, N sessions of the first case then run at once, each one's agent asked
+whether its proxy still refuses a host off the allowlist (the proxy's 403), and the machine's
+memory (MemAvailable before and after) and CPU (/proc/stat, all cores) are read while they idle.
 
 Everything is named ``skbench-<token>-...`` and removed at the end (images too, unless
 --keep-images), so it runs beside other users of the engine.
@@ -122,7 +126,7 @@ class Sandbox:
             finish(process)
 
     def docker_run(self) -> float:
-        image = next(i for i in self.images() if "-egress" not in i)
+        image = next(i for i in self.images() if not i.split(":")[0].endswith("egress"))  # the shared proxy's
         name = f"{self.name}-run"
         took, process = first_command(["docker", "run", "--rm", "--init", "--name", name, image], self.env)
         run(["docker", "rm", "-f", name])
@@ -215,6 +219,7 @@ def main() -> None:
     parser.add_argument("--load", type=float, default=10, help="seconds of request load for the load figures")
     parser.add_argument("--cases", default="minimal,inject")
     parser.add_argument("--keep-images", action="store_true")
+    parser.add_argument("--sessions", type=int, default=0, help="then run this many sessions at once")
     args = parser.parse_args()
     token = secrets.token_hex(3)
     load = os.getloadavg()
@@ -226,6 +231,8 @@ def main() -> None:
                 print(f"{sandbox.case}: images built in {sandbox.build():.1f} s")
             for sandbox in sandboxes:
                 measure(sandbox, args)
+            if args.sessions:
+                at_once(sandboxes[0], args.sessions, args.idle)
         finally:
             for sandbox in sandboxes:
                 for index in range(1, sandbox.sessions + 1):
@@ -235,6 +242,60 @@ def main() -> None:
                     run(["docker", "rmi", *sandbox.images()])
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
+#: The agent asks its proxy for a host off the allowlist and prints the status line's code.
+REFUSED = (
+    "exec 3<>/dev/tcp/egress/3128 && printf 'GET http://refused.example/ HTTP/1.0\\r\\n\\r\\n' >&3 "
+    "&& read -r _ code _ <&3 && echo $code"
+)
+
+
+def meminfo_available() -> float:
+    """MiB the kernel says could be given out now (free memory plus what it can reclaim)."""
+    line = next(x for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemAvailable:"))
+    return int(line.split()[1]) / 1024
+
+
+def busy_share(seconds: float) -> float:
+    """The share of all cores' time spent busy over ``seconds`` (from /proc/stat)."""
+
+    def sample() -> tuple[int, int]:
+        values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+        return sum(values), values[3] + values[4]  # all, idle + iowait
+
+    total0, idle0 = sample()
+    time.sleep(seconds)
+    total1, idle1 = sample()
+    return 1 - (idle1 - idle0) / max(total1 - total0, 1)
+
+
+def at_once(sandbox: Sandbox, count: int, idle: float) -> None:
+    """``count`` sessions running together: each still enforcing, and what they cost the machine."""
+    available, started = meminfo_available(), time.perf_counter()
+    processes = []
+    for _ in range(count):
+        _, project, process = sandbox.up()
+        processes.append((project, process))
+    took = time.perf_counter() - started
+    time.sleep(idle)
+    codes = [
+        run(sandbox.compose(project, "exec", "-T", "agent", "bash", "-c", REFUSED), env=sandbox.env).stdout.strip()
+        for project, _ in processes
+    ]
+    containers = sum(cpu for project, _ in processes for _, cpu in stats(project).values())
+    cpu = busy_share(max(idle, 10))
+    used = available - meminfo_available()
+    enforcing = sum(code == "403" for code in codes)
+    print(
+        f"{sandbox.case} x{count} at once: all started in {took:.1f} s; {enforcing} of {count} refused "
+        f"a host off the allowlist (403); {used:.0f} MiB of memory in all ({used / count:.1f} MiB a session, "
+        f"agents included); idle, the sessions' containers {containers:.1f}% of a core in all (docker stats), "
+        f"the whole machine {100 * cpu:.1f}% of {os.cpu_count()} cores busy (engine, shims and any other "
+        f"work included); load {os.getloadavg()[0]:.2f}"
+    )
+    for project, process in processes:
+        sandbox.down(project, process)
 
 
 def measure(sandbox: Sandbox, args: argparse.Namespace) -> None:
