@@ -14,6 +14,9 @@ gives the proxy's figures under load.
 
     python bench/startup.py [--runs 5] [--idle 10] [--keep-images] [--sessions N]
 
+``--cases devcontainer`` starts the minimal kit as an editor opens its dev container: Compose with
+the dev container's override, then the editor's first `docker exec` into the agent's container.
+
 With ``--sessions N``, N sessions of the first case then run at once, each one's agent asked
 whether its proxy still refuses a host off the allowlist (the proxy's 403), and the machine's
 memory (MemAvailable before and after) and CPU (/proc/stat, all cores) are read while they idle.
@@ -77,6 +80,13 @@ resources: {{cpus: 1, memory: 256Mi, timeout: 30m}}
 }
 
 
+#: The dev container case starts the minimal kit as an editor does: Compose with the dev container's
+#: override (the agent's container after the helpers' health checks, its command `sleep infinity`),
+#: then the editor's first `docker exec` into it.
+KIT_OF = {"devcontainer": "minimal"}
+DEVCONTAINER_OVERRIDE = ".devcontainer/compose.devcontainer.yaml"
+
+
 def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, check=False, **kwargs)  # type: ignore[call-overload]
 
@@ -88,9 +98,22 @@ class Sandbox:
         self.case = case
         self.name = f"skbench-{token}-{case}"
         kit = folder / f"{case}.yaml"
-        kit.write_text(KITS[case].format(name=self.name, agent=AGENT), encoding="utf-8")
+        kit.write_text(KITS[KIT_OF.get(case, case)].format(name=self.name, agent=AGENT), encoding="utf-8")
         out = folder / f"{case}-out"
-        done = run([sys.executable, "-m", "sandkit", "build", str(kit), "-o", str(out), "-q", "--target", "compose"])
+        done = run(
+            [
+                sys.executable,
+                "-m",
+                "sandkit",
+                "build",
+                str(kit),
+                "-o",
+                str(out),
+                "-q",
+                "--target",
+                "compose,devcontainer",
+            ]
+        )
         if done.returncode != 0:
             sys.exit(f"sandkit build failed:\n{done.stdout}{done.stderr}")
         self.folder = next(p for p in out.iterdir() if p.is_dir())
@@ -116,9 +139,27 @@ class Sandbox:
         """Seconds from `up` to the agent's first command, the project and its `up` (left running)."""
         self.sessions += 1
         project = f"{self.name}-{self.sessions}"
+        if self.case == "devcontainer":
+            return self.editor_up(project)
         argv = self.compose(project, "up", "--no-build", "--abort-on-container-exit", "--no-color")
         took, process = first_command(argv, self.env)
         return took, project, process
+
+    def editor_up(self, project: str) -> tuple[float, str, subprocess.Popen[str]]:
+        """As an editor opens the dev container: `up -d` of the services with the override, which
+        returns once the agent's container runs, then the first `docker exec` into it."""
+        override = ["-f", str(self.folder / DEVCONTAINER_OVERRIDE)]
+        argv = [*self.compose(project, "up"), "-d", "--no-build"]
+        argv[4:4] = override  # after the first -f compose.yaml
+        started = time.time()
+        done = run(argv, env=self.env)
+        if done.returncode != 0:
+            sys.exit(f"dev container up failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        exec_argv = [*self.compose(project, "exec", "-T", "agent", "date", "+%s.%N")]
+        exec_argv[4:4] = override
+        stamp = float(run(exec_argv, env=self.env).stdout.split()[0])
+        idle = subprocess.Popen(["true"], text=True)  # nothing attached: `down` waits for it as for `up`
+        return stamp - started, project, idle
 
     def down(self, project: str, process: subprocess.Popen[str] | None = None) -> None:
         run(self.compose(project, "down", "-v", "--remove-orphans", "--timeout", "1"), env=self.env)
