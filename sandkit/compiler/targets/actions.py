@@ -273,10 +273,17 @@ if [ -z "${SANDKIT_PROBE_PROGRAM:-}" ]; then
   exit "$status"
 fi
 # sandkit verify (vars.SANDKIT_VERIFY): the probe program in the agent's place, with every setting above. The
-# gateways of the agent's network and of the default bridge are the runner's own addresses.
+# gateways of the agent's network and of the default bridge are the runner's own addresses. The default
+# bridge may record only its subnet, whose first address the engine gives the bridge.
 gateways=()
 for network in "$SANDKIT_NETWORK" bridge; do
   gateway="$(docker network inspect --format '{{range .IPAM.Config}}{{.Gateway}}{{end}}' -- "$network")" || true
+  if [ -z "$gateway" ]; then
+    subnet="$(docker network inspect --format '{{range .IPAM.Config}}{{.Subnet}} {{end}}' -- "$network")" || true
+    if [[ $subnet =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)/ ]]; then
+      gateway="${BASH_REMATCH[1]}.${BASH_REMATCH[2]}.${BASH_REMATCH[3]}.$((BASH_REMATCH[4] + 1))"
+    fi
+  fi
   gateways+=("$gateway")
 done
 args+=(--env "SANDKIT_GATEWAY_0=${gateways[0]}" --env "SANDKIT_GATEWAY_1=${gateways[1]}")
