@@ -316,7 +316,7 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
         what = "agent configuration" if file.kind == AGENT_CONFIG else "agent instructions"
         yield Hit(
             file.pos_at(0),
-            f"{what} planted inside a dependency folder",
+            f"{what} inside a dependency folder, where an agent working there picks it up",
             severity="" if file.kind == AGENT_CONFIG else "medium",
             why="instructions are read; configuration is obeyed",
         )
