@@ -246,18 +246,41 @@ def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
 
 
 _DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages", ".tox", ".nox"})
+#: Go module hosts whose module paths name an owner and a repository (github.com/owner/name);
+#: other hosts' paths name the module right after the host (gopkg.in/yaml.v3, k8s.io/api).
+_GO_OWNER_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "golang.org", "gitea.com"})
+_GO_MAJOR_VERSION = lazy(r"v[2-9]\d{0,2}")
+#: Configuration opened only on purpose: VS Code reads a .code-workspace when someone picks
+#: "Open Workspace from File", never because it lies in a folder of the workspace.
+_OPENED_ON_PURPOSE = (".code-workspace",)
+
+
+def _package_length(folder: str, rest: list[str]) -> int:
+    """How many leading parts of a path inside a dependency folder name the package: an npm
+    scope and its package (@scope/pkg), a Go module path in vendor/ (github.com/owner/name,
+    with a /v2 major-version folder), a Composer vendor/owner/package, or one folder."""
+    if rest[0].startswith("@"):
+        return 2
+    if folder != "vendor" or len(rest) < 3:
+        return 1
+    if "." not in rest[0]:
+        return 2  # Composer: vendor/owner/package
+    length = 3 if rest[0] in _GO_OWNER_HOSTS else 2
+    if len(rest) > length and _GO_MAJOR_VERSION.fullmatch(rest[length]):
+        length += 1
+    return length
 
 
 def _where_agents_look(path: str) -> bool:
-    """Instructions at a package's top (node_modules/pkg/CLAUDE.md) or in an agent's hidden folder
+    """Instructions at a package's top (node_modules/pkg/CLAUDE.md,
+    vendor/github.com/owner/name/v2/AGENTS.md) or in an agent's hidden folder
     (node_modules/pkg/.cursor/rules/x.mdc); not a page of the package's documentation that shares
     a name (an Agent.md among undici's API pages), which no agent reads as its instructions."""
     parts = path.split("/")
-    last = max(i for i, part in enumerate(parts) if part in _DEPENDENCY_FOLDERS)
+    last = max(i for i, part in enumerate(parts[:-1]) if part in _DEPENDENCY_FOLDERS)
     rest = parts[last + 1 :]
-    if rest and rest[0].startswith("@"):
-        rest = rest[1:]
-    return len(rest) <= 2 or any(part.startswith(".") for part in rest[1:-1])
+    length = _package_length(parts[last], rest)
+    return len(rest) <= length + 1 or any(part.startswith(".") for part in rest[length:-1])
 
 
 @rule(
@@ -272,9 +295,11 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
 
     .claude/, .cursor/, .vscode/, .mcp.json, CLAUDE.md, AGENTS.md, rule files and the like
     under node_modules, vendor, .venv or site-packages. Configuration is high, instruction
-    files medium. Instruction files count at a package's top folder or inside a hidden agent
-    folder; a documentation page deeper in a package that shares a name (an API page
-    called Agent.md) is not one.
+    files medium. Instruction files count at a package's top folder (a Go module path such
+    as vendor/github.com/owner/name/v2, a Composer vendor/owner/package and an npm
+    @scope/package are one package) or inside a hidden agent folder; a documentation page
+    deeper in a package that shares a name (an API page called Agent.md) is not one. A
+    *.code-workspace is not one either: the editor opens it only when someone picks it.
 
     Why:
     Agents pick up instruction and configuration files from the folders they work in, and
@@ -285,11 +310,13 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
     Report the package, remove it or pin a clean version, and exclude dependency folders
     from the agent's context.
     """
-    if file.in_dependency and (file.kind == AGENT_CONFIG or _where_agents_look(file.path)):
+    if not file.in_dependency or file.path.lower().endswith(_OPENED_ON_PURPOSE):
+        return
+    if file.kind == AGENT_CONFIG or _where_agents_look(file.path):
         what = "agent configuration" if file.kind == AGENT_CONFIG else "agent instructions"
         yield Hit(
             file.pos_at(0),
-            f"{what} planted inside a dependency folder",
+            f"{what} inside a dependency folder, where an agent working there picks it up",
             severity="" if file.kind == AGENT_CONFIG else "medium",
             why="instructions are read; configuration is obeyed",
         )

@@ -27,7 +27,9 @@ _SEND_PROSE = lazy(
     r"[^.\n]{0,120}?(?:https?://|\bwebhook\b|\bto\s+[\w.-]+\.[a-z]{2,}\b)"
 )
 #: Telling the agent to keep a step from the person: "do not mention this step", "without
-#: telling the user", "silently run ...", "hide this from the user".
+#: telling the user", "silently run ...", "hide this from the user". Acting without *asking*
+#: ("open the PR without asking the user for confirmation") is not hiding: the step is in the
+#: transcript, and whether the agent may act unasked is its permission settings' business.
 _CONCEAL = lazy(
     r"(?i)\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|tell|inform|notify|reveal|disclose|show|report|"
     r"explain|say|log|output|print)\w*\b[^.\n]{0,40}?"
@@ -35,13 +37,25 @@ _CONCEAL = lazy(
     r"\b(?:to|with|from)\s+the\s+(?:user|human|developer|reviewers?|operator)\b)|"
     r"\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|notify|alert|mention\s+(?:it|this)\s+to)\s+"
     r"(?:the\s+)?(?:user|human|developer|reviewers?|operator|anyone)\b|"
-    r"\bwithout\s+(?:telling|informing|notifying|alerting|asking|mentioning\s+it\s+to)\s+the\s+"
+    r"\bwithout\s+(?:telling|informing|notifying|alerting|mentioning\s+it\s+to)\s+the\s+"
     r"(?:user|human|developer|reviewers?|operator)\b|"
-    r"\b(?:silently|secretly|covertly|quietly)\s+(?:run|execute|send|upload|install|download|post|curl|wget|"
+    r"\b(?:silently|secretly|covertly|quietly)[*_]{0,3}\s+(?:run|execute|send|upload|install|download|post|curl|wget|"
     r"add|append|modify|delete|exfiltrate)\b|"
     r"\bhide\s+(?:this|these|it|the\s+(?:output|command|step))\b[^.\n]{0,30}?\bfrom\s+the\s+"
     r"(?:user|human|developer|reviewers?)\b"
 )
+#: What may stand before "silently run ..." for it to be an order: the start of a sentence, a
+#: clause or a list item (markup allowed), a joining word ("and", "then"), a "you must" or a
+#: "make sure to".
+_ORDER_BEFORE = lazy(
+    r"(?i)(?:^|[.!?:;,(\u2014\u2013]|\s-|\b(?:and|then|also|always|just|please|first|now|next|"
+    r"(?:you\s+)?(?:must|should|shall|need\s+to|have\s+to)|(?:make|be)\s+sure\s+to|remember\s+to))"
+    r"[\s*_>#`\-]*(?:\d{1,3}[.)][\s*_]*)?$"
+)
+#: A negation right before "silently ...": "don't silently delete", "never quietly install",
+#: "recommend - do not silently install": a warning against hiding, the opposite of an order.
+_NEGATED_BEFORE = lazy(r"(?i)\b(?:do\s+not|don'?t|never|must\s+not|should\s*n[o']t|not|avoid|instead\s+of)[\s*_]*$")
+_SILENT_ADVERB = lazy(r"(?i)(?:silently|secretly|covertly|quietly)\b")
 #: Every match of the patterns above holds one of these words, as a whole word: the lines
 #: :func:`matches_by_line` searches.
 _SEND_PROSE_WORDS = ("send", "post", "upload", "forward", "transmit", "exfiltrate", "copy", "paste", "submit", "report")
@@ -119,6 +133,10 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     "Do not mention this step", "don't tell the user", "without telling the user",
     "silently run ...", "hide this from the user". Ordinary style rules ("do not mention
     the ticket number in commit titles") name no step and no person, and are not findings.
+    "Silently" counts as an order only (at the start of a sentence, clause or list item, or
+    after "and", "then", "you must"): not negated ("don't silently delete") and not a
+    description ("a stale copy would silently run"). Acting without asking ("without asking
+    the user for confirmation") hides nothing and is not a finding.
 
     Why:
     Honest instructions have nothing to hide from the person running the agent. Text that
@@ -129,6 +147,15 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     Remove the instruction; an agent should report every command it runs.
     """
     for match in matches_by_line(_CONCEAL, file.text, _CONCEAL_LINE_WORDS):
-        yield Hit(
-            file.pos_at(match.start()), f"instructions tell the agent to hide what it does: {clip(match.group())}"
-        )
+        pos = file.pos_at(match.start())
+        if _SILENT_ADVERB.match(match.group()) and not _an_order(file.line_text(pos.line)[: pos.column - 1]):
+            continue
+        yield Hit(pos, f"instructions tell the agent to hide what it does: {clip(match.group())}")
+
+
+def _an_order(before: str) -> bool:
+    """Whether "silently run ..." after this text is an order: at the start of a sentence,
+    clause or list item, or after "and", "then", "you must"; and not negated ("don't silently
+    delete"). "A stale copy would silently run" describes what can go wrong, and is not."""
+    before = before[-80:]
+    return _NEGATED_BEFORE.search(before) is None and _ORDER_BEFORE.search(before) is not None

@@ -160,6 +160,46 @@ def test_documentation_pages_of_a_package_are_not_planted_instructions() -> None
     ]
 
 
+def test_instructions_at_the_top_of_vendored_go_and_composer_packages() -> None:
+    found = lint_files(
+        {
+            "tools/vendor/github.com/pelletier/go-toml/v2/AGENTS.md": "# hi\n",
+            "vendor/github.com/owner/name/CLAUDE.md": "# hi\n",
+            "vendor/gopkg.in/yaml.v3/CLAUDE.md": "# hi\n",
+            "vendor/golang.org/x/net/AGENTS.md": "# hi\n",
+            "vendor/acme/mailer/AGENTS.md": "# hi\n",
+            "vendor/github.com/owner/name/.cursor/rules/x.mdc": "hi\n",
+            "vendor/github.com/owner/name/docs/api/agents.md": "# The agents API\n",
+            "vendor/k8s.io/api/core/v1/AGENTS.md": "# hi\n",
+            "vendor/acme/mailer/docs/guide/agent.md": "# Agent\n",
+        }
+    )
+    assert sorted(f.path for f in found if f.rule == "AI004") == [
+        "tools/vendor/github.com/pelletier/go-toml/v2/AGENTS.md",
+        "vendor/acme/mailer/AGENTS.md",
+        "vendor/github.com/owner/name/.cursor/rules/x.mdc",
+        "vendor/github.com/owner/name/CLAUDE.md",
+        "vendor/golang.org/x/net/AGENTS.md",
+        "vendor/gopkg.in/yaml.v3/CLAUDE.md",
+    ]
+
+
+def test_a_workspace_file_in_a_dependency_is_opened_only_on_purpose() -> None:
+    workspace = '{"folders": [{"path": "."}], "extensions": {"recommendations": ["golang.go"]}}'
+    found = lint_files(
+        {
+            "tools/vendor/github.com/blizzy78/varnamelen/varnamelen.code-workspace": workspace,
+            "node_modules/pkg/pkg.code-workspace": workspace,
+            "node_modules/pkg/.vscode/tasks.json": '{"version": "2.0.0", "tasks": []}',
+            ".venv/lib/python3.12/site-packages/pkg/.mcp.json": "{}",
+        }
+    )
+    assert sorted(f.path for f in found if f.rule == "AI004") == [
+        ".venv/lib/python3.12/site-packages/pkg/.mcp.json",
+        "node_modules/pkg/.vscode/tasks.json",
+    ]
+
+
 def test_process_substitution_into_a_filter_is_not_execution_and_cited_links_are_medium() -> None:
     diff = "```bash\ndiff <(curl -s https://api.example.com/a | jq -r .x) <(curl -s https://api.example.com/b)\n```\n"
     assert at(lint_text("SKILL.md", diff), "AI001") == []
