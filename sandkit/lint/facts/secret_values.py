@@ -203,6 +203,9 @@ _STAND_IN_PIECES = frozenset(
     }
 )  # fmt: skip
 _LEET = str.maketrans("0134$@5", "oieasas")
+#: A comment's start; ``--`` and ``*`` only with a space after them, so a command's option on a
+#: continued line (``  --env URL=...``) is not read as an SQL comment.
+_COMMENT_LINE = lazy(r"\s*(?://|/\*|\*\s|#|--\s|;|<!--)")
 _EXAMPLE_MARK = lazy(r"(?i)\be\.?g\b|\bexample\b|for instance|such as|\busage\b")
 
 
@@ -224,7 +227,7 @@ def _commented_example(text: str, start: int, password: str) -> bool:
     made of sample words (``# export URL=https://elastic:supersecretpassword@...``). A commented
     URL with a real-looking password stays: it may be a live one commented out."""
     line_start = _line_start(text, start)
-    if line_start < 0 or not _COMMENT_LEAD.match(text, line_start):
+    if line_start < 0 or not _COMMENT_LINE.match(text, line_start):
         return False
     return bool(_EXAMPLE_MARK.search(text, line_start, start)) or _stand_in_words(password)
 

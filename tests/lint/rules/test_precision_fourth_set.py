@@ -159,6 +159,7 @@ def test_documented_urls_in_comments_are_not_findings(path: str, line: str) -> N
         ("deploy/app.yaml", "# DATABASE_URL=" + _url("app", "Zq81kLmx0Pw")),  # commented out, real-looking
         ("scripts/dump.sh", "pg_dump " + _url("app", "supersecretpassword")),  # not a comment: a weak default
         ("deploy/app.yaml", "url: " + _url("app", "nexusshield_secure")),
+        ("scripts/run.sh", "docker run \\\n  --env URL=" + _url("app", "supersecretpassword") + " \\\n  app"),
     ],
 )
 def test_real_looking_or_uncommented_urls_stay_findings(path: str, line: str) -> None:
