@@ -223,7 +223,7 @@ def _stand_in_words(password: str) -> bool:
 
 def _commented_example(text: str, start: int, password: str) -> bool:
     """A credential URL on a comment line that documents one: the line says it is an example
-    before the URL (``# e.g. --routes=nats-route://ruser:T0pS3cr3t@host``), or the password is
+    before the URL (``# e.g. --routes=...`` then a URL with ``ruser:T0pS3cr3t``), or the password is
     made of sample words (``# export URL=https://elastic:supersecretpassword@...``). A commented
     URL with a real-looking password stays: it may be a live one commented out."""
     line_start = _line_start(text, start)

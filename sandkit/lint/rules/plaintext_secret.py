@@ -115,7 +115,7 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     values after "e.g.", "eg" or "such as", key headers with no key after them,
     URLs whose password is a stand-in, a `${VAR}` or a word and a number (`abc123`), tokens shown
     truncated (`ghp_1a2B...`), and a credential URL on a comment line that says it is an
-    example (`# e.g. --routes=nats-route://ruser:T0pS3cr3t@host`) or whose password is made of
+    example (`# e.g. --routes=` then a URL with `ruser:T0pS3cr3t`) or whose password is made of
     sample words (`supersecretpassword`). A URL's user and password hold no space, quote or
     backtick. Dockerfile ENV/ARG lines are image-secret (IS001) and MCP
     server env is agent-mcp (AM003). Test fixtures, samples and documentation (folders such as
