@@ -46,7 +46,9 @@ TOKEN_PATTERNS: tuple[tuple[str, LazyPattern], ...] = (
         "JSON Web Token",
         lazy(r"\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{8,4096}"),
     ),
-    ("URL with a password", lazy(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,256}:[^\s/@]{1,256}@")),
+    # A URL's user and password hold no space, quote or backtick (nor "/", so no second scheme): a
+    # match stays inside one URL, not running from a bare ``https://.`` across JSON fields to an "@".
+    ("URL with a password", lazy(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@\"'`]{1,256}:[^\s/@\"'`]{1,256}@")),
 )
 
 
@@ -89,7 +91,9 @@ TOKEN_LEADS: dict[str, tuple[int, int]] = {
 
 #: Where a kind's hint is common text ("://" starts every URL's host), a pattern that finds only
 #: the occurrences a match can hold: a URL's user, ":" and password end in "@" before any "/".
-TOKEN_LOCATORS: dict[str, LazyPattern] = {"URL with a password": lazy(r"://(?=[^\s:/@]{1,256}:[^\s/@]{1,256}@)")}
+TOKEN_LOCATORS: dict[str, LazyPattern] = {
+    "URL with a password": lazy(r"://(?=[^\s:/@\"'`]{1,256}:[^\s/@\"'`]{1,256}@)")
+}
 
 
 # Words that mark a value as a stand-in rather than a credential (documentation, templates).
@@ -168,9 +172,43 @@ def is_placeholder(value: str) -> bool:
     text = value.strip().strip("\"'`")
     if len(text) < 6 or text.lower() in _PLACEHOLDER_VALUES:
         return True
-    if _REFERENCE.search(text) or _PLACEHOLDER_WORDS.search(text):
+    if _REFERENCE.search(text) or _PLACEHOLDER_WORDS.search(text) or instruction_placeholder(text):
         return True
     return len(set(text.lower())) <= 2 or made_up(text)
+
+
+_CAPITAL_WORDS = lazy(r"[A-Z]{2,}(?:[-_][A-Z]{1,})+")
+#: Words of an instruction written in place of a value: what to do with it (SET-ME, TO_BE_REPLACED,
+#: MUST-OVERRIDE) ...
+_INSTRUCTION_VERBS = frozenset(
+    {
+        "DEFINED", "DEFINE", "SET", "PROVIDED", "PROVIDE", "INJECTED", "INJECT", "REPLACE", "REPLACED",
+        "REPLACEME", "CHANGE", "CHANGED", "OVERRIDE", "OVERRIDDEN", "OVERWRITE", "OVERWRITTEN", "FILL",
+        "FILLED", "ENTER", "PUT", "ADD", "TBD", "REQUIRED", "MUST", "SUPPLIED", "SUPPLY", "CONFIGURE",
+        "CONFIGURED", "GENERATED", "MISSING", "UNSET", "NOTSET",
+    }
+)  # fmt: skip
+#: ... or where the value is kept (FROM_SECRET_STORE, IN-VAULT), after a word that says "from there".
+_INSTRUCTION_PLACES = frozenset(
+    {"VAULT", "STORE", "ENV", "ENVIRONMENT", "REGION", "KEYVAULT", "PIPELINE", "CI", "SSM", "KMS", "CONFIGMAP"}
+)
+_INSTRUCTION_LINKS = frozenset({"FROM", "IN", "BY", "VIA", "SEE", "AT"})
+
+
+def instruction_placeholder(text: str) -> bool:
+    """A value made only of upper-case words joined by ``-`` or ``_`` that tells where the value is
+    set or that it must be set (``DEFINED-IN-REGION-SECRETS``, ``SET-ME``, ``PROVIDED-BY-VAULT``,
+    ``FROM_SECRET_STORE``, ``TO_BE_REPLACED``), misspelt too (``DEFINED-IN-REGION-SECRECTS``).
+
+    Capital words alone are not enough (``CORRECT-HORSE-BATTERY-STAPLE`` is a password): one word
+    must be an instruction's verb, or a "from/in/by" word beside a place a secret is kept."""
+    if not _CAPITAL_WORDS.fullmatch(text):
+        return False
+    words = re.split(r"[-_]", text)
+    if any(word in _INSTRUCTION_VERBS for word in words):
+        return True
+    places = any(word in _INSTRUCTION_PLACES or word.startswith("SECR") for word in words)
+    return places and any(word in _INSTRUCTION_LINKS for word in words)
 
 
 _REPEATED = lazy(r"(.{2,32}?)\1+")
@@ -239,6 +277,19 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+#: Keys of a data structure, not credentials: a record's (primary, sort, partition, foreign, composite,
+#: unique, surrogate, natural), a lookup's (cache, hash, map, dict, lookup, index, join), an
+#: ordering's or grouping's (sort, range, group, shard, routing) and a UI list's (AngularJS
+#: ``$$hashKey``, React ``itemKey``, ``trackKey``).
+_DATA_KEY = lazy(
+    r"(?i)(?:^|_)(?:public|publishable|primary|sort|partition|foreign|idempotency|composite|unique|"
+    r"surrogate|natural|compound|cache|ssh_host|host|gpg|signing_public|lookup|dedup|dedupe|routing|hash|"
+    r"object|i18n|translation|hot|short|map|sign_in|api_key_name|key_id|result|limit|s3|join|range|"
+    r"row|dict|group|query|shard|index|media|license|item|list|track|field|record|"
+    r"label|tag|metric|series|bucket|order)_?key$"
+)
+
+
 def is_secret_key(name: str) -> bool:
     """Like :func:`is_secret_name`, for keys written in any case style (``apiKey``, ``db-pass``).
 
@@ -246,16 +297,11 @@ def is_secret_key(name: str) -> bool:
     public, publishable, primary, sort, partition, foreign and idempotency keys, and
     ``*_token_url``-like names that end in a different word.
     """
-    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip()).replace("-", "_").replace(".", "_")
+    bare = re.sub(r"^[^A-Za-z0-9]+", "", name.strip())  # ``$$hashKey``, ``_sortKey``: a framework's own key
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", bare).replace("-", "_").replace(".", "_")
     if not snake or snake.lower() in ("key", "auth", "keys", "token_type"):
         return False
-    if re.search(
-        r"(?i)(?:^|_)(?:public|publishable|primary|sort|partition|foreign|idempotency|"
-        r"cache|ssh_host|host|gpg|signing_public|lookup|dedup|routing|hash|object|"
-        r"i18n|translation|hot|short|map|sign_in|api_key_name|key_id|result|limit|s3|sort|"
-        r"row|dict|group|query|shard|index|media|license)_?key$",
-        snake,
-    ):
+    if _DATA_KEY.search(snake):
         return False
     return is_secret_name(snake) or bool(re.search(r"(?i)(?:^|_)pass$", snake))
 

@@ -175,6 +175,8 @@ def _plausible(token: Token, text: str) -> bool:
         user, _, password = value.split("://", 1)[1].rstrip("@").partition(":")
         password = password.lstrip("\\")  # an escaped reference (``git:\\$TOKEN@``) is still a reference
         weak = password.lower() in _STAND_IN_PASSWORDS or re.fullmatch(r"(?i)[a-z]{1,8}\d{1,4}|\d{1,8}", password)
+        if _commented_example(text, token.start, password):
+            return False
         return not (
             len(password) < 4 or password == user or is_placeholder(password) or weak or _field_name(user, password)
         )
@@ -190,6 +192,44 @@ def _plausible(token: Token, text: str) -> bool:
         if classes < 2 or any(seq in body for seq in _SEQUENCES) or re.search(r"(.)\1{5}|(\d{3,})\W\2\b", body):
             return False  # one class, a counting run, a repeated character, or a repeated group (xoxb-1234-1234-...)
     return True
+
+
+#: Words documentation builds a sample password of (``supersecretpassword``, ``T0pS3cr3t``, ``MyStrongPass``).
+_STAND_IN_PIECES = frozenset(
+    {
+        "super", "top", "secret", "secure", "password", "passwd", "pass", "pwd", "word", "my", "your", "some",
+        "very", "strong", "long", "changeme", "change", "me", "admin", "root", "test", "example", "dummy",
+        "fake", "sample", "default", "foo", "bar", "baz", "qwerty", "letmein", "hunter", "the", "user",
+    }
+)  # fmt: skip
+_LEET = str.maketrans("0134$@5", "oieasas")
+#: A comment's start; ``--`` and ``*`` only with a space after them, so a command's option on a
+#: continued line (``  --env URL=...``) is not read as an SQL comment.
+_COMMENT_LINE = lazy(r"\s*(?://|/\*|\*\s|#|--\s|;|<!--)")
+_EXAMPLE_MARK = lazy(r"(?i)\be\.?g\b|\bexample\b|for instance|such as|\busage\b")
+
+
+def _stand_in_words(password: str) -> bool:
+    """The password (read past leetspeak: ``T0pS3cr3t`` is "topsecret") is made only of the words
+    documentation builds a sample password of."""
+    flat = password.lower().translate(_LEET)
+    if not flat.isalpha() or len(flat) > 64:
+        return False
+    reach = [True] + [False] * len(flat)  # reach[i]: flat[:i] splits into stand-in pieces
+    for end in range(1, len(flat) + 1):
+        reach[end] = any(reach[start] and flat[start:end] in _STAND_IN_PIECES for start in range(max(0, end - 14), end))
+    return reach[-1]
+
+
+def _commented_example(text: str, start: int, password: str) -> bool:
+    """A credential URL on a comment line that documents one: the line says it is an example
+    before the URL (``# e.g. --routes=...`` then a URL with ``ruser:T0pS3cr3t``), or the password is
+    made of sample words (``# export URL=https://elastic:supersecretpassword@...``). A commented
+    URL with a real-looking password stays: it may be a live one commented out."""
+    line_start = _line_start(text, start)
+    if line_start < 0 or not _COMMENT_LINE.match(text, line_start):
+        return False
+    return bool(_EXAMPLE_MARK.search(text, line_start, start)) or _stand_in_words(password)
 
 
 #: What sits beside a Firebase web app's configuration (``authDomain``, ``messagingSenderId``, the
@@ -583,12 +623,44 @@ def is_reference(name: str, value: str) -> bool:
     text = value.strip().strip("\"'")
     if _VERSION.fullmatch(text) or _PATTERN_CHARS.search(text):
         return True
+    if _names_a_key(name, text) or _echoes_its_name(name, text):
+        return True
     suffix = _REFERENCE_NAME.search(name.strip())
     if suffix is None or not _OBJECT_NAME.fullmatch(text) or re.search(r"\d{4}", text):
         return False
     if suffix.group().lower().startswith("secret"):  # a Secret named as namespace/name, or an existingSecret
         return "/" in text or name.lower().startswith("existing")
     return bool(re.search(r"[-./]", text))
+
+
+#: A key whose value is the name of another key holding the secret (the Helm ``existingSecret`` +
+#: ``passwordKey: adminPassword`` pattern): a password's, token's, user's or credential's key.
+#: ``secretKey``/``secret_key`` is not one: that is how AWS and Django name the secret itself.
+_KEY_OF_A_SECRET = lazy(r"(?i)(?:password|passwd|pwd|token|credentials?|user(?:name)?)_?key$")
+_IDENTIFIER = lazy(r"[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*")
+_SECRET_WORD = lazy(r"(?i)pass|pwd|token|secret|key|user|credential|auth")
+
+
+def _names_a_key(name: str, text: str) -> bool:
+    """``passwordKey: adminPassword``, ``tokenKey: github-token``: the value is an identifier that
+    names a secret (holds a secret's word) under a name that says it is a key of one."""
+    if not _KEY_OF_A_SECRET.search(name.strip()):
+        return False
+    return bool(_IDENTIFIER.fullmatch(text) and _SECRET_WORD.search(text)) and not re.search(r"\d{4}", text)
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _echoes_its_name(name: str, text: str) -> bool:
+    """The value is the key's own name, in any case or separator style, alone or as the last
+    step of a path (``API_KEY: ".API_KEY"``, an ExternalSecret's data path; ``smtpPassword:
+    smtp-password``, the key of a Secret): it says where the secret is, not what it is."""
+    if not re.fullmatch(r"[\w./:#-]{1,200}", text):
+        return False
+    last = re.split(r"[/.:#]", text)[-1]
+    return len(_squashed(name)) >= 4 and _squashed(last) == _squashed(name)
 
 
 _QUALIFIED_NAME = lazy(r"(?:[a-z0-9-]+\.)+[a-z]{2,}/[A-Za-z0-9._-]*")
@@ -653,6 +725,8 @@ def guessable_default(name: str, value: str) -> bool:
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip())
     if not _SECRET_ENDING.search(snake) or not is_secret_key(name) or is_placeholder(text):
         return False
+    if _echoes_its_name(name, text) and re.fullmatch(r"[A-Za-z][\w-]{3,63}", text):
+        return True  # ``DB_PASSWORD=db_password``: elsewhere a key's name, in a .env file the password itself
     return bool(re.fullmatch(r"[a-z][a-z0-9]{3,31}", text, re.IGNORECASE)) and text.lower() not in _SETTING_WORDS
 
 
@@ -693,6 +767,8 @@ def literal_secret(name: str, value: object) -> bool:
         return False
     if re.fullmatch(r"[A-Za-z]+(?:[._-][A-Za-z]+)*", text) and not re.search(r"(?i)pass|pwd", str(name)):
         return False  # a word or identifier ("NextToken", "result-key"): a name, not a key
+    if _SNAKE_WORDS.fullmatch(text) and not re.search(r"(?i)pass|pwd", str(name)):
+        return False  # lower-case words, numbered ("soccer_germany_bundesliga2"): an identifier, not a key
     if _UUID.fullmatch(text) and not re.search(r"(?i)api_?key|secret|pass", str(name)):
         return False  # request and change tokens are ids; API keys in UUID form still count
     if "/" in text and re.search(r"\.[A-Za-z]{1,5}$", text):
@@ -702,6 +778,9 @@ def literal_secret(name: str, value: object) -> bool:
     return not re.fullmatch(r"https?://[^@\s]*|\d+(?:\.\d+)?", text)
 
 
+#: Two or more lower-case words (three letters or more first), each maybe numbered, joined by
+#: ``_``, ``-`` or ``.``; a generated key mixes digits inside its pieces (``a1b2c3``).
+_SNAKE_WORDS = lazy(r"[a-z]{3,}\d{0,4}(?:[._-][a-z]+\d{0,4})+")
 _BASE64 = lazy(r"(?:[A-Za-z0-9+/]{4}){1,22}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 
 

@@ -114,7 +114,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     token, Supabase ``anon`` keys (public by design), the storage emulator's published key,
     values after "e.g.", "eg" or "such as", key headers with no key after them,
     URLs whose password is a stand-in, a `${VAR}` or a word and a number (`abc123`), tokens shown
-    truncated (`ghp_1a2B...`). Dockerfile ENV/ARG lines are image-secret (IS001) and MCP
+    truncated (`ghp_1a2B...`), and a credential URL on a comment line that says it is an
+    example (`# e.g. --routes=` then a URL with `ruser:T0pS3cr3t`) or whose password is made of
+    sample words (`supersecretpassword`). A URL's user and password hold no space, quote or
+    backtick. Dockerfile ENV/ARG lines are image-secret (IS001) and MCP
     server env is agent-mcp (AM003). Test fixtures, samples and documentation (folders such as
     tests/, fixtures/, testdata/, examples/, docs/, test source sets such as src/androidTest/;
     `*_test.*`, `*.spec.*`, `fixtures.ts`, `tests.rs`, `*.example`, Markdown), the value of a
@@ -192,16 +195,20 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `$(var)`, `${{ secrets.X }}`, `{{ template }}`, `{% %}`, `<%= %>`, Azure Resource Manager
     `[parameters('x')]`, `@Microsoft.KeyVault(...)`, `#{Name}#`, `__Name__`, `((name))`,
     `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
-    xxxx, `your-secret-here`, empty or very short values, one piece repeated such as
+    xxxx, `your-secret-here`, instructions in capitals (`DEFINED-IN-REGION-SECRETS`, `SET-ME`,
+    `FROM_SECRET_STORE`), empty or very short values, one piece repeated such as
     `privatekeyprivatekey`, counting runs such as `0123456789abcdef`, a hex identifier's shape
     with letters hex has not, and base64 of a placeholder such as `cGFzc3dvcmQ=`), prose with
     spaces, the name of another variable,
-    paths, numbers and booleans; keys that name non-secrets (`key`, `cache_key`,
-    `public_key`, `publishable_key`); words of a natural language (`Contraseña`, `パスワード`)
+    paths, numbers and booleans; lower-case words as an identifier (`soccer_league_two`) under
+    a name that is not a password's; keys that name non-secrets (`key`, `cache_key`,
+    `public_key`, `publishable_key`, a data structure's `$$hashKey`, `sortKey`, `partitionKey`);
+    words of a natural language (`Contraseña`, `パスワード`)
     and message catalogues (translations kept in `locales/`, `i18n/`, `de.json`,
     `messages_fr.properties` ..., whose values are mostly prose); values that name where a secret is kept
-    (`adminPasswordKey: postgres-password`, `existingSecret: db-creds`, `auth-secret:
-    ns/name`), version ranges and regular expressions; lockfiles (package names such as
+    (`adminPasswordKey: postgres-password`, `passwordKey: adminPassword`, `existingSecret:
+    db-creds`, `auth-secret: ns/name`, the key's own name such as `API_KEY: .API_KEY` or
+    `smtpPassword: smtp-password`), version ranges and regular expressions; lockfiles (package names such as
     `path-key` and their versions) and JSON Schemas; encrypted values (SOPS `ENC[AES256_GCM,
     data:...]`, Ansible Vault) and password hashes (bcrypt `$2y$...`, `$6$...`, argon2, `{SSHA}`).
     Values in a known format are PS001. Test fixtures and documentation (Ansible Molecule's

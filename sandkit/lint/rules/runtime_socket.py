@@ -18,6 +18,7 @@ from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import Pos
 
 _SAFE_KIT_DOCKER = ("none", "rootless")
 #: A source that is only a variable: ``$S``, ``${S}``, ``${S:?msg}``, or a variable trimmed or
@@ -130,6 +131,18 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
 _LOCAL_DAEMON = lazy(r"(?i)(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|0\.0\.0\.0)(?::\d{1,5})?/?$")
 
 
+def _host_process_settings(file: SourceFile) -> set[Pos]:
+    """Where a systemd service unit sets its own processes' environment (``[Service]
+    Environment=``). systemd starts them on the host, so a unix DOCKER_HOST there points the
+    host's own docker client at the host's own socket, as it would by default. A Quadlet
+    ``[Container]`` section and ``docker run -e`` in ExecStart give it to a container: those stay."""
+    if file.kind != kinds.SYSTEMD:
+        return set()
+    from sandkit.lint.facts.units import unit_environment
+
+    return {setting.pos for setting in unit_environment(file)}
+
+
 @rule(
     "RS002",
     "docker-host-env",
@@ -147,7 +160,10 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     `-H/--host` flag of docker commands and Quadlet `GlobalArgs`. Also the docker provider's
     `host` in Terraform (not its default local socket), `docker.host` in a Testcontainers
     properties file, and TESTCONTAINERS_DOCKER_SOCKET_OVERRIDE naming a host socket (which
-    Testcontainers mounts into the containers it starts). A daemon on the same machine or pod
+    Testcontainers mounts into the containers it starts). A systemd service's own
+    `[Service] Environment=DOCKER_HOST=unix://...` is not a finding: systemd runs that process
+    on the host, where the host's socket is the docker client's default anyway (a remote
+    daemon there still is). A daemon on the same machine or pod
     (`tcp://localhost:2376`, a Docker-in-Docker sidecar) behind TLS (port 2376,
     DOCKER_TLS_VERIFY or DOCKER_CERT_PATH) is not a finding: the privileged sidecar is what
     the privileged category reports. Without TLS it is medium.
@@ -162,6 +178,7 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     container that runs no agent).
     """
     settings = list(environment(file))
+    host_side = _host_process_settings(file)
     tls = any(
         s.name in ("DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH") and s.value.strip("\"' ") not in ("", "0") for s in settings
     )
@@ -178,6 +195,8 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
         value = setting.value.strip().strip("\"'")
         scheme = value.split("://", 1)[0].lower() if "://" in value else ""
         if scheme == "unix" and runtime_socket(value.split("://", 1)[1]):
+            if setting.pos in host_side:
+                continue  # a host service's own docker client on its own socket: nothing handed to a container
             yield Hit(setting.pos, f"DOCKER_HOST={value} hands over the host's runtime socket")
         elif scheme in ("tcp", "ssh", "http", "https"):
             plain = scheme in ("tcp", "http") and value.rstrip("/").endswith(":2375")
