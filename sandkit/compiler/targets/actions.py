@@ -280,7 +280,7 @@ for network in "$SANDKIT_NETWORK" bridge; do
   gateway="$(docker network inspect --format '{{range .IPAM.Config}}{{.Gateway}}{{end}}' -- "$network")" || true
   if [ -z "$gateway" ]; then
     subnet="$(docker network inspect --format '{{range .IPAM.Config}}{{.Subnet}} {{end}}' -- "$network")" || true
-    if [[ $subnet =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)/ ]]; then
+    if [[ $subnet =~ ^([0-9]+)\\.([0-9]+)\\.([0-9]+)\\.([0-9]+)/ ]]; then
       gateway="${BASH_REMATCH[1]}.${BASH_REMATCH[2]}.${BASH_REMATCH[3]}.$((BASH_REMATCH[4] + 1))"
     fi
   fi
