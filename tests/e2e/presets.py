@@ -74,9 +74,11 @@ class PresetSandbox:
         """The agent's --version, run in the kit's hardened agent service (its entrypoint set aside).
 
         Without the proxy (no egress is needed for --version) but with the deadline, whose PID namespace
-        the agent service joins: without it the engine refuses to start the agent."""
+        the agent service joins (without it the engine refuses to start the agent), and host-addresses,
+        whose file the deadline's host guard reads before it lets the deadline run."""
         command, *args = VERSION_COMMANDS[self.preset]
-        started = self.compose("up", "-d", "--no-deps", "--no-build", "deadline", timeout=120)
+        # The deadline runs the host guard first, which reads the addresses host-addresses writes.
+        started = self.compose("up", "-d", "--no-deps", "--no-build", "host-addresses", "deadline", timeout=120)
         if started.returncode != 0:
             return started
         return self.compose("run", "--rm", "--no-deps", "-T", "--entrypoint", command, "agent", *args, timeout=180)
@@ -171,7 +173,8 @@ def build_all(sandboxes: list[PresetSandbox]) -> None:
 
     def build(sandbox: PresetSandbox) -> None:
         started = time.monotonic()
-        sandbox.build = sandbox.compose("build", "agent", timeout=1500)
+        # The agent's image, and the proxy's that the deadline and host-addresses run (shared by every kit).
+        sandbox.build = sandbox.compose("build", "agent", "deadline", timeout=1500)
         sandbox.seconds = time.monotonic() - started
 
     with ThreadPoolExecutor(max_workers=len(sandboxes) or 1) as pool:
