@@ -7,8 +7,10 @@ allowlist decision holds everywhere; only how the agent is forced through it dif
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from sandkit.compiler.addresses import NON_PUBLIC_V4, SANDBOX_CLIENTS, squid_non_public_v6
+from sandkit.compiler.engine import log_options
 from sandkit.compiler.output import DO_NOT_EDIT
 from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, Destination, Plan, high_uid
 from sandkit.compiler.render import render_template
@@ -215,4 +217,38 @@ def proxy_env(url: str) -> dict[str, str]:
         "https_proxy": url,
         "NO_PROXY": NO_PROXY,
         "no_proxy": NO_PROXY,
+    }
+
+
+def ready_gate_service(plan: Plan) -> dict[str, Any]:
+    """A Compose service that exits 0 once the proxy and the host guard have written their proofs of readiness.
+
+    For a start whose first process no entrypoint precedes (the dev container's editor runs its server
+    through ``docker exec`` once the agent's container runs): the agent's container there depends on
+    this one having completed successfully. It checks the files every 20 ms, as the entrypoint does,
+    where a health check would be probed once an interval and then polled by Compose. It exits non-zero
+    (and so the agent's container is never started) on a helper's refusal, printing its reason, or after
+    two minutes. No network, no capability, a read-only root, the proofs' volume read-only.
+    """
+    refused = "".join(
+        f"if [ -e {path} ]; then head -c 2000 {path} >&2; exit 1; fi; " for path in (PROXY_REFUSED, GUARD_REFUSED)
+    )
+    script = f"until [ -e {READY_PROXY} ] && [ -e {READY_GUARD} ]; do {refused}sleep 0.02; done"
+    return {
+        "image": proxy_image(plan),
+        "entrypoint": ["timeout", "120", "sh", "-c", script],
+        "user": f"{PROXY_UID}:{PROXY_UID}",
+        "read_only": True,
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges:true"],
+        "init": True,
+        "restart": "no",
+        "privileged": False,
+        "logging": {"driver": "json-file", "options": log_options()},
+        "cpus": 0.1,
+        "mem_limit": 33554432,
+        "memswap_limit": 33554432,
+        "pids_limit": 16,
+        "network_mode": "none",
+        "volumes": [{"type": "volume", "source": READY_VOLUME, "target": READY_DIR, "read_only": True}],
     }

@@ -69,7 +69,7 @@ def test_the_editor_forwards_the_kits_tcp_ports_and_no_other(tmp_path: Path) -> 
     config, level = _ports_config(tmp_path / "allow", "{allow: [api.example.com]}", ports)
     assert config["forwardPorts"] == [3000] and config["portsAttributes"] == {"3000": {"label": "agent port 3000"}}
     assert config["otherPortsAttributes"] == {"onAutoForward": "ignore"}
-    assert config["runServices"] == ["agent", "deadline", "egress", "host-addresses", "forwarder"]
+    assert config["runServices"] == ["agent", "deadline", "egress", "host-addresses", "ready-gate", "forwarder"]
     assert level == "enforced"
     config, level = _ports_config(tmp_path / "open", "{egress: open}", ports)
     assert config["forwardPorts"] == [3000] and "forwarder" not in config["runServices"] and level == "enforced"  # type: ignore[operator]

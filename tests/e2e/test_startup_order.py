@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 import yaml
 
 from sandkit.compiler.proxy import HOST_ADDRESSES_FILE, HOST_ADDRESSES_SCRIPT, READY_DIR, READY_GUARD, READY_PROXY
+from sandkit.compiler.targets.devcontainer import OVERRIDE as DEVCONTAINER_OVERRIDE
 from tests.e2e.conftest import _services
-from tests.e2e.helpers import Project, compile_kit
+from tests.e2e.helpers import Project, compile_kit, run
 from tests.e2e.test_host_guard import _kit
 
 pytestmark = pytest.mark.docker
@@ -102,3 +104,76 @@ def test_slow_helpers_still_come_before_the_agent_and_their_proofs_cannot_be_for
     # the agent's mount of the proofs is read-only: it can neither add one nor take one away
     assert "wrote " not in done.stdout, done
     assert "proofs: guard proxy \n" in done.stdout, done
+
+
+def _refusing_guard(path: Path, compose: Path) -> Path:
+    """The host guard refuses at once, with a reason, as it does when this machine answers on the sandbox network."""
+    services = yaml.safe_load(compose.read_text(encoding="utf-8"))["services"]
+    shell, flag, _ = services["deadline"]["entrypoint"]
+    refuse = f"echo refused-for-this-test > {READY_DIR}/guard-refused; exit 1"
+    path.write_text(f"services:\n  deadline:\n    entrypoint: {json.dumps([shell, flag, refuse])}\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def editor(engine: None, token: str, e2e_dir: Path) -> Iterator[Project]:
+    """The same slow helpers, started as an editor opens the dev container: `up -d` with its override."""
+    folder = e2e_dir / "editor-order"
+    folder.mkdir()
+    (folder / "kit.yaml").write_text(_kit(f"e2e-{token}-editor"), encoding="utf-8")
+    output = compile_kit(folder / "kit.yaml", folder / "sandbox", targets="compose,devcontainer")
+    (folder / "empty.env").write_text("", encoding="utf-8")
+    files = [
+        output / "compose.yaml",
+        output / DEVCONTAINER_OVERRIDE,
+        _override(folder / "slow.yaml", output / "compose.yaml"),
+    ]
+    yield from _services(Project(f"e2e-{token}-editor", output, files, folder / "empty.env"), ["build"])
+
+
+def _started(project: Project, service: str) -> tuple[str, float]:
+    """The service's container's state, and when it started (0 if it never did)."""
+    container = project.compose("ps", "-a", "-q", service).stdout.strip()
+    state = json.loads(run(["docker", "inspect", container], check=True).stdout)[0]["State"]
+    started = state["StartedAt"]
+    if started.startswith("0001-"):
+        return state["Status"], 0.0
+    stamp = (
+        datetime.fromisoformat(started[:26].rstrip("Z") + "+00:00")
+        if "." in started
+        else datetime.fromisoformat(started)
+    )
+    return state["Status"], stamp.timestamp()
+
+
+def test_the_editors_container_starts_only_after_both_proofs(editor: Project) -> None:
+    """The editor execs into the agent's container as soon as `up -d` returns: no entrypoint precedes that, so
+    the container itself must not run before the proxy enforces and the guard has passed."""
+    up = editor.compose("up", "-d", "--no-build", timeout=180)
+    assert up.returncode == 0, up
+    try:
+        first = editor.compose("exec", "-T", "agent", "sh", "-c", f"date +%s.%N; ls {READY_DIR} | tr '\\n' ' '")
+        assert first.returncode == 0, first
+        assert "guard proxy" in first.stdout, first
+        status, agent_started = _started(editor, "agent")
+        proxy, guard = _stamp(editor.logs("egress"), "proxy-begins"), _stamp(editor.logs("deadline"), "guard-begins")
+        assert status == "running" and agent_started > max(proxy, guard), (agent_started, proxy, guard)
+    finally:
+        editor.compose("down", "-v", "--remove-orphans", "--timeout", "1")
+
+
+def test_a_refusing_guard_keeps_the_editors_container_from_starting(editor: Project, e2e_dir: Path) -> None:
+    refusing = Project(
+        f"{editor.name}-refused",
+        editor.folder,
+        [*editor.files[:2], _refusing_guard(e2e_dir / "editor-order" / "refuse.yaml", editor.files[0])],
+        editor.env_file,
+    )
+    try:
+        up = refusing.compose("up", "-d", "--no-build", timeout=180)
+        assert up.returncode != 0, up
+        assert "refused-for-this-test" in refusing.logs("ready-gate"), up
+        status, started = _started(refusing, "agent")
+        assert started == 0.0 and status == "created", (status, started)
+    finally:
+        refusing.compose("down", "-v", "--remove-orphans", "--timeout", "1")

@@ -33,7 +33,7 @@ from sandkit.compiler.fidelity import (
 from sandkit.compiler.forwarder import FORWARDER_SERVICE, forwards
 from sandkit.compiler.output import commented_header, header_lines
 from sandkit.compiler.plan import AGENT_SERVICE, PROXY_SERVICE, Plan
-from sandkit.compiler.proxy import HOST_ADDRESSES_SERVICE
+from sandkit.compiler.proxy import HOST_ADDRESSES_SERVICE, ready_gate_service
 from sandkit.compiler.target import Files, RenderContext
 from sandkit.compiler.yamlout import dump_yaml
 
@@ -46,7 +46,7 @@ OVERRIDE = ".devcontainer/compose.devcontainer.yaml"
 def document(plan: Plan) -> dict[str, Any]:
     services = [AGENT_SERVICE, DEADLINE]
     if plan.egress == "allowlist":
-        services += [PROXY_SERVICE, HOST_ADDRESSES_SERVICE]
+        services += [PROXY_SERVICE, HOST_ADDRESSES_SERVICE, READY_GATE_SERVICE]
     if forwards(plan):
         services.append(FORWARDER_SERVICE)
     if workspace_guard.guarded(plan):
@@ -112,25 +112,24 @@ def _port_settings(plan: Plan) -> dict[str, Any]:
     return settings
 
 
-#: How often the dev container's proxy and host guard report their proofs of readiness to the engine.
-EDITOR_READY_INTERVAL = "500ms"
+#: The one-shot container the editor's container waits for (compose.ready_gate_service).
+READY_GATE_SERVICE = "ready-gate"
 
 
 def override_services(plan: Plan) -> dict[str, Any]:
     """The agent's command (the editor's session), and for an allowlist the agent's container started only
-    once the proxy and the host guard (the deadline's container) are healthy.
+    once the proxy and the host guard have written their proofs of readiness.
 
     compose.yaml starts the agent's container beside them and its entrypoint waits for their proofs;
     but the editor runs its server, terminals and tasks through ``docker exec``, which no entrypoint
-    precedes, as soon as the container runs. So here the container itself waits on their health
-    checks (whether each has written its proof), probed every 500 ms.
+    precedes, as soon as the container runs. So here the container itself is started only after a
+    gate container that waits for the same files has exited successfully: Compose learns of an exit
+    from the engine at once, where a health check is probed once an interval and then polled.
     """
     services: dict[str, Any] = {AGENT_SERVICE: {"command": ["sleep", "infinity"]}}
     if plan.egress == "allowlist":
-        healthy = {"condition": "service_healthy"}
-        services[AGENT_SERVICE]["depends_on"] = {PROXY_SERVICE: healthy, DEADLINE: dict(healthy)}
-        for helper in (PROXY_SERVICE, DEADLINE):
-            services[helper] = {"healthcheck": {"interval": EDITOR_READY_INTERVAL}}
+        services[AGENT_SERVICE]["depends_on"] = {READY_GATE_SERVICE: {"condition": "service_completed_successfully"}}
+        services[READY_GATE_SERVICE] = ready_gate_service(plan)
     return services
 
 
