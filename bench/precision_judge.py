@@ -35,6 +35,11 @@ rows themselves (no run, no snapshots): which rows would move and what the share
 and over rows at or above ``low`` would become, an estimate for the lead, not a clean measurement:
 
     python bench/precision_judge.py regrade bench/precision_labels/held3.tsv held3
+    python bench/precision_judge.py regrade bench/precision_labels/held4.tsv held4
+
+The fourth set's rows were recorded by a linter that had the third round's classes (GRADED_RUNS):
+only the later classes are applied to them, and which Kubernetes files that linter took for
+workloads naming no agent is read from the severities of their rows.
 """
 
 import collections
@@ -380,39 +385,107 @@ def shares(read: dict[str, list[tuple[dict[str, int], int]]], measures: list[str
 #: Findings per rule of each labelled run (the "findings" columns of docs/lint.md's tables), for
 #: weighting rows read without the run's results; a rule absent here had every finding read.
 RUN_COUNTS = {
+    "held4": {
+        "AI001": 34,
+        "CP001": 67,
+        "HC001": 26,
+        "PS002": 197,
+        "PV001": 59,
+        "PV002": 77,
+        "PV003": 39,
+        "RS001": 39,
+    },
     "held3": {"CP001": 54, "PS002": 36},
     "held2": {"CP001": 69, "PS002": 59},
 }
+#: Runs whose label rows were recorded by a linter that already had the third round's classes
+#: (the fourth set ran on 8d4c604): those classes are in their severities, and only the later
+#: ones are applied to them.
+GRADED_RUNS = frozenset({"held4"})
+#: A rule's severity in a Kubernetes manifest before any class of the file lowered it, where one
+#: value fits all its findings there: a graded row below it was lowered by the file's classes.
+_FULL = {"PV001": "critical", "RS001": "critical", "PV002": "high"}
+#: Capabilities PV003 grades high wherever they are (the reason of a row names the capability).
+_ESCAPING = ("SYS_ADMIN", "ALL", "DAC_READ_SEARCH", "SYS_MODULE", "SYS_RAWIO", "BPF", "SYS_BOOT")
+_POWER = ("PV", "RS", "HC")  # the privileged, runtime-socket and host-credentials rules
+_WORKFLOW_ONLY = ("CP", "CS", "AA014")
 
 
-def regraded(row: Row, same_file: list[Row]) -> tuple[str, str]:
-    """(severity, class) the severity classes of issue 33's third round (i33c) give a label row;
-    (row.severity, "") when none applies. The rows hold no message or file text, so each class is
-    read from the row's rule, path and reason, and the other rows of the same file (every finding
-    of PV001 and PV003 was read in both sets, so a file's privileged mode or escaping capability
-    is in them): an estimate, not a run of the linter."""
-    from sandkit.lint.grading import kept_folder, lower
+def regraded(row: Row, same_file: list[Row], graded: bool = False) -> tuple[str, str]:
+    """(severity, class) the severity classes of docs/lint.md's "How sure and how bad" give a label
+    row; (row.severity, "") when none applies. The rows hold no message or file text, so each
+    class is read from the row's rule, path and reason, and the other rows of the same file (every
+    finding of PV001 and PV003 was read in the second and third sets, so a file's privileged mode
+    or escaping capability is in them): an estimate, not a run of the linter.
+
+    ``graded``: the row's severity already has the third round's classes (GRADED_RUNS). They are
+    then not applied again, and whether the linter took a Kubernetes file for a workload naming
+    no agent is read from the file's rows themselves (a PV001, RS001 or PV002 below its full
+    severity, more than a kept folder explains), so that a CI runner the linter does not know
+    counts as the linter counts it."""
+    from sandkit.lint.grading import KEPT_AT_MOST, at_most, kept_folder, lower
 
     severity, why = row.severity, []
-    capabilities = {c for c in ("SYS_PTRACE", "NET_ADMIN", "SYS_ADMIN", "ALL") if c in row.reason}
-    shares_host = any(r.rule == "PV002" for r in same_file)  # every PV002 was read in both sets
-    if row.rule == "PV003" and capabilities == {"SYS_PTRACE"} and not shares_host:
-        severity, why = "info", ["SYS_PTRACE in its own PID namespace"]
-    elif row.rule == "PV003" and capabilities == {"NET_ADMIN"} and not shares_host:
-        severity, why = "medium", ["NET_ADMIN in its own network namespace"]
-    elif row.rule == "PV004" and "unconfined" in row.reason:
-        escape = any(r.rule == "PV001" or (r.rule == "PV003" and "SYS_PTRACE" not in r.reason) for r in same_file)
-        if not escape:
-            severity, why = "medium", ["profile off without an escape"]
-    if row.rule == "AI001" and row.severity == "medium" and "own" in row.reason and row.path.startswith("."):
-        severity, why = "info", ["a skill's own script in its hidden folder"]
-    if row.rule[:2] in ("PV", "RS") and _kubernetes_manifest(row) and "runner" not in row.reason.lower():
-        severity, why = lower(severity), [*why, "Kubernetes, no coding agent"]
-    if row.rule[:2] in ("PV", "RS") and kept_folder(row.path):
-        severity, why = lower(severity), [*why, f"kept under {kept_folder(row.path)}/"]
-    if row.rule == "SK001" and kept_folder(row.path):
-        severity, why = "info", [*why, f"parse error under {kept_folder(row.path)}/"]
+    if not graded:
+        capabilities = {c for c in ("SYS_PTRACE", "NET_ADMIN", "SYS_ADMIN", "ALL") if c in row.reason}
+        shares_host = any(r.rule == "PV002" for r in same_file)  # every PV002 was read in both sets
+        if row.rule == "PV003" and capabilities == {"SYS_PTRACE"} and not shares_host:
+            severity, why = "info", ["SYS_PTRACE in its own PID namespace"]
+        elif row.rule == "PV003" and capabilities == {"NET_ADMIN"} and not shares_host:
+            severity, why = "medium", ["NET_ADMIN in its own network namespace"]
+        elif row.rule == "PV004" and "unconfined" in row.reason:
+            escape = any(r.rule == "PV001" or (r.rule == "PV003" and "SYS_PTRACE" not in r.reason) for r in same_file)
+            if not escape:
+                severity, why = "medium", ["profile off without an escape"]
+        if row.rule == "AI001" and row.severity == "medium" and "own" in row.reason and row.path.startswith("."):
+            severity, why = "info", ["a skill's own script in its hidden folder"]
+    if row.rule == "PV003" and severity != "info" and "kata" in f"{row.path} {row.reason}".lower():
+        severity, why = lower(severity), [*why, "a VM-isolated runtime"]
+    folder = kept_folder(row.path)
+    if row.rule.startswith(_POWER) and severity != "info" and _workload(row, same_file, graded):
+        severity, why = "info", [*why, "Kubernetes, no coding agent"]
+    if row.rule.startswith(_POWER) and folder and at_most(severity, KEPT_AT_MOST) != severity:
+        severity, why = at_most(severity, KEPT_AT_MOST), [*why, f"kept under {folder}/"]
+    if row.rule == "SK001" and folder and severity != "info":
+        severity, why = "info", [*why, f"parse error under {folder}/"]
+    if row.rule.startswith(_WORKFLOW_ONLY) and severity != "info" and not _runs(row.path):
+        severity, why = "info", [*why, "a workflow GitHub never runs"]
     return severity, "; ".join(why)
+
+
+def _workload(row: Row, same_file: list[Row], graded: bool) -> bool:
+    """The row's file is a Kubernetes manifest the linter takes for a workload naming no coding
+    agent (see :func:`regraded`); without graded rows, a reason that says "runner" excepts it."""
+    from sandkit.lint.grading import kept_folder
+
+    if not _kubernetes_manifest(row):
+        return False
+    if graded:
+        kept = 1 if kept_folder(row.path) else 0
+        evidence = [(r, full) for r in same_file if (full := _full(r))]
+        if evidence:
+            return any(SEVERITIES.index(r.severity) - SEVERITIES.index(full) > kept for r, full in evidence)
+    return "runner" not in row.reason.lower()
+
+
+def _full(row: Row) -> str:
+    """The row's rule's severity before the file's classes, where the rule and reason fix it ("" otherwise)."""
+    if row.rule == "PV003":
+        named = {c for c in (*_ESCAPING, "NET_ADMIN", "SYS_PTRACE") if c in row.reason}
+        return "high" if named and named <= set(_ESCAPING) else ""
+    return _FULL.get(row.rule, "")
+
+
+def _runs(path: str) -> bool:
+    """A labelled workflow GitHub runs: directly in .github/workflows (or Gitea's, Forgejo's) at
+    the snapshot's top; a composite action is no workflow. The labels know of no nested
+    repository, so a copy below the top is taken not to run."""
+    from sandkit.lint.grading import WORKFLOW_FOLDERS
+
+    parts = path.split("/")
+    if parts[-1] in ("action.yml", "action.yaml"):
+        return True
+    return len(parts) == 3 and "/".join(parts[:2]) in WORKFLOW_FOLDERS
 
 
 #: YAML files of the labelled sets that are not Kubernetes manifests though named like one.
@@ -420,12 +493,12 @@ _NOT_KUBERNETES = {("nextcloud/all-in-one", "manual-install/latest.yml")}  # a C
 
 
 def _kubernetes_manifest(row: Row) -> bool:
-    """A YAML file (or a Jinja template of one) of the labelled sets that is a Kubernetes manifest
-    naming no coding agent, as read in the labels; Compose, CI and dev container files are not."""
+    """A YAML file (or a Jinja or Helm template of one) of the labelled sets that is a Kubernetes
+    manifest, as read in the labels; Compose, CI and dev container files are not."""
     name = row.path.rsplit("/", 1)[-1]
-    if not name.endswith((".yaml", ".yml", ".yaml.j2")) or "compose" in name or row.path.startswith(".github/"):
+    if not name.endswith((".yaml", ".yml", ".yaml.j2", ".yaml.tpl")) or "compose" in name:
         return False
-    if (row.repo, row.path) in _NOT_KUBERNETES:
+    if row.path.startswith(".github/") or (row.repo, row.path) in _NOT_KUBERNETES:
         return False
     return not name.startswith((".gitlab-ci", "azure-pipelines", ".travis", "codecov", "mkdocs"))
 
@@ -447,7 +520,7 @@ def regrade(labels: str, run: str) -> None:
     after = {}
     print(f"moved (an estimate from the labels of {labels}, not a run of the linter):")
     for row in sorted(last.values(), key=lambda r: r.place):
-        severity, why = regraded(row, files[(row.repo, row.path)])
+        severity, why = regraded(row, files[(row.repo, row.path)], run in GRADED_RUNS)
         after[row.place] = severity
         if severity != row.severity:
             print(f"  {row.rule} {row.repo} {row.path}:{row.line} {row.severity} -> {severity} ({why})", row.labels)

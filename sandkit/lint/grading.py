@@ -1,21 +1,30 @@
 """Severity by where a finding is: what the file is for, not what the rule matched.
 
-A rule grades what it reads in a container's settings; two facts about the file itself change how
+A rule grades what it reads in a container's settings; facts about the file itself change how
 bad a right finding is for the linter's question (what lets an unattended agent reach beyond its
 sandbox), and are read here for every rule of the categories they concern:
 
 - a Kubernetes manifest that names no coding agent (a node agent's DaemonSet, a CSI driver, a
-  monitoring collector): the power it asks for is the node's, given to that workload where the
-  manifest is deployed, not to a sandbox an agent works in. Container-power findings (privileged,
-  runtime-socket) are one level lower there. A CI runner's workload (Actions Runner Controller,
-  GitLab, Buildkite, Jenkins agents ...) is not: it runs whatever jobs arrive, agents' included;
-  nor is a PodSecurityPolicy, which admits the pods of every workload.
-  Dev containers, Compose files, scripts and CI are not touched: they are where agents run.
+  monitoring collector): the power it asks for is given to that workload where the manifest is
+  deployed, not to a sandbox an agent works in. Container-power findings (privileged,
+  runtime-socket, host-credentials) are info there: still printed, failing no run. A CI runner's
+  workload (Actions Runner Controller, GitLab, Buildkite, Jenkins agents ...) is not lowered: it
+  runs whatever jobs arrive, agents' included; nor is a PodSecurityPolicy, which admits the pods
+  of every workload. Dev containers, Compose files, scripts and CI are not touched: they are where
+  agents run.
 - a file under a folder that says it is kept, not run (``_archived/``, ``archive/``,
-  ``examples/``, ``samples/``, ``fixtures/``, ``testdata/``): container-power findings are one
-  level lower, and a parse error (SK001) there is info. Agent configuration, instructions, MCP
-  servers, hidden Unicode and secrets are **not** lowered: an agent reads an instruction file or a
-  hidden character wherever it is, and a secret is as live in an example as anywhere.
+  ``examples/``, ``samples/``, ``fixtures/``, ``testdata/``): container-power findings are at
+  most low there (info in a Kubernetes manifest of the class above), and a parse error (SK001)
+  is info. Agent configuration, instructions, MCP servers, hidden Unicode and secrets are **not**
+  lowered: an agent reads an instruction file or a hidden character wherever it is, and a secret
+  is as live in an example as anywhere.
+- a workflow GitHub never runs: a file read as a workflow (by its folder or by its ``on:`` and
+  ``jobs:``) that is not directly in ``.github/workflows`` (or Gitea's and Forgejo's
+  ``.gitea/workflows``, ``.forgejo/workflows``) at a repository's root. The repository's root is
+  the scan root, or the nearest folder below it, above the workflow, that holds a ``.git``
+  (a nested repository or submodule, whose own workflows run where it is pushed). Findings of the
+  rules that read only workflows (ci-permissions, ci-secret-exposure, AA014) are info there:
+  they are about a run's token, secrets and agent, and no run has them.
 
 The hit keeps the rule's reason for its own severity and adds this one, so the printed message
 says every step that moved it.
@@ -23,6 +32,7 @@ says every step that moved it.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from sandkit.lazy_regex import lazy
@@ -54,11 +64,18 @@ KEPT_FOLDERS = frozenset(
         "test_data",
     }
 )
-CONTAINER_POWER = frozenset({"privileged", "runtime-socket"})
+#: What hands the host to a container: its privileges, the runtime's socket, the host's credentials.
+CONTAINER_POWER = frozenset({"privileged", "runtime-socket", "host-credentials"})
+#: The most a container-power finding in a kept folder is.
+KEPT_AT_MOST = "low"
+#: The folders a forge runs workflows from, directly in them, at a repository's root: GitHub's,
+#: and Gitea's and Forgejo's own (which also read GitHub's when theirs is absent).
+WORKFLOW_FOLDERS = frozenset({".github/workflows", ".gitea/workflows", ".forgejo/workflows"})
 #: Manifests that declare their workloads. Kustomize patches (kustomization, JSON 6902) are not
 #: among them: what they patch is declared in another file, whose agent the patch need not name.
 _KUBERNETES_KINDS = frozenset({kinds.KUBERNETES})
 _AGENT_KINDS = frozenset({kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS})
+_WORKFLOW_ONLY_KINDS = frozenset({kinds.WORKFLOW, kinds.ACTION})
 _VALUE_STRINGS = 20_000  # strings of a chart's values read for an agent's name
 #: A CI runner's workload (GitHub's Actions Runner Controller, GitLab, Buildkite, Jenkins, Woodpecker,
 #: Drone, Forgejo/Gitea): it runs whatever jobs arrive, coding agents' among them, so naming no
@@ -70,6 +87,11 @@ _CI_RUNNER = lazy(
     r"woodpecker-agent|drone-runner[\w-]*|forgejo-runner|gitea-runner|act_runner)(?![\w-])"
     r"|\bkind:\s*[\"']?(?:RunnerDeployment|RunnerSet|AutoscalingRunnerSet|EphemeralRunner(?:Set)?)\b"
 )
+_WORKLOAD_WHY = (
+    "a Kubernetes workload that names no coding agent: the power is given to a deployed workload, "
+    "not to a sandbox an agent works in"
+)
+_UNRUN_WHY = "GitHub runs only the workflows in .github/workflows at the repository's root, and this is not one"
 
 
 def kept_folder(path: str) -> str:
@@ -82,6 +104,33 @@ def lower(severity: str) -> str:
     return SEVERITIES[min(SEVERITIES.index(severity) + 1, len(SEVERITIES) - 1)]
 
 
+def at_most(severity: str, ceiling: str) -> str:
+    """``severity``, or ``ceiling`` when that is less severe."""
+    return SEVERITIES[max(SEVERITIES.index(severity), SEVERITIES.index(ceiling))]
+
+
+def workflow_only(rule: Rule) -> bool:
+    """A rule that reads nothing but workflows (and composite actions): what it says is about a
+    workflow's run."""
+    return kinds.WORKFLOW in rule.kinds and rule.kinds <= _WORKFLOW_ONLY_KINDS
+
+
+def runs_as_workflow(path: str, root: str = "") -> bool:
+    """Whether a forge runs the workflow at ``path`` (relative to the scan root ``root``): it is
+    directly in one of WORKFLOW_FOLDERS of the scan root, or of a folder below it that holds a
+    ``.git`` (a nested repository or submodule). A path outside the scan root, and one below it
+    when there is no folder to look in (``root`` empty), are taken to run: the answer is not known."""
+    parts = path.split("/")
+    if ".." in parts or path.startswith("/"):
+        return True
+    if len(parts) < 3 or "/".join(parts[-3:-1]).lower() not in WORKFLOW_FOLDERS:
+        return False
+    top = parts[:-3]
+    if not top or not root:
+        return True
+    return os.path.lexists(os.path.join(root, *top, ".git"))
+
+
 def graded(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
     """``hits`` with the severity the file's purpose gives them (see the module doc)."""
     if not hits:
@@ -90,26 +139,29 @@ def graded(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule,
     workload = source.kind in _KUBERNETES_KINDS and any(rule.category in CONTAINER_POWER for rule, _ in hits)
     workload = workload and _POLICY.search(source.text) is None and _CI_RUNNER.search(source.text) is None
     workload = workload and not _names_agent(source)
-    if not folder and not workload:
+    unrun = source.kind == kinds.WORKFLOW and any(workflow_only(rule) for rule, _ in hits)
+    unrun = unrun and not runs_as_workflow(source.path, source.root)
+    if not folder and not workload and not unrun:
         return hits
-    return [(rule, _regraded(rule, hit, source, folder, workload)) for rule, hit in hits]
+    return [(rule, _regraded(rule, hit, source, folder, workload, unrun)) for rule, hit in hits]
 
 
-def _regraded(rule: Rule, hit: Hit, source: SourceFile, folder: str, workload: bool) -> Hit:
+def _regraded(rule: Rule, hit: Hit, source: SourceFile, folder: str, workload: bool, unrun: bool) -> Hit:
     severity = hit.severity or rule.severity
     reasons = [hit.why] if hit.why and severity != rule.severity else []
     if rule.category in CONTAINER_POWER:
-        if workload:
-            severity = lower(severity)
-            reasons.append(
-                "a Kubernetes workload that names no coding agent: a node's power for it, no agent's sandbox"
-            )
-        if folder:
-            severity = lower(severity)
+        if workload and severity != "info":
+            severity = "info"
+            reasons.append(_WORKLOAD_WHY)
+        if folder and severity != at_most(severity, KEPT_AT_MOST):
+            severity = at_most(severity, KEPT_AT_MOST)
             reasons.append(f"kept under {folder}/, not the configuration that runs here")
     elif rule.id == "SK001" and folder and source.kind not in _AGENT_KINDS:
         severity = "info"
         reasons.append(f"kept under {folder}/, where nothing reads it as configuration")
+    elif unrun and workflow_only(rule) and severity != "info":
+        severity = "info"
+        reasons.append(_UNRUN_WHY)
     if severity == (hit.severity or rule.severity):
         return hit
     return hit._replace(severity=severity, why="; ".join(reasons))

@@ -39,7 +39,11 @@ _COMPOSE_SETTING = {"network_mode": "network", "userns_mode": "userns", "cgroup"
 _LISTS = (("cap_add", "cap-add"), ("security_opt", "security-opt"), ("devices", "device"), ("extra_hosts", "add-host"))
 #: The settings one value decides (a service that sets the key overrides what it extends);
 #: list settings (cap_add, devices ...) and mounts add up instead, as compose-go merges them.
-_SINGLE = {"privileged": "privileged", **{key: _COMPOSE_SETTING.get(key, key) for key in _COMPOSE_HOST_MODES}}
+_SINGLE = {
+    "privileged": "privileged",
+    "runtime": "runtime",
+    **{key: _COMPOSE_SETTING.get(key, key) for key in _COMPOSE_HOST_MODES},
+}
 _NO_ENV: Mapping[str, str] = {}
 #: Variables whose value is a security fact (where the container's runtime is, the SSH agent):
 #: read interpolated, as the container gets them. Other values stay as written, so a secret
@@ -326,7 +330,7 @@ def _compose_service(name: str, service: PMap, pos: Pos, env: Mapping[str, str])
     privileged, note = _text(service.get("privileged"), env)
     if to_boolean(privileged) is True:
         box.settings.append(Setting("privileged", "true", service.pos_of("privileged"), note))
-    for key in _COMPOSE_HOST_MODES:
+    for key in (*_COMPOSE_HOST_MODES, "runtime"):
         value, note = _text(service.get(key), env)
         if isinstance(value, str):
             box.settings.append(Setting(_COMPOSE_SETTING.get(key, key), value, service.pos_of(key), note))

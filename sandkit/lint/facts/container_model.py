@@ -99,7 +99,8 @@ class Setting(NamedTuple):
 
     Names: privileged, network, pid, ipc, uts, userns, cgroupns, cap-add, security-opt,
     device, add-host, allow-privilege-escalation, seccomp, apparmor, feature, docker (kit
-    isolation.docker), no-isolation (the workload runs on the host itself: the value says why).
+    isolation.docker), no-isolation (the workload runs on the host itself: the value says why),
+    runtime (`--runtime`, Compose `runtime`, a pod's `runtimeClassName`: what runs the container).
     Environment variables use the same shape (name, value, pos).
     """
 

@@ -243,6 +243,7 @@ def _apply(box: Container, name: str, value: str, pos: Pos) -> None:
         "security-opt",
         "device",
         "add-host",
+        "runtime",
     ):
         if name == "privileged" and go_parse_bool(value) is not True:
             return  # false, or a value pflag refuses (strconv.ParseBool): the command does not run

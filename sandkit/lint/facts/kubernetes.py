@@ -136,10 +136,12 @@ def _members(node: PMap) -> Iterator[tuple[str, PMap]]:
 def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
     members = list(_members(spec))
     is_pod = bool(members) or any(isinstance(spec.get(key), PSeq) for key in _CONTAINER_GROUPS)
+    runtime = _get(spec, "runtimeClassName")
+    runtime_class = Setting("runtime", runtime, _pos(spec, "runtimeClassName")) if isinstance(runtime, str) else None
     images = []
     for what, item in members:
         images.append(str(item.get("image") or ""))
-        yield from _container(file, item, what, owner)
+        yield from _container(file, item, what, owner, runtime_class)
     admits = owner.split("/")[0] == "PodSecurityPolicy"
     label = owner if admits else f"pod of {owner}"
     pod = Container(label=label, pos=spec.pos, image=" ".join(images), command=owner, admits=admits)
@@ -162,7 +164,11 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
         yield pod
 
 
-def _container(file: SourceFile, item: PMap, what: str, owner: str) -> Iterator[Container]:
+def _container(
+    file: SourceFile, item: PMap, what: str, owner: str, runtime_class: Setting | None = None
+) -> Iterator[Container]:
+    """A container of a pod spec (``runtime_class``: the pod's ``runtimeClassName``, which runs
+    all of its containers), and the containers its scripts start with ``docker run``."""
     arguments = strings(item.get("command")) + strings(item.get("args"))
     box = Container(
         label=f'{what} "{item.get("name") or "?"}" of {owner}',
@@ -170,6 +176,8 @@ def _container(file: SourceFile, item: PMap, what: str, owner: str) -> Iterator[
         image=str(item.get("image") or ""),
         command=" ".join(str(c) for c in arguments),
     )
+    if runtime_class is not None:
+        box.settings.append(runtime_class)
     security_context(box, first_map(_get(item, "securityContext")))
     box.env.extend(env_items(item.get("env"), item.pos))
     yield box

@@ -9,7 +9,7 @@ from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.container_model import Container, Mount, via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
-from sandkit.lint.model import Finding, Hit
+from sandkit.lint.model import SEVERITIES, Finding, Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.repository import RepositoryView, repository_pass
 from sandkit.lint.source import SourceFile
@@ -35,6 +35,13 @@ _DOCKER_FEATURES = ("docker-in-docker", "docker-outside-of-docker", "docker-from
 
 #: Why a policy's finding is one level below the rule's: it admits such pods, it runs none itself.
 _POLICY = "a policy that admits such pods, not a pod that runs"
+#: Runtimes that run a container in a virtual machine (Kata Containers' handlers and shims, AKS's
+#: kata-vm-isolation, Firecracker) or under gVisor's own kernel (runsc, GKE Sandbox's gvisor),
+#: by the names their documentation gives a RuntimeClass or a Docker/containerd runtime.
+_VM_RUNTIME = lazy(
+    r"(?i)^(?:kata(?:[-_.][\w.-]*)?|io\.containerd\.(?:kata[\w-]*|runsc)\.v[12]|gvisor(?:[-_.][\w.-]*)?|"
+    r"runsc(?:[-_.][\w.-]*)?|(?:aws[-.])?firecracker(?:[-_.][\w.-]*)?)$"
+)
 
 
 @rule(
@@ -123,8 +130,10 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
     the file shares the host's or another container's PID namespace (`pid: host`, `hostPID`,
     `--pid container:X`, `pid: service:X`, `shareProcessNamespace`) and high when one does;
     NET_ADMIN reconfigures the container's own network namespace, so it is medium unless the
-    file uses the host's (or another container's) network. NET_RAW is not reported: Docker and
-    containerd give it by default.
+    file uses the host's (or another container's) network. Under a VM-isolated runtime (a pod's
+    `runtimeClassName`, Compose `runtime`, `--runtime`: Kata, gVisor's runsc, Firecracker, or a
+    RuntimeClass of the same file with such a handler) each is one level lower: the capability
+    acts on the guest's kernel. NET_RAW is not reported: Docker and containerd give it by default.
 
     Why:
     SYS_ADMIN alone allows mounting filesystems and most known container escapes; SYS_PTRACE
@@ -141,9 +150,47 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
             capability = setting.value.strip().upper().removeprefix("CAP_")
             if capability in DANGEROUS_CAPABILITIES:
                 severity, why = _capability_reach(file, capability)
+                runtime = _vm_runtime(file, box)
+                if runtime and severity != "info":
+                    severity = SEVERITIES[SEVERITIES.index(severity or "high") + 1]
+                    inside = f"under {runtime} the container has a kernel of its own (a VM's or gVisor's)"
+                    why = "; ".join(filter(None, (why, f"{inside}, which the capability acts on, not the host's")))
                 yield Hit(
                     setting.pos, f"{box.label} adds capability {capability}{via(setting)}", severity=severity, why=why
                 )
+
+
+def _vm_runtime(file: SourceFile, box: Container) -> str:
+    """The VM-isolated runtime (Kata, gVisor, Firecracker) the container runs under, as written
+    ("" for runc or none named): a runtime of that name, or a RuntimeClass of the same file whose
+    handler is one (``name: sandboxed``, ``handler: runsc``)."""
+    for setting in box.setting("runtime"):
+        name = setting.value.strip()
+        if _VM_RUNTIME.match(name):
+            return f"runtime {name}"
+        handler = _runtime_classes(file).get(name)
+        if handler:
+            return f"runtime class {name} (handler {handler})"
+    return ""
+
+
+def _runtime_classes(file: SourceFile) -> dict[str, str]:
+    """The RuntimeClasses a Kubernetes file declares with a VM-isolated handler: name -> handler."""
+    if file.kind != kinds.KUBERNETES:
+        return {}
+
+    def declared() -> dict[str, str]:
+        found = {}
+        for document in file.documents:
+            if not isinstance(document, PMap) or document.get("kind") != "RuntimeClass":
+                continue
+            meta, handler = document.get("metadata"), document.get("handler")
+            name = meta.get("name") if isinstance(meta, PMap) else None
+            if isinstance(name, str) and isinstance(handler, str) and _VM_RUNTIME.match(handler.strip()):
+                found[name] = handler.strip()
+        return found
+
+    return file.memo("vm_runtime_classes", declared)
 
 
 def _joins(file: SourceFile, namespace: str) -> bool:
