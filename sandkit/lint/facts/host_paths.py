@@ -161,7 +161,12 @@ SOCKET_TRIGGERS = (
 )
 #: A relative source that may climb out of the project (`../../..:/host`).
 CLIMB_TRIGGERS = ("..",)
-CREDENTIAL_TRIGGERS = (*HOME_SPELLINGS, ROOT_MOUNT, *CLIMB_TRIGGERS, *CREDENTIAL_VARIABLES)
+CREDENTIAL_TRIGGERS: tuple[str | re.Pattern[str], ...] = (
+    *HOME_SPELLINGS,
+    ROOT_MOUNT,
+    *CLIMB_TRIGGERS,
+    *CREDENTIAL_VARIABLES,
+)
 
 METADATA_ADDRESSES = (
     "169.254.169.254",
