@@ -319,3 +319,42 @@ def global_host(words: list[Word]) -> Iterator[Setting]:
         if name in ("-H", "--host", "--url"):
             host = value if eq else (words[i + 1].text if i + 1 < len(words) else "")
             yield Setting("DOCKER_HOST", host, word.pos)
+
+
+def daemon_hosts(words: Sequence[Word]) -> tuple[list[Word], bool]:
+    """What ``dockerd ARGS`` listens on: its ``-H``/``--host`` values (each where it is written)
+    and whether it verifies its clients' certificates (``--tlsverify``; ``--tls`` alone encrypts
+    but lets any client in)."""
+    hosts: list[Word] = []
+    verify = False
+    for index, word in enumerate(words):
+        text = word.text
+        name, eq, value = text.partition("=")
+        following = words[index + 1] if index + 1 < len(words) else None
+        if name in ("-H", "--host"):
+            if eq:
+                hosts.append(Word(value, Pos(word.pos.line, word.pos.column + len(name) + 1)))
+            elif following is not None:
+                hosts.append(following)
+        elif text.startswith("-H") and len(text) > 2 and not text.startswith("--"):
+            hosts.append(Word(text[2:], Pos(word.pos.line, word.pos.column + 2)))
+        elif name == "--tlsverify":
+            verify = go_parse_bool(value) is not False if eq else True
+    return hosts, verify
+
+
+_LOOPBACK = lazy(r"(?i)^(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[?::1\]?)$")
+
+
+def tcp_scope(address: str) -> str:
+    """Who can reach a daemon address: "any" (a TCP address on every interface or a named one),
+    "loopback" (this machine's or pod's own), or "" for a unix socket, ``fd://`` or a pipe."""
+    text = address.strip().strip("\"'")
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = ("tcp", text) if ":" in text else ("", text)
+    if scheme.lower() not in ("tcp", "http"):
+        return ""
+    host = rest.split("/", 1)[0]
+    host = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.endswith("]") or "]:" in host else host
+    return "loopback" if _LOOPBACK.match(host) else "any"
