@@ -402,6 +402,9 @@ def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
 
 
 _DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages", ".tox", ".nox"})
+#: Folders of other projects' code copied into the repository by hand or by a script (Chromium's
+#: and Google's layout): read like any other folder, and for AI004 a dependency folder too.
+_COPIED_CODE = frozenset({"third_party", "third-party"})
 #: Go module hosts whose module paths name an owner and a repository (github.com/owner/name);
 #: other hosts' paths name the module right after the host (gopkg.in/yaml.v3, k8s.io/api).
 _GO_OWNER_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "golang.org", "gitea.com"})
@@ -419,6 +422,8 @@ def _package_length(folder: str, rest: list[str]) -> int:
         return 2
     if folder != "vendor" or len(rest) < 3:
         return 1
+    if rest[:2] == ["bundle", "ruby"] and len(rest) > 4:  # Bundler: vendor/bundle/ruby/3.3.0/gems/rake-13.2.1
+        return 6 if rest[3:5] == ["bundler", "gems"] else 5
     if "." not in rest[0]:
         return 2  # Composer: vendor/owner/package
     length = 3 if rest[0] in _GO_OWNER_HOSTS else 2
@@ -433,8 +438,10 @@ def _where_agents_look(path: str) -> bool:
     (node_modules/pkg/.cursor/rules/x.mdc); not a page of the package's documentation that shares
     a name (an Agent.md among undici's API pages), which no agent reads as its instructions."""
     parts = path.split("/")
-    last = max(i for i, part in enumerate(parts[:-1]) if part in _DEPENDENCY_FOLDERS)
+    last = max(i for i, part in enumerate(parts[:-1]) if part in _DEPENDENCY_FOLDERS | _COPIED_CODE)
     rest = parts[last + 1 :]
+    if len(rest) == 1:
+        return False  # vendor/AGENTS.md, third_party/CLAUDE.md: the project's own words about the folder
     length = _package_length(parts[last], rest)
     return len(rest) <= length + 1 or any(part.startswith(".") for part in rest[length:-1])
 
@@ -450,12 +457,18 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
     """Agent configuration or instructions sit inside a dependency folder.
 
     .claude/, .cursor/, .vscode/, .mcp.json, CLAUDE.md, AGENTS.md, rule files and the like
-    under node_modules, vendor, .venv or site-packages. Configuration is high, instruction
-    files medium. Instruction files count at a package's top folder (a Go module path such
-    as vendor/github.com/owner/name/v2, a Composer vendor/owner/package and an npm
+    under node_modules, vendor (at any depth: tools/vendor), .venv or site-packages, or in
+    other projects' code copied under third_party/ or third-party/. Configuration is high,
+    instruction files medium: configuration is obeyed wherever the agent starts, while a nested
+    instruction file is read only when the agent works in that folder (Claude Code and Codex
+    load the AGENTS.md or CLAUDE.md of the folders they work in). Instruction files count at a
+    package's top folder (a Go module path such as vendor/github.com/owner/name/v2, a Composer
+    vendor/owner/package, a Bundler vendor/bundle/ruby/3.3.0/gems/name-1.0 and an npm
     @scope/package are one package) or inside a hidden agent folder; a documentation page
-    deeper in a package that shares a name (an API page called Agent.md) is not one. A
-    *.code-workspace is not one either: the editor opens it only when someone picks it.
+    deeper in a package that shares a name (an API page called Agent.md) is not one, nor is
+    one directly in the folder (vendor/AGENTS.md, third_party/CLAUDE.md: the project's own
+    words about it). A *.code-workspace is not one either: the editor opens it only when
+    someone picks it.
 
     Why:
     Agents pick up instruction and configuration files from the folders they work in, and
@@ -466,7 +479,8 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
     Report the package, remove it or pin a clean version, and exclude dependency folders
     from the agent's context.
     """
-    if not file.in_dependency or file.path.lower().endswith(_OPENED_ON_PURPOSE):
+    copied = any(part in _COPIED_CODE for part in file.path.split("/")[:-1])
+    if not (file.in_dependency or copied) or file.path.lower().endswith(_OPENED_ON_PURPOSE):
         return
     if file.kind == AGENT_CONFIG or _where_agents_look(file.path):
         what = "agent configuration" if file.kind == AGENT_CONFIG else "agent instructions"

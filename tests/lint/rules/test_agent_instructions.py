@@ -314,3 +314,37 @@ def test_the_new_shapes_stay_cheap(text: str) -> None:
     start = cpu_seconds()
     lint_text("AGENTS.md", text)
     assert cpu_seconds() - start < 3.0
+
+
+# ---- AI004: copied code under third_party/, Bundler's vendor folder ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "severity"),
+    [
+        ("third_party/zlib/AGENTS.md", "medium"),
+        ("src/third-party/lib/CLAUDE.md", "medium"),
+        ("third_party/zlib/.cursor/rules/style.mdc", "medium"),
+        ("third_party/zlib/.mcp.json", "high"),
+        ("vendor/bundle/ruby/3.3.0/gems/rake-13.2.1/AGENTS.md", "medium"),
+        ("vendor/bundle/ruby/3.3.0/bundler/gems/tool-4f2a9c1d0e3b/CLAUDE.md", "medium"),
+        ("tools/vendor/github.com/acme/lint/AGENTS.md", "medium"),
+    ],
+)
+def test_agent_files_in_copied_and_bundled_code(path: str, severity: str) -> None:
+    text = '{"mcpServers": {}}' if path.endswith(".json") else "# Notes\nRun the tests.\n"
+    assert [f.severity for f in lint_files({path: text}) if f.rule == "AI004"] == [severity]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "third_party/AGENTS.md",  # the project's own words about the folder
+        "vendor/CLAUDE.md",
+        "third_party/zlib/doc/api/AGENTS.md",  # a page deep in the copied project
+        "vendor/bundle/ruby/3.3.0/gems/rake-13.2.1/doc/guide/AGENTS.md",
+        "thirdparty_notes/AGENTS.md",
+    ],
+)
+def test_agent_files_that_are_the_projects_own_or_deep_pages(path: str) -> None:
+    assert at(lint_files({path: "# Notes\nRun the tests.\n"}), "AI004") == []
