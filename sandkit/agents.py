@@ -184,6 +184,8 @@ CATALOGUE: tuple[Agent, ...] = (
         instruction_files=("agents.md",),
         config_files=(".codex/config.toml", ".codex/environments/*.toml"),
         mcp=McpKeys(tables=("mcp_servers",), env=("env", "http_headers", "env_vars")),
+        # `codex login` keeps its tokens in auth.json under CODEX_HOME (~/.codex by default)
+        credential_files=("~/.codex/auth.json",),
         image_words=("codex",),
         # openai/codex-action's action.yml: it checks the actor's write access unless allow-users
         # widens it; sandbox and safety-strategy say how far Codex reaches on the runner.
@@ -219,6 +221,8 @@ CATALOGUE: tuple[Agent, ...] = (
         instruction_files=("gemini.md",),
         config_files=(".gemini/settings.json",),
         mcp=McpKeys(url=("url", "httpUrl")),
+        # "Login with Google" caches its OAuth tokens in ~/.gemini/oauth_creds.json
+        credential_files=("~/.gemini/oauth_creds.json",),
         image_words=("gemini(-cli)?",),
         # run-gemini-cli checks no actor: its own example workflows check author_association.
         actions=(AgentAction("google-github-actions/run-gemini-cli", settings_inputs=("settings",)),),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.consumers.booleans import go_parse_bool
 from sandkit.lint.facts.container_model import (
     Container,
@@ -168,24 +169,70 @@ def run_invocation(command: Command) -> tuple[list[Word], list[Word]] | None:
 def container_from_args(words: Sequence[Word], label: str, pos: Pos, image_known: str = "") -> Container:
     """Read ``run`` flags (up to the image) into a Container; the rest is its command."""
     box = Container(label=label, pos=pos, image=image_known)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        text = word.text
-        if text == "--":
-            i += 1
-            break
-        if not text.startswith("-") or text == "-":
-            break
-        name, value, consumed = read_flag(words, i)
-        if name:
-            _apply(box, name, value, _value_pos(words, i, consumed, value))
-        i += consumed
+    i = _flags(words, box)
     if not image_known and i < len(words):
         box.image = words[i].text
         i += 1
     box.command = " ".join(w.text for w in words[i:])
     return box
+
+
+def _flags(words: Sequence[Word], box: Container | None = None) -> int:
+    """The index of the first word after ``run``'s flags (the image), applying each to ``box``."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        text = word.text
+        if text == "--":
+            return i + 1
+        if not text.startswith("-") or text == "-":
+            break
+        name, value, consumed = read_flag(words, i)
+        if name and box is not None:
+            _apply(box, name, value, _value_pos(words, i, consumed, value))
+        i += consumed
+    return i
+
+
+def run_image(command: Command) -> Word | None:
+    """The image word of a ``docker|podman run`` command line (None for any other command)."""
+    invocation = run_invocation(command)
+    if invocation is None:
+        return None
+    args = invocation[1]
+    index = _flags(args)
+    return args[index] if index < len(args) else None
+
+
+#: Tags a publisher moves to each new build: latest and its kin, alone or with a variant suffix
+#: (``stable-alpine``), and a major or major.minor version (``:1``, ``:v2.3``), which follows the
+#: newest patch release as ``npx pkg@1`` does.
+_MOVING_TAG = lazy(
+    r"(?i)(?:latest|main|master|stable|edge|nightly|dev|develop|development|canary|beta|alpha|next|rc|"
+    r"release|current|lts|head|trunk|unstable|preview|experimental|insiders?)(?:[-_.][\w.-]*)?"
+    r"|v?\d{1,3}(?:\.\d{1,3})?(?:-[A-Za-z][\w.-]*)?"
+)
+_LOCAL_REGISTRY = lazy(r"(?i)^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d+)?$")
+
+
+def unpinned_image(reference: str) -> str:
+    """Why an image reference names no fixed build ("no tag, so :latest", "the moving tag :edge"),
+    or "" when it is pinned by digest, carries a fixed version tag, or cannot be judged here: a
+    variable, a one-word name (an official library image or one built on this machine) or a
+    local registry's image."""
+    text = reference.strip().strip("\"'")
+    if not text or "$" in text or "{" in text or "@" in text:
+        return ""  # a variable decides it, or a digest (name@sha256:...) fixes it
+    slash = text.rfind("/")
+    colon = text.rfind(":")
+    name, tag = (text[:colon], text[colon + 1 :]) if colon > slash else (text, "")
+    if "/" not in name or _LOCAL_REGISTRY.match(name.split("/", 1)[0]):
+        return ""
+    if not tag:
+        return "no tag, so :latest"
+    if _MOVING_TAG.fullmatch(tag):
+        return f"the moving tag :{tag}"
+    return ""
 
 
 def _value_pos(words: Sequence[Word], i: int, consumed: int, value: str) -> Pos:
@@ -273,3 +320,42 @@ def global_host(words: list[Word]) -> Iterator[Setting]:
         if name in ("-H", "--host", "--url"):
             host = value if eq else (words[i + 1].text if i + 1 < len(words) else "")
             yield Setting("DOCKER_HOST", host, word.pos)
+
+
+def daemon_hosts(words: Sequence[Word]) -> tuple[list[Word], bool]:
+    """What ``dockerd ARGS`` listens on: its ``-H``/``--host`` values (each where it is written)
+    and whether it verifies its clients' certificates (``--tlsverify``; ``--tls`` alone encrypts
+    but lets any client in)."""
+    hosts: list[Word] = []
+    verify = False
+    for index, word in enumerate(words):
+        text = word.text
+        name, eq, value = text.partition("=")
+        following = words[index + 1] if index + 1 < len(words) else None
+        if name in ("-H", "--host"):
+            if eq:
+                hosts.append(Word(value, Pos(word.pos.line, word.pos.column + len(name) + 1)))
+            elif following is not None:
+                hosts.append(following)
+        elif text.startswith("-H") and len(text) > 2 and not text.startswith("--"):
+            hosts.append(Word(text[2:], Pos(word.pos.line, word.pos.column + 2)))
+        elif name == "--tlsverify":
+            verify = go_parse_bool(value) is not False if eq else True
+    return hosts, verify
+
+
+_LOOPBACK = lazy(r"(?i)^(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[?::1\]?)$")
+
+
+def tcp_scope(address: str) -> str:
+    """Who can reach a daemon address: "any" (a TCP address on every interface or a named one),
+    "loopback" (this machine's or pod's own), or "" for a unix socket, ``fd://`` or a pipe."""
+    text = address.strip().strip("\"'")
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = ("tcp", text) if ":" in text else ("", text)
+    if scheme.lower() not in ("tcp", "http"):
+        return ""
+    host = rest.split("/", 1)[0]
+    host = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.endswith("]") or "]:" in host else host
+    return "loopback" if _LOOPBACK.match(host) else "any"

@@ -96,9 +96,42 @@ CREDENTIAL_PATHS = (
     "~/.bluemix",
     "~/.config/openstack",
     "~/.config/rclone",
+    # warehouse, build and registry logins: dbt profiles (profiles.yml), Maven's servers and
+    # master password, Gradle's user properties, Cargo's token file before it took .toml
+    "~/.dbt",
+    "~/.m2/settings.xml",
+    "~/.m2/settings-security.xml",
+    "~/.gradle/gradle.properties",
+    "~/.cargo/credentials",
     # and the credential files coding agents leave in a home folder (the agent catalogue)
     *(path for agent in CATALOGUE for path in agent.credential_files),
 )
+#: Folders that build tools keep mostly as caches of downloaded packages, holding a credential file
+#: only where someone logged in: a mount of the whole folder is usually made for the cache.
+CACHE_FOLDERS = frozenset({"~/.m2", "~/.gradle", "~/.cargo"})
+#: Variables that name a credential file or folder, and the home path the tool reads when the
+#: variable is unset: a mount whose source is the variable mounts what it names.
+CREDENTIAL_VARIABLES = {
+    "GOOGLE_APPLICATION_CREDENTIALS": "~/.config/gcloud/application_default_credentials.json",
+    "CLOUDSDK_CONFIG": "~/.config/gcloud",
+    "AWS_SHARED_CREDENTIALS_FILE": "~/.aws/credentials",
+    "AWS_CONFIG_FILE": "~/.aws/config",
+    "AZURE_CONFIG_DIR": "~/.azure",
+    "KUBECONFIG": "~/.kube/config",
+    "DOCKER_CONFIG": "~/.docker",
+    "GNUPGHOME": "~/.gnupg",
+    "NETRC": "~/.netrc",
+    "NPM_CONFIG_USERCONFIG": "~/.npmrc",
+    "GH_CONFIG_DIR": "~/.config/gh",
+    "DBT_PROFILES_DIR": "~/.dbt",
+    "CODEX_HOME": "~/.codex",
+    "CLAUDE_CONFIG_DIR": "~/.claude",
+    "CARGO_HOME": "~/.cargo",
+    "GRADLE_USER_HOME": "~/.gradle",
+}
+#: ``$NAME``, ``${NAME}``, ``${NAME:-default}``, ``${localEnv:NAME}`` at the start of a source,
+#: and what follows it (``$DOCKER_CONFIG/config.json``).
+_LEADING_VARIABLE = lazy(r"^\$(?:\{(?:localEnv:|env:)?(\w+)(?:[:?+=-][^{}]*)?\}|(\w+))(/[^\s]*)?$")
 # Files inside ~/.ssh that hold nothing secret (public keys, host keys, client settings).
 HARMLESS_SSH = lazy(r"^~/\.ssh/(known_hosts(\.old)?|[^/]+\.pub|config)$")
 
@@ -128,7 +161,12 @@ SOCKET_TRIGGERS = (
 )
 #: A relative source that may climb out of the project (`../../..:/host`).
 CLIMB_TRIGGERS = ("..",)
-CREDENTIAL_TRIGGERS = (*HOME_SPELLINGS, ROOT_MOUNT, *CLIMB_TRIGGERS)
+CREDENTIAL_TRIGGERS: tuple[str | re.Pattern[str], ...] = (
+    *HOME_SPELLINGS,
+    ROOT_MOUNT,
+    *CLIMB_TRIGGERS,
+    *CREDENTIAL_VARIABLES,
+)
 
 METADATA_ADDRESSES = (
     "169.254.169.254",
@@ -241,6 +279,17 @@ def runtime_socket(raw: str) -> str:
     if any(_is_ancestor(path, socket) for socket in RUNTIME_SOCKETS):
         return "parent folder"
     return ""
+
+
+def credential_variable(raw: str) -> tuple[str, str]:
+    """For a source that starts with a variable naming credentials (``${KUBECONFIG}``,
+    ``$DOCKER_CONFIG/config.json``): (the variable, the home path it stands for); else ("", "")."""
+    match = _LEADING_VARIABLE.match(raw.strip().strip("\"'"))
+    name = (match.group(1) or match.group(2)) if match else ""
+    if name not in CREDENTIAL_VARIABLES:
+        return "", ""
+    rest = match.group(3) if match else ""
+    return name, CREDENTIAL_VARIABLES[name] + (rest or "")
 
 
 def credential_path(raw: str) -> str:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import re
 from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.agent_commands import FETCH_RUN, FETCH_WORDS
+from sandkit.lint.facts.agent_commands import FETCH_RUN, FETCH_WORDS, LINE_LIMIT, matches_by_line
 from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
@@ -25,12 +26,48 @@ _HIDDEN_SCRIPT = lazy(
     r"(?:^|[\s`(\"'])(?:bash|sh|zsh|source|python3?|node|deno|pwsh|\.)[ \t]+(?:\./)?"
     r"(\.(?!github/|devcontainer/|(?:venv|tox|nox|direnv|env)/|\.)[A-Za-z0-9_-]{1,40}/[^\s`\"')]{1,200})"
 )
-_DOWNLOAD = lazy(r"(?i)\b(?:curl|wget)\b")
+_DOWNLOAD = lazy(r"(?i)\b(?:curl|wget|iwr|invoke-webrequest)\b")
 _ACTIVATE = lazy(r"/(?:bin|Scripts)/activate(?:\.\w{1,4})?$")
-_OUTPUT = lazy(r"[ \t](?:-o|-O|--output)[ \t]+\S")
-_THEN_RUN = lazy(r"(?:&&|;)[ \t]*(?:chmod[ \t]+\+x|(?:ba|z)?sh[ \t]|python3?[ \t]|\./|/)")
 _TARGET = lazy(r"://|\w\.[A-Za-z]{2,}\b|\$")  # a URL, a host name or a variable
 _NEGATED = lazy(r"(?i)\b(?:never|don'?t|do not|avoid|instead of|rather than|not)\b")
+#: Fetching a named package or repository at whatever revision it has today and running it: ``go
+#: install|run MODULE@latest`` (or a branch), ``npx pkg@latest`` and the other one-shot runners
+#: given a moving tag, and installs straight from a source repository at no fixed revision
+#: (``cargo install --git URL``, ``pip install git+URL``, a global npm install of a git source,
+#: ``npx github:owner/repo``). Checked further by :func:`_unpinned_source`.
+_UNPINNED_RUN = lazy(
+    r"(?i)\bgo\s+(?:install|run)(?:\s+-[\w.=-]+)*\s+[\"']?[a-z0-9][\w.-]*\.[a-z]{2,}(?:/[\w.~+-]+)+"
+    r"@(?:latest|master|main|head|dev|develop|trunk|tip)\b"
+    r"|\b(?:npx|bunx|pnpx|(?:pnpm|yarn)\s+dlx|bun\s+x|uvx|pipx\s+run)(?:\s+-[\w=-]+)*\s+[\"']?"
+    r"(?:@[\w.-]+/)?[\w.-]+@(?:latest|next|canary|nightly|beta|alpha|dev)\b"
+    r"|\b(?:npx|bunx|pnpx|(?:pnpm|yarn)\s+dlx)(?:\s+-[\w=-]+)*\s+[\"']?(?:github:|git\+|https?://)\S+"
+    r"|\bcargo\s+(?:\+\S+\s+)?install\b[^\n`;&|]*\s--git[\s=]\S+[^\n`;&|]*"
+    r"|\b(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|pipx|uv\s+tool)\s+install\b[^\n`;&|]*?git\+[a-z]+://\S+"
+    r"|\b(?:npm\s+(?:install|i|add)|pnpm\s+(?:add|install|i)|yarn\s+global\s+add|bun\s+(?:add|install|i))\b"
+    r"[^\n`;&|]*?\s(?:-g|--global)\b[^\n`;&|]*?\s[\"']?(?:github:|git\+[a-z]+://)\S+"
+)
+_UNPINNED_WORDS: tuple[str, ...] = ("go", "npx", "bunx", "pnpx", "dlx", "x", "uvx", "pipx", "cargo", "pip", "pip3")
+_UNPINNED_WORDS += ("uv", "npm", "pnpm", "yarn", "bun", "python", "python3")
+#: A fixed revision: a commit (7 to 40 hex digits) or a version tag (``v1.2.3``, ``1.4``).
+_FIXED_REVISION = lazy(r"(?i)[0-9a-f]{7,40}|v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
+_GIT_SOURCE = lazy(r"(?i)(?:git\+[a-z]+://|github:)([^\s\"'`]+)")
+_URL = lazy(r"(?i)\bhttps?://[^\s\"'`)>]+")
+_DOWNLOADERS = frozenset({"curl", "wget", "invoke-webrequest", "iwr"})
+#: Running a file at a command's start (a line, a list item or prompt, or after ``&&``, ``;``,
+#: ``|``, a backtick, ``(``, or "run"): through an interpreter, or by a path to it.
+_RUN_FILE = lazy(
+    r"(?i)(?:^\s*(?:[-*+]\s+|\d+[.)]\s+|[$>#]\s+)?|(?:&&|\|\||[;|`(])\s*|\b(?:run|execute|then)\s+)"
+    r"(?:sudo\s+(?:-\S+\s+)*)?(?:"
+    r"(?:(?:ba|z|da|k)?sh|python[\d.]*|node|perl|ruby|pwsh|powershell|source|\.)\s+(?:-\S+\s+)*[\"']?"
+    r"(?P<run>[^\s\"'`;&|)]{1,300})"
+    r"|[\"']?(?P<path>(?:\.{1,2}|~|\$\{?\w+\}?|[\w.-]*)(?:[/\\][\w.-]+)*[/\\][\w.-]{1,200}))"
+    r"(?=[\s\"'`;&|)]|$)",
+    re.MULTILINE,
+)
+_SEGMENT_END = lazy(r"&&|\|\||[;|`]")
+#: How many lines after a download its file may be run on and still count as the same steps.
+_RUN_WITHIN = 8
+_FENCE_LINE = lazy(r"^ {0,3}(?:`{3,}|~{3,})")
 _TOOL_COMMENT = lazy(
     r"(?i)^\s*(?:markdownlint|prettier|eslint|vale|textlint|cspell|toc|/?toc|end|begin|start|"
     r"stop|sandkit:|omit|include|snippet|region|endregion|lint|@|#|\w+-(?:start|end)|"
@@ -51,27 +88,138 @@ def _instruction(file: SourceFile, pos: Pos, offset: int) -> bool:
     return bool(_TARGET.search(line, pos.column - 1)) and not _NEGATED.search(line[: pos.column - 1])
 
 
+def _unpinned_source(command: str) -> bool:
+    """Whether a match of :data:`_UNPINNED_RUN` runs code at no fixed revision: a cargo install
+    from git without ``--rev`` or ``--tag``, a git source or URL without a commit or version after
+    its ``@`` (pip) or ``#`` (npm); go's and the runners' moving versions always are."""
+    if command[:5].lower() == "cargo":
+        return not re.search(r"(?i)\s--(?:rev|tag)\b", command)
+    source = _GIT_SOURCE.search(command) or _URL.search(command)
+    return source is None or not _FIXED_REVISION.fullmatch(_revision(source.group()))
+
+
+def _revision(source: str) -> str:
+    """The revision a git source names: after ``@`` in its path (pip) or after ``#`` (npm)."""
+    path = source.split("://", 1)[-1].split(":", 1)[-1]
+    path = path.split("/", 1)[1] if "/" in path else path
+    ref = path.rsplit("@", 1)[1] if "@" in path else ""
+    if not ref and "#" in path:
+        ref = path.split("#", 1)[1]
+    return ref.split("#", 1)[0].strip("\"'`")
+
+
+def _saved_name(segment: str) -> str:
+    """The name of the file a curl, wget or Invoke-WebRequest command line saves its download as
+    ("" when it writes to standard output, or when no name can be told)."""
+    words = [w.strip("\"'") for w in segment.split()[:64]]
+    program = words[0].lower() if words else ""
+    name, remote = "", program == "wget"  # wget saves under the URL's last part unless told otherwise
+    for index, word in enumerate(words[1:], start=1):
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if program in ("invoke-webrequest", "iwr"):
+            name = following if word.lower() == "-outfile" else name
+        elif word.startswith(("--output=", "--output-document=")):
+            name = word.split("=", 1)[1]
+        elif word in ("--output", "--output-document"):
+            name = following
+        elif word in ("--remote-name", "--remote-name-all"):
+            remote = True
+        elif word.startswith("-") and not word.startswith("--") and len(word) > 1:
+            flag = "o" if program == "curl" else "O"  # wget's -o names its log, curl's -O the URL's name
+            cluster = word[1:]
+            if flag in cluster:
+                name = cluster[cluster.index(flag) + 1 :] or following
+            elif program == "curl" and "O" in cluster:
+                remote = True
+    if name == "-" or not (name or remote):
+        return ""
+    if not name:
+        url = _URL.search(segment)
+        name = url.group().split("?", 1)[0].split("#", 1)[0].rstrip("/") if url else ""
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _saved_then_run(file: SourceFile, line: int) -> Iterator[tuple[int, str]]:
+    """(column, command) of each download on ``line`` that saves a file which the same line, or one
+    of the next few lines of the same code block, then runs (``curl -o x URL && ./x``, ``wget URL``
+    and on a later line ``bash install.sh``)."""
+    text = file.line_text(line)[:LINE_LIMIT]
+    for download in _DOWNLOAD.finditer(text):
+        rest = text[download.start() :]
+        end = _SEGMENT_END.search(rest)
+        segment = rest[: end.start()] if end else rest
+        words = segment.split()
+        if not words or words[0].lower() not in _DOWNLOADERS or not _TARGET.search(segment):
+            continue
+        name = _saved_name(segment)
+        if name and (name in _run_files(rest[len(segment) :]) or name in _runs_after(file, line)):
+            yield download.start() + 1, segment
+
+
+def _run_files(text: str) -> set[str]:
+    """The names (last path parts) of the files ``text`` runs (see :data:`_RUN_FILE`)."""
+    found = set()
+    for match in _RUN_FILE.finditer(text):
+        target = match.group("run") or match.group("path") or ""
+        found.add(target.replace("\\", "/").rsplit("/", 1)[-1])
+    return found
+
+
+def _runs_after(file: SourceFile, line: int) -> set[str]:
+    """What the few lines after ``line`` run, up to the end of a code block. Every line of the
+    file is read once, the first time a download asks (a file of many downloads costs one pass)."""
+    by_line = file.memo("AI001 runs", lambda: _lines_runs(file))
+    found: set[str] = set()
+    for number in range(line + 1, min(line + 1 + _RUN_WITHIN, len(file.lines) + 1)):
+        ran = by_line[number - 1]
+        if ran is None:
+            break  # a fence: the code block (or the text before one) ends here
+        found |= ran
+    return found
+
+
+def _lines_runs(file: SourceFile) -> list[set[str] | None]:
+    """For each line, the files it runs, or None for a code fence."""
+    result: list[set[str] | None] = []
+    for number in range(1, len(file.lines) + 1):
+        text = file.line_text(number)[:LINE_LIMIT]
+        result.append(None if _FENCE_LINE.match(text) else _run_files(text) if text.strip() else set())
+    return result
+
+
 @rule(
     "AI001",
     "instructions-fetch-and-execute",
     category="agent-instructions",
     severity="high",
     kinds=(AGENT_INSTRUCTIONS,),
-    triggers=("curl", "wget", "irm", "iwr", "iex", "bash", "sh ", "source", "python", "node", ". ."),
+    triggers=(
+        *("curl", "wget", "irm", "iwr", "iex", "Invoke-WebRequest", "invoke-webrequest", "bash", "sh ", "source"),
+        *("python", "node", ". .", "@", "git+", "github:", "--git", "://"),
+    ),
 )
 def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     """An instruction file tells the agent to download and run code, or to run a hidden script.
 
     `curl ... | sh` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into python or
-    node), `curl -o x ... && ./x`, and running a script from a hidden folder (`bash
+    node); a download saved to a file that the same line, or one of the next eight lines of the
+    same code block, runs by its path or through an interpreter (`curl -fsSLo i.sh URL && sudo
+    bash i.sh`, `wget URL` then `sh install.sh`, `iwr URL -OutFile i.ps1; .\\i.ps1`); code fetched
+    by name at no fixed version and run, at medium (`go install|run MODULE@latest` or `@main`,
+    `npx pkg@latest` and the other one-shot runners given a moving tag, `cargo install --git URL`
+    without `--rev`/`--tag`, `pip install git+URL` without a commit or version, a global npm
+    install or `npx` of a git source without a commit); and running a script from a hidden folder (`bash
     .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted, nor folders
     that tools make in the checkout: `source .venv/bin/activate`, `.tox/`, `.nox/`, `.direnv/`).
     A hidden script is medium (committed, not downloaded), and info when the instruction file is
     in the same hidden folder (`.claude/skills/x/SKILL.md` running
     `python .claude/skills/x/scripts/sync.py`): the script is then exactly as visible as the
     instructions that name it, like `./scripts/test.sh` named from the top.
-    Ordinary instructions such as "run `pytest -q`" or "`npm test`", and warnings
-    ("never pipe `curl ... | sh`"), are not findings. Scripts in an agent's folders
+    Ordinary instructions such as "run `pytest -q`", "`npm test`", `go test ./...`, `pip install
+    -e .`, `npm ci`, installs by name from a registry (`cargo install ripgrep`, `npx prettier`:
+    often the project's own tool), pinned ones (`go install x@v0.24.0`, `pip install
+    git+URL@<commit>`), a download that is only read (`curl -o data.json URL`, a tarball
+    unpacked), and warnings ("never pipe `curl ... | sh`"), are not findings. Scripts in an agent's folders
     (`.claude/skills/x/scripts/y.py`, `.claude/commands/deploy.sh`, an extension-less file with a
     shebang) are code, not instructions: their comments and docstrings (a usage line) are not read
     here; shell scripts among them are read as shell.
@@ -92,21 +240,29 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         if _instruction(file, pos, match.start()) and pos.line not in seen:
             seen.add(pos.line)
             yield Hit(pos, f"instructions tell the agent to download code and run it: {clip(match.group())}")
-    no_output: set[int] = set()  # lines where a download writes no file: later matches there cannot either
-    for match, pos in file.search(_DOWNLOAD):
-        if pos.line in seen or pos.line in no_output:
+    handled: set[int] = set()  # lines whose downloads were read (all of a line's at once)
+    for _match, pos in file.search(_DOWNLOAD):
+        if pos.line in seen or pos.line in handled:
             continue
-        line = file.line_text(pos.line)[:4000]
-        rest = line[pos.column - 1 :]
-        output = _OUTPUT.search(rest)
-        if output is None:
-            no_output.add(pos.line)
+        handled.add(pos.line)
+        for column, command in _saved_then_run(file, pos.line):
+            at = Pos(pos.line, column)
+            if _instruction(file, at, 0):
+                seen.add(pos.line)
+                yield Hit(at, f"instructions tell the agent to download a file and run it: {clip(command)}")
+                break
+    for match in matches_by_line(_UNPINNED_RUN, file.text, _UNPINNED_WORDS):
+        pos = file.pos_at(match.start())
+        line = file.line_text(pos.line)[:LINE_LIMIT]
+        if pos.line in seen or _NEGATED.search(line[: pos.column - 1]) or not _unpinned_source(match.group()):
             continue
-        if not _instruction(file, pos, match.start()):
-            continue
-        if _THEN_RUN.search(rest, output.end()):
-            seen.add(pos.line)
-            yield Hit(pos, f"instructions tell the agent to download a file and run it: {clip(rest)}")
+        seen.add(pos.line)
+        yield Hit(
+            pos,
+            f"instructions tell the agent to fetch code at no fixed version and run it: {clip(match.group())}",
+            severity="medium",
+            why="a named package or repository, not an arbitrary download: whatever its publisher pushed last runs",
+        )
     for match, _pos in file.search(_HIDDEN_SCRIPT):
         pos = file.pos_at(match.start(1))
         if _ACTIVATE.search(match.group(1)):
@@ -246,6 +402,9 @@ def instructions_encoded_blob(file: SourceFile) -> Iterator[Hit]:
 
 
 _DEPENDENCY_FOLDERS = frozenset({"node_modules", "vendor", ".venv", "site-packages", ".tox", ".nox"})
+#: Folders of other projects' code copied into the repository by hand or by a script (Chromium's
+#: and Google's layout): read like any other folder, and for AI004 a dependency folder too.
+_COPIED_CODE = frozenset({"third_party", "third-party"})
 #: Go module hosts whose module paths name an owner and a repository (github.com/owner/name);
 #: other hosts' paths name the module right after the host (gopkg.in/yaml.v3, k8s.io/api).
 _GO_OWNER_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "golang.org", "gitea.com"})
@@ -263,6 +422,8 @@ def _package_length(folder: str, rest: list[str]) -> int:
         return 2
     if folder != "vendor" or len(rest) < 3:
         return 1
+    if rest[:2] == ["bundle", "ruby"] and len(rest) > 4:  # Bundler: vendor/bundle/ruby/3.3.0/gems/rake-13.2.1
+        return 6 if rest[3:5] == ["bundler", "gems"] else 5
     if "." not in rest[0]:
         return 2  # Composer: vendor/owner/package
     length = 3 if rest[0] in _GO_OWNER_HOSTS else 2
@@ -277,8 +438,10 @@ def _where_agents_look(path: str) -> bool:
     (node_modules/pkg/.cursor/rules/x.mdc); not a page of the package's documentation that shares
     a name (an Agent.md among undici's API pages), which no agent reads as its instructions."""
     parts = path.split("/")
-    last = max(i for i, part in enumerate(parts[:-1]) if part in _DEPENDENCY_FOLDERS)
+    last = max(i for i, part in enumerate(parts[:-1]) if part in _DEPENDENCY_FOLDERS | _COPIED_CODE)
     rest = parts[last + 1 :]
+    if len(rest) == 1:
+        return False  # vendor/AGENTS.md, third_party/CLAUDE.md: the project's own words about the folder
     length = _package_length(parts[last], rest)
     return len(rest) <= length + 1 or any(part.startswith(".") for part in rest[length:-1])
 
@@ -294,12 +457,18 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
     """Agent configuration or instructions sit inside a dependency folder.
 
     .claude/, .cursor/, .vscode/, .mcp.json, CLAUDE.md, AGENTS.md, rule files and the like
-    under node_modules, vendor, .venv or site-packages. Configuration is high, instruction
-    files medium. Instruction files count at a package's top folder (a Go module path such
-    as vendor/github.com/owner/name/v2, a Composer vendor/owner/package and an npm
+    under node_modules, vendor (at any depth: tools/vendor), .venv or site-packages, or in
+    other projects' code copied under third_party/ or third-party/. Configuration is high,
+    instruction files medium: configuration is obeyed wherever the agent starts, while a nested
+    instruction file is read only when the agent works in that folder (Claude Code and Codex
+    load the AGENTS.md or CLAUDE.md of the folders they work in). Instruction files count at a
+    package's top folder (a Go module path such as vendor/github.com/owner/name/v2, a Composer
+    vendor/owner/package, a Bundler vendor/bundle/ruby/3.3.0/gems/name-1.0 and an npm
     @scope/package are one package) or inside a hidden agent folder; a documentation page
-    deeper in a package that shares a name (an API page called Agent.md) is not one. A
-    *.code-workspace is not one either: the editor opens it only when someone picks it.
+    deeper in a package that shares a name (an API page called Agent.md) is not one, nor is
+    one directly in the folder (vendor/AGENTS.md, third_party/CLAUDE.md: the project's own
+    words about it). A *.code-workspace is not one either: the editor opens it only when
+    someone picks it.
 
     Why:
     Agents pick up instruction and configuration files from the folders they work in, and
@@ -310,7 +479,8 @@ def agent_file_in_dependency(file: SourceFile) -> Iterator[Hit]:
     Report the package, remove it or pin a clean version, and exclude dependency folders
     from the agent's context.
     """
-    if not file.in_dependency or file.path.lower().endswith(_OPENED_ON_PURPOSE):
+    copied = any(part in _COPIED_CODE for part in file.path.split("/")[:-1])
+    if not (file.in_dependency or copied) or file.path.lower().endswith(_OPENED_ON_PURPOSE):
         return
     if file.kind == AGENT_CONFIG or _where_agents_look(file.path):
         what = "agent configuration" if file.kind == AGENT_CONFIG else "agent instructions"

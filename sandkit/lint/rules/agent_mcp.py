@@ -13,12 +13,14 @@ from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import FETCH_RUN
+from sandkit.lint.facts.docker_cli import RUNTIMES, run_image, unpinned_image
 from sandkit.lint.facts.mcp_servers import McpServer, mcp_servers
 from sandkit.lint.facts.secret_values import find_tokens, literal_secret
 from sandkit.lint.kinds import AGENT_CONFIG
 from sandkit.lint.model import Edit, Finding, FixContext, Hit
 from sandkit.lint.registry import fixer, rule
 from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.shell import Command, Word
 from sandkit.lint.syntax.tree import Pos
 
 _TRIGGERS = ("command", "url", "Url", "uri")
@@ -111,6 +113,17 @@ def _unpinned(server: McpServer) -> Unpinned | None:
     return None
 
 
+def _unpinned_image(server: McpServer) -> tuple[str, Pos, str] | None:
+    """(image, where, why) for a server started as ``docker|podman run ... IMAGE`` whose image
+    names no fixed build; None otherwise."""
+    if _program(server) not in RUNTIMES:
+        return None
+    words = [Word(server.command, server.command_pos), *(Word(a.value, a.pos) for a in server.args)]
+    image = run_image(Command(words=words))
+    why = unpinned_image(image.text) if image is not None else ""
+    return (image.text, image.pos, why) if image is not None and why else None
+
+
 def _located(spec: str, args: list[str], positions: list[Pos], server: McpServer, ecosystem: str) -> Unpinned:
     """Where ``spec`` is written: its own argument, or the one that carries it (``--from=spec``)."""
     for arg, pos in zip(args, positions, strict=True):
@@ -165,15 +178,19 @@ def _package_specs(args: list[str]) -> list[str]:
     category="agent-mcp",
     severity="medium",
     kinds=(AGENT_CONFIG,),
-    triggers=("npx", "bunx", "pnpx", "dlx", "uvx", "pipx", "uv", "exec", '"x"'),
+    triggers=("npx", "bunx", "pnpx", "dlx", "uvx", "pipx", "uv", "exec", '"x"', *RUNTIMES),
 )
 def unpinned_mcp_package(file: SourceFile) -> Iterator[Hit]:
-    """An MCP server is a package that npx, uvx, pipx or a dlx runner fetches unpinned.
+    """An MCP server is a package or container image fetched without a pinned version.
 
     Runners: npx, bunx, pnpx, pnpm/yarn dlx, bun x, npm exec, uvx, pipx run, uv tool run.
     `npx -y some-mcp-server`, `npx pkg@latest`, `npx pkg@^1.2`, `uvx mcp-server-x`,
     `pipx run pkg` and `uv tool run pkg` are findings; `npx pkg@1.4.2`, `uvx pkg==0.6.1`,
-    `uvx --from pkg==0.6.1 cmd` and git URLs pinned to a commit are not. Read from every MCP
+    `uvx --from pkg==0.6.1 cmd` and git URLs pinned to a commit are not. A server started as
+    a container (`docker run -i --rm IMAGE`, podman, nerdctl, finch) is one when its image has
+    no tag (so `:latest`), a moving tag (`:latest`, `:main`, `:edge`, `:stable-alpine`) or a
+    major or minor version tag (`:1`, `:v2.3`); an image pinned by digest (`@sha256:...`) or
+    tagged with a full version (`:1.4.2`, `:v0.5.0-alpine`) is not. Read from every MCP
     configuration file the major agents use (.mcp.json, .cursor/mcp.json, .vscode/mcp.json,
     .gemini/settings.json, .codex/config.toml, .continue, .roo, .kiro, .amazonq, .windsurf,
     opencode.json, .zed/settings.json, claude_desktop_config.json).
@@ -181,11 +198,13 @@ def unpinned_mcp_package(file: SourceFile) -> Iterator[Hit]:
     Why:
     The runner downloads the newest release at every start and runs it with the user's
     privileges. One hijacked maintainer account, or a typo-squatted name, and the next
-    session runs the attacker's code; this happened to published MCP servers in 2025.
+    session runs the attacker's code; this happened to published MCP servers in 2025. An
+    image without a fixed tag is pulled as whatever the tag points at on the day a machine
+    first runs it (and at every start with `--pull always`).
 
     Fix:
-    Pin the exact version (`npx -y pkg@1.4.2`, `uvx pkg==0.6.1`), and update it on purpose
-    after reading the change.
+    Pin the exact version (`npx -y pkg@1.4.2`, `uvx pkg==0.6.1`, `IMAGE@sha256:...` or
+    `IMAGE:1.4.2`), and update it on purpose after reading the change.
     """
     for server in mcp_servers(file):
         found = _unpinned(server)
@@ -193,6 +212,13 @@ def unpinned_mcp_package(file: SourceFile) -> Iterator[Hit]:
             yield Hit(
                 found.pos,
                 f'MCP server "{server.name}" runs {found.spec} by {_program(server)} without an exact version',
+            )
+        image = _unpinned_image(server)
+        if image is not None:
+            name, pos, why = image
+            runtime = _program(server)
+            yield Hit(
+                pos, f'MCP server "{server.name}" runs the image {name} by {runtime} without a pinned version ({why})'
             )
 
 

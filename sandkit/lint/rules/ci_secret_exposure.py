@@ -192,18 +192,26 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     secret in the step, job or workflow env) with echo/printf (or edits it into text with sed,
     awk, jq, yq), a here-document or here-string holding it given to cat, tee or base64, and
     where that output goes: the log, or a file by `>`, `>>` or `| tee FILE`, $GITHUB_ENV and
-    $GITHUB_OUTPUT included. Piping into a command (`echo "$TOKEN" | docker login
-    --password-stdin`), `::add-mask::`, `> /dev/null` and a secret passed as an argument of any
-    other command are not findings: `gpg --passphrase '${{ secrets.X }}' --export-secret-key >
-    key.asc` writes the key gpg makes, not the passphrase.
+    $GITHUB_OUTPUT included. A secret given to a command that stores it in a configuration file
+    is written too: `npm config set '//host/:_authToken' "$NPM_TOKEN"` (and `npm set`, `pnpm`
+    and `yarn config set`, `pip config set`), `git config` with the secret in the key or value
+    (`url."https://x:${{ secrets.PAT }}@github.com/".insteadOf`), `aws configure set`, `kubectl
+    config set-credentials`, `poetry config http-basic.*|pypi-token.*`, `composer config`,
+    `bundle config`; a `'$NAME'` in single quotes stores the placeholder, which the tool expands
+    when it reads it, and is not a finding. Piping into a command (`echo "$TOKEN" | docker login
+    --password-stdin`), `::add-mask::`, `> /dev/null`, logins (`docker login`, `npm login`: the
+    tool's credential store) and a secret passed as an argument of any other command are not
+    findings: `gpg --passphrase '${{ secrets.X }}' --export-secret-key > key.asc` writes the key
+    gpg makes, not the passphrase.
 
     Why:
     Masking in logs is best-effort (encoded or split values escape it), and a file in the
     workspace is picked up by caches, artifacts and every later step or action.
 
     Fix:
-    Pass the secret to the command through its environment or stdin, and never store it in
-    the workspace or in $GITHUB_ENV.
+    Pass the secret to the command through its environment or stdin (npm and yarn read
+    `${NPM_TOKEN}` in .npmrc and .yarnrc.yml themselves), and never store it in the workspace or
+    in $GITHUB_ENV.
     """
     doc = workflow(file)
     if doc is None:
@@ -273,7 +281,7 @@ def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:
             heredoc = (opened.group(2), not opened.group(1), goes)
         for used in found:
             goes = _where_it_goes(shell, line, segments, used.start())
-            if goes in ("file", "log"):
+            if goes in ("file", "log") or goes.startswith("config:"):
                 yield _hit(file, run, start + used.start(), used.group(), goes)
                 break
 
@@ -292,12 +300,83 @@ def _where_it_goes(shell: str, line: str, segments: list[_Segment], at: int) -> 
         return _destination(shell, line, segments, index, passes_input=False)
     if here is not None:
         return _destination(shell, line, segments, index, passes_input=True)
+    stored = _config_file(line[segment.start : segment.end])
+    if stored and not (line[at : at + 3] != "${{" and _single_quoted(line, at)):
+        return "config:" + stored  # a '$NAME' in single quotes is written as a placeholder, not the secret
     return "command"
+
+
+#: Commands that store a value they are given in a configuration file, as ``echo ... >> ~/.npmrc``
+#: does: (program, its subcommand words) -> the file. Logins (``docker login``, ``npm login``,
+#: ``gh auth login``) are not among them: they use the tool's credential store, a helper or a
+#: keychain where one is set up.
+_CONFIG_WRITERS = {
+    ("npm", ("config", "set")): "npm's configuration file (~/.npmrc)",
+    ("npm", ("c", "set")): "npm's configuration file (~/.npmrc)",
+    ("npm", ("set",)): "npm's configuration file (~/.npmrc)",
+    ("pnpm", ("config", "set")): "pnpm's configuration file",
+    ("pnpm", ("set",)): "pnpm's configuration file",
+    ("yarn", ("config", "set")): "yarn's configuration file (.yarnrc.yml or ~/.yarnrc)",
+    ("pip", ("config", "set")): "pip's configuration file (pip.conf)",
+    ("pip3", ("config", "set")): "pip's configuration file (pip.conf)",
+    ("poetry", ("config",)): "poetry's auth.toml (unless a keyring takes it)",
+    ("composer", ("config",)): "composer's auth.json or composer.json",
+    ("bundle", ("config",)): "bundler's configuration file (.bundle/config)",
+    ("git", ("config",)): "git's configuration file (.git/config, or ~/.gitconfig)",
+    ("aws", ("configure", "set")): "the AWS credentials or config file (~/.aws/)",
+    ("kubectl", ("config", "set-credentials")): "the kubeconfig file",
+    ("kubectl", ("config", "set")): "the kubeconfig file",
+}
+#: Subcommands and options that read or remove a setting rather than store one.
+_CONFIG_READS = frozenset(
+    {"get", "list", "unset", "delete", "rm", "--get", "--get-all", "--get-regexp", "-l", "--list"}
+)
+_CONFIG_READS |= {"--unset", "--unset-all", "--remove-section", "--show-origin", "--edit", "-e", "--unset-key"}
+
+
+def _config_file(text: str) -> str:
+    """The configuration file a simple command stores its arguments in ("" for any other command)."""
+    words = text.split()
+    program = _program(text)
+    if program not in {name for name, _ in _CONFIG_WRITERS}:
+        return ""
+    rest = words[[w.rsplit("/", 1)[-1] for w in words].index(program) + 1 :][:40]
+    if program == "git":  # git's own options before the subcommand: -C DIR, -c NAME=VALUE (one-off)
+        while rest and rest[0] in ("-C", "--git-dir", "--work-tree"):
+            rest = rest[2:]
+    rest = [w for w in rest if w not in ("-g", "--global", "--local", "--system", "-H", "--home")]
+    for (name, subcommand), stored in _CONFIG_WRITERS.items():
+        if name == program and tuple(rest[: len(subcommand)]) == subcommand:
+            if any(w.split("=", 1)[0] in _CONFIG_READS for w in rest[len(subcommand) :][:2]):
+                return ""
+            if program == "poetry" and not any(w.startswith(("http-basic.", "pypi-token.")) for w in rest):
+                return ""
+            return stored
+    return ""
+
+
+def _single_quoted(line: str, at: int) -> bool:
+    """Whether offset ``at`` of a shell line is inside single quotes (where ``$NAME`` stays text)."""
+    quote = ""
+    escaped = False
+    for char in line[:at]:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+    return quote == "'"
 
 
 def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str) -> Hit:
     name = used.strip("${ ")
-    message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
+    if goes.startswith("config:"):
+        message = f"run step writes {name} to {goes.split(':', 1)[1]}"
+    else:
+        message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
     return Hit(file.str_pos(run, at), message)
 
 

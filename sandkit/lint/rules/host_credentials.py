@@ -10,12 +10,15 @@ from sandkit.lint import kinds
 from sandkit.lint.facts.container_model import via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.facts.host_paths import (
+    CACHE_FOLDERS,
     CREDENTIAL_TRIGGERS,
     above_project,
     credential_path,
+    credential_variable,
     devcontainer_workspace,
     is_metadata,
     is_ssh_agent,
+    normalize,
 )
 from sandkit.lint.facts.network import kit_allow_entries, network_policy_blocks
 from sandkit.lint.model import Hit
@@ -35,15 +38,24 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     """A home credential folder or file (or the whole home) is mounted into a container.
 
     ~/.ssh, ~/.aws, ~/.kube, ~/.config/gcloud, ~/.azure, ~/.docker/config.json, ~/.netrc,
-    ~/.npmrc, ~/.pypirc, ~/.git-credentials, ~/.config/gh, ~/.gnupg and similar, a folder
-    that contains them (~/.config, the whole home, /home, /), written as ~, $HOME, ${HOME},
-    ${localEnv:HOME}, /home/USER or /root, in every file kind that mounts (and kit `files`
-    copied into the image). A relative source that climbs above the scanned folder
-    (`../../..:/host`, `${localWorkspaceFolder}/..`) is one too: what lies above a checkout is
-    the home folder, or more. `${localWorkspaceFolder}` is the folder a dev container is opened
-    from (the parent of its `.devcontainer/`, or of a `.devcontainer.json`), so `../../..` of a
-    test project's nested configuration that stays inside the scanned folder is not a finding.
-    Public keys, known_hosts and ~/.ssh/config are not findings.
+    ~/.npmrc, ~/.pypirc, ~/.git-credentials, ~/.config/gh, ~/.gnupg, ~/.dbt (profiles with
+    warehouse passwords), ~/.m2/settings.xml, ~/.gradle/gradle.properties, ~/.cargo/credentials
+    (.toml), ~/.terraform.d/credentials.tfrc.json, ~/.vault-token, the login files coding agents
+    keep (~/.claude/.credentials.json, ~/.codex/auth.json, ~/.gemini/oauth_creds.json) and
+    similar, a folder that contains them (~/.config, the whole home, /home, /), written as ~,
+    $HOME, ${HOME}, ${localEnv:HOME}, /home/USER or /root, in every file kind that mounts (and
+    kit `files` copied into the image). A source that is a variable naming credentials is one
+    too: ${GOOGLE_APPLICATION_CREDENTIALS}, $AWS_SHARED_CREDENTIALS_FILE, ${KUBECONFIG},
+    $DOCKER_CONFIG/config.json, ${localEnv:CLOUDSDK_CONFIG} and the like. The whole of ~/.m2,
+    ~/.gradle or ~/.cargo (or $CARGO_HOME, $GRADLE_USER_HOME) is medium: those are package
+    caches, mounted for the cache as often as for the login file they may hold. A relative
+    source that climbs above the scanned folder (`../../..:/host`, `${localWorkspaceFolder}/..`)
+    is one too: what lies above a checkout is the home folder, or more.
+    `${localWorkspaceFolder}` is the folder a dev container is opened from (the parent of its
+    `.devcontainer/`, or of a `.devcontainer.json`), so `../../..` of a test project's nested
+    configuration that stays inside the scanned folder is not a finding. Public keys,
+    known_hosts and ~/.ssh/config are not findings, nor caches inside those folders
+    (~/.m2/repository, ~/.cargo/registry, ~/.gradle/caches).
 
     Why:
     Everything in these files works from anywhere: a prompt-injected agent can push with your
@@ -58,12 +70,23 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     for box in containers(file):
         for mount in box.mounts:
             found = credential_path(mount.source) if mount.source else ""
+            variable, stands_for = credential_variable(mount.source) if mount.source and not found else ("", "")
+            if variable and credential_path(stands_for):
+                found = f"the credentials ${variable} names (the tool reads {stands_for} when it is unset)"
             climbed = above_project(mount.source, start, workspace) if mount.source and not found else ""
             if climbed:
                 found = f"{climbed} from the project's root, above the project (the home folder, or more)"
             if found:
                 verb = "copies" if mount.how == "copy" else "mounts"
-                yield Hit(mount.pos, f"{box.label} {verb} {mount.source}: {found}{via(mount)}")
+                cache = (stands_for if variable else normalize(mount.source)) in CACHE_FOLDERS
+                yield Hit(
+                    mount.pos,
+                    f"{box.label} {verb} {mount.source}: {found}{via(mount)}",
+                    severity="medium" if cache else "",
+                    why="a package cache folder, mounted for its downloads as often as for the login file it may hold"
+                    if cache
+                    else "",
+                )
 
 
 @rule(

@@ -11,14 +11,24 @@ from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
-from sandkit.lint.facts.container_model import names_agent, via
-from sandkit.lint.facts.containers import CONTAINER_KINDS, ENV_KINDS, containers, environment
+from sandkit.lint.facts.container_model import Setting, names_agent, via
+from sandkit.lint.facts.containers import (
+    CI_SCRIPT_KINDS,
+    CONTAINER_KINDS,
+    ENV_KINDS,
+    ci_scripts,
+    containers,
+    environment,
+    is_dind,
+)
+from sandkit.lint.facts.docker_cli import daemon_hosts, tcp_scope
 from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, normalize, runtime_socket
 from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.tree import Pos
+from sandkit.lint.syntax.shell import Command, Word, parse_commands
+from sandkit.lint.syntax.tree import Pos, PStr
 
 _SAFE_KIT_DOCKER = ("none", "rootless")
 #: A source that is only a variable: ``$S``, ``${S}``, ``${S:?msg}``, or a variable trimmed or
@@ -143,16 +153,125 @@ def _host_process_settings(file: SourceFile) -> set[Pos]:
     return {setting.pos for setting in unit_environment(file)}
 
 
+#: File kinds whose shell commands are read for ``dockerd`` (scripts, recipes, Dockerfile RUN
+#: lines, Jenkins ``sh`` steps).
+_SHELL_KINDS = (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.DOCKERFILE, kinds.JENKINSFILE)
+
+
+def _daemon_commands(file: SourceFile) -> Iterator[list[Word]]:
+    """The arguments of every ``dockerd`` command line the file runs on a host, a runner or in a
+    Dockerfile (its RUN, CMD and ENTRYPOINT)."""
+    commands: list[Command] = []
+    if file.kind in _SHELL_KINDS:
+        commands += file.commands
+    if file.kind == kinds.DOCKERFILE:
+        for ins in file.instructions:
+            if ins.keyword in ("CMD", "ENTRYPOINT"):
+                commands += file.commands_in_instruction(ins)
+    elif file.kind in (kinds.WORKFLOW, kinds.ACTION):
+        for node in file.mappings():
+            run = node.get("run")
+            if isinstance(run, PStr):
+                commands += file.commands_in(run)
+    elif file.kind in CI_SCRIPT_KINDS:
+        for script in ci_scripts(file):
+            commands += file.commands_in(script)
+    elif file.kind == kinds.SYSTEMD:
+        from sandkit.lint.facts.units import service_commands
+
+        commands += service_commands(file)
+    for command in commands:
+        program, index = command.program()
+        if program == "dockerd":
+            yield command.words[index + 1 :]
+
+
+def _located(file: SourceFile, text: str, after: Pos) -> Pos:
+    """Where ``text`` is first written at or after ``after`` (``after`` itself when it is not)."""
+    start = sum(len(line) + 1 for line in file.lines[: max(after.line - 1, 0)]) + max(after.column - 1, 0)
+    found = file.text.find(text, start) if text else -1
+    return file.pos_at(found) if found >= 0 else after
+
+
+def _daemon_listeners(file: SourceFile) -> Iterator[Hit]:
+    """A Docker daemon that listens on TCP without verifying its clients (see RS002's doc), once
+    per place (a Dockerfile's CMD is read as a command line and as its image's command)."""
+    seen: set[Pos] = set()
+    for hit in _daemon_hits(file):
+        if hit.pos not in seen:
+            seen.add(hit.pos)
+            yield hit
+
+
+def _daemon_hits(file: SourceFile) -> Iterator[Hit]:
+    hosted = _disposable(file)
+    for words in _daemon_commands(file):
+        hosts, verify = daemon_hosts(words)
+        for host in hosts if not verify else ():
+            pos = _located(file, host.text, host.pos)
+            yield from _listener(f"`dockerd` listens on {host.text}", tcp_scope(host.text), pos, hosted)
+    for box in containers(file):
+        tokens = box.command.split()
+        daemon = next((i for i, w in enumerate(tokens) if w.strip("\"'[],").rsplit("/", 1)[-1] == "dockerd"), -1)
+        reported = False
+        if daemon >= 0:
+            args = [w for c in parse_commands(" ".join(tokens[daemon + 1 :] + tokens[:daemon])) for w in c.words]
+            hosts, verify = daemon_hosts(args)
+            for host in hosts if not verify else ():
+                pos = _located(file, host.text, box.command_pos or box.pos)
+                what = f"{box.label} starts a Docker daemon listening on {host.text}"
+                for hit in _listener(what, tcp_scope(host.text), pos, hosted):
+                    reported = True
+                    yield hit
+        implicit = is_dind(box.image) and (not tokens or tokens[0].startswith("-"))
+        if implicit and not reported:
+            yield from _tls_off(box.env, f"{box.label} runs {box.image}", hosted)
+    dind = [s.value for box in containers(file) for s in box.setting("dind")]
+    if file.kind == kinds.DOCKERFILE:
+        stages = [ins.args.split()[0] for ins in file.instructions if ins.keyword == "FROM" and ins.args.split()]
+        dind += stages[-1:] if stages and is_dind(stages[-1]) else []
+    if dind:  # a GitLab job's dind service, or an image built on dind: the file's variables are its env
+        yield from _tls_off(environment(file), f"the Docker-in-Docker daemon {dind[0]} runs", hosted)
+
+
+def _tls_off(env: list[Setting], runs: str, hosted: bool) -> Iterator[Hit]:
+    """DOCKER_TLS_CERTDIR set empty for a Docker-in-Docker daemon (the last setting wins): its
+    entrypoint then listens on tcp://0.0.0.0:2375 with no TLS."""
+    certdir = next((s for s in reversed(env) if s.name == "DOCKER_TLS_CERTDIR"), None)
+    if certdir is not None and certdir.value.strip().strip("\"'") == "":
+        what = f"{runs} with DOCKER_TLS_CERTDIR empty, so its daemon listens on tcp://0.0.0.0:2375"
+        yield from _listener(what, "any", certdir.pos, hosted)
+
+
+def _listener(what: str, scope: str, pos: Pos, hosted: bool) -> Iterator[Hit]:
+    """The finding for a daemon that ``what`` says listens where ``scope`` reaches, with no TLS."""
+    if not scope:
+        return
+    message = f"{what} without TLS client verification (--tlsverify)"
+    if hosted:
+        yield Hit(
+            pos, message, severity="low", why="a CI job on a hosted runner, whose machine is discarded after the job"
+        )
+    elif scope == "loopback":
+        why = "only this machine's (or pod's) processes reach it, but all of them, whatever their user"
+        yield Hit(pos, message, severity="medium", why=why)
+    else:
+        yield Hit(pos, message + ": whoever reaches the port controls the daemon")
+
+
 @rule(
     "RS002",
     "docker-host-env",
     category="runtime-socket",
     severity="high",
     kinds=ENV_KINDS,
-    triggers=("DOCKER_HOST", "-H", "--host", "--url", "docker.host", SOCKET_OVERRIDE, _PROVIDER_HOST),
+    triggers=(
+        *("DOCKER_HOST", "-H", "--host", "--url", "docker.host", SOCKET_OVERRIDE, _PROVIDER_HOST),
+        *("dockerd", "DOCKER_TLS_CERTDIR"),
+    ),
 )
 def docker_host_env(file: SourceFile) -> Iterator[Hit]:
-    """DOCKER_HOST (or `docker -H`) points at a host socket or a TCP/SSH daemon.
+    """DOCKER_HOST points at a host socket or a TCP/SSH daemon, or a Docker daemon listens on TCP without TLS.
 
     Looks at environment in every file kind: Compose, Kubernetes, devcontainer containerEnv
     and remoteEnv, workflow env, Dockerfile ENV, .env files, kits, shell assignments and
@@ -168,15 +287,29 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     DOCKER_TLS_VERIFY or DOCKER_CERT_PATH) is not a finding: the privileged sidecar is what
     the privileged category reports. Without TLS it is medium.
 
+    The daemon's side too: `dockerd -H tcp://0.0.0.0:2375` (`--host=`, `-Htcp://`) without
+    `--tlsverify`, in a script, a workflow or CI step, a Dockerfile RUN, CMD or ENTRYPOINT, a
+    systemd `ExecStart=`, a Compose `command`/`entrypoint` or a Kubernetes container's
+    `command`/`args`; and a Docker-in-Docker image (`docker:dind`, a GitLab `docker:dind`
+    service) with `DOCKER_TLS_CERTDIR` set empty, which makes its entrypoint listen on
+    tcp://0.0.0.0:2375 with no TLS. A daemon bound to 127.0.0.1, localhost or [::1] is medium:
+    only processes of the same machine or pod reach it, but every one of them does, whatever its
+    user (TCP has none of the socket file's permissions). `--tls` without `--tlsverify` encrypts
+    and still lets any client in, so it counts as none. In a workflow that names no coding agent
+    and runs only on hosted runners, the finding is low: the runner is discarded after the job.
+
     Why:
     A plain-TCP daemon (port 2375) has no authentication at all, and a forwarded unix socket
     is the same full control as mounting it: either lets a process start privileged
-    containers on the host.
+    containers on the host. A Docker-in-Docker daemon without TLS is reachable from the
+    containers it starts, through their gateway: a sandbox started inside it can take it over.
 
     Fix:
     Remove DOCKER_HOST; build images outside the agent's sandbox (in CI, or in a separate
-    container that runs no agent).
+    container that runs no agent). A daemon listens on its unix socket, or on TCP with
+    `--tlsverify` and client certificates (leave DOCKER_TLS_CERTDIR at its default, /certs).
     """
+    yield from _daemon_listeners(file)
     settings = list(environment(file))
     host_side = _host_process_settings(file)
     tls = any(

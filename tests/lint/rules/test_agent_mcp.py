@@ -127,3 +127,62 @@ def test_a_url_given_to_the_package_is_not_code_it_runs() -> None:
     assert at(lint_text(".mcp.json", remote), "AM002") == []
     direct = '{"mcpServers": {"x": {"command": "npx", "args": ["-y", "https://x.example.com/pkg.tgz"]}}}'
     assert len(at(lint_text(".mcp.json", direct), "AM002")) == 1
+
+
+# ---- AM001: an MCP server run as a container image without a pinned version -----------------------
+
+_DIGEST = "sha256:" + "0123456789abcdef" * 4
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "why"),
+    [
+        (
+            "docker",
+            ["run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"],
+            "no tag",
+        ),
+        ("podman", ["run", "-i", "--rm", "docker.io/mcp/fetch:latest"], ":latest"),
+        ("docker", ["container", "run", "--rm", "-i", "mcp/time:main"], ":main"),
+        ("/usr/bin/docker", ["--context", "dev", "run", "-i", "--pull=always", "mcp/git:stable-alpine"], ":stable"),
+        ("nerdctl", ["run", "-i", "-v", "/tmp/x:/x", "registry.example.com:5000/team/mcp:v2"], ":v2"),
+        ("docker", ["run", "-i", "--name", "srv", "registry.example.com/team/mcp:1.4"], ":1.4"),
+    ],
+)
+def test_a_container_image_without_a_pinned_version(command: str, args: list[str], why: str) -> None:
+    findings = [f for f in lint_text(".mcp.json", _mcp({"command": command, "args": args})) if f.rule == "AM001"]
+    assert len(findings) == 1, findings
+    assert args[-1] in findings[0].message and why in findings[0].message
+    assert findings[0].line == 5 + len(args)  # the image, last of the args, one per line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "-i", "--rm", f"ghcr.io/github/github-mcp-server@{_DIGEST}"],
+        ["run", "-i", "--rm", f"mcp/fetch:1.0.2@{_DIGEST}"],
+        ["run", "-i", "--rm", "mcp/fetch:1.2.3"],
+        ["run", "-i", "--rm", "ghcr.io/acme/mcp:v0.5.0-alpine"],
+        ["run", "-i", "--rm", "my-local-mcp"],  # one word: an official image or one built here
+        ["run", "-i", "--rm", "localhost:5000/team/mcp"],
+        ["run", "-i", "--rm", "${MCP_IMAGE}"],
+        ["build", "-t", "mcp/x", "."],
+        ["exec", "-i", "mcp-box", "server"],
+    ],
+)
+def test_a_pinned_local_or_unknown_image_is_not_reported(args: list[str]) -> None:
+    assert at(lint_text(".mcp.json", _mcp({"command": "docker", "args": args})), "AM001") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        (".cursor/mcp.json", _mcp({"command": "docker", "args": ["run", "-i", "mcp/x"]})),
+        (".vscode/mcp.json", _mcp({"type": "stdio", "command": "podman", "args": ["run", "-i", "mcp/x"]}, "servers")),
+        (".gemini/settings.json", _mcp({"command": "docker", "args": ["run", "--rm", "-i", "mcp/x:latest"]})),
+        (".codex/config.toml", '[mcp_servers.x]\ncommand = "docker"\nargs = ["run", "-i", "--rm", "mcp/x"]\n'),
+        ("opencode.json", json.dumps({"mcp": {"x": {"type": "local", "command": ["docker", "run", "-i", "mcp/x"]}}})),
+    ],
+)
+def test_container_images_in_every_mcp_layout(path: str, text: str) -> None:
+    assert len(at(lint_text(path, text), "AM001")) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import at, lint_text
+from tests.lint.helpers import at, lint_files, lint_text
 
 
 @pytest.mark.parametrize(
@@ -133,3 +133,105 @@ def test_a_relative_mount_that_climbs_out_of_the_project(path: str, text: str, l
 )
 def test_relative_mounts_inside_the_project_are_not_findings(path: str, text: str) -> None:
     assert [h for h in lint_text(path, text) if h.rule == "HC001"] == []
+
+
+# ---- HC001: more credential folders, and variables that name credentials -------------------------
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "${HOME}/.dbt",
+        "~/.dbt/profiles.yml",
+        "/home/dev/.m2/settings.xml",
+        "~/.m2/settings-security.xml",
+        "$HOME/.gradle/gradle.properties",
+        "~/.cargo/credentials",
+        "~/.cargo/credentials.toml",
+        "~/.terraform.d/credentials.tfrc.json",
+        "~/.vault-token",
+        "~/.config/hub",
+        "~/.codex",
+        "~/.codex/auth.json",
+        "~/.gemini/oauth_creds.json",
+        "~/.claude/.credentials.json",
+        "${GOOGLE_APPLICATION_CREDENTIALS}",
+        "$AWS_SHARED_CREDENTIALS_FILE",
+        "${KUBECONFIG}",
+        "${KUBECONFIG:-./kubeconfig}",
+        "$DOCKER_CONFIG/config.json",
+        "${CLOUDSDK_CONFIG}",
+        "${DBT_PROFILES_DIR}",
+    ],
+)
+def test_more_credential_sources_are_critical(source: str) -> None:
+    text = f'services:\n  a:\n    volumes: ["{source}:/mnt:ro"]\n'
+    hits = [f for f in lint_text("compose.yaml", text) if f.rule == "HC001"]
+    assert [(h.line, h.column, h.severity) for h in hits] == [(3, 15, "critical")]
+
+
+@pytest.mark.parametrize("source", ["~/.m2", "${HOME}/.gradle", "/root/.cargo", "${CARGO_HOME}", "$GRADLE_USER_HOME"])
+def test_a_whole_package_cache_folder_is_medium(source: str) -> None:
+    text = f'services:\n  a:\n    volumes: ["{source}:/cache"]\n'
+    hits = [f for f in lint_text("compose.yaml", text) if f.rule == "HC001"]
+    assert [h.severity for h in hits] == ["medium"]
+    assert "package cache" in hits[0].message
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "~/.m2/repository",
+        "~/.cargo/registry",
+        "${CARGO_HOME}/registry",
+        "~/.gradle/caches",
+        "~/.dbt-cache",
+        "${KUBECONFIG_DIR}/x",
+        "$DOCKER_CONFIG_PATH",
+        "${GOOGLE_CLOUD_PROJECT}",
+        "./kubeconfig",
+    ],
+)
+def test_caches_and_other_variables_are_not_credentials(source: str) -> None:
+    text = f'services:\n  a:\n    volumes: ["{source}:/mnt"]\n'
+    assert at(lint_text("compose.yaml", text), "HC001") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "where"),
+    [
+        (
+            "compose.yaml",
+            "services:\n  a:\n    volumes:\n      - type: bind\n"
+            "        source: ${GOOGLE_APPLICATION_CREDENTIALS}\n        target: /k.json\n",
+            [(5, 17)],
+        ),
+        (
+            "scripts/run.sh",
+            'docker run --rm -v "$GOOGLE_APPLICATION_CREDENTIALS:/gcp/key.json:ro" '
+            "--mount type=bind,source=${KUBECONFIG},target=/root/.kube/config img\n",
+            [(1, 20), (1, 79)],
+        ),
+        (
+            ".devcontainer/devcontainer.json",
+            '{"image": "x", "mounts": ["source=${localEnv:AWS_SHARED_CREDENTIALS_FILE},target=/a,type=bind"]}',
+            [(1, 27)],
+        ),
+        (
+            ".github/workflows/ci.yml",
+            "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n"
+            '      - run: docker run -v "$KUBECONFIG:/kube/config" img\n',
+            [(6, 28)],
+        ),
+    ],
+)
+def test_a_credential_variable_mounted_in_each_file_kind(path: str, text: str, where: list[tuple[int, int]]) -> None:
+    hits = [f for f in lint_text(path, text) if f.rule == "HC001"]
+    assert [(h.line, h.column) for h in hits] == where
+    assert all("names" in h.message for h in hits)
+
+
+def test_a_credential_variable_that_the_env_file_sets_to_a_project_file_is_that_file() -> None:
+    compose = 'services:\n  a:\n    volumes: ["${GOOGLE_APPLICATION_CREDENTIALS}:/k.json:ro"]\n'
+    files = {"compose.yaml": compose, ".env": "GOOGLE_APPLICATION_CREDENTIALS=./secrets/key.json\n"}
+    assert at(lint_files(files), "HC001") == []

@@ -380,3 +380,52 @@ def test_here_documents() -> None:
         (11, "run step writes secrets.NPM to a file"),
         (17, "run step writes TOKEN to a file"),
     ]
+
+
+# ---- CS004: a secret given to a command that stores it in a configuration file ---------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ("npm config set '//registry.example.com/:_authToken' \"${TOKEN}\"", "npm's configuration file"),
+        ("npm config set //registry.example.com/:_authToken ${{ secrets.NPM }}", "npm's configuration file"),
+        ("npm set //registry.example.com/:_authToken=$TOKEN", "npm's configuration file"),
+        ('pnpm config set //registry.example.com/:_authToken "$TOKEN"', "pnpm's configuration file"),
+        ('yarn config set npmAuthToken "$TOKEN"', "yarn's configuration file"),
+        ("pip config set global.index-url https://u:${{ secrets.PIP }}@registry.example.com/simple", "pip's"),
+        (
+            'git config --global url."https://x-access-token:${{ secrets.PAT }}@github.com/".insteadOf https://github.com/',
+            "git's configuration file",
+        ),
+        ('git config http.extraheader "AUTHORIZATION: bearer $TOKEN"', "git's configuration file"),
+        ("aws configure set aws_secret_access_key ${{ secrets.AWS_SECRET }}", "AWS credentials"),
+        ("kubectl config set-credentials ci --token=${{ secrets.KUBE }}", "kubeconfig"),
+        ("poetry config pypi-token.pypi ${{ secrets.PYPI }}", "auth.toml"),
+        ("composer config --global github-oauth.github.com ${{ secrets.GH }}", "auth.json"),
+        ("bundle config set --global rubygems.pkg.github.com x:$TOKEN", ".bundle/config"),
+    ],
+)
+def test_a_secret_stored_by_a_config_command_is_written(line: str, where: str) -> None:
+    findings = [f for f in lint_text(WF, _workflow(line)) if f.rule == "CS004"]
+    assert len(findings) == 1 and findings[0].line == 10, findings
+    assert where in findings[0].message
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "npm config set '//registry.example.com/:_authToken' '${TOKEN}'",  # the placeholder, expanded by npm
+        "npm config set registry https://registry.example.com/",
+        "npm config get //registry.example.com/:_authToken",
+        "npm config delete //registry.example.com/:_authToken",
+        "npm publish --//registry.example.com/:_authToken=${{ secrets.NPM }}",
+        'git -c http.extraheader="AUTHORIZATION: bearer ${{ secrets.PAT }}" clone https://github.com/o/r',
+        "git config --global credential.helper store",
+        "git config --get remote.origin.url",
+        "poetry config repositories.x https://registry.example.com/simple",
+        'echo "$TOKEN" | docker login -u me --password-stdin registry.example.com',
+    ],
+)
+def test_config_commands_that_store_no_secret_are_not_findings(line: str) -> None:
+    assert at(lint_text(WF, _workflow(line)), "CS004") == []

@@ -167,3 +167,123 @@ def test_declared_volumes_and_tmp() -> None:
     assert [f.severity for f in lint_text("run.sh", "docker run -v /var/run:/var/run img\n") if f.rule == "RS001"] == [
         "critical"
     ]
+
+
+# ---- RS002: the daemon's side, a Docker daemon listening on TCP without TLS ------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "where", "severity"),
+    [
+        (
+            "compose.yaml",
+            "services:\n  dind:\n    image: docker:27-dind\n    privileged: true\n"
+            "    command: dockerd --host=tcp://0.0.0.0:2375 --tls=false\n",
+            (5, 29),
+            "high",
+        ),
+        (
+            "compose.yaml",
+            'services:\n  dind:\n    image: docker:dind\n    privileged: true\n    environment:\n      DOCKER_TLS_CERTDIR: ""\n',
+            (6, 27),
+            "high",
+        ),
+        (
+            "compose.yaml",
+            "services:\n  dind:\n    image: docker:dind\n    environment: [DOCKER_TLS_CERTDIR=]\n"
+            '    command: ["--host=tcp://0.0.0.0:2375"]\n',
+            (4, 19),
+            "high",
+        ),
+        (
+            "compose.yaml",
+            'services:\n  dind:\n    image: docker:dind\n    command: ["dockerd", "-H", "tcp://127.0.0.1:2375"]\n',
+            (4, 33),
+            "medium",
+        ),
+        (
+            "pod.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: agent}\nspec:\n  containers:\n"
+            "    - name: dind\n      image: docker:dind\n      env:\n        - name: DOCKER_TLS_CERTDIR\n"
+            '          value: ""\n    - name: agent\n      image: ghcr.io/acme/claude-runner:1\n',
+            (10, 18),
+            "high",
+        ),
+        (
+            "Dockerfile",
+            'FROM docker:dind\nCMD ["dockerd", "-H", "tcp://0.0.0.0:2375", "--tls=false"]\n',
+            (2, 24),
+            "high",
+        ),
+        ("Dockerfile", "FROM docker:27-dind\nENV DOCKER_TLS_CERTDIR=\n", (2, 5), "high"),
+        (
+            "Dockerfile",
+            "FROM debian:12\nENTRYPOINT dockerd -H tcp://0.0.0.0:2375 -H unix:///var/run/docker.sock\n",
+            (2, 23),
+            "high",
+        ),
+        ("scripts/start.sh", "#!/bin/sh\nsudo dockerd -H tcp://0.0.0.0:2375 &\n", (2, 17), "high"),
+        ("scripts/start.sh", "#!/bin/sh\ndockerd -Htcp://127.0.0.1:2375 &\n", (2, 11), "medium"),
+        (
+            "scripts/start.sh",
+            "#!/bin/sh\ndocker run -d --privileged -e DOCKER_TLS_CERTDIR= docker:dind\n",
+            (2, 31),
+            "high",
+        ),
+        ("docker.service", "[Service]\nExecStart=/usr/bin/dockerd -H fd:// -H tcp://0.0.0.0:2375\n", (2, 40), "high"),
+        (
+            ".gitlab-ci.yml",
+            'variables:\n  DOCKER_TLS_CERTDIR: ""\nbuild:\n  image: docker:24\n  services: [docker:24-dind]\n'
+            "  script: [docker build .]\n",
+            (2, 23),
+            "high",
+        ),
+        (
+            ".github/workflows/ci.yml",
+            "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: sudo dockerd -H tcp://0.0.0.0:2375 &\n",
+            (6, 30),
+            "low",
+        ),
+    ],
+)
+def test_a_daemon_listening_on_tcp_without_tls(path: str, text: str, where: tuple[int, int], severity: str) -> None:
+    findings = [f for f in lint_text(path, text) if f.rule == "RS002" and "DOCKER_HOST=" not in f.message]
+    assert [((f.line, f.column), f.severity) for f in findings] == [(where, severity)]
+    assert "without TLS client verification" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("compose.yaml", "services:\n  dind:\n    image: docker:dind\n    privileged: true\n"),  # TLS by default
+        (
+            "compose.yaml",
+            'services:\n  dind:\n    image: docker:dind\n    command: ["dockerd", "-H", "tcp://0.0.0.0:2376", '
+            '"--tlsverify", "--tlscacert=/certs/ca.pem"]\n',
+        ),
+        (
+            "compose.yaml",
+            "services:\n  dind:\n    image: docker:dind\n    command: dockerd -H unix:///var/run/docker.sock\n",
+        ),
+        ("compose.yaml", 'services:\n  app:\n    image: python:3.12\n    environment:\n      DOCKER_TLS_CERTDIR: ""\n'),
+        ("scripts/start.sh", "#!/bin/sh\ndocker run -d --privileged -e DOCKER_TLS_CERTDIR=/certs docker:dind\n"),
+        ("scripts/start.sh", "#!/bin/sh\ndockerd --tlsverify -H tcp://0.0.0.0:2376 --tlscert c.pem &\n"),
+        ("scripts/start.sh", "#!/bin/sh\necho dockerd -H tcp://0.0.0.0:2375\n"),
+        (
+            "docker.service",
+            "[Service]\nExecStart=/usr/bin/dockerd -H fd:// --containerd=/run/containerd/containerd.sock\n",
+        ),
+        (
+            ".gitlab-ci.yml",
+            'variables:\n  DOCKER_TLS_CERTDIR: "/certs"\nbuild:\n  image: docker:24\n  services: [docker:24-dind]\n'
+            "  script: [docker build .]\n",
+        ),
+    ],
+)
+def test_a_daemon_on_its_socket_or_behind_tls_is_not_reported(path: str, text: str) -> None:
+    assert [f for f in lint_text(path, text) if f.rule == "RS002"] == []
+
+
+def test_a_dockerfile_command_is_reported_once() -> None:
+    text = 'FROM docker:dind\nVOLUME /var/lib/docker\nCMD ["dockerd", "-H", "tcp://0.0.0.0:2375"]\n'
+    assert len(at(lint_text("Dockerfile", text), "RS002")) == 1
