@@ -54,6 +54,14 @@ def _disposable(file: SourceFile) -> bool:
     return file.kind == kinds.WORKFLOW and not _SELF_HOSTED.search(file.text) and not names_agent(file.text)
 
 
+def _pipeline_service(file: SourceFile) -> bool:
+    """A CI pipeline (GitLab's, CircleCI's, Bitbucket's) naming no coding agent: its Docker-in-Docker
+    service is the job's own daemon, on the job's own network, started and discarded with the job
+    (GitLab's documented setup for building images without TLS)."""
+    return file.kind in _PIPELINE_KINDS and not names_agent(file.text)
+
+
+_PIPELINE_KINDS = frozenset({kinds.GITLAB_CI, kinds.CIRCLECI, kinds.BITBUCKET_PIPELINES})
 _PROVIDER_HOST = re.compile(r'\bhost"?\s*[=:]')  # Terraform's docker provider: host = "..."
 
 
@@ -203,8 +211,12 @@ def _daemon_listeners(file: SourceFile) -> Iterator[Hit]:
             yield hit
 
 
+HOSTED_RUNNER = "a CI job on a hosted runner, whose machine is discarded after the job"
+JOB_SERVICE = "a CI job's own Docker-in-Docker service, on the job's network, discarded with the job"
+
+
 def _daemon_hits(file: SourceFile) -> Iterator[Hit]:
-    hosted = _disposable(file)
+    hosted = HOSTED_RUNNER if _disposable(file) else ""
     for words in _daemon_commands(file):
         hosts, verify = daemon_hosts(words)
         for host in hosts if not verify else ():
@@ -231,27 +243,27 @@ def _daemon_hits(file: SourceFile) -> Iterator[Hit]:
         stages = [ins.args.split()[0] for ins in file.instructions if ins.keyword == "FROM" and ins.args.split()]
         dind += stages[-1:] if stages and is_dind(stages[-1]) else []
     if dind:  # a GitLab job's dind service, or an image built on dind: the file's variables are its env
-        yield from _tls_off(environment(file), f"the Docker-in-Docker daemon {dind[0]} runs", hosted)
+        own = hosted or (JOB_SERVICE if _pipeline_service(file) else "")
+        yield from _tls_off(environment(file), f"the Docker-in-Docker daemon {dind[0]} runs", own)
 
 
-def _tls_off(env: list[Setting], runs: str, hosted: bool) -> Iterator[Hit]:
+def _tls_off(env: list[Setting], runs: str, disposable: str) -> Iterator[Hit]:
     """DOCKER_TLS_CERTDIR set empty for a Docker-in-Docker daemon (the last setting wins): its
     entrypoint then listens on tcp://0.0.0.0:2375 with no TLS."""
     certdir = next((s for s in reversed(env) if s.name == "DOCKER_TLS_CERTDIR"), None)
     if certdir is not None and certdir.value.strip().strip("\"'") == "":
         what = f"{runs} with DOCKER_TLS_CERTDIR empty, so its daemon listens on tcp://0.0.0.0:2375"
-        yield from _listener(what, "any", certdir.pos, hosted)
+        yield from _listener(what, "any", certdir.pos, disposable)
 
 
-def _listener(what: str, scope: str, pos: Pos, hosted: bool) -> Iterator[Hit]:
-    """The finding for a daemon that ``what`` says listens where ``scope`` reaches, with no TLS."""
+def _listener(what: str, scope: str, pos: Pos, disposable: str) -> Iterator[Hit]:
+    """The finding for a daemon that ``what`` says listens where ``scope`` reaches, with no TLS; low
+    where ``disposable`` says why whatever reaches it is thrown away with the job."""
     if not scope:
         return
     message = f"{what} without TLS client verification (--tlsverify)"
-    if hosted:
-        yield Hit(
-            pos, message, severity="low", why="a CI job on a hosted runner, whose machine is discarded after the job"
-        )
+    if disposable:
+        yield Hit(pos, message, severity="low", why=disposable)
     elif scope == "loopback":
         why = "only this machine's (or pod's) processes reach it, but all of them, whatever their user"
         yield Hit(pos, message, severity="medium", why=why)
@@ -296,7 +308,9 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     only processes of the same machine or pod reach it, but every one of them does, whatever its
     user (TCP has none of the socket file's permissions). `--tls` without `--tlsverify` encrypts
     and still lets any client in, so it counts as none. In a workflow that names no coding agent
-    and runs only on hosted runners, the finding is low: the runner is discarded after the job.
+    and runs only on hosted runners, the finding is low: the runner is discarded after the job; so
+    is a GitLab, CircleCI or Bitbucket pipeline's Docker-in-Docker service with TLS off (GitLab's
+    documented setup), the job's own daemon on the job's own network, where it names no agent.
 
     Why:
     A plain-TCP daemon (port 2375) has no authentication at all, and a forwarded unix socket

@@ -236,6 +236,20 @@ def test_declared_volumes_and_tmp() -> None:
             'variables:\n  DOCKER_TLS_CERTDIR: ""\nbuild:\n  image: docker:24\n  services: [docker:24-dind]\n'
             "  script: [docker build .]\n",
             (2, 23),
+            "low",
+        ),
+        (
+            ".gitlab-ci.yml",
+            "build:\n  image: docker:24\n  services:\n    - name: docker:24-dind\n      alias: docker\n"
+            '  variables:\n    DOCKER_TLS_CERTDIR: ""\n  script: [docker build .]\n',
+            (7, 25),
+            "low",
+        ),
+        (
+            ".gitlab-ci.yml",
+            'variables:\n  DOCKER_TLS_CERTDIR: ""\nreview:\n  image: docker:24\n  services: [docker:24-dind]\n'
+            "  script: [claude -p review]\n",
+            (2, 23),
             "high",
         ),
         (
