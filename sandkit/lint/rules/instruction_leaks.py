@@ -56,6 +56,13 @@ _ORDER_BEFORE = lazy(
 #: "recommend - do not silently install": a warning against hiding, the opposite of an order.
 _NEGATED_BEFORE = lazy(r"(?i)\b(?:do\s+not|don'?t|never|must\s+not|should\s*n[o']t|not|avoid|instead\s+of)[\s*_]*$")
 _SILENT_ADVERB = lazy(r"(?i)(?:silently|secretly|covertly|quietly)\b")
+#: A rule about the form of what is shown, not about hiding a step: "do not show raw pipeline
+#: output to the user", "never print the full JSON to the user" (a summary is shown instead).
+_PRESENTATION = lazy(
+    r"(?i)(?:do\s+not|don'?t|never|must\s+not)\s+(?:show|output|print|display|dump|paste)\s+"
+    r"(?:the\s+|any\s+|all\s+(?:the\s+)?)?(?:raw|verbose|full|entire|whole|complete|unformatted|unprocessed|"
+    r"intermediate|debug|json|xml|yaml|html)\b"
+)
 #: Every match of the patterns above holds one of these words, as a whole word: the lines
 #: :func:`matches_by_line` searches.
 _SEND_PROSE_WORDS = ("send", "post", "upload", "forward", "transmit", "exfiltrate", "copy", "paste", "submit", "report")
@@ -136,7 +143,9 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     "Silently" counts as an order only (at the start of a sentence, clause or list item, or
     after "and", "then", "you must"): not negated ("don't silently delete") and not a
     description ("a stale copy would silently run"). Acting without asking ("without asking
-    the user for confirmation") hides nothing and is not a finding.
+    the user for confirmation") hides nothing and is not a finding, nor is a rule about the
+    form of what is shown ("do not show raw pipeline output to the user", "never print the
+    full JSON to the user": raw, verbose, full, intermediate, debug, JSON... output).
 
     Why:
     Honest instructions have nothing to hide from the person running the agent. Text that
@@ -150,6 +159,8 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
         pos = file.pos_at(match.start())
         if _SILENT_ADVERB.match(match.group()) and not _an_order(file.line_text(pos.line)[: pos.column - 1]):
             continue
+        if _PRESENTATION.match(match.group()):
+            continue  # the form of what is shown ("raw output"): a summary is shown instead
         yield Hit(pos, f"instructions tell the agent to hide what it does: {clip(match.group())}")
 
 
