@@ -108,7 +108,7 @@ _ADDRESSED = lazy(
 _ORDER = lazy(
     r"(?i)\b(?:must|should|shall|always|never|do\s+not|don'?t|make\s+sure|ensure|remember|instead|"
     r"from\s+now\s+on|pretend|act\s+as|you\s+(?:are|will|now))\b|"
-    r"(?:^|[.!?;:,(\u2014\u2013]|\s[-*>]|\b(?:then|and|also|please|first|next|now|to))[\s*_#>`-]*"
+    r"(?:^|[.!?;:,(\u2014\u2013]|\s[-*>]|\b(?:then|and|also|please|first|next|now))[\s*_#>`-]*"
     r"(?:(?:todo|fixme|note|nb|xxx|hack|important|warning|reminder|action)\b[\s:*_-]*)?"
     r"(?:respond|reply|answer|say|tell|output|print|write|add|remove|delete|replace|change|modify|insert|"
     r"append|create|use|call|import|open|read|load|fetch|download|post|commit|push|merge|approve|disable|"

@@ -83,6 +83,7 @@ def _comment_grades(*comments: str) -> list[str]:
         "AUTHORING NOTE for maintainers: this page mirrors the skills list and is kept short on purpose.",
         "NOTE: this copy is kept in sync with the site navigation pages by hand.",
         "Changes to this file will be overwritten; it is generated from the plugin manifest.",
+        "CANONICAL SOURCE: agents/x.md. To update this copy, edit the canonical source at agents/x.md instead.",
     ],
 )
 def test_hidden_notes_to_maintainers_are_info(comment: str) -> None:
