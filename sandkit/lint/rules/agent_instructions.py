@@ -162,6 +162,19 @@ def _unpinned_source(command: str) -> bool:
     return source is None or not _FIXED_REVISION.fullmatch(_revision(source.group()))
 
 
+def _registry_release(command: str) -> bool:
+    """Whether an unpinned run takes a registry's release (``npx pkg@latest``, ``uvx tool@latest``, a
+    dist-tag such as ``@next``, ``go install MOD@latest``, which the module proxy resolves to the
+    newest tagged version) rather than a source repository's branch (``go install MOD@main``, a git
+    source, ``cargo install --git``). A release is what an install by name, which is no finding,
+    fetches too, and once published its code does not change; a branch is whatever was pushed last."""
+    if _GIT_SOURCE.search(command) or _URL.search(command) or re.search(r"(?i)\s--git\b", command):
+        return False
+    if command[:2].lower() == "go":
+        return command.lower().rstrip("\"'`").endswith("@latest")
+    return True
+
+
 def _revision(source: str) -> str:
     """The revision a git source names: after ``@`` in its path (pip) or after ``#`` (npm)."""
     path = source.split("://", 1)[-1].split(":", 1)[-1]
@@ -269,10 +282,12 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     node); a download saved to a file that the same line, or one of the next eight lines of the
     same code block, runs by its path or through an interpreter (`curl -fsSLo i.sh URL && sudo
     bash i.sh`, `wget URL` then `sh install.sh`, `iwr URL -OutFile i.ps1; .\\i.ps1`); code fetched
-    by name at no fixed version and run, at medium (`go install|run MODULE@latest` or `@main`,
-    `npx pkg@latest` and the other one-shot runners given a moving tag, `cargo install --git URL`
+    by name at no fixed version and run: at medium from a source repository's branch (`go
+    install|run MODULE@main`, `cargo install --git URL`
     without `--rev`/`--tag`, `pip install git+URL` without a commit or version, a global npm
-    install or `npx` of a git source without a commit); and running a script from a hidden folder (`bash
+    install or `npx` of a git source without a commit), at info from a registry's newest release
+    (`npx pkg@latest` and the other one-shot runners given a dist-tag, `go install MODULE@latest`:
+    what an install by name fetches too, a published version's code being fixed); and running a script from a hidden folder (`bash
     .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted, nor folders
     that tools make in the checkout: `source .venv/bin/activate`, `.tox/`, `.nox/`, `.direnv/`).
     A hidden script is medium (committed, not downloaded), and info when the instruction file is
@@ -321,12 +336,13 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         if pos.line in seen or _NEGATED.search(line[: pos.column - 1]) or not _unpinned_source(match.group()):
             continue
         seen.add(pos.line)
-        yield Hit(
-            pos,
-            f"instructions tell the agent to fetch code at no fixed version and run it: {clip(match.group())}",
-            severity="medium",
-            why="a named package or repository, not an arbitrary download: whatever its publisher pushed last runs",
-        )
+        message = f"instructions tell the agent to fetch code at no fixed version and run it: {clip(match.group())}"
+        if _registry_release(match.group()):
+            why = "a registry's newest release, as an install by name fetches it: a published version's code is fixed"
+            yield Hit(pos, message, severity="info", why=why)
+        else:
+            why = "a named repository's branch, not an arbitrary download: whatever its owner pushed last runs"
+            yield Hit(pos, message, severity="medium", why=why)
     for match, _pos in file.search(_HIDDEN_SCRIPT):
         pos = file.pos_at(match.start(1))
         if _ACTIVATE.search(match.group(1)):

@@ -333,15 +333,13 @@ def test_a_download_that_is_only_read_or_run_elsewhere_is_not_reported(text: str
 @pytest.mark.parametrize(
     ("text", "column"),
     [
-        ("Install gopls: `go install golang.org/x/tools/gopls@latest`", 17),
         ("go run github.com/acme/gen/cmd/gen@main ./...", 1),
+        ("go install github.com/acme/tool/cmd/tool@master", 1),
         ("Install the linter with `cargo install --git https://github.com/acme/lint`", 26),
         ("cargo install --git https://github.com/acme/lint --branch main", 1),
         ("pip install git+https://github.com/acme/tool.git", 1),
         ("pip install 'tool @ git+https://github.com/acme/tool@main'", 1),
         ("python -m pip install git+ssh://git@github.com/acme/tool.git#egg=tool", 1),
-        ("npx create-acme-app@latest my-app", 1),
-        ("Run `pnpm dlx @acme/cli@next init`", 6),
         ("npm install -g github:acme/cli", 1),
         ("npx github:acme/cli", 1),
     ],
@@ -350,6 +348,23 @@ def test_code_fetched_at_no_fixed_version_is_medium(text: str, column: int) -> N
     findings = [f for f in lint_text("CLAUDE.md", f"# Tools\n{text}\n") if f.rule == "AI001"]
     assert [(f.line, f.column, f.severity) for f in findings] == [(2, column, "medium")]
     assert "no fixed version" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [
+        ("Install gopls: `go install golang.org/x/tools/gopls@latest`", 17),
+        ("npx create-acme-app@latest my-app", 1),
+        ("Run `pnpm dlx @acme/cli@next init`", 6),
+        ("bunx shadcn@latest add button", 1),
+        ("uvx ruff@latest check .", 1),
+    ],
+)
+def test_a_registrys_newest_release_is_info(text: str, column: int) -> None:
+    """What an install by name fetches too (no finding): reported, but not failing a run."""
+    findings = [f for f in lint_text("CLAUDE.md", f"# Tools\n{text}\n") if f.rule == "AI001"]
+    assert [(f.line, f.column, f.severity) for f in findings] == [(2, column, "info")]
+    assert "newest release" in findings[0].message
 
 
 @pytest.mark.parametrize(
