@@ -178,7 +178,12 @@ def _plausible(token: Token, text: str) -> bool:
         if _commented_example(text, token.start, password):
             return False
         return not (
-            len(password) < 4 or password == user or is_placeholder(password) or weak or _field_name(user, password)
+            len(password) < 4
+            or _echoes_user(user, password)
+            or is_placeholder(password)
+            or weak
+            or _field_name(user, password)
+            or _CAPITALS_PLACEHOLDER.fullmatch(password)
         )
     if re.search(r"(?i)example|x{6}|0{8}|fake|dummy|redacted|test_?key", value):
         return False
@@ -192,6 +197,19 @@ def _plausible(token: Token, text: str) -> bool:
         if classes < 2 or any(seq in body for seq in _SEQUENCES) or re.search(r"(.)\1{5}|(\d{3,})\W\2\b", body):
             return False  # one class, a counting run, a repeated character, or a repeated group (xoxb-1234-1234-...)
     return True
+
+
+#: A password in capitals made of words joined by ``_`` (``STRONG_DB_PASSWORD``, ``YOUR_PASSWORD``,
+#: ``CHANGE_ME``): a slot to fill in, as a capitals value is for a secret-named key (PS002).
+_CAPITALS_PLACEHOLDER = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def _echoes_user(user: str, password: str) -> bool:
+    """The password is the URL's user name, maybe in leetspeak (``postgres:p0stgr3s@``): the
+    service's default account written out, not a credential someone chose."""
+    if not user:
+        return False
+    return password == user or password.lower().translate(_LEET) == user.lower().translate(_LEET)
 
 
 #: Words documentation builds a sample password of (``supersecretpassword``, ``T0pS3cr3t``, ``MyStrongPass``).
@@ -666,6 +684,12 @@ def _echoes_its_name(name: str, text: str) -> bool:
 _QUALIFIED_NAME = lazy(r"(?:[a-z0-9-]+\.)+[a-z]{2,}/[A-Za-z0-9._-]*")
 _TYPE_NAME = lazy(r"(?i)(?:non-empty-|nullable-)?(?:string|number|integer|boolean|object|array|mapping|sequence)")
 _WORDS = lazy(r"(?<![A-Za-z0-9])[a-z]{4,}-[a-z]{4,}(?![A-Za-z0-9])")
+#: A call of a lower-case function with nothing, keywords, quoted strings or further calls as
+#: arguments (``str()``, ``str(required=False)``, ``enum("true", "false")``, ``any(str(), int())``,
+#: ``include('chart')``): how Yamale and similar schema files type a field, not a value of it.
+_VALIDATOR_CALL = lazy(
+    r"[a-z][a-z_]{1,15}\((?:\s*(?:[a-z_]+\s*=\s*)?(?:[\w.+-]*|\"[^\"]*\"|'[^']*'|[a-z_]+\([^()]*\))\s*,?)*\)"
+)
 
 
 _SECRET_ENDING = lazy(r"(?i)(?:secret|password|passwd|pass|pwd|token|(?<![a-z])key)$")
@@ -759,6 +783,8 @@ def literal_secret(name: str, value: object) -> bool:
         return False  # a word of a natural language ("Contraseña", "パスワード"): a label, not a key
     if _TYPE_NAME.fullmatch(text):
         return False  # a schema's type ("password": "non-empty-string" in GitHub's workflow schema)
+    if _VALIDATOR_CALL.fullmatch(text):
+        return False  # a schema validator's rule (Yamale's ``str(required=False)``, ``enum('a', 'b')``)
     if _QUALIFIED_NAME.fullmatch(text):
         return False  # a domain-qualified label or annotation name ("external-dns.alpha.kubernetes.io/")
     if _WORDS.search(text) and not re.search(r"(?i)pass|pwd", str(name)):

@@ -202,7 +202,9 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     --password-stdin`), `::add-mask::`, `> /dev/null`, logins (`docker login`, `npm login`: the
     tool's credential store) and a secret passed as an argument of any other command are not
     findings: `gpg --passphrase '${{ secrets.X }}' --export-secret-key > key.asc` writes the key
-    gpg makes, not the passphrase.
+    gpg makes, not the passphrase. `sed -i` (and `-i.bak`, `--in-place`) writes what it edits in
+    to its file. A secret whose name, and the name of the variable holding it, says it holds an
+    identifier (`CF_ZONE_ID: ${{ secrets.CLOUDFLARE_ZONE_ID }}`, as for CS001) is info.
 
     Why:
     Masking in logs is best-effort (encoded or split values escape it), and a file in the
@@ -216,14 +218,15 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     doc = workflow(file)
     if doc is None:
         return
-    top = {name for name, _, _ in _env_secrets(doc.get("env"))}
+    top = {name: secret for name, secret, _ in _env_secrets(doc.get("env"))}
     for job in jobs(doc):
-        job_vars = top | {name for name, _, _ in _env_secrets(job.spec.get("env"))}
+        job_vars = {**top, **{name: secret for name, secret, _ in _env_secrets(job.spec.get("env"))}}
         for step in job.steps:
             run = step.get("run")
             if not isinstance(run, PStr):
                 continue
-            names = job_vars | {name for name, _, _ in _env_secrets(step.get("env"))}
+            step_vars = {name: secret for name, secret, _ in _env_secrets(step.get("env"))}
+            names = {**job_vars, **step_vars}
             yield from _leaks(file, run, names)
 
 
@@ -237,6 +240,8 @@ _HEREDOC = lazy(r"(?<!<)<<-?\s*(['\"]?)([A-Za-z_][\w.-]{0,40})\1")
 _HERESTRING = lazy(r"<<<")
 _REDIRECT = lazy(r"(?<![<\d&])(\d?)(&?>>?)(?!&)\s*(\S+)|(\d?)>&(\d)")
 _NOT_FILES = frozenset({"/dev/stderr", "/dev/stdout", "/dev/tty"})
+#: sed's in-place option: ``-i``, ``-i.bak``, ``-i''``, ``--in-place``, or ``i`` among short options (``-Ei``).
+_IN_PLACE = lazy(r"(?<!\S)(?:-[A-Za-z]*i\S*|--in-place\S*)(?!\S)")
 
 
 class _Segment(NamedTuple):
@@ -247,7 +252,7 @@ class _Segment(NamedTuple):
     piped: bool
 
 
-def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:
+def _leaks(file: SourceFile, run: PStr, names: dict[str, str]) -> Iterator[Hit]:
     """Where a secret reaches the log or a file: as an argument of a command whose output holds
     it (echo, printf, sed, jq ...), or as the text of a here-document or here-string given to
     one that passes its input on (cat, tee, base64 ...), followed through pipes of such commands
@@ -263,9 +268,9 @@ def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:
             if line.strip() == delimiter:
                 heredoc = None
                 continue
-            used = _secret_in(line, names if expands else set())
+            used = _secret_in(line, names if expands else {})
             if used is not None and goes in ("file", "log"):
-                yield _hit(file, run, start + used.start(), used.group(), goes)
+                yield _hit(file, run, start + used.start(), used.group(), goes, names)
             continue
         if _MASK in line:
             continue
@@ -282,7 +287,7 @@ def _leaks(file: SourceFile, run: PStr, names: set[str]) -> Iterator[Hit]:
         for used in found:
             goes = _where_it_goes(shell, line, segments, used.start())
             if goes in ("file", "log") or goes.startswith("config:"):
-                yield _hit(file, run, start + used.start(), used.group(), goes)
+                yield _hit(file, run, start + used.start(), used.group(), goes, names)
                 break
 
 
@@ -297,6 +302,8 @@ def _where_it_goes(shell: str, line: str, segments: list[_Segment], at: int) -> 
     program = _program(line[segment.start : segment.end])
     here = _HERESTRING.search(shell, segment.start, at)
     if program in _ARGUMENT_PRINTERS and here is None:
+        if program == "sed" and _IN_PLACE.search(line, segment.start, segment.end):
+            return "file"  # ``sed -i "s/KEY=.*/KEY=$TOKEN/" .env`` edits the secret into the file, prints nothing
         return _destination(shell, line, segments, index, passes_input=False)
     if here is not None:
         return _destination(shell, line, segments, index, passes_input=True)
@@ -371,20 +378,31 @@ def _single_quoted(line: str, at: int) -> bool:
     return quote == "'"
 
 
-def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str) -> Hit:
+def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict[str, str]) -> Hit:
     name = used.strip("${ ")
     if goes.startswith("config:"):
         message = f"run step writes {name} to {goes.split(':', 1)[1]}"
     else:
         message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
+    secret = SECRET_REF.match(used)
+    held = (secret.group(1) or secret.group(2)) if secret else names.get(name.strip("{}"), "")
+    if _IDENTIFIER.search(held.upper()) and (secret or _IDENTIFIER.search(name.strip("{}").upper())):
+        # The variable and its secret both name an identifier (``CF_ZONE_ID`` from
+        # ``secrets.CLOUDFLARE_ZONE_ID``): kept out of logs by choice, it lets nobody in.
+        return Hit(
+            file.str_pos(run, at),
+            message + ", an identifier rather than a credential",
+            severity="info",
+            why=f"{held} names an identifier (an id, user, region, organisation), not a credential",
+        )
     return Hit(file.str_pos(run, at), message)
 
 
-def _secret_in(line: str, names: set[str]) -> re.Match[str] | None:
+def _secret_in(line: str, names: dict[str, str]) -> re.Match[str] | None:
     return next(iter(_secrets_in(line, names)), None)
 
 
-def _secrets_in(line: str, names: set[str]) -> list[re.Match[str]]:
+def _secrets_in(line: str, names: dict[str, str]) -> list[re.Match[str]]:
     """Every ``secrets.X`` and ``$NAME`` of a secret-holding variable in ``line``, in order."""
     found = list(SECRET_REF.finditer(line))
     for name in sorted(names):

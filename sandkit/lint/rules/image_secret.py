@@ -159,8 +159,10 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     credential format. `ENV GPG_KEY=<fingerprint>`, empty values and front-end settings that are
     public by design (`NEXT_PUBLIC_POSTHOG_KEY`, `VITE_*`, `REACT_APP_*`, unless the name says
     SECRET, PASSWORD or PRIVATE) are not findings; a placeholder-looking default (`ENV
-    TOKEN=123456`, `ENV API_KEY=changeme`) is info, and a secret-named ARG or ENV in a builder
-    stage no image is built from (only `COPY --from` it) is low: its history stays in the builder.
+    TOKEN=123456`, `ENV API_KEY=changeme`, a hex marker word such as `CAFEBABE`) is info, and a
+    secret-named ARG or ENV in a builder stage no image is built from (only `COPY --from` it) is
+    low: its history stays in the builder (info when its default, or the default of the ARG it
+    is set from, is placeholder-looking).
     Values are read as Docker reads them, as text: the words of a script kept in a value (`ARG
     PATCH_SCRIPT="... apt-key add ..."`) are not names. A Firebase web API key under a
     `FIREBASE_*` name is info (public by design).
@@ -175,6 +177,7 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
     pass run-time secrets when the container starts (a kit `secrets:` entry, `--env-file`).
     """
     shipped = _shipped_stages(file)
+    dummy_args: dict[tuple[int, str], str] = {}  # (stage, ARG name): its placeholder-looking default
     for ins in file.instructions:
         if ins.keyword not in ("ENV", "ARG"):
             continue
@@ -192,14 +195,20 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
                 continue
             pos = ins.pos_at(offset)
             stage = f"build stage {ins.stage + 1}"
+            if ins.keyword == "ARG" and _dummy(value):
+                dummy_args[(ins.stage, name)] = value.strip()
+            referenced = _argument_named(value)
+            stand_in = bool(dummy_args.get((ins.stage, referenced))) if referenced else _dummy(value)
             if ins.stage not in shipped:
                 if ins.keyword == "ARG" or value.strip("\"'"):
                     yield Hit(
                         pos,
                         f"{ins.keyword} {name} in {stage} holds a secret in a stage no image is built from "
-                        "(only files copied from it ship)",
-                        severity="low",
-                        why="the stage's history and config stay in the builder and its cache, not in the image",
+                        "(only files copied from it ship)"
+                        + (", with a placeholder-looking default" if stand_in else ""),
+                        severity="info" if stand_in else "low",
+                        why="the stage's history and config stay in the builder and its cache, not in the image"
+                        + ("; the value is a build-time stand-in" if stand_in else ""),
                     )
                 continue
             if ins.keyword == "ARG":
@@ -223,13 +232,32 @@ def secret_in_image_env(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(pos, f"ENV {name} in {stage} bakes a secret into the image config")
 
 
+#: Hexadecimal words programmers write as a marker value (``DEADBEEF``, ``CAFEBABE``, ``0xBAADF00D``),
+#: alone or repeated: a build-time stand-in, not key material.
+_HEX_WORDS = lazy(
+    r"(?i)(?:0x)?(?:dead(?:beef|c0de|babe|f00d)|cafe(?:babe|d00d|f00d)|ba+df00d|feed(?:face|beef)|"
+    r"8badf00d|defec8ed|c0ffee|decafbad|abad1dea|badc0de)+"
+)
+_ARGUMENT = lazy(r"\$\{?([A-Za-z_]\w*)\}?")
+
+
+def _argument_named(value: str) -> str:
+    """The ARG an ENV value is exactly (``"$KEY"``, ``${KEY}``), or ""."""
+    match = _ARGUMENT.fullmatch(value.strip().strip("\"'"))
+    return match.group(1) if match else ""
+
+
 def _dummy(value: str) -> bool:
     """A stand-in rather than a credential: a placeholder word, a short number or counting run
-    (``123456``), one character repeated."""
+    (``123456``), one character repeated, a hexadecimal marker word (``CAFEBABE``)."""
     text = value.strip().strip("\"'")
     if not text:
         return False
-    return is_placeholder(text) or bool(re.fullmatch(r"\d{1,8}|(.)\1{3,}|0?123456789?0?|abcdef\w{0,4}", text))
+    return (
+        is_placeholder(text)
+        or bool(re.fullmatch(r"\d{1,8}|(.)\1{3,}|0?123456789?0?|abcdef\w{0,4}", text))
+        or bool(_HEX_WORDS.fullmatch(text))
+    )
 
 
 def _copy_sources(args: str, exec_form: list[str] | None) -> list[str]:

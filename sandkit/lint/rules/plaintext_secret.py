@@ -113,7 +113,8 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     ``<token>``), bodies with one character class or counting sequences, the jwt.io sample
     token, Supabase ``anon`` keys (public by design), the storage emulator's published key,
     values after "e.g.", "eg" or "such as", key headers with no key after them,
-    URLs whose password is a stand-in, a `${VAR}` or a word and a number (`abc123`), tokens shown
+    URLs whose password is a stand-in, a `${VAR}`, a word and a number (`abc123`), capitals words
+    (`STRONG_DB_PASSWORD`) or the user name, maybe in leetspeak (`postgres:p0stgr3s`), tokens shown
     truncated (`ghp_1a2B...`), and a credential URL on a comment line that says it is an
     example (`# e.g. --routes=` then a URL with `ruser:T0pS3cr3t`) or whose password is made of
     sample words (`supersecretpassword`). A URL's user and password hold no space, quote or
@@ -196,7 +197,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `[parameters('x')]`, `@Microsoft.KeyVault(...)`, `#{Name}#`, `__Name__`, `((name))`,
     `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
     xxxx, `your-secret-here`, instructions in capitals (`DEFINED-IN-REGION-SECRETS`, `SET-ME`,
-    `FROM_SECRET_STORE`), empty or very short values, one piece repeated such as
+    `FROM_SECRET_STORE`), a schema validator's rule (Yamale's `str(required=False)`,
+    `enum("a", "b")`), empty or very short values, one piece repeated such as
     `privatekeyprivatekey`, counting runs such as `0123456789abcdef`, a hex identifier's shape
     with letters hex has not, and base64 of a placeholder such as `cGFzc3dvcmQ=`), prose with
     spaces, the name of another variable,

@@ -429,3 +429,130 @@ def test_a_secret_stored_by_a_config_command_is_written(line: str, where: str) -
 )
 def test_config_commands_that_store_no_secret_are_not_findings(line: str) -> None:
     assert at(lint_text(WF, _workflow(line)), "CS004") == []
+
+
+# ---- Fifth development sweep (issue 33, fifth round) ---------------------------------------------------
+# Classes seen on development repositories (docs/lint.md, "A fifth development sweep").
+
+
+def _url(user: str, password: str) -> str:
+    return "postgresql://" + user + ":" + password + "@db:5432/app"
+
+
+@pytest.mark.parametrize(
+    ("user", "password"),
+    [
+        ("docmost", "STRONG_DB_PASSWORD"),
+        ("app", "YOUR_PASSWORD"),
+        ("app", "CHANGE_ME"),
+        ("postgres", "p0stgr3s"),
+        ("admin", "4dm1n"),
+        ("Root", "r00t"),
+    ],
+)
+def test_url_passwords_that_are_slots_or_the_user_are_not_findings(user: str, password: str) -> None:
+    text = f"services:\n  app:\n    image: app:1\n    environment:\n      DATABASE_URL: '{_url(user, password)}'\n"
+    assert at(lint_text("docker-compose.yml", text), "PS001") == []
+
+
+@pytest.mark.parametrize(
+    ("user", "password"),
+    [("app", REAL), ("app", "K8XQ2MZP7T4L"), ("postgres", "p0stgr3s" + "Q9"), ("postgres", "Postgres_2024x")],
+)
+def test_url_passwords_that_look_chosen_stay_findings(user: str, password: str) -> None:
+    text = f"services:\n  app:\n    image: app:1\n    environment:\n      DATABASE_URL: '{_url(user, password)}'\n"
+    assert [f.severity for f in lint_text("docker-compose.yml", text) if f.rule == "PS001"] == ["high"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "str(required=False)",
+        "str()",
+        'enum("true", "false", required=False)',
+        "any(str(), null())",
+        "include('credentials')",
+        "regex('^[a-z]+$', name='key')",
+    ],
+)
+def test_schema_validator_rules_are_not_values(value: str) -> None:
+    text = f"annotations:\n  artifacthub.io/signKey: {value}\npassword: {value}\napiToken: {value}\n"
+    assert at(lint_text(".github/config/yamale.yaml", text), "PS002") == []
+
+
+@pytest.mark.parametrize("value", [REAL, "Kx(82)mQpz4t", "s3cr3t(9)x7Q"])
+def test_values_with_brackets_that_are_no_call_stay_findings(value: str) -> None:
+    text = f"db:\n  password: '{value}'\n"
+    assert at(lint_text("values.yaml", text), "PS002") == [(2, 13)]
+
+
+_BUILDER = "FROM node:20 AS build\n{lines}\nRUN npm run build\nFROM node:20-slim\nCOPY --from=build /app /app\n"
+
+
+@pytest.mark.parametrize("marker", ["CAFEBABE", "DEADBEEF", "0xdeadbeef", "deadbeefdeadbeef", "BAADF00D"])
+def test_hex_marker_defaults_in_a_builder_stage_are_info(marker: str) -> None:
+    lines = f'ARG ENCRYPTION_KEY="{marker}"\nENV ENCRYPTION_KEY="$ENCRYPTION_KEY"'
+    findings = [f for f in lint_text("Dockerfile", _BUILDER.format(lines=lines)) if f.rule == "IS001"]
+    assert [(f.line, f.severity) for f in findings] == [(2, "info"), (3, "info")]
+
+
+def test_real_defaults_in_a_builder_stage_stay_low() -> None:
+    lines = f'ARG ENCRYPTION_KEY="{REAL}"\nENV ENCRYPTION_KEY="$ENCRYPTION_KEY"\nARG TELEMETRY_KEY=""\nENV TELEMETRY_KEY=$TELEMETRY_KEY'
+    findings = [f for f in lint_text("Dockerfile", _BUILDER.format(lines=lines)) if f.rule == "IS001"]
+    assert [(f.line, f.severity) for f in findings] == [(2, "low"), (3, "low"), (4, "low"), (5, "low")]
+
+
+def test_hex_markers_in_a_shipped_image_are_info_and_real_values_high() -> None:
+    text = f"FROM node:20\nENV SESSION_KEY=CAFEBABE\nENV SIGNING_KEY={REAL}\nENV CAFE_TOKEN=cafebabe{REAL}\n"
+    findings = [f for f in lint_text("Dockerfile", text) if f.rule == "IS001"]
+    assert [(f.line, f.severity) for f in findings] == [(2, "info"), (3, "high"), (4, "high")]
+
+
+def _workflow_env(env: str, *lines: str) -> str:
+    body = "".join(f"          {line}\n" for line in lines)
+    return (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        f"      - env:\n          {env}\n        run: |\n" + body
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        ("CF_ZONE_ID: ${{ secrets.CLOUDFLARE_ZONE_ID }}", 'echo "purging zone $CF_ZONE_ID"'),
+        ("ACCOUNT: ${{ secrets.AWS_ACCOUNT_ID }}", 'echo "account=${ACCOUNT}" >> "$GITHUB_OUTPUT"'),
+        ("X: ${{ secrets.A }}", 'echo "user ${{ secrets.DOCKERHUB_USERNAME }}"'),
+    ],
+)
+def test_printing_an_identifier_secret_is_info(env: str, line: str) -> None:
+    findings = [f for f in lint_text(WF, _workflow_env(env, line)) if f.rule == "CS004"]
+    assert [f.severity for f in findings] == ["info"]
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        ("ZONE_ID: ${{ secrets.API_TOKEN }}", 'echo "$ZONE_ID"'),  # the variable's name hides a credential
+        ("CF_TOKEN: ${{ secrets.CLOUDFLARE_ZONE_ID }}", 'echo "$CF_TOKEN"'),  # a credential-named variable
+        ("X: ${{ secrets.A }}", 'echo "${{ secrets.CLOUDFLARE_API_TOKEN }}"'),
+    ],
+)
+def test_printing_a_credential_stays_high(env: str, line: str) -> None:
+    findings = [f for f in lint_text(WF, _workflow_env(env, line)) if f.rule == "CS004"]
+    assert [f.severity for f in findings] == ["high"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('sed -i "s/LICENSE_KEY=.*/LICENSE_KEY=${{ secrets.LICENSE }}/" .env', "writes secrets.LICENSE to a file"),
+        ('sed -i.bak "s|TOKEN_HERE|$TOKEN|" config.json', "writes TOKEN to a file"),
+        ('sed -Ei "s/^K=.*/K=$TOKEN/" app.env', "writes TOKEN to a file"),
+        ('sed --in-place "s/K=.*/K=$TOKEN/" app.env', "writes TOKEN to a file"),
+        ('sed "s/K=.*/K=$TOKEN/" template.env', "prints TOKEN to the log"),
+        ('sed -n "s/K=.*/K=$TOKEN/p" template.env > out.env', "writes TOKEN to a file"),
+    ],
+)
+def test_sed_in_place_writes_the_file(line: str, message: str) -> None:
+    findings = [f for f in lint_text(WF, _workflow(line)) if f.rule == "CS004"]
+    assert [message in f.message for f in findings] == [True]
