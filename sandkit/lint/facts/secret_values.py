@@ -530,6 +530,8 @@ def is_example_path(path: str) -> bool:
     parts = path.lower().split("/")
     if len(parts) >= 2 and parts[-2] == "ci" and parts[-1].endswith(("values.yaml", "values.yml")):
         return True  # chart-testing's install values (charts/NAME/ci/*-values.yaml): test input
+    if len(parts) >= 4 and parts[-2] == "ci" and "charts" in parts[:-3] and parts[-1].endswith((".yaml", ".yml")):
+        return True  # a chart collection's test scenarios under any name (charts/NAME/ci/tls.yaml)
     if any(_TEST_VALUES_FOLDER.fullmatch(part) for part in parts[:-1]) or _TEST_VALUES_NAME.fullmatch(parts[-1]):
         return True  # a chart's test input kept elsewhere: test-values/, ci-values.yaml, values-lint.yaml
     return any(part in _EXAMPLE_FOLDERS for part in parts[:-1]) or bool(_EXAMPLE_NAME.search(parts[-1]))

@@ -278,18 +278,18 @@ def _lines_runs(file: SourceFile) -> list[set[str] | None]:
 def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     """An instruction file tells the agent to download and run code, or to run a hidden script.
 
-    `curl ... | sh` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into python or
-    node); a download saved to a file that the same line, or one of the next eight lines of the
-    same code block, runs by its path or through an interpreter (`curl -fsSLo i.sh URL && sudo
-    bash i.sh`, `wget URL` then `sh install.sh`, `iwr URL -OutFile i.ps1; .\\i.ps1`); code fetched
-    by name at no fixed version and run: at medium from a source repository's branch (`go
-    install|run MODULE@main`, `cargo install --git URL`
-    without `--rev`/`--tag`, `pip install git+URL` without a commit or version, a global npm
-    install or `npx` of a git source without a commit), at info from a registry's newest release
-    (`npx pkg@latest` and the other one-shot runners given a dist-tag, `go install MODULE@latest`:
-    what an install by name fetches too, a published version's code being fixed); and running a script from a hidden folder (`bash
-    .cache/setup.sh`, `node .vscode/x.js`; .github and .devcontainer are not counted, nor folders
-    that tools make in the checkout: `source .venv/bin/activate`, `.tox/`, `.nox/`, `.direnv/`).
+    `curl ... | sh` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into python or node);
+    a download saved to a file that the same line, or one of the next eight lines of the same code
+    block, runs by its path or through an interpreter (`curl -fsSLo i.sh URL && sudo bash i.sh`,
+    `wget URL` then `sh install.sh`, `iwr URL -OutFile i.ps1; .\\i.ps1`); code fetched by name at no
+    fixed version and run: at medium from a source repository's branch (`go install|run
+    MODULE@main`, `cargo install --git URL` without `--rev`/`--tag`, `pip install git+URL` without a
+    commit or version, a global npm install or `npx` of a git source without a commit), at info from
+    a registry's newest release (`npx pkg@latest` and the other one-shot runners given a dist-tag,
+    `go install MODULE@latest`: what an install by name fetches too, a published version's code
+    being fixed); and running a script from a hidden folder (`bash .cache/setup.sh`, `node
+    .vscode/x.js`; .github and .devcontainer are not counted, nor folders that tools make in the
+    checkout: `source .venv/bin/activate`, `.tox/`, `.nox/`, `.direnv/`).
     A hidden script is medium (committed, not downloaded), and info when the instruction file is
     in the same hidden folder (`.claude/skills/x/SKILL.md` running
     `python .claude/skills/x/scripts/sync.py`): the script is then exactly as visible as the

@@ -204,7 +204,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     spaces, the name of another variable,
     paths, numbers and booleans; lower-case words as an identifier (`soccer_league_two`) under
     a name that is not a password's; keys that name non-secrets (`key`, `cache_key`,
-    `public_key`, `publishable_key`, a data structure's `$$hashKey`, `sortKey`, `partitionKey`);
+    `public_key`, `publishable_key`, a data structure's `$$hashKey`, `sortKey`, `partitionKey`,
+    SonarQube's `ruleKey`), a password's hash by its name (`hashedPassword`, `password_digest`), a
+    key that takes ten or more different values in one JSON or YAML file (a data set's column,
+    `"identityKey"` in each of hundreds of records);
     words of a natural language (`Contraseña`, `パスワード`)
     and message catalogues (translations kept in `locales/`, `i18n/`, `de.json`,
     `messages_fr.properties` ..., whose values are mostly prose); values that name where a secret is kept
@@ -214,10 +217,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `path-key` and their versions) and JSON Schemas; encrypted values (SOPS `ENC[AES256_GCM,
     data:...]`, Ansible Vault) and password hashes (bcrypt `$2y$...`, `$6$...`, argon2, `{SSHA}`).
     Values in a known format are PS001. Test fixtures and documentation (Ansible Molecule's
-    `molecule/` scenarios and a chart's test values, `ci/*-values.yaml`, `test-values/`,
-    `ci-values.yaml`, too) are left out as for PS001. A front-end setting that is public by
-    design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless it says SECRET, PASSWORD or PRIVATE)
-    is info. In a committed `.env` file (not
+    `molecule/` scenarios and a chart's test values, `ci/*-values.yaml`, any YAML in
+    `charts/NAME/ci/`, `test-values/`, `ci-values.yaml`, too) are left out as for PS001. A
+    front-end setting that is public by design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless
+    it says SECRET, PASSWORD or PRIVATE) is info. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
     finding too: whatever deploys with the file and sets nothing else runs with it.
 
@@ -243,8 +246,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     known = {file.pos_at(t.start).line for t in tokens_of(file)}
     claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
     seen: set[Pos] = set()
-    for name, value, pos in _pairs(file):
-        if pos in seen or pos.line in known or pos.line in claimed:
+    pairs = list(_pairs(file))
+    columns = data_columns(pairs) if file.syntax in ("json", "yaml") else set()
+    for name, value, pos in pairs:
+        if pos in seen or pos.line in known or pos.line in claimed or name in columns:
             continue
         seen.add(pos)
         if literal_secret(name, value) and public_client_setting(name):
@@ -262,6 +267,21 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
                 f"{name} defaults to the word {value.strip()!r} in a committed environment file",
                 **(example or {"why": "whatever reads the file and sets nothing else runs with it"}),
             )
+
+
+#: How many different literal values one key may take in a file before it is a data set's column.
+COLUMN_VALUES = 10
+
+
+def data_columns(pairs: list[tuple[str, Any, Pos]]) -> set[str]:
+    """Keys that take COLUMN_VALUES or more different values in one JSON or YAML file: a column of a
+    data set (``"identityKey": "153101ACH|oral"`` in each of hundreds of records), not a setting.
+    Configuration gives a secret's key one value, or one per environment or component."""
+    values: dict[str, set[str]] = {}
+    for name, value, _pos in pairs:
+        if isinstance(value, str):
+            values.setdefault(name, set()).add(value)
+    return {name for name, seen in values.items() if len(seen) >= COLUMN_VALUES}
 
 
 def has_secret_key_hint(text: str) -> bool:
