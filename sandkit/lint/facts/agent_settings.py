@@ -30,11 +30,16 @@ BLANKET_ALLOW = lazy(
 #: An allow rule for a program that runs whatever its arguments say, with any arguments: a shell,
 #: an interpreter, a runner of packages (``Bash(node *)``, ``Bash(python3:*)``, ``Bash(npx *)``),
 #: a wrapper (``env``, ``xargs``, ``sudo``), or git's configuration (``Bash(git config *)``: it sets
-#: ``core.fsmonitor`` or ``core.sshCommand``, which git runs).
+#: ``core.fsmonitor`` or ``core.sshCommand``, which git runs); a toolchain that builds and runs what
+#: it is given (``go run``, ``cargo run``, ``dotnet run``, ``java File.java``); any of them behind a
+#: wrapper with its own arguments (``Bash(timeout 30 bash:*)``, ``Bash(env FOO=1 python3:*)``).
 ANY_ARGUMENT_RUNNER = lazy(
-    r"(?i)^(?:bash|shell)\(\s*(?P<program>(?:ba|z|da|fi|k)?sh|pwsh|powershell|cmd|node|nodejs|deno|bun|bunx|"
+    r"(?i)^(?:bash|shell)\(\s*(?:[A-Za-z_]\w*=\S*\s+)*"  # variables set for the command (MSYS_NO_PATHCONV=1 ...)
+    r"(?:(?:env|sudo|doas|nohup|timeout|nice|ionice|time|command|stdbuf|setsid|chrt)"  # a wrapper, with its
+    r"(?:\s+(?:-[A-Za-z]\s+[A-Za-z_.][\w.-]*|-{1,2}[\w-]+(?:=\S*)?|\d[\w.]*|[A-Za-z_]\w*=\S*))*\s+)*"  # own flags, values
+    r"(?P<program>(?:ba|z|da|fi|k)?sh|pwsh|powershell|cmd|node|nodejs|deno|bun|bunx|"
     r"python[\d.]*|py|pypy[\d.]*|perl|ruby|php|lua|Rscript|osascript|npx|uvx|pipx\s+run|pnpm\s+dlx|yarn\s+dlx|"
-    r"eval|exec|env|xargs|sudo|doas|nohup|timeout|nice|watch|git\s+config|git\s+-c|git)"
+    r"eval|exec|env|xargs|sudo|doas|nohup|timeout|nice|watch|git\s+config|git\s+-c|git|go|cargo|dotnet|java)"
     r"(?:\s+-c|\s+-e)?\s*(?::\s*\*|\s+\*|\*)\s*\)$"
 )
 #: Gemini's shell tool with no command prefix (``run_shell_command``, ``ShellTool``, ``(*)``).

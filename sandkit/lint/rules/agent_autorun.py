@@ -239,7 +239,9 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     `skipDangerousModePermissionPrompt`. Cursor's .cursor/cli.json `Shell(*)` and the like.
     Also a program that runs whatever its arguments say, allowed with any argument: shells and
     interpreters (`Bash(node *)`, `Bash(python3:*)`, `Bash(bash -c:*)`), package runners
-    (`Bash(npx *)`), wrappers (`Bash(env *)`, `Bash(xargs:*)`, `Bash(sudo *)`) and git's
+    (`Bash(npx *)`), toolchains that run what they build (`Bash(go:*)`, `Bash(cargo *)`), wrappers
+    (`Bash(env *)`, `Bash(xargs:*)`, `Bash(sudo *)`, and any of these behind a wrapper with its own
+    arguments, `Bash(timeout 30 bash:*)`) and git's
     configuration (`Bash(git config *)`, `Bash(git:*)`: `core.fsmonitor` runs a command).
     Narrow rules such as `Bash(npm test:*)`, `Bash(npm run build)` or `Bash(git status:*)`
     are not findings.

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sandkit.lint.source import RuleSettings
+from tests.conftest import cpu_seconds
 from tests.lint.helpers import at, lint_files, lint_text, lint_tree
 
 # ---- PS002: translations and natural-language values -------------------------------------------
@@ -723,6 +724,15 @@ def test_agents_on_the_host_network_are_still_reported() -> None:
         "Bash(xargs:*)",
         "Bash(sudo *)",
         "Bash(deno*)",
+        "Bash(timeout 30 bash:*)",
+        "Bash(timeout --signal=KILL 5m python3 *)",
+        "Bash(nice -n 10 sh:*)",
+        "Bash(env FOO=1 node *)",
+        "Bash(MSYS_NO_PATHCONV=1 bash:*)",
+        "Bash(sudo -u build npx *)",
+        "Bash(go:*)",
+        "Bash(cargo *)",
+        "Bash(dotnet:*)",
     ],
 )
 def test_runners_allowed_with_any_argument(entry: str) -> None:
@@ -732,7 +742,21 @@ def test_runners_allowed_with_any_argument(entry: str) -> None:
 
 @pytest.mark.parametrize(
     "entry",
-    ["Bash(npm test:*)", "Bash(node scripts/build.js)", "Bash(git status:*)", "Bash(git diff *)", "Bash(pytest:*)"],
+    [
+        "Bash(npm test:*)",
+        "Bash(node scripts/build.js)",
+        "Bash(git status:*)",
+        "Bash(git diff *)",
+        "Bash(pytest:*)",
+        "Bash(timeout 30 pytest:*)",
+        "Bash(go test:*)",
+        "Bash(go build ./...)",
+        "Bash(cargo test:*)",
+        "Bash(timeout 5 npm test:*)",
+        "Bash(gopls:*)",
+        "Bash(sudo apt install python3:*)",
+        "Bash(sudo -E apt-get install nodejs:*)",
+    ],
 )
 def test_narrow_allow_rules_stay_quiet(entry: str) -> None:
     settings = json.dumps({"permissions": {"allow": [entry]}})
@@ -968,3 +992,12 @@ def test_a_socket_on_a_kept_runner_or_beside_an_agent_stays_critical(runner: str
 def test_a_compose_socket_is_still_critical() -> None:
     text = "services:\n  ci:\n    image: x\n    volumes: ['/var/run/docker.sock:/var/run/docker.sock']\n"
     assert [f.severity for f in lint_text("compose.yaml", text) if f.rule == "RS001"] == ["critical"]
+
+
+def test_wrapper_arguments_cost_little_on_hostile_entries() -> None:
+    """A wrapper's arguments are read by disjoint forms, so a long run of them fails to match at once."""
+    entries = [f"Bash(nice {'-n 1 ' * 2000}x *)", f"Bash(sudo {'-u a -E 1 ' * 2000})", f"Bash({'A=1 ' * 4000}x)"]
+    settings = json.dumps({"permissions": {"allow": entries}})
+    started = cpu_seconds()
+    assert at(lint_text(".claude/settings.json", settings), "AA004") == []
+    assert cpu_seconds() - started < 2
