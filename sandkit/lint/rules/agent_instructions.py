@@ -11,16 +11,22 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import posixpath
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import FETCH_RUN, FETCH_WORDS, LINE_LIMIT, matches_by_line
 from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS
-from sandkit.lint.model import Hit, clip
+from sandkit.lint.model import Finding, Hit, clip
 from sandkit.lint.registry import rule
+from sandkit.lint.repository import RepositoryView, repository_pass
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import Pos
+
+if TYPE_CHECKING:  # read only when a repository pass needs it
+    from sandkit.lint.gitignored import GitignoreRules
 
 _HIDDEN_SCRIPT = lazy(
     r"(?:^|[\s`(\"'])(?:bash|sh|zsh|source|python3?|node|deno|pwsh|\.)[ \t]+(?:\./)?"
@@ -375,7 +381,14 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     A hidden script is medium (committed, not downloaded), and info when the instruction file is
     in the same hidden folder (`.claude/skills/x/SKILL.md` running
     `python .claude/skills/x/scripts/sync.py`): the script is then exactly as visible as the
-    instructions that name it, like `./scripts/test.sh` named from the top.
+    instructions that name it, like `./scripts/test.sh` named from the top. Info too when a
+    skill's file (`skills/x/SKILL.md`, `plugins/p/skills/x/SKILL.md`) runs its own script where
+    the skill is installed (`.claude/skills/x/scripts/y.py`, any hidden path ending in the same
+    `skills/x/...`, with no `..`), and when the repository's .gitignore files ignore the script's
+    hidden folder (`node .gitnexus/run.cjs analyze` with `.gitnexus/` ignored: a folder a tool
+    writes into the checkout, as `.venv/` is), read as git reads them from the top and from the
+    instruction file's project folder; a script in an ignored folder that is on disk and that git
+    tracks (or cannot say it does not: `git add -f`) stays medium.
     Ordinary instructions such as "run `pytest -q`", "`npm test`", `go test ./...`, `pip install
     -e .`, `npm ci`, installs by name from a registry (`cargo install ripgrep`, `npx prettier`:
     often the project's own tool), pinned ones (`go install x@v0.24.0`, `pip install
@@ -432,12 +445,18 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         if pos.line not in seen:
             seen.add(pos.line)
             own = _own_folder(file.path, match.group(1))
-            why = f"the script is in {own}/ like these instructions: committed, as visible as they are"
+            skill = "" if own else _own_skill(file.path, match.group(1))
+            if own:
+                why = f"the script is in {own}/ like these instructions: committed, as visible as they are"
+            elif skill:
+                why = f"the skill's own script, where its {skill}/ folder is installed"
+            else:
+                why = "a committed script, not a download"
             yield Hit(
                 pos,
                 f"instructions tell the agent to run {match.group(1)} from a hidden folder",
-                severity="info" if own else "medium",
-                why=why if own else "a committed script, not a download",
+                severity="info" if own or skill else "medium",
+                why=why,
             )
 
 
@@ -445,8 +464,94 @@ def _own_folder(path: str, script: str) -> str:
     """The hidden folder ``script`` starts with (``.claude``) when the instruction file at ``path``
     is inside it too (``.claude/skills/x/SKILL.md`` running ``.claude/skills/x/scripts/y.py``): a
     skill or command running the script committed beside it; "" otherwise."""
-    top = script.split("/", 1)[0]
-    return top if top in path.split("/")[:-1] else ""
+    parts = script.split("/")
+    return parts[0] if parts[0] in path.split("/")[:-1] and ".." not in parts else ""
+
+
+def _own_skill(path: str, script: str) -> str:
+    """``skills/X`` when the instruction file is directly in a skill's folder ``.../skills/X``
+    (``plugins/p/skills/x/SKILL.md``, ``skills/x/SKILL.md``) and ``script`` runs a file of the same
+    skill where an agent installs it (``.claude/skills/x/scripts/y.py``,
+    ``.claude/plugins/p/skills/x/scripts/y.py``): the skill's own script, committed beside it; ""
+    otherwise (another skill's script, a path climbing out with ``..``)."""
+    folder = path.split("/")[:-1]
+    parts = script.split("/")
+    if len(folder) < 2 or folder[-2] != "skills" or ".." in parts:
+        return ""
+    found = any(parts[i] == "skills" and parts[i + 1] == folder[-1] for i in range(1, len(parts) - 2))
+    return f"skills/{folder[-1]}" if found else ""
+
+
+_HIDDEN_RUN = lazy(r"^instructions tell the agent to run (\S+) from a hidden folder \(medium: ")
+
+
+@repository_pass("ignored-hidden-script")
+def lower_scripts_git_ignores(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+    """Settle AI001's hidden scripts by the repository's .gitignore files: a script in a hidden
+    folder that they ignore (``node .gitnexus/run.cjs analyze``, ``.gitnexus/`` ignored) is what a
+    tool writes into the checkout, not a script committed there, and is info (see
+    :func:`_tool_output`); one that is committed, or could be, stays medium."""
+    if not any(f.rule == "AI001" and f.severity == "medium" for f in findings):
+        return findings
+    from sandkit.lint.gitignored import GitignoreRules
+
+    rules = GitignoreRules(repo.read)
+    asked: dict[str, bool | None] = {}  # what git said of each script on disk, at most _GIT_ASKED
+    out = []
+    for finding in findings:
+        match = _HIDDEN_RUN.match(finding.message) if finding.rule == "AI001" and finding.severity == "medium" else None
+        why = _tool_output(finding.path, match.group(1), rules, repo, asked) if match else ""
+        if match and why:
+            finding = finding._replace(
+                severity="info",
+                base_severity=finding.severity_before_passes,
+                message=f"instructions tell the agent to run {match.group(1)} from a hidden folder (info: {why})",
+            )
+        out.append(finding)
+    return out
+
+
+def _tool_output(
+    instructions: str, script: str, rules: GitignoreRules, repo: RepositoryView, asked: dict[str, bool | None]
+) -> str:
+    """Why the hidden ``script`` that the file at ``instructions`` runs is no committed script, or
+    "". The command may run from the top of the checkout or from the instruction file's own
+    project folder (the folder it is in, above any hidden one: ``sub/`` for ``sub/AGENTS.md`` and
+    ``sub/.claude/skills/x/SKILL.md``); the script must be ignored from each, and where it is on
+    disk git must say it does not track it (a file added with ``git add -f`` inside an ignored
+    folder is committed all the same; with no git to ask, it may be). Git is asked about
+    :data:`_GIT_ASKED` scripts at most in a scan; the others are taken as tracked."""
+
+    path = script.rstrip(".,:;!?")
+    parts = path.split("/")
+    if path.startswith("/") or ".." in parts:
+        return ""
+    folder: list[str] = []
+    for part in instructions.split("/")[:-1]:
+        if part.startswith("."):
+            break
+        folder.append(part)
+    said = ""
+    for base in dict.fromkeys(["", "/".join(folder)]):
+        at = posixpath.normpath(posixpath.join(base, path))
+        ignore, ignored = rules.ignoring(at)
+        if not ignore or (repo.exists(at) and _tracked(repo.root, at, asked) is not False):
+            return ""
+        said = said or f"{ignore} ignores {ignored}{'/' if ignored != at else ''}"
+    return f"{said}: the output of a tool run in the checkout, not a committed script"
+
+
+_GIT_ASKED = 32
+
+
+def _tracked(root: str, path: str, asked: dict[str, bool | None]) -> bool | None:
+    """Whether git tracks ``path``, asked once per path and of :data:`_GIT_ASKED` paths at most
+    (None: not known)."""
+    from sandkit.lint.gitignored import git_tracked
+
+    if path not in asked:
+        asked[path] = git_tracked(root, path) if len(asked) < _GIT_ASKED else None
+    return asked[path]
 
 
 _FENCE = lazy(r"(?m)^ {0,3}(`{3,}|~{3,})")
