@@ -11,16 +11,22 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import posixpath
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import FETCH_RUN, FETCH_WORDS, LINE_LIMIT, matches_by_line
 from sandkit.lint.kinds import AGENT_CONFIG, AGENT_INSTRUCTIONS
-from sandkit.lint.model import Hit, clip
+from sandkit.lint.model import Finding, Hit, clip
 from sandkit.lint.registry import rule
+from sandkit.lint.repository import RepositoryView, repository_pass
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import Pos
+
+if TYPE_CHECKING:  # read only when a repository pass needs it
+    from sandkit.lint.gitignored import GitignoreRules
 
 _HIDDEN_SCRIPT = lazy(
     r"(?:^|[\s`(\"'])(?:bash|sh|zsh|source|python3?|node|deno|pwsh|\.)[ \t]+(?:\./)?"
@@ -76,10 +82,12 @@ _TOOL_COMMENT = lazy(
 _BASE64 = lazy(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{200,}={0,2}")
 _HEX = lazy(r"[0-9A-Fa-f]+")
 _RISKY_WORDS = lazy(
-    r"(?i)\b(?:ignore|disregard|do not (?:tell|mention|reveal)|secret|"
-    r"token|password|credential|curl|wget|exfiltrat\w*|send|upload|run|"
+    r"(?i)\b(?:ignore|disregard|do not (?:tell|mention|reveal)|curl|wget|exfiltrat\w*|send|upload|run|"
     r"execute|install)\b"
 )
+#: A secret's name that makes a hidden comment high; read in :func:`_secret_prose`, where file
+#: names, paths and compounds that name no secret are taken out.
+_RISKY_SECRET = lazy(r"(?i)\b(?:secret|token|password|credential)\b")
 #: What in a hidden comment an agent could act on, whatever words surround it: text shaped like a
 #: command, secrets or the environment, a path outside the checkout, an attempt to replace its
 #: instructions. A tool directive or a short comment is still reported when it holds one of these
@@ -88,12 +96,50 @@ _RISKY_WORDS = lazy(
 _ACTABLE = lazy(
     r"(?i)`|\$\{?[A-Z_][A-Z0-9_]{2,}|"
     r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:instructions?|rules?|prompt|above|previous|prior)\b|"
-    r"\bsystem\s+prompt\b|\bjailbreak|(?<![\w-])(?:secrets?|tokens?|passwords?|passwd|credentials?)(?![\w-])|"
-    r"\b(?:api|private|ssh|access|signing)[\s_-]?keys?\b|\bbearer\b|\bcookies?\b|(?<![\w/])\.env\b|"
+    r"\bsystem\s+prompt\b|\bjailbreak|"
     r"\benv(?:ironment)?\b|\bprintenv\b|\b(?:curl|wget|bash|sudo|chmod|eval|exec|base64|powershell|iex|"
     r"netcat|nc|ssh|scp|rsync|exfiltrat\w*)\b|"
     r"(?:^|[\s'\"(=])(?:~|\$HOME|%\w+%|[A-Za-z]:\\|/(?:etc|usr|tmp|var|root|home|opt|bin|dev|proc|Users|private))"
     r"[/\\]"
+)
+#: A secret's name as :data:`_ACTABLE` counts it, read in :func:`_secret_prose` like
+#: :data:`_RISKY_SECRET`.
+_ACTABLE_SECRET = lazy(
+    r"(?i)(?<![\w-])(?:secrets?|tokens?|passwords?|passwd|credentials?)(?![\w-])|"
+    r"\b(?:api|private|ssh|access|signing)[\s_-]?keys?\b|\bbearer\b|\bcookies?\b|(?<![\w/])\.env\b"
+)
+#: A word of a comment read apart for :func:`_secret_prose`: what lies between spaces, quotes and
+#: brackets.
+_WORD = lazy(r"[^\s`'\"()<>\[\]{},;|*]+")
+_FILE_NAME = lazy(r"[^/\\]*\w\.[A-Za-z][A-Za-z0-9]{0,7}")
+#: File names (their last part, without leading dots and extensions) that hold a secret: a path
+#: or file name ending so is a secret's name (``config/secrets.yaml``, ``~/.config/gh/token``).
+#: ``tokens`` is not one of them: ``tokens.json``, ``tokens.css`` are a design system's tokens.
+_SECRET_FILES = frozenset(
+    {"secret", "secrets", "token", "credential", "credentials", "password", "passwords", "passwd", "htpasswd"}
+    | {"apikey", "api_key", "api-key", "private_key", "private-key", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"}
+    | {"netrc", "npmrc", "pypirc", "git-credentials", "pgpass", "env"}
+)
+#: A path that starts outside the checkout: a drive, or a system folder from the root (a path
+#: starting with "/" elsewhere is read as the repository's, as Markdown links write them).
+_OUTSIDE_CHECKOUT = lazy(
+    r"(?i)[a-z]:[\\/]|/(?:etc|usr|tmp|var|root|home|opt|bin|dev|proc|users|private|run|mnt|srv)(?:/|$)"
+)
+_KEY_FILE_ENDINGS = (".pem", ".key", ".p12", ".pfx", ".ppk", ".jks", ".keystore", ".kdbx")
+_SECRET_FOLDERS = frozenset({".ssh", ".aws", ".gnupg", ".docker", ".kube"})
+#: "token" in a compound that names no secret: design tokens, a model's input or output tokens, a
+#: token budget, count or limit, "4k tokens". Not when a secret's qualifier stands before it ("the
+#: API token count"): see :func:`_secret_prose`.
+_TOKEN_COMPOUND = lazy(
+    r"(?i)\b(?:design|input|output|prompt|completion|context|max(?:imum)?|llm|model|cached|thinking|"
+    r"reasoning)[\s_-]+tokens?\b|"
+    r"\btokens?[\s_-]+(?:budgets?|counts?|counting|counter|limits?|usage|costs?|windows?|efficien\w*|economy|"
+    r"spend(?:ing)?|estimates?|savings?|consumption|per)\b|"
+    r"\b\d[\d,.]*\s*[km]?\s+tokens\b"
+)
+_SECRET_QUALIFIER = lazy(
+    r"(?i)\b(?:api|access|auth|bearer|refresh|session|oauth|personal|github|gh|gitlab|npm|pypi|jwt|csrf|id|"
+    r"secret|deploy|service|bot|app)[\s_-]*$"
 )
 _LINK = lazy(r"(?i)://|\bwww\.")
 #: Words addressed to the assistant: "you", or its name.
@@ -138,12 +184,54 @@ def _comment_grade(body: str) -> str:
     (:data:`_ACTABLE`), a link, words addressed to it, or an order (:data:`_ORDER`, provenance
     notes taken out); info otherwise: a note that orders nothing and names nothing to act on
     ("AUTHORING NOTE: this page mirrors the skills list; kept short on purpose")."""
-    if _RISKY_WORDS.search(body) or FETCH_RUN.search(body):
+    secrets = _secret_prose(body)
+    if _RISKY_WORDS.search(body) or _RISKY_SECRET.search(secrets) or FETCH_RUN.search(body):
         return "high"
-    if _ACTABLE.search(body) or _LINK.search(body):
+    if _ACTABLE.search(body) or _ACTABLE_SECRET.search(secrets) or _LINK.search(body):
         return ""
     prose = _PATH_TEXT.sub(" ", _PROVENANCE.sub(" ", body))
     return "" if _ADDRESSED.search(prose) or _ORDER.search(prose) else "info"
+
+
+def _secret_prose(body: str) -> str:
+    """``body`` with what names no secret blanked out, for :data:`_RISKY_SECRET` and
+    :data:`_ACTABLE_SECRET`: file names and paths (``DESIGN-TOKENS.md``, ``guide/token-spec.md``,
+    ``src/tokens/colors.ts``) unless they end in a secret's file (``secrets.yaml``, ``token``,
+    ``.env``, a key file), lie outside the checkout (``~/``, ``$HOME``, ``/etc``) or are a link;
+    and compounds such as "design tokens", "token budget", "4k tokens" unless a secret's qualifier
+    stands before them ("API token count"). A secret's name in the prose around them still
+    counts."""
+    pieces: list[str] = []
+    last = 0
+    for word in _WORD.finditer(body):
+        text = word.group().rstrip(".:!?")
+        if _names_no_secret_file(text):
+            pieces += [body[last : word.start()], " " * len(text)]
+            last = word.start() + len(text)
+    prose = "".join(pieces) + body[last:] if pieces else body
+    if "oken" not in prose and "OKEN" not in prose:
+        return prose
+    return _TOKEN_COMPOUND.sub(lambda m: _compound_blank(prose, m), prose)
+
+
+def _names_no_secret_file(word: str) -> bool:
+    """Whether a word of a comment is a path or file name in the checkout that names no secret."""
+    if "/" not in word and "\\" not in word and not _FILE_NAME.fullmatch(word):
+        return False
+    if "://" in word or word[:1] in ("~", "$", "%", "\\") or _OUTSIDE_CHECKOUT.match(word):
+        return False
+    parts = [part for part in word.replace("\\", "/").split("/") if part]
+    if not parts or any(part.lower() in _SECRET_FOLDERS or part.lower().startswith(".env") for part in parts):
+        return False
+    name = parts[-1].lower()
+    return name.lstrip(".").split(".", 1)[0] not in _SECRET_FILES and not name.endswith(_KEY_FILE_ENDINGS)
+
+
+def _compound_blank(prose: str, match: re.Match[str]) -> str:
+    """A compound of :data:`_TOKEN_COMPOUND` blanked out, unless a secret's qualifier is before it."""
+    if _SECRET_QUALIFIER.search(prose, max(match.start() - 24, 0), match.start()):
+        return match.group()
+    return " " * len(match.group())
 
 
 def _instruction(file: SourceFile, pos: Pos, offset: int) -> bool:
@@ -293,7 +381,14 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     A hidden script is medium (committed, not downloaded), and info when the instruction file is
     in the same hidden folder (`.claude/skills/x/SKILL.md` running
     `python .claude/skills/x/scripts/sync.py`): the script is then exactly as visible as the
-    instructions that name it, like `./scripts/test.sh` named from the top.
+    instructions that name it, like `./scripts/test.sh` named from the top. Info too when a
+    skill's file (`skills/x/SKILL.md`, `plugins/p/skills/x/SKILL.md`) runs its own script where
+    the skill is installed (`.claude/skills/x/scripts/y.py`, any hidden path ending in the same
+    `skills/x/...`, with no `..`), and when the repository's .gitignore files ignore the script's
+    hidden folder (`node .gitnexus/run.cjs analyze` with `.gitnexus/` ignored: a folder a tool
+    writes into the checkout, as `.venv/` is), read as git reads them from the top and from the
+    instruction file's project folder; a script in an ignored folder that is on disk and that git
+    tracks (or cannot say it does not: `git add -f`) stays medium.
     Ordinary instructions such as "run `pytest -q`", "`npm test`", `go test ./...`, `pip install
     -e .`, `npm ci`, installs by name from a registry (`cargo install ripgrep`, `npx prettier`:
     often the project's own tool), pinned ones (`go install x@v0.24.0`, `pip install
@@ -350,12 +445,18 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         if pos.line not in seen:
             seen.add(pos.line)
             own = _own_folder(file.path, match.group(1))
-            why = f"the script is in {own}/ like these instructions: committed, as visible as they are"
+            skill = "" if own else _own_skill(file.path, match.group(1))
+            if own:
+                why = f"the script is in {own}/ like these instructions: committed, as visible as they are"
+            elif skill:
+                why = f"the skill's own script, where its {skill}/ folder is installed"
+            else:
+                why = "a committed script, not a download"
             yield Hit(
                 pos,
                 f"instructions tell the agent to run {match.group(1)} from a hidden folder",
-                severity="info" if own else "medium",
-                why=why if own else "a committed script, not a download",
+                severity="info" if own or skill else "medium",
+                why=why,
             )
 
 
@@ -363,8 +464,94 @@ def _own_folder(path: str, script: str) -> str:
     """The hidden folder ``script`` starts with (``.claude``) when the instruction file at ``path``
     is inside it too (``.claude/skills/x/SKILL.md`` running ``.claude/skills/x/scripts/y.py``): a
     skill or command running the script committed beside it; "" otherwise."""
-    top = script.split("/", 1)[0]
-    return top if top in path.split("/")[:-1] else ""
+    parts = script.split("/")
+    return parts[0] if parts[0] in path.split("/")[:-1] and ".." not in parts else ""
+
+
+def _own_skill(path: str, script: str) -> str:
+    """``skills/X`` when the instruction file is directly in a skill's folder ``.../skills/X``
+    (``plugins/p/skills/x/SKILL.md``, ``skills/x/SKILL.md``) and ``script`` runs a file of the same
+    skill where an agent installs it (``.claude/skills/x/scripts/y.py``,
+    ``.claude/plugins/p/skills/x/scripts/y.py``): the skill's own script, committed beside it; ""
+    otherwise (another skill's script, a path climbing out with ``..``)."""
+    folder = path.split("/")[:-1]
+    parts = script.split("/")
+    if len(folder) < 2 or folder[-2] != "skills" or ".." in parts:
+        return ""
+    found = any(parts[i] == "skills" and parts[i + 1] == folder[-1] for i in range(1, len(parts) - 2))
+    return f"skills/{folder[-1]}" if found else ""
+
+
+_HIDDEN_RUN = lazy(r"^instructions tell the agent to run (\S+) from a hidden folder \(medium: ")
+
+
+@repository_pass("ignored-hidden-script")
+def lower_scripts_git_ignores(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+    """Settle AI001's hidden scripts by the repository's .gitignore files: a script in a hidden
+    folder that they ignore (``node .gitnexus/run.cjs analyze``, ``.gitnexus/`` ignored) is what a
+    tool writes into the checkout, not a script committed there, and is info (see
+    :func:`_tool_output`); one that is committed, or could be, stays medium."""
+    if not any(f.rule == "AI001" and f.severity == "medium" for f in findings):
+        return findings
+    from sandkit.lint.gitignored import GitignoreRules
+
+    rules = GitignoreRules(repo.read)
+    asked: dict[str, bool | None] = {}  # what git said of each script on disk, at most _GIT_ASKED
+    out = []
+    for finding in findings:
+        match = _HIDDEN_RUN.match(finding.message) if finding.rule == "AI001" and finding.severity == "medium" else None
+        why = _tool_output(finding.path, match.group(1), rules, repo, asked) if match else ""
+        if match and why:
+            finding = finding._replace(
+                severity="info",
+                base_severity=finding.severity_before_passes,
+                message=f"instructions tell the agent to run {match.group(1)} from a hidden folder (info: {why})",
+            )
+        out.append(finding)
+    return out
+
+
+def _tool_output(
+    instructions: str, script: str, rules: GitignoreRules, repo: RepositoryView, asked: dict[str, bool | None]
+) -> str:
+    """Why the hidden ``script`` that the file at ``instructions`` runs is no committed script, or
+    "". The command may run from the top of the checkout or from the instruction file's own
+    project folder (the folder it is in, above any hidden one: ``sub/`` for ``sub/AGENTS.md`` and
+    ``sub/.claude/skills/x/SKILL.md``); the script must be ignored from each, and where it is on
+    disk git must say it does not track it (a file added with ``git add -f`` inside an ignored
+    folder is committed all the same; with no git to ask, it may be). Git is asked about
+    :data:`_GIT_ASKED` scripts at most in a scan; the others are taken as tracked."""
+
+    path = script.rstrip(".,:;!?")
+    parts = path.split("/")
+    if path.startswith("/") or ".." in parts:
+        return ""
+    folder: list[str] = []
+    for part in instructions.split("/")[:-1]:
+        if part.startswith("."):
+            break
+        folder.append(part)
+    said = ""
+    for base in dict.fromkeys(["", "/".join(folder)]):
+        at = posixpath.normpath(posixpath.join(base, path))
+        ignore, ignored = rules.ignoring(at)
+        if not ignore or (repo.exists(at) and _tracked(repo.root, at, asked) is not False):
+            return ""
+        said = said or f"{ignore} ignores {ignored}{'/' if ignored != at else ''}"
+    return f"{said}: the output of a tool run in the checkout, not a committed script"
+
+
+_GIT_ASKED = 32
+
+
+def _tracked(root: str, path: str, asked: dict[str, bool | None]) -> bool | None:
+    """Whether git tracks ``path``, asked once per path and of :data:`_GIT_ASKED` paths at most
+    (None: not known)."""
+    from sandkit.lint.gitignored import git_tracked
+
+    if path not in asked:
+        asked[path] = git_tracked(root, path) if len(asked) < _GIT_ASKED else None
+    return asked[path]
 
 
 _FENCE = lazy(r"(?m)^ {0,3}(`{3,}|~{3,})")
@@ -418,7 +605,13 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
     or a verb such as "add" or "delete" starting a clause, after a "TODO" too); info when it
     holds none of these: a note to maintainers ("CANONICAL SOURCE: agents/x/SKILL.md; edit the
     canonical source", "generated from ...", "do not edit this file directly"), still reported
-    because the text is hidden.
+    because the text is hidden. A secret's name counts as such (token, API, access, auth or bearer
+    token, secret, password, credential, API, private or SSH key, `.env`), not inside a file name
+    or a path in the checkout (`DESIGN-TOKENS.md`, `guide/design-token-spec.md`, `src/tokens/`)
+    unless the file is one that holds a secret (`secrets.yaml`, `token`, `.env.local`, `*.pem`)
+    or the path is outside the checkout, and not in a compound naming no secret ("design tokens",
+    "input tokens", "token budget", "token count", "4k tokens", "tokenizer") unless a secret's
+    qualifier stands before it ("API token count").
 
     Why:
     GitHub and every Markdown viewer hide the comment, so a reviewer approves what they see,
@@ -456,7 +649,8 @@ def _worth_reading(body: str) -> bool:
     secret, a path outside the checkout, an attempt to replace the instructions, or an order
     addressed to the assistant ("<!-- toc: you must add evil-lib -->"). A tool name chosen by
     whoever wrote the comment lowers nothing else."""
-    if FETCH_RUN.search(body) or _ACTABLE.search(_LINK_TEXT.sub(" ", body)):
+    unlinked = _LINK_TEXT.sub(" ", body)
+    if FETCH_RUN.search(body) or _ACTABLE.search(unlinked) or _ACTABLE_SECRET.search(_secret_prose(unlinked)):
         return True
     prose = _PATH_TEXT.sub(" ", _PROVENANCE.sub(" ", body))
     return bool(_ADDRESSED.search(prose) and _ORDER.search(prose))

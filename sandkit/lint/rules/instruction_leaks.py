@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.agent_commands import SEND_SECRETS, SEND_SECRETS_WORDS, matches_by_line
+from sandkit.lint.facts.agent_commands import LINE_LIMIT, SEND_SECRETS, SEND_SECRETS_WORDS, matches_by_line
 from sandkit.lint.kinds import AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
@@ -54,8 +54,25 @@ _ORDER_BEFORE = lazy(
 )
 #: A negation right before "silently ...": "don't silently delete", "never quietly install",
 #: "recommend - do not silently install": a warning against hiding, the opposite of an order.
-_NEGATED_BEFORE = lazy(r"(?i)\b(?:do\s+not|don'?t|never|must\s+not|should\s*n[o']t|not|avoid|instead\s+of)[\s*_]*$")
+_NEGATED_BEFORE = lazy(
+    r"(?i)\b(?:do\s+not|don'?t|never|must\s+not|should\s*n[o']t|not|avoid|instead\s+of)"
+    r"(?:[\s*_]+(?:just|ever|simply|merely|even|really|actually|blindly|automatically|ever\s+again))*[\s*_]*$"
+)
 _SILENT_ADVERB = lazy(r"(?i)(?:silently|secretly|covertly|quietly)\b")
+#: Telling the agent not to hand its work to the person: "don't tell the user to go fix it
+#: themselves", "don't tell the user to run them" (run them yourself), "never ask the user how to
+#: install it". An order to do the work rather than delegate it hides nothing. Read from where a
+#: :data:`_CONCEAL` match starts; "don't tell the user you ran X", "do not tell the user about the
+#: upload" and "don't tell the user, to avoid alarm" (a purpose, not a task) are not this.
+_DELEGATION = lazy(
+    r"(?i)(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|ask|instruct|inform|remind|notify|"
+    r"(?:explain|mention|say)\s+to)\s+(?:the\s+)?(?:user|human|developer|operator)s?\s+(?:how\s+)?to\s+"
+    r"(?:(?:go|just|manually|first)\s+(?:and\s+)?)*"
+    r"(?:run|re-?run|execute|fix|do|install|re-?install|upgrade|type|enter|paste|copy|open|check|verify|"
+    r"restart|reload|start|stop|edit|change|update|set|configure|create|add|remove|delete|apply|perform|"
+    r"make|try|look|click|navigate|visit|download|commit|push|resolve|handle|write|test|build|invoke|"
+    r"call|launch|go|use)\b"
+)
 #: A rule about the form of what is shown, not about hiding a step: "do not show raw pipeline
 #: output to the user", "never print the full JSON to the user" (a summary is shown instead).
 _PRESENTATION = lazy(
@@ -142,10 +159,16 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     the ticket number in commit titles") name no step and no person, and are not findings.
     "Silently" counts as an order only (at the start of a sentence, clause or list item, or
     after "and", "then", "you must"): not negated ("don't silently delete") and not a
-    description ("a stale copy would silently run"). Acting without asking ("without asking
-    the user for confirmation") hides nothing and is not a finding, nor is a rule about the
-    form of what is shown ("do not show raw pipeline output to the user", "never print the
-    full JSON to the user": raw, verbose, full, intermediate, debug, JSON... output).
+    description ("a stale copy would silently run"); a negation counts with an adverb between
+    ("don't just silently delete", "never ever quietly install"). Acting without asking ("without
+    asking the user for confirmation") hides nothing and is not a finding, nor is a rule about
+    the form of what is shown ("do not show raw pipeline output to the user", "never print the
+    full JSON to the user": raw, verbose, full, intermediate, debug, JSON... output), nor an
+    order to do the work rather than hand it to the person ("don't tell the user to go fix it
+    themselves", "don't tell the user to run them", "do not ask the user how to install it": to
+    run, fix, install, open, edit... something); "don't tell the user you ran X", "do not tell the
+    user about the upload" and "never mention to the user that ..." still are. A match that is
+    none of these lets a later one on the same line count.
 
     Why:
     Honest instructions have nothing to hide from the person running the agent. Text that
@@ -155,13 +178,32 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     Fix:
     Remove the instruction; an agent should report every command it runs.
     """
-    for match in matches_by_line(_CONCEAL, file.text, _CONCEAL_LINE_WORDS):
-        pos = file.pos_at(match.start())
-        if _SILENT_ADVERB.match(match.group()) and not _an_order(file.line_text(pos.line)[: pos.column - 1]):
-            continue
-        if _PRESENTATION.match(match.group()):
-            continue  # the form of what is shown ("raw output"): a summary is shown instead
-        yield Hit(pos, f"instructions tell the agent to hide what it does: {clip(match.group())}")
+    text = file.text
+    for first in matches_by_line(_CONCEAL, text, _CONCEAL_LINE_WORDS):
+        line_start = text.rfind("\n", 0, first.start()) + 1
+        line_end = text.find("\n", first.start())
+        line_end = min(len(text) if line_end < 0 else line_end, line_start + LINE_LIMIT)
+        match: re.Match[str] | None = first
+        while match is not None:  # a match that is no order lets a later one on the line count
+            if _concealment(text, line_start, line_end, match):
+                yield Hit(
+                    file.pos_at(match.start()),
+                    f"instructions tell the agent to hide what it does: {clip(match.group())}",
+                )
+                break
+            match = _CONCEAL.search(text, max(match.end(), match.start() + 1), line_end)
+
+
+def _concealment(text: str, line_start: int, line_end: int, match: re.Match[str]) -> bool:
+    """Whether a :data:`_CONCEAL` match orders the agent to hide a step: not "silently ..."
+    that is negated or describes ("a stale copy would silently run"), not a rule about the form of
+    what is shown ("raw output"), not an order to do the work rather than hand it to the person
+    ("don't tell the user to run them")."""
+    if _SILENT_ADVERB.match(match.group()) and not _an_order(text[line_start : match.start()]):
+        return False
+    if _PRESENTATION.match(match.group()):
+        return False  # the form of what is shown ("raw output"): a summary is shown instead
+    return _DELEGATION.match(text, match.start(), line_end) is None
 
 
 def _an_order(before: str) -> bool:
