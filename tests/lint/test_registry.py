@@ -40,7 +40,32 @@ def test_every_family_module_is_in_the_one_list() -> None:
     families = {r.check.__module__.rsplit(".", 1)[-1] for r in all_rules() if r.check is not None}
     passes = [function.__module__.rsplit(".", 1)[-1] for _, function in _PASSES]
     assert families | set(passes) == set(FAMILIES)
-    assert passes == sorted(passes, key=FAMILIES.index)  # they run in the list's order
+    # they run in the list's order, whatever order their modules were imported (and so registered) in
+    assert _run_order(FAMILIES) == sorted(passes, key=FAMILIES.index)
+
+
+def _run_order(families: tuple[str, ...]) -> list[str]:
+    """The families of the passes in the order run_passes calls them, registered in reverse."""
+    import sandkit.lint.repository as repository
+    from sandkit.lint.model import Finding
+
+    called: list[str] = []
+
+    def recorder(family: str) -> repository.Pass:
+        def record(findings: list[Finding], repo: repository.RepositoryView) -> list[Finding]:
+            called.append(family)
+            return findings
+
+        record.__module__ = f"sandkit.lint.rules.{family}"
+        return record
+
+    saved = list(repository._PASSES)
+    try:
+        repository._PASSES[:] = [(name, recorder(f.__module__.rsplit(".", 1)[-1])) for name, f in reversed(saved)]
+        repository.run_passes([], repository.RepositoryView("."), families)
+    finally:
+        repository._PASSES[:] = saved
+    return called
 
 
 def _modules_after(code: str, cwd: Path) -> set[str]:

@@ -36,7 +36,7 @@ BLANKET_ALLOW = lazy(
 ANY_ARGUMENT_RUNNER = lazy(
     r"(?i)^(?:bash|shell)\(\s*(?:[A-Za-z_]\w*=\S*\s+)*"  # variables set for the command (MSYS_NO_PATHCONV=1 ...)
     r"(?:(?:env|sudo|doas|nohup|timeout|nice|ionice|time|command|stdbuf|setsid|chrt)"  # a wrapper, with its
-    r"(?:\s+(?:-[A-Za-z]\s+[A-Za-z_.][\w.-]*|-{1,2}[\w-]+(?:=\S*)?|\d[\w.]*|[A-Za-z_]\w*=\S*))*\s+)*"  # own flags, values
+    r"(?:\s+(?:-[A-Za-z]\s+[A-Za-z_.][\w.-]*|-{1,2}[\w-]+(?:=\S*)?|\d[\w.]*|[A-Za-z_]\w*=\S*))*\s+)*"  # flags, values
     r"(?P<program>(?:ba|z|da|fi|k)?sh|pwsh|powershell|cmd|node|nodejs|deno|bun|bunx|"
     r"python[\d.]*|py|pypy[\d.]*|perl|ruby|php|lua|Rscript|osascript|npx|uvx|pipx\s+run|pnpm\s+dlx|yarn\s+dlx|"
     r"eval|exec|env|xargs|sudo|doas|nohup|timeout|nice|watch|git\s+config|git\s+-c|git|go|cargo|dotnet|java)"
