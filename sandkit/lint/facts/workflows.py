@@ -7,22 +7,28 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.lazy_regex import lazy
+from sandkit.lint.facts.expressions import exposed_secret_refs
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
 if TYPE_CHECKING:
     from typing import Any
 
-# "secrets" as the context itself, not the end of a name (needs.x-with-inherited-secrets.outputs.y).
-SECRET_REF = lazy(r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})")
 UNTRUSTED_TRIGGERS = ("pull_request_target", "workflow_run")
-# Expressions naming the code of a pull request (or of the run that triggered workflow_run).
-_HEAD_REF = lazy(
-    r"github\.event\.pull_request\.head\.(?:sha|ref)|github\.head_ref|"
-    r"github\.event\.workflow_run\.head_(?:sha|branch)|refs/pull/|"
+# A pull request's commit (or the triggering run's): fetched from the base repository as well,
+# where GitHub keeps every pull request's head under refs/pull/N/head.
+_HEAD_COMMIT = lazy(
+    r"github\.event\.pull_request\.head\.sha|github\.event\.workflow_run\.head_sha|"
+    r"github\.event\.workflow_run\.head_commit\.id|refs/pull/|"
     r"github\.event\.pull_request\.merge_commit_sha|github\.event\.number|"
     r"github\.event\.pull_request\.number"
 )
+# A pull request's branch name: the fork's branch only when fetched from the fork.
+_HEAD_BRANCH = lazy(r"github\.event\.pull_request\.head\.ref|github\.head_ref|github\.event\.workflow_run\.head_branch")
+# The pull request's own repository (a fork, for a fork's pull request).
+_HEAD_REPOSITORY = lazy(r"github\.event\.pull_request\.head\.repo|github\.event\.workflow_run\.head_repository")
+# The workflow's own repository, named: `${{ github.repository }}`.
+_BASE_REPOSITORY = lazy(r"\s*\$\{\{\s*github\s*\.\s*(?:repository|event\s*\.\s*repository\s*\.\s*full_name)\s*\}\}\s*")
 
 
 class Job(NamedTuple):
@@ -63,20 +69,49 @@ def jobs(doc: PMap) -> Iterator[Job]:
                 yield Job(str(name), table.pos_of_key(name), spec)
 
 
-def untrusted_checkout(step: PMap) -> PStr | None:
-    """The ``ref``/``repository`` value of an actions/checkout step that fetches PR code."""
+#: Why a checkout of a pull request's branch name from the base repository is low (CS003, CP003).
+BRANCH_ONLY_WHY = (
+    "a branch name fetched from the base repository gets its branch of that name, which only those "
+    "with push access write; a fork's branch is fetched only from the fork"
+)
+
+
+class Checkout(NamedTuple):
+    """An actions/checkout step that fetches what a pull request names."""
+
+    value: PStr  #: the ``ref`` (or ``repository``) input naming it
+    #: Only a branch name, fetched from the base repository (no ``repository:`` input, or the
+    #: workflow's own): a branch of that name there, which only those with push access write.
+    branch_only: bool
+
+
+def untrusted_checkout(step: PMap) -> Checkout | None:
+    """The checkout of pull-request code an actions/checkout step makes, if any.
+
+    A pull request's commit (``head.sha``, workflow_run's ``head_sha`` or ``head_commit.id``,
+    ``refs/pull/...``) is fetched from the base repository too, so it is the fork's code wherever
+    it is fetched from; the pull request's repository (``head.repo``, workflow_run's
+    ``head_repository``) is the fork. A branch name (``head.ref``, ``github.head_ref``,
+    workflow_run's ``head_branch``) with neither fetches the base repository's branch of that
+    name: ``branch_only``.
+    """
     uses = step.get("uses")
     if not isinstance(uses, str) or not uses.split("@")[0].lower().endswith("actions/checkout"):
         return None
     with_ = step.get("with")
     if not isinstance(with_, PMap):
         return None
-    for key in ("ref", "repository"):
-        value = with_.get(key)
-        if isinstance(value, PStr) and (
-            _HEAD_REF.search(value) or (key == "repository" and "github.event.pull_request.head.repo" in value)
-        ):
-            return value
+    ref, repository = with_.get("ref"), with_.get("repository")
+    ref = ref if isinstance(ref, PStr) else None
+    repository = repository if isinstance(repository, PStr) else None
+    fork = repository is not None and any(p.search(repository) for p in (_HEAD_REPOSITORY, _HEAD_COMMIT, _HEAD_BRANCH))
+    if ref is not None and _HEAD_COMMIT.search(ref):
+        return Checkout(ref, False)
+    if ref is not None and _HEAD_BRANCH.search(ref):
+        base = repository is None or "${{" not in repository or bool(_BASE_REPOSITORY.fullmatch(repository))
+        return Checkout(ref, not fork and base)
+    if fork and repository is not None:
+        return Checkout(repository, False)
     return None
 
 
@@ -95,6 +130,7 @@ def secret_refs(file: SourceFile, node: Any) -> Iterator[tuple[str, PStr]]:
 
 
 def _refs_in(value: PStr) -> Iterator[tuple[str, PStr]]:
+    """The secrets whose value the string holds (``${{ secrets.X != '' }}`` holds none)."""
     if "secrets" in value:
-        for match in SECRET_REF.finditer(value):
+        for match in exposed_secret_refs(value):
             yield match.group(1) or match.group(2), value

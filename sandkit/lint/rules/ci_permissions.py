@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sandkit.lint.facts.workflows import jobs, triggers, untrusted_checkout, workflow
+from sandkit.lint.facts.workflows import BRANCH_ONLY_WHY, jobs, triggers, untrusted_checkout, workflow
 from sandkit.lint.kinds import WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -120,7 +120,10 @@ def pull_request_target_checkout(file: SourceFile) -> Iterator[Hit]:
 
     `actions/checkout` with `ref:` (or `repository:`) naming the pull request's head,
     `github.head_ref`, `refs/pull/...` or workflow_run's `head_sha`. Checking out the base
-    branch (no `ref`) is not a finding. Jobs that also hold secrets get CS003 as well.
+    branch (no `ref`) is not a finding. A branch name alone (`github.head_ref`,
+    `pull_request.head.ref`, workflow_run's `head_branch`) with no `repository:` input, or with
+    the workflow's own, fetches the base repository's branch of that name, written only by those
+    with push access: low. Jobs that also hold secrets get CS003 as well.
 
     Why:
     The job runs with a write-capable token in the base repository's context; once the
@@ -139,6 +142,17 @@ def pull_request_target_checkout(file: SourceFile) -> Iterator[Hit]:
         return
     for job in jobs(doc):
         for step in job.steps:
-            ref = untrusted_checkout(step)
-            if ref is not None:
-                yield Hit(ref.pos, f'job "{job.name}" on {"/".join(sorted(risky))} checks out untrusted code: {ref}')
+            checkout = untrusted_checkout(step)
+            if checkout is None:
+                continue
+            ref, on = checkout.value, "/".join(sorted(risky))
+            if checkout.branch_only:
+                yield Hit(
+                    ref.pos,
+                    f'job "{job.name}" on {on} checks out the base repository\'s branch '
+                    f"named by the pull request: {ref}",
+                    severity="low",
+                    why=BRANCH_ONLY_WHY,
+                )
+            else:
+                yield Hit(ref.pos, f'job "{job.name}" on {on} checks out untrusted code: {ref}')

@@ -8,11 +8,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
+from sandkit.lint.facts.expressions import SECRET_REF, exposed_secret_refs
+from sandkit.lint.facts.run_scripts import (
+    REDIRECT,
+    Segment,
+    program,
+    script_lines,
+    segment_at,
+    segments,
+    structure,
+)
 from sandkit.lint.facts.workflows import (
-    SECRET_REF,
+    BRANCH_ONLY_WHY,
     UNTRUSTED_TRIGGERS,
     jobs,
     secret_refs,
@@ -31,19 +40,42 @@ _TOKEN_ONLY = frozenset({"GITHUB_TOKEN"})
 # user name, an Azure subscription or tenant id, an access key's id, an organisation or region
 # kept in secrets only to keep it out of logs. Knowing it lets nobody in.
 _IDENTIFIER = lazy(
-    r"(?:USERNAME|(?:^|_)(?:USER|LOGIN|E?MAIL|ID|ORG|ORGANI[SZ]ATION|OWNER|NAMESPACE|REGION|PROJECT|ACCOUNT))$"
+    r"(?:USERNAME|(?:^|_)(?:USER|LOGIN|E?MAIL|ORG|ORGANI[SZ]ATION|OWNER|NAMESPACE|REGION|PROJECT|ACCOUNT))$"
+)
+# An id or ids, last or followed by up to two words saying where it is used (`VERCEL_PROJECT_ID_WEB`,
+# `APP_ID_PROD_2`, `ALLOWED_CHAT_IDS`): an identifier too, unless it is a secret's or a session's id
+# (Vault's AppRole `SECRET_ID` is half of a login; `CLIENT_SECRET_ID` may hold either) or a word after
+# it names a credential (`GOOGLE_ID_TOKEN`, `ID_RSA`, `CLIENT_ID_JSON`).
+_ID = lazy(r"(?:^|_)(?<!SECRET_)(?<!SESSION_)IDS?((?:_[A-Z0-9]+){0,2})$")
+_CREDENTIAL_WORDS = frozenset(
+    {"TOKEN", "TOKENS", "SECRET", "SECRETS", "KEY", "KEYS", "APIKEY", "PASSWORD", "PASSWD", "PASS", "PWD"}
+    | {"PASSPHRASE", "PIN", "OTP", "TOTP", "MFA", "CREDENTIAL", "CREDENTIALS", "CREDS", "CERT", "CERTS"}
+    | {"CERTIFICATE", "PAT", "AUTH", "ACCESS", "PRIVATE", "SIGNING", "SIG", "HMAC", "JWT", "COOKIE", "SESSION"}
+    | {"SALT", "HASH", "PEM", "P12", "PFX", "JKS", "KEYSTORE", "RSA", "DSA", "ECDSA", "ED25519", "SSH", "GPG"}
+    | {"PGP", "JSON", "FILE", "BASE64", "B64", "DATA", "CONTENT", "CONFIG", "KUBECONFIG", "DSN", "URL", "URI"}
+    | {"WEBHOOK", "HOOK", "CONNECTION", "CONN", "STRING", "SA"}
 )
 # `uses: $/...` is GitHub's reference to the workflow's own repository at the running commit.
 _SAME_REPOSITORY = ("./", "$/")
 _MASK = "::add-mask::"
 
 
+def _identifier_name(name: str) -> bool:
+    """Whether a secret's (or a variable's) name says it holds an identifier, not a credential."""
+    upper = name.upper()
+    if _IDENTIFIER.search(upper):
+        return True
+    found = _ID.search(upper)
+    return found is not None and not set(found.group(1).split("_")) & _CREDENTIAL_WORDS
+
+
 def _env_secrets(env: object) -> Iterator[tuple[str, str, PStr]]:
-    """(variable, secret, value) for env entries whose value references a secret."""
+    """(variable, secret, value) for env entries whose value holds a secret: not one set to an
+    expression that only tests it (``HAS_TOKEN: ${{ secrets.TOKEN != '' }}`` is true or false)."""
     if isinstance(env, PMap):
         for name, value in env.items():
             if isinstance(value, PStr):
-                for match in SECRET_REF.finditer(value):
+                for match in exposed_secret_refs(value):
                     yield str(name), match.group(1) or match.group(2), value
 
 
@@ -63,8 +95,14 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     token, scoped by `permissions` and expiring with the job, and actions are handed it by
     default (`github.token`) anyway. A secret whose name says it holds an identifier, not a
     credential (`DOCKERHUB_USERNAME`, `AZURE_SUBSCRIPTION_ID`, `AWS_ACCESS_KEY_ID`, `*_ORG`,
-    `*_REGION`, `*_EMAIL`), is not reported. Step-level env is the intended place and is not a
-    finding.
+    `*_REGION`, `*_EMAIL`), is not reported, nor an id followed by up to two words saying where it
+    is used or a list of ids (`VERCEL_PROJECT_ID_WEB`, `ALLOWED_CHAT_IDS`); a secret's or a
+    session's id (`VAULT_SECRET_ID`, `CLIENT_SECRET_ID`, `SESSION_ID`) and an id followed by a
+    credential's word (`GOOGLE_ID_TOKEN`, `ID_RSA`) stay reported. An expression that only tests
+    a secret (`${{ secrets.X != '' }}`, `!secrets.X`, `contains(secrets.X, 'a')`,
+    `secrets.X && 'yes' || 'no'`) becomes true, false or a literal, not the secret, and is not
+    reported; `secrets.X || 'default'` is the secret. Step-level env is the intended place and is
+    not a finding.
 
     Why:
     Every action and script in scope can read the secret from its environment, and a single
@@ -82,7 +120,7 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     ]
     for label, env, reach in scopes:
         for name, secret, value in _env_secrets(env):
-            if _IDENTIFIER.search(secret.upper()):
+            if _identifier_name(secret):
                 continue
             yield Hit(
                 value.pos,
@@ -142,9 +180,13 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
     """A pull_request_target or workflow_run job checks out untrusted code and has secrets.
 
     The job checks out the pull request's head (`ref: ${{ github.event.pull_request.head.sha }}`,
-    `github.head_ref`, `refs/pull/...`, the head repository, or workflow_run's `head_sha`)
-    and references a secret anywhere (its env, steps, `secrets: inherit`) or inherits one
-    from workflow-level env.
+    `refs/pull/...`, the head repository, or workflow_run's `head_sha`, `head_commit.id` or
+    `head_repository`) and references a secret anywhere (its env, steps, `secrets: inherit`) or
+    inherits one from workflow-level env. A branch name alone (`github.head_ref`,
+    `pull_request.head.ref`, workflow_run's `head_branch`) with no `repository:` input, or with the
+    workflow's own, fetches the base repository's branch of that name, which only those with push
+    access write (a fork's branch is not there): low. A secret only tested in an expression
+    (`${{ secrets.X != '' }}`) is not held.
 
     Why:
     These triggers run in the base repository's context with its secrets, even for a pull
@@ -163,18 +205,30 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
         return
     inherited = {name for name, _ in secret_refs(file, doc.get("env"))}
     for job in jobs(doc):
-        checkout = next((c for c in map(untrusted_checkout, job.steps) if c is not None), None)
-        if checkout is None:
+        found = [c for c in map(untrusted_checkout, job.steps) if c is not None]
+        if not found:
             continue
+        checkout = next((c for c in found if not c.branch_only), found[0])  # the fork's code first
         names = sorted({s for s, _ in secret_refs(file, job.spec)} | inherited)
         names = [n for n in names if n != "GITHUB_TOKEN"] or names
-        if names:
+        if not names:
+            continue
+        on = "/".join(sorted(risky))
+        if checkout.branch_only:
             yield Hit(
-                checkout.pos,
-                f'job "{job.name}" runs on {"/".join(sorted(risky))}, checks '
-                f"out untrusted code ({checkout}) and has secrets "
-                f"({', '.join(names[:4])})",
+                checkout.value.pos,
+                f'job "{job.name}" runs on {on}, checks out the base repository\'s branch named by the '
+                f"pull request ({checkout.value}) and has secrets ({', '.join(names[:4])})",
+                severity="low",
+                why=BRANCH_ONLY_WHY,
             )
+            continue
+        yield Hit(
+            checkout.value.pos,
+            f'job "{job.name}" runs on {on}, checks '
+            f"out untrusted code ({checkout.value}) and has secrets "
+            f"({', '.join(names[:4])})",
+        )
 
 
 @rule(
@@ -204,7 +258,12 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     findings: `gpg --passphrase '${{ secrets.X }}' --export-secret-key > key.asc` writes the key
     gpg makes, not the passphrase. `sed -i` (and `-i.bak`, `--in-place`) writes what it edits in
     to its file. A secret whose name, and the name of the variable holding it, says it holds an
-    identifier (`CF_ZONE_ID: ${{ secrets.CLOUDFLARE_ZONE_ID }}`, as for CS001) is info.
+    identifier (`CF_ZONE_ID: ${{ secrets.CLOUDFLARE_ZONE_ID }}`, `secrets.VERCEL_PROJECT_ID_WEB`, as
+    for CS001) is info. The script is read in bash's lines: a command continued with a backslash
+    (`printf '%s' "$TOKEN" \\` then `| docker login --password-stdin`) is one command, and a
+    here-document opened inside `"$(...)"` is one. A variable set to, or a line holding, an
+    expression that only tests a secret (`HAS_TOKEN: ${{ secrets.X != '' }}`, then
+    `echo "has=$HAS_TOKEN" >> $GITHUB_OUTPUT`) prints true or false, not the secret.
 
     Why:
     Masking in logs is best-effort (encoded or split values escape it), and a file in the
@@ -230,26 +289,15 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
             yield from _leaks(file, run, names)
 
 
-_EXPRESSION = lazy(r"\$\{\{.*?\}\}")
 #: Commands whose output holds the text of their arguments: printing them, or a script that
 #: edits text (``sed "s/x/$TOKEN/"``, ``jq --arg t "$TOKEN" ...``).
 _ARGUMENT_PRINTERS = frozenset({"echo", "printf", "sed", "awk", "gawk", "jq", "yq"})
 #: Commands whose output holds what they read on stdin (a here-document, a here-string, a pipe).
 _STDIN_PASSERS = frozenset({"cat", "tee", "base64", "tr", "envsubst", "gzip", "xxd", "rev"})
-_HEREDOC = lazy(r"(?<!<)<<-?\s*(['\"]?)([A-Za-z_][\w.-]{0,40})\1")
 _HERESTRING = lazy(r"<<<")
-_REDIRECT = lazy(r"(?<![<\d&])(\d?)(&?>>?)(?!&)\s*(\S+)|(\d?)>&(\d)")
 _NOT_FILES = frozenset({"/dev/stderr", "/dev/stdout", "/dev/tty"})
 #: sed's in-place option: ``-i``, ``-i.bak``, ``-i''``, ``--in-place``, or ``i`` among short options (``-Ei``).
 _IN_PLACE = lazy(r"(?<!\S)(?:-[A-Za-z]*i\S*|--in-place\S*)(?!\S)")
-
-
-class _Segment(NamedTuple):
-    """One simple command of a line: where it is, and what joins it to the next (``|`` or not)."""
-
-    start: int
-    end: int
-    piped: bool
 
 
 def _leaks(file: SourceFile, run: PStr, names: dict[str, str]) -> Iterator[Hit]:
@@ -258,55 +306,50 @@ def _leaks(file: SourceFile, run: PStr, names: dict[str, str]) -> Iterator[Hit]:
     one that passes its input on (cat, tee, base64 ...), followed through pipes of such commands
     to where the output goes. A secret passed to any other command (``gpg --passphrase X
     --export-secret-key > key.asc``, ``curl -H "token: X" -o out.json``) is that command's input,
-    not its output: the file gets what the command makes."""
-    offset = 0
-    heredoc: tuple[str, bool, str] | None = None  # delimiter, whether $VARS expand, where the body goes
-    for line in run.split("\n"):
-        start, offset = offset, offset + len(line) + 1
-        if heredoc is not None:
-            delimiter, expands, goes = heredoc
-            if line.strip() == delimiter:
-                heredoc = None
+    not its output: the file gets what the command makes. The script is read in bash's lines:
+    a command continued with a backslash onto the next line (``printf '%s' "$TOKEN" \\`` then
+    ``| docker login --password-stdin``) is one command."""
+    bodies: dict[tuple[int, int], str] = {}  # (opening line, its <<) -> where the here-document goes
+    for line in script_lines(run):
+        doc = line.heredoc
+        if doc is not None:
+            used = _secret_in(line.text, {} if doc.quoted else names)
+            if used is None:
                 continue
-            used = _secret_in(line, names if expands else {})
-            if used is not None and goes in ("file", "log"):
-                yield _hit(file, run, start + used.start(), used.group(), goes, names)
+            key = (doc.start, doc.at)
+            if key not in bodies:
+                shell = structure(doc.line)
+                parts = segments(shell)
+                bodies[key] = _destination(shell, doc.line, parts, segment_at(parts, doc.at), passes_input=True)
+            if bodies[key] in ("file", "log"):
+                yield _hit(file, run, line.start + used.start(), used.group(), bodies[key], names)
             continue
-        if _MASK in line:
+        if _MASK in line.text:
             continue
-        found = _secrets_in(line, names)
-        if not found and "<<" not in line:
+        found = _secrets_in(line.text, names)
+        if not found:
             continue  # most lines: nothing to read closer
-        shell = _structure(line)
-        segments = _segments(shell)
-        opened = next((m for m in _HEREDOC.finditer(line) if shell[m.start()] == "<"), None)
-        if opened is not None:
-            index = _segment_at(segments, opened.start())
-            goes = _destination(shell, line, segments, index, passes_input=True)
-            heredoc = (opened.group(2), not opened.group(1), goes)
+        shell = structure(line.text)
+        parts = segments(shell)
         for used in found:
-            goes = _where_it_goes(shell, line, segments, used.start())
+            goes = _where_it_goes(shell, line.text, parts, used.start())
             if goes in ("file", "log") or goes.startswith("config:"):
-                yield _hit(file, run, start + used.start(), used.group(), goes, names)
+                yield _hit(file, run, line.start + used.start(), used.group(), goes, names)
                 break
 
 
-def _segment_at(segments: list[_Segment], at: int) -> int:
-    return next(i for i, seg in enumerate(segments) if seg.start <= at <= seg.end)
-
-
-def _where_it_goes(shell: str, line: str, segments: list[_Segment], at: int) -> str:
+def _where_it_goes(shell: str, line: str, parts: list[Segment], at: int) -> str:
     """Where a secret written at ``at`` ends up: "file", "log", or "command" (used, not output)."""
-    index = _segment_at(segments, at)
-    segment = segments[index]
-    program = _program(line[segment.start : segment.end])
+    index = segment_at(parts, at)
+    segment = parts[index]
+    name = program(line[segment.start : segment.end])
     here = _HERESTRING.search(shell, segment.start, at)
-    if program in _ARGUMENT_PRINTERS and here is None:
-        if program == "sed" and _IN_PLACE.search(line, segment.start, segment.end):
+    if name in _ARGUMENT_PRINTERS and here is None:
+        if name == "sed" and _IN_PLACE.search(line, segment.start, segment.end):
             return "file"  # ``sed -i "s/KEY=.*/KEY=$TOKEN/" .env`` edits the secret into the file, prints nothing
-        return _destination(shell, line, segments, index, passes_input=False)
+        return _destination(shell, line, parts, index, passes_input=False)
     if here is not None:
-        return _destination(shell, line, segments, index, passes_input=True)
+        return _destination(shell, line, parts, index, passes_input=True)
     stored = _config_file(line[segment.start : segment.end])
     if stored and not (line[at : at + 3] != "${{" and _single_quoted(line, at)):
         return "config:" + stored  # a '$NAME' in single quotes is written as a placeholder, not the secret
@@ -344,19 +387,19 @@ _CONFIG_READS |= {"--unset", "--unset-all", "--remove-section", "--show-origin",
 def _config_file(text: str) -> str:
     """The configuration file a simple command stores its arguments in ("" for any other command)."""
     words = text.split()
-    program = _program(text)
-    if program not in {name for name, _ in _CONFIG_WRITERS}:
+    command = program(text)
+    if command not in {name for name, _ in _CONFIG_WRITERS}:
         return ""
-    rest = words[[w.rsplit("/", 1)[-1] for w in words].index(program) + 1 :][:40]
-    if program == "git":  # git's own options before the subcommand: -C DIR, -c NAME=VALUE (one-off)
+    rest = words[[w.rsplit("/", 1)[-1] for w in words].index(command) + 1 :][:40]
+    if command == "git":  # git's own options before the subcommand: -C DIR, -c NAME=VALUE (one-off)
         while rest and rest[0] in ("-C", "--git-dir", "--work-tree"):
             rest = rest[2:]
     rest = [w for w in rest if w not in ("-g", "--global", "--local", "--system", "-H", "--home")]
     for (name, subcommand), stored in _CONFIG_WRITERS.items():
-        if name == program and tuple(rest[: len(subcommand)]) == subcommand:
+        if name == command and tuple(rest[: len(subcommand)]) == subcommand:
             if any(w.split("=", 1)[0] in _CONFIG_READS for w in rest[len(subcommand) :][:2]):
                 return ""
-            if program == "poetry" and not any(w.startswith(("http-basic.", "pypi-token.")) for w in rest):
+            if command == "poetry" and not any(w.startswith(("http-basic.", "pypi-token.")) for w in rest):
                 return ""
             return stored
     return ""
@@ -386,7 +429,7 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
         message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
     secret = SECRET_REF.match(used)
     held = (secret.group(1) or secret.group(2)) if secret else names.get(name.strip("{}"), "")
-    if _IDENTIFIER.search(held.upper()) and (secret or _IDENTIFIER.search(name.strip("{}").upper())):
+    if _identifier_name(held) and (secret or _identifier_name(name.strip("{}"))):
         # The variable and its secret both name an identifier (``CF_ZONE_ID`` from
         # ``secrets.CLOUDFLARE_ZONE_ID``): kept out of logs by choice, it lets nobody in.
         return Hit(
@@ -404,91 +447,36 @@ def _secret_in(line: str, names: dict[str, str]) -> re.Match[str] | None:
 
 def _secrets_in(line: str, names: dict[str, str]) -> list[re.Match[str]]:
     """Every ``secrets.X`` and ``$NAME`` of a secret-holding variable in ``line``, in order."""
-    found = list(SECRET_REF.finditer(line))
+    found = exposed_secret_refs(line)  # not ``${{ secrets.X != '' }}``, which becomes true or false
     for name in sorted(names):
         found.extend(re.finditer(r"\$\{?" + re.escape(name) + r"\b", line))
     return sorted(found, key=lambda m: m.start())
 
 
-def _structure(line: str) -> str:
-    """The line with ``${{ }}`` expressions and quoted text blanked to ``x`` (same length), so
-    that operators and redirections found in it are the shell's."""
-    masked = _EXPRESSION.sub(lambda m: "x" * len(m.group()), line)
-    out: list[str] = []
-    quote = ""
-    escaped = False
-    for char in masked:
-        if escaped:
-            out.append("x")
-            escaped = False
-        elif char == "\\" and quote != "'":
-            out.append("x")
-            escaped = True
-        elif quote:
-            quote = "" if char == quote else quote
-            out.append("x" if quote else char)
-        elif char in "'\"":
-            quote = char
-            out.append(char)
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def _segments(shell: str) -> list[_Segment]:
-    """The simple commands of a structure-only line, split at ``|``, ``||``, ``&&``, ``;`` and ``&``."""
-    segments: list[_Segment] = []
-    begin = i = 0
-    while i < len(shell):
-        char = shell[i]
-        pair = shell[i : i + 2]
-        if pair in ("||", "&&"):
-            segments.append(_Segment(begin, i, False))
-            begin = i = i + 2
-        elif char == "|" or char == ";" or (char == "&" and shell[i - 1 : i] not in (">", "<") and pair != "&>"):
-            segments.append(_Segment(begin, i, char == "|"))
-            begin = i = i + 1
-        else:
-            i += 1
-    segments.append(_Segment(begin, len(shell), False))
-    return segments
-
-
-def _program(text: str) -> str:
-    """A simple command's program name: its first word after ``NAME=value`` settings and sudo."""
-    for word in text.split():
-        if "=" in word.split("/")[0] and not word.startswith(("-", "=")):
-            continue
-        if word in ("sudo", "command", "builtin", "exec"):
-            continue
-        return word.rsplit("/", 1)[-1]
-    return ""
-
-
-def _destination(shell: str, line: str, segments: list[_Segment], index: int, *, passes_input: bool) -> str:
+def _destination(shell: str, line: str, parts: list[Segment], index: int, *, passes_input: bool) -> str:
     """Where the output of ``segments[index]`` ends: "file", "log", "nowhere" (/dev/null) or
     "command" (the stdin of a command that does not pass it on, ``... | docker login
     --password-stdin``, which ends the chain). Pipes are followed one segment at a time."""
     while True:
-        segment = segments[index]
+        segment = parts[index]
         text = line[segment.start : segment.end]
         if index > 0 or passes_input:
-            program = _program(text)
-            if program not in _STDIN_PASSERS and program not in _ARGUMENT_PRINTERS:
+            name = program(text)
+            if name not in _STDIN_PASSERS and name not in _ARGUMENT_PRINTERS:
                 return "command"
-            if program == "tee" and any(not w.startswith(("-", "<", ">")) for w in text.split()[1:]):
+            if name == "tee" and any(not w.startswith(("-", "<", ">")) for w in text.split()[1:]):
                 return "file"  # tee writes its input to its file arguments (and passes it on)
         goes = _redirected(shell, line, segment)
         if goes is not None:
             return goes
-        if not (segment.piped and index + 1 < len(segments)):
+        if not (segment.piped and index + 1 < len(parts)):
             return "log"
         index += 1
 
 
-def _redirected(shell: str, line: str, segment: _Segment) -> str | None:
+def _redirected(shell: str, line: str, segment: Segment) -> str | None:
     """Where a segment's own redirection sends its stdout, or None when it has none."""
-    for redirect in _REDIRECT.finditer(shell, segment.start, segment.end):
+    for redirect in REDIRECT.finditer(shell, segment.start, segment.end):
         if redirect.group(5) is not None:  # N>&M
             if (redirect.group(4) or "1") == "1":
                 return "log"  # stdout onto stderr: the log

