@@ -8,6 +8,8 @@ built here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sandkit.compiler.plan import Plan
 
 #: The container that ends a session (see deadline_uid): compose's service and the job's container.
@@ -63,6 +65,24 @@ def workspace_tmpfs(plan: Plan) -> str:
 
 def log_options() -> dict[str, str]:
     return {"max-size": LOG_MAX_SIZE, "max-file": LOG_MAX_FILE}
+
+
+#: Small Compose containers beside the agent: the deadline's sleep, the host-address reader, the ready gate.
+SMALL = {"cpus": 0.1, "mem_limit": 33554432, "memswap_limit": 33554432, "pids_limit": 16}
+
+
+def compose_hardening(*, read_only: bool) -> dict[str, Any]:
+    """What every Compose service of a sandbox sets: no capability, no privilege gain, an init, no
+    restart, a bounded log."""
+    return {
+        "read_only": read_only,
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges:true"],
+        "init": True,
+        "restart": "no",
+        "privileged": False,
+        "logging": {"driver": "json-file", "options": log_options()},
+    }
 
 
 def deadline_uid(plan: Plan) -> int:

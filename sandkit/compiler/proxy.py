@@ -10,7 +10,7 @@ import hashlib
 from typing import Any
 
 from sandkit.compiler.addresses import NON_PUBLIC_V4, SANDBOX_CLIENTS, squid_non_public_v6
-from sandkit.compiler.engine import log_options
+from sandkit.compiler.engine import SMALL, compose_hardening
 from sandkit.compiler.output import DO_NOT_EDIT
 from sandkit.compiler.plan import PROXY_BASE_IMAGE, PROXY_PORT, Destination, Plan, high_uid
 from sandkit.compiler.render import render_template
@@ -238,17 +238,8 @@ def ready_gate_service(plan: Plan) -> dict[str, Any]:
         "image": proxy_image(plan),
         "entrypoint": ["timeout", "120", "sh", "-c", script],
         "user": f"{PROXY_UID}:{PROXY_UID}",
-        "read_only": True,
-        "cap_drop": ["ALL"],
-        "security_opt": ["no-new-privileges:true"],
-        "init": True,
-        "restart": "no",
-        "privileged": False,
-        "logging": {"driver": "json-file", "options": log_options()},
-        "cpus": 0.1,
-        "mem_limit": 33554432,
-        "memswap_limit": 33554432,
-        "pids_limit": 16,
+        **compose_hardening(read_only=True),
+        **SMALL,
         "network_mode": "none",
         "volumes": [{"type": "volume", "source": READY_VOLUME, "target": READY_DIR, "read_only": True}],
     }

@@ -32,10 +32,11 @@ from typing import Any
 from sandkit.compiler import inject, record, workspace_guard
 from sandkit.compiler.engine import (
     DEADLINE,
+    SMALL,
+    compose_hardening,
     deadline_command,
     deadline_uid,
     has_workspace_tmpfs,
-    log_options,
     shares_pid_namespace,
     tmpfs,
     workspace_tmpfs,
@@ -121,8 +122,6 @@ PUBLISHED_NETWORK: dict[str, Any] = {
     "enable_ipv6": False,
     "driver_opts": {"com.docker.network.bridge.enable_ip_masquerade": "false"},
 }
-#: Small containers beside the agent: the deadline's sleep, the host-address reader.
-SMALL = {"cpus": 0.1, "mem_limit": 33554432, "memswap_limit": 33554432, "pids_limit": 16}
 #: The proxy's and the host guard's health checks: whether each has written its proof of readiness
 #: (READY_VOLUME). The agent does not wait on them: its entrypoint waits for the files themselves, every
 #: 20 ms, while an engine before 25 runs a first probe one interval after the start (it has no
@@ -184,15 +183,7 @@ def runtime_secret_sources(plan: Plan) -> dict[str, Any]:
 
 
 def _hardening(plan: Plan) -> dict[str, Any]:
-    return {
-        "read_only": plan.read_only_root,
-        "cap_drop": ["ALL"],
-        "security_opt": ["no-new-privileges:true"],
-        "init": True,
-        "restart": "no",
-        "privileged": False,
-        "logging": {"driver": "json-file", "options": log_options()},
-    }
+    return compose_hardening(read_only=plan.read_only_root)
 
 
 def _bind(path: Path, target: str, context: RenderContext, *, read_only: bool) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from sandkit.lint.facts.expressions import SECRET_REF, exposed_secret_refs
 from sandkit.lint.facts.run_scripts import (
     REDIRECT,
     Segment,
+    open_quote,
     program,
     script_lines,
     segment_at,
@@ -407,18 +408,7 @@ def _config_file(text: str) -> str:
 
 def _single_quoted(line: str, at: int) -> bool:
     """Whether offset ``at`` of a shell line is inside single quotes (where ``$NAME`` stays text)."""
-    quote = ""
-    escaped = False
-    for char in line[:at]:
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-    return quote == "'"
+    return open_quote(line[:at]) == "'"
 
 
 def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict[str, str]) -> Hit:
