@@ -7,13 +7,15 @@ fixtures written here, with the look-alikes that stay findings.
    location.
 2. An agent CLI run only for its version or help runs no agent (CP004, CP005).
 3. A title, body or commit message in a quoted here-document stays high, and says why (CP006).
+4. A Helm condition comparing a values.yaml integer (``gt (int .Values.x.replicaCount) 0``) is
+   settled by the default: a resource rendered only with replicas is not read when they are 0.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import lint_text
+from tests.lint.helpers import lint_files, lint_text
 
 # ---- 1. a climb into a folder beside the checkout is not the home ----------------------------------
 
@@ -167,3 +169,64 @@ def test_a_branch_name_after_a_body_says_the_body_can_end_the_document() -> None
     findings = [f for f in lint_text(".github/workflows/a.yml", text) if f.rule == "CP006"]
     assert [f.severity for f in findings] == ["high", "high"]
     assert "after a value of many lines" in findings[1].message
+
+
+# ---- 4. a Helm resource rendered only with replicas, read with the default values --------------------
+
+_CHART = {"chart/Chart.yaml": "apiVersion: v2\nname: search\nversion: 1.0.0\n"}
+_STATEFULSET = """\
+{{- if GUARD }}
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: {{ include "search.fullname" . }}-data
+spec:
+  replicas: {{ .Values.data.replicaCount }}
+  template:
+    spec:
+      initContainers:
+        - name: sysctl
+          image: busybox:1.36
+          securityContext:
+            privileged: true
+      containers:
+        - name: search
+          image: search:8
+{{- end }}
+"""
+
+
+def _chart(values: str, guard: str) -> list[str]:
+    files = {**_CHART, "chart/values.yaml": values, "chart/templates/sts.yaml": _STATEFULSET.replace("GUARD", guard)}
+    return [f.rule for f in lint_files(files) if f.rule == "PV001"]
+
+
+@pytest.mark.parametrize(
+    ("values", "guard"),
+    [
+        ("data:\n  replicaCount: 0\n", "gt (int .Values.data.replicaCount) 0"),
+        ("data:\n  replicaCount: null\n", "gt (int .Values.data.replicaCount) 0"),  # int of null is 0
+        ("data: {}\n", "gt (int64 .Values.data.replicaCount) 0"),
+        ('data:\n  replicaCount: "0"\n', "ge (int .Values.data.replicaCount) 1"),
+        (
+            "data:\n  replicaCount: 1\n  enabled: true\n",
+            "and .Values.data.enabled (gt (int .Values.data.replicaCount) 1)",
+        ),
+    ],
+)
+def test_a_resource_with_no_replicas_by_default_is_not_read(values: str, guard: str) -> None:
+    assert _chart(values, guard) == []
+
+
+@pytest.mark.parametrize(
+    ("values", "guard"),
+    [
+        ("data:\n  replicaCount: 2\n", "gt (int .Values.data.replicaCount) 0"),
+        ('data:\n  replicaCount: "3"\n', "gt (int .Values.data.replicaCount) 0"),
+        ("data:\n  replicaCount: 0\n", 'gt (int (include "search.data.replicaCount" .)) 0'),  # a helper: unread
+        ("data:\n  replicaCount: many\n", "gt (int .Values.data.replicaCount) 0"),
+        ("data:\n  replicaCount: 0\n", "gt (int $replicas) 0"),
+    ],
+)
+def test_a_resource_with_replicas_or_an_unread_guard_stays(values: str, guard: str) -> None:
+    assert _chart(values, guard) == ["PV001"]
