@@ -19,6 +19,7 @@ from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import AGENT_NAMES
 from sandkit.lint.facts.workflows import Job, jobs
 from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.shell import Word
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
 #: Events anyone with an account can cause on a public repository.
@@ -129,13 +130,26 @@ def agent_steps(file: SourceFile, doc: PMap) -> Iterator[AgentStep]:
                     yield AgentStep(job, index, step, agent_at[0], None, agent_at[1])
 
 
+#: Arguments with which an agent's CLI prints something about itself and exits, running no agent
+#: (`-v` too, but for aider, whose `-v` is verbose and starts a chat).
+_REPORT_ONLY = frozenset({"--version", "-V", "version", "--help", "-h", "help"})
+
+
+def _only_reports(agent: str, arguments: list[Word]) -> bool:
+    """Whether an agent's CLI given these arguments only prints its version or help."""
+    known = _REPORT_ONLY if agent.startswith("aider") else _REPORT_ONLY | {"-v"}
+    return bool(arguments) and all(word.text in known for word in arguments)
+
+
 def _agent_command(file: SourceFile, run: PStr) -> tuple[str, Pos] | None:
     for command in file.commands_in(run):
         words = command.words
-        for word in words[:3]:
+        for index, word in enumerate(words[:3]):
             base = word.text.rsplit("/", 1)[-1].split("@", 1)[0] if not word.text.startswith("@") else word.text
             base = "@" + base[1:].split("@", 1)[0] if base.startswith("@") else base
             if base in AGENT_NAMES and len(words) > 1:
+                if _only_reports(base, words[index + 1 :]):
+                    break  # `codex --version`: the CLI prints and exits, no agent runs
                 return base, word.pos
             if base not in _LAUNCHERS and word.text not in ("pnpm", "yarn", "npm"):
                 break

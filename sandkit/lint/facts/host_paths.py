@@ -266,6 +266,29 @@ def above_project(raw: str, folder: str, workspace: str = "") -> str:
     return resolved if resolved == ".." or resolved.startswith("../") else ""
 
 
+def beyond_climb(climbed: str) -> str:
+    """What a path :func:`above_project` returned names below the folders it climbed to, or "".
+
+    ``../..`` names an ancestor of the checkout (""), ``../homelab`` a folder beside it
+    (``homelab``): a sibling project, or the checkout itself under its own name, not the home.
+    """
+    return "/".join(part for part in climbed.split("/") if part not in ("..", "."))
+
+
+def climbed_credential(climbed: str) -> str:
+    """The credential location a climb into a named folder reaches if the folder it climbed to
+    is the home folder (``../.ssh`` is ~/.ssh then) or the root (``../../../home``, ``../../root``),
+    else ""."""
+    rest = beyond_climb(climbed)
+    if not rest:
+        return ""
+    for base in ("~/", "/"):
+        found = credential_path(base + rest)
+        if found:
+            return found
+    return ""
+
+
 def runtime_socket(raw: str) -> str:
     """Why ``raw`` exposes a container runtime: "socket", "parent folder", or ""."""
     path = normalize(raw)

