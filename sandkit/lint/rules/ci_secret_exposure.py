@@ -238,7 +238,11 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
     category="ci-secret-exposure",
     severity="high",
     kinds=(WORKFLOW,),
-    triggers=("secrets",),
+    triggers=(
+        "secrets",
+        *("auth token", "access_tokens", "ACTIONS_ID_TOKEN", "-token", "get-login-password", "create token"),
+        *("vault ", "op read", "bw get", "token create", "assume-role", ".outputs."),
+    ),
 )
 def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     """A `run:` step echoes a secret or writes it to a file.
@@ -264,7 +268,14 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     (`printf '%s' "$TOKEN" \\` then `| docker login --password-stdin`) is one command, and a
     here-document opened inside `"$(...)"` is one. A variable set to, or a line holding, an
     expression that only tests a secret (`HAS_TOKEN: ${{ secrets.X != '' }}`, then
-    `echo "has=$HAS_TOKEN" >> $GITHUB_OUTPUT`) prints true or false, not the secret.
+    `echo "has=$HAS_TOKEN" >> $GITHUB_OUTPUT`) prints true or false, not the secret. A variable
+    the script sets to a credential it mints is a secret too (`TOKEN=$(gh auth token)`, an App
+    installation token from `/access_tokens`, the job's OIDC token, `gcloud auth
+    print-access-token`, `az account get-access-token`, `aws ecr get-login-password`, `aws sts
+    assume-role`, `kubectl create token`, `vault read`, `op read`): GitHub masks none of them in
+    the log unless the script adds `::add-mask::`; so is a variable set from an action's
+    output named as a credential (`APP_TOKEN: ${{ steps.app.outputs.token }}` after
+    `actions/create-github-app-token`), which the action masks in the log but not in a file.
 
     Why:
     Masking in logs is best-effort (encoded or split values escape it), and a file in the
@@ -281,13 +292,79 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     top = {name: secret for name, secret, _ in _env_secrets(doc.get("env"))}
     for job in jobs(doc):
         job_vars = {**top, **{name: secret for name, secret, _ in _env_secrets(job.spec.get("env"))}}
+        minting = _minting_steps(job.steps)
         for step in job.steps:
             run = step.get("run")
             if not isinstance(run, PStr):
                 continue
             step_vars = {name: secret for name, secret, _ in _env_secrets(step.get("env"))}
-            names = {**job_vars, **step_vars}
+            names = {**job_vars, **step_vars, **_minted(run), **_from_outputs(step.get("env"), minting)}
             yield from _leaks(file, run, names)
+
+
+#: A command whose output is a credential made while the job runs: GitHub's CLI token, an App
+#: installation token, the job's OIDC token, a cloud CLI's access token or registry password, a
+#: Kubernetes service-account token, a secret read from a vault or password manager. GitHub masks
+#: none of them unless the script says ``::add-mask::``.
+_MINTS = lazy(
+    r"(?i)\bgh\s+auth\s+token\b|/access_tokens\b|\$\{?ACTIONS_ID_TOKEN_REQUEST_URL\b|"
+    r"\bgcloud\s+auth\s+(?:application-default\s+)?print-(?:access|identity)-token\b|"
+    r"\baz\s+account\s+get-access-token\b|\baws\s+(?:ecr(?:-public)?\s+get-login-password|"
+    r"codeartifact\s+get-authorization-token|sts\s+(?:get-session-token|assume-role\S*))\b|"
+    r"\bkubectl\s+create\s+token\b|\bvault\s+(?:kv\s+get|read|token\s+create|login)\b|"
+    r"\bop\s+read\b|\bbw\s+get\s+password\b|\bnpm\s+token\s+create\b"
+)
+#: ``NAME=$(...)`` (also after ``export``, ``local``, ``readonly`` or ``declare``): a variable
+#: set to a command's output, up to where the substitution's line ends.
+_SET_FROM_COMMAND = lazy(r"(?:^\s*|[;&|]\s*|\b(?:export|local|readonly|declare(?:\s+-\w+)*)\s+)([A-Za-z_]\w*)=\"?\$\(")
+
+
+_MINTED = "a credential minted by"
+#: An action's output that holds a credential it made: ``token``, ``access_token``, ``id_token``,
+#: ``password``, ``secret`` (``app-id`` and ``token-expiry`` name none).
+_CREDENTIAL_OUTPUT = lazy(r"(?i)^(?:[\w-]*[_-])?(?:token|password|secret|credentials?)$")
+_STEP_OUTPUT = lazy(r"\$\{\{\s*steps\.([\w-]+)\.outputs\.([\w-]+)")
+
+
+def _minting_steps(steps: list[PMap]) -> dict[str, str]:
+    """The ids of a job's steps that run an action (``uses:``), with the action: their outputs
+    named as credentials (:data:`_CREDENTIAL_OUTPUT`) are tokens the action minted
+    (``actions/create-github-app-token``'s ``token``, ``google-github-actions/auth``'s
+    ``access_token``)."""
+    return {
+        str(step.get("id")): str(step.get("uses")).split("@", 1)[0]
+        for step in steps
+        if isinstance(step.get("id"), PStr) and isinstance(step.get("uses"), PStr)
+    }
+
+
+def _from_outputs(env: object, minting: dict[str, str]) -> dict[str, str]:
+    """A step's env variables set from a credential output of an earlier step's action."""
+    found: dict[str, str] = {}
+    if isinstance(env, PMap) and minting:
+        for name, value in env.items():
+            for output in _STEP_OUTPUT.finditer(str(value)) if isinstance(value, PStr) else ():
+                action = minting.get(output.group(1))
+                if action and _CREDENTIAL_OUTPUT.match(output.group(2)):
+                    found[str(name)] = f"{_MINTED} `{action}` (its output {output.group(2)})"
+    return found
+
+
+def _minted(run: PStr) -> dict[str, str]:
+    """Variables a step's script sets to a credential it mints (:data:`_MINTS`), with what minted
+    it, so printing or writing them is read as printing a secret (``TOKEN=$(gh auth token)``, then
+    ``echo "token=$TOKEN" >> $GITHUB_OUTPUT``)."""
+    if not _MINTS.search(run):
+        return {}
+    minted: dict[str, str] = {}
+    for line in script_lines(run):
+        if line.heredoc is not None:
+            continue
+        for setting in _SET_FROM_COMMAND.finditer(line.text):
+            made = _MINTS.search(line.text, setting.end())
+            if made:
+                minted[setting.group(1)] = f"{_MINTED} `{' '.join(made.group().split())}`"
+    return minted
 
 
 #: Commands whose output holds the text of their arguments: printing them, or a script that
@@ -419,6 +496,8 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
         message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
     secret = SECRET_REF.match(used)
     held = (secret.group(1) or secret.group(2)) if secret else names.get(name.strip("{}"), "")
+    if held.startswith(_MINTED):
+        return Hit(file.str_pos(run, at), f"{message}, {held}")
     if _identifier_name(held) and (secret or _identifier_name(name.strip("{}"))):
         # The variable and its secret both name an identifier (``CF_ZONE_ID`` from
         # ``secrets.CLOUDFLARE_ZONE_ID``): kept out of logs by choice, it lets nobody in.

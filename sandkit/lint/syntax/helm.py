@@ -93,12 +93,22 @@ def _resolved(body: str, values: Any) -> str | None:
     if named and "render" not in named.group(1).lower():
         return None  # a named template given the value renders something of its own (scrape limits, labels)
     value = lookup(values, paths[0])
+    fallback = _DEFAULT.search(body) if _empty(value) else None
+    if fallback:
+        return fallback.group(1).strip("\"'")
     if value is None or value == "" or value == {} or value == []:
         return None
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k != "enabled"}  # bitnami's renderSecurityContext drops it
     text = flow(value)
     return text if len(text) <= _FLOW_LIMIT else None
+
+
+def _empty(value: Any) -> bool:
+    """Whether sprig's ``default`` replaces ``value``: missing, empty, zero or false. So
+    ``.Values.cidr | default "0.0.0.0/0"`` renders the default when values.yaml leaves ``cidr``
+    empty, and ``.Values.enabled | default true`` renders true even when it says false."""
+    return value is None or value is False or value == 0 or value in ("", {}, [])
 
 
 _CONDITION = lazy(r"^\s*(?:else\s+)?(?:if|with)\s+(?P<expr>.*?)\s*$", re.DOTALL)

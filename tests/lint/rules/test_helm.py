@@ -137,3 +137,50 @@ def test_a_variable_assignment_renders_nothing() -> None:
     )
     findings = lint_chart("replicaCount: 1\n", template)
     assert [(f.rule, f.line) for f in findings] == [("PV001", 12)]
+
+
+NETPOL = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "c.fullname" . }}
+spec:
+  podSelector: {}
+  policyTypes: [Egress]
+  egress:
+    - to:
+        - ipBlock:
+            cidr: {{ .Values.egress.cidr | default "0.0.0.0/0" | quote }}
+"""
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        'egress:\n  cidr: ""\n',  # empty: Helm's default takes over
+        "egress:\n  cidr:\n",  # null
+        "egress: {}\n",  # missing
+        "other: 1\n",  # no such mapping at all
+    ],
+)
+def test_a_default_renders_where_values_yaml_leaves_the_value_empty(values: str) -> None:
+    findings = lint_chart(values, NETPOL)
+    assert at(findings, "EG002") == [(11, 19)]
+
+
+@pytest.mark.parametrize("values", ["egress:\n  cidr: 10.0.0.0/8\n", "egress:\n  cidr: 192.168.0.0/16\n"])
+def test_a_value_values_yaml_gives_overrides_the_default(values: str) -> None:
+    assert at(lint_chart(values, NETPOL), "EG002") == []
+
+
+def test_go_template_default_treats_false_and_zero_as_empty() -> None:
+    # sprig's default replaces false: `{{ .Values.privileged | default true }}` renders true.
+    template = POD.replace(
+        "securityContext: {{- toYaml .Values.securityContext | nindent 12 }}",
+        "securityContext:\n            privileged: {{ .Values.privileged | default true }}",
+    )
+    assert at(lint_chart("privileged: false\ndebug: {enabled: false}\n", template), "PV001") == [(16, 25)]
+    # without a default, false stays false
+    plain = template.replace(" | default true", "")
+    assert at(lint_chart("privileged: false\ndebug: {enabled: false}\n", plain), "PV001") == []
+    assert at(lint_chart("privileged: true\ndebug: {enabled: false}\n", plain), "PV001") == [(16, 25)]
