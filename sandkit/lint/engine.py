@@ -391,6 +391,11 @@ class _Checker:
                 )
             )
         problem = self._parse_problem(source)
+        if source.syntax == "yaml" and not cut and _DIRECTIVE.search(source.text) and _broken(source, problem):
+            # Jinja, gomplate or mustache directives in a file named like plain YAML (an Ansible
+            # role's manifest template): read it as its renderer would leave it, directives masked
+            source = _as_template(source)
+            problem = self._parse_problem(source)
         if source.syntax in ("helm", "template"):
             text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
         elif kind == kinds.COMPOSE:
@@ -592,6 +597,31 @@ def _size_on_disk(candidate: Candidate, read: int) -> int:
         return os.stat(candidate.abspath).st_size
     except (OSError, ValueError):
         return read
+
+
+def _broken(source: SourceFile, problem: SyntaxProblem | None) -> bool:
+    """Whether the file does not parse (known already for the kinds the engine validates)."""
+    if problem is not None or source.kind in STRUCTURED:
+        return problem is not None
+    try:
+        source.validate()
+    except SyntaxProblem:
+        return True
+    return False
+
+
+def _as_template(source: SourceFile) -> SourceFile:
+    """``source`` read as a template: its directives masked before the YAML parser reads it."""
+    return SourceFile(
+        source.path,
+        source.text,
+        source.kind,
+        "template",
+        in_dependency=source.in_dependency,
+        settings=source.settings,
+        origin=source.origin,
+        root=source.root,
+    )
 
 
 def _scan_root(candidate: Candidate) -> str:

@@ -434,13 +434,14 @@ def test_scripts_in_hidden_folders_are_still_reported() -> None:
     ],
 )
 def test_joiners_in_scripts_that_spell_with_them(text: str) -> None:
-    assert at(lint_text("src/lang/fa.json", json.dumps({"label": text}, ensure_ascii=False)), "HU003") == []
-    assert at(lint_text("docs/guide.md", f"# {text}\n"), "HU003") == []
+    assert at(lint_text(".vscode/settings.json", json.dumps({"label": text}, ensure_ascii=False)), "HU003") == []
+    assert at(lint_text("CLAUDE.md", f"# {text}\n"), "HU003") == []
 
 
 @pytest.mark.parametrize("text", ["cu\u200crl", "ev\u200dal", "rm -rf\u200c/", "a\u200bb"])
 def test_joiners_and_spaces_in_latin_text_are_reported(text: str) -> None:
-    assert at(lint_text("docs/guide.md", f"# {text}\n"), "HU003") != []
+    assert at(lint_text("CLAUDE.md", f"# {text}\n"), "HU003") != []
+    assert at(lint_text("config/app.yaml", f"name: '{text}'\n"), "HU003") != []
 
 
 def test_direction_marks_and_embeddings_in_rtl_translations() -> None:
