@@ -13,7 +13,7 @@ import functools
 import itertools
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sandkit.lazy_regex import lazy
@@ -77,7 +77,7 @@ class ScanResult(NamedTuple):
     findings: list[Finding]
     files: int
     crashes: list[str]
-    skipped: list[Skipped] = []
+    skipped: Sequence[Skipped] = ()
 
 
 def scan(

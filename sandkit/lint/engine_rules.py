@@ -21,6 +21,12 @@ is reported here too, naming both lines: Compose and GitHub Actions refuse such 
 Kubernetes API server's strict validation refuses it and sigs.k8s.io/yaml keeps the last
 value. The rules judge the last value, the one a lenient consumer runs.
 
+Templates are read as their renderer leaves them: a Helm template, a `.yaml.j2`, or a file named
+like plain YAML that holds Jinja, gomplate or mustache directives and does not parse without
+them, is parsed with its directives masked (lines and columns kept), and is an info finding
+only when even that fails. A bare `${VAR}` where a TOML or JSON value starts is what the
+consumer expands before it parses: it is read as a string, not reported.
+
 Fix:
 Correct the syntax at the reported place (keep one of the two keys), or exclude the file in
 [tool.sandkit] if it is a deliberately broken fixture.

@@ -422,4 +422,3 @@ def _with_placeholders(load: Callable[[str], Any], text: str) -> Any:
         except SyntaxProblem:
             pass
         raise
-

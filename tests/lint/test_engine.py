@@ -229,7 +229,10 @@ def test_data_and_prose_over_the_limit_are_listed_not_findings(tmp_path: Path, j
 def test_fail_on_ignores_files_listed_as_read_in_part(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from sandkit.cli import main
 
-    write_tree(tmp_path, {"pyproject.toml": "[tool.sandkit]\nmax-file-size = 4096\n", "data/rows.json": "[" + "1," * 3000 + "1]"})
+    write_tree(
+        tmp_path,
+        {"pyproject.toml": "[tool.sandkit]\nmax-file-size = 4096\n", "data/rows.json": "[" + "1," * 3000 + "1]"},
+    )
     assert main(["lint", str(tmp_path), "--fail-on", "info", "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["findings"] == [] and len(document["summary"]["skipped"]) == 1

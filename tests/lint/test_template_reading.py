@@ -69,7 +69,10 @@ spec:
         ("templates/cleanup-vm/manifests/cleanup-vm-role-binding.yaml", JINJA_ROLE_BINDING),
         ("templates/cleanup-vm/examples/cleanup-vm-taskrun.yaml", JINJA_TASKRUN),
         ("litellm/templates/litellm-config.yaml", GOMPLATE),
-        ("deploy/config.yml", GOMPLATE.replace("{{ range .paid }}", "{%- for m in paid %}").replace("{{ end }}", "{% endfor %}")),
+        (
+            "deploy/config.yml",
+            GOMPLATE.replace("{{ range .paid }}", "{%- for m in paid %}").replace("{{ end }}", "{% endfor %}"),
+        ),
     ],
 )
 def test_templates_named_like_yaml_are_read_once_masked(path: str, text: str) -> None:
@@ -93,7 +96,7 @@ def test_broken_yaml_without_directives_stays_a_parse_error() -> None:
 
 
 def test_valid_yaml_with_quoted_directives_is_read_as_it_is() -> None:
-    playbook = "- hosts: all\n  tasks:\n    - name: run\n      command: \"echo {{ item }}\"\n"
+    playbook = '- hosts: all\n  tasks:\n    - name: run\n      command: "echo {{ item }}"\n'
     compose = 'services:\n  web:\n    image: "{{ image }}"\n    privileged: true\n'
     assert not [r for r in _rules("site.yml", playbook) if r[0] == "SK001"]
     assert any(rule == "PV001" for rule, _ in _rules("compose.yaml", compose))
