@@ -243,3 +243,16 @@ def test_fail_on_ignores_files_listed_as_read_in_part(tmp_path: Path, capsys: py
     assert "compose.yaml:1:1: info SK002" in out
     assert out.splitlines()[-1].startswith("1 file over 4096 bytes was read only up to that size: ")
     assert out.splitlines()[-1].endswith("/data/rows.json (raise max-file-size in [tool.sandkit] to read it whole)")
+
+
+def test_files_read_in_part_come_back_from_worker_processes(tmp_path: Path) -> None:
+    from sandkit.lint.engine import PARALLEL_THRESHOLD, ScanOptions, scan
+    from sandkit.lint.registry import all_rules
+
+    files = {f"data/{n}.json": '{"a": 1}' for n in range(PARALLEL_THRESHOLD)}
+    files |= {f"data/big{n}.json": "[" + "1," * 3000 + "1]" for n in range(3)}
+    write_tree(tmp_path, files)
+    options = ScanOptions(tuple(r.id for r in all_rules()), max_bytes=4096)
+    result = scan([str(tmp_path)], str(tmp_path), options, jobs=2)
+    assert not result.crashes
+    assert [s.path for s in result.skipped] == ["data/big0.json", "data/big1.json", "data/big2.json"]
