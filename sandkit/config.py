@@ -11,7 +11,7 @@ Keys (``-`` and ``_`` are interchangeable)::
     fail-on = "medium"                   # lowest severity that fails the run
     exclude = ["tests/lint/corpus"]      # globs of paths not scanned at all
     extra-secret-patterns = ["acme_[0-9a-f]{32}"]   # more credential formats (regexes)
-    max-file-size = 2000000              # bytes read per file; the rest is reported, not read
+    max-file-size = 2000000              # bytes read per file; the rest is not read (listed or SK002)
     include-examples = false             # report secrets in tests, fixtures and docs (at low)
 
 ``sandkit build`` reads two keys of the same table, so that ``sandkit build --check`` (the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit import __version__
@@ -202,7 +202,7 @@ def _lint_paths(lint: Lint, targets: list[str]) -> int:
         _say_fixed(lint, outcome.fixed, outcome.files, would=False)
         if outcome.files:
             result = scan(targets, lint.root, lint.options(), lint.exclude, args.jobs, walks_skip=lint.ignored_by_git)
-    return _report(lint, result.findings, result.files, result.crashes)
+    return _report(lint, result.findings, result.files, result.crashes, result.skipped)
 
 
 def _skip_git_ignored(lint: Lint) -> Lint:
@@ -242,8 +242,8 @@ def _lint_stdin(lint: Lint) -> int:
         sys.stdout.flush()
         _say_fixed(lint, count, 1 if count else 0, would=False)
         result = scan_bytes(rel, fixed, lint.root, options, in_dependency=in_dependency(rel))
-        return _report(lint, result.findings, result.files, result.crashes, to_stderr=True)
-    return _report(lint, result.findings, result.files, result.crashes)
+        return _report(lint, result.findings, result.files, result.crashes, result.skipped, to_stderr=True)
+    return _report(lint, result.findings, result.files, result.crashes, result.skipped)
 
 
 def _show_diff(lint: Lint, diff: str, fixed: int, files: int, crashes: list[str]) -> int:
@@ -261,7 +261,15 @@ def _stdin_path(name: str | None, root: str) -> str:
     return (name if rel.startswith("..") else rel).replace(os.sep, "/")
 
 
-def _report(lint: Lint, findings: list[Finding], files: int, crashes: list[str], *, to_stderr: bool = False) -> int:
+def _report(
+    lint: Lint,
+    findings: list[Finding],
+    files: int,
+    crashes: list[str],
+    skipped: Sequence[tuple[str, str, int]] = (),
+    *,
+    to_stderr: bool = False,
+) -> int:
     from sandkit.lint.reporters import Report, render
 
     args = lint.args
@@ -280,6 +288,8 @@ def _report(lint: Lint, findings: list[Finding], files: int, crashes: list[str],
         quiet=args.quiet,
         base=base,
         source_root=_source_root(lint.root),
+        skipped=[(_report_path(path, lint.root, base), reason, size) for path, reason, size in skipped],
+        max_bytes=lint.config.max_file_size,
     )
     if args.statistics:
         from sandkit.lint.reporters.statistics import render_statistics

@@ -13,7 +13,7 @@ import functools
 import itertools
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sandkit.lazy_regex import lazy
@@ -49,10 +49,20 @@ class ScanOptions(NamedTuple):
     max_bytes: int = DEFAULT_MAX_BYTES
 
 
-class FileResult:
-    """Findings, internal errors and how many files were read (of one file or a chunk)."""
+class Skipped(NamedTuple):
+    """A file the scan read only in part: a fact about the scan, shown in the report's summary
+    (``reason`` is a stable word: ``file-too-large``; ``size`` its bytes on disk)."""
 
-    __slots__ = ("crashes", "findings", "scanned")
+    path: str
+    reason: str
+    size: int
+
+
+class FileResult:
+    """Findings, internal errors, how many files were read and which were read only in part (of
+    one file or a chunk)."""
+
+    __slots__ = ("crashes", "findings", "scanned", "skipped")
 
     def __init__(
         self, findings: list[Finding] | None = None, crashes: list[str] | None = None, scanned: int = 0
@@ -60,12 +70,14 @@ class FileResult:
         self.findings = findings if findings is not None else []
         self.crashes = crashes if crashes is not None else []
         self.scanned = scanned
+        self.skipped: list[Skipped] = []
 
 
 class ScanResult(NamedTuple):
     findings: list[Finding]
     files: int
     crashes: list[str]
+    skipped: Sequence[Skipped] = ()
 
 
 def scan(
@@ -97,14 +109,17 @@ def scan(
         results = (checker.check(c) for c in itertools.chain(head, discovered))
     findings: list[Finding] = []
     crashes: list[str] = []
+    skipped: list[Skipped] = []
     files = 0
     for result in results:
         findings.extend(result.findings)
         crashes.extend(result.crashes)
+        skipped.extend(result.skipped)
         files += result.scanned
         if progress is not None:
             progress(files)
-    return _with_passes(findings, files, sorted(crashes), root)  # workers finish in any order
+    # workers finish in any order
+    return _with_passes(findings, files, sorted(crashes), root)._replace(skipped=sorted(skipped))
 
 
 def scan_bytes(path: str, raw: bytes, root: str, options: ScanOptions, *, in_dependency: bool = False) -> ScanResult:
@@ -114,7 +129,7 @@ def scan_bytes(path: str, raw: bytes, root: str, options: ScanOptions, *, in_dep
     repository passes run as in a scan of ``root``.
     """
     result = _Checker(options).check_bytes(Candidate(os.path.join(root, path), path, in_dependency), raw)
-    return _with_passes(result.findings, result.scanned, result.crashes, root)
+    return _with_passes(result.findings, result.scanned, result.crashes, root)._replace(skipped=result.skipped)
 
 
 def _with_passes(findings: list[Finding], files: int, crashes: list[str], root: str) -> ScanResult:
@@ -251,6 +266,7 @@ def _merged(results: Iterable[FileResult]) -> FileResult:
         merged.findings.extend(result.findings)
         merged.crashes.extend(result.crashes)
         merged.scanned += result.scanned
+        merged.skipped.extend(result.skipped)
     return merged
 
 
@@ -333,7 +349,8 @@ class _Checker:
         raw = _read(candidate.abspath, self.options.max_bytes)
         if isinstance(raw, str):
             return FileResult() if raw == _NOT_REGULAR else self._unreadable(candidate, raw)
-        return self.check_bytes(candidate, raw)
+        cut = len(raw) > self.options.max_bytes
+        return self.check_bytes(candidate, raw, _size_on_disk(candidate, len(raw)) if cut else None)
 
     def _unreadable(self, candidate: Candidate, problem: str) -> FileResult:
         """A file the scan should have read and could not: an error finding (exit code 2)."""
@@ -353,8 +370,9 @@ class _Checker:
         )
         return FileResult(findings=[finding])
 
-    def check_bytes(self, candidate: Candidate, raw: bytes) -> FileResult:
-        """Check ``raw`` (at most ``max_bytes + 1`` bytes) as the content of ``candidate``."""
+    def check_bytes(self, candidate: Candidate, raw: bytes, size: int | None = None) -> FileResult:
+        """Check ``raw`` (at most ``max_bytes + 1`` bytes) as the content of ``candidate``;
+        ``size`` is the file's on disk (for text that is no file, at least what was read)."""
         result = FileResult()
         if b"\0" in raw[:BINARY_PROBE]:
             return result
@@ -362,7 +380,10 @@ class _Checker:
         text, kind = source.text, source.kind
         result.scanned = 1
         hits: list[tuple[Rule, Hit]] = []
-        if len(raw) > self.options.max_bytes:
+        cut = len(raw) > self.options.max_bytes
+        if cut and not (configures(source) and engine_rules.FILE_TOO_LARGE.id in self.report_engine):
+            result.skipped.append(Skipped(candidate.path, "file-too-large", size or len(raw)))
+        elif cut:
             hits.append(
                 (
                     engine_rules.FILE_TOO_LARGE,
@@ -370,6 +391,11 @@ class _Checker:
                 )
             )
         problem = self._parse_problem(source)
+        if source.syntax == "yaml" and not cut and _DIRECTIVE.search(source.text) and _broken(source, problem):
+            # Jinja, gomplate or mustache directives in a file named like plain YAML (an Ansible
+            # role's manifest template): read it as its renderer would leave it, directives masked
+            source = _as_template(source)
+            problem = self._parse_problem(source)
         if source.syntax in ("helm", "template"):
             text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
         elif kind == kinds.COMPOSE:
@@ -398,11 +424,12 @@ class _Checker:
                 problem = problem or exc
             except Exception as exc:  # a rule bug must not stop the scan
                 result.crashes.append(f"{candidate.path}: rule {candidate_rule.id} failed: {type(exc).__name__}: {exc}")
-        if problem is not None and len(raw) > self.options.max_bytes:
+        if problem is not None and cut:
             # cut at the scan limit, the text stops mid-value: that is no parse error of the file's
-            # own, and SK002 (above) says so, and that its structure went unread
-            rule, hit = hits[0]
-            hits[0] = (rule, hit._replace(message=f"{hit.message} (its text only: cut there, it does not parse)"))
+            # own, and SK002 (above) or the summary's skipped list says so
+            if hits and hits[0][0] is engine_rules.FILE_TOO_LARGE:
+                rule, hit = hits[0]
+                hits[0] = (rule, hit._replace(message=f"{hit.message} (its text only: cut there, it does not parse)"))
         elif problem is not None:
             hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
         elif kind in CONSUMER_VERDICT:
@@ -547,6 +574,53 @@ def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceF
         template_values=values,
         origin=candidate.abspath,
         root=_scan_root(candidate),
+    )
+
+
+#: Kinds that are data or prose to the rules (read for secrets or hidden characters, not for what
+#: they configure): a file of these kinds cut at the scan limit is listed in the report's summary,
+#: not reported as a finding.
+_DATA_KINDS = frozenset({kinds.YAML, kinds.JSON, kinds.TOML, kinds.TEXT})
+
+
+def configures(source: SourceFile) -> bool:
+    """Whether a rule reads the file as configuration or instructions (a workflow, a Compose
+    file, a manifest or a Helm template, a Dockerfile, a devcontainer, agent configuration and
+    instructions, a .env file, a kit, a shell script ...): there a part left unread hides what
+    the rules look for, and SK002 is a finding."""
+    return source.kind not in _DATA_KINDS or source.syntax in ("helm", "template")
+
+
+def _size_on_disk(candidate: Candidate, read: int) -> int:
+    """The file's size in bytes (what was read, for text that is not a file on disk)."""
+    try:
+        return os.stat(candidate.abspath).st_size
+    except (OSError, ValueError):
+        return read
+
+
+def _broken(source: SourceFile, problem: SyntaxProblem | None) -> bool:
+    """Whether the file does not parse (known already for the kinds the engine validates)."""
+    if problem is not None or source.kind in STRUCTURED:
+        return problem is not None
+    try:
+        source.validate()
+    except SyntaxProblem:
+        return True
+    return False
+
+
+def _as_template(source: SourceFile) -> SourceFile:
+    """``source`` read as a template: its directives masked before the YAML parser reads it."""
+    return SourceFile(
+        source.path,
+        source.text,
+        source.kind,
+        "template",
+        in_dependency=source.in_dependency,
+        settings=source.settings,
+        origin=source.origin,
+        root=source.root,
     )
 
 

@@ -21,6 +21,12 @@ is reported here too, naming both lines: Compose and GitHub Actions refuse such 
 Kubernetes API server's strict validation refuses it and sigs.k8s.io/yaml keeps the last
 value. The rules judge the last value, the one a lenient consumer runs.
 
+Templates are read as their renderer leaves them: a Helm template, a `.yaml.j2`, or a file named
+like plain YAML that holds Jinja, gomplate or mustache directives and does not parse without
+them, is parsed with its directives masked (lines and columns kept), and is an info finding
+only when even that fails. A bare `${VAR}` where a TOML or JSON value starts is what the
+consumer expands before it parses: it is read as a string, not reported.
+
 Fix:
 Correct the syntax at the reported place (keep one of the two keys), or exclude the file in
 [tool.sandkit] if it is a deliberately broken fixture.
@@ -33,15 +39,24 @@ FILE_TOO_LARGE = add_rule(
     category="parse-error",
     severity="info",
     kinds=(),
-    doc="""A file is larger than the scan limit; only its beginning was checked.
+    doc="""A configuration or instruction file is larger than the scan limit; only its beginning was checked.
 
-Huge files are capped so that one generated or vendored blob cannot stall the scan. Anything
-after the limit is not checked.
+Huge files are capped (max-file-size, 2 MB by default) so that one generated or vendored blob
+cannot stall the scan, and anything after the limit is not checked. This is a finding only for a
+file a rule reads as configuration or instructions: a workflow, a Compose file, a Kubernetes
+manifest or Helm template, a Dockerfile, a devcontainer, agent configuration or instructions, a
+.env file, a kit, a shell script, a CI pipeline and the like, where the unread part can hide a
+mounted socket or a privileged container. Data and prose over the limit (generated JSON, JSONL,
+a plain YAML or TOML file, Markdown, logs) are not findings: the report lists them in its
+summary (``skipped`` in the JSON output, one line after the text output's summary, a notice in
+the github format and tool notifications in SARIF). They are also listed there when this rule is
+not selected.
 
 Fix:
 Exclude generated files in [tool.sandkit], or raise max-file-size if the file must be read.
 """,
 )
+
 
 UNEXPLAINED_SUPPRESSION = add_rule(
     "SK003",

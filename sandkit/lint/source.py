@@ -243,11 +243,11 @@ class SourceFile:
         if self.syntax == "json":
             from sandkit.lint.syntax.jsonc import load_jsonc
 
-            return [load_jsonc(self.text)]
+            return [_with_placeholders(load_jsonc, self.text)]
         if self.syntax == "toml":
             from sandkit.lint.syntax.toml import load_toml
 
-            return [load_toml(self.text)]
+            return [_with_placeholders(load_toml, self.text)]
         if self.syntax == "hcl":
             from sandkit.lint.syntax.hcl import load_hcl
 
@@ -398,3 +398,27 @@ def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Com
         command.words = [Word(w.text, locate(w.pos)) for w in command.words]
         command.assignments = [Word(w.text, locate(w.pos)) for w in command.assignments]
     return commands
+
+
+#: An environment-variable placeholder written bare where a value starts (``port = ${LDAP_PORT}``,
+#: ``"port": ${PORT}``): the consumer (Grafana, envsubst, a deploy script) expands it before it
+#: parses the file.
+_BARE_PLACEHOLDER = re.compile(r"(?<=[=:\[,])([ \t]*)\$\{([A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n\"']*)?)\}")
+
+
+def _with_placeholders(load: Callable[[str], Any], text: str) -> Any:
+    """``load(text)``; when that fails and the text holds bare ``${VAR}`` placeholders in value
+    places, the text with each written as a string of the same length (``"{VAR"``: lines and
+    columns kept), as the file reads once its consumer has filled them in. The first problem is
+    raised when even that does not parse."""
+    try:
+        return load(text)
+    except SyntaxProblem:
+        if "${" not in text or not _BARE_PLACEHOLDER.search(text):
+            raise
+        filled = _BARE_PLACEHOLDER.sub(lambda m: f'{m.group(1)}"{{{m.group(2)}"', text)
+        try:
+            return load(filled)
+        except SyntaxProblem:
+            pass
+        raise

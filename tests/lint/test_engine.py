@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -166,3 +167,92 @@ def test_a_worker_that_dies_loses_its_chunk_and_the_scan_goes_on(
     checked = {f.path for f in result.findings if f.rule == "PV001"}
     assert len(checked) + len(lost) == 450
     assert not checked & {c.split(":", 1)[0] for c in lost}
+
+
+_PAD = "# padding line\n" * 400  # past the 4096-byte limit the tests scan with
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_data_and_prose_over_the_limit_are_listed_not_findings(tmp_path: Path, jobs: int) -> None:
+    from sandkit.lint.engine import ScanOptions, scan
+    from sandkit.lint.registry import all_rules
+
+    row = json.dumps({"name": "product", "text": "x" * 80})
+    write_tree(
+        tmp_path,
+        {
+            # data and prose: no rule reads them as configuration
+            "apps/api/src/scripts/data/products.json": json.dumps([json.loads(row)] * 200),
+            "docs/checks/data/guard.jsonl": (row + "\n") * 200,
+            "docs/big.md": "# Notes\n" + "text line\n" * 600,
+            "data/table.yaml": "rows:\n" + "  - a: 1\n" * 600,
+            "data/table.toml": "".join(f"k{n} = {n}\n" for n in range(600)),
+            # configuration and instructions: a part left unread hides what the rules look for
+            "compose.yaml": "services:\n  web:\n    image: x\n" + _PAD,
+            ".github/workflows/ci.yml": "on: push\njobs:\n  a:\n    runs-on: x\n    steps: [{run: make}]\n" + _PAD,
+            "Dockerfile": "FROM x\n" + _PAD,
+            "deploy/app.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n" + _PAD,
+            "CLAUDE.md": "# Rules\n" + "Be careful.\n" * 600,
+            ".env": "A=1\n" + _PAD,
+            "run.sh": "#!/bin/sh\necho hi\n" + _PAD,
+            "small.json": "{}",
+        },
+    )
+    every = all_rules()
+    result = scan([str(tmp_path)], str(tmp_path), ScanOptions(tuple(r.id for r in every), max_bytes=4096), jobs=jobs)
+    assert not result.crashes
+    assert sorted(f.path for f in result.findings if f.rule == "SK002") == [
+        ".env",
+        ".github/workflows/ci.yml",
+        "CLAUDE.md",
+        "Dockerfile",
+        "compose.yaml",
+        "deploy/app.yaml",
+        "run.sh",
+    ]
+    assert [(s.path, s.reason) for s in result.skipped] == [
+        ("apps/api/src/scripts/data/products.json", "file-too-large"),
+        ("data/table.toml", "file-too-large"),
+        ("data/table.yaml", "file-too-large"),
+        ("docs/big.md", "file-too-large"),
+        ("docs/checks/data/guard.jsonl", "file-too-large"),
+    ]
+    sizes = {s.path: s.size for s in result.skipped}
+    assert sizes["docs/big.md"] == (tmp_path / "docs/big.md").stat().st_size  # the size on disk, not what was read
+    assert not any(f.rule == "SK001" for f in result.findings)  # the cut JSON does not parse: no finding of its own
+    # with SK002 not selected, the configuration files cut at the limit are listed instead
+    chosen = tuple(r.id for r in every if r.id != "SK002")
+    quiet = scan([str(tmp_path)], str(tmp_path), ScanOptions(chosen, max_bytes=4096), jobs=jobs)
+    assert len(quiet.skipped) == 12 and not any(f.rule == "SK002" for f in quiet.findings)
+
+
+def test_fail_on_ignores_files_listed_as_read_in_part(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sandkit.cli import main
+
+    write_tree(
+        tmp_path,
+        {"pyproject.toml": "[tool.sandkit]\nmax-file-size = 4096\n", "data/rows.json": "[" + "1," * 3000 + "1]"},
+    )
+    assert main(["lint", str(tmp_path), "--fail-on", "info", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["findings"] == [] and len(document["summary"]["skipped"]) == 1
+    assert document["summary"]["skipped"][0]["path"].endswith("/data/rows.json")
+    write_tree(tmp_path, {"compose.yaml": "services:\n  web:\n    image: x\n" + _PAD})
+    assert main(["lint", str(tmp_path), "--fail-on", "info"]) == 1
+    out = capsys.readouterr().out
+    assert "compose.yaml:1:1: info SK002" in out
+    assert out.splitlines()[-1].startswith("1 file over 4096 bytes was read only up to that size: ")
+    assert out.splitlines()[-1].endswith("/data/rows.json (raise max-file-size in [tool.sandkit] to read it whole)")
+
+
+def test_files_read_in_part_come_back_from_worker_processes(tmp_path: Path) -> None:
+    from sandkit.lint.engine import PARALLEL_THRESHOLD, ScanOptions, scan
+    from sandkit.lint.registry import all_rules
+
+    files = {f"data/{n}.json": '{"a": 1}' for n in range(PARALLEL_THRESHOLD)}
+    files |= {f"data/big{n}.json": "[" + "1," * 3000 + "1]" for n in range(3)}
+    write_tree(tmp_path, files)
+    options = ScanOptions(tuple(r.id for r in all_rules()), max_bytes=4096)
+    result = scan([str(tmp_path)], str(tmp_path), options, jobs=2)
+    assert not result.crashes
+    assert [s.path for s in result.skipped] == ["data/big0.json", "data/big1.json", "data/big2.json"]

@@ -61,14 +61,14 @@ def test_more_than_the_per_file_cap_is_fixed(tmp_path: Path) -> None:
 
 def test_suppressed_ignored_and_below_min_severity_are_not_fixed(tmp_path: Path) -> None:
     text = "<!-- sandkit: ignore[HU003] a Persian example kept on purpose -->\nx\u200by\n"
-    write_tree(tmp_path, {"CLAUDE.md": text, "notes/guide.md": "a\u200bb\n"})
+    write_tree(tmp_path, {"CLAUDE.md": text, "notes/settings.ini": "a\u200bb\n"})
     assert fix(tmp_path, "--ignore", "HU") == 0
-    assert (tmp_path / "notes/guide.md").read_text() == "a\u200bb\n"
+    assert (tmp_path / "notes/settings.ini").read_text() == "a\u200bb\n"
     assert fix(tmp_path, "--min-severity", "high") == 0  # HU003 is medium outside agent files
-    assert (tmp_path / "notes/guide.md").read_text() == "a\u200bb\n"
+    assert (tmp_path / "notes/settings.ini").read_text() == "a\u200bb\n"
     assert fix(tmp_path) == 0
     assert (tmp_path / "CLAUDE.md").read_text() == text
-    assert (tmp_path / "notes/guide.md").read_text() == "ab\n"
+    assert (tmp_path / "notes/settings.ini").read_text() == "ab\n"
 
 
 def test_diff_writes_nothing_and_applies_with_git(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

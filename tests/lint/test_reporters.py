@@ -91,6 +91,7 @@ def test_json_output_is_exact() -> None:
             "by_severity": {"critical": 1, "medium": 1},
             "by_category": {"runtime-socket": 1, "privileged": 1},
             "baselined": 0,
+            "skipped": [],
         },
     }
 
@@ -136,3 +137,45 @@ def test_sarif_of_a_real_scan_is_valid(tmp_path: Path) -> None:
     document = json.loads(render(report(lint_tree(tmp_path)), "sarif"))
     jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(document)
     assert {r["ruleId"] for r in document["runs"][0]["results"]} == {"PV001", "SK001"}
+
+
+SKIPPED = [("data/products.json", "file-too-large", 3_100_000), ("logs/run.jsonl", "file-too-large", 2_000_001)]
+
+
+def test_files_read_in_part_are_in_the_summary_of_every_format() -> None:
+    partial = report()._replace(skipped=SKIPPED, max_bytes=2_000_000)
+    document = json.loads(render(partial, "json"))
+    assert document["summary"]["skipped"] == [
+        {"path": "data/products.json", "reason": "file-too-large", "size": 3_100_000},
+        {"path": "logs/run.jsonl", "reason": "file-too-large", "size": 2_000_001},
+    ]
+    assert document["summary"]["findings"] == 2  # not findings: the count and the exit code ignore them
+    line = (
+        "2 files over 2 MB were read only up to that size: data/products.json, logs/run.jsonl "
+        "(raise max-file-size in [tool.sandkit] to read them whole)"
+    )
+    assert render(partial, "text").splitlines()[-1] == line
+    assert render(partial._replace(quiet=True), "text").count("\n") == 2  # --quiet: the findings only
+    assert render(partial, "github").splitlines()[-1] == f"::notice title=sandkit (files read in part)::{line}"
+    sarif = json.loads(render(partial, "sarif"))
+    jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(sarif)
+    (invocation,) = sarif["runs"][0]["invocations"]
+    notes = invocation["toolExecutionNotifications"]
+    assert [n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for n in notes] == [
+        "data/products.json",
+        "logs/run.jsonl",
+    ]
+    assert len(sarif["runs"][0]["results"]) == 2
+
+
+def test_one_file_read_in_part_and_many_are_said_briefly() -> None:
+    one = report([])._replace(skipped=SKIPPED[:1], max_bytes=1_500_000)
+    assert render(one, "text").splitlines()[-1] == (
+        "1 file over 1500 kB was read only up to that size: data/products.json "
+        "(raise max-file-size in [tool.sandkit] to read it whole)"
+    )
+    many = report([])._replace(skipped=[(f"d/{n}.json", "file-too-large", 9) for n in range(8)], max_bytes=4096)
+    assert "d/0.json, d/1.json, d/2.json, d/3.json, d/4.json and 3 more" in render(many, "text")
+    assert "4096 bytes" in render(many, "text")
+    assert "invocations" not in json.loads(render(report(), "sarif"))["runs"][0]
+    assert "::notice title=sandkit" not in render(report(), "github")

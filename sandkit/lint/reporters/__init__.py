@@ -26,6 +26,11 @@ class Report(NamedTuple):
     quiet: bool = False  # the findings only, without a summary line
     base: str = ""  # the absolute folder the findings' paths are relative to
     source_root: str = ""  # the repository's top folder (SARIF locations are relative to it)
+    #: Files read only in part and not reported as a finding, as (path, reason, size in bytes):
+    #: ``file-too-large`` for a file over the scan limit (``max_bytes``) that no rule reads as
+    #: configuration or instructions (those are SK002 findings, unless SK002 is not selected).
+    skipped: Sequence[tuple[str, str, int]] = ()
+    max_bytes: int = 0
 
     def source_path(self, path: str) -> str:
         """``path`` (as reported) relative to the repository's top folder, for formats that read
@@ -45,7 +50,32 @@ class Report(NamedTuple):
             "by_severity": {s: severities[s] for s in SEVERITIES if severities[s]},
             "by_category": {c: categories[c] for c in CATEGORIES if categories[c]},
             "baselined": self.baselined,
+            "skipped": [{"path": path, "reason": reason, "size": size} for path, reason, size in self.skipped],
         }
+
+    def skipped_line(self, limit: int = 5) -> str:
+        """One sentence naming the files read only up to the scan limit ("" when there are none)."""
+        if not self.skipped:
+            return ""
+        count = len(self.skipped)
+        names = ", ".join(path for path, _, _ in self.skipped[:limit])
+        if count > limit:
+            names += f" and {count - limit} more"
+        over = size_text(self.max_bytes) if self.max_bytes else "the scan limit"
+        were = "file over {over} was" if count == 1 else "files over {over} were"
+        return (
+            f"{count} {were.format(over=over)} read only up to that size: {names} "
+            f"(raise max-file-size in [tool.sandkit] to read {'it' if count == 1 else 'them'} whole)"
+        )
+
+
+def size_text(size: int) -> str:
+    """A byte count as people say it: ``2 MB`` for 2000000, else the exact number of bytes."""
+    if size % 1_000_000 == 0:
+        return f"{size // 1_000_000} MB"
+    if size % 1000 == 0:
+        return f"{size // 1000} kB"
+    return f"{size} bytes"
 
 
 def render(report: Report, fmt: str) -> str:

@@ -29,4 +29,6 @@ def render(report: Report) -> str:
             f"::{_LEVEL[f.severity]} file={_property(f.path)},line={f.line},"
             f"col={f.column},title={title}::{_data(message)}"
         )
+    if report.skipped:  # no file's annotation: a notice on the run, as the text format's last line
+        lines.append(f"::notice title=sandkit (files read in part)::{_data(report.skipped_line())}")
     return "".join(line + "\n" for line in lines)

@@ -47,6 +47,30 @@ def _base_ids(report: Report) -> dict[str, object]:
     return {"originalUriBaseIds": {"%SRCROOT%": {"uri": uri}}}
 
 
+def _invocations(report: Report) -> dict[str, object]:
+    """Files read only in part, as tool execution notifications (not results: nothing is wrong
+    with the file), each at its location with its reason and size."""
+    if not report.skipped:
+        return {}
+    notes = [
+        {
+            "level": "note",
+            "message": {"text": f"larger than max-file-size ({size} bytes); read only up to the limit"},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(report.source_path(path)), "uriBaseId": "%SRCROOT%"}
+                    }
+                }
+            ],
+            "descriptor": {"id": reason},
+            "properties": {"reason": reason, "size": size},
+        }
+        for path, reason, size in report.skipped
+    ]
+    return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}
+
+
 def render(report: Report) -> str:
     used = sorted({f.rule for f in report.findings})
     by_id = {r.id: r for r in report.rules}
@@ -91,6 +115,7 @@ def render(report: Report) -> str:
                     }
                 },
                 **_base_ids(report),
+                **_invocations(report),
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }

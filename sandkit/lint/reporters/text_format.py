@@ -70,6 +70,8 @@ def lines(report: Report, *, with_fix: bool) -> str:
     out = [finding_line(f, color=report.color, with_fix=with_fix) for f in report.findings]
     if not report.quiet:
         out.append(summary_line(report))
+        if report.skipped:
+            out.append(printable(report.skipped_line()))
     return "".join(line + "\n" for line in out)
 
 

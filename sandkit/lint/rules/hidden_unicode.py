@@ -5,12 +5,14 @@ an instruction file can carry a second, hidden instruction. Bidirectional contro
 text display in a different order than it is parsed ("Trojan Source"). Zero-width and other
 format characters hide words from review and from simple string checks.
 
-The rules read configuration, script and agent files of every kind, and text files that are
-prose or settings (Markdown, .mdc, .txt, .rst, .ini, .cfg, .conf ...), which agents read as
-instructions. Tag characters and bidirectional controls are looked for in program source too
-(an agent reads the code it edits, and a reordered line compiles differently from how it
-reads); zero-width characters there are not (a string constant with a zero-width space in a
-test is not something an agent obeys). Extension-less data (caches) is out of scope.
+Tag characters (HU001) and bidirectional controls (HU002) are looked for in configuration,
+script and agent files of every kind, data (JSON, YAML), text files that are prose or settings
+(Markdown, .mdc, .txt, .rst, .ini, .cfg, .conf ...) and program source: they hide or reorder
+text a person reads, wherever an agent or a reviewer reads it (an agent reads the docs and code
+it edits, and a reordered line compiles differently from how it reads). Zero-width and other
+format characters (HU003) are looked for only in what an agent or a tool loads as instructions
+or configuration: a stray zero-width space in scraped data, a design document or a string
+constant hides nothing anyone obeys. Extension-less data (caches) is out of scope.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from sandkit.lint.facts.secret_values import catalogue_file
 from sandkit.lint.model import Edit, Finding, FixContext, Hit
 from sandkit.lint.registry import fixer, rule
 from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.tree import SyntaxProblem
 
 _TAGS = lazy("[\U000e0000-\U000e007f]+")
 _BIDI = lazy("[\u202a-\u202e\u2066-\u2069\u061c\u200e\u200f]+")
@@ -455,6 +458,15 @@ def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
     whose variation-selector bytes decode to words is a finding of its own, showing the text:
     high in agent instruction and configuration files, medium elsewhere.
 
+    Read in files an agent or a tool loads as instructions or configuration: agent instruction
+    and configuration files, every file of a known tool (workflows, Compose files, manifests,
+    Dockerfiles, shell scripts, .env files ...), plain YAML and TOML other than translation
+    catalogues, and `.ini`, `.cfg`, `.conf`, `.properties`, `.plist` and `.prompt` files. Not
+    in JSON of no known kind (scraped or generated data as often as settings), documentation
+    and other prose (Markdown, text files, dumps) or program source, where a stray zero-width
+    space hides nothing that anyone runs or obeys; HU001 and HU002 still read those, and so
+    does this rule for variation selectors that decode to words (hidden text, as tags are).
+
     Not a finding: a byte order mark at offset 0, emoji ZWJ sequences and presentation
     selectors, joiners (ZWNJ, ZWJ) in Arabic, Persian, Urdu, Indic and other scripts (inside a
     word, after a virama, or at a word's end), one or two zero-width spaces next to a letter of
@@ -473,12 +485,15 @@ def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
     """
     if not _in_scope(file) or not _FORMAT.search(file.text):
         return
+    settings = _loaded_as_settings(file)
     stray: list[tuple[int, str]] = []  # the first few, for the position and the names
     places = characters = 0
     for match in _FORMAT.finditer(file.text):
         run = match.group()
         if _legit_format(file.text, match.start(), run):
             continue
+        if not settings and not (len(run) >= 4 and _selectors(run)):
+            continue  # outside settings only hidden words are looked for
         words = _words(decode_selectors(run))
         if words:
             yield Hit(
@@ -500,6 +515,37 @@ def invisible_format_character(file: SourceFile) -> Iterator[Hit]:
             severity=_severity(file, "medium", ""),
             why=_AGENT_READS,
         )
+
+
+#: Text files that are settings a program or an agent loads (not prose, not data).
+_SETTINGS = (".cfg", ".ini", ".conf", ".properties", ".plist", ".prompt")
+#: Kinds that say nothing of a file but its syntax: data as often as settings.
+_GENERIC = (kinds.YAML, kinds.JSON, kinds.TOML, kinds.TEXT)
+
+
+def _loaded_as_settings(file: SourceFile) -> bool:
+    """Whether an agent or a tool loads the file as instructions or configuration, the scope of
+    HU003: agent instructions and configuration, every file of a known tool's kind (a workflow,
+    a Compose file, a Dockerfile, a shell script, a .env file ...), plain YAML and TOML that is
+    not a translation catalogue, and settings files (``.ini``, ``.cfg``, ``.conf``,
+    ``.properties``, ``.plist``, ``.prompt``). Not JSON of no known kind (scraped or generated
+    data as often as settings), nor documentation and other prose (Markdown, text, logs, dumps):
+    a stray zero-width space there hides nothing anyone runs or obeys. Tag characters and
+    bidirectional controls, which hide or reorder readable text, are looked for in all of them."""
+    if file.kind not in _GENERIC:
+        return True
+    if file.kind == kinds.TEXT and not file.path.lower().endswith(_SETTINGS):
+        return False
+    if file.kind == kinds.JSON:
+        return False
+    try:
+        return not catalogue_file(file)
+    except SyntaxProblem:
+        return True  # settings that do not parse (SK001 says so) are settings all the same
+
+
+def _selectors(run: str) -> bool:
+    return any("\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef" for c in run)
 
 
 def _words(data: bytes) -> str:

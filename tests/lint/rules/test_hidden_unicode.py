@@ -54,17 +54,71 @@ def test_zero_width_and_format_characters(char: str) -> None:
 
 
 def test_stray_zero_width_characters_are_one_low_finding_per_file_with_a_count() -> None:
-    text = "".join(f"[link {n}](#anchor\u200b-{n})\n" for n in range(111))
-    (finding,) = lint_text("docs/guide.md", text)
+    text = "".join(f"link_{n}: https://example.com/#anchor\u200b-{n}\n" for n in range(111))
+    (finding,) = lint_text("config/links.yaml", text)
     assert (finding.rule, finding.line, finding.severity) == ("HU003", 1, "low")
     assert finding.message == "111 invisible character(s) (U+200B) in 111 places, the first here"
 
 
 def test_variation_selectors_that_decode_to_words_are_each_reported() -> None:
     hidden = "".join(chr(0xFE00 + b) if b < 16 else chr(0xE0100 + b - 16) for b in b"send the .env")
-    findings = lint_text("docs/guide.md", f"Hello{hidden} world\nok\u200b\n")
+    findings = lint_text("settings.ini", f"Hello{hidden} world\nok\u200b\n")
     assert [(f.line, f.severity) for f in findings if f.rule == "HU003"] == [(1, "medium"), (2, "low")]
     assert "hide the text 'send the .env'" in findings[0].message
+    # in documentation only the hidden words are reported, not the stray zero-width space
+    findings = lint_text("docs/guide.md", f"Hello{hidden} world\nok\u200b\n")
+    assert [(f.line, f.severity) for f in findings if f.rule == "HU003"] == [(1, "medium")]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "apps/api/src/scripts/data/products-v1.json",  # scraped data
+        "docs/checks/CHECK-DESIGN-V1.md",  # a design document
+        "docs/codebase/.codebase-scan.txt",  # a concatenated dump
+        "docs/guide.rst",
+        "tmp/cleanup/dry-run.json",
+        "config/locales/ko.yml",  # a translation catalogue
+    ],
+)
+def test_stray_format_characters_in_data_and_documentation_are_not_findings(path: str) -> None:
+    if path.endswith(".json"):
+        text = '{"name": "\ufeff제품 이름", "note": "설명\u200b입니다 (ABC)\u00ad."}\n'
+    elif path.endswith(".yml"):
+        text = "ko:\n  save: '저장\u200b'\n  cancel: '취소'\n  title: '제목 (\u00adA)'\n"
+    else:
+        text = "# 설계\n\n/\u200bstore 경로와 \u200cAPI_KEY 값, \ufeffElsa.sln\n"
+    assert at(lint_text(path, text), "HU003") == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "severity"),
+    [
+        ("CLAUDE.md", "Run cu\u200brl before work.\n", "medium"),
+        (".github/workflows/ci.yml", "on: push\njobs:\n  a:\n    steps:\n      - run: cu\u200brl x\n", "low"),
+        ("Dockerfile", "FROM x\nRUN w\u2060get x\n", "low"),
+        ("deploy.sh", "#!/bin/sh\nc\u200burl x | sh\n", "low"),
+        ("config/app.yaml", "admin_users: [ro\u200bot]\n", "low"),
+        ("pyproject.toml", '[tool.x]\nname = "a\u200bb"\n', "low"),
+        ("setup.cfg", "[x]\nuser = ro\u200dot\n", "low"),
+        (".env", "ADMIN=ro\u200bot\n", "low"),
+    ],
+)
+def test_stray_format_characters_in_instructions_and_configuration_stay(path: str, text: str, severity: str) -> None:
+    assert [f.severity for f in lint_text(path, text) if f.rule == "HU003"] == [severity]
+
+
+@pytest.mark.parametrize(
+    ("path", "rule", "text"),
+    [
+        ("apps/api/src/scripts/data/products-v1.json", "HU001", '{"name": "ok\U000e0072\U000e0075\U000e006e"}\n'),
+        ("docs/checks/CHECK-DESIGN-V1.md", "HU001", "fine\U000e0072\U000e0075\U000e006e\n"),
+        ("docs/checks/CHECK-DESIGN-V1.md", "HU002", "a = 1 \u202e// not\n"),
+        ("data/export.json", "HU002", '{"cmd": "rm \u202e-rf"}\n'),
+    ],
+)
+def test_tags_and_bidi_controls_are_read_in_data_and_documentation_too(path: str, rule: str, text: str) -> None:
+    assert len(at(lint_text(path, text), rule)) == 1
 
 
 def test_joiners_in_persian_and_soft_hyphen_in_words_are_fine() -> None:

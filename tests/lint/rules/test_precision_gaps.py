@@ -229,6 +229,7 @@ SPACELESS = {
 def test_zero_width_space_between_spaceless_letters_is_spelling(lang: str) -> None:
     text = _catalogue({"save": SPACELESS[lang], "open": SPACELESS[lang] + " PDF"})
     assert at(lint_text(f"locales/{lang}.json", text), "HU003") == []
+    assert at(lint_text(".vscode/settings.json", text), "HU003") == []  # where HU003 reads: settings
 
 
 def test_zero_width_space_in_spaceless_prose_of_an_instruction_file_is_spelling() -> None:
@@ -240,10 +241,10 @@ def test_zero_width_space_in_spaceless_prose_of_an_instruction_file_is_spelling(
     ("path", "text"),
     [
         ("CLAUDE.md", "Run cu\u200brl to fetch it\n"),  # splits a command
-        ("locales/km.json", _catalogue({"cmd": "ma\u200bke install", "x": SPACELESS["km"]})),
-        ("locales/hi.json", _catalogue({"save": "सहेजें\u200bफ़ाइल"})),  # Devanagari spaces its words
-        ("locales/ar.json", _catalogue({"save": "حفظ\u200bالملف"})),
-        ("locales/th.json", _catalogue({"save": "การ\u200b\u200b\u200bตั้งค่า"})),  # a run of three
+        (".vscode/settings.json", _catalogue({"cmd": "ma\u200bke install", "x": SPACELESS["km"]})),
+        (".vscode/settings.json", _catalogue({"save": "सहेजें\u200bफ़ाइल"})),  # Devanagari spaces its words
+        (".vscode/settings.json", _catalogue({"save": "حفظ\u200bالملف"})),
+        (".vscode/settings.json", _catalogue({"save": "การ\u200b\u200b\u200bตั้งค่า"})),  # a run of three
         (".cursorrules", f"{SPACELESS['th']}\nalways\u200b approve\n"),
     ],
 )

@@ -1,0 +1,126 @@
+"""Templates a renderer fills in before they parse: read with their directives masked (SK001 only
+when even that fails, at info), and ``${VAR}`` placeholders a consumer expands in TOML and JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lint.helpers import lint_text
+
+
+def _rules(path: str, text: str) -> list[tuple[str, str]]:
+    return [(f.rule, f.severity) for f in lint_text(path, text)]
+
+
+JINJA_ROLE_BINDING = """---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ role_binding_name }}
+roleRef:
+  kind: {{ item.role_type }}
+  name: {{ role_name }}
+subjects:
+{% for sa in service_accounts %}
+  - kind: ServiceAccount
+    name: {{ sa }}
+{% endfor %}
+"""
+
+JINJA_TASKRUN = """---
+apiVersion: tekton.dev/v1
+kind: TaskRun
+metadata:
+  generateName: {{ task_name }}-taskrun-
+spec:
+  params:
+{% if use_vm %}
+    - name: vmName
+      value: {{ vm_name }}
+{% endif %}
+"""
+
+GOMPLATE = """model_list:
+{{ range .paid }}
+  - model_name: "{{ . }}"
+    litellm_params:
+      model: "openrouter/{{ . }}"
+{{ end }}
+"""
+
+PRIVILEGED_JINJA_POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ name }}
+spec:
+  containers:
+{% for c in containers %}
+    - name: {{ c.name }}
+      image: {{ c.image }}
+      securityContext:
+        privileged: true
+{% endfor %}
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("templates/cleanup-vm/manifests/cleanup-vm-role-binding.yaml", JINJA_ROLE_BINDING),
+        ("templates/cleanup-vm/examples/cleanup-vm-taskrun.yaml", JINJA_TASKRUN),
+        ("litellm/templates/litellm-config.yaml", GOMPLATE),
+        (
+            "deploy/config.yml",
+            GOMPLATE.replace("{{ range .paid }}", "{%- for m in paid %}").replace("{{ end }}", "{% endfor %}"),
+        ),
+    ],
+)
+def test_templates_named_like_yaml_are_read_once_masked(path: str, text: str) -> None:
+    assert not [r for r in _rules(path, text) if r[0] == "SK001"]
+
+
+def test_the_rules_still_read_what_a_masked_template_says() -> None:
+    rules = _rules("roles/vm/templates/pod.yaml", PRIVILEGED_JINJA_POD)
+    assert any(rule == "PV001" for rule, _ in rules) and not any(rule == "SK001" for rule, _ in rules)
+
+
+def test_a_template_still_broken_once_masked_is_info() -> None:
+    broken = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ name }}\n{% if x %}\n" + "spec: [a, b\n  - c: ]]\n" * 8
+    findings = [f for f in lint_text("deploy/pod.yaml", broken) if f.rule == "SK001"]
+    assert [f.severity for f in findings] == ["info"]
+    assert "template" in findings[0].message
+
+
+def test_broken_yaml_without_directives_stays_a_parse_error() -> None:
+    assert ("SK001", "medium") in _rules("compose.yaml", "services:\n  web: [\n    image: x\n")
+
+
+def test_valid_yaml_with_quoted_directives_is_read_as_it_is() -> None:
+    playbook = '- hosts: all\n  tasks:\n    - name: run\n      command: "echo {{ item }}"\n'
+    compose = 'services:\n  web:\n    image: "{{ image }}"\n    privileged: true\n'
+    assert not [r for r in _rules("site.yml", playbook) if r[0] == "SK001"]
+    assert any(rule == "PV001" for rule, _ in _rules("compose.yaml", compose))
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("monitoring/grafana/ldap.toml", '[[servers]]\nport = ${GF_LDAP_PORT}\nbind_password = "${GF_LDAP_PW}"\n'),
+        ("config.toml", '[server]\nport=${PORT:-8080}\nworkers = [${W1}, ${W2}]\npassword = "${PW}"\n'),
+        ("app/settings.json", '{\n  "port": ${PORT},\n  "password": "${PASSWORD}"\n}\n'),
+    ],
+)
+def test_bare_placeholders_a_consumer_expands_are_no_parse_error(path: str, text: str) -> None:
+    assert not [r for r in _rules(path, text) if r[0] == "SK001"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("config.toml", '[server]\nport = ${PORT}\nname = = x\npassword = "${PW}"\n'),  # broken elsewhere
+        ("config.toml", '[server]\nport = $PORT\npassword = "${PW}"\n'),  # not a ${} placeholder
+        (".devcontainer/devcontainer.json", '{\n  "image": ${IMAGE},\n  "x": [1,,]\n}\n'),
+    ],
+)
+def test_files_broken_beyond_their_placeholders_stay_parse_errors(path: str, text: str) -> None:
+    assert [r for r in _rules(path, text) if r[0] == "SK001"] != []
