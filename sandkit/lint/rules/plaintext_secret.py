@@ -276,9 +276,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             if test is None:
                 yield Hit(pos, f"{name} is set to a literal value in plain text")
             elif test[0] == "info" or file.settings.include_examples:
-                yield Hit(
-                    pos, f"{name} is set to a literal value in plain text, a test's", severity=test[0], why=test[1]
-                )
+                severity, why, what = test
+                yield Hit(pos, f"{name} is set to a literal value in plain text, {what}", severity=severity, why=why)
         elif literal:
             yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
         elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
@@ -289,8 +288,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             )
 
 
-def _test_value(file: SourceFile, value: str, pos: Pos) -> tuple[str, str] | None:
-    """How sure a literal is a test's, as (severity, why), or None when nothing says so.
+def _test_value(file: SourceFile, value: str, pos: Pos) -> tuple[str, str, str] | None:
+    """How sure a literal is a test's, as (severity, why, what), or None when nothing says so.
 
     Both the place (a test's script, a CI job with its own services) and the value
     (``ci-e2e-secret-not-for-production-use``) saying so: a test fixture, left out unless examples
@@ -299,11 +298,13 @@ def _test_value(file: SourceFile, value: str, pos: Pos) -> tuple[str, str] | Non
     role = test_role(file, pos)
     marked = says_test(value, loose=role is not None)
     if role is not None and marked:
-        return "low", f"{role}, and the value says it is a test's"
+        return "low", f"{role}, and the value says it is a test's", "a test's value"
     if role is not None:
-        return "info", f"{role}: usually a throwaway value, though a real credential here is still a leak"
+        why = f"{role}: usually a throwaway value, though a real credential here is still a leak"
+        return "info", why, "in a test"
     if marked:
-        return "info", "the value says it is a test's; whatever deploys with it runs with a published secret"
+        why = "the value says it is a test's; whatever deploys with it runs with a published secret"
+        return "info", why, "a value that says it is a test's"
     return None
 
 
