@@ -54,19 +54,25 @@ def says_test(value: str, *, loose: bool = False) -> bool:
 def test_role(file: SourceFile, pos: Pos) -> str | None:
     """Why the file, or the CI job holding ``pos``, is a test's; None when nothing says so.
 
-    A file whose name has a test's word (``chain-e2e-test.sh``, ``simulate-payment.sh``,
-    ``android-completion-smoke.yml``, ``docker-compose.e2e.yml``), and in a GitHub Actions
+    A script, workflow or Compose file whose name has a test's word (``chain-e2e-test.sh``,
+    ``simulate-payment.sh``, ``android-completion-smoke.yml``, ``docker-compose.e2e.yml``), and in a GitHub Actions
     workflow the job whose lines hold ``pos`` when it starts service containers (``services:``)
     or its id or name has such a word (``test-e2e``, ``Integration tests``)."""
     name = file.path.rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name
-    if set(re.split(r"[-_.]+", stem.lower())) & _TEST_ROLE_WORDS:
+    if file.kind in _NAMED_ROLE_KINDS and set(re.split(r"[-_.]+", stem.lower())) & _TEST_ROLE_WORDS:
         return f"in {name}, a test's script or configuration"
     if file.kind == kinds.WORKFLOW:
         for first, last, why in _test_jobs(file):
             if first <= pos.line <= last:
                 return why
     return None
+
+
+#: Files whose name says what they do: scripts, workflows, Compose files. A settings file named for
+#: an environment (``values-test.yaml``, ``appsettings.Test.json``, ``config/test.toml``) is not one:
+#: "test" is also the name of a stage that is deployed.
+_NAMED_ROLE_KINDS = (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.WORKFLOW, kinds.COMPOSE)
 
 
 def _test_jobs(file: SourceFile) -> list[tuple[int, int, str]]:

@@ -66,6 +66,7 @@ def test_a_test_value_in_a_test_job_is_a_fixture(job: str, value: str, services:
         ("scripts/chain-e2e-test.sh", '#!/bin/sh\nVC_PASS="testpass12345678"\nLV_PASS="lvtestpass123456"\n', 2),
         ("scripts/simulate-payment.sh", '#!/bin/sh\nPASSWORD="SimTestPass123!"\n', 2),
         ("scripts/smoke_test.sh", "#!/bin/sh\nexport ADMIN_TOKEN=ci-token-q8Lm2\n", 2),
+        ("docker-compose.e2e.yml", "services:\n  api:\n    environment:\n      JWT_SECRET: e2e-jwt-q8Lm2x\n", 4),
         (
             ".github/workflows/android-completion-smoke.yml",
             "on: push\njobs:\n  run:\n    runs-on: x\n    steps:\n      - uses: ./act\n"
@@ -112,6 +113,8 @@ def test_a_value_saying_test_outside_a_test_is_info(path: str, text: str) -> Non
         ("scripts/deploy.sh", f'#!/bin/sh\nDB_PASSWORD="{REAL}"\n'),
         ("scripts/deploy.sh", '#!/bin/sh\nDB_PASSWORD="Lat3stZq9xContest"\n'),  # "test" inside a word
         ("scripts/attest.sh", f'#!/bin/sh\nAPI_TOKEN="{REAL}"\n'),  # "attest" is no test's word
+        ("charts/app/values-test.yaml", f"auth:\n  adminPassword: {REAL}\n"),  # a deployed stage's name
+        ("config/appsettings.Integration.json", f'{{"Db": {{"Password": "{REAL}"}}}}'),
     ],
 )
 def test_a_secret_outside_a_test_stays_medium(path: str, text: str) -> None:
