@@ -280,16 +280,20 @@ def is_secret_name(name: str) -> bool:
 #: Keys of a data structure, not credentials: a record's (primary, sort, partition, foreign, composite,
 #: unique, surrogate, natural; an entity's, column's, spec's, variant's, category's), an analyser's
 #: (SonarQube's ``ruleKey``, ``resourceKey``), a lookup's (cache, hash, map, dict, lookup, index, join), an
-#: ordering's or grouping's (sort, range, group, shard, routing) and a UI list's (AngularJS
-#: ``$$hashKey``, React ``itemKey``, ``trackKey``).
+#: ordering's or grouping's (sort, range, rank, group, shard, routing), a UI list's (AngularJS
+#: ``$$hashKey``, React ``itemKey``, ``trackKey``) and a project's or module's key (SonarQube's
+#: ``sonar.projectKey``, Jira's and LaunchDarkly's project keys: names, not credentials).
 _DATA_KEY = lazy(
     r"(?i)(?:^|_)(?:public|publishable|primary|sort|partition|foreign|idempotency|composite|unique|"
     r"surrogate|natural|compound|cache|ssh_host|host|gpg|signing_public|lookup|dedup|dedupe|routing|hash|"
     r"object|i18n|translation|hot|short|map|sign_in|api_key_name|key_id|result|limit|s3|join|range|"
     r"row|dict|group|query|shard|index|media|license|item|list|track|field|record|"
     r"label|tag|metric|series|bucket|order|rule|resource|spec|entity|column|component|variant|category|"
-    r"attribute|property|section|feature)_?key$"
+    r"attribute|property|section|feature|rank|project|module)_?key$"
 )
+#: A .NET assembly's strong-name public key token (``PublicKeyToken=31bf3856ad364e35``): eight bytes of
+#: the hash of a public key, printed in every assembly's full name.
+_PUBLIC_KEY_TOKEN = lazy(r"(?i)(?:^|_)public_?key_?token$")
 #: A password's hash or digest (``hashedPassword``, ``password_hash``, ``password_digest``): what a
 #: login is checked against, not what one logs in with.
 _HASHED = lazy(r"(?i)(?:^|_)(?:hashed|hash|digest|salted)(?:_|$)")
@@ -306,7 +310,7 @@ def is_secret_key(name: str) -> bool:
     snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", bare).replace("-", "_").replace(".", "_")
     if not snake or snake.lower() in ("key", "auth", "keys", "token_type"):
         return False
-    if _DATA_KEY.search(snake) or _HASHED.search(snake):
+    if _DATA_KEY.search(snake) or _HASHED.search(snake) or _PUBLIC_KEY_TOKEN.search(snake):
         return False
     return is_secret_name(snake) or bool(re.search(r"(?i)(?:^|_)pass$", snake))
 

@@ -187,7 +187,7 @@ def _plausible(token: Token, text: str) -> bool:
         )
     if re.search(r"(?i)example|x{6}|0{8}|fake|dummy|redacted|test_?key", value):
         return False
-    if any(known in value for known in _PUBLISHED_KEYS):
+    if published_key(value):
         return False
     if kind in _MIXED_KINDS:
         body = _PREFIX.sub("", value, count=1)
@@ -373,9 +373,19 @@ def public_client_setting(name: str) -> bool:
     return _PUBLIC_CLIENT.fullmatch(name) is not None and _NOT_PUBLIC.search(name) is None
 
 
-#: Keys their vendors publish for local emulators, the same in every installation: the storage
-#: emulator's (Azurite, ``AccountName=devstoreaccount1``).
-_PUBLISHED_KEYS = ("Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",)
+#: Keys their vendors publish for local emulators, the same in every installation and printed in
+#: the vendor's documentation: the storage emulator's (Azurite, ``AccountName=devstoreaccount1``)
+#: and the Azure Cosmos DB emulator's. They open nothing but an emulator, whose key every reader of
+#: those pages knows; whether the emulator is reachable is another question than a leak.
+_PUBLISHED_KEYS = (
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
+)
+
+
+def published_key(text: str) -> bool:
+    """``text`` holds an emulator's published key (see ``_PUBLISHED_KEYS``)."""
+    return any(known in text for known in _PUBLISHED_KEYS)
 
 
 #: Text right before a value that marks it a sample: ``placeholder: "sk-..."``, ``placeholder="..."``,
@@ -463,6 +473,10 @@ _VERSION = lazy(r"(?:npm:|workspace:)?[\^~<>=v]*\d+(?:\.[\dx*]+){1,3}(?:[-+.][\w
 # A key that names where a secret is kept (the key inside a Secret, the Secret's name), whose value
 # is that name: adminPasswordKey: postgres-password, existingSecret: db-creds, auth-secret: ns/name.
 _REFERENCE_NAME = lazy(r"(?i)(?:key|name|ref|secret|secrets|file|path|selector|field)$")
+#: "existing" as a word of a key (``existingSecret``, ``existingSecretAdminPassword``,
+#: ``existing_secret_password``, ``passwordExistingSecret``): Helm charts' convention for a key whose
+#: value names a Secret (or ConfigMap) already in the cluster, which holds the credential.
+_EXISTING = lazy(r"(?:^|[_.-])existing(?:[_.-]|$)")
 _OBJECT_NAME = lazy(r"[a-z0-9](?:[a-z0-9._-]{0,251}[a-z0-9])?(?:/[a-z0-9](?:[a-z0-9._-]{0,251}[a-z0-9])?)?")
 _PATTERN_CHARS = lazy(r"\\[dswbDSWB.]|\(\?|\[\^?[^\]]*\][*+?{]|\.\*|\{\d+(?:,\d*)?\}")
 #: Folders and names of test fixtures and documentation examples (see :func:`is_example_path`).
@@ -645,6 +659,9 @@ def is_reference(name: str, value: str) -> bool:
         return True
     if _names_a_key(name, text) or _echoes_its_name(name, text):
         return True
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name.strip()).lower()
+    if _EXISTING.search(snake) and _OBJECT_NAME.fullmatch(text):
+        return True  # ``existingSecretAdminPassword: harbor-admin``: the chart reads an object of that name
     suffix = _REFERENCE_NAME.search(name.strip())
     if suffix is None or not _OBJECT_NAME.fullmatch(text) or re.search(r"\d{4}", text):
         return False
@@ -686,12 +703,18 @@ def _echoes_its_name(name: str, text: str) -> bool:
 _QUALIFIED_NAME = lazy(r"(?:[a-z0-9-]+\.)+[a-z]{2,}/[A-Za-z0-9._-]*")
 _TYPE_NAME = lazy(r"(?i)(?:non-empty-|nullable-)?(?:string|number|integer|boolean|object|array|mapping|sequence)")
 _WORDS = lazy(r"(?<![A-Za-z0-9])[a-z]{4,}-[a-z]{4,}(?![A-Za-z0-9])")
-#: A call of a lower-case function with nothing, keywords, quoted strings or further calls as
-#: arguments (``str()``, ``str(required=False)``, ``enum("true", "false")``, ``any(str(), int())``,
-#: ``include('chart')``): how Yamale and similar schema files type a field, not a value of it.
+#: A call of a lower-case function (digits allowed after its first letter: ``sha256(masterId)``)
+#: with nothing, keywords, quoted strings or further calls as arguments (``str()``,
+#: ``str(required=False)``, ``enum("true", "false")``, ``any(str(), int())``, ``include('chart')``):
+#: how Yamale and similar schema files type a field, not a value of it, or a computed value.
 _VALIDATOR_CALL = lazy(
-    r"[a-z][a-z_]{1,15}\((?:\s*(?:[a-z_]+\s*=\s*)?(?:[\w.+-]*|\"[^\"]*\"|'[^']*'|[a-z_]+\([^()]*\))\s*,?)*\)"
+    r"[a-z][a-z0-9_]{1,15}\((?:\s*(?:[a-z_]+\s*=\s*)?(?:[\w.+-]*|\"[^\"]*\"|'[^']*'|[a-z_]+\([^()]*\))\s*,?)*\)"
 )
+#: A record's composite key: parts joined by ``|`` of which one is a plain lower-case word
+#: (``216214CDS|cutaneous``, a product code and its route). A token with an id before a bar
+#: (``5|hXZ3k...``, Laravel Sanctum's) has no such word.
+_COMPOSITE_ID = lazy(r"[^|\s]{1,64}(?:\|[^|\s]{0,64}){1,6}")
+_PLAIN_WORD = lazy(r"[a-z]{4,24}")
 
 
 _SECRET_ENDING = lazy(r"(?i)(?:secret|password|passwd|pass|pwd|token|(?<![a-z])key)$")
@@ -762,8 +785,46 @@ def guessable_default(name: str, value: str) -> bool:
 _SEALED = lazy(
     r"ENC\[[A-Z0-9_]+,data:|\$ANSIBLE_VAULT;|"
     r"\$(?:2[abxy]?|5|6|7|y|gy|1|apr1|argon2(?:id|i|d)|pbkdf2(?:-[\w]+)?|scrypt)\$[./A-Za-z0-9$=,+-]{16,}$|"
-    r"\{(?:SSHA|SHA|SSHA256|SSHA512|CRYPT|PBKDF2[\w-]*)\}\S{8,}$"
+    r"\{(?:SSHA|SHA|SSHA256|SSHA512|CRYPT|PBKDF2[\w-]*)\}\S{8,}$|"
+    # Django's ``algorithm$iterations$salt$hash`` (``pbkdf2_sha256$600000$...``, ``argon2$argon2id$...``)
+    r"(?:pbkdf2_sha(?:1|256)|argon2|bcrypt(?:_sha256)?|scrypt|sha1|md5)\$[./A-Za-z0-9$=,+-]{16,}$|"
+    # Spring Security's ``{id}`` before the encoded hash (``{bcrypt}$2a$10$...``); not ``{noop}``, plain text
+    r"\{(?:bcrypt|pbkdf2|scrypt|argon2|sha256|SHA-1|SHA-256|MD4|MD5|ldap)(?:@[\w.]+)?\}\S{16,}$"
 )
+#: An htpasswd line or a Traefik ``users:`` entry: a user name, ``:`` and a crypt hash.
+_USER_AND_HASH = lazy(r"[\w.@-]{1,64}:(?=\$)")
+
+
+def password_hash(text: str) -> bool:
+    """``text`` is encrypted or a password's hash (see ``_SEALED``), also as Compose writes one
+    (``$$2y$$10$$...``, each ``$`` doubled), after an htpasswd user (``admin:$apr1$...``), or in
+    ASP.NET Core Identity's third format (base64 of a marker byte, the hash function, the
+    iteration count, the salt's length, the salt and the hash: ``AQAAAAIAAYagAAAAE...``)."""
+    if text.startswith("$$"):
+        text = text.replace("$$", "$")
+    prefix = _USER_AND_HASH.match(text)
+    if prefix is not None:
+        text = text[prefix.end() :]
+    return bool(_SEALED.match(text)) or _identity_v3_hash(text)
+
+
+def _identity_v3_hash(text: str) -> bool:
+    if not text.startswith("AQAAAA") or not 40 <= len(text) <= 200 or not _BASE64_LONG.fullmatch(text):
+        return False
+    import base64  # only for a value that starts as this format does
+    import binascii
+
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if len(raw) < 13 + 16 or raw[0] != 1:
+        return False
+    prf, iterations, salt = (int.from_bytes(raw[at : at + 4], "big") for at in (1, 5, 9))
+    return prf <= 2 and iterations >= 1000 and 8 <= salt <= 64 and 13 + salt < len(raw)
+
+
+_BASE64_LONG = lazy(r"[A-Za-z0-9+/]+={0,2}")
 
 
 def literal_secret(name: str, value: object) -> bool:
@@ -779,14 +840,23 @@ def literal_secret(name: str, value: object) -> bool:
     text = value.strip().strip("\"'")
     if is_placeholder(text) or any(c.isspace() for c in text) or text == TEMPLATE_VALUE:
         return False  # TEMPLATE_VALUE: a masked template expression (``{{ ternary "yes" "no" ... }}``)
-    if _SEALED.match(text):
+    if password_hash(text):
         return False  # encrypted (SOPS ``ENC[AES256_GCM,data:...]``, Ansible Vault) or a password hash
+    if published_key(text):
+        return False  # an emulator's key, printed in its vendor's documentation
     if any(ord(c) > 127 and c.isalpha() for c in text):
         return False  # a word of a natural language ("Contraseña", "パスワード"): a label, not a key
     if _TYPE_NAME.fullmatch(text):
         return False  # a schema's type ("password": "non-empty-string" in GitHub's workflow schema)
     if _VALIDATOR_CALL.fullmatch(text):
         return False  # a schema validator's rule (Yamale's ``str(required=False)``, ``enum('a', 'b')``)
+    if (
+        "|" in text
+        and _COMPOSITE_ID.fullmatch(text)
+        and any(_PLAIN_WORD.fullmatch(part) for part in text.split("|"))
+        and not re.search(r"(?i)pass|pwd", str(name))
+    ):
+        return False  # a record's composite key (``216214CDS|cutaneous``), not key material
     if _QUALIFIED_NAME.fullmatch(text):
         return False  # a domain-qualified label or annotation name ("external-dns.alpha.kubernetes.io/")
     if _WORDS.search(text) and not re.search(r"(?i)pass|pwd", str(name)):

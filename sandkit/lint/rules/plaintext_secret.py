@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
+from sandkit.lint.facts.secret_context import says_test, shell_variable, test_role
 from sandkit.lint.facts.secret_values import (
     catalogue_file,
     find_configured,
@@ -201,24 +202,34 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `enum("a", "b")`), empty or very short values, one piece repeated such as
     `privatekeyprivatekey`, counting runs such as `0123456789abcdef`, a hex identifier's shape
     with letters hex has not, and base64 of a placeholder such as `cGFzc3dvcmQ=`), prose with
-    spaces, the name of another variable,
+    spaces, the name of another variable, a shell expansion (`x="?$x"`, `PASS=pre$SUFFIX`; not
+    inside single quotes) and a variable of another language's code in a here-document
+    (`token=token,` in `python - <<'PY'`), a call (`sha256(masterId)`), a record's composite key
+    (`216214CDS|cutaneous`), the Azure Cosmos DB and storage emulators' published keys,
     paths, numbers and booleans; lower-case words as an identifier (`soccer_league_two`) under
     a name that is not a password's; keys that name non-secrets (`key`, `cache_key`,
     `public_key`, `publishable_key`, a data structure's `$$hashKey`, `sortKey`, `partitionKey`,
-    SonarQube's `ruleKey`), a password's hash by its name (`hashedPassword`, `password_digest`), a
+    SonarQube's `ruleKey` and `sonar.projectKey`, a .NET `PublicKeyToken`), a password's hash by its
+    name (`hashedPassword`, `password_digest`), a
     key that takes ten or more different values in one JSON or YAML file (a data set's column,
     `"identityKey"` in each of hundreds of records);
     words of a natural language (`Contraseña`, `パスワード`)
     and message catalogues (translations kept in `locales/`, `i18n/`, `de.json`,
     `messages_fr.properties` ..., whose values are mostly prose); values that name where a secret is kept
     (`adminPasswordKey: postgres-password`, `passwordKey: adminPassword`, `existingSecret:
-    db-creds`, `auth-secret: ns/name`, the key's own name such as `API_KEY: .API_KEY` or
+    db-creds`, `existingSecretAdminPassword: harbor-admin`, `auth-secret: ns/name`, the key's own
+    name such as `API_KEY: .API_KEY` or
     `smtpPassword: smtp-password`), version ranges and regular expressions; lockfiles (package names such as
     `path-key` and their versions) and JSON Schemas; encrypted values (SOPS `ENC[AES256_GCM,
-    data:...]`, Ansible Vault) and password hashes (bcrypt `$2y$...`, `$6$...`, argon2, `{SSHA}`).
+    data:...]`, Ansible Vault) and password hashes (bcrypt `$2y$...`, `$6$...`, argon2, `{SSHA}`,
+    Django's `pbkdf2_sha256$...`, Spring's `{bcrypt}...`, Compose's `$$2y$$...`, an htpasswd
+    `user:$apr1$...`, ASP.NET Core Identity's `AQAAAA...`).
     Values in a known format are PS001. Test fixtures and documentation (Ansible Molecule's
     `molecule/` scenarios and a chart's test values, `ci/*-values.yaml`, any YAML in
-    `charts/NAME/ci/`, `test-values/`, `ci-values.yaml`, too) are left out as for PS001. A
+    `charts/NAME/ci/`, `test-values/`, `ci-values.yaml`, too) are left out as for PS001, and so
+    is a value that says it is a test's (`test-jwt-secret-for-ci`, `ci-e2e-secret-not-for-production-use`,
+    `synthetic-password`) in a test's script (`*-e2e-test.sh`, `simulate-*.sh`, `*smoke*`) or a
+    CI job that starts its own services or is named as a test; one of the two alone is info. A
     front-end setting that is public by design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless
     it says SECRET, PASSWORD or PRIVATE) is info. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
@@ -252,14 +263,22 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         if pos in seen or pos.line in known or pos.line in claimed or name in columns:
             continue
         seen.add(pos)
-        if literal_secret(name, value) and public_client_setting(name):
+        literal = literal_secret(name, value) and not shell_variable(file, name, pos)
+        if literal and public_client_setting(name):
             yield Hit(
                 pos,
                 f"{name} is set to a literal value, a front-end setting that is public by design",
                 severity="info",
                 why="the framework inlines it into the code it sends to every browser",
             )
-        elif literal_secret(name, value):
+        elif literal and not example:
+            test = _test_value(file, str(value), pos)
+            if test is None:
+                yield Hit(pos, f"{name} is set to a literal value in plain text")
+            elif test[0] == "info" or file.settings.include_examples:
+                severity, why, what = test
+                yield Hit(pos, f"{name} is set to a literal value in plain text, {what}", severity=severity, why=why)
+        elif literal:
             yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
         elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
             yield Hit(
@@ -267,6 +286,26 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
                 f"{name} defaults to the word {value.strip()!r} in a committed environment file",
                 **(example or {"why": "whatever reads the file and sets nothing else runs with it"}),
             )
+
+
+def _test_value(file: SourceFile, value: str, pos: Pos) -> tuple[str, str, str] | None:
+    """How sure a literal is a test's, as (severity, why, what), or None when nothing says so.
+
+    Both the place (a test's script, a CI job with its own services) and the value
+    (``ci-e2e-secret-not-for-production-use``) saying so: a test fixture, left out unless examples
+    are included (then low). One of them: info, since a test script may log in to a shared service
+    with a real password, and a value that says "test" may still be what a deployment runs with."""
+    role = test_role(file, pos)
+    marked = says_test(value, loose=role is not None)
+    if role is not None and marked:
+        return "low", f"{role}, and the value says it is a test's", "a test's value"
+    if role is not None:
+        why = f"{role}: usually a throwaway value, though a real credential here is still a leak"
+        return "info", why, "in a test"
+    if marked:
+        why = "the value says it is a test's; whatever deploys with it runs with a published secret"
+        return "info", why, "a value that says it is a test's"
+    return None
 
 
 #: How many different literal values one key may take in a file before it is a data set's column.
