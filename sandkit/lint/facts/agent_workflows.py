@@ -19,7 +19,7 @@ from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import AGENT_NAMES
 from sandkit.lint.facts.workflows import Job, jobs
 from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.shell import Word
+from sandkit.lint.syntax.shell import Word, program_index
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
 #: Events anyone with an account can cause on a public repository.
@@ -144,7 +144,8 @@ def _only_reports(agent: str, arguments: list[Word]) -> bool:
 def _agent_command(file: SourceFile, run: PStr) -> tuple[str, Pos] | None:
     for command in file.commands_in(run):
         words = command.words
-        for index, word in enumerate(words[:3]):
+        start = program_index([word.text for word in words])  # past `timeout 600`, `nice -n 10`, `env X=1`
+        for index, word in enumerate(words[start : start + 3], start):
             base = word.text.rsplit("/", 1)[-1].split("@", 1)[0] if not word.text.startswith("@") else word.text
             base = "@" + base[1:].split("@", 1)[0] if base.startswith("@") else base
             if base in AGENT_NAMES and len(words) > 1:

@@ -30,6 +30,33 @@ from sandkit.lint.syntax.tree import MAX_SUBSTITUTIONS, Pos
 _OPERATOR_CHARS = ";&|()\n"
 _REDIRECT_CHARS = "<>"
 _WRAPPERS = frozenset({"sudo", "exec", "command", "time", "nohup", "env", "doas", "xargs"})
+#: Wrappers that run the command after them with a limit or a setting, some taking one bare
+#: number first (``timeout 600 docker run ...``, ``nice -n 10 claude -p ...``, ``chrt 5 ...``).
+TIMING_WRAPPERS = frozenset({"timeout", "nice", "ionice", "chrt", "stdbuf", "setsid", "unbuffer", "xvfb-run"})
+#: The bare number or duration a timing wrapper takes before the command (``600``, ``10m``, ``1.5h``).
+_WRAPPER_VALUE = lazy(r"^[+-]?\d+(?:\.\d+)?[smhd]?$")
+#: Options of the timing wrappers whose value is the next word (``timeout -s KILL``, ``ionice -c 3``).
+_VALUED_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after", "-n", "--adjustment", "-c", "--class"})
+
+
+def program_index(words: list[str]) -> int:
+    """The index of the program a simple command runs: the first word after its ``NAME=value``
+    settings and the wrappers before it (sudo, env, exec ..., and :data:`TIMING_WRAPPERS` with
+    their options and number), or ``len(words)``."""
+    timing = skip_value = False
+    for index, word in enumerate(words):
+        name = word.rsplit("/", 1)[-1]
+        if skip_value:
+            skip_value = False
+        elif name in _WRAPPERS or name in TIMING_WRAPPERS:
+            timing = timing or name in TIMING_WRAPPERS
+        elif index > 0 and name.startswith("-"):
+            skip_value = timing and name in _VALUED_OPTIONS
+        elif "=" not in name and not (timing and _WRAPPER_VALUE.match(name)):
+            return index
+    return len(words)
+
+
 _DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
 _ARRAY_START = lazy(r"[A-Za-z_]\w*\+?=")
 _REFERENCE = lazy(r"\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)(?:\[[@*]\])?\})")
@@ -75,12 +102,8 @@ class Command:
 
     def program(self) -> tuple[str, int]:
         """The program's base name and its index, looking through sudo/env/exec wrappers."""
-        for index, word in enumerate(self.words):
-            name = word.text.rsplit("/", 1)[-1]
-            if name in _WRAPPERS or (name.startswith("-") and index > 0) or "=" in name:
-                continue
-            return name, index
-        return "", len(self.words)
+        index = program_index([word.text for word in self.words])
+        return (self.words[index].text.rsplit("/", 1)[-1], index) if index < len(self.words) else ("", index)
 
 
 def parse_commands(
