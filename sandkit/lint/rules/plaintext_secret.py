@@ -233,7 +233,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     front-end setting that is public by design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless
     it says SECRET, PASSWORD or PRIVATE) is info. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
-    finding too: whatever deploys with the file and sets nothing else runs with it.
+    finding too: whatever deploys with the file and sets nothing else runs with it. So is a
+    Compose value that is a variable with a literal default (`API_KEY: ${API_KEY:-s3cr3t-k3y}`)
+    when the `.env` beside the file does not set the variable: `docker compose up` runs with the
+    default (low: a fallback the operator replaces by setting the variable).
 
     Why:
     A password or key in a tracked file is readable by every agent and person with the
@@ -280,12 +283,40 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(pos, f"{name} is set to a literal value in plain text, {what}", severity=severity, why=why)
         elif literal:
             yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
+        elif (default := _compose_default(file, value)) and literal_secret(name, default[1]) and not example:
+            yield Hit(
+                pos,
+                f"{name} defaults to a literal value in plain text (${{{default[0]}:-...}}), "
+                f"which Compose uses where {default[0]} is not set",
+                severity="low",
+                why=f"a fallback: `docker compose up` runs with it unless {default[0]} is set, which the .env beside "
+                "the file does not do",
+            )
         elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
             yield Hit(
                 pos,
                 f"{name} defaults to the word {value.strip()!r} in a committed environment file",
                 **(example or {"why": "whatever reads the file and sets nothing else runs with it"}),
             )
+
+
+#: A Compose value that is one variable with a default: ``${NAME:-word}`` or ``${NAME-word}``.
+_COMPOSE_DEFAULT = lazy(r"^\$\{([A-Za-z_]\w*):?-([^${}]+)\}$")
+
+
+def _compose_default(file: SourceFile, value: object) -> tuple[str, str] | None:
+    """(variable, default) of a Compose value that is ``${NAME:-default}`` when the ``.env``
+    beside the file does not set NAME: the value the service gets from ``docker compose up``."""
+    if file.kind != kinds.COMPOSE or not isinstance(value, str) or "${" not in value:
+        return None
+    found = _COMPOSE_DEFAULT.match(value.strip())
+    if found is None:
+        return None
+    from sandkit.lint.consumers.compose import project_of
+
+    if found.group(1) in project_of(file).env(needed=True):
+        return None  # the .env sets it: its value is what runs, and it is read in the .env
+    return found.group(1), found.group(2).strip()
 
 
 def _test_value(file: SourceFile, value: str, pos: Pos) -> tuple[str, str, str] | None:
