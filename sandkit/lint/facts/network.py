@@ -32,11 +32,31 @@ def kit_allow_entries(file: SourceFile) -> Iterator[tuple[str, Pos]]:
 
 def network_policy_blocks(file: SourceFile) -> Iterator[tuple[PMap, Pos]]:
     """(ipBlock, position) for each egress ipBlock of each NetworkPolicy document."""
+    for block, pos, _ in network_policy_block_rules(file):
+        yield block, pos
+
+
+def network_policy_block_rules(file: SourceFile) -> Iterator[tuple[PMap, Pos, PMap]]:
+    """(ipBlock, position, the egress rule it is in) for each egress ipBlock of each NetworkPolicy."""
     for rule_ in network_policy_egress(file):
         for peer in rule_.get("to") or []:
             block = peer.get("ipBlock") if isinstance(peer, PMap) else None
             if isinstance(block, PMap):
-                yield block, pos_of(block.get("cidr"), block.pos)
+                yield block, pos_of(block.get("cidr"), block.pos), rule_
+
+
+def egress_ports(rule_: PMap) -> list[str]:
+    """The ports an egress rule limits its peers to (``443/TCP``), or [] when it allows every port."""
+    ports = rule_.get("ports")
+    found = []
+    for entry in ports if isinstance(ports, PSeq) else ():
+        if isinstance(entry, PMap) and entry.get("port") is not None:
+            end = entry.get("endPort")
+            port = f"{entry.get('port')}-{end}" if end is not None else str(entry.get("port"))
+            found.append(f"{port}/{entry.get('protocol') or 'TCP'}")
+        else:
+            return []  # an entry without a port: every port of its protocol
+    return found
 
 
 def network_policy_egress(file: SourceFile) -> Iterator[PMap]:

@@ -10,8 +10,9 @@ from sandkit.lint.facts.container_model import names_agent
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.facts.host_paths import is_metadata
 from sandkit.lint.facts.network import (
+    egress_ports,
     kit_allow_entries,
-    network_policy_blocks,
+    network_policy_block_rules,
     network_policy_egress,
 )
 from sandkit.lint.model import Hit
@@ -97,7 +98,10 @@ def wildcard_allowlist(file: SourceFile) -> Iterator[Hit]:
     outside the first label, or 0.0.0.0/0; a NetworkPolicy egress ipBlock of 0.0.0.0/0 or
     ::/0, even with private ranges excepted (that is still the whole internet).
     `*.example.com` (one label) is fine. An egress proxy that enforces an allowlist itself
-    needs such a rule: suppress it there with a reason.
+    needs such a rule: suppress it there with a reason. A NetworkPolicy in a file that names no
+    coding agent is info, as EG001 leaves such a workload's open rule out: it is not a sandbox, and
+    allowing the internet (often on 443 only, with the cluster's ranges excepted) is what it needs;
+    the message names the ports a rule is limited to.
 
     Why:
     A wildcard like this looks like an allowlist in review while working as open egress.
@@ -111,17 +115,30 @@ def wildcard_allowlist(file: SourceFile) -> Iterator[Hit]:
             problem = _wildcard_problem(_host_part(entry))
             if problem:
                 yield Hit(pos, f"network.allow entry {entry!r} {problem}")
-    for block, pos in network_policy_blocks(file):
+    agent: bool | None = None  # searched for once such a block is found (most files have none)
+    for block, pos, egress_rule in network_policy_block_rules(file):
         cidr = str(block.get("cidr") or "")
         if cidr not in _EVERYTHING:
             continue
         excepted = block.get("except")
         if isinstance(excepted, list) and excepted:
-            yield Hit(
-                pos, f"NetworkPolicy egress to {cidr} allows every address outside its {len(excepted)} excepted ranges"
-            )
+            message = f"NetworkPolicy egress to {cidr} allows every address outside its {len(excepted)} excepted ranges"
         else:
-            yield Hit(pos, f"NetworkPolicy egress to {cidr} allows every address")
+            message = f"NetworkPolicy egress to {cidr} allows every address"
+        ports = egress_ports(egress_rule)
+        message += f", on {', '.join(ports[:6])}" if ports else ""
+        agent = names_agent(file.text) if agent is None else agent
+        if agent:
+            yield Hit(pos, message)
+        else:
+            yield Hit(pos, message, severity="info", why=_NOT_A_SANDBOX)
+
+
+#: Why EG002 on a NetworkPolicy of a file that names no coding agent is info.
+_NOT_A_SANDBOX = (
+    "the file names no coding agent: the rule gives its pods what Kubernetes gives a pod no policy "
+    "selects, as EG001 reads an open rule of such a workload"
+)
 
 
 @rule("EG003", "agent-host-network", category="egress", severity="high", kinds=CONTAINER_KINDS, triggers=("host",))

@@ -87,3 +87,46 @@ def test_open_egress_of_other_workloads_is_not_reported() -> None:
     assert at(lint_text("k8s/np.yaml", policy.format(name="postgres")), "EG001") == []
     (agent,) = [f for f in lint_text("k8s/np.yaml", policy.format(name="claude-code")) if f.rule == "EG001"]
     assert agent.severity == "high"
+
+
+POLICY = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {{name: {name}}}
+spec:
+  podSelector: {{matchLabels: {{app: {name}}}}}
+  policyTypes: [Egress]
+  egress:
+    - to:
+        - ipBlock:
+            cidr: {cidr}
+            except: [10.0.0.0/8, 169.254.0.0/16]
+{ports}"""
+PORTS = "      ports:\n        - {protocol: TCP, port: 443}\n        - {protocol: TCP, port: 80}\n"
+
+
+@pytest.mark.parametrize("cidr", ["0.0.0.0/0", "::/0"])
+@pytest.mark.parametrize(
+    ("name", "severity"),
+    [("claude-code-runner", "high"), ("codex-worker", "high"), ("payments-api", "info"), ("crate-builder", "info")],
+)
+def test_an_internet_rule_is_high_for_an_agent_and_info_for_other_workloads(
+    cidr: str, name: str, severity: str
+) -> None:
+    (finding,) = [
+        f for f in lint_text("k8s/np.yaml", POLICY.format(name=name, cidr=cidr, ports="")) if f.rule == "EG002"
+    ]
+    assert (finding.line, finding.severity) == (10, severity)
+    assert "on 443" not in finding.message
+
+
+def test_the_message_names_the_ports_a_rule_is_limited_to() -> None:
+    text = POLICY.format(name="claude-code", cidr="0.0.0.0/0", ports=PORTS)
+    (finding,) = [f for f in lint_text("k8s/np.yaml", text) if f.rule == "EG002"]
+    assert finding.message.endswith("excepted ranges, on 443/TCP, 80/TCP")
+    assert finding.severity == "high"  # a port limit does not keep an agent from sending anything anywhere
+
+
+def test_a_narrow_block_is_no_finding_for_anyone() -> None:
+    text = POLICY.format(name="claude-code", cidr="203.0.113.0/24", ports=PORTS)
+    assert [f for f in lint_text("k8s/np.yaml", text) if f.rule == "EG002"] == []
