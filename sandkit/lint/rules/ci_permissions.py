@@ -6,6 +6,7 @@ branches, publish releases and packages, or change the workflows themselves.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 
@@ -159,6 +160,19 @@ def _called_permissions(file: SourceFile, uses: str) -> dict[str, str] | str | N
     if len(parts) < 3 or "/".join(parts[-3:-1]).lower() != ".github/workflows":
         return None
     path = os.path.join(file.root, *parts[:-3], *uses[2:].split("@", 1)[0].split("/"))
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return _permissions_in(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _permissions_in(path: str, mtime: int, size: int) -> dict[str, str] | str | None:
+    """A workflow file's top-level ``permissions`` (read once per version of the file: many jobs
+    may call one workflow)."""
+    if size > _CALLED_LIMIT:
+        return None
     try:
         with open(path, "rb") as handle:
             raw = handle.read(_CALLED_LIMIT + 1)

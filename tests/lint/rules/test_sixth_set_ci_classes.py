@@ -255,10 +255,15 @@ CALLER = (
         ),
         ("missing.yml", {}, [4, 5]),  # not there: taken to inherit
         ("bad.yml", {"bad.yml": "on: [\n"}, [4, 5]),
+        ("dir.yml", {"dir.yml/x": "x"}, [4, 5]),  # a folder, not a file
+        ("bin.yml", {"bin.yml": b"\xff\x00permissions: {}"}, [4, 5]),
+        ("deep.yml", {"deep.yml": "[" * 5000}, [4, 5]),
     ],
 )
-def test_cp002_reads_the_permissions_of_a_called_workflow(called: str, files: dict[str, str], lines: list[int]) -> None:
-    tree = {".github/workflows/caller.yml": CALLER.format(called=called)}
+def test_cp002_reads_the_permissions_of_a_called_workflow(
+    called: str, files: dict[str, str | bytes], lines: list[int]
+) -> None:
+    tree: dict[str, str | bytes] = {".github/workflows/caller.yml": CALLER.format(called=called)}
     tree.update({f".github/workflows/{name}": text for name, text in files.items()})
     found = [f for f in lint_files(tree, ("CP002",)) if f.path.endswith("caller.yml")]
     assert sorted(f.line for f in found) == lines
