@@ -6,9 +6,13 @@ branches, publish releases and packages, or change the workflows themselves.
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Iterator
 
-from sandkit.lint.facts.workflows import BRANCH_ONLY_WHY, jobs, triggers, untrusted_checkout, workflow
+import yaml
+
+from sandkit.lint.facts.workflows import BRANCH_ONLY_WHY, Job, jobs, triggers, untrusted_checkout, workflow
 from sandkit.lint.kinds import WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -32,7 +36,9 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
     default, which is write access on repositories and organisations created before 2023.
     `write-all` (workflow or job level) is high, and its message says so. A job that calls a
     reusable workflow inherits its caller's permissions and is checked at the workflow level
-    only.
+    only. A workflow run only by `workflow_call` is info: its token is the calling job's, which
+    it can keep or reduce but never widen, so the caller's permissions (reported in the caller,
+    or in another repository) decide it; `write-all` in it stays high.
 
     Why:
     The token is available to every step. Write scopes let any compromised action, or
@@ -59,12 +65,28 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
         names = ", ".join(missing[:_NAMED_JOBS]) + (
             f" and {len(missing) - _NAMED_JOBS} more" if len(missing) > _NAMED_JOBS else ""
         )
+        if triggers(doc) == {"workflow_call"}:
+            # Run only when another workflow calls it: its token is what the calling job holds (the
+            # called workflow can keep or reduce that, never widen it), and the caller is where the
+            # grant is set and reported.
+            yield Hit(
+                doc.pos_of_key("jobs"),
+                f"no permissions set for job(s) {names}: run only by workflow_call, the token is what each "
+                "caller grants",
+                severity="info",
+                why=_CALLED_ONLY,
+            )
+            return
         yield Hit(
             doc.pos_of_key("jobs"), f"no permissions set for job(s) {names}: the token gets the repository default"
         )
 
 
 _WRITE_ALL = "write-all gives every step every write scope"
+_CALLED_ONLY = (
+    "a workflow run only by workflow_call gets the calling job's token, which it can keep or reduce but not "
+    "widen; the caller's permissions (reported in the caller) decide it"
+)
 _NAMED_JOBS = 10  # jobs a message names (a planted workflow may have thousands)
 
 
@@ -79,8 +101,12 @@ _NAMED_JOBS = 10  # jobs a message names (a planted workflow may have thousands)
 def workflow_level_write_scope(file: SourceFile) -> Iterator[Hit]:
     """A write scope is granted at workflow level to a workflow with several jobs.
 
-    Each `scope: write` in the top-level `permissions` of a workflow whose jobs do not all set
-    their own permissions. With a single job, workflow level and job level are the same.
+    Each `scope: write` in the top-level `permissions` of a workflow that reaches two jobs or
+    more. With a single job, or when all jobs but one set their own permissions, workflow level
+    and job level are the same. A job calling a reusable workflow of the same repository
+    (`uses: ./.github/workflows/x.yml`) whose own top-level permissions leave the scope out (or
+    do not write it) does not hold it: the called workflow can only reduce its caller's token.
+    A reusable workflow of another repository, or one that cannot be read, is taken to hold it.
 
     Why:
     Workflow-level scopes reach every job, including the ones that build and test untrusted
@@ -97,14 +123,68 @@ def workflow_level_write_scope(file: SourceFile) -> Iterator[Hit]:
     all_jobs = list(jobs(doc))
     if not isinstance(top, PMap) or len(all_jobs) < 2:
         return
-    inheriting = [j.name for j in all_jobs if "permissions" not in j.spec]
-    if not inheriting:
-        return
+    inheriting = [j for j in all_jobs if "permissions" not in j.spec]
     for scope, level in top.items():
-        if level == "write":
-            yield Hit(
-                top.pos_of_key(scope), f"{scope}: write at workflow level reaches jobs {', '.join(inheriting[:4])}"
-            )
+        if level != "write":
+            continue
+        reached = [j.name for j in inheriting if _reaches(file, j, str(scope))]
+        if len(reached) < 2:
+            continue  # one job holds it: the same as granting it on that job
+        yield Hit(top.pos_of_key(scope), f"{scope}: write at workflow level reaches jobs {', '.join(reached[:4])}")
+
+
+def _reaches(file: SourceFile, job: Job, scope: str) -> bool:
+    """Whether a job with no permissions of its own holds ``scope`` from the workflow level: not a
+    job calling a reusable workflow of the same repository whose own top-level permissions leave the
+    scope out (the called workflow can only reduce what its caller holds)."""
+    uses = job.spec.get("uses")
+    if not isinstance(uses, PStr):
+        return True
+    called = _called_permissions(file, str(uses).strip())
+    if called is None:
+        return True
+    if isinstance(called, str):
+        return called == "write-all"
+    return called.get(scope) == "write"
+
+
+_CALLED_LIMIT = 1_000_000  # bytes of a called workflow read
+
+
+def _called_permissions(file: SourceFile, uses: str) -> dict[str, str] | str | None:
+    """The top-level ``permissions`` of a reusable workflow of the same repository (``./...``), or
+    None when it sets none or cannot be read (another repository's, a file not there)."""
+    if not uses.startswith("./") or not file.root or ".." in uses.split("/"):
+        return None
+    parts = file.path.split("/")
+    if len(parts) < 3 or "/".join(parts[-3:-1]).lower() != ".github/workflows":
+        return None
+    path = os.path.join(file.root, *parts[:-3], *uses[2:].split("@", 1)[0].split("/"))
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return _permissions_in(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _permissions_in(path: str, mtime: int, size: int) -> dict[str, str] | str | None:
+    """A workflow file's top-level ``permissions`` (read once per version of the file: many jobs
+    may call one workflow)."""
+    if size > _CALLED_LIMIT:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(_CALLED_LIMIT + 1)
+        if len(raw) > _CALLED_LIMIT:
+            return None
+        loaded = yaml.safe_load(raw.decode("utf-8", "replace"))
+    except (OSError, yaml.YAMLError, ValueError, RecursionError):
+        return None
+    permissions = loaded.get("permissions") if isinstance(loaded, dict) else None
+    if isinstance(permissions, dict):
+        return {str(k): str(v) for k, v in permissions.items()}
+    return permissions if isinstance(permissions, str) else None
 
 
 @rule(

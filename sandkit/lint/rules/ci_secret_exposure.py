@@ -61,13 +61,49 @@ _SAME_REPOSITORY = ("./", "$/")
 _MASK = "::add-mask::"
 
 
+# An AWS role's ARN (`AWS_ROLE_ARN`, `*_ROLE_TO_ASSUME`, any `*_ARN`): what OIDC's assume-role is
+# given, a name; the job's OIDC token is the credential.
+_ARN = lazy(r"(?:^|_)(?:ARN|ROLE|ROLE_TO_ASSUME|ROLE_NAME)$")
+# An address: a host, a domain, an endpoint, a registry or server URL (`HARBOR_REGISTRY_URL`,
+# `*_SYNC_ENDPOINT`, `SMTP_HOST`). Not a webhook URL, which is the credential (whoever has it can
+# post), nor a database's or queue's URL, which usually holds the password: those names hold none of
+# these words, or a word of `_CREDENTIAL_WORDS` or `_HOLDS_LOGIN` besides.
+_ADDRESS = lazy(
+    r"(?:^|_)(?:(?:ENDPOINT|HOST|HOSTNAME|DOMAIN|FQDN|ADDRESS|ADDR|IP|SERVER|REGISTRY)(?:_(?:URL|URI))?|"
+    r"(?:API|BASE|SITE|INSTANCE)_(?:URL|URI))$"
+)
+_HOLDS_LOGIN = frozenset({"DATABASE", "DB", "REDIS", "MONGO", "MONGODB", "AMQP", "RABBITMQ", "POSTGRES", "MYSQL"})
+_HOLDS_LOGIN |= {"PROXY", "SIGNED", "PRESIGNED", "GIT", "REPO", "CLONE", "FEED", "INVITE", "SHARE", "CALLBACK"}
+# A project's mapping file that names a project and holds no login: clasp's `.clasp.json` (a script
+# id and a folder; its login is `.clasprc.json`, `CLASPRC_JSON`) and Firebase's `.firebaserc`.
+_MAPPING_FILE = lazy(r"(?:^|_)(?:CLASP|CLASP_PROJECT|FIREBASERC)(?:_JSON)?$")
+
+
 def _identifier_name(name: str) -> bool:
-    """Whether a secret's (or a variable's) name says it holds an identifier, not a credential."""
+    """Whether a secret's (or a variable's) name says it holds an identifier, not a credential: a
+    user, account, region or id, a role's ARN, an address (host, endpoint, registry URL) or a
+    project's mapping file."""
     upper = name.upper()
-    if _IDENTIFIER.search(upper):
+    if _IDENTIFIER.search(upper) or _ARN.search(upper) or _MAPPING_FILE.search(upper):
         return True
+    words = set(upper.split("_"))
+    if _ADDRESS.search(upper):
+        return not words & ((_CREDENTIAL_WORDS - {"URL", "URI"}) | _HOLDS_LOGIN)
     found = _ID.search(upper)
     return found is not None and not set(found.group(1).split("_")) & _CREDENTIAL_WORDS
+
+
+def _says_nothing(secret: str) -> bool:
+    """Whether a secret's name holds no word of a credential (`..._SERVICE_PRINCIPAL`, `AZURE_SP`
+    says neither): then the name of the variable it is put in tells what it holds."""
+    words = set(secret.upper().split("_"))
+    return not words & (_CREDENTIAL_WORDS | {"PRIVATEKEY", "APITOKEN", "PASSWORDS", "ADMIN"})
+
+
+def _identifier_by_variable(variable: str, secret: str) -> bool:
+    """A secret whose own name says nothing, put in a variable whose name says identifier
+    (`ARM_CLIENT_ID: ${{ secrets.REPO_AZURE_TERRAFORM_USER_SERVICE_PRINCIPAL }}`)."""
+    return _identifier_name(variable) and _says_nothing(secret) and secret not in _TOKEN_ONLY
 
 
 def _env_secrets(env: object) -> Iterator[tuple[str, str, PStr]]:
@@ -99,7 +135,13 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     `*_REGION`, `*_EMAIL`), is not reported, nor an id followed by up to two words saying where it
     is used or a list of ids (`VERCEL_PROJECT_ID_WEB`, `ALLOWED_CHAT_IDS`); a secret's or a
     session's id (`VAULT_SECRET_ID`, `CLIENT_SECRET_ID`, `SESSION_ID`) and an id followed by a
-    credential's word (`GOOGLE_ID_TOKEN`, `ID_RSA`) stay reported. An expression that only tests
+    credential's word (`GOOGLE_ID_TOKEN`, `ID_RSA`) stay reported. Nor is a role's ARN
+    (`AWS_ROLE_ARN`, `*_ROLE_TO_ASSUME`, any `*_ARN`), an address (`*_HOST`, `*_ENDPOINT`,
+    `*_DOMAIN`, `*_REGISTRY_URL`, `*_SERVER_URL`, `*_API_URL`) or a project's mapping file
+    (`CLASP_JSON`, `.clasp.json`; its login `CLASPRC_JSON` stays): a webhook URL, a database's,
+    queue's or proxy's URL and any name with a credential's word stay reported. A secret whose
+    own name says nothing (`..._SERVICE_PRINCIPAL`) put in a variable named as an identifier
+    (`ARM_CLIENT_ID`) is info, with that reason. An expression that only tests
     a secret (`${{ secrets.X != '' }}`, `!secrets.X`, `contains(secrets.X, 'a')`,
     `secrets.X && 'yes' || 'no'`) becomes true, false or a literal, not the secret, and is not
     reported; `secrets.X || 'default'` is the secret. Step-level env is the intended place and is
@@ -122,6 +164,15 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     for label, env, reach in scopes:
         for name, secret, value in _env_secrets(env):
             if _identifier_name(secret):
+                continue
+            if _identifier_by_variable(name, secret):
+                yield Hit(
+                    value.pos,
+                    f"{label} exposes secrets.{secret} (as {name}) to {reach}, an identifier rather than a credential",
+                    severity="info",
+                    why=f"{name} names an identifier (an id, user, role, address), and secrets.{secret} names "
+                    "no credential",
+                )
                 continue
             yield Hit(
                 value.pos,
@@ -264,7 +315,12 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     gpg makes, not the passphrase. `sed -i` (and `-i.bak`, `--in-place`) writes what it edits in
     to its file. A secret whose name, and the name of the variable holding it, says it holds an
     identifier (`CF_ZONE_ID: ${{ secrets.CLOUDFLARE_ZONE_ID }}`, `secrets.VERCEL_PROJECT_ID_WEB`, as
-    for CS001) is info. The script is read in bash's lines: a command continued with a backslash
+    for CS001: an ARN, an address, a project's mapping file; or a secret named for nothing held in
+    a variable named as an identifier) is info. Commands that pass their input on re-encoded are
+    followed like cat: `echo "$KEY" | gpg --dearmor > key.gpg` (and `-o FILE`), `base64 -d`,
+    `openssl base64 -d`, `openssl enc -a -d` with no cipher, `xxd -r`, `tr`, `gunzip`; gpg
+    decrypting or importing, openssl with a cipher, make something else. The script is read in
+    bash's lines: a command continued with a backslash
     (`printf '%s' "$TOKEN" \\` then `| docker login --password-stdin`) is one command, and a
     here-document opened inside `"$(...)"` is one. A variable set to, or a line holding, an
     expression that only tests a secret (`HAS_TOKEN: ${{ secrets.X != '' }}`, then
@@ -371,7 +427,17 @@ def _minted(run: PStr) -> dict[str, str]:
 #: edits text (``sed "s/x/$TOKEN/"``, ``jq --arg t "$TOKEN" ...``).
 _ARGUMENT_PRINTERS = frozenset({"echo", "printf", "sed", "awk", "gawk", "jq", "yq"})
 #: Commands whose output holds what they read on stdin (a here-document, a here-string, a pipe).
-_STDIN_PASSERS = frozenset({"cat", "tee", "base64", "tr", "envsubst", "gzip", "xxd", "rev"})
+#: Those that change its encoding pass it on too: what comes out is the secret, re-encoded
+#: (``base64 -d``, ``xxd -r``, ``gunzip``).
+_STDIN_PASSERS = frozenset({"cat", "tee", "base64", "base32", "basenc", "tr", "envsubst", "gzip", "xxd", "rev"})
+_STDIN_PASSERS |= {"gunzip", "zcat", "bzip2", "bunzip2", "xz", "unxz", "zstd", "iconv", "dos2unix", "unix2dos", "fold"}
+#: gpg passes its input on, re-encoded, only when it changes the armour (``gpg --dearmor``: the key
+#: it reads, as binary); openssl when it only encodes (``openssl base64 -d``, ``openssl enc -a -d``
+#: with no cipher). Decrypting or signing makes something else.
+_GPG_ARMOUR = frozenset({"--dearmor", "--dearmour", "--enarmor", "--enarmour"})
+_OPENSSL_ENCODING = frozenset({"-a", "-A", "-base64", "-d", "-e", "-in", "-out"})
+#: Their options that name the file the output goes to.
+_OUTPUT_OPTIONS = frozenset({"-o", "--output", "-out"})
 _HERESTRING = lazy(r"<<<")
 _NOT_FILES = frozenset({"/dev/stderr", "/dev/stdout", "/dev/tty"})
 #: sed's in-place option: ``-i``, ``-i.bak``, ``-i''``, ``--in-place``, or ``i`` among short options (``-Ei``).
@@ -498,14 +564,21 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
     held = (secret.group(1) or secret.group(2)) if secret else names.get(name.strip("{}"), "")
     if held.startswith(_MINTED):
         return Hit(file.str_pos(run, at), f"{message}, {held}")
-    if _identifier_name(held) and (secret or _identifier_name(name.strip("{}"))):
+    variable = name.strip("{}")
+    if (_identifier_name(held) and (secret or _identifier_name(variable))) or (
+        not secret and held and _identifier_by_variable(variable, held)
+    ):
         # The variable and its secret both name an identifier (``CF_ZONE_ID`` from
         # ``secrets.CLOUDFLARE_ZONE_ID``): kept out of logs by choice, it lets nobody in.
         return Hit(
             file.str_pos(run, at),
             message + ", an identifier rather than a credential",
             severity="info",
-            why=f"{held} names an identifier (an id, user, region, organisation), not a credential",
+            why=(
+                f"{variable} names an identifier (an id, user, role, address) and secrets.{held} no credential"
+                if not _identifier_name(held)
+                else f"{held} names an identifier (an id, user, role, address, project file), not a credential"
+            ),
         )
     return Hit(file.str_pos(run, at), message)
 
@@ -531,8 +604,10 @@ def _destination(shell: str, line: str, parts: list[Segment], index: int, *, pas
         text = line[segment.start : segment.end]
         if index > 0 or passes_input:
             name = program(text)
-            if name not in _STDIN_PASSERS and name not in _ARGUMENT_PRINTERS:
+            if not _passes_input(name, text):
                 return "command"
+            if name in ("gpg", "gpg2", "openssl") and _OUTPUT_OPTIONS & set(text.split()):
+                return "file"  # ``gpg --dearmor -o key.gpg``, ``openssl base64 -d -out key``
             if name == "tee" and any(not w.startswith(("-", "<", ">")) for w in text.split()[1:]):
                 return "file"  # tee writes its input to its file arguments (and passes it on)
         goes = _redirected(shell, line, segment)
@@ -541,6 +616,23 @@ def _destination(shell: str, line: str, parts: list[Segment], index: int, *, pas
         if not (segment.piped and index + 1 < len(parts)):
             return "log"
         index += 1
+
+
+def _passes_input(name: str, text: str) -> bool:
+    """Whether the command ``text`` (whose program is ``name``) writes out what it reads on stdin,
+    as it is or re-encoded."""
+    if name in _STDIN_PASSERS or name in _ARGUMENT_PRINTERS:
+        return True
+    words = text.split()
+    if name in ("gpg", "gpg2"):
+        return bool(_GPG_ARMOUR & set(words))
+    if name == "openssl":
+        rest = words[[w.rsplit("/", 1)[-1] for w in words].index("openssl") + 1 :]
+        if rest[:1] == ["base64"]:
+            return True
+        options = [w for w in rest[1:] if w.startswith("-")]
+        return rest[:1] == ["enc"] and bool({"-a", "-base64"} & set(options)) and set(options) <= _OPENSSL_ENCODING
+    return False
 
 
 def _redirected(shell: str, line: str, segment: Segment) -> str | None:

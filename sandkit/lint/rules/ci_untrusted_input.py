@@ -50,6 +50,39 @@ _SCRIPT_FILE = lazy(
     r"(?i)\.(?:sh|bash|zsh|ksh|fish|py|js|mjs|cjs|ts|rb|pl|php|ps1|psm1|bat|cmd|lua|groovy|mk)$|"
     r"(?:^|/)(?:makefile|justfile|dockerfile|containerfile|\.envrc|\.bashrc|\.bash_profile|\.profile|\.zshrc)$"
 )
+#: ``toJSON(...)`` of an object (``github``, ``github.event``, ``github.event.pull_request`` ...):
+#: its JSON holds every value below it.
+_TO_JSON = lazy(r"(?i)\btoJSON\s*\(\s*(github(?:\s*(?:\.\s*[\w*-]+|\[[^\]]{0,80}\]))*)\s*\)")
+#: The paths of _OUTSIDER_TEXT, with ``N`` for an index or ``*``: an object on the way to one of
+#: them holds outsider text.
+_OUTSIDER_PATHS = (
+    *(
+        "github.event." + p
+        for p in (
+            *(f"{o}.{f}" for o in ("issue", "pull_request", "discussion") for f in ("title", "body")),
+            *(f"{o}.body" for o in ("comment", "review", "review_comment")),
+            "pages.N.page_name",
+            *(f"{c}.{f}" for c in ("commits.N", "head_commit") for f in ("message", "author.email", "author.name")),
+            "pull_request.head.ref",
+            "pull_request.head.label",
+            "pull_request.head.repo.default_branch",
+            *(f"workflow_run.{f}" for f in ("head_branch", "display_title", "head_commit.message")),
+            *(f"workflow_run.head_commit.author.{f}" for f in ("email", "name")),
+            "workflow_run.pull_requests.N.head.ref",
+        )
+    ),
+    "github.head_ref",
+)
+
+
+def _object_of_outsider_text(path: str) -> bool:
+    """Whether a context path (``github.event.pull_request``, ``github.event.commits[0]``) is an
+    object that holds text an outsider wrote."""
+    words = re.sub(r"\s+", "", path).lower()
+    words = re.sub(r"\[[^\]]*\]|\.\*", ".N", words)
+    return any(p == words or p.startswith(words + ".") for p in _OUTSIDER_PATHS)
+
+
 _SCRIPT_ACTIONS = ("actions/github-script",)
 #: Downloading the triggering run's artifacts: the official action given its run id, the
 #: community action, ``gh run download`` or github-script's artifact API.
@@ -86,7 +119,11 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
     `${{ github.event.comment.body }}`, an issue's, pull request's or discussion's title or
     body, a review's body, commit messages and author names, a branch name
     (`github.head_ref`, `pull_request.head.ref`, workflow_run's `head_branch`) and wiki
-    page names, in a `run:` step or an actions/github-script `script:`. The expression is
+    page names, in a `run:` step or an actions/github-script `script:`; so is `toJSON(...)` of
+    an object that holds one (`toJSON(github.event.pull_request)`, `toJSON(github.event)`,
+    `toJSON(github)`, `toJSON(github.event.commits[0])`): its JSON is that text, and `'` or `"`
+    in a title ends the quoted word it is pasted in. `toJSON` of objects no outsider writes
+    (`github.event.inputs`, `...pull_request.labels`, `needs`) is not. The expression is
     replaced by its text before the shell (or JavaScript) reads the script. A branch name in the
     body of a quoted here-document (`cat <<'EOF' > notes.md`, `--body "$(cat <<'EOF'`) given only
     to commands that read it as text (cat, tee, gh, jq ...; no shell, interpreter, `eval`,
@@ -112,14 +149,15 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
         opened_by: dict[tuple[int, int], bool] = {}  # here-document -> a value of many lines met in it
         for match in _EXPRESSION.finditer(script):
             named = list(_OUTSIDER_TEXT.finditer(match.group(1)))
-            if not named:
+            objects = [m for m in _TO_JSON.finditer(match.group(1)) if _object_of_outsider_text(m.group(1))]
+            if not named and not objects:
                 continue
-            text = " ".join(named[0].group(0).split())
+            text = " ".join((named or objects)[0].group(0).split())
             where = bisect_right(starts, match.start()) - 1
             doc = bodies[where][2] if where >= 0 and match.start() < bodies[where][1] else None
             if doc is not None:
                 key = (doc.start, doc.at)
-                one_line = all(_ONE_LINE.fullmatch(n.group(0)) for n in named)
+                one_line = not objects and all(_ONE_LINE.fullmatch(n.group(0)) for n in named)
                 if one_line and not opened_by.get(key):
                     yield Hit(
                         file.str_pos(script, match.start()),
