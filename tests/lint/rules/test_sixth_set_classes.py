@@ -4,13 +4,16 @@ that stay findings.
 
 1. A fetch-and-run inside a string literal of a programming language's fenced block is what the
    example program runs, not an instruction to the agent (AI001).
+2. A Helm ``{{ with .Values.a.b }}`` block's dot is ``.Values.a.b``: ``toYaml .`` and ``.field``
+   inside it are settled by values.yaml as a path written in full is (PV001, PV002).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import lint_text
+from sandkit.lint.syntax.helm import mask_template
+from tests.lint.helpers import at, lint_files, lint_text
 
 SKILL = ".claude/skills/cloud/references/patterns.md"
 
@@ -60,3 +63,78 @@ def test_a_branch_install_in_a_programs_string_is_not_an_instruction() -> None:
     told = "```bash\npip install git+https://github.com/o/r\n```\n"
     assert [f for f in lint_text(SKILL, program) if f.rule == "AI001"] == []
     assert [f.severity for f in lint_text(SKILL, told) if f.rule == "AI001"] == ["medium"]
+
+
+# ---- 2. a Helm `with` block's dot is the values path it opened ---------------------------------------
+
+CHART = {"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n"}
+DAEMONSET = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: server
+spec:
+  template:
+    spec:
+      {{- with .Values.pod }}
+      {{- if .hostNetwork }}
+      hostNetwork: true
+      {{- end }}
+      {{- end }}
+      containers:
+        - name: server
+          image: registry.example.com/server:1
+          {{- with .Values.container.securityContext }}
+          securityContext:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+"""
+
+
+def _chart(values: str, template: str = DAEMONSET) -> list:
+    return lint_files({**CHART, "c/values.yaml": values, "c/templates/ds.yaml": template})
+
+
+@pytest.mark.parametrize(
+    ("values", "pv001", "pv002"),
+    [
+        ("container:\n  securityContext:\n    privileged: true\n    runAsUser: 0\n", [(18, 1)], []),
+        ("container:\n  securityContext: {privileged: true}\npod: {hostNetwork: true}\n", [(18, 1)], [(10, 20)]),
+        # look-alikes: the default is off, the block's value is empty, the field is another
+        ("container:\n  securityContext:\n    privileged: false\npod: {hostNetwork: false}\n", [], []),
+        ("container:\n  securityContext: {}\npod: {}\n", [], []),
+        ("container:\n  securityContext: {runAsNonRoot: true}\npod: {dnsPolicy: Default}\n", [], []),
+    ],
+)
+def test_a_with_blocks_dot_is_settled_by_values_yaml(values: str, pv001: list, pv002: list) -> None:
+    findings = _chart(values)
+    assert [line for line, _ in at(findings, "PV001")] == [line for line, _ in pv001]
+    assert at(findings, "PV002") == pv002
+    assert not [f for f in findings if f.rule == "SK001"]
+
+
+def test_a_with_blocks_field_and_nested_with_are_read_as_full_paths() -> None:
+    template = (
+        "{{- with .Values.a }}\nx: {{ .b.c }}\n{{- with .d }}\ny: {{ toYaml . }}\n{{- end }}\n"
+        "{{- else }}\nz: {{ .Values.e }}\n{{- end }}\nw: {{ .Values.e }}\n"
+    )
+    masked = mask_template(template, {"a": {"b": {"c": "one"}, "d": {"k": 2}}, "e": "three"})
+    assert masked.split("\n")[1] == "x: one"
+    assert masked.split("\n")[3] == "y: {k: 2}"
+    assert masked.split("\n")[8] == "w: three"
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        # the dot of a range is an item, of a with over something else not known: left as written
+        "{{- range .Values.containers }}\nx: {{ toYaml . }}\n{{- end }}\n",
+        '{{- with (include "c.sc" .) }}\nx: {{ toYaml . }}\n{{- end }}\n',
+        # the root's dot, and $ inside a with, are not the block's
+        "x: {{ toYaml . }}\n",
+        "{{- with .Values.a }}\nx: {{ $.Values.z }}\n{{- end }}\n",
+    ],
+)
+def test_a_dot_the_with_does_not_set_is_left_as_written(template: str) -> None:
+    masked = mask_template(template, {"a": {"privileged": True}, "containers": [{"privileged": True}]})
+    assert "privileged" not in masked
