@@ -6,6 +6,9 @@ that stay findings.
    example program runs, not an instruction to the agent (AI001).
 2. A Helm ``{{ with .Values.a.b }}`` block's dot is ``.Values.a.b``: ``toYaml .`` and ``.field``
    inside it are settled by values.yaml as a path written in full is (PV001, PV002).
+3. Agents' login files outside the folders already listed (``~/.claude.json``, Gemini CLI's
+   ``.env``, Qwen Code's and opencode's token files) are credential mounts (HC001); an agent's
+   own configuration mounted writable says the host's agent runs what is written there.
 """
 
 from __future__ import annotations
@@ -138,3 +141,75 @@ def test_a_with_blocks_field_and_nested_with_are_read_as_full_paths() -> None:
 def test_a_dot_the_with_does_not_set_is_left_as_written(template: str) -> None:
     masked = mask_template(template, {"a": {"privileged": True}, "containers": [{"privileged": True}]})
     assert "privileged" not in masked
+
+
+# ---- 3. agents' login files, and their configuration mounted writable ---------------------------------
+
+DEVCONTAINER = '{{"image": "registry.example.com/dev:1", "mounts": ["{mount}"]}}'
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "${localEnv:HOME}/.claude.json",
+        "${localEnv:HOME}/.gemini/.env",
+        "${localEnv:HOME}/.qwen/oauth_creds.json",
+        "${localEnv:HOME}/.qwen",
+        "${localEnv:HOME}/.local/share/opencode/auth.json",
+        "${localEnv:HOME}/.local/share/opencode",
+    ],
+)
+def test_an_agents_login_file_is_a_credential_mount(source: str) -> None:
+    mount = f"source={source},target=/home/node/x,type=bind,readonly"
+    findings = lint_text(".devcontainer/devcontainer.json", DEVCONTAINER.format(mount=mount))
+    [finding] = [f for f in findings if f.rule == "HC001"]
+    assert finding.severity == "critical"
+    assert "writable" not in finding.message  # read-only: nothing written back to the host
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "${localEnv:HOME}/.claude.json.bak-notes",  # another file, beside it
+        "${localEnv:HOME}/.local/share/opencode-themes",
+        "${localEnv:HOME}/.gemini-notes",
+        "${localWorkspaceFolder}/.claude.json",  # the project's own, not the home's
+    ],
+)
+def test_look_alikes_of_agents_login_files_are_not(source: str) -> None:
+    mount = f"source={source},target=/home/node/x,type=bind"
+    findings = lint_text(".devcontainer/devcontainer.json", DEVCONTAINER.format(mount=mount))
+    assert [f for f in findings if f.rule == "HC001"] == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "says"),
+    [
+        (
+            ".devcontainer/devcontainer.json",
+            DEVCONTAINER.format(mount="source=${localEnv:HOME}/.claude,target=/home/node/.claude,type=bind"),
+            "the host's Claude Code runs",
+        ),
+        ("compose.yaml", "services:\n  a:\n    volumes: [~/.codex:/root/.codex]\n", "the host's Codex runs"),
+        ("compose.yaml", "services:\n  a:\n    volumes: [$HOME/.gemini:/root/.gemini:rw]\n", "Gemini CLI starts"),
+        ("compose.yaml", "services:\n  a:\n    volumes: [~/.claude.json:/root/.claude.json]\n", "Claude Code starts"),
+        ("run.sh", 'docker run -v "$CLAUDE_CONFIG_DIR:/root/.claude" img\n', "the host's Claude Code runs"),
+    ],
+)
+def test_an_agents_configuration_mounted_writable_says_the_host_runs_it(path: str, text: str, says: str) -> None:
+    [finding] = [f for f in lint_text(path, text) if f.rule == "HC001"]
+    assert "writable, so the agent can write" in finding.message and says in finding.message
+
+
+@pytest.mark.parametrize(
+    "volume",
+    [
+        "~/.claude:/root/.claude:ro",  # read-only: nothing written back
+        "~/.codex/auth.json:/root/.codex/auth.json",  # a login file, not the configuration
+        "~/.ssh:/root/.ssh",  # a credential folder no agent reads settings from
+    ],
+)
+def test_other_credential_mounts_do_not_say_the_host_runs_them(volume: str) -> None:
+    text = f"services:\n  a:\n    volumes: [{volume}]\n"
+    [finding] = [f for f in lint_text("compose.yaml", text) if f.rule == "HC001"]
+    assert "writable" not in finding.message
