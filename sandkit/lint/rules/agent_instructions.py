@@ -279,10 +279,7 @@ def _program_string(file: SourceFile, pos: Pos) -> bool:
     if pos.line > len(languages) or languages[pos.line - 1] not in _PROGRAM_LANGUAGES:
         return False
     before = file.line_text(pos.line)[: pos.column - 1]
-    for quote in ('"', "'", "`"):
-        if (before.count(quote) - before.count("\\" + quote)) % 2 == 1:
-            return True
-    return False
+    return any((before.count(quote) - before.count("\\" + quote)) % 2 == 1 for quote in ('"', "'", "`"))
 
 
 def _unpinned_source(command: str) -> bool:

@@ -27,7 +27,6 @@ from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 
-
 #: Agent configuration in the home folder whose settings the host's own agent obeys: a writable
 #: mount lets the agent in the container write a hook or an MCP server there, which the host's
 #: agent then starts outside the container at its next session.
@@ -56,7 +55,8 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     (.toml), ~/.terraform.d/credentials.tfrc.json, ~/.vault-token, the login files coding agents
     keep (~/.claude/.credentials.json, ~/.claude.json, ~/.codex/auth.json,
     ~/.gemini/oauth_creds.json and .env, ~/.qwen/oauth_creds.json,
-    ~/.local/share/opencode/auth.json) and similar, a folder that contains them (~/.config, the whole home, /home, /), written as ~,
+    ~/.local/share/opencode/auth.json) and similar, a folder that contains them (~/.config, the
+    whole home, /home, /), written as ~,
     $HOME, ${HOME}, ${localEnv:HOME}, /home/USER or /root, in every file kind that mounts (and
     kit `files` copied into the image). A source that is a variable naming credentials is one
     too: ${GOOGLE_APPLICATION_CREDENTIALS}, $AWS_SHARED_CREDENTIALS_FILE, ${KUBECONFIG},

@@ -21,6 +21,7 @@ fail to parse; the engine reports that at info severity, not as a broken file.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import TYPE_CHECKING
@@ -309,6 +310,11 @@ _WITH_VALUES = lazy(r"^\s*with\s+\.Values((?:\.[A-Za-z_][\w-]*)+)\s*$")
 _DOT = lazy(r"(?<![\w$.)\]\"'])\.(?![.\d])(?P<field>[A-Za-z_][\w-]*)?")
 
 
+def _written_out(dot: str, match: re.Match[str]) -> str:
+    """A dot (``.``, ``.field``) of a ``with .Values{dot}`` block as the full values path."""
+    return f".Values{dot}" + (f".{match.group('field')}" if match.group("field") else "")
+
+
 def _scoped_bodies(directives: list[tuple[re.Match[str], str | None]]) -> list[str]:
     """Each directive's body, with the dot of an enclosing ``{{ with .Values.a.b }}`` written
     out: ``toYaml .`` there becomes ``toYaml .Values.a.b`` and ``.privileged`` becomes
@@ -322,8 +328,7 @@ def _scoped_bodies(directives: list[tuple[re.Match[str], str | None]]) -> list[s
     for match, kind in directives:
         body = match.group("body")
         if dot is not None and kind != "comment":
-            path = dot
-            body = _DOT.sub(lambda m: f".Values{path}" + (f".{m.group('field')}" if m.group("field") else ""), body)
+            body = _DOT.sub(functools.partial(_written_out, dot), body)
         bodies.append(body)
         if kind == "end":
             if frames:
