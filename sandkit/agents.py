@@ -134,7 +134,9 @@ CATALOGUE: tuple[Agent, ...] = (
         config_files=(".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".mcp.json"),
         settings_files=(".claude/settings.json", ".claude/settings.local.json"),
         mcp=McpKeys(env=("env", "headers")),
-        credential_files=("~/.claude/.credentials.json",),
+        # .credentials.json holds the OAuth tokens on Linux; ~/.claude.json (beside the folder, not
+        # in it) the account, an API key given at login and the user's MCP servers' environment
+        credential_files=("~/.claude/.credentials.json", "~/.claude.json"),
         image_words=("claude(-code)?",),
         # Inputs from each action's action.yml: claude-code-action checks the actor's write access
         # unless allowed_non_write_users/allowed_bots widen it; the base action checks nothing.
@@ -222,7 +224,8 @@ CATALOGUE: tuple[Agent, ...] = (
         config_files=(".gemini/settings.json",),
         mcp=McpKeys(url=("url", "httpUrl")),
         # "Login with Google" caches its OAuth tokens in ~/.gemini/oauth_creds.json
-        credential_files=("~/.gemini/oauth_creds.json",),
+        # and the .env it loads for the user, where GEMINI_API_KEY is kept
+        credential_files=("~/.gemini/oauth_creds.json", "~/.gemini/.env"),
         image_words=("gemini(-cli)?",),
         # run-gemini-cli checks no actor: its own example workflows check author_association.
         actions=(AgentAction("google-github-actions/run-gemini-cli", settings_inputs=("settings",)),),
@@ -320,6 +323,7 @@ CATALOGUE: tuple[Agent, ...] = (
         packages=("opencode-ai",),
         config_files=("opencode.json",),
         mcp=McpKeys(tables=("mcp",), env=("environment",)),
+        credential_files=("~/.local/share/opencode/auth.json",),
         image_words=("opencode",),
     ),
     Agent(
@@ -329,7 +333,13 @@ CATALOGUE: tuple[Agent, ...] = (
         approval_flags=(ApprovalFlag("--dangerously-allow-all", "allows everything"),),
         instruction_files=("agent.md", "agents.md"),
     ),
-    Agent("Qwen Code", commands=("qwen",), approval_flags=(ApprovalFlag("--yolo", _NEVER_ASKS),), yes_flags=("-y",)),
+    Agent(
+        "Qwen Code",
+        commands=("qwen",),
+        approval_flags=(ApprovalFlag("--yolo", _NEVER_ASKS),),
+        yes_flags=("-y",),
+        credential_files=("~/.qwen/oauth_creds.json",),
+    ),
     Agent("Antigravity", commands=("agy",)),
     Agent("Crush", commands=("crush",)),
     Agent("Auggie", commands=("auggie",)),

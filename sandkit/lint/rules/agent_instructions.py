@@ -240,6 +240,48 @@ def _instruction(file: SourceFile, pos: Pos, offset: int) -> bool:
     return bool(_TARGET.search(line, pos.column - 1)) and not _NEGATED.search(line[: pos.column - 1])
 
 
+#: Fenced code blocks' languages whose code a program runs, not the agent: a shell command in
+#: one of their string literals (``sandbox.exec("curl ... | sh")`` in a ```ts block) is an
+#: argument the example program passes on. Shells, consoles and config formats are not here.
+_PROGRAM_LANGUAGES = frozenset(
+    {
+        *("ts", "typescript", "tsx", "js", "javascript", "jsx", "mjs", "cjs", "python", "py", "python3"),
+        *("go", "golang", "rust", "rs", "java", "kotlin", "kt", "c", "cpp", "c++", "cs", "csharp"),
+        *("ruby", "rb", "php", "swift", "scala", "dart", "elixir", "ex", "lua", "julia", "groovy"),
+    }
+)
+_FENCE_OPEN = lazy(r"^ {0,3}(`{3,}|~{3,})\s*([^\s`{]*)")
+
+
+def _fence_languages(file: SourceFile) -> list[str | None]:
+    """For each line, the language named by the fenced code block it is inside (lowercased, ""
+    for an unlabelled block), or None outside any block and on the fences themselves."""
+    result: list[str | None] = []
+    marker, language = "", ""
+    for number in range(1, len(file.lines) + 1):
+        fence = _FENCE_OPEN.match(file.line_text(number)[:LINE_LIMIT])
+        if marker and fence and fence.group(1)[0] == marker[0] and len(fence.group(1)) >= len(marker):
+            marker = ""
+            result.append(None)
+        elif not marker and fence:
+            marker, language = fence.group(1), fence.group(2).lower().lstrip(".")
+            result.append(None)
+        else:
+            result.append(language if marker else None)
+    return result
+
+
+def _program_string(file: SourceFile, pos: Pos) -> bool:
+    """Whether ``pos`` is inside a string literal on a line of a fenced block of a programming
+    language: code the example program runs (in its own sandbox, container or CI), not an
+    instruction to the agent. A ```bash, ```sh, ```console or unlabelled block is not."""
+    languages = file.memo("AI001 fence languages", lambda: _fence_languages(file))
+    if pos.line > len(languages) or languages[pos.line - 1] not in _PROGRAM_LANGUAGES:
+        return False
+    before = file.line_text(pos.line)[: pos.column - 1]
+    return any((before.count(quote) - before.count("\\" + quote)) % 2 == 1 for quote in ('"', "'", "`"))
+
+
 def _unpinned_source(command: str) -> bool:
     """Whether a match of :data:`_UNPINNED_RUN` runs code at no fixed revision: a cargo install
     from git without ``--rev`` or ``--tag``, a git source or URL without a commit or version after
@@ -411,7 +453,7 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     piped = any(mark in file.text for mark in ("|", "<(", "iex", "IEX", "eval"))  # FETCH_RUN needs one
     piped = piped and any(word in file.lowered for word in FETCH_WORDS)  # and one of these (Markdown tables have "|")
     for match, pos in file.search(FETCH_RUN) if piped else ():
-        if _instruction(file, pos, match.start()) and pos.line not in seen:
+        if _instruction(file, pos, match.start()) and pos.line not in seen and not _program_string(file, pos):
             seen.add(pos.line)
             yield Hit(pos, f"instructions tell the agent to download code and run it: {clip(match.group())}")
     handled: set[int] = set()  # lines whose downloads were read (all of a line's at once)
@@ -421,7 +463,7 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         handled.add(pos.line)
         for column, command in _saved_then_run(file, pos.line):
             at = Pos(pos.line, column)
-            if _instruction(file, at, 0):
+            if _instruction(file, at, 0) and not _program_string(file, at):
                 seen.add(pos.line)
                 yield Hit(at, f"instructions tell the agent to download a file and run it: {clip(command)}")
                 break
@@ -429,6 +471,8 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         pos = file.pos_at(match.start())
         line = file.line_text(pos.line)[:LINE_LIMIT]
         if pos.line in seen or _NEGATED.search(line[: pos.column - 1]) or not _unpinned_source(match.group()):
+            continue
+        if _program_string(file, pos):
             continue
         seen.add(pos.line)
         message = f"instructions tell the agent to fetch code at no fixed version and run it: {clip(match.group())}"

@@ -37,6 +37,10 @@ _GIT_KEYS = (
     (re.compile(r"include(?:if\.[^.]+)?\.path"), "whatever the included file configures", ""),
 )
 _SAFE_CREDENTIAL_HELPERS = frozenset({"store", "cache", "osxkeychain", "manager", "manager-core", "libsecret", ""})
+#: core.hooksPath values that turn hooks off: git finds no hook there (an empty value too, git 2.39).
+_HOOKS_OFF = frozenset({"/dev/null", ""})
+#: Options of `git config` that write a file every repository of the user (or machine) reads.
+_WIDE_SCOPES = {"--global": "every repository the user works in", "--system": "every repository on the machine"}
 _HOOK_MANAGERS = {
     "husky": "husky (which sets core.hooksPath to .husky)",
     "lefthook": "lefthook install",
@@ -168,16 +172,22 @@ def _git_config(command: Command) -> Iterator[Hit]:
     at = next((i for i, w in enumerate(words) if w.text == "config"), None)
     if at is None or any(w.text.startswith("-") and "unset" in w.text for w in words):
         return
+    options = [w.text for w in words[at + 1 :] if w.text.startswith("-")]
     rest = [w for w in words[at + 1 :] if not w.text.startswith("-") and w.text not in ("set",)]
     if len(rest) < 2:
         return
     key, value = rest[0], rest[1]
+    scope = next((option for option in options if option in _WIDE_SCOPES), "")
     for pattern, runs, severity in _GIT_KEYS:
         if not pattern.fullmatch(key.text.lower()):
             continue
         if key.text.lower() == "credential.helper" and value.text in _SAFE_CREDENTIAL_HELPERS:
             return
-        yield Hit(key.pos, f"git config {key.text} {clip(value.text, 60)}: git then runs {runs}", severity=severity)
+        if key.text.lower() == "core.hookspath" and value.text.lower() in _HOOKS_OFF:
+            return  # the idiom that turns hooks off: no hook can run from there
+        where = f", in {_WIDE_SCOPES[scope]}" if scope else ""
+        shown = f"{scope} {key.text}" if scope else key.text
+        yield Hit(key.pos, f"git config {shown} {clip(value.text, 60)}: git then runs {runs}{where}", severity=severity)
         return
 
 
@@ -354,6 +364,8 @@ def nested_repository_runs_programs(file: SourceFile) -> Iterator[Hit]:
         if not any(pattern.fullmatch(key) for pattern in _NESTED_KEYS):
             continue
         if key == "core.fsmonitor" and value.lower() in _FSMONITOR_BUILTIN:
+            continue
+        if key == "core.hookspath" and value.lower() in _HOOKS_OFF:
             continue
         if key.endswith(".helper") and value in _SAFE_CREDENTIAL_HELPERS:
             continue

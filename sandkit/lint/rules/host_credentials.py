@@ -27,6 +27,16 @@ from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 
+#: Agent configuration in the home folder whose settings the host's own agent obeys: a writable
+#: mount lets the agent in the container write a hook or an MCP server there, which the host's
+#: agent then starts outside the container at its next session.
+_AGENT_SETTINGS_HOME = {
+    "~/.claude": "hooks and a status line command (settings.json) that the host's Claude Code runs",
+    "~/.claude.json": "MCP servers that the host's Claude Code starts",
+    "~/.codex": "a notify command and MCP servers (config.toml) that the host's Codex runs",
+    "~/.gemini": "MCP servers (settings.json) that the host's Gemini CLI starts",
+}
+
 
 @rule(
     "HC001",
@@ -43,8 +53,10 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     ~/.npmrc, ~/.pypirc, ~/.git-credentials, ~/.config/gh, ~/.gnupg, ~/.dbt (profiles with
     warehouse passwords), ~/.m2/settings.xml, ~/.gradle/gradle.properties, ~/.cargo/credentials
     (.toml), ~/.terraform.d/credentials.tfrc.json, ~/.vault-token, the login files coding agents
-    keep (~/.claude/.credentials.json, ~/.codex/auth.json, ~/.gemini/oauth_creds.json) and
-    similar, a folder that contains them (~/.config, the whole home, /home, /), written as ~,
+    keep (~/.claude/.credentials.json, ~/.claude.json, ~/.codex/auth.json,
+    ~/.gemini/oauth_creds.json and .env, ~/.qwen/oauth_creds.json,
+    ~/.local/share/opencode/auth.json) and similar, a folder that contains them (~/.config, the
+    whole home, /home, /), written as ~,
     $HOME, ${HOME}, ${localEnv:HOME}, /home/USER or /root, in every file kind that mounts (and
     kit `files` copied into the image). A source that is a variable naming credentials is one
     too: ${GOOGLE_APPLICATION_CREDENTIALS}, $AWS_SHARED_CREDENTIALS_FILE, ${KUBECONFIG},
@@ -61,7 +73,9 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     `.devcontainer/`, or of a `.devcontainer.json`), so `../../..` of a test project's nested
     configuration that stays inside the scanned folder is not a finding. Public keys,
     known_hosts and ~/.ssh/config are not findings, nor caches inside those folders
-    (~/.m2/repository, ~/.cargo/registry, ~/.gradle/caches).
+    (~/.m2/repository, ~/.cargo/registry, ~/.gradle/caches). An agent's own configuration
+    (~/.claude, ~/.claude.json, ~/.codex, ~/.gemini) mounted writable is said to be: the agent
+    in the container can then write a hook or an MCP server that the host's agent runs.
 
     Why:
     Everything in these files works from anywhere: a prompt-injected agent can push with your
@@ -89,6 +103,9 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
                 verb = "copies" if mount.how == "copy" else "mounts"
                 home_form = "~/" + beyond_climb(climbed) if reached else normalize(mount.source)
                 cache = (stands_for if variable else home_form) in CACHE_FOLDERS
+                settings = _AGENT_SETTINGS_HOME.get(stands_for if variable else home_form, "")
+                if settings and not mount.read_only and mount.how != "copy":
+                    found += f"; writable, so the agent can write {settings}, outside the container"
                 yield Hit(
                     mount.pos,
                     f"{box.label} {verb} {mount.source}: {found}{via(mount)}",

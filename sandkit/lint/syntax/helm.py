@@ -21,6 +21,7 @@ fail to parse; the engine reports that at info severity, not as a broken file.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import TYPE_CHECKING
@@ -230,10 +231,10 @@ def mask_template(text: str, values: Any) -> str:
     if "{%" in text or "{#" in text:
         text = _STATEMENT.sub(lambda m: "\n" * m.group().count("\n"), text)
     directives = _directives(text)
+    bodies = _scoped_bodies(directives)
     out: list[str] = []
     position = 0
-    for match, kind in directives:
-        body = match.group("body")
+    for (match, kind), body in zip(directives, bodies, strict=True):
         out.append(text[position : match.start()])
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
@@ -258,7 +259,7 @@ def mask_template(text: str, values: Any) -> str:
         position = match.end()
     out.append(text[position:])
     masked = "".join(out)
-    dead = _dead_lines(text, directives, values)
+    dead = _dead_lines(text, directives, values, bodies)
     if not dead:
         return masked
     return "\n".join("" if index in dead else line for index, line in enumerate(masked.split("\n")))
@@ -303,14 +304,55 @@ def _directives(text: str) -> list[tuple[re.Match[str], str | None]]:
     return found
 
 
-def _dead_lines(text: str, directives: list[tuple[re.Match[str], str | None]], values: Any) -> set[int]:
+_WITH_VALUES = lazy(r"^\s*with\s+\.Values((?:\.[A-Za-z_][\w-]*)+)\s*$")
+#: The dot of a ``with`` block standing alone (``toYaml .``, ``.privileged``): not a field of
+#: something else (``$.x``, ``.a.b``'s second part, ``(x).y``) nor inside a word or a number.
+_DOT = lazy(r"(?<![\w$.)\]\"'])\.(?![.\d])(?P<field>[A-Za-z_][\w-]*)?")
+
+
+def _written_out(dot: str, match: re.Match[str]) -> str:
+    """A dot (``.``, ``.field``) of a ``with .Values{dot}`` block as the full values path."""
+    return f".Values{dot}" + (f".{match.group('field')}" if match.group("field") else "")
+
+
+def _scoped_bodies(directives: list[tuple[re.Match[str], str | None]]) -> list[str]:
+    """Each directive's body, with the dot of an enclosing ``{{ with .Values.a.b }}`` written
+    out: ``toYaml .`` there becomes ``toYaml .Values.a.b`` and ``.privileged`` becomes
+    ``.Values.a.b.privileged``, so values.yaml settles them as it settles a path written in
+    full. Inside ``range``, ``define``, ``block`` and a ``with`` of anything else the dot is not
+    known and is left as written; an ``if`` keeps its block's dot, a ``with``'s ``else`` the
+    dot outside it."""
+    bodies: list[str] = []
+    frames: list[tuple[str, str | None, str | None]] = []  # (opening word, dot inside, dot outside)
+    dot: str | None = None  # a .Values path (".a.b"), or None: the root, or not known
+    for match, kind in directives:
+        body = match.group("body")
+        if dot is not None and kind != "comment":
+            body = _DOT.sub(functools.partial(_written_out, dot), body)
+        bodies.append(body)
+        if kind == "end":
+            if frames:
+                dot = frames.pop()[2]
+        elif kind == "else" and frames and frames[-1][0] == "with":
+            dot = frames[-1][2]
+        elif kind == "open":
+            word = body.split(None, 1)[0] if body.strip() else ""
+            scoped = _WITH_VALUES.match(body) if word == "with" else None
+            inner = scoped.group(1) if scoped else dot if word == "if" else None
+            frames.append((word, inner, dot))
+            dot = inner
+    return bodies
+
+
+def _dead_lines(
+    text: str, directives: list[tuple[re.Match[str], str | None]], values: Any, bodies: list[str]
+) -> set[int]:
     """Walk the directives in order and collect the lines between them that are not rendered."""
     dead: set[int] = set()
     frames: list[tuple[bool, bool, bool]] = []
     live = True
     previous_line = line = counted = 0
-    for match, kind in directives:
-        body = match.group("body")
+    for (match, kind), body in zip(directives, bodies, strict=True):
         line += text.count("\n", counted, match.start())  # counted from the last directive on, not from the top
         counted = match.start()
         if not live:

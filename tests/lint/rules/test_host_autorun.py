@@ -43,11 +43,32 @@ def test_only_initialize_command_runs_on_the_host() -> None:
         ("git config credential.helper store", None),
         ("git config core.autocrlf input", None),
         ("echo git config core.hooksPath x", None),
+        # hooks turned off: /dev/null and an empty value leave git no hook to run (git 2.39)
+        ('git -C "$d" config core.hooksPath /dev/null', None),
+        ('git config --local core.hooksPath ""', None),
+        ("git config --global core.hooksPath ''", None),
+        ("git config core.hooksPath /dev/null/hooks", "medium"),
+        ("git config core.hooksPath ./dev/null", "medium"),
     ],
 )
 def test_git_settings_that_run_programs(line: str, severity: str | None) -> None:
     findings = [f for f in lint_text("scripts/setup.sh", f"#!/bin/sh\n{line}\n") if f.rule == "AA011"]
     assert [f.severity for f in findings] == ([severity] if severity else [])
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ("git config --global core.hooksPath ~/.config/git/hooks", "in every repository the user works in"),
+        ("git config --system core.fsmonitor ./watch.sh", "in every repository on the machine"),
+        ("git config core.hooksPath .githooks", None),
+        ("git config --local core.hooksPath .githooks", None),
+    ],
+)
+def test_a_user_wide_setting_says_it_reaches_every_repository(line: str, where: str | None) -> None:
+    """`--global` writes ~/.gitconfig: the hooks then run in every repository, not only this one."""
+    [finding] = [f for f in lint_text("Makefile", f"hooks:\n\t{line}\n") if f.rule == "AA011"]
+    assert (where in finding.message) if where else (" in every repository" not in finding.message)
 
 
 @pytest.mark.parametrize(
@@ -171,6 +192,8 @@ def test_a_lockfiles_scripts_are_not_commands() -> None:
         ('[core "x"]\n\thooksPath = y\n', []),
         ("[core]\n\t# hooksPath = y\n\t; sshCommand = z\n", []),
         ("[user]\n\tname = filter helper\n", []),
+        ("[core]\n\thooksPath = /dev/null\n", []),  # hooks turned off
+        ('[core]\n\thooksPath = ""\n', []),
     ],
 )
 def test_a_nested_repositorys_config_that_runs_programs(config: str, hits: list[tuple[int, int]]) -> None:
