@@ -24,7 +24,9 @@ from sandkit.lint.facts.secret_values import (
     public_by_design,
     public_client_setting,
     sample_context,
+    secret_reference_places,
     tokens_of,
+    tool_default,
 )
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -262,8 +264,9 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     seen: set[Pos] = set()
     pairs = list(_pairs(file))
     columns = data_columns(pairs) if file.syntax in ("json", "yaml") else set()
+    referenced = secret_reference_places(file) if file.kind == kinds.KUBERNETES else set()
     for name, value, pos in pairs:
-        if pos in seen or pos.line in known or pos.line in claimed or name in columns:
+        if pos in seen or pos.line in known or pos.line in claimed or name in columns or pos in referenced:
             continue
         seen.add(pos)
         literal = literal_secret(name, value) and not shell_variable(file, name, pos)
@@ -274,6 +277,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
                 severity="info",
                 why="the framework inlines it into the code it sends to every browser",
             )
+        elif literal and not example and (default_why := tool_default(name, str(value))):
+            yield Hit(pos, f"{name} is set to a tool's documented default password", severity="info", why=default_why)
         elif literal and not example:
             test = _test_value(file, str(value), pos)
             if test is None:
