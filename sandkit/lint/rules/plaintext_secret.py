@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
-from sandkit.lint.facts.secret_context import says_test, shell_variable, test_role
+from sandkit.lint.facts.secret_context import printed_text, says_test, shell_variable, test_role
 from sandkit.lint.facts.secret_values import (
     catalogue_file,
     find_configured,
@@ -279,6 +279,16 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             )
         elif literal and not example and (default_why := tool_default(name, str(value))):
             yield Hit(pos, f"{name} is set to a tool's documented default password", severity="info", why=default_why)
+        elif literal and not example and (printed := printed_text(file, pos)):
+            if printed == "help":
+                if file.settings.include_examples:
+                    why = "in the help text the script prints, where values are examples"
+                    yield Hit(
+                        pos, f"{name} is set to a literal value in the script's help text", severity="low", why=why
+                    )
+            else:
+                why = "text the script prints for a person to read, not an assignment it runs"
+                yield Hit(pos, f"{name} is set to a literal value in text the script prints", severity="info", why=why)
         elif literal and not example:
             test = _test_value(file, str(value), pos)
             if test is None:

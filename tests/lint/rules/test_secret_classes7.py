@@ -123,3 +123,39 @@ def test_the_jdk_keystore_default_is_info(path: str, text: str, line: int) -> No
 )
 def test_other_uses_stay_medium(text: str, line: int) -> None:
     assert _ps002("charts/edge/values.yaml", text) == [(line, "medium")]
+
+
+# 4. Text a script prints ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a usage() function's here-document, as TIBCO's api-based-automation.sh writes it
+        "#!/bin/bash\nusage() {\n    cat <<USAGE\n${BOLD}NAME${RESET}\n    run.sh - provision\n\n"
+        "    export CP_ADMIN_INITIAL_PASSWORD='s3cret!'\nUSAGE\n}\n",
+        # any function, after a Usage: heading, to standard error
+        "#!/bin/sh\ndie() {\n  cat >&2 <<'EOF'\nUsage: run.sh [options]\n  ADMIN_PASSWORD=Own3rP@ss9 run.sh\nEOF\n}\n",
+        "#!/bin/bash\nfunction show_help {\n  cat <<-EOF\n\tADMIN_TOKEN=Zq81nPx4Lm2w ./deploy.sh\n\tEOF\n}\n",
+    ],
+)
+def test_help_text_a_script_prints_is_documentation(script: str) -> None:
+    assert _ps002("scripts/run.sh", script) == []
+
+
+def test_other_printed_text_is_info() -> None:
+    script = f"#!/bin/bash\nsetup() {{\n  cat <<EOF\nDone. Now run:\n  export ADMIN_PASSWORD={REAL}\nEOF\n}}\n"
+    assert _ps002("scripts/setup.sh", script) == [(5, "info")]
+
+
+@pytest.mark.parametrize(
+    ("script", "line"),
+    [
+        (f"#!/bin/bash\nusage() {{\n  cat > .env <<EOF\nDB_PASSWORD={REAL}\nEOF\n}}\n", 4),  # writes a file
+        (f"#!/bin/bash\nusage() {{\n  cat <<EOF | sh\nexport DB_PASSWORD={REAL}\nEOF\n}}\n", 4),  # runs it
+        (f"#!/bin/bash\nhelp() {{\n  env=$(cat <<EOF\nDB_PASSWORD={REAL}\nEOF\n)\n}}\n", 4),  # keeps it
+        (f"#!/bin/bash\nusage() {{\n  echo usage\n}}\nexport DB_PASSWORD={REAL}\n", 5),  # a real assignment
+    ],
+)
+def test_here_documents_that_are_run_or_written_stay(script: str, line: int) -> None:
+    assert _ps002("scripts/run.sh", script) == [(line, "medium")]
