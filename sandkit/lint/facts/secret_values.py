@@ -19,7 +19,7 @@ from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_LOCATORS, TOKEN_
 from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
-from sandkit.lint.syntax.tree import PMap, Pos
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq
 from sandkit.literal_search import LiteralSet
 
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -957,3 +957,38 @@ def secret_reference_places(file: SourceFile) -> set[Pos]:
         return places
 
     return file.memo("secret_reference_places", build)
+
+
+#: A reserved example name (RFC 2606): ``ldap.example.com``, ``example.org``, ``host.example``,
+#: ``x.invalid``, or an LDAP ``dc=example``.
+_EXAMPLE_DOMAIN = lazy(
+    r"(?i)(?<![\w-])(?:[\w-]+\.)*example\.(?:com|org|net)(?![\w-])|(?<=\w)\.(?:example|invalid)(?![\w.-])|"
+    r"(?<![\w-])dc=example(?![\w-])"
+)
+_OFF = frozenset({"false", "no", "off"})
+
+
+def example_block_places(file: SourceFile) -> set[Pos]:
+    """Where the values of blocks kept as examples are: a mapping switched off (``enabled:
+    false``) whose values use a reserved example name (``host: ldap.example.com``, ``userDn:
+    cn=admin,dc=example,dc=com``), as a chart's disabled LDAP or SMTP block shows what to fill in.
+    Either alone is not enough: a block that is off may be switched on with its password as it is,
+    and a password beside ``example.com`` in a block that is on is what runs."""
+
+    def build() -> set[Pos]:
+        places: set[Pos] = set()
+        if file.syntax not in ("yaml", "json") or "enabled" not in file.text or not _EXAMPLE_DOMAIN.search(file.text):
+            return places
+        for top in file.documents:
+            for node in file.mappings(top):
+                switch = node.get("enabled")
+                if switch is not False and not (isinstance(switch, str) and switch.strip().lower() in _OFF):
+                    continue
+                inner = list(file.mappings(node))
+                texts = [value for m in inner for value in m.values() if isinstance(value, str)]
+                texts += [item for m in inner for seq in m.values() if isinstance(seq, PSeq) for item in seq]
+                if any(isinstance(text, str) and _EXAMPLE_DOMAIN.search(text) for text in texts):
+                    places.update(m.pos_of(key) for m in inner for key, value in m.items() if isinstance(value, str))
+        return places
+
+    return file.memo("example_block_places", build)

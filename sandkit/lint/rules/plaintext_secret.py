@@ -16,6 +16,7 @@ from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_context import printed_text, says_test, shell_variable, test_role
 from sandkit.lint.facts.secret_values import (
     catalogue_file,
+    example_block_places,
     find_configured,
     guessable_default,
     is_example_path,
@@ -289,6 +290,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             else:
                 why = "text the script prints for a person to read, not an assignment it runs"
                 yield Hit(pos, f"{name} is set to a literal value in text the script prints", severity="info", why=why)
+        elif literal and not example and pos in example_block_places(file):
+            if file.settings.include_examples:
+                why = "in a block that is switched off and whose values use reserved example names (example.com)"
+                yield Hit(pos, f"{name} is set to a literal value in an example block", severity="low", why=why)
         elif literal and not example:
             test = _test_value(file, str(value), pos)
             if test is None:

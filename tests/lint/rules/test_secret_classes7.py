@@ -159,3 +159,52 @@ def test_other_printed_text_is_info() -> None:
 )
 def test_here_documents_that_are_run_or_written_stay(script: str, line: int) -> None:
     assert _ps002("scripts/run.sh", script) == [(line, "medium")]
+
+
+# 5. A block kept as an example ----------------------------------------------------------------
+
+LDAP = """adminLdap:
+  enabled: {enabled}
+  servers:
+      - host: "{host}"
+        port: 389
+  simplebind:
+    userDn: "cn=admin,dc={dc},dc=com"
+    password: "{password}"
+"""
+
+
+@pytest.mark.parametrize(
+    ("enabled", "host", "dc"),
+    [
+        ("false", "ldap.example.com", "example"),
+        ("false", "ldap.corp.internal", "example"),
+        ("no", "ldap.example.org", "acme"),
+    ],
+)
+def test_a_disabled_block_with_example_names_is_an_example(enabled: str, host: str, dc: str) -> None:
+    text = LDAP.format(enabled=enabled, host=host, dc=dc, password="adminpassword")
+    assert _ps002("charts/edge/values.yaml", text) == []
+
+
+def test_a_disabled_example_smtp_block_in_json() -> None:
+    text = '{"smtp": {"enabled": false, "host": "smtp.example.net", "password": "Mailpass2024"}}'
+    assert _ps002("config/settings.json", text) == []
+
+
+@pytest.mark.parametrize(
+    ("enabled", "host", "dc"),
+    [
+        ("true", "ldap.example.com", "example"),  # switched on: this is what runs
+        ("false", "ldap.acme.io", "acme"),  # off, but real names: switched on as it is
+    ],
+)
+def test_one_signal_alone_stays(enabled: str, host: str, dc: str) -> None:
+    text = LDAP.format(enabled=enabled, host=host, dc=dc, password=REAL)
+    assert _ps002("charts/edge/values.yaml", text) == [(8, "medium")]
+
+
+def test_a_password_outside_the_disabled_block_stays() -> None:
+    text = LDAP.format(enabled="false", host="ldap.example.com", dc="example", password="adminpassword")
+    text += f"admin:\n  password: {REAL}\n"
+    assert _ps002("charts/edge/values.yaml", text) == [(10, "medium")]
