@@ -240,6 +240,15 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Compose value that is a variable with a literal default (`API_KEY: ${API_KEY:-s3cr3t-k3y}`)
     when the `.env` beside the file does not set the variable: `docker compose up` runs with the
     default (low: a fallback the operator replaces by setting the variable).
+    Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
+    `any_token`); the values of resources that name where a secret is kept or hold it sealed
+    (an ExternalSecret's or PushSecret's `secretKey` and `remoteRef.key`, Vault Secrets Operator,
+    SecretProviderClass, SealedSecret `encryptedData`; not what their `template` renders); an
+    assignment in a script's help text (a `cat <<EOF` here-document in a `usage` or `help`
+    function or after a `Usage:`/`EXAMPLES` heading); a password in a block switched off
+    (`enabled: false`) whose values use reserved example names (`ldap.example.com`,
+    `dc=example`). Info: `changeit` under a keystore's, truststore's or key's password (the JDK's
+    documented default) and other text a script prints with `cat <<EOF`.
 
     Why:
     A password or key in a tracked file is readable by every agent and person with the
