@@ -237,6 +237,8 @@ class SourceFile:
         """The text, or when it is not YAML, the text with its bare placeholders (``%%HOST%%``,
         ``@VERSION@``, which YAML cannot start a plain value with) written as strings of the same
         length: the file as a ``sed`` or a consumer leaves it before it is parsed."""
+        if not _BARE_PLACEHOLDER.search(self.text):
+            return self.text  # no placeholder: the text is parsed once, by whoever asks
         try:
             check(self.text, self.budget)
         except SyntaxProblem:
