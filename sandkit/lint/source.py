@@ -422,8 +422,8 @@ def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Com
 #: token-replacement marker (``%%HOST_NAME%%``, ``@project.version@``, ``__TOKEN__``, ``#{Name}#``,
 #: ``<<NAME>>``, ``{{NAME}}``), maybe with more of the value after it (``@REGISTRY@/app:1``). The
 #: consumer (or the ``sed ... | kubectl apply`` its README shows) replaces it before it parses the
-#: file. Group 1 is the space before it, 2 the opening mark, 3 the name, 4 the closing mark, 5 the
-#: rest of the value.
+#: file. Group 1 is the space before it; 2, 3 and 4 a ``${VAR}``'s opening, name and closing; 5, 6
+#: and 7 another mark's; 8 the rest of the value.
 _BARE_PLACEHOLDER = re.compile(
     r"(?<=[=:\[,-])([ \t]*)"
     r"(?:(\$\{)([A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n\"']*)?)(\})"
