@@ -100,7 +100,10 @@ TOKEN_LOCATORS: dict[str, LazyPattern] = {
 _PLACEHOLDER_WORDS = lazy(
     r"change_?-?me|example|placeholder|dummy|your[_-]?|replace|redacted|fake|sample|"
     r"insert|notreal|not[_-]a[_-]real|xxxx|\*\*\*|\.\.\.|<[^>]{0,64}>|todo|fixme|"
-    r"(?:secret|token|key|pass(?:word|wd)?|pwd|value|string|credentials?)[_-]?(?:goes[_-]?)?here|hunter2",
+    r"(?:secret|token|key|pass(?:word|wd)?|pwd|value|string|credentials?)[_-]?(?:goes[_-]?)?here|hunter2|"
+    # a description of a value in place of one: ``somevalue``, ``some-password``, ``any_secret``, ``myvalue``
+    r"(?<![a-z])(?:some|any)[_-]?(?:value|string|text|thing|pass(?:word|wd)?|pwd|secret|token|key|api[_-]?key|"
+    r"credentials?)s?(?![a-z])|(?<![a-z])(?:my|the|a)[_-]?(?:value|string)(?![a-z])",
     re.IGNORECASE,
 )
 _PLACEHOLDER_VALUES = frozenset(

@@ -216,10 +216,13 @@ class SourceFile:
     def yaml_text(self) -> str:
         """The text the YAML parser reads: a Helm template's with its directives masked
         (:mod:`sandkit.lint.syntax.helm`, lines and value columns kept), else the file's own."""
+        from sandkit.lint.syntax.yaml import check_syntax
+
         if self.syntax not in ("helm", "template"):
+            if self.syntax == "yaml" and any(mark in self.text for mark in ("%", "@", "${")):
+                return self.memo("yaml_filled", lambda: self._filled_yaml(check_syntax))
             return self.text
         from sandkit.lint.syntax.helm import mask_template, salvage
-        from sandkit.lint.syntax.yaml import check_syntax
 
         def masked() -> str:
             text = mask_template(self.text, self.template_values or {})
@@ -229,6 +232,20 @@ class SourceFile:
                 return text  # more than a few lines unreadable: the parse reports it (SK001, info)
 
         return self.memo("helm_masked", masked)
+
+    def _filled_yaml(self, check: Callable[[str, TreeBudget], None]) -> str:
+        """The text, or when it is not YAML, the text with its bare placeholders (``%%HOST%%``,
+        ``@VERSION@``, which YAML cannot start a plain value with) written as strings of the same
+        length: the file as a ``sed`` or a consumer leaves it before it is parsed."""
+        if not _BARE_PLACEHOLDER.search(self.text):
+            return self.text  # no placeholder: the text is parsed once, by whoever asks
+        try:
+            check(self.text, self.budget)
+        except SyntaxProblem:
+            filled = filled_placeholders(self.text)
+            if filled is not None:
+                return filled
+        return self.text
 
     def _yaml_nodes(self) -> list[Any]:
         from sandkit.lint.syntax.yaml import compose_nodes
@@ -400,25 +417,57 @@ def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Com
     return commands
 
 
-#: An environment-variable placeholder written bare where a value starts (``port = ${LDAP_PORT}``,
-#: ``"port": ${PORT}``): the consumer (Grafana, envsubst, a deploy script) expands it before it
-#: parses the file.
-_BARE_PLACEHOLDER = re.compile(r"(?<=[=:\[,])([ \t]*)\$\{([A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n\"']*)?)\}")
+#: A placeholder a text substitution fills, written bare where a value starts: an environment
+#: variable (``port = ${LDAP_PORT}``, ``"port": ${PORT}``: Grafana, envsubst), a sed or
+#: token-replacement marker (``%%HOST_NAME%%``, ``@project.version@``, ``__TOKEN__``, ``#{Name}#``,
+#: ``<<NAME>>``, ``{{NAME}}``), maybe with more of the value after it (``@REGISTRY@/app:1``). The
+#: consumer (or the ``sed ... | kubectl apply`` its README shows) replaces it before it parses the
+#: file. Group 1 is the space before it; 2, 3 and 4 a ``${VAR}``'s opening, name and closing; 5, 6
+#: and 7 another mark's; 8 the rest of the value.
+_BARE_PLACEHOLDER = re.compile(
+    r"(?<=[=:\[,-])([ \t]*)"
+    r"(?:(\$\{)([A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}\n\"']*)?)(\})"
+    r"|(%%|%|@|__|#\{|<<|\{\{)[ \t]*([A-Za-z_][A-Za-z0-9_.-]{0,120}?)[ \t]*(%%|%|@|__|\}#|>>|\}\}))"
+    r"([^\s\"'\\,\]}#]*)(?=[\s,\]}#]|$)",
+    re.MULTILINE,
+)
+_CLOSING = {"${": "}", "%%": "%%", "%": "%", "@": "@", "__": "__", "#{": "}#", "<<": ">>", "{{": "}}"}
+_PLACEHOLDER_MARKS = ("${", "%", "@", "__", "#{", "<<", "{{")
+
+
+def _fill(match: re.Match[str]) -> str:
+    """The placeholder (and the rest of its value) as a quoted string of the same length: the
+    opening mark's first character and the closing mark's last become the quotes (``"{VAR"``,
+    ``"%HOST%"``, ``"REGISTRY/app:1"``)."""
+    space, rest = match.group(1), match.group(8)
+    if match.group(2):
+        opening, inner, closing = match.group(2), match.group(3), match.group(4)
+    else:
+        opening, closing = match.group(5), match.group(7)
+        inner = match.group(0)[len(space) + len(opening) : len(match.group(0)) - len(rest) - len(closing)]
+        if _CLOSING[opening] != closing:
+            return match.group(0)  # marks that do not pair (``%%X@``): not a placeholder
+    return f'{space}"{opening[1:]}{inner}{closing[:-1]}{rest}"'
+
+
+def filled_placeholders(text: str) -> str | None:
+    """``text`` with every bare placeholder in a value's place written as a string of the same
+    length (lines and columns kept), or None when it holds none."""
+    if not any(mark in text for mark in _PLACEHOLDER_MARKS) or not _BARE_PLACEHOLDER.search(text):
+        return None
+    filled = _BARE_PLACEHOLDER.sub(_fill, text)
+    return None if filled == text else filled
 
 
 def _with_placeholders(load: Callable[[str], Any], text: str) -> Any:
-    """``load(text)``; when that fails and the text holds bare ``${VAR}`` placeholders in value
-    places, the text with each written as a string of the same length (``"{VAR"``: lines and
-    columns kept), as the file reads once its consumer has filled them in. The first problem is
-    raised when even that does not parse."""
+    """``load(text)``; when that fails and the text holds bare placeholders in value places (see
+    ``_BARE_PLACEHOLDER``), the text with each written as a string of the same length, as the
+    file reads once its consumer has filled them in. When even that does not parse, the filled
+    text's problem is raised: the one the consumer meets, not the placeholder it fills."""
     try:
         return load(text)
     except SyntaxProblem:
-        if "${" not in text or not _BARE_PLACEHOLDER.search(text):
+        filled = filled_placeholders(text)
+        if filled is None:
             raise
-        filled = _BARE_PLACEHOLDER.sub(lambda m: f'{m.group(1)}"{{{m.group(2)}"', text)
-        try:
-            return load(filled)
-        except SyntaxProblem:
-            pass
-        raise
+    return load(filled)

@@ -124,3 +124,70 @@ def test_bare_placeholders_a_consumer_expands_are_no_parse_error(path: str, text
 )
 def test_files_broken_beyond_their_placeholders_stay_parse_errors(path: str, text: str) -> None:
     assert [r for r in _rules(path, text) if r[0] == "SK001"] != []
+
+
+SED_INGRESS = """apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+spec:
+  ingressClassName: %%REPLACE_WITH_YOUR_INGRESS_CLASS_NAME%%
+  rules:
+  - host: %%REPLACE_ME_WITH_MACHINE_HOST_NAME%%
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend:
+          service:
+            name: web
+            port:
+              number: 80
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("deploy/ingress.yaml", SED_INGRESS),
+        (
+            "deploy/route.yaml",
+            "kind: HTTPRoute\napiVersion: gateway.networking.k8s.io/v1\nspec:\n  parentRefs:\n  - name: %%GW%%\n",
+        ),
+        (
+            "k8s/pod.yaml",
+            "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: app\n    image: @REGISTRY@/app:1\n",
+        ),
+        ("conf/app.yml", "version: @project.version@\nitems: [ %%A%%, %%B%% ]\n"),
+        ("conf/win.yml", "home: %USERPROFILE%\n"),
+        ("config.toml", '[server]\nport = __PORT__\nhost = #{HostName}#\nname = <<NAME>>\npassword = "${PW}"\n'),
+        (".devcontainer/devcontainer.json", '{\n  "image": %%IMAGE%%,\n  "name": {{ NAME }},\n  "v": @VERSION@\n}\n'),
+    ],
+)
+def test_placeholders_a_substitution_fills_are_no_parse_error(path: str, text: str) -> None:
+    assert not [r for r in _rules(path, text) if r[0] == "SK001"]
+
+
+def test_the_rules_read_a_file_once_its_placeholders_are_filled() -> None:
+    text = "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: a\n    image: @IMAGE@\n    securityContext:\n      privileged: true\n"
+    rules = [r for r, _ in _rules("k8s/pod.yaml", text)]
+    assert "PV001" in rules and "SK001" not in rules
+
+
+def test_a_file_broken_beyond_its_sed_placeholders_reports_the_real_error() -> None:
+    text = "kind: HTTPRoute\napiVersion: gateway.networking.k8s.io/v1\nspec:\n  parentRefs:\n  - name: %%GW%%\n  rules:\n  - matches:\n    - path:\n        type: PathPrefix\n          value: /x\n"
+    findings = [f for f in lint_text("deploy/route.yaml", text) if f.rule == "SK001"]
+    assert [(f.line, f.severity) for f in findings] == [(10, "medium")]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("deploy/a.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: %%X@\n"),  # marks that do not pair
+        ("deploy/b.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  %%KEY%%: 1\n"),  # a placeholder as a key
+        (".devcontainer/devcontainer.json", '{\n  "image": %%IMAGE%% x\n}\n'),
+        ("config.toml", '[server]\nport = %%PORT%%\nname = = x\npassword = "${PW}"\n'),
+    ],
+)
+def test_placeholder_look_alikes_stay_parse_errors(path: str, text: str) -> None:
+    assert [r for r in _rules(path, text) if r[0] == "SK001"] != []

@@ -202,3 +202,44 @@ def _here_documents(file: SourceFile) -> dict[int, HereDoc]:
         return out
 
     return file.memo("secret_here_documents", build)
+
+
+#: The command part of a line that opens a here-document printed to the terminal: ``cat <<EOF``,
+#: ``cat >&2 <<EOF``, ``command cat <<-'EOF'``: nothing before ``cat`` (no ``$(``, no ``x=``).
+_PRINTING_CAT = lazy(r"\s*(?:command\s+)?cat(?:\s+-[A-Za-z]+)*(?:\s+[12]?>&[12])?\s*")
+#: What may follow the delimiter word on that line: a redirection to standard error, a comment.
+_PRINTED_TAIL = lazy(r"\s*(?:[12]?>&[12]\s*)?(?:;?\s*(?:#.*)?)?")
+#: A function that prints a script's help (``usage()``, ``show_help``, ``function print_usage {``).
+_FUNCTION = lazy(r"(?m)^[ \t]*(?:function[ \t]+([\w:.-]+)[ \t]*(?:\([ \t]*\))?|([\w:.-]+)[ \t]*\([ \t]*\))[ \t]*\{?")
+_HELP_WORDS = frozenset({"usage", "help", "synopsis", "examples", "example"})
+#: A heading of help text before the line: ``Usage:``, ``EXAMPLES``, ``Example:``, ``SYNOPSIS``.
+_HELP_HEADING = lazy(r"(?i)[\s#*=-]*(?:\$\{\w+\})?\s*(?:usage|examples?|synopsis)\s*(?:\$\{\w+\}\s*)?(?::|$)")
+
+
+def printed_text(file: SourceFile, pos: Pos) -> str | None:
+    """Whether the shell line at ``pos`` is text the script prints rather than runs: a line of a
+    here-document given to ``cat`` with nothing but the terminal (or standard error) to write to.
+    ``"help"`` when it is the script's help (inside a ``usage``/``help`` function, or after a
+    ``Usage:``/``EXAMPLES`` heading in the same here-document), ``"printed"`` otherwise, None when
+    the line is not printed text (``cat > .env <<EOF``, ``cat <<EOF | kubectl apply -f -``,
+    ``x=$(cat <<EOF``)."""
+    if file.kind not in _SHELL_KINDS:
+        return None
+    doc = _here_documents(file).get(pos.line)
+    if doc is None or not _PRINTING_CAT.fullmatch(doc.line[: doc.at]):
+        return None
+    after = re.match(r"<<-?\s*(?:'[^']*'|\"[^\"]*\"|\\?[\w.-]+)", doc.line[doc.at :])
+    if after is None or not _PRINTED_TAIL.fullmatch(doc.line[doc.at + after.end() :]):
+        return None
+    text = file.text
+    first = file.pos_at(doc.start + doc.at).line + 1
+    if any(_HELP_HEADING.match(file.line_text(line)) for line in range(max(first, pos.line - 200), pos.line)):
+        return "help"
+    last = None
+    for match in _FUNCTION.finditer(text, max(0, doc.start - 20_000), doc.start + 1):
+        last = match
+    if last is not None:
+        name = last.group(1) or last.group(2) or ""
+        if set(re.split(r"[-_.:]+", name.lower())) & _HELP_WORDS:
+            return "help"
+    return "printed"

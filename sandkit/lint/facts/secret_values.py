@@ -19,6 +19,7 @@ from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_LOCATORS, TOKEN_
 from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq
 from sandkit.literal_search import LiteralSet
 
 _UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -897,3 +898,97 @@ def _encoded_placeholder(text: str) -> bool:
         return False
     decoded = decoded.rstrip("\r\n")  # ``echo password | base64`` encodes the newline too
     return decoded.isprintable() and is_placeholder(decoded)
+
+
+#: Passwords a tool documents as its default, with the names of the settings they are the default
+#: of: the JDK's ``keytool`` and its ``cacerts`` store ship with ``changeit``, which Java servers
+#: (Tomcat, Jetty, Kafka, HiveMQ) and charts copy as the keystore's and its key's password.
+_TOOL_DEFAULTS = (("changeit", lazy(r"keystore|truststore|storepass|keypass|jks|pkcs12|p12|cacerts")),)
+
+
+def tool_default(name: str, value: str) -> str | None:
+    """Why ``value`` under ``name`` is a tool's documented default rather than a chosen secret
+    (``keystorePassword: changeit``, ``REST_TLS_KEY_PASSWORD=changeit``), or None."""
+    text = value.strip().strip("\"'").lower()
+    squashed = _squashed(name)
+    for default, names in _TOOL_DEFAULTS:
+        if text == default and names.search(squashed):
+            return (
+                f"{default!r} is the JDK's documented default password of a keystore (keytool, cacerts), "
+                "which guards a file usually kept beside it; set one of your own if the keystore leaves the cluster"
+            )
+    return None
+
+
+#: API groups of resources that point at secrets kept elsewhere, or hold them sealed: the External
+#: Secrets Operator's (ExternalSecret, ClusterExternalSecret, PushSecret, SecretStore and its
+#: generators), its predecessor kubernetes-external-secrets, Vault Secrets Operator, the Secrets
+#: Store CSI driver's SecretProviderClass, vault-secrets-operator (ricoberger), 1Password's,
+#: Doppler's and Infisical's operators, and Bitnami's SealedSecret (ciphertext only the cluster's
+#: controller can open).
+_SECRET_REFERENCE_GROUP = lazy(
+    r"(?:[a-z0-9-]+\.)*external-secrets\.io|kubernetes-client\.io|secrets\.hashicorp\.com|"
+    r"secrets-store\.csi\.x-k8s\.io|ricoberger\.de|onepassword\.com|secrets\.doppler\.com|"
+    r"secrets\.infisical\.com|bitnami\.com"
+)
+#: A name, path or ciphertext: what such a resource's values are (``.dockerconfigjson``,
+#: ``dd/remote-dev/pull``, ``secret/data/app#password``, ``AgBy3i4OJSWK+PiTySYZZA...``).
+_NAME_OR_CIPHERTEXT = lazy(r"[\w./:#@+=-]{1,4096}")
+
+
+def secret_reference_places(file: SourceFile) -> set[Pos]:
+    """Where the values of resources that reference secrets are (see ``_SECRET_REFERENCE_GROUP``):
+    ``secretKey: .dockerconfigjson`` names the key of the Secret to fill and ``remoteRef.key`` the
+    store's entry, not a credential. What such a resource renders itself (``target.template``,
+    a SealedSecret's ``template``) is left to be read as any value is."""
+
+    def build() -> set[Pos]:
+        places: set[Pos] = set()
+        if file.syntax not in ("yaml", "json", "helm", "template") or "apiVersion" not in file.text:
+            return places
+        for top in file.documents:
+            version = top.get("apiVersion") if isinstance(top, PMap) else None
+            if not isinstance(version, str) or not _SECRET_REFERENCE_GROUP.fullmatch(version.split("/", 1)[0]):
+                continue
+            for node in file.mappings(top, prune=("template",)):
+                for key, value in node.items():
+                    if isinstance(value, str) and _NAME_OR_CIPHERTEXT.fullmatch(value.strip()):
+                        places.add(node.pos_of(key))
+        return places
+
+    return file.memo("secret_reference_places", build)
+
+
+#: A reserved example name (RFC 2606): ``ldap.example.com``, ``example.org``, ``host.example``,
+#: ``x.invalid``, or an LDAP ``dc=example``.
+_EXAMPLE_DOMAIN = lazy(
+    r"(?i)(?<![\w-])(?:[\w-]+\.)*example\.(?:com|org|net)(?![\w-])|(?<=\w)\.(?:example|invalid)(?![\w.-])|"
+    r"(?<![\w-])dc=example(?![\w-])"
+)
+_OFF = frozenset({"false", "no", "off"})
+
+
+def example_block_places(file: SourceFile) -> set[Pos]:
+    """Where the values of blocks kept as examples are: a mapping switched off (``enabled:
+    false``) whose values use a reserved example name (``host: ldap.example.com``, ``userDn:
+    cn=admin,dc=example,dc=com``), as a chart's disabled LDAP or SMTP block shows what to fill in.
+    Either alone is not enough: a block that is off may be switched on with its password as it is,
+    and a password beside ``example.com`` in a block that is on is what runs."""
+
+    def build() -> set[Pos]:
+        places: set[Pos] = set()
+        if file.syntax not in ("yaml", "json") or "enabled" not in file.text or not _EXAMPLE_DOMAIN.search(file.text):
+            return places
+        for top in file.documents:
+            for node in file.mappings(top):
+                switch = node.get("enabled")
+                if switch is not False and not (isinstance(switch, str) and switch.strip().lower() in _OFF):
+                    continue
+                inner = list(file.mappings(node))
+                texts = [value for m in inner for value in m.values() if isinstance(value, str)]
+                texts += [item for m in inner for seq in m.values() if isinstance(seq, PSeq) for item in seq]
+                if any(isinstance(text, str) and _EXAMPLE_DOMAIN.search(text) for text in texts):
+                    places.update(m.pos_of(key) for m in inner for key, value in m.items() if isinstance(value, str))
+        return places
+
+    return file.memo("example_block_places", build)

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
-from sandkit.lint.facts.secret_context import says_test, shell_variable, test_role
+from sandkit.lint.facts.secret_context import printed_text, says_test, shell_variable, test_role
 from sandkit.lint.facts.secret_values import (
     catalogue_file,
+    example_block_places,
     find_configured,
     guessable_default,
     is_example_path,
@@ -24,7 +25,9 @@ from sandkit.lint.facts.secret_values import (
     public_by_design,
     public_client_setting,
     sample_context,
+    secret_reference_places,
     tokens_of,
+    tool_default,
 )
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -237,6 +240,15 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Compose value that is a variable with a literal default (`API_KEY: ${API_KEY:-s3cr3t-k3y}`)
     when the `.env` beside the file does not set the variable: `docker compose up` runs with the
     default (low: a fallback the operator replaces by setting the variable).
+    Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
+    `any_token`); the values of resources that name where a secret is kept or hold it sealed
+    (an ExternalSecret's or PushSecret's `secretKey` and `remoteRef.key`, Vault Secrets Operator,
+    SecretProviderClass, SealedSecret `encryptedData`; not what their `template` renders); an
+    assignment in a script's help text (a `cat <<EOF` here-document in a `usage` or `help`
+    function or after a `Usage:`/`EXAMPLES` heading); a password in a block switched off
+    (`enabled: false`) whose values use reserved example names (`ldap.example.com`,
+    `dc=example`). Info: `changeit` under a keystore's, truststore's or key's password (the JDK's
+    documented default) and other text a script prints with `cat <<EOF`.
 
     Why:
     A password or key in a tracked file is readable by every agent and person with the
@@ -262,8 +274,9 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     seen: set[Pos] = set()
     pairs = list(_pairs(file))
     columns = data_columns(pairs) if file.syntax in ("json", "yaml") else set()
+    referenced = secret_reference_places(file) if file.kind == kinds.KUBERNETES else set()
     for name, value, pos in pairs:
-        if pos in seen or pos.line in known or pos.line in claimed or name in columns:
+        if pos in seen or pos.line in known or pos.line in claimed or name in columns or pos in referenced:
             continue
         seen.add(pos)
         literal = literal_secret(name, value) and not shell_variable(file, name, pos)
@@ -274,6 +287,22 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
                 severity="info",
                 why="the framework inlines it into the code it sends to every browser",
             )
+        elif literal and not example and (default_why := tool_default(name, str(value))):
+            yield Hit(pos, f"{name} is set to a tool's documented default password", severity="info", why=default_why)
+        elif literal and not example and (printed := printed_text(file, pos)):
+            if printed == "help":
+                if file.settings.include_examples:
+                    why = "in the help text the script prints, where values are examples"
+                    yield Hit(
+                        pos, f"{name} is set to a literal value in the script's help text", severity="low", why=why
+                    )
+            else:
+                why = "text the script prints for a person to read, not an assignment it runs"
+                yield Hit(pos, f"{name} is set to a literal value in text the script prints", severity="info", why=why)
+        elif literal and not example and pos in example_block_places(file):
+            if file.settings.include_examples:
+                why = "in a block that is switched off and whose values use reserved example names (example.com)"
+                yield Hit(pos, f"{name} is set to a literal value in an example block", severity="low", why=why)
         elif literal and not example:
             test = _test_value(file, str(value), pos)
             if test is None:
