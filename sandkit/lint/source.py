@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.lazy_regex import AnyPattern, case_folded
+from sandkit.lint import kinds
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
 from sandkit.lint.syntax.tree import BoundHit, Node, PMap, Pos, PStr, SyntaxProblem, TreeBudget, mappings, walk
 
@@ -219,7 +220,7 @@ class SourceFile:
         from sandkit.lint.syntax.yaml import check_syntax
 
         if self.syntax not in ("helm", "template"):
-            if self.syntax == "yaml" and any(mark in self.text for mark in ("%", "@", "${")):
+            if self.syntax == "yaml" and self.kind in _FILLED_BEFORE_PARSING and any(m in self.text for m in "%@$"):
                 return self.memo("yaml_filled", lambda: self._filled_yaml(check_syntax))
             return self.text
         from sandkit.lint.syntax.helm import mask_template, salvage
@@ -260,11 +261,19 @@ class SourceFile:
         if self.syntax == "json":
             from sandkit.lint.syntax.jsonc import load_jsonc
 
-            return [_with_placeholders(load_jsonc, self.text)]
+            return [
+                _with_placeholders(load_jsonc, self.text)
+                if self.kind in _FILLED_BEFORE_PARSING
+                else load_jsonc(self.text)
+            ]
         if self.syntax == "toml":
             from sandkit.lint.syntax.toml import load_toml
 
-            return [_with_placeholders(load_toml, self.text)]
+            return [
+                _with_placeholders(load_toml, self.text)
+                if self.kind in _FILLED_BEFORE_PARSING
+                else load_toml(self.text)
+            ]
         if self.syntax == "hcl":
             from sandkit.lint.syntax.hcl import load_hcl
 
@@ -417,6 +426,12 @@ def _relocate(commands: list[Command], locate: Callable[[Pos], Pos]) -> list[Com
     return commands
 
 
+#: Kinds of file a text substitution may fill before their consumer parses them: manifests that
+#: ``sed`` or ``envsubst`` fill before ``kubectl apply``, and settings of no known tool (Grafana
+#: expands ``${VAR}`` in its own files first). Compose, workflows, CI pipelines, dev containers,
+#: kits and agents' settings are parsed as written, their variables filled in afterwards, so a
+#: bare placeholder there breaks the file for its consumer too (``{privileged: ${PRIV:-true}}``).
+_FILLED_BEFORE_PARSING = frozenset({kinds.KUBERNETES, kinds.YAML, kinds.JSON, kinds.TOML, kinds.TEXT})
 #: A placeholder a text substitution fills, written bare where a value starts: an environment
 #: variable (``port = ${LDAP_PORT}``, ``"port": ${PORT}``: Grafana, envsubst), a sed or
 #: token-replacement marker (``%%HOST_NAME%%``, ``@project.version@``, ``__TOKEN__``, ``#{Name}#``,

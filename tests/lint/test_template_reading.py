@@ -161,11 +161,27 @@ spec:
         ("conf/app.yml", "version: @project.version@\nitems: [ %%A%%, %%B%% ]\n"),
         ("conf/win.yml", "home: %USERPROFILE%\n"),
         ("config.toml", '[server]\nport = __PORT__\nhost = #{HostName}#\nname = <<NAME>>\npassword = "${PW}"\n'),
-        (".devcontainer/devcontainer.json", '{\n  "image": %%IMAGE%%,\n  "name": {{ NAME }},\n  "v": @VERSION@\n}\n'),
+        ("conf/app.json", '{\n  "image": %%IMAGE%%,\n  "name": {{ NAME }},\n  "v": @VERSION@\n}\n'),
     ],
 )
 def test_placeholders_a_substitution_fills_are_no_parse_error(path: str, text: str) -> None:
     assert not [r for r in _rules(path, text) if r[0] == "SK001"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("compose.yaml", "services:\n  c: {image: alpine, privileged: ${PRIV:-true}}\n"),
+        ("compose.yaml", "services:\n  c:\n    image: %%IMAGE%%\n"),
+        (".github/workflows/ci.yml", "on: push\njobs:\n  a: {runs-on: ${RUNNER}, steps: []}\n"),
+        (".devcontainer/devcontainer.json", '{\n  "image": %%IMAGE%%,\n  "name": {{ NAME }}\n}\n'),
+        (".claude/settings.json", '{\n  "model": ${MODEL}\n}\n'),
+    ],
+)
+def test_files_their_consumer_parses_as_written_keep_their_parse_error(path: str, text: str) -> None:
+    """Compose, workflows, dev containers and agents' settings are parsed before their variables
+    are filled in: a bare placeholder breaks the file for its consumer too."""
+    assert [r for r in _rules(path, text) if r[0] == "SK001"]
 
 
 def test_the_rules_read_a_file_once_its_placeholders_are_filled() -> None:

@@ -10,14 +10,13 @@ import functools
 import os
 from collections.abc import Iterator
 
-import yaml
-
 from sandkit.lint.facts.workflows import BRANCH_ONLY_WHY, Job, jobs, triggers, untrusted_checkout, workflow
 from sandkit.lint.kinds import WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.tree import PMap, PStr
+from sandkit.lint.syntax.tree import PMap, PStr, SyntaxProblem
+from sandkit.syntax.yaml import load_documents
 
 
 @rule(
@@ -178,13 +177,14 @@ def _permissions_in(path: str, mtime: int, size: int) -> dict[str, str] | str | 
             raw = handle.read(_CALLED_LIMIT + 1)
         if len(raw) > _CALLED_LIMIT:
             return None
-        loaded = yaml.safe_load(raw.decode("utf-8", "replace"))
-    except (OSError, yaml.YAMLError, ValueError, RecursionError):
+        documents = load_documents(raw.decode("utf-8", "replace"))
+    except (OSError, SyntaxProblem, ValueError, RecursionError):
         return None
-    permissions = loaded.get("permissions") if isinstance(loaded, dict) else None
-    if isinstance(permissions, dict):
+    loaded = documents[0] if documents else None
+    permissions = loaded.get("permissions") if isinstance(loaded, PMap) else None
+    if isinstance(permissions, PMap):
         return {str(k): str(v) for k, v in permissions.items()}
-    return permissions if isinstance(permissions, str) else None
+    return str(permissions) if isinstance(permissions, str) else None
 
 
 @rule(
