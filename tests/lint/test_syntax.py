@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from sandkit.lint.facts.run_scripts import structure
 from sandkit.lint.syntax import yaml as yaml_syntax
 from sandkit.lint.syntax.dockerfile import parse_dockerfile
 from sandkit.lint.syntax.jsonc import load_jsonc
 from sandkit.lint.syntax.makefile import justfile_recipes, makefile_recipes
-from sandkit.lint.syntax.shell import parse_commands
+from sandkit.lint.syntax.shell import open_quote, parse_commands, quoting
 from sandkit.lint.syntax.toml import load_toml
 from sandkit.lint.syntax.tree import Pos, SyntaxProblem
 
@@ -261,3 +262,20 @@ def test_jsonc_reads_unicode_escapes_as_the_json_module_does(text: str) -> None:
     import json
 
     assert load_jsonc(text) == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "roles", "still_open"),
+    [
+        ("a 'b\\' c", "ssdqqdss", ""),  # a backslash is text inside single quotes
+        ('a "b\\"c', "ssdqeeq", '"'),  # and escapes inside double quotes
+        ("x\\'y", "sees", ""),  # an escaped quote opens nothing
+        ("\"it's\" '", "dqqqqdsd", "'"),  # one quote kind is text inside the other
+    ],
+)
+def test_shell_quoting_is_read_once_for_every_line_rule(text: str, roles: str, still_open: str) -> None:
+    """The roles of each character and the quote left open, which the line-level readers
+    (the structure of a run script, the open quote before a secret) share."""
+    assert "".join(item.role[0] for item in quoting(text)) == roles
+    assert open_quote(text) == still_open
+    assert structure(text) == "".join("x" if r in "qe" else c for c, r in zip(text, roles, strict=True))

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
+from sandkit.lint.syntax.shell import open_quote, quoting
 
 _EXPRESSION = lazy(r"\$\{\{.*?\}\}")
 #: A comment: ``#`` starting a word outside quotes (``$#`` and ``a#b`` are not).
@@ -107,45 +108,11 @@ def _continues(text: str) -> bool:
     return _COMMENT.search(structure(text)) is None
 
 
-def open_quote(text: str) -> str:
-    """The quote character still open at the end of ``text`` ("" when none)."""
-    quote = ""
-    escaped = False
-    for char in text:
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-    return quote
-
-
 def structure(line: str) -> str:
     """The line with ``${{ }}`` expressions and quoted text blanked to ``x`` (same length), so
     that operators and redirections found in it are the shell's."""
     masked = _EXPRESSION.sub(lambda m: "x" * len(m.group()), line)
-    out: list[str] = []
-    quote = ""
-    escaped = False
-    for char in masked:
-        if escaped:
-            out.append("x")
-            escaped = False
-        elif char == "\\" and quote != "'":
-            out.append("x")
-            escaped = True
-        elif quote:
-            quote = "" if char == quote else quote
-            out.append("x" if quote else char)
-        elif char in "'\"":
-            quote = char
-            out.append(char)
-        else:
-            out.append(char)
-    return "".join(out)
+    return "".join("x" if item.role in ("quoted", "escaped") else item.char for item in quoting(masked))
 
 
 def segments(shell: str) -> list[Segment]:

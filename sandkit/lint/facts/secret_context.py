@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.run_scripts import HereDoc, script_lines
+from sandkit.lint.syntax.shell import quoting
 from sandkit.lint.syntax.tree import PMap
 
 if TYPE_CHECKING:
@@ -149,41 +150,20 @@ def shell_variable(file: SourceFile, name: str, pos: Pos) -> bool:
 
 def _raw_word(line: str, start: int) -> str:
     """The rest of a shell word from ``start`` as written, quotes kept (bounded by the line)."""
-    quote = ""
-    escaped = False
-    end = start
-    while end < len(line):
-        char = line[end]
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char.isspace() or char in ";&|<>":
-            break
-        end += 1
-    return line[start:end]
+    for item in quoting(line[start:]):
+        if item.role == "syntax" and (item.char.isspace() or item.char in ";&|<>"):
+            return line[start : start + item.at]
+    return line[start:]
 
 
 def _expands(raw: str) -> bool:
     """``raw`` (a word as written) holds a ``$`` expansion outside single quotes, not escaped."""
-    quote = ""
-    escaped = False
-    for index, char in enumerate(raw):
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote != "'":
-            escaped = True
-        elif char == "'" and quote != '"':
-            quote = "" if quote == "'" else "'"
-        elif char == '"' and quote != "'":
-            quote = "" if quote == '"' else '"'
-        elif char == "$" and quote != "'" and _EXPANSION.match(raw, index):
-            return True
-    return False
+    return any(
+        item.char == "$"
+        and (item.role == "syntax" or (item.role == "quoted" and item.quote == '"'))
+        and _EXPANSION.match(raw, item.at)
+        for item in quoting(raw)
+    )
 
 
 def _here_documents(file: SourceFile) -> dict[int, HereDoc]:

@@ -14,7 +14,6 @@ from sandkit.lint.facts.expressions import SECRET_REF, exposed_secret_refs
 from sandkit.lint.facts.run_scripts import (
     REDIRECT,
     Segment,
-    open_quote,
     program,
     script_lines,
     segment_at,
@@ -34,6 +33,7 @@ from sandkit.lint.kinds import WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.shell import open_quote
 from sandkit.lint.syntax.tree import PMap, PStr
 
 _TOKEN_ONLY = frozenset({"GITHUB_TOKEN"})

@@ -39,6 +39,50 @@ _WRAPPER_VALUE = lazy(r"^[+-]?\d+(?:\.\d+)?[smhd]?$")
 _VALUED_OPTIONS = frozenset({"-s", "--signal", "-k", "--kill-after", "-n", "--adjustment", "-c", "--class"})
 
 
+class Quoting(NamedTuple):
+    """One character of a shell line with the quoting it is read under."""
+
+    at: int
+    char: str
+    #: ``"syntax"`` (the shell acts on it), ``"delimiter"`` (a quote opening or closing),
+    #: ``"quoted"`` (inside quotes) or ``"escaped"`` (a backslash escape, or what it escapes).
+    role: str
+    #: The quote open after this character ("" when none).
+    quote: str
+
+
+def quoting(text: str) -> Iterator[Quoting]:
+    """Each character of ``text`` with its role under shell quoting: one reading of quotes and
+    backslashes that the line-level rules share, so that they agree on what is text and what is
+    syntax (single quotes take backslashes literally; an unterminated quote runs to the end)."""
+    quote = ""
+    escaping = False
+    for at, char in enumerate(text):
+        if escaping:
+            escaping = False
+            yield Quoting(at, char, "escaped", quote)
+        elif char == "\\" and quote != "'":
+            escaping = True
+            yield Quoting(at, char, "escaped", quote)
+        elif quote:
+            role = "delimiter" if char == quote else "quoted"
+            quote = "" if char == quote else quote
+            yield Quoting(at, char, role, quote)
+        elif char in "'\"":
+            quote = char
+            yield Quoting(at, char, "delimiter", quote)
+        else:
+            yield Quoting(at, char, "syntax", quote)
+
+
+def open_quote(text: str) -> str:
+    """The quote character still open at the end of ``text`` ("" when none)."""
+    last = ""
+    for item in quoting(text):
+        last = item.quote
+    return last
+
+
 def program_index(words: list[str]) -> int:
     """The index of the program a simple command runs: the first word after its ``NAME=value``
     settings and the wrappers before it (sudo, env, exec ..., and :data:`TIMING_WRAPPERS` with
