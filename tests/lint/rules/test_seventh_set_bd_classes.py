@@ -4,13 +4,15 @@ as they were.
 
 1. A job that calls a reusable workflow of the same repository, where neither the caller nor the
    called workflow sets permissions: reported in the caller (CP001).
+2. A PodSecurityPolicy's ``allowedCapabilities`` and ``defaultAddCapabilities``: it admits pods
+   with those capabilities (PV003, one level below a pod's, as PV001 and PV002 on a policy).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import lint_files
+from tests.lint.helpers import lint_files, lint_text
 
 # ---- 1. a caller of a reusable workflow that sets no permissions -------------------------------------
 
@@ -93,3 +95,73 @@ def test_cp001_a_caller_that_stays_quiet(caller: str, files: dict[str, str | byt
 def test_cp001_a_caller_run_only_by_workflow_call_is_left_to_its_caller() -> None:
     caller = CALLER.replace("on: pull_request", "on: workflow_call")
     assert _cp001({"caller.yml": caller, "gate.yml": GATE}) == []
+
+
+# ---- 2. a PodSecurityPolicy's capabilities -----------------------------------------------------------
+
+
+def _psp(spec: str, api: str = "policy/v1beta1") -> str:
+    return f"apiVersion: {api}\nkind: PodSecurityPolicy\nmetadata:\n  name: p\nspec:\n{spec}"
+
+
+def _pv003(text: str) -> list[tuple[int, str, str]]:
+    return [(f.line, f.severity, f.message) for f in lint_text("k8s/psp.yaml", text, ("PV003",))]
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("  allowedCapabilities:\n    # CSI\n    - SYS_ADMIN\n", [(8, "medium", "lets pods add capability SYS_ADMIN")]),
+        ("  allowedCapabilities: [SYS_ADMIN, CHOWN]\n", [(6, "medium", "lets pods add capability SYS_ADMIN")]),
+        ("  allowedCapabilities: ['*']\n", [(6, "medium", "lets pods add any capability (*)")]),
+        ("  allowedCapabilities: [CAP_SYS_MODULE]\n", [(6, "medium", "lets pods add capability SYS_MODULE")]),
+        ("  allowedCapabilities: [ALL]\n", [(6, "medium", "lets pods add capability ALL")]),
+        (
+            "  defaultAddCapabilities:\n  - SYS_ADMIN\n",
+            [(7, "medium", "adds capability SYS_ADMIN to every pod it admits")],
+        ),
+        # reach as in a pod, one level lower: NET_ADMIN low, SYS_PTRACE info, unless the policy
+        # also admits the host's network or PID namespace
+        ("  allowedCapabilities: [NET_ADMIN]\n", [(6, "low", "lets pods add capability NET_ADMIN")]),
+        (
+            "  hostNetwork: true\n  allowedCapabilities: [NET_ADMIN]\n",
+            [(7, "medium", "lets pods add capability NET_ADMIN")],
+        ),
+        ("  allowedCapabilities: [SYS_PTRACE]\n", [(6, "info", "lets pods add capability SYS_PTRACE")]),
+        (
+            "  hostPID: true\n  allowedCapabilities: [SYS_PTRACE]\n",
+            [(7, "medium", "lets pods add capability SYS_PTRACE")],
+        ),
+    ],
+)
+def test_pv003_a_policy_that_admits_capabilities(spec: str, expected: list[tuple[int, str, str]]) -> None:
+    found = _pv003(_psp(spec))
+    assert [(line, severity) for line, severity, _ in found] == [(line, sev) for line, sev, _ in expected]
+    for (_, _, message), (_, _, words) in zip(found, expected, strict=True):
+        assert message.startswith(f"PodSecurityPolicy/p {words} (")
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "  allowedCapabilities: [CHOWN, NET_BIND_SERVICE]\n",  # harmless ones
+        "  allowedCapabilities: []\n",
+        "  allowedCapabilities: SYS_ADMIN\n",  # not a list: the API server rejects it
+        "  requiredDropCapabilities: [SYS_ADMIN, ALL]\n",  # dropped, not added
+        "  defaultAddCapabilities: [{name: SYS_ADMIN}]\n",
+    ],
+)
+def test_pv003_a_policy_that_admits_nothing_dangerous(spec: str) -> None:
+    assert _pv003(_psp(spec)) == []
+
+
+def test_pv003_the_same_lists_outside_a_policy_stay_as_they_were() -> None:
+    # a Deployment's own field named allowedCapabilities is not a policy's; its container's add stays
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n"
+        "      allowedCapabilities: [SYS_ADMIN]\n      containers:\n      - name: c\n        image: x\n"
+        "        securityContext:\n          capabilities:\n            add: [SYS_ADMIN]\n"
+    )
+    without = text.replace("      allowedCapabilities: [SYS_ADMIN]\n", "      hostname: d\n")
+    assert [line for line, _, _ in _pv003(text)] == [14]
+    assert _pv003(text) == _pv003(without)
