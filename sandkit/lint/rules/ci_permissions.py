@@ -210,7 +210,7 @@ def _callers_without_permissions(file: SourceFile, callers: list[tuple[Job, PStr
         return
     for job, uses in callers:
         target = str(uses).strip()
-        open_jobs = _open_jobs(base, target, _CALL_DEPTH, frozenset())
+        open_jobs = _open_jobs(base, target)
         if not open_jobs:
             continue
         names = ", ".join(open_jobs[:_NAMED_JOBS]) + (
@@ -223,15 +223,23 @@ def _callers_without_permissions(file: SourceFile, callers: list[tuple[Job, PStr
         )
 
 
-def _open_jobs(base: str, uses: str, depth: int, seen: frozenset[str]) -> list[str]:
-    """The jobs of the reusable workflow ``uses`` (and of those it calls in turn, up to ``depth``)
-    that run with the token of a caller setting no permissions: none when it cannot be read."""
-    called = _read_called(base, uses)
-    if called is None or called.permissions is not None or depth <= 0 or uses in seen:
-        return []
-    found = list(called.open_jobs)
-    for inner in called.calls:
-        found.extend(_open_jobs(base, inner, depth - 1, seen | {uses}))
+def _open_jobs(base: str, uses: str) -> list[str]:
+    """The jobs of the reusable workflow ``uses`` (and of those it calls in turn, ``_CALL_DEPTH``
+    deep, each once) that run with the token of a caller setting no permissions: none when it
+    cannot be read."""
+    found: list[str] = []
+    seen: set[str] = set()
+    pending = [(uses, _CALL_DEPTH)]
+    while pending:
+        target, depth = pending.pop(0)
+        if target in seen or depth <= 0:
+            continue
+        seen.add(target)
+        called = _read_called(base, target)
+        if called is None or called.permissions is not None:
+            continue
+        found.extend(called.open_jobs)
+        pending.extend((inner, depth - 1) for inner in called.calls)
     return found
 
 
