@@ -6,9 +6,14 @@ as they were.
    called workflow sets permissions: reported in the caller (CP001).
 2. A PodSecurityPolicy's ``allowedCapabilities`` and ``defaultAddCapabilities``: it admits pods
    with those capabilities (PV003, one level below a pod's, as PV001 and PV002 on a policy).
+3. A chart file a template renders with ``tpl`` (``tpl (.Files.Get "conf/x.json") .``, a
+   ``.Files.Glob`` the template renders with ``tpl``): a Helm template input, read with its
+   directives masked, not reported as a broken file (SK001).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import pytest
 
@@ -21,7 +26,7 @@ GATE = "on: workflow_call\njobs:\n  lint:\n" + STEPS + "  test:\n" + STEPS
 CALLER = "on: pull_request\njobs:\n  gate:\n    uses: ./.github/workflows/gate.yml\n"
 
 
-def _cp001(files: dict[str, str | bytes], name: str = "caller.yml") -> list[tuple[int, str, str]]:
+def _cp001(files: Mapping[str, str | bytes], name: str = "caller.yml") -> list[tuple[int, str, str]]:
     tree = {f".github/workflows/{path}": text for path, text in files.items()}
     return [
         (f.line, f.severity, f.message) for f in lint_files(tree, ("CP001",)) if f.path.endswith(f"workflows/{name}")
@@ -165,3 +170,112 @@ def test_pv003_the_same_lists_outside_a_policy_stay_as_they_were() -> None:
     without = text.replace("      allowedCapabilities: [SYS_ADMIN]\n", "      hostname: d\n")
     assert [line for line, _, _ in _pv003(text)] == [14]
     assert _pv003(text) == _pv003(without)
+
+
+# ---- 3. chart files a template renders with tpl --------------------------------------------------------
+
+CHART = "apiVersion: v2\nname: c\nversion: 1.0.0\n"
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n"
+# "auth" makes a rule read the file: a JSON data file is parsed (and SK001 due) only then
+BROKEN_JSON = '{\n  "hostname": "{{ template "c.signer" . }}",\n  "auth": {"type": "token"}\n}\n'
+UNQUOTED_JSON = '{\n  "port": {{ .Values.port }},\n  "hosts": {{ toJson .Values.hosts }},\n  "auth": {}\n}\n'
+
+
+def _sk001(files: Mapping[str, str | bytes], name: str) -> list[tuple[int, str, str]]:
+    # every rule selected: a data file is parsed only when some rule reads it
+    return [(f.line, f.severity, f.message) for f in lint_files(files) if f.rule == "SK001" and f.path.endswith(name)]
+
+
+@pytest.mark.parametrize(
+    ("template", "target"),
+    [
+        ('  server.json: {{ tpl (.Files.Get "conf/server.json") . | b64enc }}\n', "conf/server.json"),
+        (
+            '  server.json: {{ .Files.Get "conf/server.json" | tpl . | b64enc }}\n'.replace("| tpl .", "| tpl"),
+            "conf/server.json",
+        ),
+        ('  server.json: {{ tpl ($.Files.Get "./conf/server.json") $ | b64enc }}\n', "conf/server.json"),
+        (
+            '{{- $cfg := .Files.Get "conf/server.json" }}\n  server.json: {{ tpl $cfg . | b64enc }}\n',
+            "conf/server.json",
+        ),
+        (
+            '{{- range $path, $_ := .Files.Glob "files/*.json" }}\n'
+            "  {{ base $path }}: {{ tpl ($.Files.Get $path) $ | b64enc }}\n{{- end }}\n",
+            "files/server.json",
+        ),
+        ('{{ tpl ((.Files.Glob "files/**.json").AsSecrets) . | indent 2 }}\n', "files/deep/server.json"),
+        ('{{ tpl ((.Files.Glob "files/{server,client}.json").AsSecrets) . | indent 2 }}\n', "files/server.json"),
+    ],
+)
+@pytest.mark.parametrize("text", [BROKEN_JSON, UNQUOTED_JSON])
+def test_sk001_a_chart_file_rendered_with_tpl_is_read_as_a_template(template: str, target: str, text: str) -> None:
+    files = {"chart/Chart.yaml": CHART, "chart/templates/secret.yaml": SECRET + template, f"chart/{target}": text}
+    assert _sk001(files, target) == []
+    # the same file, read by no template, or outside a chart, stays a broken file
+    alone = {"chart/Chart.yaml": CHART, f"chart/{target}": text}
+    assert [severity for _, severity, _ in _sk001(alone, target)] == ["medium"]
+    no_chart = {"chart/templates/secret.yaml": SECRET + template, f"chart/{target}": text}
+    assert [severity for _, severity, _ in _sk001(no_chart, target)] == ["medium"]
+
+
+@pytest.mark.parametrize(
+    ("template", "target"),
+    [
+        # read, but not rendered with tpl: Helm hands the text on as it is
+        ('  server.json: {{ .Files.Get "conf/server.json" | b64enc }}\n', "conf/server.json"),
+        ('  other.json: {{ tpl (.Files.Get "conf/other.json") . | b64enc }}\n', "conf/server.json"),
+        # a glob's * stays in one folder
+        ('{{ tpl ((.Files.Glob "files/*.json").AsSecrets) . | indent 2 }}\n', "files/deep/server.json"),
+        # globs that are no pattern: nothing matched, nothing raised
+        ('{{ tpl ((.Files.Glob "conf/[").AsSecrets) . }}\n', "conf/server.json"),
+        ('{{ tpl ((.Files.Glob "conf/{a,b").AsSecrets) . }}\n', "conf/server.json"),
+        # tpl of another variable than the one the file was read into
+        (
+            '{{- $cfg := .Files.Get "conf/server.json" }}{{- $x := "y" }}\n  a: {{ tpl $x . }}\n  b: {{ $cfg }}\n',
+            "conf/server.json",
+        ),
+    ],
+)
+def test_sk001_a_chart_file_not_rendered_with_tpl_stays(template: str, target: str) -> None:
+    files = {
+        "chart/Chart.yaml": CHART,
+        "chart/templates/secret.yaml": SECRET + template,
+        f"chart/{target}": BROKEN_JSON,
+    }
+    assert [(line, severity) for line, severity, _ in _sk001(files, target)] == [(2, "medium")]
+
+
+def test_sk001_a_tpl_input_broken_without_directives_stays() -> None:
+    template = '  server.json: {{ tpl (.Files.Get "conf/server.json") . | b64enc }}\n'
+    files = {
+        "chart/Chart.yaml": CHART,
+        "chart/templates/secret.yaml": SECRET + template,
+        "chart/conf/server.json": '{"a": 1,, "auth": {}}\n',
+    }
+    assert [severity for _, severity, _ in _sk001(files, "conf/server.json")] == ["medium"]
+
+
+def test_sk001_a_toml_tpl_input_is_info_naming_the_template() -> None:
+    template = '  config.toml: {{ tpl (.Files.Get "files/config.toml") . | b64enc }}\n'
+    files = {
+        "chart/Chart.yaml": CHART,
+        "chart/templates/secret.yaml": SECRET + template,
+        "chart/files/config.toml": 'name = "x"\nport = {{ .Values.port }}\n[auth]\ntoken = "x"\n',
+    }
+    found = _sk001(files, "files/config.toml")
+    assert [(line, severity) for line, severity, _ in found] == [(2, "info")]
+    assert "rendered with tpl by templates/secret.yaml" in found[0][2] and "not TOML" in found[0][2]
+
+
+def test_sk001_a_tpl_input_is_still_read_by_the_rules() -> None:
+    # masked, not skipped: a token written in it stays a finding, and SK001 does not
+    template = '  server.json: {{ tpl (.Files.Get "conf/server.json") . | b64enc }}\n'
+    text = '{\n  "host": "{{ template "c.db" . }}",\n  "token": "ghp_R7vK2mQ9xL4pW8nT3yB6cJ1dF5hG0sZ2aE4u"\n}\n'
+    files = {
+        "chart/Chart.yaml": CHART,
+        "chart/templates/secret.yaml": SECRET + template,
+        "chart/conf/server.json": text,
+    }
+    found = [(f.rule, f.line) for f in lint_files(files) if f.path.endswith("conf/server.json")]
+    assert found == [("PS001", 3)]
