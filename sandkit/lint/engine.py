@@ -396,6 +396,13 @@ class _Checker:
             # role's manifest template): read it as its renderer would leave it, directives masked
             source = _as_template(source)
             problem = self._parse_problem(source)
+        tpl_input = not cut and _may_be_tpl_input(source) and _broken(source, problem)  # one that parses is read as is
+        reader = _tpl_reader(candidate, source) if tpl_input else None
+        if reader is not None and source.syntax == "json":
+            # a chart file a template renders with tpl (`tpl (.Files.Get "conf/x.json") .`): JSON
+            # only once Helm fills its directives in; read, masked, as the YAML it is a subset of
+            source = _as_template(source)
+            problem = _problem_of(source)
         if source.syntax in ("helm", "template"):
             text = source.yaml_text  # values.yaml defaults can bring what a trigger looks for
         elif kind == kinds.COMPOSE:
@@ -431,7 +438,7 @@ class _Checker:
                 rule, hit = hits[0]
                 hits[0] = (rule, hit._replace(message=f"{hit.message} (its text only: cut there, it does not parse)"))
         elif problem is not None:
-            hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem)))
+            hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem, reader)))
         elif kind in CONSUMER_VERDICT:
             hits.extend((engine_rules.PARSE_ERROR, hit) for hit in duplicate_hits(source))
         for bound in source.bounds_met():
@@ -510,7 +517,15 @@ def _rule_to_run(rule: Rule, source: SourceFile, text: str, words_in_text: froze
 _DIRECTIVE = lazy(r"(?<![$\w])\{\{[^\n]*?\}\}|\{%-?\s*\w|\{#[^\n]*#\}")
 
 
-def _parse_hit(source: SourceFile, problem: SyntaxProblem) -> Hit:
+def _parse_hit(source: SourceFile, problem: SyntaxProblem, reader: str | None = None) -> Hit:
+    if reader is not None:
+        return Hit(
+            problem.pos,
+            f"this chart file is rendered with tpl by {reader} and is not {_SYNTAX_NAMES.get(source.syntax, 'parsed')} "
+            f"until Helm fills its directives in ({problem.message}), so it was not checked",
+            severity="info",
+            why="a Helm tpl input: its consumer reads what Helm renders, not the file",
+        )
     if (
         source.syntax == "yaml"
         and problem.message.startswith("invalid YAML")
@@ -597,6 +612,36 @@ def _size_on_disk(candidate: Candidate, read: int) -> int:
         return os.stat(candidate.abspath).st_size
     except (OSError, ValueError):
         return read
+
+
+_SYNTAX_NAMES = {"json": "JSON", "template": "JSON", "toml": "TOML"}  # what a tpl input is not, yet
+
+
+def _may_be_tpl_input(source: SourceFile) -> bool:
+    """A file of a syntax other than YAML (JSON, TOML) holding ``{{``: it may be a chart file a
+    template renders with ``tpl``."""
+    return source.syntax in ("json", "toml") and "{{" in source.text
+
+
+def _problem_of(source: SourceFile) -> SyntaxProblem | None:
+    """Why the file does not parse, or None."""
+    try:
+        source.validate()
+    except SyntaxProblem as exc:
+        return exc
+    return None
+
+
+def _tpl_reader(candidate: Candidate, source: SourceFile) -> str | None:
+    """The chart template that renders this file with ``tpl`` (a Helm template input), or None."""
+    if not candidate.abspath:
+        return None
+    from sandkit.lint.syntax.helm import tpl_reader
+
+    try:
+        return tpl_reader(candidate.abspath)
+    except (OSError, ValueError, RecursionError):
+        return None
 
 
 def _broken(source: SourceFile, problem: SyntaxProblem | None) -> bool:

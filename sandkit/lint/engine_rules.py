@@ -24,8 +24,12 @@ value. The rules judge the last value, the one a lenient consumer runs.
 Templates are read as their renderer leaves them: a Helm template, a `.yaml.j2`, or a file named
 like plain YAML that holds Jinja, gomplate or mustache directives and does not parse without
 them, is parsed with its directives masked (lines and columns kept), and is an info finding
-only when even that fails. A bare `${VAR}` where a TOML or JSON value starts is what the
-consumer expands before it parses: it is read as a string, not reported.
+only when even that fails. A chart file (JSON, TOML) that a template of its chart renders
+with `tpl` (`tpl (.Files.Get "conf/x.json") .`, or a `.Files.Glob` the template renders with
+`tpl`) and that holds `{{` is a Helm template input: a JSON one is read with its directives
+masked, and one that still does not parse is an info finding naming the template. A bare
+`${VAR}` where a TOML or JSON value starts is what the consumer expands before it parses: it
+is read as a string, not reported.
 
 Fix:
 Correct the syntax at the reported place (keep one of the two keys), or exclude the file in

@@ -101,6 +101,7 @@ class Setting(NamedTuple):
     device, add-host, allow-privilege-escalation, seccomp, apparmor, feature, docker (kit
     isolation.docker), no-isolation (the workload runs on the host itself: the value says why),
     runtime (`--runtime`, Compose `runtime`, a pod's `runtimeClassName`: what runs the container).
+    A PodSecurityPolicy's ``defaultAddCapabilities`` are cap-default (its allowedCapabilities, cap-add).
     Environment variables use the same shape (name, value, pos).
     """
 

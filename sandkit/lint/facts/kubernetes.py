@@ -150,6 +150,8 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
             pod.settings.append(Setting(setting, "host", _pos(spec, key)))
     if admits and _get(spec, "privileged") is True:
         pod.settings.append(Setting("privileged", "true", _pos(spec, "privileged")))
+    if admits:
+        _policy_capabilities(pod, spec)
     if is_pod:
         security_context(pod, first_map(_get(spec, "securityContext")))
     volumes = _get(spec, "volumes")
@@ -162,6 +164,22 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
             pod.mounts.append(Mount(path, str(volume.get("name") or ""), pos_of(path, host_path.pos), "hostPath"))
     if is_pod or pod.settings or pod.mounts:
         yield pod
+
+
+#: A PodSecurityPolicy's capability lists: the ones a pod may add, and the ones added to every pod.
+_POLICY_CAPABILITIES = (("allowedCapabilities", "cap-add"), ("defaultAddCapabilities", "cap-default"))
+
+
+def _policy_capabilities(policy: Container, spec: PMap) -> None:
+    """A PodSecurityPolicy's ``allowedCapabilities`` (``*``: any) and
+    ``defaultAddCapabilities`` into ``policy``'s settings."""
+    for key, name in _POLICY_CAPABILITIES:
+        listed = _get(spec, key)
+        if not isinstance(listed, PSeq):
+            continue
+        for index, cap in enumerate(listed):
+            if isinstance(cap, str):
+                policy.settings.append(Setting(name, str(cap), listed.pos_of(index)))
 
 
 def _container(

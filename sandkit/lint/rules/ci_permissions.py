@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from sandkit.lint.facts.workflows import BRANCH_ONLY_WHY, Job, jobs, triggers, untrusted_checkout, workflow
 from sandkit.lint.kinds import WORKFLOW
@@ -34,10 +35,14 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
     workflow, on its `jobs:` key, at low severity: the token then gets the repository's
     default, which is write access on repositories and organisations created before 2023.
     `write-all` (workflow or job level) is high, and its message says so. A job that calls a
-    reusable workflow inherits its caller's permissions and is checked at the workflow level
-    only. A workflow run only by `workflow_call` is info: its token is the calling job's, which
-    it can keep or reduce but never widen, so the caller's permissions (reported in the caller,
-    or in another repository) decide it; `write-all` in it stays high.
+    reusable workflow of the same repository (`uses: ./.github/workflows/x.yml`) with no
+    permissions of its own or at workflow level is reported on its `uses:` line, naming the
+    called file, when that file leaves some of its jobs without permissions too (followed
+    through the reusables it calls in turn); one that sets them at its top or on every job is
+    not. A reusable workflow of another repository, or one that cannot be read, is not reported
+    in its caller. A workflow run only by `workflow_call` is info: its token is the calling
+    job's, which it can keep or reduce but never widen, so the caller's permissions (reported
+    in the caller, or in another repository) decide it; `write-all` in it stays high.
 
     Why:
     The token is available to every step. Write scopes let any compromised action, or
@@ -54,12 +59,19 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
     if isinstance(top, PStr) and top == "write-all":
         yield Hit(top.pos, "workflow grants permissions: write-all to every job", severity="high", why=_WRITE_ALL)
     missing = []
+    callers: list[tuple[Job, PStr]] = []
     for job in jobs(doc):
         perms = job.spec.get("permissions")
+        uses = job.spec.get("uses")
         if isinstance(perms, PStr) and perms == "write-all":
             yield Hit(perms.pos, f'job "{job.name}" has permissions: write-all', severity="high", why=_WRITE_ALL)
-        elif perms is None and "uses" not in job.spec:
+        elif perms is None and uses is None:
             missing.append(job.name)
+        elif perms is None and isinstance(uses, PStr):
+            callers.append((job, uses))
+    if top is None and triggers(doc) != {"workflow_call"}:
+        # A called-only workflow's own callers are reported where they run (the chain is followed).
+        yield from _callers_without_permissions(file, callers)
     if top is None and missing:
         names = ", ".join(missing[:_NAMED_JOBS]) + (
             f" and {len(missing) - _NAMED_JOBS} more" if len(missing) > _NAMED_JOBS else ""
@@ -148,28 +160,93 @@ def _reaches(file: SourceFile, job: Job, scope: str) -> bool:
 
 
 _CALLED_LIMIT = 1_000_000  # bytes of a called workflow read
+_CALL_DEPTH = 4  # reusable workflows followed through the ones they call in turn
+
+
+class _Called(NamedTuple):
+    """What a reusable workflow of the same repository sets: its top-level ``permissions``, the
+    jobs that set none and run steps, and what the jobs that set none call."""
+
+    permissions: dict[str, str] | str | None
+    open_jobs: tuple[str, ...]
+    calls: tuple[str, ...]
+
+
+def _repository_base(file: SourceFile) -> str | None:
+    """The folder holding the ``.github/workflows`` folder ``file`` sits in, or None."""
+    parts = file.path.split("/")
+    if not file.root or len(parts) < 3 or "/".join(parts[-3:-1]).lower() != ".github/workflows":
+        return None
+    return os.path.join(file.root, *parts[:-3])
+
+
+def _read_called(base: str, uses: str) -> _Called | None:
+    """The reusable workflow ``uses`` names in the repository at ``base`` (``./...``), or None when
+    it is another repository's, or cannot be read (not there, not a workflow, too big, broken)."""
+    if not uses.startswith("./") or ".." in uses.split("/"):
+        return None
+    path = os.path.join(base, *uses[2:].split("@", 1)[0].split("/"))
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return _workflow_in(path, stat.st_mtime_ns, stat.st_size)
 
 
 def _called_permissions(file: SourceFile, uses: str) -> dict[str, str] | str | None:
     """The top-level ``permissions`` of a reusable workflow of the same repository (``./...``), or
     None when it sets none or cannot be read (another repository's, a file not there)."""
-    if not uses.startswith("./") or not file.root or ".." in uses.split("/"):
-        return None
-    parts = file.path.split("/")
-    if len(parts) < 3 or "/".join(parts[-3:-1]).lower() != ".github/workflows":
-        return None
-    path = os.path.join(file.root, *parts[:-3], *uses[2:].split("@", 1)[0].split("/"))
-    try:
-        stat = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return _permissions_in(path, stat.st_mtime_ns, stat.st_size)
+    base = _repository_base(file)
+    called = _read_called(base, uses) if base is not None else None
+    return called.permissions if called is not None else None
+
+
+def _callers_without_permissions(file: SourceFile, callers: list[tuple[Job, PStr]]) -> Iterator[Hit]:
+    """Jobs (of a workflow setting no permissions) that set none and call a reusable workflow of
+    the same repository which leaves jobs without permissions: the token they run with is the
+    repository default."""
+    base = _repository_base(file)
+    if base is None:
+        return
+    for job, uses in callers:
+        target = str(uses).strip()
+        open_jobs = _open_jobs(base, target)
+        if not open_jobs:
+            continue
+        names = ", ".join(open_jobs[:_NAMED_JOBS]) + (
+            f" and {len(open_jobs) - _NAMED_JOBS} more" if len(open_jobs) > _NAMED_JOBS else ""
+        )
+        yield Hit(
+            uses.pos,
+            f'job "{job.name}" sets no permissions and calls {target}, which sets none for job(s) {names}: '
+            "the token gets the repository default",
+        )
+
+
+def _open_jobs(base: str, uses: str) -> list[str]:
+    """The jobs of the reusable workflow ``uses`` (and of those it calls in turn, ``_CALL_DEPTH``
+    deep, each once) that run with the token of a caller setting no permissions: none when it
+    cannot be read."""
+    found: list[str] = []
+    seen: set[str] = set()
+    pending = [(uses, _CALL_DEPTH)]
+    while pending:
+        target, depth = pending.pop(0)
+        if target in seen or depth <= 0:
+            continue
+        seen.add(target)
+        called = _read_called(base, target)
+        if called is None or called.permissions is not None:
+            continue
+        found.extend(called.open_jobs)
+        pending.extend((inner, depth - 1) for inner in called.calls)
+    return found
 
 
 @functools.lru_cache(maxsize=64)
-def _permissions_in(path: str, mtime: int, size: int) -> dict[str, str] | str | None:
-    """A workflow file's top-level ``permissions`` (read once per version of the file: many jobs
-    may call one workflow)."""
+def _workflow_in(path: str, mtime: int, size: int) -> _Called | None:
+    """What a workflow file sets (read once per version of the file: many jobs may call one
+    workflow), or None when it cannot be read."""
     if size > _CALLED_LIMIT:
         return None
     try:
@@ -181,10 +258,25 @@ def _permissions_in(path: str, mtime: int, size: int) -> dict[str, str] | str | 
     except (OSError, SyntaxProblem, ValueError, RecursionError):
         return None
     loaded = documents[0] if documents else None
-    permissions = loaded.get("permissions") if isinstance(loaded, PMap) else None
-    if isinstance(permissions, PMap):
-        return {str(k): str(v) for k, v in permissions.items()}
-    return str(permissions) if isinstance(permissions, str) else None
+    if not isinstance(loaded, PMap):
+        return None
+    raw_permissions = loaded.get("permissions")
+    permissions: dict[str, str] | str | None = None
+    if isinstance(raw_permissions, PMap):
+        permissions = {str(k): str(v) for k, v in raw_permissions.items()}
+    elif isinstance(raw_permissions, str):
+        permissions = str(raw_permissions)
+    open_jobs: list[str] = []
+    calls: list[str] = []
+    for job in jobs(loaded):
+        if "permissions" in job.spec:
+            continue
+        uses = job.spec.get("uses")
+        if uses is None:
+            open_jobs.append(job.name)
+        elif isinstance(uses, str):
+            calls.append(str(uses).strip())
+    return _Called(permissions, tuple(open_jobs), tuple(calls))
 
 
 @rule(

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
-from sandkit.lint.facts.container_model import Container, Mount, via
+from sandkit.lint.facts.container_model import Container, Mount, Setting, via
 from sandkit.lint.facts.containers import CONTAINER_KINDS, containers
 from sandkit.lint.model import SEVERITIES, Finding, Hit
 from sandkit.lint.registry import rule
@@ -133,7 +133,10 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
     file uses the host's (or another container's) network. Under a VM-isolated runtime (a pod's
     `runtimeClassName`, Compose `runtime`, `--runtime`: Kata, gVisor's runsc, Firecracker, or a
     RuntimeClass of the same file with such a handler) each is one level lower: the capability
-    acts on the guest's kernel. NET_RAW is not reported: Docker and containerd give it by default.
+    acts on the guest's kernel. A PodSecurityPolicy's `allowedCapabilities` (`'*'`: any) and
+    `defaultAddCapabilities` are reported one level below, as PV001 and PV002 report a policy: it
+    admits such pods, it runs none. NET_RAW is not reported: Docker and containerd give it by
+    default.
 
     Why:
     SYS_ADMIN alone allows mounting filesystems and most known container escapes; SYS_PTRACE
@@ -146,18 +149,42 @@ def dangerous_capability(file: SourceFile) -> Iterator[Hit]:
     sandbox.
     """
     for box in containers(file):
-        for setting in box.setting("cap-add"):
-            capability = setting.value.strip().upper().removeprefix("CAP_")
-            if capability in DANGEROUS_CAPABILITIES:
-                severity, why = _capability_reach(file, capability)
-                runtime = _vm_runtime(file, box)
-                if runtime and severity != "info":
-                    severity = SEVERITIES[SEVERITIES.index(severity or "high") + 1]
-                    inside = f"under {runtime} the container has a kernel of its own (a VM's or gVisor's)"
-                    why = "; ".join(filter(None, (why, f"{inside}, which the capability acts on, not the host's")))
-                yield Hit(
-                    setting.pos, f"{box.label} adds capability {capability}{via(setting)}", severity=severity, why=why
-                )
+        for setting in [*box.setting("cap-add"), *box.setting("cap-default")]:
+            capability = _capability(setting.value)
+            if capability not in DANGEROUS_CAPABILITIES:
+                continue
+            severity, why = _capability_reach(file, capability)
+            if box.admits:
+                yield _policy_capability(setting, box.label, capability, severity, why)
+                continue
+            runtime = _vm_runtime(file, box)
+            if runtime and severity != "info":
+                severity = SEVERITIES[SEVERITIES.index(severity or "high") + 1]
+                inside = f"under {runtime} the container has a kernel of its own (a VM's or gVisor's)"
+                why = "; ".join(filter(None, (why, f"{inside}, which the capability acts on, not the host's")))
+            yield Hit(
+                setting.pos, f"{box.label} adds capability {capability}{via(setting)}", severity=severity, why=why
+            )
+
+
+def _capability(value: str) -> str:
+    """A capability as written (``cap_sys_admin``, ``SYS_ADMIN``) in one spelling; ``*`` (a
+    PodSecurityPolicy's any) is ALL."""
+    name = value.strip().upper().removeprefix("CAP_")
+    return "ALL" if name == "*" else name
+
+
+def _policy_capability(setting: Setting, label: str, capability: str, severity: str, why: str) -> Hit:
+    """PV003 on a PodSecurityPolicy's capability list: one level below what the capability in a pod
+    would be (it admits such pods, it runs none); info stays info."""
+    if severity != "info":
+        severity = SEVERITIES[SEVERITIES.index(severity or "high") + 1]
+    what = "any capability (*)" if setting.value.strip() == "*" else f"capability {capability}"
+    if setting.name == "cap-default":
+        message = f"{label} adds {what} to every pod it admits"
+    else:
+        message = f"{label} lets pods add {what}"
+    return Hit(setting.pos, message, severity=severity, why="; ".join(filter(None, (_POLICY, why))))
 
 
 def _vm_runtime(file: SourceFile, box: Container) -> str:
@@ -293,8 +320,8 @@ def _escapes(file: SourceFile) -> bool:
     for box in containers(file):
         if box.setting("privileged"):
             return True
-        for setting in box.setting("cap-add"):
-            if setting.value.strip().upper().removeprefix("CAP_") in ESCAPE_CAPABILITIES:
+        for setting in [*box.setting("cap-add"), *box.setting("cap-default")]:
+            if _capability(setting.value) in ESCAPE_CAPABILITIES:
                 return True
     return False
 

@@ -443,3 +443,141 @@ def chart_root(path: str, anywhere: bool = False) -> str | None:
             return None
         folder = parent
     return None
+
+
+# ----- chart files a template renders with tpl ------------------------------------------------------
+#: ``.Files.Get "path"`` / ``.Files.Glob "pattern"`` (``$.Files`` too), with the path written out.
+_FILES_READ = lazy(r"\bFiles\.(?P<how>Get|Glob)\s+\"(?P<path>[^\"\n]{1,300})\"")
+#: ``.Files.Get`` of a path held in a variable or built (``range $path, $_ := .Files.Glob ...``).
+_FILES_GET_VARIABLE = lazy(r"\bFiles\.Get\s+\(?\s*[$.]")
+_TPL = lazy(r"(?<![\w.$])tpl\b")
+_ASSIGNED_GET = lazy(r"^\s*(?P<var>\$\w+)\s*:?=\s*\(?\s*\$?\.Files\.Get\s+\"(?P<path>[^\"\n]{1,300})\"")
+_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
+_TEMPLATE_FILES = 400  # template files of one chart read for what they render with tpl
+_TEMPLATE_BYTES = 1_000_000  # bytes of one template read for it
+_TPL_INPUTS: dict[str, tuple[dict[str, str], list[tuple[re.Pattern[str], str]]]] = {}
+
+
+def tpl_reader(path: str) -> str | None:
+    """The template (its path in the chart) that renders the chart file at ``path`` with ``tpl``
+    (``tpl (.Files.Get "conf/x.json") .``, ``.Files.Glob "conf/*" ... tpl``): such a file holds
+    ``{{ }}`` and is not its own syntax until Helm renders it. None outside a chart, or when no
+    template does."""
+    import os
+
+    root = chart_root(path, anywhere=True)
+    if root is None:
+        return None
+    relative = os.path.relpath(path, root).replace(os.sep, "/")
+    if relative.startswith("templates/"):
+        return None  # a template itself, read as one
+    if root not in _TPL_INPUTS:
+        if len(_TPL_INPUTS) > 64:
+            _TPL_INPUTS.clear()
+        _TPL_INPUTS[root] = _rendered_with_tpl(root)
+    exact, globs = _TPL_INPUTS[root]
+    if relative in exact:
+        return exact[relative]
+    return next((reader for pattern, reader in globs if pattern.fullmatch(relative)), None)
+
+
+def _rendered_with_tpl(root: str) -> tuple[dict[str, str], list[tuple[re.Pattern[str], str]]]:
+    """The chart files (exact paths, and glob patterns) its templates pass to ``tpl``, each with
+    the template that does."""
+    import os
+
+    exact: dict[str, str] = {}
+    globs: list[tuple[re.Pattern[str], str]] = []
+    seen = 0
+    for folder, subfolders, names in os.walk(os.path.join(root, "templates")):
+        subfolders.sort()
+        for name in sorted(names):
+            if not name.endswith(_TEMPLATE_SUFFIXES):
+                continue
+            seen += 1
+            if seen > _TEMPLATE_FILES:
+                return exact, globs
+            full = os.path.join(folder, name)
+            try:
+                with open(full, "rb") as handle:
+                    text = handle.read(_TEMPLATE_BYTES).decode("utf-8", "replace")
+            except OSError:
+                continue
+            if "Files." not in text or not _TPL.search(text):
+                continue
+            reader = os.path.relpath(full, root).replace(os.sep, "/")
+            for path, how in _tpl_reads(text):
+                if how == "Get":
+                    exact.setdefault(path.removeprefix("./"), reader)
+                else:
+                    pattern = _glob_pattern(path.removeprefix("./"))
+                    if pattern is not None:
+                        globs.append((pattern, reader))
+    return exact, globs
+
+
+def _tpl_reads(text: str) -> list[tuple[str, str]]:
+    """(path, Get or Glob) of each chart file a template's text passes to ``tpl``: read in the
+    directive that calls ``tpl``; assigned to a variable a later ``tpl $x`` renders; or globbed
+    in a template that also renders with ``tpl`` a file whose path it holds in a variable
+    (``range $path, $_ := .Files.Glob "x/*"`` then ``tpl ($.Files.Get $path) $``)."""
+    found: list[tuple[str, str]] = []
+    assigned: dict[str, str] = {}
+    bodies = [match.group("body") for match in _DIRECTIVE.finditer(text)]
+    renders_variable_path = any(_TPL.search(body) and _FILES_GET_VARIABLE.search(body) for body in bodies)
+    for body in bodies:
+        has_tpl = _TPL.search(body) is not None
+        for read in _FILES_READ.finditer(body):
+            how, path = read.group("how"), read.group("path")
+            if has_tpl or (how == "Glob" and renders_variable_path):
+                found.append((path, how))
+        assignment = _ASSIGNED_GET.match(body)
+        if assignment is not None and not has_tpl:
+            assigned[assignment.group("var")] = assignment.group("path")
+        if has_tpl:
+            for variable, path in assigned.items():
+                if re.search(rf"\btpl\s+\(?\s*{re.escape(variable)}\b", body):
+                    found.append((path, "Get"))
+    return found
+
+
+def _glob_pattern(glob: str) -> re.Pattern[str] | None:
+    """A regular expression for Helm's ``.Files.Glob`` pattern (``*`` within one folder, ``**``
+    across folders, ``?``, ``[...]`` and ``{a,b}``), or None when it is not one."""
+    out: list[str] = []
+    index, depth = 0, 0
+    while index < len(glob):
+        char = glob[index]
+        if glob.startswith("**", index):
+            out.append(".*")
+            index += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            end = glob.find("]", index + 1)
+            if end < 0:
+                return None
+            body = glob[index + 1 : end].replace("\\", "\\\\")
+            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+            index = end + 1
+            continue
+        elif char == "{":
+            out.append("(?:")
+            depth += 1
+        elif char == "}" and depth:
+            out.append(")")
+            depth -= 1
+        elif char == "," and depth:
+            out.append("|")
+        else:
+            out.append(re.escape(char))
+        index += 1
+    if depth:
+        return None
+    try:
+        return re.compile("".join(out))
+    except re.error:
+        return None
