@@ -28,6 +28,7 @@ from sandkit.lint.facts.agent_settings import (
     editor_settings,
     folder_open_tasks,
     permissions,
+    runner_of,
 )
 from sandkit.lint.facts.ansible import ansible_commands
 from sandkit.lint.facts.containers import CI_SCRIPT_KINDS, ci_scripts, containers
@@ -243,8 +244,16 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     (`Bash(env *)`, `Bash(xargs:*)`, `Bash(sudo *)`, and any of these behind a wrapper with its own
     arguments, `Bash(timeout 30 bash:*)`) and git's
     configuration (`Bash(git config *)`, `Bash(git:*)`: `core.fsmonitor` runs a command).
-    Narrow rules such as `Bash(npm test:*)`, `Bash(npm run build)` or `Bash(git status:*)`
-    are not findings.
+    Package managers and project runners whose subcommands run anything (`Bash(npm:*)` for `npm
+    exec`, `Bash(pnpm:*)`, `Bash(yarn:*)`, `Bash(uv:*)`, `Bash(uv run:*)`, `Bash(poetry run:*)`),
+    `Bash(wsl:*)`, `Bash(claude:*)` (it can start the agent with approvals skipped) and the
+    container engine (`Bash(docker:*)`, `Bash(docker run:*)`: root on the host; `Bash(docker
+    exec:*)` is medium, it runs any command inside a running container). Program names are read
+    in any case and with or without `.exe` (`Bash(powershell.exe:*)`, `Bash(cmd.exe:*)`,
+    `Bash(pwsh.exe -Command:*)`). The table of programs, each with why it runs anything, is
+    `RUNNERS` in sandkit/lint/facts/agent_settings.py. Narrow rules such as `Bash(npm test:*)`,
+    `Bash(npm run:*)`, `Bash(uv pip:*)`, `Bash(docker ps:*)` or `Bash(git status:*)` are not
+    findings.
 
     Why:
     A blanket allow rule means any command the model decides on runs without a person
@@ -262,9 +271,12 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
             yield Hit(entry.pos, f"allow rule {entry.value!r} approves every command of that tool without asking")
         elif runner := ANY_ARGUMENT_RUNNER.match(entry.value.strip()):
             program = " ".join(runner.group("program").split())
+            row = runner_of(program)
             yield Hit(
                 entry.pos,
-                f"allow rule {entry.value!r} approves {program} with any argument, which runs any command",
+                f"allow rule {entry.value!r} approves {program} with any argument, which runs any command ({row.why})",
+                severity=row.severity,
+                why="the commands run inside a container" if row.severity else "",
             )
     if found.default_mode is not None and found.default_mode.value == "bypassPermissions":
         yield Hit(found.default_mode.pos, "defaultMode bypassPermissions turns every permission prompt off")

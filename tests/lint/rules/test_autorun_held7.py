@@ -1,0 +1,92 @@
+"""agent-autorun classes from the seventh held-out set's readers (issue 33): allow rules for
+programs that run anything, spelled with `.exe` or as a package manager; settings `env` that makes
+the Bash tool run a script; agent command lines that are test data; husky outside the top level."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sandkit.lint.model import Finding
+from tests.lint.helpers import lint_text
+
+
+def _of(findings: list[Finding], rule: str) -> list[Finding]:
+    return [f for f in findings if f.rule == rule]
+
+
+def _allow(entry: str) -> list[Finding]:
+    settings = json.dumps({"permissions": {"allow": ["Read", entry]}}, indent=2)
+    return _of(lint_text(".claude/settings.local.json", settings), "AA004")
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "Bash(powershell.exe:*)",
+        "Bash(cmd.exe:*)",
+        "Bash(pwsh.exe -Command:*)",
+        "Bash(PowerShell.EXE -Command *)",
+        "Bash(bash.exe:*)",
+        "Bash(python3.11.exe *)",
+        "Bash(cmd /c:*)",
+        "Bash(npm:*)",
+        "Bash(npm *)",
+        "Bash(npm exec:*)",
+        "Bash(pnpm:*)",
+        "Bash(pnpm dlx *)",
+        "Bash(yarn:*)",
+        "Bash(yarn exec:*)",
+        "Bash(uv:*)",
+        "Bash(uv run:*)",
+        "Bash(uv tool run *)",
+        "Bash(poetry run:*)",
+        "Bash(wsl:*)",
+        "Bash(wsl.exe *)",
+        "Bash(claude:*)",
+        "Bash(source:*)",
+        "Bash(docker:*)",
+        "Bash(docker run:*)",
+        "Bash(docker-compose:*)",
+        "Bash(timeout 60 uv run:*)",
+    ],
+)
+def test_programs_that_run_anything_allowed_with_any_argument(entry: str) -> None:
+    hits = _allow(entry)
+    assert len(hits) == 1
+    assert hits[0].severity == "high"
+    assert "runs any command (" in hits[0].message
+
+
+@pytest.mark.parametrize("entry", ["Bash(docker exec:*)", "Bash(docker compose exec *)", "Bash(podman exec:*)"])
+def test_running_anything_inside_a_container_is_medium(entry: str) -> None:
+    hits = _allow(entry)
+    assert [h.severity for h in hits] == ["medium"]
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "Bash(npm test:*)",
+        "Bash(npm run:*)",
+        "Bash(npm run build)",
+        "Bash(npm.exe test:*)",
+        "Bash(pnpm run build:*)",
+        "Bash(yarn run:*)",
+        "Bash(uv pip:*)",
+        "Bash(uv sync:*)",
+        "Bash(poetry install:*)",
+        "Bash(docker ps:*)",
+        "Bash(docker build:*)",
+        "Bash(docker logs *)",
+        "Bash(claude --version)",
+        "Bash(wslpath:*)",
+        "Bash(npmx:*)",
+        "Bash(sourcemap:*)",
+        "Bash(powershell.exe -File build.ps1)",
+        "Bash(cmd.exe /c dir)",
+    ],
+)
+def test_narrow_prefixes_of_those_programs_stay_quiet(entry: str) -> None:
+    assert _allow(entry) == []
