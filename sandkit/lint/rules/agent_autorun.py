@@ -453,7 +453,8 @@ def _commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:
         for argv in _argv_lists(file):
             yield argv, "host"
     elif kind == kinds.TEXT:
-        for literals in source_agent_calls(file.text):
+        in_test = bool(_TEST_SOURCE.search(file.path.lower()))
+        for literals in source_agent_calls(file.text, started_only=in_test):
             yield [Word(text, file.pos_at(offset)) for text, offset in literal_words(literals)], "host"
     if kind == kinds.SYSTEMD:
         for command in service_commands(file):
@@ -549,7 +550,11 @@ def approval_skipping_flag(file: SourceFile) -> Iterator[Hit]:
     (JavaScript/TypeScript, Python, Go, Ruby, Java, Kotlin, C#, PHP) a flag is read when it is a
     string literal in the same call, array or list as a literal naming the agent
     (`spawn('claude', ['-p', p, '--dangerously-skip-permissions'])`, `subprocess.run(["codex",
-    "--yolo"])`, `exec.Command("gemini", "--yolo")`): high, low in tests. Only files holding one
+    "--yolo"])`, `exec.Command("gemini", "--yolo")`): high, low in tests. In a test (`tests/`,
+    `test_*.py`, `*.test.ts`, `*_test.go`) the literals are read only when they are, or sit in, the
+    arguments of a call named for starting a process (`subprocess.run`, `spawn`, `execSync`,
+    `exec.Command`, `ProcessBuilder`, a helper such as `run_cli`): a command line kept in a tuple,
+    a list or `json.dumps(...)` there is the input a hook under test must refuse. Only files holding one
     of the long flags are searched; flags kept in a variable apart from the agent's name are not
     read there.
 

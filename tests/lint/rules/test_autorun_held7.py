@@ -90,3 +90,53 @@ def test_running_anything_inside_a_container_is_medium(entry: str) -> None:
 )
 def test_narrow_prefixes_of_those_programs_stay_quiet(entry: str) -> None:
     assert _allow(entry) == []
+
+
+# ---- AA008: an agent command line that is a test's input data --------------------------------
+
+_FLAG = "--dangerously-skip-permissions"
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        (
+            "scripts/test_hooks.py",
+            f'def test_denies():\n    runaway = (\n        "cd x && y",\n        "claude {_FLAG} -p \'/go\'",\n    )\n'
+            "    for cmd in runaway:\n        assert hook(json.dumps({'command': cmd})) == 'deny'\n",
+        ),
+        ("tests/test_guard.py", f'def test_x():\n    payload = json.dumps({{"command": "claude {_FLAG} -p hi"}})\n'),
+        ("tests/test_guard.py", f'@pytest.mark.parametrize("cmd", ["claude {_FLAG}", "ls"])\ndef test_x(cmd): ...\n'),
+        (
+            "src/guard.test.ts",
+            f"const inputs = ['claude {_FLAG} -p x', 'ls'];\nexpect(guard(inputs[0])).toBe(false);\n",
+        ),
+        (
+            "guard/guard_test.go",
+            f'func TestGuard(t *testing.T) {{\n\tcases := []string{{"claude {_FLAG}"}}\n\t_ = cases\n}}\n',
+        ),
+        ("tests/test_guard.py", f'def test_x():\n    assert not cmd.startswith(("claude {_FLAG}", "x"))\n'),
+    ],
+)
+def test_agent_command_lines_that_are_test_data_are_not_findings(name: str, source: str) -> None:
+    assert _of(lint_text(name, source), "AA008") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("tests/test_cli.py", f'def test_x():\n    subprocess.run(["claude", "{_FLAG}", "-p", "hi"], check=True)\n'),
+        ("tests/test_cli.py", f'def test_x():\n    subprocess.run(shlex.split("claude {_FLAG} -p hi"))\n'),
+        ("src/cli.test.ts", f"spawn('claude', ['-p', prompt, '{_FLAG}']);\n"),
+        ("src/cli.spec.js", f"execSync('claude {_FLAG} -p hi');\n"),
+        ("cli/cli_test.go", f'func TestCli(t *testing.T) {{\n\tcmd := exec.Command("claude", "{_FLAG}")\n}}\n'),
+        ("tests/test_cli.py", f'def test_x():\n    run_agent(["claude", "{_FLAG}"])\n'),
+    ],
+)
+def test_tests_that_start_the_agent_stay_low(name: str, source: str) -> None:
+    assert [h.severity for h in _of(lint_text(name, source), "AA008")] == ["low"]
+
+
+def test_the_same_data_outside_a_test_is_still_read() -> None:
+    source = f'COMMANDS = (\n    "claude {_FLAG} -p x",\n)\nsubprocess.run(COMMANDS[0], shell=True)\n'
+    assert [h.severity for h in _of(lint_text("scripts/agent.py", source), "AA008")] == ["high"]
