@@ -232,6 +232,12 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
     for key in _CLAUDE_HELPERS:
         if isinstance(config.get(key), str) and config[key].strip():
             settings.helpers.append(Command(key, config[key], config.pos_of(key)))
+    env = config.get("env")
+    if isinstance(env, PMap):
+        for key, value in env.items():
+            why = _env_command(str(key), value)
+            if why:
+                settings.helpers.append(Command(f"env.{key} ({why})", str(value), env.pos_of(key)))
     status = config.get("statusLine")
     if isinstance(status, PMap) and status.get("type") == "command":
         command = status.get("command")
@@ -243,6 +249,33 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
         settings.enabled_mcpjson_servers = [str(name) for name in enabled]
         settings.enabled_mcpjson_pos = enabled.pos
     return settings
+
+
+#: Variables of a settings ``env`` that make the shell Claude Code starts for each Bash tool call
+#: (and for hooks) run a file or a command first, with why. Bash reads ``BASH_ENV`` when it starts
+#: non-interactively, as the Bash tool's does; zsh reads ``$ZDOTDIR/.zshenv`` at every start.
+#: ``ENV`` (read by interactive sh and bash in POSIX mode) and ``PROMPT_COMMAND`` (run before an
+#: interactive prompt) are not: the Bash tool's shell is neither interactive nor prompting.
+_ENV_COMMANDS = {
+    "BASH_ENV": "every Bash tool call sources it first",
+    "ZDOTDIR": "zsh reads .zshenv from it at every Bash tool call",
+    "CLAUDE_CODE_SHELL_PREFIX": "Claude Code runs it before every shell command and hook",
+    "CLAUDE_CODE_SHELL": "Claude Code runs every Bash tool call with it",
+}
+#: Shells ``CLAUDE_CODE_SHELL`` may name without running anything of the repository's.
+_SHELLS = frozenset(("bash", "zsh", "sh", "dash", "ksh", "fish", "pwsh", "powershell", "cmd"))
+
+
+def _env_command(key: str, value: Any) -> str:
+    """Why ``env.KEY`` set to ``value`` runs a command by itself, or ""."""
+    why = _ENV_COMMANDS.get(key, "")
+    text = str(value).strip() if isinstance(value, str) else ""
+    if not why or not text or text == "/dev/null":
+        return ""
+    if key == "CLAUDE_CODE_SHELL":
+        name = text.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
+        return "" if name in _SHELLS else why
+    return why
 
 
 def permissions(file: SourceFile) -> Permissions | None:

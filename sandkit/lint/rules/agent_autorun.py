@@ -159,7 +159,7 @@ def codex_environment_setup(file: SourceFile) -> Iterator[Hit]:
     category="agent-autorun",
     severity="high",
     kinds=(kinds.AGENT_CONFIG,),
-    triggers=("Helper", "aws", "statusLine", "Command"),
+    triggers=("Helper", "aws", "statusLine", "Command", "BASH_ENV", "ZDOTDIR", "CLAUDE_CODE_SHELL"),
 )
 def settings_command_helper(file: SourceFile) -> Iterator[Hit]:
     """An agent's settings file names a helper command the agent runs on its own.
@@ -168,7 +168,12 @@ def settings_command_helper(file: SourceFile) -> Iterator[Hit]:
     `statusLine` of type command in .claude/settings.json or settings.local.json; Gemini's
     `tools.discoveryCommand` and `tools.callCommand` (`toolDiscoveryCommand`,
     `toolCallCommand` in its older format) in .gemini/settings.json, run at every start to
-    list tools and whenever one of them is called.
+    list tools and whenever one of them is called. Also a settings `env` that makes the shell of
+    every Bash tool call run something first: `BASH_ENV` (bash sources it when it starts
+    non-interactively, as the Bash tool's shell does), `ZDOTDIR` (zsh reads its `.zshenv`),
+    `CLAUDE_CODE_SHELL_PREFIX` (prepended to every shell command and hook) and a
+    `CLAUDE_CODE_SHELL` that is not a plain shell (`bash`, `zsh`, `pwsh`...). `ENV` and
+    `PROMPT_COMMAND` are not findings: only an interactive shell reads them.
 
     Why:
     These commands run without a prompt whenever Claude needs a key, refreshes cloud

@@ -140,3 +140,47 @@ def test_tests_that_start_the_agent_stay_low(name: str, source: str) -> None:
 def test_the_same_data_outside_a_test_is_still_read() -> None:
     source = f'COMMANDS = (\n    "claude {_FLAG} -p x",\n)\nsubprocess.run(COMMANDS[0], shell=True)\n'
     assert [h.severity for h in _of(lint_text("scripts/agent.py", source), "AA008")] == ["high"]
+
+
+# ---- AA002: settings env that makes every Bash tool call run something first ------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("BASH_ENV", "/home/me/repos/config/scripts/claude-bash-env.sh"),
+        ("BASH_ENV", "./.claude/env.sh"),
+        ("ZDOTDIR", ".claude/zsh"),
+        ("CLAUDE_CODE_SHELL_PREFIX", ".claude/wrap.sh"),
+        ("CLAUDE_CODE_SHELL", "./tools/agent-shell"),
+        ("CLAUDE_CODE_SHELL", "C:\\tools\\wrapper.exe"),
+    ],
+)
+def test_settings_env_that_runs_a_command_first(key: str, value: str) -> None:
+    settings = json.dumps({"env": {"FOO": "1", key: value}}, indent=2)
+    hits = _of(lint_text(".claude/settings.local.json", settings), "AA002")
+    assert [(h.line, h.severity) for h in hits] == [(4, "high")]
+    assert f"env.{key}" in hits[0].message
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("ENV", "./.claude/env.sh"),
+        ("PROMPT_COMMAND", "source ./x.sh"),
+        ("BASH_ENV", ""),
+        ("BASH_ENV", "/dev/null"),
+        ("CLAUDE_CODE_SHELL", "/opt/homebrew/bin/bash"),
+        ("CLAUDE_CODE_SHELL", "C:\\Program Files\\PowerShell\\7\\pwsh.exe"),
+        ("NODE_ENV", "production"),
+    ],
+)
+def test_settings_env_that_runs_nothing(key: str, value: str) -> None:
+    settings = json.dumps({"env": {key: value}})
+    assert _of(lint_text(".claude/settings.json", settings), "AA002") == []
+
+
+def test_env_bash_env_outside_claude_settings_is_not_read() -> None:
+    text = json.dumps({"env": {"BASH_ENV": "./x.sh"}})
+    assert _of(lint_text("config/app.json", text), "AA002") == []
+    assert _of(lint_text(".claude/settings.json", json.dumps({"env": ["BASH_ENV=./x.sh"]})), "AA002") == []
