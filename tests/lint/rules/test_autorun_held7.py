@@ -9,7 +9,7 @@ import json
 import pytest
 
 from sandkit.lint.model import Finding
-from tests.lint.helpers import lint_text
+from tests.lint.helpers import lint_files, lint_text
 
 
 def _of(findings: list[Finding], rule: str) -> list[Finding]:
@@ -184,3 +184,44 @@ def test_env_bash_env_outside_claude_settings_is_not_read() -> None:
     text = json.dumps({"env": {"BASH_ENV": "./x.sh"}})
     assert _of(lint_text("config/app.json", text), "AA002") == []
     assert _of(lint_text(".claude/settings.json", json.dumps({"env": ["BASH_ENV=./x.sh"]})), "AA002") == []
+
+
+# ---- AA011: husky where it installs nothing ----------------------------------------------------
+
+
+def _package(prepare: str, husky: bool) -> str:
+    manifest: dict[str, object] = {"name": "x", "scripts": {"prepare": prepare}}
+    if husky:
+        manifest["devDependencies"] = {"husky": "^9.0.0"}
+    return json.dumps(manifest, indent=2)
+
+
+def _aa011(files: dict[str, str]) -> list[tuple[str, str]]:
+    return [(f.path, f.severity) for f in lint_files(files) if f.rule == "AA011"]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {".github/workflows/extra/package.json": _package("husky install", husky=False), "README.md": "x\n"},
+        {"frontend/package.json": _package("husky", husky=True), "frontend/.husky/pre-commit": "npx lint-staged\n"},
+        {"packages/web/package.json": _package("husky install && tsc", husky=True)},
+    ],
+)
+def test_husky_that_installs_no_hooks_is_info(files: dict[str, str]) -> None:
+    assert [severity for _, severity in _aa011(files)] == ["info"]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"package.json": _package("husky", husky=True)},
+        {"package.json": _package("husky install", husky=False)},
+        {"package.json": _package("husky install", husky=False), ".husky/pre-commit": "npm test\n"},
+        {"frontend/package.json": _package("cd .. && husky install frontend/.husky", husky=True)},
+        {"tools/hooks/package.json": _package("lefthook install", husky=False)},
+        {"apps/web/package.json": _package("husky", husky=True), "apps/web/.git": "gitdir: ../../.git/modules/web\n"},
+    ],
+)
+def test_husky_that_installs_hooks_stays_low(files: dict[str, str]) -> None:
+    assert [severity for _, severity in _aa011(files)] == ["low"]
