@@ -204,7 +204,7 @@ def holds_source_hint(text: str) -> bool:
     return any(hint in text for hint in SOURCE_HINTS)
 
 
-def source_agent_calls(text: str) -> Iterator[list[tuple[str, int]]]:
+def source_agent_calls(text: str, *, started_only: bool = False) -> Iterator[list[tuple[str, int]]]:
     """The string literals (text, offset) of each call or array in program source that holds an
     approval-skipping flag and names an agent CLI in a literal of its own: a ``spawn`` or ``execa``
     call given the agent's name and an array of flags, a ``subprocess.run`` list, an ``execSync``
@@ -213,7 +213,12 @@ def source_agent_calls(text: str) -> Iterator[list[tuple[str, int]]]:
     Bounded: only files holding a :data:`SOURCE_HINTS` spelling are searched, at most
     :data:`_MAX_HINTS` places, each in the innermost ``(...)`` or ``[...]`` around the flag and
     the one around that, within :data:`_REACH` characters and not past a ``{``, ``}`` or ``;``.
-    A flag kept in a variable or a list built elsewhere (``spawn(bin, args)``) is not read."""
+    A flag kept in a variable or a list built elsewhere (``spawn(bin, args)``) is not read.
+
+    With ``started_only`` (for tests, whose string literals are often input data: a command line
+    a hook under test must refuse), only a group that is, or sits in, the arguments of a call that
+    starts a process (:data:`_STARTS_PROCESS`) is yielded: ``subprocess.run([...])``, ``spawn(...)``,
+    ``exec.Command(...)``, not a tuple of inputs or ``json.dumps(...)``."""
     if not holds_source_hint(text):
         return
     seen: set[int] = set()
@@ -222,13 +227,67 @@ def source_agent_calls(text: str) -> Iterator[list[tuple[str, int]]]:
         at = text.find(hint)
         while at >= 0 and places < _MAX_HINTS:
             places += 1
-            for start, end in () if _in_prose(text, at) else _groups_around(text, at):
+            groups = [] if _in_prose(text, at) else _groups_around(text, at)
+            if started_only and not any(_starts_process(text, start) for start, _ in groups):
+                groups = []
+            for start, end in groups:
                 literals = [_literal(m) for m in _LITERAL.finditer(text, start, end)]
                 if start not in seen and any(_names_agent(body) for body, _ in literals):
                     seen.add(start)
                     yield literals
                     break
             at = text.find(hint, at + len(hint))
+
+
+#: Words of a call's name that start a process, in the languages read (Python's subprocess and
+#: os.exec*, Node's child_process and execa, Go's exec.Command, Java's ProcessBuilder and
+#: Runtime.exec, C#'s Process.Start, Ruby's system and Open3.capture3, PHP's shell_exec), and the
+#: words test helpers are named with for running one (``run_cli``, ``invokeAgent``).
+_PROCESS_WORDS = frozenset(
+    [
+        "spawn",
+        "exec",
+        "execa",
+        "execv",
+        "execve",
+        "execvp",
+        "execvpe",
+        "execl",
+        "execle",
+        "execlp",
+        "execlpe",
+        "popen",
+        "run",
+        "call",
+        "system",
+        "command",
+        "start",
+        "fork",
+        "process",
+        "capture",
+        "passthru",
+        "invoke",
+    ]
+)
+_PROCESS_CALLS = frozenset(("check_output", "getoutput", "getstatusoutput", "proc_open"))
+_CALLEE = lazy(r"[\w$]+$")
+_NAME_WORD = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _starts_process(text: str, opener: int) -> bool:
+    """Whether the ``(`` at ``opener`` opens the arguments of a call whose name has a word of
+    :data:`_PROCESS_WORDS` (``subprocess.run(``, ``new ProcessBuilder(``, ``execSync(``); a ``[``
+    or ``{``, or a ``(`` after ``=`` or ``,`` (a tuple), is a literal, not a call, and
+    ``startswith(`` or ``truncate(`` is not named for running."""
+    if text[opener] != "(":
+        return False
+    callee = _CALLEE.search(text, max(0, opener - 80), opener)
+    if callee is None:
+        return False
+    name = callee.group()
+    if name.lower() in _PROCESS_CALLS:
+        return True
+    return any(word.lower() in _PROCESS_WORDS for word in _NAME_WORD.findall(name))
 
 
 def _literal(match: re.Match[str]) -> tuple[str, int]:

@@ -10,6 +10,7 @@ Values keep the position they were written at.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.agents import by_name
@@ -27,21 +28,88 @@ BLANKET_ALLOW = lazy(
     r"(?i)^(?:\*|bash|shell|bash\(\s*\*?\s*(?::\s*\*)?\s*\)|"
     r"shell\(\s*\*?\s*(?::\s*\*)?\s*\)|\w+\(\s*\*\s*\))$"
 )
-#: An allow rule for a program that runs whatever its arguments say, with any arguments: a shell,
-#: an interpreter, a runner of packages (``Bash(node *)``, ``Bash(python3:*)``, ``Bash(npx *)``),
-#: a wrapper (``env``, ``xargs``, ``sudo``), or git's configuration (``Bash(git config *)``: it sets
-#: ``core.fsmonitor`` or ``core.sshCommand``, which git runs); a toolchain that builds and runs what
-#: it is given (``go run``, ``cargo run``, ``dotnet run``, ``java File.java``); any of them behind a
-#: wrapper with its own arguments (``Bash(timeout 30 bash:*)``, ``Bash(env FOO=1 python3:*)``).
+
+
+class Runner(NamedTuple):
+    """A program that runs whatever its arguments say, so that allowing it with any argument
+    allows any command: the program's name (a regex, matched with or without ``.exe`` and in any
+    case), the subcommand that must follow it (a regex, or ""), and why it runs anything."""
+
+    program: str
+    subcommand: str
+    why: str
+    severity: str = ""  # "" keeps the rule's own
+
+
+#: The table AA004 reads ``Bash(PROGRAM:*)``, ``Bash(PROGRAM *)`` and ``Bash(PROGRAM*)`` against. A
+#: narrower prefix (``Bash(npm test:*)``, ``Bash(git status:*)``, ``Bash(uv pip:*)``) is not in it.
+RUNNERS: tuple[Runner, ...] = (
+    Runner(r"(?:ba|z|da|fi|k)?sh|pwsh|powershell|cmd", "", "a shell runs the command line it is given"),
+    Runner(
+        r"node|nodejs|deno|bun|bunx|python[\d.]*|py|pypy[\d.]*|perl|ruby|php|lua|Rscript|osascript",
+        "",
+        "an interpreter runs the code it is given (-c, -e, or a file the agent wrote)",
+    ),
+    Runner(r"source|eval|exec", "", "a shell builtin that runs a file or a string"),
+    Runner(r"npx|uvx", "", "a package runner fetches and runs any package"),
+    Runner(r"pipx", r"run", "a package runner fetches and runs any package"),
+    Runner(r"pnpm|yarn", r"dlx|exec|node", "pnpm dlx/exec and yarn dlx/exec/node run any package or command"),
+    Runner(r"npm|pnpm|yarn", "", "npm exec, pnpm dlx/exec and yarn dlx/exec/node run any package or command"),
+    Runner(r"npm", r"exec|x", "npm exec runs any package or command"),
+    Runner(r"uv", r"(?:tool\s+)?run|", "uv run and uv tool run run any command"),
+    Runner(
+        r"poetry|pipenv|pdm|hatch|conda|mamba|micromamba|pixi",
+        r"run|exec",
+        "a project runner runs any command in its environment",
+    ),
+    Runner(r"env|xargs|sudo|doas|nohup|timeout|nice|watch", "", "a wrapper runs the command it is given"),
+    Runner(r"git", r"config|-c|", "git runs commands its configuration names (core.fsmonitor, core.sshCommand)"),
+    Runner(r"go|cargo|dotnet|java", "", "a toolchain builds and runs what it is given (go run, cargo run)"),
+    Runner(r"wsl", "", "WSL runs any command, and reaches the Windows host's files and programs"),
+    Runner(r"claude", "", "it starts the agent again, with --dangerously-skip-permissions if asked"),
+    Runner(
+        r"docker|podman|docker-compose",
+        r"run|compose|container\s+run|",
+        "the container engine runs any image with the host's root directory mounted",
+    ),
+    Runner(
+        r"docker|podman|docker-compose",
+        r"exec|compose\s+exec|container\s+exec",
+        "inside a running container, not on the host",
+        "medium",
+    ),
+)
+_EXE = r"(?:\.exe)?"
+
+
+def _runner_words(runner: Runner) -> str:
+    after = rf"(?:\s+(?:{runner.subcommand}))" if runner.subcommand else ""
+    if runner.subcommand and re.fullmatch(runner.subcommand, ""):
+        after += "?"
+    return rf"(?:{runner.program}){_EXE}{after}"
+
+
+#: An allow rule for a program of :data:`RUNNERS` with any argument (``Bash(node *)``,
+#: ``Bash(python3:*)``, ``Bash(powershell.exe -Command:*)``), also behind a wrapper with its own
+#: arguments (``Bash(timeout 30 bash:*)``, ``Bash(env FOO=1 python3:*)``) or after variables set
+#: for the command (``Bash(MSYS_NO_PATHCONV=1 bash:*)``).
 ANY_ARGUMENT_RUNNER = lazy(
     r"(?i)^(?:bash|shell)\(\s*(?:[A-Za-z_]\w*=\S*\s+)*"  # variables set for the command (MSYS_NO_PATHCONV=1 ...)
-    r"(?:(?:env|sudo|doas|nohup|timeout|nice|ionice|time|command|stdbuf|setsid|chrt)"  # a wrapper, with its
+    r"(?:(?:env|sudo|doas|nohup|timeout|nice|ionice|time|command|stdbuf|setsid|chrt)(?:\.exe)?"  # a wrapper, with its
     r"(?:\s+(?:-[A-Za-z]\s+[A-Za-z_.][\w.-]*|-{1,2}[\w-]+(?:=\S*)?|\d[\w.]*|[A-Za-z_]\w*=\S*))*\s+)*"  # flags, values
-    r"(?P<program>(?:ba|z|da|fi|k)?sh|pwsh|powershell|cmd|node|nodejs|deno|bun|bunx|"
-    r"python[\d.]*|py|pypy[\d.]*|perl|ruby|php|lua|Rscript|osascript|npx|uvx|pipx\s+run|pnpm\s+dlx|yarn\s+dlx|"
-    r"eval|exec|env|xargs|sudo|doas|nohup|timeout|nice|watch|git\s+config|git\s+-c|git|go|cargo|dotnet|java)"
-    r"(?:\s+-c|\s+-e)?\s*(?::\s*\*|\s+\*|\*)\s*\)$"
+    r"(?P<program>" + "|".join(_runner_words(r) for r in RUNNERS) + r")"
+    r"(?:\s+(?:-c|-e|--eval|-Command|-EncodedCommand|/c|/k))?\s*(?::\s*\*|\s+\*|\*)\s*\)$"
 )
+
+
+def runner_of(program: str) -> Runner:
+    """The :data:`RUNNERS` row a program matched by :data:`ANY_ARGUMENT_RUNNER` comes from."""
+    for runner in RUNNERS:
+        if re.fullmatch(_runner_words(runner), program, re.IGNORECASE):
+            return runner
+    return RUNNERS[0]  # not reached: the pattern is built from the table
+
+
 #: Gemini's shell tool with no command prefix (``run_shell_command``, ``ShellTool``, ``(*)``).
 ANY_SHELL = lazy(r"\s*(?:run_shell_command|ShellTool)\s*(?:\(\s*\*?\s*\))?\s*")
 _GEMINI_TOOL_COMMANDS = ("discoveryCommand", "callCommand", "toolDiscoveryCommand", "toolCallCommand")
@@ -164,6 +232,12 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
     for key in _CLAUDE_HELPERS:
         if isinstance(config.get(key), str) and config[key].strip():
             settings.helpers.append(Command(key, config[key], config.pos_of(key)))
+    env = config.get("env")
+    if isinstance(env, PMap):
+        for key, value in env.items():
+            why = _env_command(str(key), value)
+            if why:
+                settings.helpers.append(Command(f"env.{key} ({why})", str(value), env.pos_of(key)))
     status = config.get("statusLine")
     if isinstance(status, PMap) and status.get("type") == "command":
         command = status.get("command")
@@ -175,6 +249,33 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
         settings.enabled_mcpjson_servers = [str(name) for name in enabled]
         settings.enabled_mcpjson_pos = enabled.pos
     return settings
+
+
+#: Variables of a settings ``env`` that make the shell Claude Code starts for each Bash tool call
+#: (and for hooks) run a file or a command first, with why. Bash reads ``BASH_ENV`` when it starts
+#: non-interactively, as the Bash tool's does; zsh reads ``$ZDOTDIR/.zshenv`` at every start.
+#: ``ENV`` (read by interactive sh and bash in POSIX mode) and ``PROMPT_COMMAND`` (run before an
+#: interactive prompt) are not: the Bash tool's shell is neither interactive nor prompting.
+_ENV_COMMANDS = {
+    "BASH_ENV": "every Bash tool call sources it first",
+    "ZDOTDIR": "zsh reads .zshenv from it at every Bash tool call",
+    "CLAUDE_CODE_SHELL_PREFIX": "Claude Code runs it before every shell command and hook",
+    "CLAUDE_CODE_SHELL": "Claude Code runs every Bash tool call with it",
+}
+#: Shells ``CLAUDE_CODE_SHELL`` may name without running anything of the repository's.
+_SHELLS = frozenset(("bash", "zsh", "sh", "dash", "ksh", "fish", "pwsh", "powershell", "cmd"))
+
+
+def _env_command(key: str, value: Any) -> str:
+    """Why ``env.KEY`` set to ``value`` runs a command by itself, or ""."""
+    why = _ENV_COMMANDS.get(key, "")
+    text = str(value).strip() if isinstance(value, str) else ""
+    if not why or not text or text == "/dev/null":
+        return ""
+    if key == "CLAUDE_CODE_SHELL":
+        name = text.replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
+        return "" if name in _SHELLS else why
+    return why
 
 
 def permissions(file: SourceFile) -> Permissions | None:

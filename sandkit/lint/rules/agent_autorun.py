@@ -28,6 +28,7 @@ from sandkit.lint.facts.agent_settings import (
     editor_settings,
     folder_open_tasks,
     permissions,
+    runner_of,
 )
 from sandkit.lint.facts.ansible import ansible_commands
 from sandkit.lint.facts.containers import CI_SCRIPT_KINDS, ci_scripts, containers
@@ -158,7 +159,7 @@ def codex_environment_setup(file: SourceFile) -> Iterator[Hit]:
     category="agent-autorun",
     severity="high",
     kinds=(kinds.AGENT_CONFIG,),
-    triggers=("Helper", "aws", "statusLine", "Command"),
+    triggers=("Helper", "aws", "statusLine", "Command", "BASH_ENV", "ZDOTDIR", "CLAUDE_CODE_SHELL"),
 )
 def settings_command_helper(file: SourceFile) -> Iterator[Hit]:
     """An agent's settings file names a helper command the agent runs on its own.
@@ -167,7 +168,12 @@ def settings_command_helper(file: SourceFile) -> Iterator[Hit]:
     `statusLine` of type command in .claude/settings.json or settings.local.json; Gemini's
     `tools.discoveryCommand` and `tools.callCommand` (`toolDiscoveryCommand`,
     `toolCallCommand` in its older format) in .gemini/settings.json, run at every start to
-    list tools and whenever one of them is called.
+    list tools and whenever one of them is called. Also a settings `env` that makes the shell of
+    every Bash tool call run something first: `BASH_ENV` (bash sources it when it starts
+    non-interactively, as the Bash tool's shell does), `ZDOTDIR` (zsh reads its `.zshenv`),
+    `CLAUDE_CODE_SHELL_PREFIX` (prepended to every shell command and hook) and a
+    `CLAUDE_CODE_SHELL` that is not a plain shell (`bash`, `zsh`, `pwsh`...). `ENV` and
+    `PROMPT_COMMAND` are not findings: only an interactive shell reads them.
 
     Why:
     These commands run without a prompt whenever Claude needs a key, refreshes cloud
@@ -243,8 +249,16 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     (`Bash(env *)`, `Bash(xargs:*)`, `Bash(sudo *)`, and any of these behind a wrapper with its own
     arguments, `Bash(timeout 30 bash:*)`) and git's
     configuration (`Bash(git config *)`, `Bash(git:*)`: `core.fsmonitor` runs a command).
-    Narrow rules such as `Bash(npm test:*)`, `Bash(npm run build)` or `Bash(git status:*)`
-    are not findings.
+    Package managers and project runners whose subcommands run anything (`Bash(npm:*)` for `npm
+    exec`, `Bash(pnpm:*)`, `Bash(yarn:*)`, `Bash(uv:*)`, `Bash(uv run:*)`, `Bash(poetry run:*)`),
+    `Bash(wsl:*)`, `Bash(claude:*)` (it can start the agent with approvals skipped) and the
+    container engine (`Bash(docker:*)`, `Bash(docker run:*)`: root on the host; `Bash(docker
+    exec:*)` is medium, it runs any command inside a running container). Program names are read
+    in any case and with or without `.exe` (`Bash(powershell.exe:*)`, `Bash(cmd.exe:*)`,
+    `Bash(pwsh.exe -Command:*)`). The table of programs, each with why it runs anything, is
+    `RUNNERS` in sandkit/lint/facts/agent_settings.py. Narrow rules such as `Bash(npm test:*)`,
+    `Bash(npm run:*)`, `Bash(uv pip:*)`, `Bash(docker ps:*)` or `Bash(git status:*)` are not
+    findings.
 
     Why:
     A blanket allow rule means any command the model decides on runs without a person
@@ -262,9 +276,12 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
             yield Hit(entry.pos, f"allow rule {entry.value!r} approves every command of that tool without asking")
         elif runner := ANY_ARGUMENT_RUNNER.match(entry.value.strip()):
             program = " ".join(runner.group("program").split())
+            row = runner_of(program)
             yield Hit(
                 entry.pos,
-                f"allow rule {entry.value!r} approves {program} with any argument, which runs any command",
+                f"allow rule {entry.value!r} approves {program} with any argument, which runs any command ({row.why})",
+                severity=row.severity,
+                why="the commands run inside a container" if row.severity else "",
             )
     if found.default_mode is not None and found.default_mode.value == "bypassPermissions":
         yield Hit(found.default_mode.pos, "defaultMode bypassPermissions turns every permission prompt off")
@@ -441,7 +458,8 @@ def _commands(file: SourceFile) -> Iterator[tuple[list[Word], str]]:
         for argv in _argv_lists(file):
             yield argv, "host"
     elif kind == kinds.TEXT:
-        for literals in source_agent_calls(file.text):
+        in_test = bool(_TEST_SOURCE.search(file.path.lower()))
+        for literals in source_agent_calls(file.text, started_only=in_test):
             yield [Word(text, file.pos_at(offset)) for text, offset in literal_words(literals)], "host"
     if kind == kinds.SYSTEMD:
         for command in service_commands(file):
@@ -537,7 +555,11 @@ def approval_skipping_flag(file: SourceFile) -> Iterator[Hit]:
     (JavaScript/TypeScript, Python, Go, Ruby, Java, Kotlin, C#, PHP) a flag is read when it is a
     string literal in the same call, array or list as a literal naming the agent
     (`spawn('claude', ['-p', p, '--dangerously-skip-permissions'])`, `subprocess.run(["codex",
-    "--yolo"])`, `exec.Command("gemini", "--yolo")`): high, low in tests. Only files holding one
+    "--yolo"])`, `exec.Command("gemini", "--yolo")`): high, low in tests. In a test (`tests/`,
+    `test_*.py`, `*.test.ts`, `*_test.go`) the literals are read only when they are, or sit in, the
+    arguments of a call named for starting a process (`subprocess.run`, `spawn`, `execSync`,
+    `exec.Command`, `ProcessBuilder`, a helper such as `run_cli`): a command line kept in a tuple,
+    a list or `json.dumps(...)` there is the input a hook under test must refuse. Only files holding one
     of the long flags are searched; flags kept in a variable apart from the agent's name are not
     read there.
 

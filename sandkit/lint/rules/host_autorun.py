@@ -8,6 +8,7 @@ from inside its sandbox) gets code run outside the sandbox.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 
@@ -114,7 +115,10 @@ def git_runs_repository_programs(file: SourceFile) -> Iterator[Hit]:
     committed configuration), in shell scripts, Makefiles, justfiles, package.json and
     composer.json scripts and devcontainer lifecycle commands. Hook managers started by an
     install script (husky, lefthook, simple-git-hooks, pre-commit) are reported at low
-    severity. Where the hooks themselves download and run code, that is AA012.
+    severity; husky is info where it installs nothing: in a package.json below the top level
+    with no `.git` beside it and no `cd` before it (husky installs only from the folder holding
+    `.git`). Where
+    the hooks themselves download and run code, that is AA012.
 
     Why:
     The hooks and drivers live in the working tree, which a pull request or an agent in its
@@ -194,22 +198,45 @@ def _git_config(command: Command) -> Iterator[Hit]:
 def _hook_managers(file: SourceFile) -> Iterator[Hit]:
     document = file.documents[0] if file.documents else None
     scripts = document.get("scripts") if isinstance(document, PMap) else None
-    if not isinstance(scripts, PMap):
+    if not isinstance(document, PMap) or not isinstance(scripts, PMap):
         return
     for event in NPM_LIFECYCLE:
         value = scripts.get(event)
         if not isinstance(value, PStr):
             continue
+        moved = False  # a `cd` earlier in the script: husky then runs where that leads
         for command in file.commands_in(value):
             program = command.program()[0]
             argv = [w.text for w in command.words]
             manager = _HOOK_MANAGERS.get(program)
             if manager and (program in ("husky", "simple-git-hooks") or "install" in argv):
+                idle = _husky_idle(file) if program == "husky" and not moved else ""
+                if idle:
+                    yield Hit(
+                        command.pos,
+                        f"the {event} script runs husky, which installs no git hooks from here",
+                        severity="info",
+                        why=idle,
+                    )
+                    continue
                 yield Hit(
                     command.pos,
                     f"the {event} script installs git hooks with {manager}: they run at every commit",
                     severity="low",
                 )
+            moved = moved or program == "cd"
+
+
+def _husky_idle(file: SourceFile) -> str:
+    """Why a husky command in this package.json's script sets no hooks, or "". Husky installs
+    only from the folder holding ``.git`` (husky 8 throws, husky 9 returns, and neither takes a
+    ``..`` path), so a package.json below the top level with no ``.git`` beside it installs
+    nothing unless its script first does ``cd ..``, whether or not husky is a dependency there (a
+    workspace package's scripts run in its own folder too)."""
+    folder = os.path.dirname(file.origin) if file.origin else ""
+    if "/" in file.path and not (folder and os.path.lexists(os.path.join(folder, ".git"))):
+        return "husky installs only from the folder holding .git, and this package.json is below the top level"
+    return ""
 
 
 @rule(
