@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
-from sandkit.lint.facts.secret_context import printed_text, says_test, shell_variable, test_role
+from sandkit.lint.facts.secret_context import (
+    job_container_password,
+    printed_text,
+    says_test,
+    shell_variable,
+    test_role,
+)
 from sandkit.lint.facts.secret_values import (
+    Token,
     catalogue_file,
     example_block_places,
     find_configured,
@@ -133,7 +140,12 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     documented example, sometimes a real one commented out. A Google API key of a Firebase web
     app's configuration (beside `authDomain`, `messagingSenderId`, or under a `FIREBASE_*`
     name) or of a Maps JavaScript API script URL is info: public by design, it ships to every
-    browser and is guarded by its referrer and API restrictions.
+    browser and is guarded by its referrer and API restrictions. In a GitHub Actions workflow, a
+    URL to the runner or a container beside it (`localhost`, `postgres`) whose password the same
+    job gives the containers it starts (`POSTGRES_PASSWORD` of its `services:`, of a `.env` it
+    writes for `docker compose up`, a `docker run -e`) is left out (low with `--include-examples`):
+    a throwaway database's; not in a job that deploys (an `environment:`, a deploy's name, `ssh`,
+    `kubectl apply`, `docker push`, a deploy action).
 
     Why:
     Whatever the repository holds, an agent working on it can read and, told to by text it
@@ -167,7 +179,29 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
                 continue
             yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="low", why=why)
             continue
+        throwaway = _throwaway_ci_password(file, token) if not example else None
+        if throwaway is not None:
+            if file.settings.include_examples:
+                yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="low", why=throwaway)
+            continue
         yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", **example)
+
+
+#: A URL's password (after ``scheme://user:``) and the host after its ``@``.
+_URL_PASSWORD = lazy(r"://[^:]*:(.*)@$")
+_URL_HOST = lazy(r"\[[0-9A-Fa-f:]*\]|[^\s:/?#\"'`]{1,253}")
+
+
+def _throwaway_ci_password(file: SourceFile, token: Token) -> str | None:
+    """Why a URL's password in a CI workflow is a container's the same job starts for a test
+    (:func:`job_container_password`), or None."""
+    if file.kind != kinds.WORKFLOW or token.kind != "URL with a password":
+        return None
+    password = _URL_PASSWORD.search(token.text)
+    host = _URL_HOST.match(file.text, token.end)
+    if password is None or host is None:
+        return None
+    return job_container_password(file, file.pos_at(token.start), password.group(1), host.group())
 
 
 def _example(file: SourceFile) -> dict[str, str] | None:

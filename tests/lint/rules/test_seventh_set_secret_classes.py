@@ -5,14 +5,21 @@ that stay findings.
 1. A secret's name is read whole through its hyphens (``secrets.github-username``, also
    ``secrets['github-username']``), so the name's words decide as they do for ``GITHUB_USERNAME``
    (CS001, CS003, CS004).
+2. A URL's password that opens a container the same CI job starts (its ``services:``, a ``.env``
+   it writes before ``docker compose up``, ``docker run -e``) is left out, unless the job deploys
+   (PS001; PS002's test jobs stop being a test's when they deploy).
 """
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from sandkit.lint.facts.expressions import exposed_secret_refs
-from tests.lint.helpers import lint_text
+from sandkit.lint.source import RuleSettings
+from tests.lint.helpers import lint_text, lint_tree, write_tree
 
 WF = ".github/workflows/ci.yml"
 
@@ -112,3 +119,164 @@ def test_untrusted_checkout_names_the_hyphenated_secret() -> None:
     )
     found = _found(text, "CS003")
     assert found and "npm-token" in found[0][2]
+
+
+# ---- 2. a URL's password that opens a container the same CI job starts -----------------------------
+
+PW = "Kx82mQpz4tLs"  # looks typed by a generator: nothing but the job's shape may excuse it
+
+
+def _ps001(text: str, *, examples: bool = False, path: str = WF) -> list[tuple[int, str]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        write_tree(Path(tmp), {path: text})
+        found = lint_tree(Path(tmp), ("PS001",), settings=RuleSettings(include_examples=examples))
+    return [(f.line, f.severity) for f in found]
+
+
+def _services_job(url: str, password: str = PW, *, job: str = "test", extra: str = "", steps: str = "") -> str:
+    return (
+        "on: push\npermissions: {contents: read}\njobs:\n"
+        f"  {job}:\n    runs-on: ubuntu-latest\n{extra}"
+        "    services:\n      postgres:\n        image: postgres:16\n        env:\n"
+        f"          POSTGRES_USER: app\n          POSTGRES_PASSWORD: {password}\n        ports: ['5432:5432']\n"
+        "    steps:\n      - uses: actions/checkout@v4\n" + steps + "      - run: pytest\n        env:\n"
+        f"          DATABASE_URL: {url}\n"
+    )
+
+
+def _compose_job(url_line: str, setting: str, *, job: str = "integration", up: str = "docker compose up -d") -> str:
+    return (
+        "on: push\npermissions: {contents: read}\njobs:\n"
+        f"  {job}:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n"
+        "      - run: |\n          cat > .env << EOF\n"
+        f"          {setting}\n          {url_line}\n          EOF\n"
+        f"      - run: |\n          {up}\n          pytest\n          docker compose down -v\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://app:{PW}@localhost:5432/app",
+        f"postgres://app:{PW}@127.0.0.1:5432/app",
+        f"postgresql+asyncpg://app:{PW}@postgres:5432/app",
+        f"postgresql://postgres:{PW}@localhost/app?sslmode=disable",
+    ],
+)
+def test_a_password_of_the_jobs_service_container_is_not_a_finding(url: str) -> None:
+    text = _services_job(url)
+    assert _ps001(text) == []
+    assert _ps001(text, examples=True) == [(17, "low")]
+
+
+@pytest.mark.parametrize(
+    ("url_line", "setting", "up"),
+    [
+        (f"DATABASE_URL=postgresql://app:{PW}@postgres:5432/app", f"POSTGRES_PASSWORD={PW}", "docker compose up -d"),
+        (f"DATABASE_URL=postgresql://app:{PW}@db:5432/app", f"DB_PASSWORD={PW}", "docker-compose up -d db redis"),
+        (
+            f"MONGO_URL=mongodb://root:{PW}@mongo:27017",
+            f"MONGO_INITDB_ROOT_PASSWORD={PW}",
+            "docker compose -f ci.yml up -d",
+        ),
+        (
+            f"REDIS_URL=redis://default:{PW}@localhost:6379",
+            f"REDIS_PASSWORD={PW}",
+            "docker run -d --env-file .env redis:7",
+        ),
+    ],
+)
+def test_a_password_of_the_jobs_own_compose_stack_is_not_a_finding(url_line: str, setting: str, up: str) -> None:
+    text = _compose_job(url_line, setting, up=up)
+    assert _ps001(text) == []
+    assert _ps001(text, examples=True) == [(11, "low")]
+
+
+def test_a_docker_run_option_gives_the_container_its_password() -> None:
+    text = (
+        "on: push\njobs:\n  e2e:\n    runs-on: ubuntu-latest\n    steps:\n"
+        f"      - run: docker run -d -p 3306:3306 -e MYSQL_ROOT_PASSWORD={PW} mysql:8\n"
+        f"      - run: DATABASE_URL=mysql://root:{PW}@127.0.0.1:3306/app npm test\n"
+    )
+    assert _ps001(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # the service's password is another: the URL opens something else
+        (_services_job(f"postgresql://app:{PW}@localhost:5432/app", password="other-pass-2"), 17),
+        # the host is not the runner nor a container beside it
+        (_services_job(f"postgresql://app:{PW}@db.prod.example.com:5432/app"), 17),
+        (_services_job(f"postgresql://app:{PW}@10.0.3.7:5432/app"), 17),
+        # a job that deploys: an environment, a deploy's name, a remote shell, an image pushed
+        (_services_job(f"postgresql://app:{PW}@localhost/app", extra="    environment: production\n"), 18),
+        (_services_job(f"postgresql://app:{PW}@localhost/app", job="deploy"), 17),
+        (_services_job(f"postgresql://app:{PW}@localhost/app", steps="      - run: ssh ci@app.example.com ./up\n"), 18),
+        (
+            _services_job(
+                f"postgresql://app:{PW}@localhost/app", steps="      - run: docker push registry.example.com/app\n"
+            ),
+            18,
+        ),
+        (
+            _services_job(
+                f"postgresql://app:{PW}@localhost/app",
+                steps="      - uses: appleboy/ssh-action@v1\n        with: {host: app.example.com}\n",
+            ),
+            19,
+        ),
+        # a .env written with the password, but no container started by the job
+        (
+            _compose_job(
+                f"DATABASE_URL=postgresql://app:{PW}@postgres/app", f"POSTGRES_PASSWORD={PW}", up="make migrate"
+            ),
+            11,
+        ),
+        # the job starts its stack, but the password is set nowhere in it
+        (_compose_job(f"DATABASE_URL=postgresql://app:{PW}@postgres/app", "POSTGRES_USER=app"), 11),
+        # a deploy job that starts the stack on a remote host
+        (
+            _compose_job(
+                f"DATABASE_URL=postgresql://app:{PW}@postgres/app", f"POSTGRES_PASSWORD={PW}", job="deploy-prod"
+            ),
+            11,
+        ),
+        (
+            _compose_job(
+                f"DATABASE_URL=postgresql://app:{PW}@postgres/app",
+                f"POSTGRES_PASSWORD={PW}",
+                up="docker compose -H ssh://ci@app.example.com up -d",
+            ),
+            11,
+        ),
+    ],
+)
+def test_look_alikes_stay_findings(text: str, line: int) -> None:
+    assert _ps001(text) == [(line, "high")]
+
+
+def test_the_password_of_another_jobs_service_does_not_excuse() -> None:
+    other = (
+        "  deploy:\n    runs-on: ubuntu-latest\n    steps:\n      - run: ./migrate\n        env:\n"
+        f"          DATABASE_URL: postgresql://app:{PW}@localhost:5432/app\n"
+    )
+    text = _services_job(f"postgresql://app:{PW}@localhost:5432/app") + other
+    assert _ps001(text) == [(23, "high")]
+
+
+def test_the_same_url_outside_a_workflow_stays() -> None:
+    text = f"DATABASE_URL=postgresql://app:{PW}@localhost:5432/app\nPOSTGRES_PASSWORD={PW}\n"
+    assert _ps001(text, path=".env") == [(1, "high")]
+
+
+def test_a_test_job_that_deploys_is_not_a_tests_for_ps002_either() -> None:
+    base = _services_job("postgresql://localhost/app", extra="{extra}")
+    plain = base.replace("{extra}", "")
+    deploying = base.replace("{extra}", "    environment: staging\n")
+
+    def ps002(text: str) -> list[tuple[int, str]]:
+        return [(f.line, f.severity) for f in lint_text(WF, text) if f.rule == "PS002"]
+
+    assert ps002(plain) == [(11, "info")]
+    assert ps002(deploying) == [(12, "medium")]
