@@ -8,6 +8,8 @@ that stay findings.
 2. A URL's password that opens a container the same CI job starts (its ``services:``, a ``.env``
    it writes before ``docker compose up``, ``docker run -e``) is left out, unless the job deploys
    (PS001; PS002's test jobs stop being a test's when they deploy).
+3. A Compose default is a secret's by the variable it defaults, wherever it is used (a glued key
+   such as ``ME_CONFIG_MONGODB_ADMINPASSWORD``, a URL, a ``command:``): every line is reported (PS002).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 
 from sandkit.lint.facts.expressions import exposed_secret_refs
 from sandkit.lint.source import RuleSettings
-from tests.lint.helpers import lint_text, lint_tree, write_tree
+from tests.lint.helpers import lint_files, lint_text, lint_tree, write_tree
 
 WF = ".github/workflows/ci.yml"
 
@@ -280,3 +282,95 @@ def test_a_test_job_that_deploys_is_not_a_tests_for_ps002_either() -> None:
 
     assert ps002(plain) == [(11, "info")]
     assert ps002(deploying) == [(12, "medium")]
+
+
+# ---- 3. a Compose default is a secret's by the variable it defaults ---------------------------------
+
+
+def _compose_defaults(files: dict[str, str]) -> list[tuple[str, int, str]]:
+    found = [f for f in lint_files(files) if f.rule == "PS002"]
+    assert all(f.severity == "low" for f in found)
+    return [(f.path.rsplit("/", 1)[-1], f.line, f.message) for f in found]
+
+
+MONGO = (
+    "services:\n  mongodb:\n    image: mongo:8\n    environment:\n"
+    f"      - MONGO_INITDB_ROOT_PASSWORD=${{MONGO_INITDB_ROOT_PASSWORD:-{PW}}}\n"
+    "  mongo-express:\n    image: mongo-express:1\n    environment:\n"
+    f"      - ME_CONFIG_MONGODB_ADMINPASSWORD=${{MONGO_INITDB_ROOT_PASSWORD:-{PW}}}\n"
+    f"      - ME_CONFIG_MONGODB_URL=mongodb://root:${{MONGO_INITDB_ROOT_PASSWORD:-{PW}}}@mongodb:27017/\n"
+)
+
+
+def test_every_line_that_sets_the_same_default_is_reported() -> None:
+    found = _compose_defaults({"app/docker-compose.yml": MONGO})
+    assert [(line, "MONGO_INITDB_ROOT_PASSWORD:-" in m) for _, line, m in found] == [
+        (5, True),  # the variable's own key
+        (9, True),  # a key whose name is glued (ADMINPASSWORD) but the variable says password
+        (10, True),  # inside a URL
+    ]
+    assert "ME_CONFIG_MONGODB_URL holds a literal value" in found[2][2]
+
+
+def test_the_default_without_colon_is_reported_as_written() -> None:
+    text = (
+        "services:\n  api:\n    image: registry.example.com/api:1\n    environment:\n"
+        f"      SETTING_A: ${{DB_PASSWORD-{PW}}}\n      SETTING_B: ${{DB_PASSWORD:-{PW}}}\n"
+    )
+    found = _compose_defaults({"app/compose.yaml": text})
+    assert [(line, "${DB_PASSWORD-...}" in m, "${DB_PASSWORD:-...}" in m) for _, line, m in found] == [
+        (5, True, False),
+        (6, False, True),
+    ]
+
+
+def test_the_same_default_in_two_files_is_reported_in_each() -> None:
+    line = f"      DB_PASSWORD: ${{DB_PASSWORD:-{PW}}}\n"
+    service = "services:\n  api:\n    image: registry.example.com/api:1\n    environment:\n" + line
+    found = _compose_defaults({"a/docker-compose.yml": service, "b/docker-compose.yml": service})
+    assert [(name, number) for name, number, _ in found] == [("docker-compose.yml", 5), ("docker-compose.yml", 5)]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"ME_CONFIG_MONGODB_ADMINPASSWORD: ${{MONGO_INITDB_ROOT_PASSWORD:-{PW}}}",
+        f"DATABASE_URL: postgres://app:${{POSTGRES_PASSWORD:-{PW}}}@db:5432/app",
+        f"OPTIONS: --requirepass ${{REDIS_PASSWORD-{PW}}} --appendonly yes",
+        f"OPTIONS: redis-server --requirepass ${{REDIS_PASSWORD:-{PW}}}",
+        f"DB_PASSWORD: ${{VAULT_VALUE:-{PW}}}",  # the whole value: the key's name says password
+    ],
+)
+def test_a_secret_default_anywhere_in_a_value(line: str) -> None:
+    service = f"services:\n  api:\n    image: registry.example.com/api:1\n    environment:\n      {line}\n"
+    assert [number for _, number, _ in _compose_defaults({"docker-compose.yml": service})] == [5]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ME_CONFIG_MONGODB_ADMINUSERNAME: ${MONGO_INITDB_ROOT_USERNAME:-mongoadmin}",  # a user, not a secret
+        "DATABASE_URL: postgres://app:${POSTGRES_PASSWORD:-changeme}@db:5432/app",  # a placeholder
+        "DATABASE_URL: postgres://${DB_USER:-app}:${POSTGRES_PASSWORD}@db:5432/app",  # no default for it
+        f"DB_PASSWORD: prefix-${{SUFFIX:-{PW}}}",  # part of a value, under a variable that names no secret
+        "API_URL: https://${API_HOST:-api.example.com}/v1",
+    ],
+)
+def test_defaults_that_are_no_secrets_stay_out(line: str) -> None:
+    service = f"services:\n  api:\n    image: registry.example.com/api:1\n    environment:\n      {line}\n"
+    assert _compose_defaults({"docker-compose.yml": service}) == []
+
+
+def test_a_default_in_a_command_with_no_secret_named_key() -> None:
+    text = (
+        f"services:\n  cache:\n    image: redis:7\n    command: redis-server --requirepass ${{REDIS_PASSWORD:-{PW}}}\n"
+    )
+    assert [(n, line) for n, line, _ in _compose_defaults({"compose.yml": text})] == [("compose.yml", 4)]
+
+
+def test_a_variable_the_env_beside_sets_is_not_its_default() -> None:
+    files = {
+        "app/docker-compose.yml": MONGO,
+        "app/.env": "MONGO_INITDB_ROOT_PASSWORD=x\n",
+    }
+    assert _compose_defaults(files) == []
