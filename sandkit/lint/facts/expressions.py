@@ -27,7 +27,10 @@ from typing import NamedTuple
 from sandkit.lazy_regex import lazy
 
 # "secrets" as the context itself, not the end of a name (needs.x-with-inherited-secrets.outputs.y).
-SECRET_REF = lazy(r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})")
+# A property name runs on through hyphens, as GitHub reads it: a reusable workflow declares
+# ``github-username`` under ``on.workflow_call.secrets`` and reads ``secrets.github-username``
+# (the expression language has no subtraction to end the name at the hyphen).
+SECRET_REF = lazy(r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_-]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})")
 
 #: One ``${{ ... }}``: what GitHub substitutes before a step (or the shell) reads the text.
 EXPRESSION = lazy(r"\$\{\{(.{0,2000}?)\}\}", re.S)

@@ -5,9 +5,13 @@ Two questions for PS002 that the value alone cannot answer:
 - :func:`test_role`: is the file, or the CI job, a test's? A script named as a test
   (``chain-e2e-test.sh``, ``simulate-payment.sh``, ``smoke.yml``) or a GitHub Actions job that
   starts its own service containers or is named as a test (``test-e2e``) sets up a throwaway
-  world: its passwords open the database it started a minute ago. :func:`says_test` reads whether
+  world: its passwords open the database it started a minute ago, unless the job also deploys
+  (:func:`deploys`: a job that reaches a real host keeps real credentials). :func:`says_test` reads whether
   the value itself says it is a test's (``test-jwt-secret-min-32-chars-for-ci``,
   ``ci-e2e-secret-not-for-production-use``, ``synthetic-password``).
+- :func:`job_container_password`: does a URL's password in a CI test job open a container the
+  same job starts (its ``services:``, or a ``docker compose up`` fed by a ``.env`` the job writes)?
+  Then it is that container's throwaway password (PS001).
 - :func:`shell_variable`: is a shell assignment's value a variable after all? ``x="?$x"`` expands
   ``$x``, and ``token=token,`` inside ``python - <<'PY'`` is a Python keyword argument passing a
   variable; the shell parser unquotes words, so both are read again from the text as written.
@@ -16,8 +20,9 @@ Two questions for PS002 that the value alone cannot answer:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from sandkit.credentials import is_secret_name
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.run_scripts import HereDoc, script_lines
@@ -64,9 +69,9 @@ def test_role(file: SourceFile, pos: Pos) -> str | None:
     if file.kind in _NAMED_ROLE_KINDS and set(re.split(r"[-_.]+", stem.lower())) & _TEST_ROLE_WORDS:
         return f"in {name}, a test's script or configuration"
     if file.kind == kinds.WORKFLOW:
-        for first, last, why in _test_jobs(file):
-            if first <= pos.line <= last:
-                return why
+        span = _job_at(file, pos)
+        if span is not None and deploys(file, span) is None:
+            return _test_job(span.job_id, span.job)
     return None
 
 
@@ -76,25 +81,110 @@ def test_role(file: SourceFile, pos: Pos) -> str | None:
 _NAMED_ROLE_KINDS = (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.WORKFLOW, kinds.COMPOSE)
 
 
-def _test_jobs(file: SourceFile) -> list[tuple[int, int, str]]:
-    """(first line, last line, why) of each job of a workflow that is a test's."""
+class JobSpan(NamedTuple):
+    """A job of a workflow and the lines it takes (from its id to the line before the next job's)."""
 
-    def build() -> list[tuple[int, int, str]]:
-        out: list[tuple[int, int, str]] = []
+    first: int
+    last: int
+    job_id: str
+    job: PMap
+
+
+def _job_spans(file: SourceFile) -> list[JobSpan]:
+    def build() -> list[JobSpan]:
         documents = file.documents
         top = documents[0] if documents else None
         jobs = top.get("jobs") if isinstance(top, PMap) else None
         if not isinstance(jobs, PMap):
-            return out
-        starts = sorted((jobs.pos_of(job_id).line, str(job_id), job) for job_id, job in jobs.items())
+            return []
+        starts = sorted(
+            (jobs.pos_of(job_id).line, str(job_id), job) for job_id, job in jobs.items() if isinstance(job, PMap)
+        )
         ends = [line - 1 for line, _, _ in starts[1:]] + [len(file.lines)]
-        for (first, job_id, job), last in zip(starts, ends, strict=True):
-            why = _test_job(job_id, job)
-            if why is not None:
-                out.append((first, last, why))
-        return out
+        return [JobSpan(first, last, job_id, job) for (first, job_id, job), last in zip(starts, ends, strict=True)]
 
-    return file.memo("secret_test_jobs", build)
+    return file.memo("secret_job_spans", build)
+
+
+def _job_at(file: SourceFile, pos: Pos) -> JobSpan | None:
+    return next((span for span in _job_spans(file) if span.first <= pos.line <= span.last), None)
+
+
+def _job_text(file: SourceFile, span: JobSpan) -> str:
+    return "\n".join(file.lines[span.first - 1 : span.last])
+
+
+#: Words of a job's id or name that say it deploys or publishes.
+_DEPLOY_WORDS = frozenset({"deploy", "deployment", "deploys", "provision", "rollout", "production", "prod", "publish"})
+#: A command or action, in a job's text, that reaches a host beyond the runner: a remote shell or
+#: copy, a cluster or cloud change, an image or site pushed, a platform's deploy command.
+_DEPLOYS = lazy(
+    r"(?m)(?:^|[\s;&|(\"'])(?:ssh|scp|sshpass|ansible-playbook|heroku)\s|"
+    r"\bkubectl\s+(?:[-\w=.]+\s+){0,4}(?:apply|create|replace|patch|set|rollout|delete|scale)\b|"
+    r"\bhelm\s+(?:[-\w=.]+\s+){0,4}(?:upgrade|install)\b|\b(?:terraform|tofu|pulumi)\s+(?:apply|up)\b|"
+    r"\b(?:docker|podman)\s+(?:image\s+)?push\b|\bdocker(?:-compose|\s+compose)?\s+(?:-H|--host|--context)[\s=]|"
+    r"\bDOCKER_HOST\s*[=:]\s*[\"']?(?:ssh|tcp)://|\b(?:fly|flyctl|netlify|wrangler|firebase|serverless|sls|railway)\s+"
+    r"(?:deploy|publish|up)\b|\bvercel\b|\bcf\s+push\b|\b(?:gcloud|az|aws)\s[^\n]{0,80}\b(?:deploy|update-service|"
+    r"update-function-code|webapp|containerapp|functionapp)\b|\baws\s+s3\s+(?:cp|sync)\b|"
+    r"^\s*(?:-\s+)?uses:\s*[\"']?[\w.-]*/[^\s@]*(?:deploy|ssh|scp|rsync|kubectl|helm|k8s|terraform|ecs|"
+    r"heroku|vercel|netlify|firebase|pages|webapp|lambda|login|credentials|auth)|^\s*push:\s*[\"']?true\b",
+    re.I,
+)
+
+
+def deploys(file: SourceFile, span: JobSpan) -> str | None:
+    """Why the job reaches a host beyond the runner, or None: a job ``environment:``, an id or
+    name that says deploy or publish, or a command or action that deploys, pushes or logs in
+    to a remote host. Such a job's credentials are kept as real even when it also runs tests."""
+    if span.job.get("environment") is not None:
+        return f"job {span.job_id} deploys to an environment"
+    name = span.job.get("name")
+    if _words(f"{span.job_id} {name if isinstance(name, str) else ''}") & _DEPLOY_WORDS:
+        return f"job {span.job_id} is named as a deploy"
+    found = _DEPLOYS.search(_job_text(file, span))
+    return f"job {span.job_id} deploys ({found.group().strip()[:40]})" if found else None
+
+
+#: A command in a job's text that starts containers on the runner.
+_STARTS_CONTAINERS = lazy(
+    r"\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,120}\s)?(?:up|run|start|create)\b|"
+    r"\b(?:docker|podman)\s+(?:container\s+)?(?:run|create|start)\b"
+)
+#: ``NAME=value``, ``NAME: value`` or ``-e NAME=value`` in a job's text (a step's ``env:``, a service's,
+#: a ``.env`` written by a here-document or ``echo``, a ``docker run`` option).
+_ASSIGNMENT = lazy(r"(?<![\w$.-])([A-Za-z_][A-Za-z0-9_]{0,80})\s*[=:][ \t]*[\"']?([^\s\"'`#]{1,256})")
+#: A host that is the runner or a container beside it: a loopback address or one label (a
+#: service's or a Compose service's name, ``postgres``, ``db``).
+_LOCAL_HOST = lazy(r"(?i)localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[::1?\]|host\.docker\.internal|[a-z][\w-]{0,62}")
+
+
+def job_container_password(file: SourceFile, pos: Pos, password: str, host: str) -> str | None:
+    """Why a URL's ``password`` (to ``host``) at ``pos`` in a workflow is the throwaway password of
+    a container the same job starts, or None.
+
+    All of: the job starts containers (``services:``, or ``docker compose up``, ``docker run``);
+    the password is the value of a password-named setting in the job's own lines
+    (``POSTGRES_PASSWORD: testpass`` under ``services:``, ``POSTGRES_PASSWORD=pocpass`` in a
+    ``.env`` the job writes for ``docker compose up``, ``-e POSTGRES_PASSWORD=...``); the host is
+    the runner or a container beside it; and the job deploys nothing (:func:`deploys`)."""
+    if file.kind != kinds.WORKFLOW or not _LOCAL_HOST.fullmatch(host):
+        return None
+    span = _job_at(file, pos)
+    if span is None or deploys(file, span) is not None:
+        return None
+    services = span.job.get("services")
+    text = _job_text(file, span)
+    if not (isinstance(services, PMap) and len(services) > 0) and _STARTS_CONTAINERS.search(text) is None:
+        return None
+    for found in _ASSIGNMENT.finditer(text):
+        if found.group(2) == password and is_secret_name(found.group(1)):
+            serviced = isinstance(services, PMap) and len(services) > 0
+            where = "its service containers" if serviced else "the containers it starts"
+            return (
+                f"in CI job {span.job_id}, the password {found.group(1)} gives {where}: a throwaway "
+                "database or service started for the job and gone with it"
+            )
+    return None
 
 
 def _test_job(job_id: str, job: object) -> str | None:

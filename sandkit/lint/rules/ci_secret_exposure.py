@@ -82,8 +82,8 @@ _MAPPING_FILE = lazy(r"(?:^|_)(?:CLASP|CLASP_PROJECT|FIREBASERC)(?:_JSON)?$")
 def _identifier_name(name: str) -> bool:
     """Whether a secret's (or a variable's) name says it holds an identifier, not a credential: a
     user, account, region or id, a role's ARN, an address (host, endpoint, registry URL) or a
-    project's mapping file."""
-    upper = name.upper()
+    project's mapping file. A hyphen parts words as an underscore does (``github-username``)."""
+    upper = name.upper().replace("-", "_")
     if _IDENTIFIER.search(upper) or _ARN.search(upper) or _MAPPING_FILE.search(upper):
         return True
     words = set(upper.split("_"))
@@ -96,7 +96,7 @@ def _identifier_name(name: str) -> bool:
 def _says_nothing(secret: str) -> bool:
     """Whether a secret's name holds no word of a credential (`..._SERVICE_PRINCIPAL`, `AZURE_SP`
     says neither): then the name of the variable it is put in tells what it holds."""
-    words = set(secret.upper().split("_"))
+    words = set(secret.upper().replace("-", "_").split("_"))
     return not words & (_CREDENTIAL_WORDS | {"PRIVATEKEY", "APITOKEN", "PASSWORDS", "ADMIN"})
 
 
@@ -555,12 +555,13 @@ def _single_quoted(line: str, at: int) -> bool:
 
 
 def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict[str, str]) -> Hit:
-    name = used.strip("${ ")
+    secret = SECRET_REF.match(used)
+    # ``secrets['deploy-key']`` is named as ``secrets.deploy-key``, whole (the match stops at its quote).
+    name = f"secrets.{secret.group(1) or secret.group(2)}" if secret else used.strip("${ ")
     if goes.startswith("config:"):
         message = f"run step writes {name} to {goes.split(':', 1)[1]}"
     else:
         message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
-    secret = SECRET_REF.match(used)
     held = (secret.group(1) or secret.group(2)) if secret else names.get(name.strip("{}"), "")
     if held.startswith(_MINTED):
         return Hit(file.str_pos(run, at), f"{message}, {held}")

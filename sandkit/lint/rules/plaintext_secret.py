@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import environment
-from sandkit.lint.facts.secret_context import printed_text, says_test, shell_variable, test_role
+from sandkit.lint.facts.secret_context import (
+    job_container_password,
+    printed_text,
+    says_test,
+    shell_variable,
+    test_role,
+)
 from sandkit.lint.facts.secret_values import (
+    Token,
     catalogue_file,
     example_block_places,
     find_configured,
@@ -133,7 +140,12 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     documented example, sometimes a real one commented out. A Google API key of a Firebase web
     app's configuration (beside `authDomain`, `messagingSenderId`, or under a `FIREBASE_*`
     name) or of a Maps JavaScript API script URL is info: public by design, it ships to every
-    browser and is guarded by its referrer and API restrictions.
+    browser and is guarded by its referrer and API restrictions. In a GitHub Actions workflow, a
+    URL to the runner or a container beside it (`localhost`, `postgres`) whose password the same
+    job gives the containers it starts (`POSTGRES_PASSWORD` of its `services:`, of a `.env` it
+    writes for `docker compose up`, a `docker run -e`) is left out (low with `--include-examples`):
+    a throwaway database's; not in a job that deploys (an `environment:`, a deploy's name, `ssh`,
+    `kubectl apply`, `docker push`, a deploy action).
 
     Why:
     Whatever the repository holds, an agent working on it can read and, told to by text it
@@ -167,7 +179,29 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
                 continue
             yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="low", why=why)
             continue
+        throwaway = _throwaway_ci_password(file, token) if not example else None
+        if throwaway is not None:
+            if file.settings.include_examples:
+                yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="low", why=throwaway)
+            continue
         yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", **example)
+
+
+#: A URL's password (after ``scheme://user:``) and the host after its ``@``.
+_URL_PASSWORD = lazy(r"://[^:]*:(.*)@$")
+_URL_HOST = lazy(r"\[[0-9A-Fa-f:]*\]|[^\s:/?#\"'`]{1,253}")
+
+
+def _throwaway_ci_password(file: SourceFile, token: Token) -> str | None:
+    """Why a URL's password in a CI workflow is a container's the same job starts for a test
+    (:func:`job_container_password`), or None."""
+    if file.kind != kinds.WORKFLOW or token.kind != "URL with a password":
+        return None
+    password = _URL_PASSWORD.search(token.text)
+    host = _URL_HOST.match(file.text, token.end)
+    if password is None or host is None:
+        return None
+    return job_container_password(file, file.pos_at(token.start), password.group(1), host.group())
 
 
 def _example(file: SourceFile) -> dict[str, str] | None:
@@ -237,9 +271,12 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     it says SECRET, PASSWORD or PRIVATE) is info. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
     finding too: whatever deploys with the file and sets nothing else runs with it. So is a
-    Compose value that is a variable with a literal default (`API_KEY: ${API_KEY:-s3cr3t-k3y}`)
+    Compose variable with a literal default (`API_KEY: ${API_KEY:-s3cr3t-k3y}`, `${X-v}` too)
     when the `.env` beside the file does not set the variable: `docker compose up` runs with the
-    default (low: a fallback the operator replaces by setting the variable).
+    default (low: a fallback the operator replaces by setting the variable). It is a secret's
+    when the variable names one, wherever it is used (under `ME_CONFIG_MONGODB_ADMINPASSWORD`,
+    in a URL, in a `command:`), or when it is the whole value of a key that names one; every
+    line that sets it is a finding of its own.
     Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
     `any_token`); the values of resources that name where a secret is kept or hold it sealed
     (an ExternalSecret's or PushSecret's `secretKey` and `remoteRef.key`, Vault Secrets Operator,
@@ -263,8 +300,11 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     example = _example(file)
     if example is None or is_lockfile(file.path):
         return  # lockfiles pair package names ("path-key") with versions
-    if not (has_secret_key_hint(file.text) or "\\u" in file.text or "\\x" in file.text) or _is_json_schema(file):
+    interpolated = file.kind == kinds.COMPOSE and "${" in file.text  # a secret's default may be inside any value
+    if not (has_secret_key_hint(file.text) or interpolated or "\\u" in file.text or "\\x" in file.text):
         return  # no secret-like name before a ":" or "=" (nor an escape that could spell one): nothing to parse for
+    if _is_json_schema(file):
+        return
     if file.kind == kinds.JSON and not _may_hold_a_literal(file.plain_json):
         return  # the C parser's reading holds no candidate: the positioned parse would find none
     if catalogue_file(file):
@@ -312,13 +352,14 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(pos, f"{name} is set to a literal value in plain text, {what}", severity=severity, why=why)
         elif literal:
             yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
-        elif (default := _compose_default(file, value)) and literal_secret(name, default[1]) and not example:
+        elif not example and (default := _compose_secret_default(file, name, value)):
+            variable, operator, whole = default
             yield Hit(
                 pos,
-                f"{name} defaults to a literal value in plain text (${{{default[0]}:-...}}), "
-                f"which Compose uses where {default[0]} is not set",
+                f"{name} {'defaults to' if whole else 'holds'} a literal value in plain text "
+                f"(${{{variable}{operator}...}}), which Compose uses where {variable} is not set",
                 severity="low",
-                why=f"a fallback: `docker compose up` runs with it unless {default[0]} is set, which the .env beside "
+                why=f"a fallback: `docker compose up` runs with it unless {variable} is set, which the .env beside "
                 "the file does not do",
             )
         elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
@@ -329,23 +370,34 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             )
 
 
-#: A Compose value that is one variable with a default: ``${NAME:-word}`` or ``${NAME-word}``.
-_COMPOSE_DEFAULT = lazy(r"^\$\{([A-Za-z_]\w*):?-([^${}]+)\}$")
+#: A variable with a default in a Compose value: ``${NAME:-word}`` or ``${NAME-word}``.
+_COMPOSE_DEFAULT = lazy(r"\$\{([A-Za-z_]\w{0,120})(:?-)([^${}]{1,256})\}")
 
 
-def _compose_default(file: SourceFile, value: object) -> tuple[str, str] | None:
-    """(variable, default) of a Compose value that is ``${NAME:-default}`` when the ``.env``
-    beside the file does not set NAME: the value the service gets from ``docker compose up``."""
+def _compose_secret_default(file: SourceFile, name: str, value: object) -> tuple[str, str, bool] | None:
+    """(variable, ``:-`` or ``-``, whether it is the whole value) of the first default in a
+    Compose value that is a literal secret, where the ``.env`` beside the file does not set the
+    variable: the value the service gets from ``docker compose up``. A default is a secret's when
+    the variable's own name says so (``${MONGO_INITDB_ROOT_PASSWORD:-mongopass123}``, wherever it
+    is used: under ``ME_CONFIG_MONGODB_ADMINPASSWORD``, inside a URL or a command), or when it is
+    the whole value of a key whose name says so (``API_KEY: ${KEY_FROM_VAULT:-s3cr3t-k3y}``)."""
     if file.kind != kinds.COMPOSE or not isinstance(value, str) or "${" not in value:
         return None
-    found = _COMPOSE_DEFAULT.match(value.strip())
-    if found is None:
+    whole = value.strip()
+    found = list(_COMPOSE_DEFAULT.finditer(whole))
+    if not found:
         return None
     from sandkit.lint.consumers.compose import project_of
 
-    if found.group(1) in project_of(file).env(needed=True):
-        return None  # the .env sets it: its value is what runs, and it is read in the .env
-    return found.group(1), found.group(2).strip()
+    env = project_of(file).env(needed=True)
+    for match in found:
+        variable, operator, default = match.group(1), match.group(2), match.group(3).strip()
+        if variable in env:
+            continue  # the .env sets it: its value is what runs, and it is read in the .env
+        alone = match.group() == whole
+        if literal_secret(variable, default) or (alone and literal_secret(name, default)):
+            return variable, operator, alone
+    return None
 
 
 def _test_value(file: SourceFile, value: str, pos: Pos) -> tuple[str, str, str] | None:
