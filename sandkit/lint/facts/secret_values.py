@@ -841,7 +841,9 @@ def literal_secret(name: str, value: object) -> bool:
     text = value.strip().strip("\"'")
     if is_placeholder(text) or any(c.isspace() for c in text) or text == TEMPLATE_VALUE:
         return False  # TEMPLATE_VALUE: a masked template expression (``{{ ternary "yes" "no" ... }}``)
-    if password_hash(text):
+    if describes_itself(str(name), text):
+        return False  # ``cf-usb-sidecar-mysql-admin-password``: what the value is, written in its place
+    if password_hash(text) or _encoded_hashes(text):
         return False  # encrypted (SOPS ``ENC[AES256_GCM,data:...]``, Ansible Vault) or a password hash
     if published_key(text):
         return False  # an emulator's key, printed in its vendor's documentation
@@ -877,6 +879,35 @@ def literal_secret(name: str, value: object) -> bool:
     return not re.fullmatch(r"https?://[^@\s]*|\d+(?:\.\d+)?", text)
 
 
+#: Three to eight words of letters, each all lower-case or all capitals, joined by hyphens
+#: (``secure-redis-password``, ``CF-USB-ADMIN-PASSWORD``): a generated password mixes cases and
+#: digits inside its pieces (``Xk9-password-7qZ``). Words joined by ``_`` are an identifier's
+#: (``harbor_registry_password``), which a chart may well deploy with as it is.
+_DESCRIBING_WORDS = lazy(r"(?:[a-z]{2,24}|[A-Z]{2,24})(?:-(?:[a-z]{2,24}|[A-Z]{2,24})){2,7}")
+#: The secret's word a describing value ends in, and what the key's name must hold for it to be
+#: the key's own word: a password's value ends in ``password`` (or ``pass``, ``pwd``) under a
+#: password's name, a token's in ``token`` under a token's ...
+_OWN_WORDS = (
+    (frozenset({"password", "passwd", "pass", "pwd", "passphrase"}), lazy(r"pass|pwd")),
+    (frozenset({"secret"}), lazy(r"secret")),
+    (frozenset({"token"}), lazy(r"token")),
+    (frozenset({"key", "apikey"}), lazy(r"key$")),
+)
+
+
+def describes_itself(name: str, text: str) -> bool:
+    """The value says what it is, in words, in its place: words joined by hyphens that end in the
+    key's own secret word (``SERVICE_MYSQL_PASS: cf-usb-sidecar-mysql-admin-password``,
+    ``REDIS_PASSWORD=secure-redis-password``, ``sessionToken: my-session-token``). At least two
+    words come before the secret's word (``admin-password`` may be a weak password in use), and
+    every word is letters of one case (``Xk9-password-7qZ`` is a password that holds the word)."""
+    if not _DESCRIBING_WORDS.fullmatch(text):
+        return False
+    last = text.rsplit("-", 1)[-1].lower()
+    squashed = _squashed(name)
+    return any(last in words and own.search(squashed) for words, own in _OWN_WORDS)
+
+
 #: Two or more lower-case words (three letters or more first), each maybe numbered, joined by
 #: ``_``, ``-`` or ``.``; a generated key mixes digits inside its pieces (``a1b2c3``).
 _SNAKE_WORDS = lazy(r"[a-z]{3,}\d{0,4}(?:[._-][a-z]+\d{0,4})+")
@@ -898,6 +929,26 @@ def _encoded_placeholder(text: str) -> bool:
         return False
     decoded = decoded.rstrip("\r\n")  # ``echo password | base64`` encodes the newline too
     return decoded.isprintable() and is_placeholder(decoded)
+
+
+_BASE64_ANY = lazy(r"(?:[A-Za-z0-9+/]{4}){2,1024}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+def _encoded_hashes(text: str) -> bool:
+    """A base64 value (a Kubernetes Secret's ``data:``) whose decoded text is password hashes, one a
+    line: an htpasswd file (``user:$apr1$...``) or a bcrypt hash, which a server compares logins
+    against. A private key, a password or a token decodes to something else and stays."""
+    if len(text) < 24 or "$" in text or not _BASE64_ANY.fullmatch(text):
+        return False
+    import base64  # only for values shaped like base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(text, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    lines = [line.strip() for line in decoded.splitlines() if line.strip()]
+    return bool(lines) and all(line.isprintable() and password_hash(line) for line in lines)
 
 
 #: Passwords a tool documents as its default, with the names of the settings they are the default

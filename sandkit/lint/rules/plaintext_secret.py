@@ -199,7 +199,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Not a finding: references and expressions the consumer evaluates (`${VAR}`, `$VAR`,
     `$(var)`, `${{ secrets.X }}`, `{{ template }}`, `{% %}`, `<%= %>`, Azure Resource Manager
     `[parameters('x')]`, `@Microsoft.KeyVault(...)`, `#{Name}#`, `__Name__`, `((name))`,
-    `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
+    `/run/secrets/...`, `op://`, `vault:`, secret-store URIs such as `urn:k8s:secret:name:key`,
+    `aws-secretsmanager:`, `gcp:secretmanager:`, `berglas://`), placeholders (changeme, example, `<token>`,
     xxxx, `your-secret-here`, instructions in capitals (`DEFINED-IN-REGION-SECRETS`, `SET-ME`,
     `FROM_SECRET_STORE`), a schema validator's rule (Yamale's `str(required=False)`,
     `enum("a", "b")`), empty or very short values, one piece repeated such as
@@ -241,7 +242,9 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     when the `.env` beside the file does not set the variable: `docker compose up` runs with the
     default (low: a fallback the operator replaces by setting the variable).
     Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
-    `any_token`); the values of resources that name where a secret is kept or hold it sealed
+    `any_token`, three or more hyphen-joined words ending in the key's own word such as
+    `cf-usb-sidecar-mysql-admin-password`); base64 that decodes to password hashes (an htpasswd
+    file under a Secret's `tls.key`); the values of resources that name where a secret is kept or hold it sealed
     (an ExternalSecret's or PushSecret's `secretKey` and `remoteRef.key`, Vault Secrets Operator,
     SecretProviderClass, SealedSecret `encryptedData`; not what their `template` renders); an
     assignment in a script's help text (a `cat <<EOF` here-document in a `usage` or `help`

@@ -1,0 +1,139 @@
+"""Issue 33, the seventh set's PS002 classes: a value that describes itself in words, references
+to a secret store written as a URI, base64 of password hashes, a chart value its templates use as
+a Secret's key name, and env files nothing reads; each with several shapes and the look-alikes
+that stay findings."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from tests.lint.helpers import lint_text
+
+REAL = "Kx82mQpz4tLs"  # a password that looks typed by a generator
+
+
+def _ps002(path: str, text: str) -> list[tuple[int, str]]:
+    return [(f.line, f.severity) for f in lint_text(path, text) if f.rule == "PS002"]
+
+
+# 1. A value that describes itself: words ending in the key's own word --------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SERVICE_MYSQL_PASS", "cf-usb-sidecar-mysql-admin-password"),
+        ("SERVICE_POSTGRESQL_PASS", "cf-usb-sidecar-postgres-admin-password"),
+        ("redisPassword", "secure-redis-password"),
+        ("ME_CONFIG_BASICAUTH_PASSWORD", "secure-mongo-express-passwd"),
+        ("dbPwd", "DB-ADMIN-USER-PWD"),
+        ("keyPassphrase", "my-key-passphrase"),
+        ("clientSecret", "oidc-client-secret"),  # other words than a password's: already names
+        ("signingKey", "jwt-signing-key"),
+    ],
+)
+def test_words_ending_in_the_keys_word_describe_the_value(name: str, value: str) -> None:
+    assert _ps002("charts/app/values.yaml", f"env:\n  {name}: {value}\n") == []
+
+
+def test_in_an_env_file_too() -> None:
+    assert _ps002(".env.dev", "REDIS_PASSWORD=secure-redis-password\nPGADMIN_PASSWORD=secure-pgadmin-password\n") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("password", "Xk9-password-7qZ"),  # random parts around the word
+        ("password", "Blue-Sky-password"),  # mixed case inside the words
+        ("password", "admin-password"),  # one word before it: may be a weak password in use
+        ("password", "secure-redis-password9"),  # a digit: not words alone
+        ("password", "correct-horse-battery-staple"),  # words, but not ending in the key's word
+        ("password", "secure-redis-token"),  # ends in another secret's word than the key's
+        ("password", "harbor_registry_password"),  # an identifier's words, which a chart deploys with
+    ],
+)
+def test_look_alikes_stay(name: str, value: str) -> None:
+    assert _ps002("charts/app/values.yaml", f"db:\n  {name}: {value}\n") == [(2, "medium")]
+
+
+# 3. A reference to a secret store written as a URI ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "urn:k8s:secret:keycloak-sso-data:SESSION_KEY",
+        '"urn:k8s:secret:keycloak-sso-data:REDIS_KEY"',
+        "k8s:secret:auth/sso:client_secret",
+        "aws-secretsmanager:/prod/db",
+        "awssecretsmanager:prod/db#password",
+        "aws-parameterstore:/app/token",
+        "gcp:secretmanager:projects/p/secrets/s",
+        "azure:keyvault:kv-prod/db-password",
+        "berglas://bucket/db-password",
+        "doppler://project/config/SECRET",
+        "secret://default/db#password",
+    ],
+)
+def test_store_references_are_not_literals(value: str) -> None:
+    text = f"spec:\n  plugin:\n    oidc:\n      sessionEncryptionKey: {value}\n"
+    assert _ps002("deploy/middleware.yaml", text) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "urn:secret:Kx82mQpz4tLs",  # no store named after urn:
+        "secrets:Kx82mQpz4tLs",  # no // after a bare "secrets" scheme
+        "mystore://Kx82mQpz4tLs",  # a scheme that is no store
+        "Kx82mQ:k8s:secret:pz4tLs",  # the store's words not at the start
+    ],
+)
+def test_other_colons_stay(value: str) -> None:
+    text = f"spec:\n  plugin:\n    oidc:\n      sessionEncryptionKey: {value}\n"
+    assert _ps002("deploy/middleware.yaml", text) == [(4, "medium")]
+
+
+# 4. Base64 of password hashes in a Secret's data ------------------------------------------------
+
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ntype: Opaque\ndata:\n  {key}: {value}\n"
+_APR1 = "hahafuni:$apr1$ld.82MYz$ADAhghcH5lzJWwET/7nRM/"
+_BCRYPT = "$2y$10$abcdefghijklmnopqrstuuQ1w2e3r4t5y6u7i8o9p0AbCdEfGhIjK"
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+@pytest.mark.parametrize(
+    ("key", "decoded"),
+    [
+        ("tls.key", _APR1 + "\n\n"),  # an htpasswd line, as the seventh set's Secret holds it
+        ("password", _APR1 + "\nbob:" + _BCRYPT + "\n"),  # an htpasswd file of two users
+        ("tls.key", "admin:" + _BCRYPT),
+        ("password", _BCRYPT),
+        ("secret", "{SSHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g="),
+    ],
+)
+def test_encoded_password_hashes_are_not_plaintext(key: str, decoded: str) -> None:
+    assert _ps002("deploy/secret.yaml", SECRET.format(key=key, value=_b64(decoded))) == []
+
+
+@pytest.mark.parametrize(
+    ("key", "decoded"),
+    [
+        ("tls.key", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ\n"),
+        ("password", REAL),
+        ("password", "admin:" + REAL),  # an htpasswd-looking line with a plain password
+        ("password", _APR1 + "\nbob:" + REAL + "\n"),  # one line of the file is not a hash
+    ],
+)
+def test_other_encoded_values_stay(key: str, decoded: str) -> None:
+    found = [
+        (f.line, f.severity)
+        for f in lint_text("deploy/secret.yaml", SECRET.format(key=key, value=_b64(decoded)))
+        if f.rule in ("PS001", "PS002")
+    ]
+    assert found and found[0][0] == 7
