@@ -11,6 +11,7 @@ stand-in.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
@@ -1008,6 +1009,92 @@ def secret_reference_places(file: SourceFile) -> set[Pos]:
         return places
 
     return file.memo("secret_reference_places", build)
+
+
+#: A values file of a Helm chart (``values.yaml``, ``values-prod.yaml``), read with the chart's templates.
+_VALUES_FILE = lazy(r"values(?:[-_.][\w.-]{1,60})?\.ya?ml")
+#: ``.Values.a.b.c`` in a template (``$.Values`` too): the values path it reads.
+_VALUES_PATH = lazy(r"\.Values((?:\.[A-Za-z_][\w-]{0,80}){1,12})")
+#: A template line that opens a reference to a Secret's key (``secretKeyRef:``) or a whole Secret
+#: (``secretRef:``, envFrom's), and the lines under it that name the Secret and the key.
+_SECRET_REF_OPEN = lazy(r"^(\s*)(?:-\s+)?(?:secretKeyRef|secretRef)\s*:(.*)$")
+_SECRET_REF_FIELD = lazy(r"^\s*(?:-\s+)?(?:name|key)\s*:")
+_SECRET_NAME_LINE = lazy(r"^\s*(?:-\s+)?secretName\s*:")
+_CHART_TEMPLATE_FILES = 200  # templates read for one chart
+_CHART_TEMPLATE_BYTES = 262_144  # of each template
+
+
+def chart_secret_name_places(file: SourceFile) -> set[Pos]:
+    """Where a chart's values file holds values its own templates use as the name of a Secret or
+    of a key in one: under ``secretKeyRef:`` (or envFrom's ``secretRef:``) as ``name:`` or
+    ``key:``, or as a volume's ``secretName:`` (``key: {{ .Values.db.secrets.password }}`` makes
+    ``db.secrets.password: chado-password`` the key's name, not a password). Read only for a
+    ``values*.yaml`` beside a ``Chart.yaml``, from the chart's ``templates/`` (bounded)."""
+
+    def build() -> set[Pos]:
+        places: set[Pos] = set()
+        folder = os.path.dirname(file.origin) if file.origin else ""
+        name = file.path.rsplit("/", 1)[-1]
+        if not folder or not file.root or file.syntax != "yaml" or not _VALUES_FILE.fullmatch(name):
+            return places
+        if not os.path.isfile(os.path.join(folder, "Chart.yaml")):
+            return places
+        paths = _secret_name_paths(os.path.join(folder, "templates"), file.root)
+        documents = file.documents
+        top = documents[0] if documents else None
+        for dotted in paths:
+            node: object = top
+            parts = dotted.strip(".").split(".")
+            for part in parts[:-1]:
+                node = node.get(part) if isinstance(node, PMap) else None
+            if isinstance(node, PMap) and isinstance(node.get(parts[-1]), str):
+                places.add(node.pos_of(parts[-1]))
+        return places
+
+    return file.memo("chart_secret_name_places", build)
+
+
+def _secret_name_paths(templates: str, root: str) -> set[str]:
+    """The values paths (``.db.secrets.password``) the templates under ``templates`` use as a
+    Secret's or a Secret key's name; files outside ``root`` (through links) are not read."""
+    found: set[str] = set()
+    real_root = os.path.realpath(root)
+    left = _CHART_TEMPLATE_FILES
+    for folder, _dirs, names in os.walk(templates):
+        for name in sorted(names):
+            if left <= 0 or not name.endswith((".yaml", ".yml", ".tpl")):
+                continue
+            path = os.path.realpath(os.path.join(folder, name))
+            if not path.startswith(real_root + os.sep) or not os.path.isfile(path):
+                continue
+            left -= 1
+            try:
+                with open(path, "rb") as handle:
+                    text = handle.read(_CHART_TEMPLATE_BYTES).decode("utf-8", "replace")
+            except OSError:
+                continue
+            if ".Values" in text and "ecret" in text:
+                found.update(_named_secret_paths(text))
+    return found
+
+
+def _named_secret_paths(text: str) -> Iterator[str]:
+    indent: int | None = None  # of the open ``secretKeyRef:`` line, while its block lasts
+    for line in text.splitlines():
+        if indent is not None:
+            stripped = line.strip()
+            if stripped and not stripped.startswith("{{") and len(line) - len(line.lstrip()) <= indent:
+                indent = None
+            elif _SECRET_REF_FIELD.match(line):
+                yield from (m.group(1) for m in _VALUES_PATH.finditer(line))
+                continue
+        opened = _SECRET_REF_OPEN.match(line)
+        if opened is not None:
+            indent = len(opened.group(1))
+            if re.search(r"\b(?:name|key)\s*:", opened.group(2)):  # ``secretKeyRef: {name: ..., key: ...}``
+                yield from (m.group(1) for m in _VALUES_PATH.finditer(opened.group(2)))
+        elif _SECRET_NAME_LINE.match(line):
+            yield from (m.group(1) for m in _VALUES_PATH.finditer(line))
 
 
 #: A reserved example name (RFC 2606): ``ldap.example.com``, ``example.org``, ``host.example``,

@@ -16,6 +16,7 @@ from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_context import printed_text, says_test, shell_variable, test_role
 from sandkit.lint.facts.secret_values import (
     catalogue_file,
+    chart_secret_name_places,
     example_block_places,
     find_configured,
     guessable_default,
@@ -244,7 +245,9 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
     `any_token`, three or more hyphen-joined words ending in the key's own word such as
     `cf-usb-sidecar-mysql-admin-password`); base64 that decodes to password hashes (an htpasswd
-    file under a Secret's `tls.key`); the values of resources that name where a secret is kept or hold it sealed
+    file under a Secret's `tls.key`); a chart's value its own templates use as a Secret's or a
+    Secret key's name (`key: {{ .Values.db.password }}` under `secretKeyRef:`); the values of
+    resources that name where a secret is kept or hold it sealed
     (an ExternalSecret's or PushSecret's `secretKey` and `remoteRef.key`, Vault Secrets Operator,
     SecretProviderClass, SealedSecret `encryptedData`; not what their `template` renders); an
     assignment in a script's help text (a `cat <<EOF` here-document in a `usage` or `help`
@@ -278,6 +281,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     pairs = list(_pairs(file))
     columns = data_columns(pairs) if file.syntax in ("json", "yaml") else set()
     referenced = secret_reference_places(file) if file.kind == kinds.KUBERNETES else set()
+    if file.syntax == "yaml" and file.kind != kinds.KUBERNETES:
+        referenced = chart_secret_name_places(file)  # a chart's value its templates name a Secret's key with
     for name, value, pos in pairs:
         if pos in seen or pos.line in known or pos.line in claimed or name in columns or pos in referenced:
             continue

@@ -9,7 +9,7 @@ import base64
 
 import pytest
 
-from tests.lint.helpers import lint_text
+from tests.lint.helpers import lint_files, lint_text
 
 REAL = "Kx82mQpz4tLs"  # a password that looks typed by a generator
 
@@ -137,3 +137,89 @@ def test_other_encoded_values_stay(key: str, decoded: str) -> None:
         if f.rule in ("PS001", "PS002")
     ]
     assert found and found[0][0] == 7
+
+
+# 2. A chart value its templates use as a Secret's or a Secret key's name -----------------------
+
+CHART = "apiVersion: v2\nname: app\nversion: 0.1.0\n"
+VALUES = "db:\n  secrets:\n    name: chado-postgres\n    password: chado-password\n    token: Zq81nPx4Lm2w\n"
+ENV_FROM_KEY = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: app
+        env:
+        - name: CHADO_PASS
+          valueFrom:
+            secretKeyRef:
+              name: "{{ .Values.db.secrets.name }}"
+              key: "{{ .Values.db.secrets.password }}"
+        - name: TOKEN
+          valueFrom:
+            secretKeyRef: {name: app, key: {{ .Values.db.secrets.token | quote }}}
+"""
+ENV_FROM_SECRET = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: app
+    image: app
+    envFrom:
+    - secretRef:
+        name: {{ $.Values.db.secrets.password }}
+  volumes:
+  - name: t
+    secret:
+      secretName: {{ .Values.db.secrets.token }}
+"""
+USES_AS_VALUE = """apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ .Values.db.secrets.name }}
+stringData:
+  password: {{ .Values.db.secrets.password | quote }}
+  token: {{ .Values.db.secrets.token }}
+"""
+
+
+def _chart(templates: dict[str, str], chart: bool = True) -> list[tuple[int, str]]:
+    files = {"charts/app/values.yaml": VALUES, **{f"charts/app/templates/{n}": t for n, t in templates.items()}}
+    if chart:
+        files["charts/app/Chart.yaml"] = CHART
+    return sorted((f.line, f.severity) for f in lint_files(files) if f.rule == "PS002")
+
+
+@pytest.mark.parametrize(
+    "templates",
+    [
+        {"job.yaml": ENV_FROM_KEY},  # key: of secretKeyRef, block and flow forms
+        {"pod.yaml": ENV_FROM_SECRET},  # envFrom's secretRef name:, a volume's secretName:
+        {"deep/_env.tpl": ENV_FROM_KEY},  # a helper in a sub-folder of templates/
+    ],
+)
+def test_a_value_the_templates_use_as_a_secret_key_name_is_a_name(templates: dict[str, str]) -> None:
+    assert _chart(templates) == []
+
+
+def test_the_values_alone_stay() -> None:
+    assert _chart({}) == [(4, "medium"), (5, "medium")]
+
+
+def test_a_value_the_templates_write_into_a_secret_stays() -> None:
+    assert _chart({"secret.yaml": USES_AS_VALUE}) == [(4, "medium"), (5, "medium")]
+
+
+def test_without_a_chart_the_templates_are_not_read() -> None:
+    assert _chart({"job.yaml": ENV_FROM_KEY}, chart=False) == [(4, "medium"), (5, "medium")]
+
+
+def test_only_the_paths_named_are_left_out() -> None:
+    only_key = ENV_FROM_KEY.replace("{{ .Values.db.secrets.token | quote }}", "api-token")
+    assert _chart({"job.yaml": only_key}) == [(5, "medium")]
