@@ -6,6 +6,8 @@ context, one planted prompt away from being sent out.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -30,8 +32,9 @@ from sandkit.lint.facts.secret_values import (
     tokens_of,
     tool_default,
 )
-from sandkit.lint.model import Hit
+from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import rule
+from sandkit.lint.repository import RepositoryView, repository_pass
 from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.tree import MAX_DEPTH, MAX_VALUES, Pos
 from sandkit.literal_search import LiteralSet
@@ -241,7 +244,10 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     finding too: whatever deploys with the file and sets nothing else runs with it. So is a
     Compose value that is a variable with a literal default (`API_KEY: ${API_KEY:-s3cr3t-k3y}`)
     when the `.env` beside the file does not set the variable: `docker compose up` runs with the
-    default (low: a fallback the operator replaces by setting the variable).
+    default (low: a fallback the operator replaces by setting the variable). A finding in an
+    `.env.<name>` file (`.env.prod`) that no other file of the repository names and beside
+    which no framework reads `.env.<mode>` by itself (`package.json`, `composer.json`) is info:
+    Compose reads only `.env` by itself, so nothing here reads that file.
     Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
     `any_token`, three or more hyphen-joined words ending in the key's own word such as
     `cf-usb-sidecar-mysql-admin-password`); base64 that decodes to password hashes (an htpasswd
@@ -494,3 +500,85 @@ def configured_secret_pattern(file: SourceFile) -> Iterator[Hit]:
         return
     for token in find_configured(file.text, patterns):
         yield Hit(file.pos_at(token.start), f"value matches {token.kind} ({token.shown})", **example)
+
+
+#: Files beside which a framework reads ``.env.<mode>`` by itself, with no file naming it: Vite,
+#: Next.js and dotenv-flow (package.json), Symfony and Laravel (composer.json, artisan), Rails (Gemfile).
+_FRAMEWORK_FILES = ("package.json", "composer.json", "artisan", "Gemfile")
+#: Folders a search for a file's name skips: tools' and packages' copies, not the project's own.
+_SKIPPED_FOLDERS = frozenset({".git", "node_modules", "vendor", ".venv", "venv", "__pycache__", ".tox", "dist"})
+_MOST_SEARCHED = 5000  # files read when looking for a name; with more, the finding stays
+_SEARCHED_BYTES = 262_144  # of each
+
+
+@repository_pass("unread-env-file")
+def lower_unread_env_files(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+    """Settle PS002 in an ``.env.<name>`` file (``.env.prod``, ``.env.dev``): Compose reads only
+    ``.env`` by itself, so such a file is read only where something names it (a service's
+    ``env_file``, ``--env-file``, a script, a workflow, a document's instructions). When no other
+    file of the repository holds its name and no framework beside it reads ``.env.<mode>`` by
+    itself, the finding is info: nothing read here uses the file."""
+    candidates = {
+        f.path for f in findings if f.rule == "PS002" and f.severity != "info" and _unnamed_env_candidate(f.path, repo)
+    }
+    if not candidates:
+        return findings
+    named = _names_found(repo.root, {posixpath.basename(p) for p in candidates}, candidates)
+    if named is None:
+        return findings  # too many files to search: the findings stay as they are
+    out: list[Finding] = []
+    for finding in findings:
+        if finding.path in candidates and posixpath.basename(finding.path) not in named and finding.severity != "info":
+            finding = finding._replace(
+                severity="info",
+                base_severity=finding.severity_before_passes,
+                message=f"{finding.message} (info: nothing in the repository names "
+                f"{posixpath.basename(finding.path)}, no Compose env_file, script or framework here reads it)",
+            )
+        out.append(finding)
+    return out
+
+
+def _unnamed_env_candidate(path: str, repo: RepositoryView) -> bool:
+    """An ``.env.<name>`` file with no framework that reads such files by itself in its folder
+    or one above it."""
+    name = posixpath.basename(path)
+    if not name.startswith(".env.") or len(name) <= len(".env."):
+        return False
+    folder = posixpath.dirname(path)
+    while True:
+        if any(repo.exists(posixpath.join(folder, f) if folder else f) for f in _FRAMEWORK_FILES):
+            return False
+        if not folder:
+            return True
+        folder = posixpath.dirname(folder)
+
+
+def _names_found(root: str, names: set[str], own: set[str]) -> set[str] | None:
+    """Which of ``names`` some file under ``root`` holds, besides the files in ``own``, other
+    ``.env*`` files and ignore lists (which name a file to leave out, not to read); None when
+    there are more than _MOST_SEARCHED files to read."""
+    found: set[str] = set()
+    wanted = {name: name.encode() for name in names}
+    left = _MOST_SEARCHED
+    real_root = os.path.realpath(root)
+    for folder, dirs, files in os.walk(real_root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS)
+        for file_name in sorted(files):
+            if file_name.startswith(".env") or file_name.endswith("ignore"):
+                continue
+            path = os.path.join(folder, file_name)
+            if os.path.islink(path) or os.path.relpath(path, real_root).replace(os.sep, "/") in own:
+                continue
+            left -= 1
+            if left < 0:
+                return None
+            try:
+                with open(path, "rb") as handle:
+                    raw = handle.read(_SEARCHED_BYTES)
+            except OSError:
+                continue
+            found.update(name for name, data in wanted.items() if data in raw)
+            if len(found) == len(wanted):
+                return found
+    return found

@@ -223,3 +223,41 @@ def test_without_a_chart_the_templates_are_not_read() -> None:
 def test_only_the_paths_named_are_left_out() -> None:
     only_key = ENV_FROM_KEY.replace("{{ .Values.db.secrets.token | quote }}", "api-token")
     assert _chart({"job.yaml": only_key}) == [(5, "medium")]
+
+
+# 5. An env file nothing in the repository names ---------------------------------------------------
+
+ENV = f"APP_NAME=shop\nDB_PASSWORD={REAL}\n"
+COMPOSE = "services:\n  app:\n    image: app\n    env_file:\n      - {name}\n"
+
+
+def _env_files(files: dict[str, str]) -> list[tuple[str, int, str]]:
+    return sorted((f.path, f.line, f.severity) for f in lint_files(files) if f.rule == "PS002")
+
+
+@pytest.mark.parametrize("name", [".env.prod", ".env.staging", "deploy/.env.dev"])
+def test_an_env_file_nothing_names_is_info(name: str) -> None:
+    found = [f for f in lint_files({name: ENV, "app/main.py": "print('hi')\n"}) if f.rule == "PS002"]
+    assert [(f.line, f.severity) for f in found] == [(2, "info")]
+    assert "nothing in the repository names" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"docker-compose.yml": COMPOSE.format(name=".env.prod")},  # a service's env_file
+        {"Makefile": "up:\n\tdocker compose --env-file .env.prod up -d\n"},  # a script's --env-file
+        {"app/settings.py": "load_dotenv('.env.prod')\n"},  # the program loads it
+        {"README.md": "Run `docker compose --env-file .env.prod up`.\n"},  # the instructions name it
+        {"package.json": '{"name": "web"}\n'},  # Vite or Next.js reads .env.<mode> by itself
+        {"composer.json": "{}\n"},  # Symfony and Laravel too
+    ],
+)
+def test_an_env_file_something_names_or_a_framework_reads_stays(files: dict[str, str]) -> None:
+    assert _env_files({".env.prod": ENV, **files}) == [(".env.prod", 2, "medium")]
+
+
+def test_the_default_env_file_and_ignore_lists() -> None:
+    # Compose reads .env by itself; a .gitignore naming .env.prod leaves it out, it does not read it
+    files = {".env": ENV, ".env.prod": ENV, ".gitignore": ".env.prod\n", ".env.example": "# see .env.prod\n"}
+    assert _env_files(files) == [(".env", 2, "medium"), (".env.prod", 2, "info")]
