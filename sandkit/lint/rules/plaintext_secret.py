@@ -509,6 +509,7 @@ _FRAMEWORK_FILES = ("package.json", "composer.json", "artisan", "Gemfile")
 _SKIPPED_FOLDERS = frozenset({".git", "node_modules", "vendor", ".venv", "venv", "__pycache__", ".tox", "dist"})
 _MOST_SEARCHED = 5000  # files read when looking for a name; with more, the finding stays
 _SEARCHED_BYTES = 262_144  # of each
+_SEARCHED_TOTAL = 64_000_000  # bytes read in all; with more, the finding stays
 
 
 @repository_pass("unread-env-file")
@@ -557,10 +558,11 @@ def _unnamed_env_candidate(path: str, repo: RepositoryView) -> bool:
 def _names_found(root: str, names: set[str], own: set[str]) -> set[str] | None:
     """Which of ``names`` some file under ``root`` holds, besides the files in ``own``, other
     ``.env*`` files and ignore lists (which name a file to leave out, not to read); None when
-    there are more than _MOST_SEARCHED files to read."""
+    there are more than _MOST_SEARCHED files or _SEARCHED_TOTAL bytes to read."""
     found: set[str] = set()
     wanted = {name: name.encode() for name in names}
     left = _MOST_SEARCHED
+    bytes_left = _SEARCHED_TOTAL
     real_root = os.path.realpath(root)
     for folder, dirs, files in os.walk(real_root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS)
@@ -578,6 +580,9 @@ def _names_found(root: str, names: set[str], own: set[str]) -> set[str] | None:
                     raw = handle.read(_SEARCHED_BYTES)
             except OSError:
                 continue
+            bytes_left -= len(raw)
+            if bytes_left < 0:
+                return None
             found.update(name for name, data in wanted.items() if data in raw)
             if len(found) == len(wanted):
                 return found
