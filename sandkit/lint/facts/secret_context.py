@@ -169,7 +169,8 @@ def _raw_word(line: str, start: int) -> str:
 
 
 def _expands(raw: str) -> bool:
-    """``raw`` (a word as written) holds a ``$`` expansion outside single quotes, not escaped."""
+    """``raw`` (a word as written) holds a ``$`` expansion or a backtick command substitution
+    outside single quotes, not escaped."""
     quote = ""
     escaped = False
     for index, char in enumerate(raw):
@@ -183,6 +184,8 @@ def _expands(raw: str) -> bool:
             quote = "" if quote == '"' else '"'
         elif char == "$" and quote != "'" and _EXPANSION.match(raw, index):
             return True
+        elif char == "`" and quote != "'":
+            return True  # a command substitution written with backticks (``PWD=`get-random-password```)
     return False
 
 

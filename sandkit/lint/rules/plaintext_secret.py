@@ -210,8 +210,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `enum("a", "b")`), empty or very short values, one piece repeated such as
     `privatekeyprivatekey`, counting runs such as `0123456789abcdef`, a hex identifier's shape
     with letters hex has not, and base64 of a placeholder such as `cGFzc3dvcmQ=`), prose with
-    spaces, the name of another variable, a shell expansion (`x="?$x"`, `PASS=pre$SUFFIX`; not
-    inside single quotes) and a variable of another language's code in a here-document
+    spaces, the name of another variable, a shell expansion (`x="?$x"`, `PASS=pre$SUFFIX`, a
+    command in backticks; not inside single quotes) and a variable of another language's code in a here-document
     (`token=token,` in `python - <<'PY'`), a call (`sha256(masterId)`), a record's composite key
     (`216214CDS|cutaneous`), the Azure Cosmos DB and storage emulators' published keys,
     paths, numbers and booleans; lower-case words as an identifier (`soccer_league_two`) under

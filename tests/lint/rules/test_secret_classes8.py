@@ -261,3 +261,19 @@ def test_the_default_env_file_and_ignore_lists() -> None:
     # Compose reads .env by itself; a .gitignore naming .env.prod leaves it out, it does not read it
     files = {".env": ENV, ".env.prod": ENV, ".gitignore": ".env.prod\n", ".env.example": "# see .env.prod\n"}
     assert _env_files(files) == [(".env", 2, "medium"), (".env.prod", 2, "info")]
+
+
+# A shell value made by a command in backticks, as by $( ) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["export DB_USER_PWD=`get-random-password`", "DB_PWD=`openssl rand -hex 16`", 'TOKEN="pre`mktoken`"'],
+)
+def test_a_backtick_command_substitution_is_not_a_literal(line: str) -> None:
+    assert _ps002("scripts/db.sh", f"#!/bin/bash\n{line}\n") == []
+
+
+@pytest.mark.parametrize("line", [f"DB_PWD='{REAL}`x`'", f"DB_PWD={REAL}", f"DB_PWD=\\`{REAL}"])
+def test_backticks_quoted_or_escaped_stay(line: str) -> None:
+    assert _ps002("scripts/db.sh", f"#!/bin/bash\n{line}\n") == [(2, "medium")]
