@@ -162,6 +162,23 @@ _REFERENCE = lazy(
     re.IGNORECASE,
 )
 
+#: A reference to a secret kept in a store, as a URI or URN whose scheme names the store, then a
+#: name or path: a Kubernetes Secret's (``urn:k8s:secret:sso:SESSION_KEY``, Traefik's OIDC plugin;
+#: ``k8s-secret:``, ``kubernetes:secret:``), a cloud secret manager's (``aws-secretsmanager:/db``,
+#: ``awssecretsmanager:``, ``aws-parameterstore:``, ``ssm:/app/key``, ``gcp:secretmanager:``,
+#: ``azure:keyvault:``, ``azurekeyvault://``), or a store's own scheme (``vault://``, ``secret://``,
+#: ``berglas://``, ``doppler://``, ``infisical://``, ``bws://``, ``akv://``, ``gsm://``, ``sops://``,
+#: ``conjur:``). A scheme must be one of these: ``redis://user:pass@...`` is a URL.
+_STORE_REFERENCE = lazy(
+    r"(?:urn:)?(?:k8s|kube|kubernetes)[-:_]secrets?:[\w./:#@=+-]{1,400}$|"
+    r"(?:secrets?|vault|op|sm|akv|gsm|gcpsm|awssm|bws|berglas|doppler|infisical|sops|conjur|keyvault|"
+    r"azurekeyvault|ssm)://[\w./:#@?=&%+-]{1,400}$|"
+    r"(?:(?:aws|gcp|google|azure)[-:_]?)?(?:secrets?-?manager|parameter-?store|ssm|key-?vault|conjur):"
+    r"[\w./:#@?=&%+-]{1,400}$|"
+    r"(?:aws|gcp|google|azure)[-:_]?(?:sm|kv|secrets?):[\w./:#@?=&%+-]{1,400}$",
+    re.IGNORECASE,
+)
+
 
 def is_placeholder(value: str) -> bool:
     """True when ``value`` is a stand-in or a reference, not a literal credential.
@@ -176,6 +193,8 @@ def is_placeholder(value: str) -> bool:
     if len(text) < 6 or text.lower() in _PLACEHOLDER_VALUES:
         return True
     if _REFERENCE.search(text) or _PLACEHOLDER_WORDS.search(text) or instruction_placeholder(text):
+        return True
+    if _STORE_REFERENCE.match(text):
         return True
     return len(set(text.lower())) <= 2 or made_up(text)
 

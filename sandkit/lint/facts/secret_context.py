@@ -247,11 +247,11 @@ def _raw_word(line: str, start: int) -> str:
 
 
 def _expands(raw: str) -> bool:
-    """``raw`` (a word as written) holds a ``$`` expansion outside single quotes, not escaped."""
+    """``raw`` (a word as written) holds a ``$`` expansion or a backtick command substitution
+    outside single quotes, not escaped (``PWD=`get-random-password```)."""
     return any(
-        item.char == "$"
+        (item.char == "`" or (item.char == "$" and _EXPANSION.match(raw, item.at)))
         and (item.role == "syntax" or (item.role == "quoted" and item.quote == '"'))
-        and _EXPANSION.match(raw, item.at)
         for item in quoting(raw)
     )
 

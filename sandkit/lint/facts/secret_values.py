@@ -11,6 +11,7 @@ stand-in.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
@@ -841,7 +842,9 @@ def literal_secret(name: str, value: object) -> bool:
     text = value.strip().strip("\"'")
     if is_placeholder(text) or any(c.isspace() for c in text) or text == TEMPLATE_VALUE:
         return False  # TEMPLATE_VALUE: a masked template expression (``{{ ternary "yes" "no" ... }}``)
-    if password_hash(text):
+    if describes_itself(str(name), text):
+        return False  # ``cf-usb-sidecar-mysql-admin-password``: what the value is, written in its place
+    if password_hash(text) or _encoded_hashes(text):
         return False  # encrypted (SOPS ``ENC[AES256_GCM,data:...]``, Ansible Vault) or a password hash
     if published_key(text):
         return False  # an emulator's key, printed in its vendor's documentation
@@ -877,6 +880,35 @@ def literal_secret(name: str, value: object) -> bool:
     return not re.fullmatch(r"https?://[^@\s]*|\d+(?:\.\d+)?", text)
 
 
+#: Three to eight words of letters, each all lower-case or all capitals, joined by hyphens
+#: (``secure-redis-password``, ``CF-USB-ADMIN-PASSWORD``): a generated password mixes cases and
+#: digits inside its pieces (``Xk9-password-7qZ``). Words joined by ``_`` are an identifier's
+#: (``harbor_registry_password``), which a chart may well deploy with as it is.
+_DESCRIBING_WORDS = lazy(r"(?:[a-z]{2,24}|[A-Z]{2,24})(?:-(?:[a-z]{2,24}|[A-Z]{2,24})){2,7}")
+#: The secret's word a describing value ends in, and what the key's name must hold for it to be
+#: the key's own word: a password's value ends in ``password`` (or ``pass``, ``pwd``) under a
+#: password's name, a token's in ``token`` under a token's ...
+_OWN_WORDS = (
+    (frozenset({"password", "passwd", "pass", "pwd", "passphrase"}), lazy(r"pass|pwd")),
+    (frozenset({"secret"}), lazy(r"secret")),
+    (frozenset({"token"}), lazy(r"token")),
+    (frozenset({"key", "apikey"}), lazy(r"key$")),
+)
+
+
+def describes_itself(name: str, text: str) -> bool:
+    """The value says what it is, in words, in its place: words joined by hyphens that end in the
+    key's own secret word (``SERVICE_MYSQL_PASS: cf-usb-sidecar-mysql-admin-password``,
+    ``REDIS_PASSWORD=secure-redis-password``, ``sessionToken: my-session-token``). At least two
+    words come before the secret's word (``admin-password`` may be a weak password in use), and
+    every word is letters of one case (``Xk9-password-7qZ`` is a password that holds the word)."""
+    if not _DESCRIBING_WORDS.fullmatch(text):
+        return False
+    last = text.rsplit("-", 1)[-1].lower()
+    squashed = _squashed(name)
+    return any(last in words and own.search(squashed) for words, own in _OWN_WORDS)
+
+
 #: Two or more lower-case words (three letters or more first), each maybe numbered, joined by
 #: ``_``, ``-`` or ``.``; a generated key mixes digits inside its pieces (``a1b2c3``).
 _SNAKE_WORDS = lazy(r"[a-z]{3,}\d{0,4}(?:[._-][a-z]+\d{0,4})+")
@@ -898,6 +930,26 @@ def _encoded_placeholder(text: str) -> bool:
         return False
     decoded = decoded.rstrip("\r\n")  # ``echo password | base64`` encodes the newline too
     return decoded.isprintable() and is_placeholder(decoded)
+
+
+_BASE64_ANY = lazy(r"(?:[A-Za-z0-9+/]{4}){2,1024}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+def _encoded_hashes(text: str) -> bool:
+    """A base64 value (a Kubernetes Secret's ``data:``) whose decoded text is password hashes, one a
+    line: an htpasswd file (``user:$apr1$...``) or a bcrypt hash, which a server compares logins
+    against. A private key, a password or a token decodes to something else and stays."""
+    if len(text) < 24 or "$" in text or not _BASE64_ANY.fullmatch(text):
+        return False
+    import base64  # only for values shaped like base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(text, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    lines = [line.strip() for line in decoded.splitlines() if line.strip()]
+    return bool(lines) and all(line.isprintable() and password_hash(line) for line in lines)
 
 
 #: Passwords a tool documents as its default, with the names of the settings they are the default
@@ -957,6 +1009,92 @@ def secret_reference_places(file: SourceFile) -> set[Pos]:
         return places
 
     return file.memo("secret_reference_places", build)
+
+
+#: A values file of a Helm chart (``values.yaml``, ``values-prod.yaml``), read with the chart's templates.
+_VALUES_FILE = lazy(r"values(?:[-_.][\w.-]{1,60})?\.ya?ml")
+#: ``.Values.a.b.c`` in a template (``$.Values`` too): the values path it reads.
+_VALUES_PATH = lazy(r"\.Values((?:\.[A-Za-z_][\w-]{0,80}){1,12})")
+#: A template line that opens a reference to a Secret's key (``secretKeyRef:``) or a whole Secret
+#: (``secretRef:``, envFrom's), and the lines under it that name the Secret and the key.
+_SECRET_REF_OPEN = lazy(r"^(\s*)(?:-\s+)?(?:secretKeyRef|secretRef)\s*:(.*)$")
+_SECRET_REF_FIELD = lazy(r"^\s*(?:-\s+)?(?:name|key)\s*:")
+_SECRET_NAME_LINE = lazy(r"^\s*(?:-\s+)?secretName\s*:")
+_CHART_TEMPLATE_FILES = 200  # templates read for one chart
+_CHART_TEMPLATE_BYTES = 262_144  # of each template
+
+
+def chart_secret_name_places(file: SourceFile) -> set[Pos]:
+    """Where a chart's values file holds values its own templates use as the name of a Secret or
+    of a key in one: under ``secretKeyRef:`` (or envFrom's ``secretRef:``) as ``name:`` or
+    ``key:``, or as a volume's ``secretName:`` (``key: {{ .Values.db.secrets.password }}`` makes
+    ``db.secrets.password: chado-password`` the key's name, not a password). Read only for a
+    ``values*.yaml`` beside a ``Chart.yaml``, from the chart's ``templates/`` (bounded)."""
+
+    def build() -> set[Pos]:
+        places: set[Pos] = set()
+        folder = os.path.dirname(file.origin) if file.origin else ""
+        name = file.path.rsplit("/", 1)[-1]
+        if not folder or not file.root or file.syntax != "yaml" or not _VALUES_FILE.fullmatch(name):
+            return places
+        if not os.path.isfile(os.path.join(folder, "Chart.yaml")):
+            return places
+        paths = _secret_name_paths(os.path.join(folder, "templates"), file.root)
+        documents = file.documents
+        top = documents[0] if documents else None
+        for dotted in paths:
+            node: object = top
+            parts = dotted.strip(".").split(".")
+            for part in parts[:-1]:
+                node = node.get(part) if isinstance(node, PMap) else None
+            if isinstance(node, PMap) and isinstance(node.get(parts[-1]), str):
+                places.add(node.pos_of(parts[-1]))
+        return places
+
+    return file.memo("chart_secret_name_places", build)
+
+
+def _secret_name_paths(templates: str, root: str) -> set[str]:
+    """The values paths (``.db.secrets.password``) the templates under ``templates`` use as a
+    Secret's or a Secret key's name; files outside ``root`` (through links) are not read."""
+    found: set[str] = set()
+    real_root = os.path.realpath(root)
+    left = _CHART_TEMPLATE_FILES
+    for folder, _dirs, names in os.walk(templates):
+        for name in sorted(names):
+            if left <= 0 or not name.endswith((".yaml", ".yml", ".tpl")):
+                continue
+            path = os.path.realpath(os.path.join(folder, name))
+            if not path.startswith(real_root + os.sep) or not os.path.isfile(path):
+                continue
+            left -= 1
+            try:
+                with open(path, "rb") as handle:
+                    text = handle.read(_CHART_TEMPLATE_BYTES).decode("utf-8", "replace")
+            except OSError:
+                continue
+            if ".Values" in text and "ecret" in text:
+                found.update(_named_secret_paths(text))
+    return found
+
+
+def _named_secret_paths(text: str) -> Iterator[str]:
+    indent: int | None = None  # of the open ``secretKeyRef:`` line, while its block lasts
+    for line in text.splitlines():
+        if indent is not None:
+            stripped = line.strip()
+            if stripped and not stripped.startswith("{{") and len(line) - len(line.lstrip()) <= indent:
+                indent = None
+            elif _SECRET_REF_FIELD.match(line):
+                yield from (m.group(1) for m in _VALUES_PATH.finditer(line))
+                continue
+        opened = _SECRET_REF_OPEN.match(line)
+        if opened is not None:
+            indent = len(opened.group(1))
+            if re.search(r"\b(?:name|key)\s*:", opened.group(2)):  # ``secretKeyRef: {name: ..., key: ...}``
+                yield from (m.group(1) for m in _VALUES_PATH.finditer(opened.group(2)))
+        elif _SECRET_NAME_LINE.match(line):
+            yield from (m.group(1) for m in _VALUES_PATH.finditer(line))
 
 
 #: A reserved example name (RFC 2606): ``ldap.example.com``, ``example.org``, ``host.example``,

@@ -6,6 +6,8 @@ context, one planted prompt away from being sent out.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -23,6 +25,7 @@ from sandkit.lint.facts.secret_context import (
 from sandkit.lint.facts.secret_values import (
     Token,
     catalogue_file,
+    chart_secret_name_places,
     example_block_places,
     find_configured,
     guessable_default,
@@ -36,8 +39,9 @@ from sandkit.lint.facts.secret_values import (
     tokens_of,
     tool_default,
 )
-from sandkit.lint.model import Hit
+from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import rule
+from sandkit.lint.repository import RepositoryView, repository_pass
 from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.tree import MAX_DEPTH, MAX_VALUES, Pos
 from sandkit.literal_search import LiteralSet
@@ -233,14 +237,15 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Not a finding: references and expressions the consumer evaluates (`${VAR}`, `$VAR`,
     `$(var)`, `${{ secrets.X }}`, `{{ template }}`, `{% %}`, `<%= %>`, Azure Resource Manager
     `[parameters('x')]`, `@Microsoft.KeyVault(...)`, `#{Name}#`, `__Name__`, `((name))`,
-    `/run/secrets/...`, `op://`, `vault:`), placeholders (changeme, example, `<token>`,
+    `/run/secrets/...`, `op://`, `vault:`, secret-store URIs such as `urn:k8s:secret:name:key`,
+    `aws-secretsmanager:`, `gcp:secretmanager:`, `berglas://`), placeholders (changeme, example, `<token>`,
     xxxx, `your-secret-here`, instructions in capitals (`DEFINED-IN-REGION-SECRETS`, `SET-ME`,
     `FROM_SECRET_STORE`), a schema validator's rule (Yamale's `str(required=False)`,
     `enum("a", "b")`), empty or very short values, one piece repeated such as
     `privatekeyprivatekey`, counting runs such as `0123456789abcdef`, a hex identifier's shape
     with letters hex has not, and base64 of a placeholder such as `cGFzc3dvcmQ=`), prose with
-    spaces, the name of another variable, a shell expansion (`x="?$x"`, `PASS=pre$SUFFIX`; not
-    inside single quotes) and a variable of another language's code in a here-document
+    spaces, the name of another variable, a shell expansion (`x="?$x"`, `PASS=pre$SUFFIX`, a
+    command in backticks; not inside single quotes) and a variable of another language's code in a here-document
     (`token=token,` in `python - <<'PY'`), a call (`sha256(masterId)`), a record's composite key
     (`216214CDS|cutaneous`), the Azure Cosmos DB and storage emulators' published keys,
     paths, numbers and booleans; lower-case words as an identifier (`soccer_league_two`) under
@@ -276,9 +281,16 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     default (low: a fallback the operator replaces by setting the variable). It is a secret's
     when the variable names one, wherever it is used (under `ME_CONFIG_MONGODB_ADMINPASSWORD`,
     in a URL, in a `command:`), or when it is the whole value of a key that names one; every
-    line that sets it is a finding of its own.
+    line that sets it is a finding of its own. A finding in an `.env.<name>` file (`.env.prod`) that
+    no other file of the repository names and beside which no framework reads `.env.<mode>` by
+    itself (`package.json`, `composer.json`) is info: Compose reads only `.env` by itself, so
+    nothing here reads that file.
     Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
-    `any_token`); the values of resources that name where a secret is kept or hold it sealed
+    `any_token`, three or more hyphen-joined words ending in the key's own word such as
+    `cf-usb-sidecar-mysql-admin-password`); base64 that decodes to password hashes (an htpasswd
+    file under a Secret's `tls.key`); a chart's value its own templates use as a Secret's or a
+    Secret key's name (`key: {{ .Values.db.password }}` under `secretKeyRef:`); the values of
+    resources that name where a secret is kept or hold it sealed
     (an ExternalSecret's or PushSecret's `secretKey` and `remoteRef.key`, Vault Secrets Operator,
     SecretProviderClass, SealedSecret `encryptedData`; not what their `template` renders); an
     assignment in a script's help text (a `cat <<EOF` here-document in a `usage` or `help`
@@ -315,6 +327,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     pairs = list(_pairs(file))
     columns = data_columns(pairs) if file.syntax in ("json", "yaml") else set()
     referenced = secret_reference_places(file) if file.kind == kinds.KUBERNETES else set()
+    if file.syntax == "yaml" and file.kind != kinds.KUBERNETES:
+        referenced = chart_secret_name_places(file)  # a chart's value its templates name a Secret's key with
     for name, value, pos in pairs:
         if pos in seen or pos.line in known or pos.line in claimed or name in columns or pos in referenced:
             continue
@@ -538,3 +552,90 @@ def configured_secret_pattern(file: SourceFile) -> Iterator[Hit]:
         return
     for token in find_configured(file.text, patterns):
         yield Hit(file.pos_at(token.start), f"value matches {token.kind} ({token.shown})", **example)
+
+
+#: Files beside which a framework reads ``.env.<mode>`` by itself, with no file naming it: Vite,
+#: Next.js and dotenv-flow (package.json), Symfony and Laravel (composer.json, artisan), Rails (Gemfile).
+_FRAMEWORK_FILES = ("package.json", "composer.json", "artisan", "Gemfile")
+#: Folders a search for a file's name skips: tools' and packages' copies, not the project's own.
+_SKIPPED_FOLDERS = frozenset({".git", "node_modules", "vendor", ".venv", "venv", "__pycache__", ".tox", "dist"})
+_MOST_SEARCHED = 5000  # files read when looking for a name; with more, the finding stays
+_SEARCHED_BYTES = 262_144  # of each
+_SEARCHED_TOTAL = 64_000_000  # bytes read in all; with more, the finding stays
+
+
+@repository_pass("unread-env-file")
+def lower_unread_env_files(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+    """Settle PS002 in an ``.env.<name>`` file (``.env.prod``, ``.env.dev``): Compose reads only
+    ``.env`` by itself, so such a file is read only where something names it (a service's
+    ``env_file``, ``--env-file``, a script, a workflow, a document's instructions). When no other
+    file of the repository holds its name and no framework beside it reads ``.env.<mode>`` by
+    itself, the finding is info: nothing read here uses the file."""
+    candidates = {
+        f.path for f in findings if f.rule == "PS002" and f.severity != "info" and _unnamed_env_candidate(f.path, repo)
+    }
+    if not candidates:
+        return findings
+    named = _names_found(repo.root, {posixpath.basename(p) for p in candidates}, candidates)
+    if named is None:
+        return findings  # too many files to search: the findings stay as they are
+    out: list[Finding] = []
+    for finding in findings:
+        if finding.path in candidates and posixpath.basename(finding.path) not in named and finding.severity != "info":
+            finding = finding._replace(
+                severity="info",
+                base_severity=finding.severity_before_passes,
+                message=f"{finding.message} (info: nothing in the repository names "
+                f"{posixpath.basename(finding.path)}, no Compose env_file, script or framework here reads it)",
+            )
+        out.append(finding)
+    return out
+
+
+def _unnamed_env_candidate(path: str, repo: RepositoryView) -> bool:
+    """An ``.env.<name>`` file with no framework that reads such files by itself in its folder
+    or one above it."""
+    name = posixpath.basename(path)
+    if not name.startswith(".env.") or len(name) <= len(".env."):
+        return False
+    folder = posixpath.dirname(path)
+    while True:
+        if any(repo.exists(posixpath.join(folder, f) if folder else f) for f in _FRAMEWORK_FILES):
+            return False
+        if not folder:
+            return True
+        folder = posixpath.dirname(folder)
+
+
+def _names_found(root: str, names: set[str], own: set[str]) -> set[str] | None:
+    """Which of ``names`` some file under ``root`` holds, besides the files in ``own``, other
+    ``.env*`` files and ignore lists (which name a file to leave out, not to read); None when
+    there are more than _MOST_SEARCHED files or _SEARCHED_TOTAL bytes to read."""
+    found: set[str] = set()
+    wanted = {name: name.encode() for name in names}
+    left = _MOST_SEARCHED
+    bytes_left = _SEARCHED_TOTAL
+    real_root = os.path.realpath(root)
+    for folder, dirs, files in os.walk(real_root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS)
+        for file_name in sorted(files):
+            if file_name.startswith(".env") or file_name.endswith("ignore"):
+                continue
+            path = os.path.join(folder, file_name)
+            if os.path.islink(path) or os.path.relpath(path, real_root).replace(os.sep, "/") in own:
+                continue
+            left -= 1
+            if left < 0:
+                return None
+            try:
+                with open(path, "rb") as handle:
+                    raw = handle.read(_SEARCHED_BYTES)
+            except OSError:
+                continue
+            bytes_left -= len(raw)
+            if bytes_left < 0:
+                return None
+            found.update(name for name, data in wanted.items() if data in raw)
+            if len(found) == len(wanted):
+                return found
+    return found
