@@ -66,7 +66,7 @@ RUNNERS: tuple[Runner, ...] = (
     Runner(r"git", r"config|-c|", "git runs commands its configuration names (core.fsmonitor, core.sshCommand)"),
     Runner(r"go|cargo|dotnet|java", "", "a toolchain builds and runs what it is given (go run, cargo run)"),
     Runner(r"wsl", "", "WSL runs any command, and reaches the Windows host's files and programs"),
-    Runner(r"claude", "", "it starts the agent again, with --dangerously-skip-permissions if asked"),
+    Runner(r"claude", "", "it starts the agent again, which can be told to skip every permission prompt"),
     Runner(
         r"docker|podman|docker-compose",
         r"run|compose|container\s+run|",
