@@ -573,7 +573,7 @@ def source_of(candidate: Candidate, raw: bytes, options: ScanOptions) -> SourceF
         # an extension: a CLAUDE.md or SKILL.md stays instructions whatever its first line says
         kind = Kind("shell", "shell") if is_shell_script(raw[:200]) else Kind(kinds.TEXT, "text")
     text = raw[: options.max_bytes].decode("utf-8", errors="replace")
-    kind = kind_by_content(kind, text[:4096], text)
+    kind = kind_by_content(kind, text[:4096], text, candidate.path.rsplit("/", 1)[-1].lower())
     values = None
     if kind.syntax == "yaml" and "{{" in text and _templated(candidate.path, text):
         chart = _chart_values(candidate.abspath, options.max_bytes, "templates/" not in candidate.path)

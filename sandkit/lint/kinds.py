@@ -99,7 +99,7 @@ STRUCTURED = frozenset(
 )
 
 #: Kinds a JSON file may turn out to be once its content is read.
-JSON_FAMILY = frozenset({JSON, JSON_PATCH})
+JSON_FAMILY = frozenset({JSON, JSON_PATCH, AGENT_CONFIG})
 
 #: Kinds a YAML file may turn out to be once its content is read.
 YAML_FAMILY = frozenset({KIT, COMPOSE, KUBERNETES, JSON_PATCH, WORKFLOW, ACTION, ANSIBLE, YAML})
@@ -384,11 +384,25 @@ _JSON_K8S = lazy(r'"apiVersion"\s*:\s*"[\w./-]+"')
 _JSON_KIND = lazy(r'"kind"\s*:\s*"[A-Z]\w*"')
 
 
-def kind_by_content(kind: Kind, head: str, text: str = "") -> Kind:
+#: The names Claude Code's settings files have, wherever a repository keeps them.
+CLAUDE_SETTINGS_NAMES = frozenset({"settings.json", "settings.local.json"})
+#: What only Claude Code's settings hold: its schema, a hook event of its own, or a permission
+#: rule naming one of its tools (``Bash(npm test:*)``, ``mcp__server``) or its ``defaultMode``.
+_CLAUDE_SETTINGS_MARK = lazy(
+    r'claude-code-settings|"(?:PreToolUse|PostToolUse|UserPromptSubmit|SessionStart|SessionEnd|SubagentStop'
+    r'|PreCompact)"\s*:|"(?:Bash|WebFetch|WebSearch|NotebookEdit)\(|"mcp__\w|"defaultMode"\s*:'
+)
+
+
+def kind_by_content(kind: Kind, head: str, text: str = "", name: str = "") -> Kind:
     """Refine a vague kind from the start of the file's text (Ansible: from all of ``text``,
-    since a playbook's container task may come late)."""
+    since a playbook's container task may come late). A ``settings.json`` that holds Claude
+    Code's settings is the agent's configuration wherever it is kept: a repository of a user's
+    ``~/.claude`` folder keeps it at its top, and an install script links it into place."""
     if kind.kind in (YAML, JSON) and _JSON_PATCH.match(head):
         return Kind(JSON_PATCH, kind.syntax)
+    if kind == Kind(JSON, "json") and name in CLAUDE_SETTINGS_NAMES and _CLAUDE_SETTINGS_MARK.search(head):
+        return Kind(AGENT_CONFIG, "json")
     if kind == Kind(JSON, "json") and _JSON_K8S.search(head) and _JSON_KIND.search(head):
         return Kind(KUBERNETES, "json")  # kubectl get -o json, and manifests written as JSON
     if kind == Kind(TEXT, "hcl"):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.agents import by_name
 from sandkit.lazy_regex import lazy
+from sandkit.lint import kinds
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
 
@@ -207,7 +208,17 @@ def _value(table: PMap, key: str) -> Value:
 
 
 def is_claude_settings(file: SourceFile) -> bool:
-    return f"/{file.path.lower()}".endswith(_CLAUDE_SETTINGS)
+    """Claude Code's settings by their path (``.claude/settings.json``), or a ``settings.json``
+    kept elsewhere that its content made agent configuration (a dotfiles repository of
+    ``~/.claude``), and that is no other agent's file by its path (``.vscode/settings.json``)."""
+    lower = file.path.lower()
+    if f"/{lower}".endswith(_CLAUDE_SETTINGS):
+        return True
+    return (
+        file.kind == kinds.AGENT_CONFIG
+        and lower.rsplit("/", 1)[-1] in kinds.CLAUDE_SETTINGS_NAMES
+        and kinds.kind_by_name(lower).kind != kinds.AGENT_CONFIG
+    )
 
 
 def claude_settings(file: SourceFile) -> ClaudeSettings | None:
