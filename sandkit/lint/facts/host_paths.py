@@ -157,6 +157,7 @@ SOCKET_TRIGGERS = (
     "%t",  # systemd's runtime folder in a Quadlet unit
     "/tmp",
     "TMPDIR",
+    "PodSecurityPolicy",  # one that lists no allowedHostPaths admits any
     ROOT_MOUNT,
 )
 #: A relative source that may climb out of the project (`../../..:/host`).

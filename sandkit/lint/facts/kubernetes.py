@@ -152,6 +152,7 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
         pod.settings.append(Setting("privileged", "true", _pos(spec, "privileged")))
     if admits:
         _policy_capabilities(pod, spec)
+        _policy_host_paths(pod, spec)
     if is_pod:
         security_context(pod, first_map(_get(spec, "securityContext")))
     volumes = _get(spec, "volumes")
@@ -180,6 +181,29 @@ def _policy_capabilities(policy: Container, spec: PMap) -> None:
         for index, cap in enumerate(listed):
             if isinstance(cap, str):
                 policy.settings.append(Setting(name, str(cap), listed.pos_of(index)))
+
+
+def _policy_host_paths(policy: Container, spec: PMap) -> None:
+    """The host paths a PodSecurityPolicy lets pods mount, as ``admitted`` mounts: each
+    ``allowedHostPaths`` prefix, or the host's root when the policy allows ``hostPath`` volumes
+    (or ``'*'``) and lists no prefix (an empty list admits any path, as no list does)."""
+    volumes = _get(spec, "volumes")
+    if not isinstance(volumes, PSeq):
+        return
+    index = next((i for i, v in enumerate(volumes) if v in ("*", "hostPath")), None)
+    if index is None:
+        return
+    where = volumes.pos_of(index)
+    prefixes = _get(spec, "allowedHostPaths")
+    listed = [p for p in prefixes if isinstance(p, PMap)] if isinstance(prefixes, PSeq) else []
+    for entry in listed:
+        prefix = entry.get("pathPrefix")
+        if isinstance(prefix, str):
+            policy.mounts.append(
+                Mount(prefix, "", pos_of(prefix, entry.pos), "admitted", read_only=entry.get("readOnly") is True)
+            )
+    if not listed:
+        policy.mounts.append(Mount("/", "", where, "admitted"))
 
 
 def _container(

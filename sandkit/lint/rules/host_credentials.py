@@ -89,6 +89,8 @@ def credential_mount(file: SourceFile) -> Iterator[Hit]:
     workspace = devcontainer_workspace(file.path) if file.kind == kinds.DEVCONTAINER else ""
     for box in containers(file):
         for mount in box.mounts:
+            if mount.how == "admitted":
+                continue  # a policy's host path prefix: RS001 reports what it lets pods reach
             found = credential_path(mount.source) if mount.source else ""
             variable, stands_for = credential_variable(mount.source) if mount.source and not found else ("", "")
             if variable and credential_path(stands_for):

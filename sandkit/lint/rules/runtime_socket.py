@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
-from sandkit.lint.facts.container_model import Setting, names_agent, via
+from sandkit.lint.facts.container_model import Mount, Setting, names_agent, via
 from sandkit.lint.facts.containers import (
     CI_SCRIPT_KINDS,
     CONTAINER_KINDS,
@@ -81,8 +81,9 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     Desktop, OrbStack and ~/.docker/run, written with ~, $HOME, ${VAR:-default} and the like;
     parent folders such as /var/run, /run or / that contain those sockets; in Compose
     volumes (short and long syntax, named volumes bound to a host folder) and secret or config
-    files, Kubernetes hostPath volumes
-    of every workload and of PersistentVolumes, devcontainer mounts and runArgs, workflow job
+    files, Kubernetes hostPath volumes of every workload and of PersistentVolumes (and a
+    PodSecurityPolicy whose `allowedHostPaths` reach the socket, or that allows hostPath volumes
+    and lists none: high, it admits such pods), devcontainer mounts and runArgs, workflow job
     containers and services,
     `docker|podman run -v/--volume/--mount` in scripts, Makefiles, justfiles, Dockerfile RUN
     lines and MCP server commands, Dockerfile VOLUME declarations, and kits (files, workspace,
@@ -112,6 +113,10 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
         for mount in box.mounts:
             path = mount.source or (mount.target if mount.how == "declared" else "")
             found = runtime_socket(path) if path else ""
+            if mount.how == "admitted":
+                if found:
+                    yield _admitted(box.label, mount, found)
+                continue
             if not found and mount.how != "declared" and _unknown_source(mount.source, mount.target):
                 yield Hit(
                     mount.pos,
@@ -144,6 +149,22 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
                     f"{setting.value}; only none or rootless keep the host's "
                     "daemon out",
                 )
+
+
+_POLICY = "a policy that admits such pods, not a pod that runs"
+
+
+def _admitted(label: str, mount: Mount, found: str) -> Hit:
+    """RS001 on a PodSecurityPolicy that lets pods mount the socket: high, one level below a pod
+    that mounts it (the policy admits such pods, it runs none); the context of a workload that
+    names no agent lowers it as it lowers the pods."""
+    if mount.source == "/" and not mount.target:
+        what = "any host path (it allows hostPath volumes and lists no allowedHostPaths), the runtime socket included"
+    elif found == "socket":
+        what = f"{mount.source}, the container runtime socket"
+    else:
+        what = f"{mount.source}, a folder that holds the container runtime socket"
+    return Hit(mount.pos, f"{label} lets pods mount {what}", severity="high", why=_POLICY)
 
 
 _LOCAL_DAEMON = lazy(r"(?i)(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|0\.0\.0\.0)(?::\d{1,5})?/?$")

@@ -251,6 +251,8 @@ def test_a_pod_security_policy_lets_pods_do_it_and_runs_nothing_itself() -> None
         ("PV001", "high", "PodSecurityPolicy/wide lets pods run privileged"),
         ("PV002", "medium", "PodSecurityPolicy/wide lets pods use the host's network namespace"),
         ("PV002", "medium", "PodSecurityPolicy/wide lets pods use the host's pid namespace"),
+        # volumes '*' and no allowedHostPaths: any host path, the runtime socket included
+        ("RS001", "high", "PodSecurityPolicy/wide lets pods mount any host path"),
     }
     pod = lint_text("k8s.yaml", POD.format(spec="  hostPID: true\n  containers: []\n"))
     assert [(f.severity, f.message.split(" (")[0]) for f in pod] == [
