@@ -96,7 +96,7 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
 _WRITE_ALL = "write-all gives every step every write scope"
 _CALLED_ONLY = (
     "a workflow run only by workflow_call gets the calling job's token, which it can keep or reduce but not "
-    "widen; the caller's permissions (reported in the caller) decide it"
+    "widen; the caller's permissions decide it (a caller in this repository that sets none is reported there)"
 )
 _NAMED_JOBS = 10  # jobs a message names (a planted workflow may have thousands)
 
