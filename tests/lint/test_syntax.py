@@ -203,6 +203,8 @@ def test_hcl_errors_are_located(text: str, where: Pos) -> None:
         # HCL 1 (Terraform 0.11): the quotes inside ${ } were escaped.
         (r'"${replace(var.x, \"}\", \"b\")}"', r"${replace(var.x, \"}\", \"b\")}"),
         (r'"${templatefile("x.tpl", { name = \"a\" })}"', r'${templatefile("x.tpl", { name = \"a\" })}'),
+        # A heredoc's sequences are kept as written.
+        ('<<-EOT\n  ${f("}")}\n  %{ if x }y%{ endif }\n  EOT', '${f("}")}\n%{ if x }y%{ endif }\n'),
         # Literal parts are unescaped; $${ stays written as it is (it is not a sequence).
         (r'"${var.x} \"q\" $${y}"', '${var.x} "q" $${y}'),
     ],
@@ -215,6 +217,19 @@ def test_hcl_strings_inside_template_sequences(value: str, read: str) -> None:
     body = load_hcl(f"a = {value}\nb = true\n")
     assert body["a"] == read and body["b"] is True
     assert body.pos_of("b").line == 2 + value.count("\n")
+
+
+def test_terraform_with_nested_template_strings_is_not_sk001() -> None:
+    """The file is read to its end: no SK001, and PV001 still sees the attribute after the strings."""
+    from tests.lint.helpers import lint_files
+
+    text = (
+        'resource "docker_container" "a" {\n'
+        '  user_data = "${templatefile("x.tpl", { close = "}" })}"\n'
+        '  legacy = "${replace(var.x, \\"}\\", \\"\\")}"\n'
+        "  privileged = true\n}\n"
+    )
+    assert [(f.rule, f.line) for f in lint_files({"main.tf": text})] == [("PV001", 4)]
 
 
 @pytest.mark.parametrize(
