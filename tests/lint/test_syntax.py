@@ -189,6 +189,61 @@ def test_hcl_errors_are_located(text: str, where: Pos) -> None:
     assert error.value.pos.line == where.line
 
 
+@pytest.mark.parametrize(
+    ("value", "read"),
+    [
+        # HCL 2: a string inside ${ } is a template of its own, braces and quotes included.
+        ('"${replace(var.x, "}", "")}"', '${replace(var.x, "}", "")}'),
+        ('"${templatefile("x.tpl", { name = "a" })}"', '${templatefile("x.tpl", { name = "a" })}'),
+        ('"${ {a = "}"}["a"] }"', '${ {a = "}"}["a"] }'),
+        ('"${upper("${var.x}}")}"', '${upper("${var.x}}")}'),
+        ('"%{ if var.x == "}" }on%{ else }off%{ endif }"', '%{ if var.x == "}" }on%{ else }off%{ endif }'),
+        ('"${merge(\n  {a = 1},\n  {b = 2})}"', "${merge(\n  {a = 1},\n  {b = 2})}"),
+        ('"${var.x # a comment }\n}"', "${var.x # a comment }\n}"),
+        # HCL 1 (Terraform 0.11): the quotes inside ${ } were escaped.
+        (r'"${replace(var.x, \"}\", \"b\")}"', r"${replace(var.x, \"}\", \"b\")}"),
+        (r'"${templatefile("x.tpl", { name = \"a\" })}"', r'${templatefile("x.tpl", { name = \"a\" })}'),
+        # A heredoc's sequences are kept as written.
+        ('<<-EOT\n  ${f("}")}\n  %{ if x }y%{ endif }\n  EOT', '${f("}")}\n%{ if x }y%{ endif }\n'),
+        # Literal parts are unescaped; $${ stays written as it is (it is not a sequence).
+        (r'"${var.x} \"q\" $${y}"', '${var.x} "q" $${y}'),
+    ],
+)
+def test_hcl_strings_inside_template_sequences(value: str, read: str) -> None:
+    """Every value here is one Terraform 1.11 (HCL 2) or 0.11 (HCL 1) reads; the attribute after
+    it must still be read, on its own line."""
+    from sandkit.lint.syntax.hcl import load_hcl
+
+    body = load_hcl(f"a = {value}\nb = true\n")
+    assert body["a"] == read and body["b"] is True
+    assert body.pos_of("b").line == 2 + value.count("\n")
+
+
+def test_terraform_with_nested_template_strings_is_not_sk001() -> None:
+    """The file is read to its end: no SK001, and PV001 still sees the attribute after the strings."""
+    from tests.lint.helpers import lint_files
+
+    text = (
+        'resource "docker_container" "a" {\n'
+        '  user_data = "${templatefile("x.tpl", { close = "}" })}"\n'
+        '  legacy = "${replace(var.x, \\"}\\", \\"\\")}"\n'
+        "  privileged = true\n}\n"
+    )
+    assert [(f.rule, f.line) for f in lint_files({"main.tf": text})] == [("PV001", 4)]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ['"${var.x"', '"${var.x)}"', r'"${f(\"a}"', '"${f("a)}"', '"${a}'],
+)
+def test_hcl_template_sequences_left_open_are_errors(value: str) -> None:
+    from sandkit.lint.syntax.hcl import load_hcl
+
+    with pytest.raises(SyntaxProblem) as error:
+        load_hcl(f"x = 1\na = {value}\n")
+    assert error.value.pos == Pos(2, 5)
+
+
 def test_unit_and_properties_entries_keep_positions_across_continuations() -> None:
     from sandkit.lint.syntax.ini import parse_properties, parse_unit
 

@@ -35,7 +35,32 @@ _HIDDEN_SCRIPT = lazy(
 _DOWNLOAD = lazy(r"(?i)\b(?:curl|wget|iwr|invoke-webrequest)\b")
 _ACTIVATE = lazy(r"/(?:bin|Scripts)/activate(?:\.\w{1,4})?$")
 _TARGET = lazy(r"://|\w\.[A-Za-z]{2,}\b|\$")  # a URL, a host name or a variable
-_NEGATED = lazy(r"(?i)\b(?:never|don'?t|do not|avoid|instead of|rather than|not)\b")
+_NEGATED = lazy(
+    r"(?i)\b(?:never|don'?t|do not|avoid|instead of|rather than|not)\b"
+    r"(?!\s+(?:forget|skip|hesitate|miss|fail)\b)"  # "don't forget to run ...": an order
+)
+#: Words that present a command as an attack shown to warn against it: where the text before a
+#: download on its line, or the line that leads to it, says so, the command is a counter-example.
+_ATTACK = lazy(
+    r"(?i)\b(?:attack(?:s|ers?)?|malicious|evil|inject(?:s|ed|ion)?|exploit(?:s|ed)?|payload"
+    r"|(?<![-\w])insecure|unsafe|dangerous|anti-?pattern|counter-?example|bad example|what not to do)\b"
+)
+#: A host named as an attacker's (``evil.com``, ``attacker.example``): a demonstration.
+_ATTACK_HOST = lazy(r"(?i)(?:://|\s|@)[\w.-]*(?:evil|attacker|malicious)[\w-]*\.")
+#: The agent is told to hand the command to its user rather than run it ("tell the user to run
+#: ...", "ask the user: ...", "the user should run ...").
+_TO_USER = lazy(
+    r"(?i)\b(?:(?:tell|ask|instruct|guide|advise|direct|remind|invite|prompt)\s+(?:the\s+|your\s+)?users?"
+    r"(?:\s+to\b|\s*:|\s+that\s+they\b|\s+they\s+(?:should|can|must|need)\b)"
+    r"|(?:suggest|recommend|print|display|output)(?:s|ing)?\s+(?:to\s+)?(?:the\s+|your\s+)?users?\b"
+    r"|users?\s+(?:should|can|must|may|needs?\s+to|will\s+need\s+to|has\s+to)\s+(?:run|install|execute|paste|type)"
+    r"|for\s+the\s+user\s+to\s+(?:run|install|execute|paste|copy))"
+)
+_HEADING = lazy(r"^ {0,3}#{1,6}\s")
+_COMMENT_LINE = lazy(r"^\s*(?:#|//|--|;|<!--|rem\b|::)", re.IGNORECASE)
+_LEAD_STEPS = 4  # code lines stepped over, upwards, to reach a block's comment or lead-in
+_HEADING_WITHIN = 15
+TO_USER_WHY = "the agent is told to give the command to its user, not to run it"
 #: Fetching a named package or repository at whatever revision it has today and running it: ``go
 #: install|run MODULE@latest`` (or a branch), ``npx pkg@latest`` and the other one-shot runners
 #: given a moving tag, and installs straight from a source repository at no fixed revision
@@ -237,7 +262,67 @@ def _compound_blank(prose: str, match: re.Match[str]) -> str:
 def _instruction(file: SourceFile, pos: Pos, offset: int) -> bool:
     """A download aimed at something (a URL, a host, a variable) and not a warning about one."""
     line = file.line_text(pos.line)[:4000]
-    return bool(_TARGET.search(line, pos.column - 1)) and not _NEGATED.search(line[: pos.column - 1])
+    return bool(_TARGET.search(line, pos.column - 1)) and _context(file, pos) != "warning"
+
+
+def _context(file: SourceFile, pos: Pos) -> str:
+    """What the text around a command at ``pos`` makes of it: "warning" when it is shown to warn
+    against it, "user" when the agent is told to hand it to its user, "" for an instruction.
+
+    A warning is a negation or an attack word before the command on its line, or an attacker's
+    host in it; an attack word in the lead line's last sentence, or a negation there that
+    introduces the command (a comment of its block, or ending in ":"); an attack word in the
+    nearest heading above (not "never": such a section often goes on to the safe way). The lead
+    line is the nearest line above that is not blank, a fence or code: a comment of the same
+    code block, or the prose before the block (see :func:`_lead_lines`)."""
+    line = file.line_text(pos.line)[:LINE_LIMIT]
+    before = line[: pos.column - 1]
+    if _NEGATED.search(before) or _ATTACK.search(before) or _ATTACK_HOST.search(line, pos.column - 1):
+        return "warning"
+    lead, heading = _lead_lines(file, pos.line)
+    lead = re.split(r"[.!?;]\s+(?=\S)", lead)[-1]  # its last sentence is what leads to the command
+    if lead and (_ATTACK.search(lead) or (_NEGATED.search(lead) and _introduces(lead, file, pos.line))):
+        return "warning"
+    if heading and _ATTACK.search(heading):
+        return "warning"
+    if _TO_USER.search(before) or (lead and _TO_USER.search(lead)):
+        return "user"
+    return ""
+
+
+def _introduces(lead: str, file: SourceFile, line: int) -> bool:
+    """Whether a lead line with a negation introduces the command as a counter-example: a comment
+    inside its code block, or a line ending in a colon ("Never do this:")."""
+    languages = file.memo("AI001 fence languages", lambda: _fence_languages(file))
+    in_block = line <= len(languages) and languages[line - 1] is not None
+    return (in_block and bool(_COMMENT_LINE.match(lead))) or lead.rstrip(" *_").endswith(":")
+
+
+def _lead_lines(file: SourceFile, line: int) -> tuple[str, str]:
+    """The lead line of ``line`` (see :func:`_context`) and the nearest Markdown heading above it
+    within :data:`_HEADING_WITHIN` lines ("" for none)."""
+    languages = file.memo("AI001 fence languages", lambda: _fence_languages(file))
+    lead, steps, number = "", 0, line - 1
+    while number >= 1 and not lead and steps <= _LEAD_STEPS:
+        text = file.line_text(number)[:LINE_LIMIT]
+        in_block = number <= len(languages) and languages[number - 1] is not None
+        if not text.strip() or _FENCE_LINE.match(text):
+            number -= 1
+            continue
+        if in_block and not _COMMENT_LINE.match(text):
+            steps += 1  # a code line above: the block's comment or lead-in is further up
+            number -= 1
+            continue
+        if not in_block and _HEADING.match(text):
+            return "", text
+        lead = text
+    heading = ""
+    for above in range(line - 1, max(line - _HEADING_WITHIN, 0), -1):
+        text = file.line_text(above)[:LINE_LIMIT]
+        if _HEADING.match(text) and (above > len(languages) or languages[above - 1] is None):
+            heading = text
+            break
+    return lead, heading
 
 
 #: Fenced code blocks' languages whose code a program runs, not the agent: a shell command in
@@ -435,7 +520,14 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     -e .`, `npm ci`, installs by name from a registry (`cargo install ripgrep`, `npx prettier`:
     often the project's own tool), pinned ones (`go install x@v0.24.0`, `pip install
     git+URL@<commit>`), a download that is only read (`curl -o data.json URL`, a tarball
-    unpacked), and warnings ("never pipe `curl ... | sh`"), are not findings. Scripts in an agent's folders
+    unpacked), and warnings ("never pipe `curl ... | sh`"), are not findings. Nor is an attack
+    shown to warn against it: a negation or an attack word (attacker, malicious, evil, injection,
+    exploit, payload, anti-pattern ...) before the command on its line, an attacker's host
+    (`evil.com`), an attack word in the line that leads to it (the comment above it in its code
+    block, or the last sentence before the block), a negation there when it introduces the command
+    ("# Never do this", "Never do this:"), or an attack word in the nearest heading above. A command
+    the agent is told to hand to its user ("tell the user to run ...", "ask the user: ...", "the
+    user should run ...") is info. Scripts in an agent's folders
     (`.claude/skills/x/scripts/y.py`, `.claude/commands/deploy.sh`, an extension-less file with a
     shebang) are code, not instructions: their comments and docstrings (a usage line) are not read
     here; shell scripts among them are read as shell.
@@ -455,7 +547,7 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     for match, pos in file.search(FETCH_RUN) if piped else ():
         if _instruction(file, pos, match.start()) and pos.line not in seen and not _program_string(file, pos):
             seen.add(pos.line)
-            yield Hit(pos, f"instructions tell the agent to download code and run it: {clip(match.group())}")
+            yield _download_hit(file, pos, f"download code and run it: {clip(match.group())}")
     handled: set[int] = set()  # lines whose downloads were read (all of a line's at once)
     for _match, pos in file.search(_DOWNLOAD):
         if pos.line in seen or pos.line in handled:
@@ -465,18 +557,20 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
             at = Pos(pos.line, column)
             if _instruction(file, at, 0) and not _program_string(file, at):
                 seen.add(pos.line)
-                yield Hit(at, f"instructions tell the agent to download a file and run it: {clip(command)}")
+                yield _download_hit(file, at, f"download a file and run it: {clip(command)}")
                 break
     for match in matches_by_line(_UNPINNED_RUN, file.text, _UNPINNED_WORDS):
         pos = file.pos_at(match.start())
-        line = file.line_text(pos.line)[:LINE_LIMIT]
-        if pos.line in seen or _NEGATED.search(line[: pos.column - 1]) or not _unpinned_source(match.group()):
+        if pos.line in seen or not _unpinned_source(match.group()) or _program_string(file, pos):
             continue
-        if _program_string(file, pos):
+        context = _context(file, pos)
+        if context == "warning":
             continue
         seen.add(pos.line)
         message = f"instructions tell the agent to fetch code at no fixed version and run it: {clip(match.group())}"
-        if _registry_release(match.group()):
+        if context == "user":
+            yield Hit(pos, message, severity="info", why=TO_USER_WHY)
+        elif _registry_release(match.group()):
             why = "a registry's newest release, as an install by name fetches it: a published version's code is fixed"
             yield Hit(pos, message, severity="info", why=why)
         else:
@@ -502,6 +596,14 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
                 severity="info" if own or skill else "medium",
                 why=why,
             )
+
+
+def _download_hit(file: SourceFile, pos: Pos, what: str) -> Hit:
+    """A download run at ``pos``: info when the agent is told to hand it to its user."""
+    message = f"instructions tell the agent to {what}"
+    if _context(file, pos) == "user":
+        return Hit(pos, message, severity="info", why=TO_USER_WHY)
+    return Hit(pos, message)
 
 
 def _own_folder(path: str, script: str) -> str:

@@ -28,7 +28,7 @@ from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word, parse_commands
-from sandkit.lint.syntax.tree import Pos, PStr
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
 _SAFE_KIT_DOCKER = ("none", "rootless")
 #: A source that is only a variable: ``$S``, ``${S}``, ``${S:?msg}``, or a variable trimmed or
@@ -168,6 +168,69 @@ def _admitted(label: str, mount: Mount, found: str) -> Hit:
 
 
 _LOCAL_DAEMON = lazy(r"(?i)(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|0\.0\.0\.0)(?::\d{1,5})?/?$")
+
+
+_HOST_PORT = lazy(r"(?i)^(?P<host>[a-z0-9_][a-z0-9_.-]*)(?::\d{1,5})?/?$")
+
+
+def _own_dind_hosts(file: SourceFile) -> set[str]:
+    """The host names under which a Docker-in-Docker daemon of this same project or job answers:
+    a Compose service running a dind image (its service name, ``hostname``, ``container_name``,
+    network ``aliases`` and ``links`` aliases to it), a GitLab job's dind service (its ``alias``es
+    and the names GitLab derives from its image: ``docker:27-dind`` is ``docker``) and a GitHub
+    job's dind service (its key). Lower-cased."""
+    names: set[str] = set()
+    if file.kind == kinds.COMPOSE:
+        for document in file.documents:
+            services = document.get("services") if isinstance(document, PMap) else None
+            if isinstance(services, PMap):
+                names |= _compose_dind_names(services)
+    elif file.kind in (kinds.GITLAB_CI, kinds.WORKFLOW):
+        for node in file.mappings():
+            services = node.get("services")
+            if file.kind == kinds.WORKFLOW and isinstance(services, PMap):
+                names |= {str(k) for k, v in services.items() if isinstance(v, PMap) and is_dind(_image(v))}
+            elif file.kind == kinds.GITLAB_CI and isinstance(services, PSeq):
+                names |= {n for service in services for n in _gitlab_service_names(service)}
+    return {name.lower() for name in names if name}
+
+
+def _image(spec: PMap) -> str:
+    image = spec.get("image")
+    return str(image) if isinstance(image, str) else ""
+
+
+def _compose_dind_names(services: PMap) -> set[str]:
+    dind = {str(k) for k, v in services.items() if isinstance(v, PMap) and is_dind(_image(v))}
+    names = set(dind)
+    for key, spec in services.items():
+        if not isinstance(spec, PMap):
+            continue
+        if str(key) in dind:
+            names |= {str(spec[k]) for k in ("hostname", "container_name") if isinstance(spec.get(k), str)}
+            networks = spec.get("networks")
+            for network in networks.values() if isinstance(networks, PMap) else ():
+                aliases = network.get("aliases") if isinstance(network, PMap) else None
+                names |= {str(a) for a in aliases if isinstance(a, str)} if isinstance(aliases, PSeq) else set()
+        links = spec.get("links")
+        for link in links if isinstance(links, PSeq) else ():
+            target, _, alias = str(link).partition(":")
+            if target in dind and alias:
+                names.add(alias)
+    return names
+
+
+def _gitlab_service_names(service: object) -> set[str]:
+    """The host names of a GitLab service when it runs a dind image: its ``alias`` (one name, or
+    several split by commas or spaces) and the names GitLab makes of the image without its tag
+    (``/`` becoming ``__`` and ``-``)."""
+    image = service.get("name") if isinstance(service, PMap) else service
+    if not isinstance(image, str) or not is_dind(image):
+        return set()
+    alias = service.get("alias") if isinstance(service, PMap) else None
+    names = set(re.split(r"[\s,]+", alias.strip())) if isinstance(alias, str) else set()
+    bare = re.sub(r"(?::[\w.-]+)?(?:@sha256:\w+)?$", "", image.strip(), count=1)
+    return names | {bare.replace("/", "__"), bare.replace("/", "-")}
 
 
 def _host_process_settings(file: SourceFile) -> set[Pos]:
@@ -318,7 +381,13 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     daemon there still is). A daemon on the same machine or pod
     (`tcp://localhost:2376`, a Docker-in-Docker sidecar) behind TLS (port 2376,
     DOCKER_TLS_VERIFY or DOCKER_CERT_PATH) is not a finding: the privileged sidecar is what
-    the privileged category reports. Without TLS it is medium.
+    the privileged category reports. Without TLS it is medium. So is a host name that is a
+    Docker-in-Docker service of the same file: a Compose service running a dind image (by its
+    name, `hostname`, `container_name`, network alias or `links` alias), a GitLab job's dind
+    service (its `alias` or the name GitLab derives from the image, `docker`) or a GitHub job's
+    dind service. A plain `:2375` there is reported whatever TLS variables the file sets: medium
+    in Compose (every container on the project's network reaches the port), low in a pipeline
+    naming no agent (the job's own daemon, as below).
 
     The daemon's side too: `dockerd -H tcp://0.0.0.0:2375` (`--host=`, `-Htcp://`) without
     `--tlsverify`, in a script, a workflow or CI step, a Dockerfile RUN, CMD or ENTRYPOINT, a
@@ -347,6 +416,7 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     yield from _daemon_listeners(file)
     settings = list(environment(file))
     host_side = _host_process_settings(file)
+    own_dind = _own_dind_hosts(file)
     tls = any(
         s.name in ("DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH") and s.value.strip("\"' ") not in ("", "0") for s in settings
     )
@@ -368,7 +438,20 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
             yield Hit(setting.pos, f"DOCKER_HOST={value} hands over the host's runtime socket")
         elif scheme in ("tcp", "ssh", "http", "https"):
             plain = scheme in ("tcp", "http") and value.rstrip("/").endswith(":2375")
-            if scheme != "ssh" and _LOCAL_DAEMON.match(value.split("://", 1)[1]):
+            address = value.split("://", 1)[1]
+            if scheme != "ssh" and (host := _HOST_PORT.match(address)) and host["host"].lower() in own_dind:
+                if not plain and (tls or scheme == "https" or value.rstrip("/").endswith(":2376")):
+                    continue  # the project's (or job's) own Docker-in-Docker service behind TLS: PV001's
+                yield Hit(
+                    setting.pos,
+                    f"DOCKER_HOST={value} points at a Docker-in-Docker service of this same project or job without TLS",
+                    severity="low" if _pipeline_service(file) else "medium",
+                    why=JOB_SERVICE
+                    if _pipeline_service(file)
+                    else "every container on the project's network reaches that daemon's port, not only this one",
+                )
+                continue
+            if scheme != "ssh" and _LOCAL_DAEMON.match(address):
                 if tls or scheme == "https" or value.rstrip("/").endswith(":2376"):
                     continue  # the pod's (or job's) own Docker-in-Docker behind TLS: its privilege is PV001's
                 yield Hit(

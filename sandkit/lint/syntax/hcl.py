@@ -125,28 +125,76 @@ class _Parser:
                 yield _Token("newline", "\n", offset, match.end())
             offset = match.end()
 
-    def _string(self, offset: int) -> tuple[int, str]:
-        """A quoted string from just after its quote: (offset after the closing quote, value)."""
-        text, out, depth, start = self.text, [], 0, offset - 1
+    def _string(self, offset: int, start: int = -1) -> tuple[int, str]:
+        """A quoted string from just after its quote: (offset after the closing quote, value).
+
+        The value unescapes the literal parts and keeps each ``${ }`` or ``%{ }`` sequence as
+        its source text (see :meth:`_template`). An error is placed at ``start`` (the outermost
+        string's quote) when given, else at this string's quote.
+        """
+        opening = offset
+        text, out, start = self.text, [], offset - 1 if start < 0 else start
         while offset < len(text):
             ch = text[offset]
             if ch == "\\" and offset + 1 < len(text):
                 nxt = text[offset + 1]
-                out.append(_ESCAPES.get(nxt, "\\" + nxt) if depth == 0 else "\\" + nxt)
+                out.append(_ESCAPES.get(nxt, "\\" + nxt))
                 offset += 2
                 continue
-            if ch in "$%" and text.startswith("{", offset + 1) and not text.startswith(ch * 2, offset - 1):
-                depth += 1
-                out.append(ch + "{")
-                offset += 2
+            if ch in "$%" and text.startswith(ch + "{", offset):
+                if offset > opening and text.startswith(ch, offset - 1):  # $${ and %%{ are literal
+                    out.append(ch + "{")
+                    offset += 2
+                    continue
+                end = self._template(offset + 2, start)
+                out.append(text[offset:end])
+                offset = end
                 continue
-            if ch == "}" and depth:
-                depth -= 1
-            elif ch == '"' and depth == 0:
+            if ch == '"':
                 return offset + 1, "".join(out)
-            elif ch == "\n" and depth == 0:
+            if ch == "\n":
                 break
             out.append(ch)
+            offset += 1
+        raise SyntaxProblem("invalid HCL: unterminated string", self.pos(start))
+
+    def _template(self, offset: int, start: int) -> int:
+        """The offset just after the ``}`` that closes a ``${`` or ``%{`` opened before ``offset``.
+
+        Inside, the sequence is an expression: brackets nest, and a quoted string is a whole
+        template of its own, so its quotes and braces close nothing here (HCL 2 writes
+        ``"${f("a}")}"``). HCL 1 (Terraform 0.11 and older) escaped those quotes instead,
+        ``"${f(\\"a}\\")}"``; an escaped quote inside a sequence opens such a string, read to the
+        next escaped quote. Newlines and comments may sit inside, as between any tokens.
+        """
+        text, closers = self.text, ["}"]
+        while offset < len(text):
+            ch = text[offset]
+            if ch == '"':
+                offset, _ = self._string(offset + 1, start)
+                continue
+            if ch == "\\" and text.startswith('"', offset + 1):
+                closing = text.find('\\"', offset + 2)
+                if closing < 0:
+                    break
+                offset = closing + 2
+                continue
+            if ch == "#" or text.startswith("//", offset):
+                newline = text.find("\n", offset)
+                offset = len(text) if newline < 0 else newline
+                continue
+            if text.startswith("/*", offset):
+                closing = text.find("*/", offset + 2)
+                offset = len(text) if closing < 0 else closing + 2
+                continue
+            if ch in _CLOSERS:
+                closers.append(_CLOSERS[ch])
+            elif ch in "})]":
+                if ch != closers[-1]:
+                    break
+                closers.pop()
+                if not closers:
+                    return offset + 1
             offset += 1
         raise SyntaxProblem("invalid HCL: unterminated string", self.pos(start))
 

@@ -301,3 +301,61 @@ def test_a_daemon_on_its_socket_or_behind_tls_is_not_reported(path: str, text: s
 def test_a_dockerfile_command_is_reported_once() -> None:
     text = 'FROM docker:dind\nVOLUME /var/lib/docker\nCMD ["dockerd", "-H", "tcp://0.0.0.0:2375"]\n'
     assert len(at(lint_text("Dockerfile", text), "RS002")) == 1
+
+
+# ---- RS002: DOCKER_HOST naming a Docker-in-Docker service of the same project or job -------------
+_SIDECAR_CLIENT = "  app:\n    image: app\n    environment:\n      DOCKER_HOST: {host}\n{tls}"
+_TLS = "      DOCKER_TLS_VERIFY: '1'\n      DOCKER_CERT_PATH: /certs/client\n"
+
+
+@pytest.mark.parametrize(
+    ("daemon", "host", "tls", "expected"),
+    [
+        # the service name, a hostname, a container_name, a network alias, a links alias
+        ("  docker:\n    image: docker:27-dind\n", "tcp://docker:2376", _TLS, []),
+        ("  d:\n    image: docker:dind\n    hostname: docker\n", "tcp://docker:2376", "", []),
+        ("  d:\n    image: docker:dind-rootless\n    container_name: Dind\n", "tcp://dind:2376", _TLS, []),
+        ("  d:\n    image: docker:dind\n    networks:\n      ci: {aliases: [daemon]}\n", "tcp://daemon", _TLS, []),
+        ("  d:\n    image: docker:dind\n  c:\n    image: x\n    links: ['d:engine']\n", "https://engine:2376", "", []),
+        # plain 2375 to the project's own dind: still reported, medium (its network reaches the port)
+        ("  docker:\n    image: docker:dind\n", "tcp://docker:2375", _TLS, ["medium"]),
+        ("  docker:\n    image: docker:dind\n", "tcp://docker:2377", "", ["medium"]),
+        # a host that is no dind service of this file: a remote daemon, as before
+        ("  docker:\n    image: docker:27-cli\n", "tcp://docker:2376", _TLS, ["high"]),
+        ("  docker:\n    image: docker:dind\n", "tcp://build.example.com:2376", _TLS, ["high"]),
+        ("  docker:\n    image: docker:dind\n", "tcp://docker.example.com:2376", _TLS, ["high"]),
+        ("  docker:\n    image: docker:dind\n", "ssh://docker", "", ["high"]),
+    ],
+)
+def test_docker_host_at_the_projects_own_dind_service(daemon: str, host: str, tls: str, expected: list[str]) -> None:
+    text = "services:\n" + daemon + _SIDECAR_CLIENT.format(host=host, tls=tls)
+    assert [f.severity for f in lint_text("compose.yaml", text) if f.rule == "RS002"] == expected
+
+
+@pytest.mark.parametrize(
+    ("service", "host", "expected"),
+    [
+        ("docker:27-dind", "tcp://docker:2376", []),
+        ("{name: 'docker:dind', alias: dockerd}", "tcp://dockerd:2376", []),
+        ("{name: 'docker:dind', alias: 'a,b'}", "tcp://b:2376", []),
+        ("registry.example.com/library/docker:dind", "tcp://registry.example.com__library__docker:2376", []),
+        ("registry.example.com/library/docker:dind", "tcp://registry.example.com-library-docker:2376", []),
+        ("docker:dind", "tcp://docker:2375", ["low"]),  # the job's own, no TLS: GitLab's documented setup
+        ("postgres:16", "tcp://postgres:2376", ["high"]),
+        ("{name: 'docker:dind', alias: dockerd}", "tcp://builder:2376", ["high"]),
+    ],
+)
+def test_docker_host_at_a_gitlab_jobs_own_dind_service(service: str, host: str, expected: list[str]) -> None:
+    text = f"build:\n  image: docker:27\n  services: [{service}]\n  variables:\n    DOCKER_HOST: {host}\n"
+    text += "    DOCKER_TLS_VERIFY: 1\n" if host.endswith(":2376") else ""
+    text += "  script: [docker build .]\n"
+    assert [f.severity for f in lint_text(".gitlab-ci.yml", text) if f.rule == "RS002"] == expected
+
+
+def test_docker_host_at_a_github_jobs_own_dind_service() -> None:
+    job = "on: push\njobs:\n  b:\n    runs-on: ubuntu-latest\n    container: docker:27\n    services:\n"
+    env = "    env: {DOCKER_HOST: 'tcp://dind:2376', DOCKER_TLS_VERIFY: '1'}\n    steps: [{run: docker ps}]\n"
+    own = job + "      dind: {image: 'docker:dind', options: --privileged}\n" + env
+    other = job + "      db: {image: 'postgres:16'}\n" + env
+    assert at(lint_text(".github/workflows/b.yml", own), "RS002") == []
+    assert len(at(lint_text(".github/workflows/b.yml", other), "RS002")) == 1
