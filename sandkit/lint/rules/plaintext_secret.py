@@ -149,7 +149,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     job gives the containers it starts (`POSTGRES_PASSWORD` of its `services:`, of a `.env` it
     writes for `docker compose up`, a `docker run -e`) is left out (low with `--include-examples`):
     a throwaway database's; not in a job that deploys (an `environment:`, a deploy's name, `ssh`,
-    `kubectl apply`, `docker push`, a deploy action).
+    `kubectl apply`, a deploy action). A job that pushes an image (`docker push`, `push: true`,
+    a registry login) deploys it only for the values it hands to the build (`build-args`,
+    `--build-arg`, a build's `secrets:`, a file it writes): a step's `env:` read at run time is not
+    in the image.
 
     Why:
     Whatever the repository holds, an agent working on it can read and, told to by text it
@@ -271,7 +274,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `charts/NAME/ci/`, `test-values/`, `ci-values.yaml`, too) are left out as for PS001, and so
     is a value that says it is a test's (`test-jwt-secret-for-ci`, `ci-e2e-secret-not-for-production-use`,
     `synthetic-password`) in a test's script (`*-e2e-test.sh`, `simulate-*.sh`, `*smoke*`) or a
-    CI job that starts its own services or is named as a test; one of the two alone is info. A
+    CI job that starts its own services or is named as a test and deploys nothing (an image it
+    pushes counts only for values handed to the build, as for PS001); one of the two alone is info. A
     front-end setting that is public by design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless
     it says SECRET, PASSWORD or PRIVATE) is info. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
@@ -421,7 +425,7 @@ def _test_value(file: SourceFile, value: str, pos: Pos) -> tuple[str, str, str] 
     (``ci-e2e-secret-not-for-production-use``) saying so: a test fixture, left out unless examples
     are included (then low). One of them: info, since a test script may log in to a shared service
     with a real password, and a value that says "test" may still be what a deployment runs with."""
-    role = test_role(file, pos)
+    role = test_role(file, pos, value)
     marked = says_test(value, loose=role is not None)
     if role is not None and marked:
         return "low", f"{role}, and the value says it is a test's", "a test's value"
