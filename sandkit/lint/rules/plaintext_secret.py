@@ -288,7 +288,11 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     line that sets it is a finding of its own. A finding in an `.env.<name>` file (`.env.prod`) that
     no other file of the repository names and beside which no framework reads `.env.<mode>` by
     itself (`package.json`, `composer.json`) is info: Compose reads only `.env` by itself, so
-    nothing here reads that file.
+    nothing here reads that file. So is one in an env file the framework beside it loads only when
+    it runs its tests: Laravel's `.env.testing` (its phpunit.xml sets `APP_ENV` to `testing`),
+    Symfony's `.env.test` (`APP_ENV` `test`), `.env.test` of a Next.js, Vite, Vitest, dotenv-flow
+    or Create React App project (not when a script builds or serves with `--mode test` or
+    `NODE_ENV=test`) and of a Rails project with dotenv.
     Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
     `any_token`, three or more hyphen-joined words ending in the key's own word such as
     `cf-usb-sidecar-mysql-admin-password`); base64 that decodes to password hashes (an htpasswd
@@ -643,3 +647,94 @@ def _names_found(root: str, names: set[str], own: set[str]) -> set[str] | None:
             if len(found) == len(wanted):
                 return found
     return found
+
+
+#: Env files a framework loads only in its test mode, by the framework that does so.
+_TEST_MODE_FILES = {".env.testing": ("laravel",), ".env.test": ("symfony", "node", "rails")}
+
+#: A phpunit.xml line that runs the tests in Laravel's ``testing`` or Symfony's ``test`` mode.
+_PHPUNIT_MODE = lazy(r"""name=["']APP_ENV["'][^>]*value=["'](testing|test)["']""")
+#: package.json dependencies that load ``.env.test`` by themselves when the mode is ``test``
+#: (``NODE_ENV=test``, Vitest's default mode): Next.js, Vite and Vitest, dotenv-flow, Create React App.
+_NODE_TEST_LOADERS = lazy(r'"(next|vite|vitest|dotenv-flow|react-scripts|@next/env)"\s*:')
+#: A package.json script that builds or serves in the ``test`` mode: then ``.env.test`` is a
+#: deployed stage's (``vite build --mode test``, ``NODE_ENV=test next build``), not a test run's.
+_TEST_MODE_SERVED = lazy(
+    r"""(?m)^\s*"[^"\n]*"\s*:\s*"(?![^"\n]*\b(?:vitest|jest|playwright|cypress|mocha)\b)[^"\n]*"""
+    r"""(?:--mode[= ]test\b|NODE_ENV=test\b)[^"\n]*"\s*,?\s*$"""
+)
+
+#: A Gemfile's dotenv, which loads ``.env.test`` in Rails' test environment.
+_DOTENV_GEM = lazy(r"""gem\s+["']dotenv(?:-rails)?["']""")
+
+
+@repository_pass("test-mode-env-file")
+def lower_test_mode_env_files(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+    """Settle PS002 in an env file that a framework beside it loads only when it runs its tests:
+    Laravel's ``.env.testing`` (phpunit.xml sets ``APP_ENV`` to ``testing``), Symfony's
+    ``.env.test`` (phpunit.xml sets it to ``test``), ``.env.test`` of a Node project whose loader
+    reads it in the test mode (Next.js, Vite, Vitest, dotenv-flow, Create React App; not when a
+    script builds or serves in that mode) and of a Rails project with dotenv. Its values are a
+    test run's: the finding is info, as a test script's are."""
+    out: list[Finding] = []
+    settled: dict[str, str | None] = {}
+    for finding in findings:
+        if finding.rule == "PS002" and finding.severity != "info":
+            if finding.path not in settled:
+                settled[finding.path] = _test_mode_loader(finding.path, repo)
+            loader = settled[finding.path]
+            if loader is not None:
+                name = posixpath.basename(finding.path)
+                finding = finding._replace(
+                    severity="info",
+                    base_severity=finding.severity_before_passes,
+                    message=f"{finding.message} (info: {loader} loads {name} only when it runs its tests)",
+                )
+        out.append(finding)
+    return out
+
+
+def _test_mode_loader(path: str, repo: RepositoryView) -> str | None:
+    """The framework that loads the env file at ``path`` only in its test mode, or None: found
+    in the file's folder or the nearest one above it with a project file."""
+    name = posixpath.basename(path)
+    frameworks = _TEST_MODE_FILES.get(name)
+    if frameworks is None:
+        return None
+    folder = posixpath.dirname(path)
+    while True:
+        found = _test_mode_framework(folder, frameworks, repo)
+        if found is not None:
+            return found or None
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
+
+
+def _test_mode_framework(folder: str, frameworks: tuple[str, ...], repo: RepositoryView) -> str | None:
+    """The test-mode loader of the project in ``folder`` (``""`` when the folder holds a project
+    that has none), or None when the folder holds no project file."""
+
+    def here(name: str) -> str:
+        return posixpath.join(folder, name) if folder else name
+
+    composer, package, gemfile = (
+        repo.read(here("composer.json")),
+        repo.read(here("package.json")),
+        repo.read(here("Gemfile")),
+    )
+    artisan = repo.exists(here("artisan"))
+    if composer is None and package is None and gemfile is None and not artisan:
+        return None
+    phpunit = repo.read(here("phpunit.xml")) or repo.read(here("phpunit.xml.dist")) or ""
+    modes = {m.group(1) for m in _PHPUNIT_MODE.finditer(phpunit)}
+    if "laravel" in frameworks and "testing" in modes and (artisan or '"laravel/framework"' in (composer or "")):
+        return "Laravel"
+    if "symfony" in frameworks and "test" in modes and '"symfony/' in (composer or ""):
+        return "Symfony"
+    loader = _NODE_TEST_LOADERS.search(package) if "node" in frameworks and package else None
+    if loader is not None and not _TEST_MODE_SERVED.search(package or ""):
+        return loader.group(1)
+    if "rails" in frameworks and gemfile and _DOTENV_GEM.search(gemfile):
+        return "dotenv (Rails)"
+    return ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import lint_text
+from tests.lint.helpers import lint_files, lint_text
 
 WF = ".github/workflows/ci.yml"
 KEY = "base64:q3Vx8Lm2Pz7Rk9Wt4Yb6Nc1Hd5Jf0Gs2Ae8Uo3Ii7K="
@@ -118,3 +118,84 @@ def test_a_registry_logins_own_password_stays() -> None:
 
 def test_a_job_not_a_tests_stays() -> None:
     assert _ps002(_job(PUSH_ACTION, job="build")) == [(7, "medium"), (8, "medium")]
+
+
+# 2. Env files only a framework's test mode loads -----------------------------------------------------
+
+ENV = f"APP_KEY={KEY}\nDB_PASSWORD={PW}\n"
+LARAVEL = {
+    "artisan": "#!/usr/bin/env php\n<?php\n",
+    "composer.json": '{"require": {"laravel/framework": "^11.0"}}\n',
+    "phpunit.xml": '<phpunit>\n  <php>\n    <env name="APP_ENV" value="testing"/>\n  </php>\n</phpunit>\n',
+}
+SYMFONY = {
+    "composer.json": '{"require": {"symfony/framework-bundle": "7.1.*", "symfony/dotenv": "7.1.*"}}\n',
+    "phpunit.xml.dist": '<phpunit>\n  <php>\n    <server name="APP_ENV" value="test" force="true" />\n  </php>\n</phpunit>\n',
+}
+
+
+def _node(dependency: str, scripts: str = '"test": "vitest run"') -> dict[str, str]:
+    return {
+        "package.json": f'{{\n  "scripts": {{\n    {scripts}\n  }},\n  "devDependencies": {{"{dependency}": "^1.0.0"}}\n}}\n'
+    }
+
+
+def _in(folder: str, files: dict[str, str]) -> dict[str, str]:
+    return {f"{folder}/{name}": text for name, text in files.items()}
+
+
+def _severities(files: dict[str, str], path: str, rule: str = "PS002") -> list[str]:
+    return [f.severity for f in lint_files(files) if f.rule == rule and f.path == path]
+
+
+@pytest.mark.parametrize(
+    ("files", "path"),
+    [
+        ({**LARAVEL, ".env.testing": ENV}, ".env.testing"),
+        ({**_in("backend", {**LARAVEL, "artisan": ""}), "backend/.env.testing": ENV}, "backend/.env.testing"),
+        ({**SYMFONY, ".env.test": ENV}, ".env.test"),
+        ({**_in("apps/web", _node("next", '"test": "jest"')), "apps/web/.env.test": ENV}, "apps/web/.env.test"),
+        ({**_node("vitest"), ".env.test": ENV}, ".env.test"),
+        ({**_node("dotenv-flow", '"test": "NODE_ENV=test mocha"'), ".env.test": ENV}, ".env.test"),
+        (
+            {
+                "Gemfile": 'source "https://rubygems.org"\ngem "dotenv-rails", groups: [:development, :test]\n',
+                ".env.test": ENV,
+            },
+            ".env.test",
+        ),
+    ],
+)
+def test_an_env_file_only_the_test_mode_loads_is_info(files: dict[str, str], path: str) -> None:
+    assert _severities(files, path) == ["info", "info"]
+
+
+@pytest.mark.parametrize(
+    ("files", "path"),
+    [
+        # the files every mode loads, or a deployed stage's, beside the same frameworks
+        ({**LARAVEL, ".env": ENV}, ".env"),
+        ({**LARAVEL, ".env.production": ENV}, ".env.production"),
+        ({**SYMFONY, ".env.local": ENV}, ".env.local"),
+        ({**_node("next"), ".env.local": ENV}, ".env.local"),
+        # a name the framework beside it does not load in its test mode
+        ({**LARAVEL, ".env.test": ENV}, ".env.test"),
+        ({**SYMFONY, ".env.testing": ENV}, ".env.testing"),
+        ({**_node("next"), ".env.ci": ENV}, ".env.ci"),
+        # the tests do not run in that mode (no phpunit.xml setting it), or nothing loads the file by mode
+        ({**LARAVEL, "phpunit.xml": "<phpunit/>\n", ".env.testing": ENV}, ".env.testing"),
+        ({**_node("jest", '"test": "jest"'), ".env.test": ENV}, ".env.test"),
+        ({"Gemfile": 'gem "rails"\n', ".env.test": ENV}, ".env.test"),
+        # a script builds or serves in the test mode: a deployed stage's file
+        ({**_node("vite", '"build:test": "vite build --mode test"'), ".env.test": ENV}, ".env.test"),
+        ({**_node("next", '"start:test": "NODE_ENV=test next start"'), ".env.test": ENV}, ".env.test"),
+    ],
+)
+def test_other_env_files_stay(files: dict[str, str], path: str) -> None:
+    assert _severities(files, path) == ["medium", "medium"]
+
+
+def test_a_known_credential_format_in_a_test_mode_file_stays() -> None:
+    token = "ghp_" + "Zq8Lm2Pz7Rk9Wt4Yb6Nc1Hd5Jf0Gs2Ae8Uo3v"
+    files = {**LARAVEL, ".env.testing": f"GITHUB_TOKEN={token}\n"}
+    assert _severities(files, ".env.testing", "PS001") == ["high"]
