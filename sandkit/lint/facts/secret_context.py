@@ -27,7 +27,7 @@ from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.run_scripts import HereDoc, script_lines
 from sandkit.lint.syntax.shell import quoting
-from sandkit.lint.syntax.tree import PMap
+from sandkit.lint.syntax.tree import PMap, PSeq
 
 if TYPE_CHECKING:
     from sandkit.lint.source import SourceFile
@@ -57,20 +57,21 @@ def says_test(value: str, *, loose: bool = False) -> bool:
     return loose and "test" in value.lower()
 
 
-def test_role(file: SourceFile, pos: Pos) -> str | None:
+def test_role(file: SourceFile, pos: Pos, value: str = "") -> str | None:
     """Why the file, or the CI job holding ``pos``, is a test's; None when nothing says so.
 
     A script, workflow or Compose file whose name has a test's word (``chain-e2e-test.sh``,
     ``simulate-payment.sh``, ``android-completion-smoke.yml``, ``docker-compose.e2e.yml``), and in a GitHub Actions
     workflow the job whose lines hold ``pos`` when it starts service containers (``services:``)
-    or its id or name has such a word (``test-e2e``, ``Integration tests``)."""
+    or its id or name has such a word (``test-e2e``, ``Integration tests``), unless it deploys
+    (:func:`deploys`, which reads a push as a deploy only for a ``value`` that reaches the image built)."""
     name = file.path.rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name
     if file.kind in _NAMED_ROLE_KINDS and set(re.split(r"[-_.]+", stem.lower())) & _TEST_ROLE_WORDS:
         return f"in {name}, a test's script or configuration"
     if file.kind == kinds.WORKFLOW:
         span = _job_at(file, pos)
-        if span is not None and deploys(file, span) is None:
+        if span is not None and deploys(file, span, pos, value) is None:
             return _test_job(span.job_id, span.job)
     return None
 
@@ -116,33 +117,136 @@ def _job_text(file: SourceFile, span: JobSpan) -> str:
 
 #: Words of a job's id or name that say it deploys or publishes.
 _DEPLOY_WORDS = frozenset({"deploy", "deployment", "deploys", "provision", "rollout", "production", "prod", "publish"})
+#: Actions that log in to an image registry only (to push): read as a push, not as a deploy.
+_REGISTRY_LOGIN = (
+    r"(?:docker/login-action|aws-actions/amazon-ecr-login|redhat-actions/podman-login|azure/docker-login)\b"
+)
 #: A command or action, in a job's text, that reaches a host beyond the runner: a remote shell or
-#: copy, a cluster or cloud change, an image or site pushed, a platform's deploy command.
+#: copy, a cluster or cloud change, a site published, a platform's deploy command, a cloud login.
 _DEPLOYS = lazy(
     r"(?m)(?:^|[\s;&|(\"'])(?:ssh|scp|sshpass|ansible-playbook|heroku)\s|"
     r"\bkubectl\s+(?:[-\w=.]+\s+){0,4}(?:apply|create|replace|patch|set|rollout|delete|scale)\b|"
     r"\bhelm\s+(?:[-\w=.]+\s+){0,4}(?:upgrade|install)\b|\b(?:terraform|tofu|pulumi)\s+(?:apply|up)\b|"
-    r"\b(?:docker|podman)\s+(?:image\s+)?push\b|\bdocker(?:-compose|\s+compose)?\s+(?:-H|--host|--context)[\s=]|"
+    r"\bdocker(?:-compose|\s+compose)?\s+(?:-H|--host|--context)[\s=]|"
     r"\bDOCKER_HOST\s*[=:]\s*[\"']?(?:ssh|tcp)://|\b(?:fly|flyctl|netlify|wrangler|firebase|serverless|sls|railway)\s+"
     r"(?:deploy|publish|up)\b|\bvercel\b|\bcf\s+push\b|\b(?:gcloud|az|aws)\s[^\n]{0,80}\b(?:deploy|update-service|"
     r"update-function-code|webapp|containerapp|functionapp)\b|\baws\s+s3\s+(?:cp|sync)\b|"
-    r"^\s*(?:-\s+)?uses:\s*[\"']?[\w.-]*/[^\s@]*(?:deploy|ssh|scp|rsync|kubectl|helm|k8s|terraform|ecs|"
-    r"heroku|vercel|netlify|firebase|pages|webapp|lambda|login|credentials|auth)|^\s*push:\s*[\"']?true\b",
+    rf"^\s*(?:-\s+)?uses:\s*[\"']?(?!{_REGISTRY_LOGIN})[\w.-]*/[^\s@]*(?:deploy|ssh|scp|rsync|kubectl|helm|k8s|"
+    r"terraform|ecs|heroku|vercel|netlify|firebase|pages|webapp|lambda|login|credentials|auth)",
     re.I,
 )
+#: An image pushed to a registry: a push command, a build action's ``push: true``, ``buildx build
+#: --push``, a registry's login action.
+_PUSHES = lazy(
+    r"(?m)\b(?:docker|podman)\s+(?:image\s+)?push\b|^\s*push:\s*[\"']?true\b|\bbuildx\s+build\b[^\n]*\s--push\b|"
+    r"\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,120}\s)?push\b|"
+    rf"^\s*(?:-\s+)?uses:\s*[\"']?{_REGISTRY_LOGIN}",
+    re.I,
+)
+#: A push of an image built before it on the runner (not one a build action builds itself).
+_LOCAL_PUSH = lazy(
+    r"\b(?:docker|podman)\s+(?:image\s+)?push\b|\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,120}\s)?push\b"
+)
+#: A Compose command that may build the services' images (``up`` builds an image it lacks), whose
+#: build arguments may be read from the job's environment.
+_COMPOSE_BUILDS = lazy(r"\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,120}\s)?(?:up|build|run|create)\b")
+#: A step that builds an image, pushes one or logs in to a registry: an action named so, or a command.
+_BUILD_STEP = lazy(
+    r"(?im)^\s*(?:-\s+)?uses:\s*[\"']?[\w.-]*/[^\s@]*(?:build|push|login|kaniko|buildah|image)|"
+    r"\b(?:docker|podman|nerdctl|buildah)\s+(?:[-\w=.]+\s+){0,3}(?:build|bud|push|login)\b|--build-arg\b|"
+    r"--secret\b|\bkaniko\b|\b(?:ko|pack)\s+(?:build|publish)\b"
+)
+#: A command that writes a file (a redirect, ``tee``, ``sed -i``, ``envsubst``): a file in the build
+#: context may be copied into the image.
+_WRITES_FILE = lazy(r"(?<![\d&<>=-])>{1,2}(?![&=])|\btee\b|\bsed\s+-i|\benvsubst\b|\bcp\s")
+#: A command that writes the whole environment to a file (``printenv > .env``, ``env >> .env``).
+_DUMPS_ENVIRONMENT = lazy(r"\b(?:printenv|env|export\s+-p|set)\s*>{1,2}(?!&)")
 
 
-def deploys(file: SourceFile, span: JobSpan) -> str | None:
+def deploys(file: SourceFile, span: JobSpan, at: Pos | None = None, value: str = "") -> str | None:
     """Why the job reaches a host beyond the runner, or None: a job ``environment:``, an id or
-    name that says deploy or publish, or a command or action that deploys, pushes or logs in
-    to a remote host. Such a job's credentials are kept as real even when it also runs tests."""
+    name that says deploy or publish, or a command or action that deploys or logs in to a
+    remote host. Such a job's credentials are kept as real even when it also runs tests.
+
+    A job that pushes an image (``docker push``, a build action's ``push: true``, a registry
+    login) deploys what it builds, and the build takes only what is passed to it: given ``at``
+    (where a value set in the job is, ``value`` its text), the push counts only when the value
+    reaches the build (:func:`reaches_build`); an ``env:`` value the job's tests read at run time
+    is not in the image pushed."""
     if span.job.get("environment") is not None:
         return f"job {span.job_id} deploys to an environment"
     name = span.job.get("name")
     if _words(f"{span.job_id} {name if isinstance(name, str) else ''}") & _DEPLOY_WORDS:
         return f"job {span.job_id} is named as a deploy"
-    found = _DEPLOYS.search(_job_text(file, span))
-    return f"job {span.job_id} deploys ({found.group().strip()[:40]})" if found else None
+    text = _job_text(file, span)
+    found = _DEPLOYS.search(text)
+    if found is None:
+        found = _PUSHES.search(text)
+        if found is None or (at is not None and not reaches_build(file, span, at, value)):
+            return None
+    return f"job {span.job_id} deploys ({found.group().strip()[:40]})"
+
+
+def reaches_build(file: SourceFile, span: JobSpan, at: Pos, value: str) -> bool:
+    """Whether the value set at ``at`` in the job may be built into an image the job pushes. It
+    does not only when it is an ``env:`` setting of the job (its own, a step's, a service's or
+    its container's) and no step hands it to a build: no step that builds, pushes or logs in to a
+    registry names it or holds its value (``build-args``, ``--build-arg``, a build's ``secrets:``,
+    a build step's own ``env:``), no command writes it into a file (which the build context may
+    copy), no command writes the whole environment to one, and the image pushed is not one
+    Compose may have built from the job's environment (``docker compose up`` then ``docker push``)."""
+    names = _env_lines(span.job).get(at.line)
+    if names is None:
+        return True
+    text = _job_text(file, span)
+    if _DUMPS_ENVIRONMENT.search(text) or (_LOCAL_PUSH.search(text) and _COMPOSE_BUILDS.search(text)):
+        return True
+    mention = re.compile(
+        "|".join([rf"(?<![\w]){re.escape(n)}(?![\w])" for n in names] + ([re.escape(value)] if len(value) >= 4 else []))
+    )
+    for first, last in _step_lines(span):
+        step = "\n".join(file.lines[first - 1 : last])
+        if _BUILD_STEP.search(step) and mention.search(step):
+            return True
+        rest = (
+            "\n".join(file.lines[first - 1 : at.line - 1] + file.lines[at.line : last])
+            if first <= at.line <= last
+            else step
+        )
+        if mention.search(rest) and _WRITES_FILE.search(rest):
+            return True
+    return False
+
+
+def _step_lines(span: JobSpan) -> list[tuple[int, int]]:
+    """The lines each step of the job takes (from its first line to the line before the next)."""
+    steps = span.job.get("steps")
+    if not isinstance(steps, PSeq) or not steps:
+        return []
+    starts = [steps.pos_of(index).line for index in range(len(steps))]
+    return list(zip(starts, [line - 1 for line in starts[1:]] + [span.last], strict=True))
+
+
+def _env_lines(job: PMap) -> dict[int, set[str]]:
+    """The names an ``env:`` of the job sets on each line (the job's, its steps', its services'
+    and its container's), by the lines of their keys and values."""
+    maps: list[object] = [job.get("env")]
+    container = job.get("container")
+    if isinstance(container, PMap):
+        maps.append(container.get("env"))
+    services = job.get("services")
+    if isinstance(services, PMap):
+        maps.extend(service.get("env") for service in services.values() if isinstance(service, PMap))
+    steps = job.get("steps")
+    if isinstance(steps, PSeq):
+        maps.extend(step.get("env") for step in steps if isinstance(step, PMap))
+    lines: dict[int, set[str]] = {}
+    for env in maps:
+        if isinstance(env, PMap):
+            for key in env:
+                for line in {env.pos_of_key(key).line, env.pos_of(key).line}:
+                    lines.setdefault(line, set()).add(str(key))
+    return lines
 
 
 #: A command in a job's text that starts containers on the runner.
@@ -170,7 +274,7 @@ def job_container_password(file: SourceFile, pos: Pos, password: str, host: str)
     if file.kind != kinds.WORKFLOW or not _LOCAL_HOST.fullmatch(host):
         return None
     span = _job_at(file, pos)
-    if span is None or deploys(file, span) is not None:
+    if span is None or deploys(file, span, pos, password) is not None:
         return None
     services = span.job.get("services")
     text = _job_text(file, span)

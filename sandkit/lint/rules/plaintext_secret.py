@@ -149,7 +149,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     job gives the containers it starts (`POSTGRES_PASSWORD` of its `services:`, of a `.env` it
     writes for `docker compose up`, a `docker run -e`) is left out (low with `--include-examples`):
     a throwaway database's; not in a job that deploys (an `environment:`, a deploy's name, `ssh`,
-    `kubectl apply`, `docker push`, a deploy action).
+    `kubectl apply`, a deploy action). A job that pushes an image (`docker push`, `push: true`,
+    a registry login) deploys it only for the values it hands to the build (`build-args`,
+    `--build-arg`, a build's `secrets:`, a file it writes): a step's `env:` read at run time is not
+    in the image.
 
     Why:
     Whatever the repository holds, an agent working on it can read and, told to by text it
@@ -271,7 +274,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `charts/NAME/ci/`, `test-values/`, `ci-values.yaml`, too) are left out as for PS001, and so
     is a value that says it is a test's (`test-jwt-secret-for-ci`, `ci-e2e-secret-not-for-production-use`,
     `synthetic-password`) in a test's script (`*-e2e-test.sh`, `simulate-*.sh`, `*smoke*`) or a
-    CI job that starts its own services or is named as a test; one of the two alone is info. A
+    CI job that starts its own services or is named as a test and deploys nothing (an image it
+    pushes counts only for values handed to the build, as for PS001); one of the two alone is info. A
     front-end setting that is public by design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless
     it says SECRET, PASSWORD or PRIVATE) is info. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
@@ -284,7 +288,11 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     line that sets it is a finding of its own. A finding in an `.env.<name>` file (`.env.prod`) that
     no other file of the repository names and beside which no framework reads `.env.<mode>` by
     itself (`package.json`, `composer.json`) is info: Compose reads only `.env` by itself, so
-    nothing here reads that file.
+    nothing here reads that file. So is one in an env file the framework beside it loads only when
+    it runs its tests: Laravel's `.env.testing` (its phpunit.xml sets `APP_ENV` to `testing`),
+    Symfony's `.env.test` (`APP_ENV` `test`), `.env.test` of a Next.js, Vite, Vitest, dotenv-flow
+    or Create React App project (not when a script builds or serves with `--mode test` or
+    `NODE_ENV=test`) and of a Rails project with dotenv.
     Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
     `any_token`, three or more hyphen-joined words ending in the key's own word such as
     `cf-usb-sidecar-mysql-admin-password`); base64 that decodes to password hashes (an htpasswd
@@ -421,7 +429,7 @@ def _test_value(file: SourceFile, value: str, pos: Pos) -> tuple[str, str, str] 
     (``ci-e2e-secret-not-for-production-use``) saying so: a test fixture, left out unless examples
     are included (then low). One of them: info, since a test script may log in to a shared service
     with a real password, and a value that says "test" may still be what a deployment runs with."""
-    role = test_role(file, pos)
+    role = test_role(file, pos, value)
     marked = says_test(value, loose=role is not None)
     if role is not None and marked:
         return "low", f"{role}, and the value says it is a test's", "a test's value"
@@ -639,3 +647,94 @@ def _names_found(root: str, names: set[str], own: set[str]) -> set[str] | None:
             if len(found) == len(wanted):
                 return found
     return found
+
+
+#: Env files a framework loads only in its test mode, by the framework that does so.
+_TEST_MODE_FILES = {".env.testing": ("laravel",), ".env.test": ("symfony", "node", "rails")}
+
+#: A phpunit.xml line that runs the tests in Laravel's ``testing`` or Symfony's ``test`` mode.
+_PHPUNIT_MODE = lazy(r"""name=["']APP_ENV["'][^>]*value=["'](testing|test)["']""")
+#: package.json dependencies that load ``.env.test`` by themselves when the mode is ``test``
+#: (``NODE_ENV=test``, Vitest's default mode): Next.js, Vite and Vitest, dotenv-flow, Create React App.
+_NODE_TEST_LOADERS = lazy(r'"(next|vite|vitest|dotenv-flow|react-scripts|@next/env)"\s*:')
+#: A package.json script that builds or serves in the ``test`` mode: then ``.env.test`` is a
+#: deployed stage's (``vite build --mode test``, ``NODE_ENV=test next build``), not a test run's.
+_TEST_MODE_SERVED = lazy(
+    r"""(?m)^\s*"[^"\n]*"\s*:\s*"(?![^"\n]*\b(?:vitest|jest|playwright|cypress|mocha)\b)[^"\n]*"""
+    r"""(?:--mode[= ]test\b|NODE_ENV=test\b)[^"\n]*"\s*,?\s*$"""
+)
+
+#: A Gemfile's dotenv, which loads ``.env.test`` in Rails' test environment.
+_DOTENV_GEM = lazy(r"""gem\s+["']dotenv(?:-rails)?["']""")
+
+
+@repository_pass("test-mode-env-file")
+def lower_test_mode_env_files(findings: list[Finding], repo: RepositoryView) -> list[Finding]:
+    """Settle PS002 in an env file that a framework beside it loads only when it runs its tests:
+    Laravel's ``.env.testing`` (phpunit.xml sets ``APP_ENV`` to ``testing``), Symfony's
+    ``.env.test`` (phpunit.xml sets it to ``test``), ``.env.test`` of a Node project whose loader
+    reads it in the test mode (Next.js, Vite, Vitest, dotenv-flow, Create React App; not when a
+    script builds or serves in that mode) and of a Rails project with dotenv. Its values are a
+    test run's: the finding is info, as a test script's are."""
+    out: list[Finding] = []
+    settled: dict[str, str | None] = {}
+    for finding in findings:
+        if finding.rule == "PS002" and finding.severity != "info":
+            if finding.path not in settled:
+                settled[finding.path] = _test_mode_loader(finding.path, repo)
+            loader = settled[finding.path]
+            if loader is not None:
+                name = posixpath.basename(finding.path)
+                finding = finding._replace(
+                    severity="info",
+                    base_severity=finding.severity_before_passes,
+                    message=f"{finding.message} (info: {loader} loads {name} only when it runs its tests)",
+                )
+        out.append(finding)
+    return out
+
+
+def _test_mode_loader(path: str, repo: RepositoryView) -> str | None:
+    """The framework that loads the env file at ``path`` only in its test mode, or None: found
+    in the file's folder or the nearest one above it with a project file."""
+    name = posixpath.basename(path)
+    frameworks = _TEST_MODE_FILES.get(name)
+    if frameworks is None:
+        return None
+    folder = posixpath.dirname(path)
+    while True:
+        found = _test_mode_framework(folder, frameworks, repo)
+        if found is not None:
+            return found or None
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
+
+
+def _test_mode_framework(folder: str, frameworks: tuple[str, ...], repo: RepositoryView) -> str | None:
+    """The test-mode loader of the project in ``folder`` (``""`` when the folder holds a project
+    that has none), or None when the folder holds no project file."""
+
+    def here(name: str) -> str:
+        return posixpath.join(folder, name) if folder else name
+
+    composer, package, gemfile = (
+        repo.read(here("composer.json")),
+        repo.read(here("package.json")),
+        repo.read(here("Gemfile")),
+    )
+    artisan = repo.exists(here("artisan"))
+    if composer is None and package is None and gemfile is None and not artisan:
+        return None
+    phpunit = repo.read(here("phpunit.xml")) or repo.read(here("phpunit.xml.dist")) or ""
+    modes = {m.group(1) for m in _PHPUNIT_MODE.finditer(phpunit)}
+    if "laravel" in frameworks and "testing" in modes and (artisan or '"laravel/framework"' in (composer or "")):
+        return "Laravel"
+    if "symfony" in frameworks and "test" in modes and '"symfony/' in (composer or ""):
+        return "Symfony"
+    loader = _NODE_TEST_LOADERS.search(package) if "node" in frameworks and package else None
+    if loader is not None and not _TEST_MODE_SERVED.search(package or ""):
+        return loader.group(1)
+    if "rails" in frameworks and gemfile and _DOTENV_GEM.search(gemfile):
+        return "dotenv (Rails)"
+    return ""

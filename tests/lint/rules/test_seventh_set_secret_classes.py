@@ -211,13 +211,14 @@ def test_a_docker_run_option_gives_the_container_its_password() -> None:
         # the host is not the runner nor a container beside it
         (_services_job(f"postgresql://app:{PW}@db.prod.example.com:5432/app"), 17),
         (_services_job(f"postgresql://app:{PW}@10.0.3.7:5432/app"), 17),
-        # a job that deploys: an environment, a deploy's name, a remote shell, an image pushed
+        # a job that deploys: an environment, a deploy's name, a remote shell, an image built with it
         (_services_job(f"postgresql://app:{PW}@localhost/app", extra="    environment: production\n"), 18),
         (_services_job(f"postgresql://app:{PW}@localhost/app", job="deploy"), 17),
         (_services_job(f"postgresql://app:{PW}@localhost/app", steps="      - run: ssh ci@app.example.com ./up\n"), 18),
         (
             _services_job(
-                f"postgresql://app:{PW}@localhost/app", steps="      - run: docker push registry.example.com/app\n"
+                f"postgresql://app:{PW}@localhost/app",
+                steps="      - run: docker build --build-arg DATABASE_URL -t app . && docker push app\n",
             ),
             18,
         ),
