@@ -393,15 +393,25 @@ _CLAUDE_SETTINGS_MARK = lazy(
     r'|PreCompact)"\s*:|"(?:Bash|WebFetch|WebSearch|NotebookEdit)\(|"mcp__\w|"defaultMode"\s*:'
 )
 
+#: A hooks file a Claude Code plugin's manifest may name (``"hooks": "./config/hooks.json"``): one
+#: of Claude Code's hook events as a key, and a command.
+_CLAUDE_HOOK_EVENT = lazy(
+    r'"(?:PreToolUse|PostToolUse|PostToolUseFailure|UserPromptSubmit|SessionStart|SessionEnd|Stop|SubagentStart'
+    r'|SubagentStop|PreCompact|Notification|PermissionRequest)"\s*:'
+)
+
 
 def kind_by_content(kind: Kind, head: str, text: str = "", name: str = "") -> Kind:
     """Refine a vague kind from the start of the file's text (Ansible: from all of ``text``,
     since a playbook's container task may come late). A ``settings.json`` that holds Claude
     Code's settings is the agent's configuration wherever it is kept: a repository of a user's
-    ``~/.claude`` folder keeps it at its top, and an install script links it into place."""
+    ``~/.claude`` folder keeps it at its top, and an install script links it into place. So is a
+    ``hooks.json`` holding Claude Code's hooks, which a plugin's manifest may name from any folder."""
     if kind.kind in (YAML, JSON) and _JSON_PATCH.match(head):
         return Kind(JSON_PATCH, kind.syntax)
     if kind == Kind(JSON, "json") and name in CLAUDE_SETTINGS_NAMES and _CLAUDE_SETTINGS_MARK.search(head):
+        return Kind(AGENT_CONFIG, "json")
+    if kind == Kind(JSON, "json") and name == "hooks.json" and '"command"' in head and _CLAUDE_HOOK_EVENT.search(head):
         return Kind(AGENT_CONFIG, "json")
     if kind == Kind(JSON, "json") and _JSON_K8S.search(head) and _JSON_KIND.search(head):
         return Kind(KUBERNETES, "json")  # kubectl get -o json, and manifests written as JSON

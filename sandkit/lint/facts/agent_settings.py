@@ -232,14 +232,7 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
     if config is None:
         return None
     settings = ClaudeSettings()
-    hooks = config.get("hooks")
-    for event, groups in hooks.items() if isinstance(hooks, PMap) else ():
-        for group in groups if isinstance(groups, PSeq) else ():
-            entries = group.get("hooks") if isinstance(group, PMap) else None
-            for entry in entries if isinstance(entries, PSeq) else ():
-                if isinstance(entry, PMap) and entry.get("type", "command") == "command":
-                    command = entry.get("command")
-                    settings.hooks.append(Command(str(event), str(command or ""), pos_of(command, entry.pos)))
+    settings.hooks = hook_commands(config.get("hooks"))
     for key in _CLAUDE_HELPERS:
         if isinstance(config.get(key), str) and config[key].strip():
             settings.helpers.append(Command(key, config[key], config.pos_of(key)))
@@ -260,6 +253,53 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
         settings.enabled_mcpjson_servers = [str(name) for name in enabled]
         settings.enabled_mcpjson_pos = enabled.pos
     return settings
+
+
+def hook_commands(hooks: Any) -> list[Command]:
+    """The command hooks of a ``hooks`` table (event -> groups -> ``hooks`` -> entries), the shape
+    Claude Code's settings, a plugin's manifest and hooks file, and a skill's front matter share."""
+    found: list[Command] = []
+    for event, groups in hooks.items() if isinstance(hooks, PMap) else ():
+        for group in groups if isinstance(groups, PSeq) else ():
+            entries = group.get("hooks") if isinstance(group, PMap) else None
+            for entry in entries if isinstance(entries, PSeq) else ():
+                if isinstance(entry, PMap) and entry.get("type", "command") == "command":
+                    command = entry.get("command")
+                    found.append(Command(str(event), str(command or ""), pos_of(command, entry.pos)))
+    return found
+
+
+def plugin_hooks(file: SourceFile) -> list[Command]:
+    """The command hooks a Claude Code plugin declares: inline under ``hooks`` in its manifest
+    (``.claude-plugin/plugin.json``) or in a marketplace's entries (``plugins[].hooks``), and those
+    of a hooks file (``hooks/hooks.json``, or a ``hooks.json`` elsewhere that the manifest may name
+    and whose content made it agent configuration). A hooks file holds ``{"hooks": {EVENT: ...}}``;
+    the events written at its top are read too. Settings files are read by :func:`claude_settings`."""
+    return file.memo("plugin_hooks", lambda: _plugin_hooks(file))
+
+
+def _plugin_hooks(file: SourceFile) -> list[Command]:
+    config = _document(file)
+    if config is None or file.kind != kinds.AGENT_CONFIG:
+        return []
+    lower = f"/{file.path.lower()}"
+    if lower.endswith("/.claude-plugin/plugin.json"):
+        tables = [config.get("hooks")]
+    elif lower.endswith("/.claude-plugin/marketplace.json"):
+        entries = config.get("plugins")
+        tables = (
+            [entry.get("hooks") for entry in entries if isinstance(entry, PMap)] if isinstance(entries, PSeq) else []
+        )
+    elif lower.endswith("/hooks.json"):
+        tables = [config]
+    else:
+        return []
+    found: list[Command] = []
+    for table in tables:
+        if isinstance(table, PMap):
+            inner = table.get("hooks")  # {"description": ..., "hooks": {EVENT: [...]}}
+            found += hook_commands(inner if isinstance(inner, PMap) else table)
+    return found
 
 
 #: Variables of a settings ``env`` that make the shell Claude Code starts for each Bash tool call

@@ -28,6 +28,7 @@ from sandkit.lint.facts.agent_settings import (
     editor_settings,
     folder_open_tasks,
     permissions,
+    plugin_hooks,
     runner_of,
 )
 from sandkit.lint.facts.ansible import ansible_commands
@@ -98,24 +99,32 @@ def _name(file: SourceFile) -> str:
     triggers=("hooks",),
 )
 def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
-    """A Claude Code settings file defines a hook of type command, on any event.
+    """A Claude Code settings file or plugin defines a hook of type command, on any event.
 
     SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop,
     Notification, PreCompact, SessionEnd and any later event: every `{"type": "command"}`
-    entry under `hooks` in .claude/settings.json or .claude/settings.local.json.
+    entry under `hooks` in .claude/settings.json or .claude/settings.local.json, and in a
+    plugin: inline under `hooks` in its manifest (.claude-plugin/plugin.json) or in a
+    marketplace's entries (.claude-plugin/marketplace.json), and in its hooks file
+    (hooks/hooks.json, or a `hooks.json` elsewhere, which the manifest may name, holding Claude
+    Code's hook events). A manifest's `hooks` that is a path is read in the file it names.
 
     Why:
     Claude Code runs hook commands by itself, with the user's privileges and outside its
     permission prompts, as soon as the event fires. A hook in a repository someone cloned
-    runs that repository's code on the host the first time they start a session in it.
+    runs that repository's code on the host the first time they start a session in it; a
+    plugin's hooks run in every session of whoever installs and enables the plugin.
 
     Fix:
     Remove the hook from the repository; keep personal hooks in ~/.claude/settings.json,
-    and run project checks as explicit commands (or as scripts the agent must ask to run).
+    and run project checks as explicit commands (or as scripts the agent must ask to run). Keep
+    a plugin's hooks to what its documentation says it runs, and review changes to them as code.
     """
     settings = claude_settings(file)
     for hook in settings.hooks if settings is not None else ():
         yield Hit(hook.pos, f"{hook.what} hook runs a command by itself: {clip(hook.text)}")
+    for hook in plugin_hooks(file):
+        yield Hit(hook.pos, f"plugin's {hook.what} hook runs a command by itself: {clip(hook.text)}")
 
 
 @rule(
