@@ -138,6 +138,10 @@ GIT_HOOKS = frozenset(
     }
 )
 
+#: Kinds a Markdown file in a ``commands/`` or ``agents/`` folder may be: a Claude Code plugin's
+#: slash command or subagent (at the plugin's root, not under ``.claude/``), or prose.
+COMPONENT_FAMILY = frozenset({AGENT_INSTRUCTIONS, TEXT})
+
 #: Kinds a ``.pod`` file may be (a Quadlet unit, or Perl documentation).
 UNIT_FAMILY = frozenset({SYSTEMD, TEXT})
 
@@ -158,6 +162,7 @@ CONTENT_FAMILIES = {
     Kind(TEXT, "unit"): UNIT_FAMILY,
     Kind(TEXT, "hook"): HOOK_FAMILY,
     Kind(TOML, "toml"): TOML_FAMILY,
+    Kind(TEXT, "component"): COMPONENT_FAMILY,
 }
 
 
@@ -322,6 +327,8 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(SHELL, "shell")
     if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
         return Kind(ENV, "env")
+    if name.endswith(".md") and lower[: -len(name)].endswith(("/commands/", "/agents/")):
+        return Kind(TEXT, "component")  # a plugin's command or subagent, by its front matter
     syntax = _syntax_of(name)
     if syntax == "yaml":
         return Kind(_yaml_kind_by_name(lower, name), "yaml")
@@ -400,6 +407,12 @@ _CLAUDE_HOOK_EVENT = lazy(
     r'|SubagentStop|PreCompact|Notification|PermissionRequest)"\s*:'
 )
 
+#: Front matter keys only Claude Code's commands and subagents give: what a plugin's
+#: ``commands/x.md`` or ``agents/x.md`` holds, and a page of documentation does not.
+_COMPONENT_KEYS = lazy(
+    r"(?m)^(?:allowed-tools|argument-hint|disable-model-invocation|permissionMode|hooks|tools|disallowedTools)[ \t]*:"
+)
+
 
 def kind_by_content(kind: Kind, head: str, text: str = "", name: str = "") -> Kind:
     """Refine a vague kind from the start of the file's text (Ansible: from all of ``text``,
@@ -421,6 +434,10 @@ def kind_by_content(kind: Kind, head: str, text: str = "", name: str = "") -> Ki
         return Kind(SYSTEMD, "unit") if _QUADLET_POD.search(head) else Kind(TEXT, "text")
     if kind == Kind(TOML, "toml") and _GITLAB_RUNNERS.search(head):
         return Kind(GITLAB_RUNNER, "toml")
+    if kind == Kind(TEXT, "component"):
+        if head.startswith("---") and _COMPONENT_KEYS.search(head.split("\n---", 1)[0]):
+            return Kind(AGENT_INSTRUCTIONS, "text")
+        return Kind(TEXT, "text")
     if kind == Kind(TEXT, "hook"):  # a shell shebang was seen before; another one is another language
         return Kind(TEXT, "text") if head.startswith("#!") else Kind(SHELL, "shell")
     if kind.syntax in ("yaml", "template") and kind.kind == YAML:
