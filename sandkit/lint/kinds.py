@@ -327,7 +327,7 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(SHELL, "shell")
     if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
         return Kind(ENV, "env")
-    if name.endswith(".md") and lower[: -len(name)].endswith(("/commands/", "/agents/")):
+    if name.endswith(".md") and f"/{lower}"[: -len(name)].endswith(("/commands/", "/agents/")):
         return Kind(TEXT, "component")  # a plugin's command or subagent, by its front matter
     syntax = _syntax_of(name)
     if syntax == "yaml":

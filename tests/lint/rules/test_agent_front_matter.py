@@ -25,6 +25,12 @@ def _skill(front: str, body: str = "Do the thing.\n") -> str:
         (".claude/agents/x.md", "allowed-tools: Bash(*)\n", "Bash(*)", "medium"),
         # a plugin's command at the plugin's root, known by its front matter
         ("plugins/p/commands/audit.md", "allowed-tools: Read, Bash(git:*)\n", "Bash(git:*)", "medium"),
+        (
+            "commands/audit.md",
+            "allowed-tools: Bash(bash:*)\n",
+            "Bash(bash:*)",
+            "medium",
+        ),  # the plugin is the repository
         # docker exec is medium in settings, so low here
         ("skills/x/SKILL.md", "allowed-tools: Bash(docker exec:*)\n", "Bash(docker exec:*)", "low"),
     ],
@@ -132,3 +138,27 @@ def test_a_plugin_command_is_read_as_instructions() -> None:
     }
     found = sorted((f.path, f.rule) for f in lint_files(files) if f.rule.startswith("AA"))
     assert found == [("plugins/p/commands/x.md", "AA004")]
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "allowed-tools: 5\n",
+        "allowed-tools: {Bash: yes}\n",
+        "allowed-tools: [Bash, [x], 3, null]\n",
+        "allowed-tools:\n",
+        "allowed-tools: [Bash(\n",  # not YAML: read by lines
+        "permissionMode: [bypassPermissions]\n",
+        "hooks: [PreToolUse]\n",
+        "hooks:\n  PreToolUse: {matcher: x}\n",
+        "hooks:\n  PreToolUse:\n    - hooks: {type: command}\n",
+        "&a [*a]\n",
+    ],
+)
+def test_odd_front_matter_never_breaks(front: str) -> None:
+    for path in ("skills/x/SKILL.md", ".claude/agents/x.md", "plugins/p/commands/x.md"):
+        lint_text(path, _skill(front))  # the helper fails on a crash
+
+
+def test_unclosed_front_matter_is_not_front_matter() -> None:
+    assert at(lint_text("skills/x/SKILL.md", "---\nallowed-tools: Bash\n# no end\n"), "AA004") == []
