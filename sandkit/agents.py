@@ -131,7 +131,17 @@ CATALOGUE: tuple[Agent, ...] = (
             ".claude/agents/*",
             ".claude/skills/*",
         ),
-        config_files=(".claude/settings.json", ".claude/settings.local.json", ".claude.json", ".mcp.json"),
+        # A plugin's manifest and marketplace (each may declare hooks and MCP servers inline) and its
+        # hooks file, loaded with the plugin (code.claude.com/docs/en/plugins-reference)
+        config_files=(
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".claude.json",
+            ".mcp.json",
+            ".claude-plugin/plugin.json",
+            ".claude-plugin/marketplace.json",
+            "hooks/hooks.json",
+        ),
         settings_files=(".claude/settings.json", ".claude/settings.local.json"),
         mcp=McpKeys(env=("env", "headers")),
         # .credentials.json holds the OAuth tokens on Linux; ~/.claude.json (beside the folder, not

@@ -138,6 +138,10 @@ GIT_HOOKS = frozenset(
     }
 )
 
+#: Kinds a Markdown file in a ``commands/`` or ``agents/`` folder may be: a Claude Code plugin's
+#: slash command or subagent (at the plugin's root, not under ``.claude/``), or prose.
+COMPONENT_FAMILY = frozenset({AGENT_INSTRUCTIONS, TEXT})
+
 #: Kinds a ``.pod`` file may be (a Quadlet unit, or Perl documentation).
 UNIT_FAMILY = frozenset({SYSTEMD, TEXT})
 
@@ -158,6 +162,7 @@ CONTENT_FAMILIES = {
     Kind(TEXT, "unit"): UNIT_FAMILY,
     Kind(TEXT, "hook"): HOOK_FAMILY,
     Kind(TOML, "toml"): TOML_FAMILY,
+    Kind(TEXT, "component"): COMPONENT_FAMILY,
 }
 
 
@@ -322,6 +327,8 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(SHELL, "shell")
     if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
         return Kind(ENV, "env")
+    if name.endswith(".md") and f"/{lower}"[: -len(name)].endswith(("/commands/", "/agents/")):
+        return Kind(TEXT, "component")  # a plugin's command or subagent, by its front matter
     syntax = _syntax_of(name)
     if syntax == "yaml":
         return Kind(_yaml_kind_by_name(lower, name), "yaml")
@@ -393,15 +400,31 @@ _CLAUDE_SETTINGS_MARK = lazy(
     r'|PreCompact)"\s*:|"(?:Bash|WebFetch|WebSearch|NotebookEdit)\(|"mcp__\w|"defaultMode"\s*:'
 )
 
+#: A hooks file a Claude Code plugin's manifest may name (``"hooks": "./config/hooks.json"``): one
+#: of Claude Code's hook events as a key, and a command.
+_CLAUDE_HOOK_EVENT = lazy(
+    r'"(?:PreToolUse|PostToolUse|PostToolUseFailure|UserPromptSubmit|SessionStart|SessionEnd|Stop|SubagentStart'
+    r'|SubagentStop|PreCompact|Notification|PermissionRequest)"\s*:'
+)
+
+#: Front matter keys only Claude Code's commands and subagents give: what a plugin's
+#: ``commands/x.md`` or ``agents/x.md`` holds, and a page of documentation does not.
+_COMPONENT_KEYS = lazy(
+    r"(?m)^(?:allowed-tools|argument-hint|disable-model-invocation|permissionMode|hooks|tools|disallowedTools)[ \t]*:"
+)
+
 
 def kind_by_content(kind: Kind, head: str, text: str = "", name: str = "") -> Kind:
     """Refine a vague kind from the start of the file's text (Ansible: from all of ``text``,
     since a playbook's container task may come late). A ``settings.json`` that holds Claude
     Code's settings is the agent's configuration wherever it is kept: a repository of a user's
-    ``~/.claude`` folder keeps it at its top, and an install script links it into place."""
+    ``~/.claude`` folder keeps it at its top, and an install script links it into place. So is a
+    ``hooks.json`` holding Claude Code's hooks, which a plugin's manifest may name from any folder."""
     if kind.kind in (YAML, JSON) and _JSON_PATCH.match(head):
         return Kind(JSON_PATCH, kind.syntax)
     if kind == Kind(JSON, "json") and name in CLAUDE_SETTINGS_NAMES and _CLAUDE_SETTINGS_MARK.search(head):
+        return Kind(AGENT_CONFIG, "json")
+    if kind == Kind(JSON, "json") and name == "hooks.json" and '"command"' in head and _CLAUDE_HOOK_EVENT.search(head):
         return Kind(AGENT_CONFIG, "json")
     if kind == Kind(JSON, "json") and _JSON_K8S.search(head) and _JSON_KIND.search(head):
         return Kind(KUBERNETES, "json")  # kubectl get -o json, and manifests written as JSON
@@ -411,6 +434,10 @@ def kind_by_content(kind: Kind, head: str, text: str = "", name: str = "") -> Ki
         return Kind(SYSTEMD, "unit") if _QUADLET_POD.search(head) else Kind(TEXT, "text")
     if kind == Kind(TOML, "toml") and _GITLAB_RUNNERS.search(head):
         return Kind(GITLAB_RUNNER, "toml")
+    if kind == Kind(TEXT, "component"):
+        if head.startswith("---") and _COMPONENT_KEYS.search(head.split("\n---", 1)[0]):
+            return Kind(AGENT_INSTRUCTIONS, "text")
+        return Kind(TEXT, "text")
     if kind == Kind(TEXT, "hook"):  # a shell shebang was seen before; another one is another language
         return Kind(TEXT, "text") if head.startswith("#!") else Kind(SHELL, "shell")
     if kind.syntax in ("yaml", "template") and kind.kind == YAML:

@@ -33,6 +33,7 @@ NOT_PLAIN: Any = object()  # plain_json of a text that is not strict JSON
 
 _HEAD = 65_536  # characters: a text longer than this is read by line only where it must be
 _COUNTED = 8  # positions in a large text found without indexing its lines
+_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 
 
 class RuleSettings(NamedTuple):
@@ -327,6 +328,37 @@ class SourceFile:
         from sandkit.lint.syntax.envfile import parse_env
 
         return self.memo("env_entries", lambda: parse_env(self.text))
+
+    @property
+    def front_matter_text(self) -> str:
+        """A Markdown file's YAML front matter as written, from its first line ``---`` up to the
+        next line ``---`` (or ``...``) within the first 64 KiB, or "" without one."""
+        return self.memo("front_matter_text", self._front_matter_text)
+
+    def _front_matter_text(self) -> str:
+        first = self.text.find("\n", 0, 8)
+        if first < 0 or self.text[:first].strip() != "---":
+            return ""
+        end = _FRONT_MATTER_END.search(self.text, first + 1, _HEAD)
+        return self.text[: end.start()] if end is not None else ""
+
+    @property
+    def front_matter(self) -> Any:
+        """The front matter parsed as YAML (its first document, positioned in the file), or None
+        without one or when it is not YAML."""
+        return self.memo("front_matter", self._front_matter)
+
+    def _front_matter(self) -> Any:
+        from sandkit.lint.syntax.yaml import compose_nodes, convert_nodes
+
+        head = self.front_matter_text
+        if not head:
+            return None
+        try:
+            documents = convert_nodes(compose_nodes(head, self.budget), self.budget)
+        except SyntaxProblem:
+            return None
+        return documents[0] if documents else None
 
     @property
     def commands(self) -> list[Command]:

@@ -17,7 +17,7 @@ from sandkit.agents import by_name
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.tree import PMap, Pos, PSeq, pos_of
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
 
 if TYPE_CHECKING:
     from typing import Any
@@ -232,14 +232,7 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
     if config is None:
         return None
     settings = ClaudeSettings()
-    hooks = config.get("hooks")
-    for event, groups in hooks.items() if isinstance(hooks, PMap) else ():
-        for group in groups if isinstance(groups, PSeq) else ():
-            entries = group.get("hooks") if isinstance(group, PMap) else None
-            for entry in entries if isinstance(entries, PSeq) else ():
-                if isinstance(entry, PMap) and entry.get("type", "command") == "command":
-                    command = entry.get("command")
-                    settings.hooks.append(Command(str(event), str(command or ""), pos_of(command, entry.pos)))
+    settings.hooks = hook_commands(config.get("hooks"))
     for key in _CLAUDE_HELPERS:
         if isinstance(config.get(key), str) and config[key].strip():
             settings.helpers.append(Command(key, config[key], config.pos_of(key)))
@@ -260,6 +253,153 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
         settings.enabled_mcpjson_servers = [str(name) for name in enabled]
         settings.enabled_mcpjson_pos = enabled.pos
     return settings
+
+
+def hook_commands(hooks: Any) -> list[Command]:
+    """The command hooks of a ``hooks`` table (event -> groups -> ``hooks`` -> entries), the shape
+    Claude Code's settings, a plugin's manifest and hooks file, and a skill's front matter share."""
+    found: list[Command] = []
+    for event, groups in hooks.items() if isinstance(hooks, PMap) else ():
+        for group in groups if isinstance(groups, PSeq) else ():
+            entries = group.get("hooks") if isinstance(group, PMap) else None
+            for entry in entries if isinstance(entries, PSeq) else ():
+                if isinstance(entry, PMap) and entry.get("type", "command") == "command":
+                    command = entry.get("command")
+                    found.append(Command(str(event), str(command or ""), pos_of(command, entry.pos)))
+    return found
+
+
+def plugin_hooks(file: SourceFile) -> list[Command]:
+    """The command hooks a Claude Code plugin declares: inline under ``hooks`` in its manifest
+    (``.claude-plugin/plugin.json``) or in a marketplace's entries (``plugins[].hooks``), and those
+    of a hooks file (``hooks/hooks.json``, or a ``hooks.json`` elsewhere that the manifest may name
+    and whose content made it agent configuration). A hooks file holds ``{"hooks": {EVENT: ...}}``;
+    the events written at its top are read too. Settings files are read by :func:`claude_settings`."""
+    return file.memo("plugin_hooks", lambda: _plugin_hooks(file))
+
+
+def _plugin_hooks(file: SourceFile) -> list[Command]:
+    config = _document(file)
+    if config is None or file.kind != kinds.AGENT_CONFIG:
+        return []
+    lower = f"/{file.path.lower()}"
+    if lower.endswith("/.claude-plugin/plugin.json"):
+        tables = [config.get("hooks")]
+    elif lower.endswith("/.claude-plugin/marketplace.json"):
+        entries = config.get("plugins")
+        tables = (
+            [entry.get("hooks") for entry in entries if isinstance(entry, PMap)] if isinstance(entries, PSeq) else []
+        )
+    elif lower.endswith("/hooks.json"):
+        tables = [config]
+    else:
+        return []
+    found: list[Command] = []
+    for table in tables:
+        if isinstance(table, PMap):
+            inner = table.get("hooks")  # {"description": ..., "hooks": {EVENT: [...]}}
+            found += hook_commands(inner if isinstance(inner, PMap) else table)
+    return found
+
+
+def is_claude_component(file: SourceFile) -> bool:
+    """A Claude Code skill (``SKILL.md``, wherever a collection or a plugin keeps it), slash command
+    (``.claude/commands/*.md``) or subagent (``.claude/agents/*.md``), or a plugin's command or
+    subagent (``commands/*.md``, ``agents/*.md`` whose front matter made them instructions):
+    Markdown whose front matter Claude Code reads for what the skill, command or subagent may do."""
+    if file.kind != kinds.AGENT_INSTRUCTIONS:
+        return False
+    lower = f"/{file.path.lower()}"
+    if lower.endswith("/skill.md"):
+        return True
+    folder = lower.rsplit("/", 2)[-2] if lower.count("/") > 1 else ""
+    return lower.endswith(".md") and (
+        "/.claude/commands/" in lower or "/.claude/agents/" in lower or folder in ("commands", "agents")
+    )
+
+
+class ComponentGrants:
+    """What a skill's, command's or subagent's front matter lets the agent do while it runs: tools
+    allowed without asking (``allowed-tools``, a string of comma- or space-separated rules or a
+    list), its ``permissionMode`` (subagents), and its own hooks (``hooks``, the settings' shape).
+    A plugin's subagent (``agents/*.md`` outside ``.claude/``) keeps only ``allowed-tools``: Claude
+    Code ignores the ``permissionMode`` and ``hooks`` of a plugin's subagents."""
+
+    __slots__ = ("allowed", "hooks", "permission_mode")
+
+    def __init__(self) -> None:
+        self.allowed: list[Value] = []
+        self.permission_mode: Value | None = None
+        self.hooks: list[Command] = []
+
+
+def component_grants(file: SourceFile) -> ComponentGrants | None:
+    """The front matter grants of a Claude Code skill, command or subagent, or None for any other
+    file. Front matter that is not YAML (an unquoted ``description: a: b``) is read by its lines
+    for ``allowed-tools`` only."""
+    if not is_claude_component(file) or not file.front_matter_text:
+        return None
+    return file.memo("component_grants", lambda: _grants(file))
+
+
+#: One rule of an ``allowed-tools`` string: a tool name with its parenthesised argument (which may
+#: hold spaces and commas: ``Bash(npm run *)``), separated by commas or spaces.
+_TOOL_RULE = lazy(r"[^\s,()]+(?:\([^)]*\))?|\([^)]*\)")
+_ALLOWED_LINE = lazy(r"(?m)^allowed[-_]tools[ \t]*:[ \t]*(?P<value>[^\n]*?)[ \t]*\r?$")
+_ITEM_LINE = lazy(r"[ \t]*-[ \t]+(?P<value>[^\n]*?)[ \t]*\r?$")
+
+
+def _grants(file: SourceFile) -> ComponentGrants:
+    found = ComponentGrants()
+    matter = file.front_matter
+    if not isinstance(matter, PMap):
+        found.allowed = _allowed_by_lines(file)
+        return found
+    for key in ("allowed-tools", "allowed_tools"):
+        value = matter.get(key)
+        if isinstance(value, PStr):
+            found.allowed += _split_rules(file, value)
+        elif isinstance(value, PSeq):
+            for i, item in enumerate(value):
+                if isinstance(item, PStr):
+                    found.allowed += _split_rules(file, item)
+                elif isinstance(item, str):
+                    found.allowed.append(Value(key, item, value.pos_of(i)))
+    lower = f"/{file.path.lower()}"
+    if lower.rsplit("/", 2)[-2:-1] == ["agents"] and "/.claude/agents/" not in lower:
+        return found  # a plugin's subagent: Claude Code ignores its permissionMode and hooks
+    if isinstance(matter.get("permissionMode"), str):
+        found.permission_mode = _value(matter, "permissionMode")
+    found.hooks = hook_commands(matter.get("hooks"))
+    return found
+
+
+def _split_rules(file: SourceFile, value: PStr) -> list[Value]:
+    """The rules of one ``allowed-tools`` string, each at its own column where the scalar allows."""
+    return [Value("allowed-tools", m.group(), file.str_pos(value, m.start())) for m in _TOOL_RULE.finditer(value)]
+
+
+def _allowed_by_lines(file: SourceFile) -> list[Value]:
+    """``allowed-tools`` of front matter that is not YAML: the rest of its line, or the ``- item``
+    lines under it."""
+    head = file.front_matter_text
+    line = _ALLOWED_LINE.search(head)
+    if line is None:
+        return []
+    if line.group("value"):
+        start = line.start("value")
+        text = line.group("value").strip("[]")
+        offset = start + (1 if line.group("value").startswith("[") else 0)
+        return [
+            Value("allowed-tools", m.group().strip("\"'"), file.pos_at(offset + m.start()))
+            for m in _TOOL_RULE.finditer(text)
+        ]
+    found = []
+    at = line.end() + 1
+    while (item := _ITEM_LINE.match(head, at)) is not None:
+        found.append(Value("allowed-tools", item.group("value").strip("\"'"), file.pos_at(item.start("value"))))
+        at = item.end() + 1
+    return found
 
 
 #: Variables of a settings ``env`` that make the shell Claude Code starts for each Bash tool call

@@ -1,7 +1,8 @@
 """What agent configuration files say: MCP servers, wherever each agent keeps them.
 
-Claude Code (.mcp.json, .claude.json, claude_desktop_config.json), Cursor, Windsurf, Roo,
-Kiro, Amazon Q and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.json,
+Claude Code (.mcp.json, .claude.json, claude_desktop_config.json, a plugin's manifest, and a
+plugin's .mcp.json, which may hold its servers at its top), Cursor, Windsurf, Roo, Kiro, Amazon Q
+and Gemini (``mcpServers``), VS Code (``servers`` in .vscode/mcp.json,
 ``mcp.servers`` in settings), Codex (``[mcp_servers.NAME]`` in .codex/config.toml), Continue
 (``mcpServers`` as a list), opencode (``mcp`` with a command list) and Zed
 (``context_servers``) all reduce to the same record. The keys come from each agent's
@@ -57,11 +58,17 @@ def mcp_servers(file: SourceFile) -> list[McpServer]:
 
 
 def _servers(file: SourceFile) -> Iterator[McpServer]:
-    """Servers in a server table (``mcpServers`` and the like) at any level of the file."""
+    """Servers in a server table (``mcpServers`` and the like) at any level of the file, and a
+    plugin's ``.mcp.json`` that names its servers at its top, with no table around them."""
+    tables = 0
     for node in file.mappings(prune=_SERVER_TABLES):
         for key, value in node.items():
             if key in _SERVER_TABLES:
+                tables += 1
                 yield from _table(value)
+    top = file.documents[0] if file.documents else None
+    if not tables and isinstance(top, PMap) and file.path.lower().rsplit("/", 1)[-1] == ".mcp.json":
+        yield from _table(top)
 
 
 def _table(value: Any) -> Iterator[McpServer]:

@@ -23,11 +23,14 @@ from sandkit.lint.facts.agent_settings import (
     ANY_ARGUMENT_RUNNER,
     ANY_SHELL,
     BLANKET_ALLOW,
+    Value,
     approval_settings,
     claude_settings,
+    component_grants,
     editor_settings,
     folder_open_tasks,
     permissions,
+    plugin_hooks,
     runner_of,
 )
 from sandkit.lint.facts.ansible import ansible_commands
@@ -94,28 +97,46 @@ def _name(file: SourceFile) -> str:
     "claude-hook-command",
     category="agent-autorun",
     severity="high",
-    kinds=(kinds.AGENT_CONFIG,),
+    kinds=(kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS),
     triggers=("hooks",),
 )
 def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
-    """A Claude Code settings file defines a hook of type command, on any event.
+    """A Claude Code settings file or plugin defines a hook of type command, on any event.
 
     SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop,
     Notification, PreCompact, SessionEnd and any later event: every `{"type": "command"}`
-    entry under `hooks` in .claude/settings.json or .claude/settings.local.json.
+    entry under `hooks` in .claude/settings.json or .claude/settings.local.json, and in a
+    plugin: inline under `hooks` in its manifest (.claude-plugin/plugin.json) or in a
+    marketplace's entries (.claude-plugin/marketplace.json), and in its hooks file
+    (hooks/hooks.json, or a `hooks.json` elsewhere, which the manifest may name, holding Claude
+    Code's hook events). A manifest's `hooks` that is a path is read in the file it names. Also
+    `hooks` in the front matter of a skill (SKILL.md), a slash command (.claude/commands/*.md) or a
+    subagent (.claude/agents/*.md), which run while it is active: medium (a plugin's subagent's
+    are not read: Claude Code ignores them).
 
     Why:
     Claude Code runs hook commands by itself, with the user's privileges and outside its
     permission prompts, as soon as the event fires. A hook in a repository someone cloned
-    runs that repository's code on the host the first time they start a session in it.
+    runs that repository's code on the host the first time they start a session in it; a
+    plugin's hooks run in every session of whoever installs and enables the plugin.
 
     Fix:
     Remove the hook from the repository; keep personal hooks in ~/.claude/settings.json,
-    and run project checks as explicit commands (or as scripts the agent must ask to run).
+    and run project checks as explicit commands (or as scripts the agent must ask to run). Keep
+    a plugin's hooks to what its documentation says it runs, and review changes to them as code.
     """
     settings = claude_settings(file)
     for hook in settings.hooks if settings is not None else ():
         yield Hit(hook.pos, f"{hook.what} hook runs a command by itself: {clip(hook.text)}")
+    if file.kind == kinds.AGENT_INSTRUCTIONS:
+        grants = component_grants(file)
+        scope = _scope(file)
+        for hook in grants.hooks if grants is not None else ():
+            message = f"{scope}'s {hook.what} hook runs a command by itself: {clip(hook.text)}"
+            yield Hit(hook.pos, message, severity="medium", why=_SCOPED.format(scope))
+        return
+    for hook in plugin_hooks(file):
+        yield Hit(hook.pos, f"plugin's {hook.what} hook runs a command by itself: {clip(hook.text)}")
 
 
 @rule(
@@ -234,8 +255,8 @@ def enable_all_project_mcp_servers(file: SourceFile) -> Iterator[Hit]:
     "blanket-allow-rule",
     category="agent-autorun",
     severity="high",
-    kinds=(kinds.AGENT_CONFIG,),
-    triggers=("allow", "defaultMode", "Dangerous"),
+    kinds=(kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS),
+    triggers=("allow", "defaultMode", "Dangerous", "permissionMode"),
 )
 def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     """An agent's permission settings allow any shell command or turn approval off.
@@ -260,29 +281,32 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     `Bash(npm run:*)`, `Bash(uv pip:*)`, `Bash(docker ps:*)` or `Bash(git status:*)` are not
     findings.
 
+    The same reading applies, one step lower (medium; `Bash(docker exec:*)` low), to the
+    `allowed-tools` of a skill's, a slash command's or a subagent's front matter (SKILL.md,
+    .claude/commands/*.md, .claude/agents/*.md, and a plugin's commands/*.md and agents/*.md),
+    a comma- or space-separated string or a list, which approves those tools without asking
+    while the skill, command or subagent runs; and to a subagent's `permissionMode:
+    bypassPermissions` (medium). A subagent's `tools` only limits what it may use, and is not
+    read.
+
     Why:
     A blanket allow rule means any command the model decides on runs without a person
-    seeing it, including one a prompt injection in a README or an issue asked for.
+    seeing it, including one a prompt injection in a README or an issue asked for. Granted in
+    front matter it holds only while that skill, command or subagent is at work, which the
+    model starts by itself when a request matches its description.
 
     Fix:
     Allow the specific commands the work needs (`Bash(npm test:*)`, `Bash(pytest:*)`) and
     leave everything else to a prompt or a deny rule.
     """
+    if file.kind == kinds.AGENT_INSTRUCTIONS:
+        yield from _component_grants(file)
+        return
     found = permissions(file)
     if found is None:
         return
     for entry in found.allow:
-        if BLANKET_ALLOW.match(entry.value.strip()):
-            yield Hit(entry.pos, f"allow rule {entry.value!r} approves every command of that tool without asking")
-        elif runner := ANY_ARGUMENT_RUNNER.match(entry.value.strip()):
-            program = " ".join(runner.group("program").split())
-            row = runner_of(program)
-            yield Hit(
-                entry.pos,
-                f"allow rule {entry.value!r} approves {program} with any argument, which runs any command ({row.why})",
-                severity=row.severity,
-                why="the commands run inside a container" if row.severity else "",
-            )
+        yield from _allow_hits(entry, "allow rule", "")
     if found.default_mode is not None and found.default_mode.value == "bypassPermissions":
         yield Hit(found.default_mode.pos, "defaultMode bypassPermissions turns every permission prompt off")
     if found.skip_dangerous_mode_prompt is not None:
@@ -290,6 +314,56 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
             found.skip_dangerous_mode_prompt.pos,
             "skipDangerousModePermissionPrompt hides the bypass-mode warning",
             severity="medium",
+        )
+
+
+#: One step lower, for what a skill's, command's or subagent's front matter grants while it runs.
+_LOWER = {"critical": "high", "high": "medium", "medium": "low", "low": "info", "info": "info"}
+_SCOPED = "it applies only while the {} runs, which the model or the user starts"
+
+
+def _allow_hits(entry: Value, what: str, scope: str) -> Iterator[Hit]:
+    """AA004's reading of one allow rule; ``scope`` names the skill, command or subagent whose
+    front matter grants it (one step lower), or is "" for settings."""
+    value = entry.value.strip()
+    if BLANKET_ALLOW.match(value):
+        message = f"{what} {entry.value!r} approves every command of that tool without asking"
+        yield Hit(entry.pos, message, severity="medium" if scope else "", why=_SCOPED.format(scope) if scope else "")
+    elif runner := ANY_ARGUMENT_RUNNER.match(value):
+        program = " ".join(runner.group("program").split())
+        row = runner_of(program)
+        message = f"{what} {entry.value!r} approves {program} with any argument, which runs any command ({row.why})"
+        severity, why = row.severity, "the commands run inside a container" if row.severity else ""
+        if scope:
+            severity = _LOWER[severity or "high"]
+            why = f"{why}, and " if why else ""
+            why += _SCOPED.format(scope)
+        yield Hit(entry.pos, message, severity=severity, why=why)
+
+
+def _scope(file: SourceFile) -> str:
+    lower = f"/{file.path.lower()}"
+    if lower.endswith("/skill.md"):
+        return "skill"
+    return "subagent" if "/.claude/agents/" in lower or lower.rsplit("/", 2)[-2:-1] == ["agents"] else "command"
+
+
+def _component_grants(file: SourceFile) -> Iterator[Hit]:
+    """AA004 in a skill's, command's or subagent's front matter: its ``allowed-tools`` read as
+    settings' allow rules, and a subagent's ``permissionMode: bypassPermissions``."""
+    grants = component_grants(file)
+    if grants is None:
+        return
+    scope = _scope(file)
+    for entry in grants.allowed:
+        yield from _allow_hits(entry, f"{scope}'s allowed-tools", scope)
+    mode = grants.permission_mode
+    if mode is not None and mode.value == "bypassPermissions":
+        yield Hit(
+            mode.pos,
+            f"{scope}'s permissionMode bypassPermissions turns every permission prompt off",
+            severity="medium",
+            why=_SCOPED.format(scope),
         )
 
 

@@ -23,9 +23,10 @@ def test_claude_hooks_of_type_command_on_any_event(event: str) -> None:
 
 def test_hooks_look_alikes() -> None:
     assert at(lint_text(CLAUDE, '{"hooks": {}, "model": "opus"}'), "AA001") == []
-    # the same shape in a file that is not Claude Code settings
+    # the same shape in a file that is neither Claude Code settings nor a hooks file (a `hooks.json`
+    # holding it is one a plugin's manifest may name: tests/lint/rules/test_agent_plugins.py)
     text = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "x"}]}]}}'
-    assert at(lint_text("config/hooks.json", text), "AA001") == []
+    assert at(lint_text("config/app.json", text), "AA001") == []
 
 
 def test_helpers_and_status_line() -> None:
