@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.expressions import SECRET_REF, exposed_secret_refs
+from sandkit.lint.facts.expressions import EVERY_SECRET, SECRET_REF, exposed_secret_refs, secret_name
 from sandkit.lint.facts.run_scripts import (
     REDIRECT,
     Segment,
@@ -110,7 +110,7 @@ def _says_nothing(secret: str) -> bool:
 def _identifier_by_variable(variable: str, secret: str) -> bool:
     """A secret whose own name says nothing, put in a variable whose name says identifier
     (`ARM_CLIENT_ID: ${{ secrets.REPO_AZURE_TERRAFORM_USER_SERVICE_PRINCIPAL }}`)."""
-    return _identifier_name(variable) and _says_nothing(secret) and secret not in _TOKEN_ONLY
+    return _identifier_name(variable) and _says_nothing(secret) and secret not in (*_TOKEN_ONLY, EVERY_SECRET)
 
 
 def _env_secrets(env: object) -> Iterator[tuple[str, str, PStr]]:
@@ -120,7 +120,7 @@ def _env_secrets(env: object) -> Iterator[tuple[str, str, PStr]]:
         for name, value in env.items():
             if isinstance(value, PStr):
                 for match in exposed_secret_refs(value):
-                    yield str(name), match.group(1) or match.group(2), value
+                    yield str(name), secret_name(match), value
 
 
 @rule(
@@ -305,8 +305,9 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
 def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     """A `run:` step echoes a secret or writes it to a file.
 
-    A line of a `run:` script that prints `${{ secrets.X }}` (or a variable set from a
-    secret in the step, job or workflow env) with echo/printf (or edits it into text with sed,
+    A line of a `run:` script that prints `${{ secrets.X }}` (`${{ toJSON(secrets) }}` is every
+    secret; `secrets.X` outside `${{ }}` is text, not a reference) or a variable set from a
+    secret in the step, job or workflow env, with echo/printf (or edits it into text with sed,
     awk, jq, yq), a here-document or here-string holding it given to cat, tee or base64, and
     where that output goes: the log, or a file by `>`, `>>` or `| tee FILE`, $GITHUB_ENV and
     $GITHUB_OUTPUT included. A secret given to a command that stores it in a configuration file
@@ -603,14 +604,16 @@ def _single_quoted(line: str, at: int) -> bool:
 def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict[str, str]) -> Hit:
     secret = SECRET_REF.match(used)
     # ``secrets['deploy-key']`` is named as ``secrets.deploy-key``, whole (the match stops at its quote).
-    name = f"secrets.{secret.group(1) or secret.group(2)}" if secret else used.strip("${ ")
+    name = f"secrets.{secret_name(secret)}" if secret else used.strip("${ ")
+    if name == f"secrets.{EVERY_SECRET}":
+        name = "every secret (the secrets context whole)"
     if goes.startswith(_GIT_IDENTITY):
         message = f"run step writes {name} to git's configuration file as {goes[len(_GIT_IDENTITY) :]}"
     elif goes.startswith("config:"):
         message = f"run step writes {name} to {goes.split(':', 1)[1]}"
     else:
         message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
-    held = (secret.group(1) or secret.group(2)) if secret else names.get(name.strip("{}"), "")
+    held = secret_name(secret) if secret else names.get(name.strip("{}"), "")
     if held.startswith(_MINTED):
         return Hit(file.str_pos(run, at), f"{message}, {held}")
     variable = name.strip("{}")

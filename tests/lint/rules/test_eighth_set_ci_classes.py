@@ -5,12 +5,16 @@ findings.
 1. A name a person or bot goes by is an identifier however its words are joined (``USER_NAME``,
    ``USERNAME``, ``user-name``, ``gitUserName``, ``COMMITTER_NAME``), and what ``git config
    user.name`` / ``user.email`` stores is who commits, whatever variable feeds it (CS004 info).
+2. A secret is referred to only inside a ``${{ }}`` expression: ``secrets.Review`` in prose, a
+   here-document's sentence or a shell comment is text (CS004, CS001, CS003); the context whole
+   (``toJSON(secrets)``, ``secrets.*``) is every secret.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from sandkit.lint.facts.expressions import EVERY_SECRET, exposed_secret_refs, secret_name
 from sandkit.lint.rules.ci_secret_exposure import _identifier_name
 from tests.lint.helpers import lint_text
 
@@ -106,3 +110,78 @@ def test_credentials_beside_git_identity_stay_high(line: str, env: str, says: st
 def test_a_user_name_secret_written_to_a_file_is_info() -> None:
     found = _found(_run('echo "${{ secrets.USER_NAME }}" > who.txt'), "CS004")
     assert [(n, s) for n, s, _ in found] == [(9, "info")], found
+
+
+# ---- 2. a secret is referred to only inside an expression ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'echo "::error::Trufflehog detected verified secrets. Review the scan output above."',
+        'echo "::error::detected verified secrets.Review the scan output above."',
+        'echo "Rotate the leaked secrets.Then re-run." > report.md',
+        'echo "see secrets.TOKEN in the settings" >> "$GITHUB_STEP_SUMMARY"',
+        "echo 'secrets[\"a-b\"] is unset' > out.txt",
+        "# uses secrets.TOKEN > file",
+        'python -c "import secrets; print(secrets.token_hex(8))" > nonce',
+    ],
+)
+def test_secrets_in_text_outside_an_expression_is_no_reference(line: str) -> None:
+    assert _found(_run(line), "CS004") == []
+
+
+def test_a_markdown_sentence_in_a_heredoc_is_no_reference() -> None:
+    text = (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: |\n          cat > report.md <<EOF\n          ## Scan\n"
+        "          Found verified secrets. Rotate the secrets.Then re-run.\n          EOF\n"
+    )
+    assert _found(text, "CS004") == []
+
+
+def test_a_secret_in_an_env_value_without_an_expression_is_text() -> None:
+    text = (
+        "on: pull_request_target\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: x\n"
+        "    env:\n      NOTE: rotate secrets.TOKEN yearly\n    steps:\n"
+        "      - uses: actions/checkout@v4\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n"
+    )
+    assert _found(text, "CS001") == [] and _found(text, "CS003") == []
+    held = text.replace("rotate secrets.TOKEN yearly", "${{ secrets.TOKEN }}")
+    assert [s for _, s, _ in _found(held, "CS001")] == ["medium"]
+    assert [s for _, s, _ in _found(held, "CS003")] == ["critical"]
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ('echo "${{ secrets.TOKEN }}" > t', "secrets.TOKEN"),
+        ("echo \"${{ secrets['a-b'] }}\" > t", "secrets.a-b"),
+        ("echo '${{ toJSON(secrets) }}' > all.json", "every secret"),
+        ('echo "${{ toJson( secrets ) }}"', "every secret"),
+        # Prose beside a reference does not hide it.
+        ('echo "rotate secrets.Then: ${{ secrets.DEPLOY_KEY }}" > notes', "secrets.DEPLOY_KEY"),
+    ],
+)
+def test_a_reference_inside_an_expression_stays_a_finding(line: str, shown: str) -> None:
+    found = _found(_run(line), "CS004")
+    assert [(n, s) for n, s, _ in found] == [(9, "high")], found
+    assert shown in found[0][2]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("${{ toJSON(secrets) }}", [EVERY_SECRET]),
+        ("${{ secrets.* }}", [EVERY_SECRET]),
+        ("${{ secrets }}", [EVERY_SECRET]),
+        ("${{ contains(toJSON(secrets), 'x') }}", []),
+        ("${{ needs.scan.outputs.secrets }}", []),
+        ("${{ inputs.secrets-json }}", []),
+        ("${{ format('found secrets.Review') }}", []),
+        ("secrets.TOKEN ${{ secrets.B }} secrets.C", ["B"]),
+        ("toJSON(secrets)", []),
+    ],
+)
+def test_which_secrets_an_expression_names(text: str, names: list[str]) -> None:
+    assert [secret_name(m) for m in exposed_secret_refs(text)] == names
