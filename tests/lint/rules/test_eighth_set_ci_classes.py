@@ -8,15 +8,21 @@ findings.
 2. A secret is referred to only inside a ``${{ }}`` expression: ``secrets.Review`` in prose, a
    here-document's sentence or a shell comment is text (CS004, CS001, CS003); the context whole
    (``toJSON(secrets)``, ``secrets.*``) is every secret.
+3. A reusable workflow of this repository called by its full name
+   (``OWNER/REPO/.github/workflows/x.yml@v1``) is read from the checkout when ``OWNER/REPO`` is its
+   ``origin`` (the local copy standing in for the ref, as the message says); one that cannot be
+   read is still taken to hold the scope, and the message says so (CP002, CP001).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from sandkit.lint.facts.expressions import EVERY_SECRET, exposed_secret_refs, secret_name
 from sandkit.lint.rules.ci_secret_exposure import _identifier_name
-from tests.lint.helpers import lint_text
+from tests.lint.helpers import lint_files, lint_text, lint_tree, write_tree
 
 WF = ".github/workflows/ci.yml"
 
@@ -185,3 +191,145 @@ def test_a_reference_inside_an_expression_stays_a_finding(line: str, shown: str)
 )
 def test_which_secrets_an_expression_names(text: str, names: list[str]) -> None:
     assert [secret_name(m) for m in exposed_secret_refs(text)] == names
+
+
+# ---- 3. this repository's reusable workflows called by their full name -------------------------
+
+UMBRELLA = """on: push
+permissions:
+  contents: write
+jobs:
+  lint:
+    uses: {lint}
+  test:
+    uses: {test}
+  publish:
+    runs-on: x
+    steps: [{{run: make publish}}]
+"""
+READ_ONLY = "on: workflow_call\npermissions: {contents: read}\njobs:\n  l: {runs-on: x, steps: [{run: make}]}\n"
+OPEN = "on: workflow_call\njobs:\n  l: {runs-on: x, steps: [{run: make}]}\n"
+ORIGIN = '[core]\n\tbare = false\n[remote "origin"]\n\turl = {url}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n'
+
+
+def _umbrella(
+    lint: str, test: str, git: dict[str, str | bytes] | None, called: dict[str, str] | None = None
+) -> list[tuple[int, str]]:
+    tree: dict[str, str | bytes] = {".github/workflows/ci.yml": UMBRELLA.format(lint=lint, test=test)}
+    for name, text in (called if called is not None else {"lint.yml": READ_ONLY, "test.yml": READ_ONLY}).items():
+        tree[f".github/workflows/{name}"] = text
+    tree.update(git or {})
+    return [(f.line, f.message) for f in lint_files(tree, ("CP002",)) if f.path.endswith("ci.yml")]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/Acme/Tools.git",
+        "https://github.com/acme/tools",
+        "git@github.com:acme/tools.git",
+        "ssh://git@github.com/acme/tools.git",
+        "https://ghe.example.com/acme/tools.git/",
+    ],
+)
+def test_this_repositorys_workflows_by_full_name_are_read_from_the_checkout(url: str) -> None:
+    git: dict[str, str | bytes] = {".git/config": ORIGIN.format(url=url)}
+    lint = "acme/tools/.github/workflows/lint.yml@v1.2.3"
+    test = "ACME/tools/.github/workflows/test.yml@main"
+    assert _umbrella(lint, test, git) == []  # both called workflows keep contents: read
+    found = _umbrella(lint, test, git, {"lint.yml": READ_ONLY, "test.yml": OPEN})
+    assert [line for line, _ in found] == [3]
+    assert "reaches jobs test, publish" in found[0][1]
+    assert "this checkout's copy was read, not main" in found[0][1]
+
+
+def test_a_worktree_checkout_is_followed_to_its_common_git_folder(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "main/.git/config": ORIGIN.format(url="https://github.com/acme/tools.git"),
+            "main/.git/worktrees/wt/commondir": "../..\n",
+            "wt/.git": "gitdir: ../main/.git/worktrees/wt\n",
+            "wt/.github/workflows/ci.yml": UMBRELLA.format(
+                lint="acme/tools/.github/workflows/lint.yml@v1", test="acme/tools/.github/workflows/test.yml@v1"
+            ),
+            "wt/.github/workflows/lint.yml": READ_ONLY,
+            "wt/.github/workflows/test.yml": READ_ONLY,
+        },
+    )
+    assert [f for f in lint_tree(tmp_path / "wt", ("CP002",)) if f.path.endswith("ci.yml")] == []
+
+
+@pytest.mark.parametrize(
+    ("git", "lint", "says"),
+    [
+        # Another repository's: cannot be read here.
+        (
+            {".git/config": ORIGIN.format(url="https://github.com/acme/tools.git")},
+            "other/tools/.github/workflows/lint.yml@v1",
+            "which could not be read (another repository's)",
+        ),
+        # The same name, but nothing says this checkout is that repository.
+        ({}, "acme/tools/.github/workflows/lint.yml@v1", "another repository's"),
+        ({".git/config": "[core]\n\tbare = false\n"}, "acme/tools/.github/workflows/lint.yml@v1", "another"),
+        (
+            {".git/config": '[remote "upstream"]\n\turl = https://github.com/acme/tools.git\n'},
+            "acme/tools/.github/workflows/lint.yml@v1",
+            "another repository's",
+        ),
+        ({".git": "gitdir: nowhere\n"}, "acme/tools/.github/workflows/lint.yml@v1", "another repository's"),
+        ({".git/config": b"\xff\x00[remote"}, "acme/tools/.github/workflows/lint.yml@v1", "another"),
+        # This repository's, but the file is not in the checkout (or climbs out of it).
+        (
+            {".git/config": ORIGIN.format(url="git@github.com:acme/tools.git")},
+            "acme/tools/.github/workflows/gone.yml@v1",
+            "not a readable workflow in this checkout",
+        ),
+        (
+            {".git/config": ORIGIN.format(url="git@github.com:acme/tools.git")},
+            "acme/tools/.github/workflows/../../lint.yml@v1",
+            "not a readable workflow in this checkout",
+        ),
+        # The same repository by a path: read as before, only missing here.
+        ({}, "./.github/workflows/gone.yml", "not a readable workflow in this checkout"),
+    ],
+)
+def test_a_called_workflow_that_cannot_be_read_is_taken_to_hold_the_scope(
+    git: dict[str, str | bytes], lint: str, says: str
+) -> None:
+    found = _umbrella(lint, "./.github/workflows/test.yml", git)
+    assert [line for line, _ in found] == [3], found
+    assert "reaches jobs lint, publish" in found[0][1] and says in found[0][1]
+    assert "taken to hold it" in found[0][1]
+
+
+def test_cp001_names_the_checkouts_copy_it_read() -> None:
+    text = "on: push\njobs:\n  a:\n    uses: acme/tools/.github/workflows/open.yml@v2\n"
+    tree: dict[str, str | bytes] = {
+        ".github/workflows/ci.yml": text,
+        ".github/workflows/open.yml": OPEN,
+        ".git/config": ORIGIN.format(url="https://github.com/acme/tools"),
+    }
+    found = [f for f in lint_files(tree, ("CP001",)) if f.path.endswith("ci.yml")]
+    assert [(f.line, f.severity) for f in found] == [(4, "low")]
+    assert "this checkout's copy read, not its v2" in found[0].message
+    del tree[".git/config"]
+    assert [f for f in lint_files(tree, ("CP001",)) if f.path.endswith("ci.yml")] == []
+
+
+def test_a_linked_git_config_is_not_read(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "elsewhere/config": ORIGIN.format(url="https://github.com/acme/tools.git"),
+            "repo/.github/workflows/ci.yml": UMBRELLA.format(
+                lint="acme/tools/.github/workflows/lint.yml@v1", test="acme/tools/.github/workflows/test.yml@v1"
+            ),
+            "repo/.github/workflows/lint.yml": READ_ONLY,
+            "repo/.github/workflows/test.yml": READ_ONLY,
+        },
+    )
+    (tmp_path / "repo/.git").mkdir()
+    (tmp_path / "repo/.git/config").symlink_to(tmp_path / "elsewhere/config")
+    found = [f for f in lint_tree(tmp_path / "repo", ("CP002",)) if f.path.endswith("ci.yml")]
+    assert [f.line for f in found] == [3] and "another repository's" in found[0].message
