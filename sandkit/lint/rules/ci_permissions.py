@@ -171,8 +171,12 @@ def _reaches(file: SourceFile, job: Job, scope: str) -> tuple[bool, str]:
     found = _called_path(base, target) if base is not None else None
     called = _read_called(base, target) if base is not None else None
     if called is None:
-        ours = base is not None and _names_this_repository(base, target)
-        why = "not a readable workflow in this checkout" if ours else "another repository's"
+        if target.startswith("./") or (base is not None and _names_this_repository(base, target)):
+            why = "not a readable workflow in this checkout"
+        elif base is not None and _own_name(base) is not None:
+            why = "another repository's"
+        else:
+            why = "another repository's, or this one's: no origin remote here names this repository"
         return True, f'job "{job.name}" calls {target}, which could not be read ({why}): taken to hold it'
     stand_in = (
         f'job "{job.name}" calls {target}: this checkout\'s copy was read, not {found[1]}' if found and found[1] else ""

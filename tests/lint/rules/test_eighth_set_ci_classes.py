@@ -270,7 +270,7 @@ def test_a_worktree_checkout_is_followed_to_its_common_git_folder(tmp_path: Path
             "which could not be read (another repository's)",
         ),
         # The same name, but nothing says this checkout is that repository.
-        ({}, "acme/tools/.github/workflows/lint.yml@v1", "another repository's"),
+        ({}, "acme/tools/.github/workflows/lint.yml@v1", "or this one's: no origin remote here names"),
         ({".git/config": "[core]\n\tbare = false\n"}, "acme/tools/.github/workflows/lint.yml@v1", "another"),
         (
             {".git/config": '[remote "upstream"]\n\turl = https://github.com/acme/tools.git\n'},
