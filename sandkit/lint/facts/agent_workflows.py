@@ -17,7 +17,7 @@ from typing import NamedTuple
 from sandkit.agents import CATALOGUE, AgentAction
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import AGENT_NAMES
-from sandkit.lint.facts.expressions import SECRET_REF
+from sandkit.lint.facts.expressions import exposed_secret_refs
 from sandkit.lint.facts.workflows import Job, jobs
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Word, program_index
@@ -220,6 +220,6 @@ def credentials(file: SourceFile, doc: PMap, step: AgentStep) -> list[str]:
     for holder in (step.job.spec, step.step):
         env = holder.get("env")
         for name, value in env.items() if isinstance(env, PMap) else ():
-            if isinstance(value, str) and SECRET_REF.search(value) and _SECRET_NAMES.search(str(name)):
+            if isinstance(value, str) and exposed_secret_refs(value) and _SECRET_NAMES.search(str(name)):
                 held.append(f"{name} from a secret")
     return held

@@ -30,7 +30,15 @@ from sandkit.lazy_regex import lazy
 # A property name runs on through hyphens, as GitHub reads it: a reusable workflow declares
 # ``github-username`` under ``on.workflow_call.secrets`` and reads ``secrets.github-username``
 # (the expression language has no subtraction to end the name at the hyphen).
-SECRET_REF = lazy(r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_-]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})")
+# The third form is the context whole (``toJSON(secrets)``, ``secrets.*``): every secret at once.
+# These are read only inside an expression (see :func:`exposed_secret_refs`); elsewhere
+# ``secrets.Review`` is text.
+SECRET_REF = lazy(
+    r"(?<![\w.-])secrets\s*\.\s*([A-Za-z_][A-Za-z0-9_-]*)|(?<![\w.-])secrets\s*\[\s*['\"]([^'\"]{1,100})|"
+    r"(?<![\w.-])(secrets)(?:\s*\.\s*\*)?(?![\w-]|\s*[.\[])"
+)
+#: The name :func:`secret_name` gives the whole context: GitHub's own filter for all its values.
+EVERY_SECRET = "*"
 
 #: One ``${{ ... }}``: what GitHub substitutes before a step (or the shell) reads the text.
 EXPRESSION = lazy(r"\$\{\{(.{0,2000}?)\}\}", re.S)
@@ -59,22 +67,28 @@ class _Mark(NamedTuple):
     depth: int
 
 
+def secret_name(match: re.Match[str]) -> str:
+    """The secret a :data:`SECRET_REF` match names, or :data:`EVERY_SECRET` for the whole context."""
+    return match.group(1) or match.group(2) or EVERY_SECRET
+
+
 def exposed_secret_refs(text: str) -> list[re.Match[str]]:
-    """The ``secrets.X`` references of ``text`` whose value can be in what the text becomes: every
-    one outside an expression, and those inside one whose value can reach its result."""
-    found = list(SECRET_REF.finditer(text))
-    if not found or "${{" not in text:
-        return found
-    hidden: set[int] = set()
+    """The ``secrets.X`` references of ``text`` whose value can be in what the text becomes: those
+    inside a ``${{ }}`` expression whose value can reach its result (every one of an expression
+    this reader cannot read). Outside an expression ``secrets.X`` is text GitHub leaves alone: the
+    prose ``detected verified secrets.Review``, a shell comment ``# uses secrets.TOKEN``. (An
+    ``if:`` is an expression without ``${{ }}``, but it becomes true or false, never a secret.)"""
+    if "${{" not in text or "secrets" not in text:
+        return []
+    exposed: list[re.Match[str]] = []
     for expression in EXPRESSION.finditer(text):
         start, end = expression.span(1)
-        inside = {m.start(): m for m in found if start <= m.start() < end}
+        inside = {m.start(): m for m in SECRET_REF.finditer(text, start, end)}
         if not inside:
             continue
         reached = _secrets_reaching(text, start, end, inside)
-        if reached is not None:
-            hidden.update(at for at in inside if at not in reached)
-    return [m for m in found if m.start() not in hidden]
+        exposed.extend(m for at, m in inside.items() if reached is None or at in reached)
+    return exposed
 
 
 def _secrets_reaching(text: str, start: int, end: int, refs: dict[int, re.Match[str]]) -> frozenset[int] | None:

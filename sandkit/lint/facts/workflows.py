@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.expressions import exposed_secret_refs
+from sandkit.lint.facts.expressions import exposed_secret_refs, secret_name
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
@@ -133,4 +133,4 @@ def _refs_in(value: PStr) -> Iterator[tuple[str, PStr]]:
     """The secrets whose value the string holds (``${{ secrets.X != '' }}`` holds none)."""
     if "secrets" in value:
         for match in exposed_secret_refs(value):
-            yield match.group(1) or match.group(2), value
+            yield secret_name(match), value

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.workflows import BRANCH_ONLY_WHY, Job, jobs, triggers, untrusted_checkout, workflow
 from sandkit.lint.kinds import WORKFLOW
 from sandkit.lint.model import Hit
@@ -39,7 +41,8 @@ def write_all_or_missing_permissions(file: SourceFile) -> Iterator[Hit]:
     permissions of its own or at workflow level is reported on its `uses:` line, naming the
     called file, when that file leaves some of its jobs without permissions too (followed
     through the reusables it calls in turn); one that sets them at its top or on every job is
-    not. A reusable workflow of another repository, or one that cannot be read, is not reported
+    not. One called by this repository's full name is read from the checkout as CP002 reads it.
+    A reusable workflow of another repository, or one that cannot be read, is not reported
     in its caller. A workflow run only by `workflow_call` is info: its token is the calling
     job's, which it can keep or reduce but never widen, so the caller's permissions (reported
     in the caller, or in another repository) decide it; `write-all` in it stays high.
@@ -117,7 +120,10 @@ def workflow_level_write_scope(file: SourceFile) -> Iterator[Hit]:
     and job level are the same. A job calling a reusable workflow of the same repository
     (`uses: ./.github/workflows/x.yml`) whose own top-level permissions leave the scope out (or
     do not write it) does not hold it: the called workflow can only reduce its caller's token.
-    A reusable workflow of another repository, or one that cannot be read, is taken to hold it.
+    One called by this repository's full name (`OWNER/REPO/.github/workflows/x.yml@v1`) is read
+    from the checkout when `OWNER/REPO` is the `origin` remote in its `.git/config`: the copy
+    there stands in for the ref, and the message says so. A reusable workflow of another
+    repository, or one that cannot be read, is taken to hold it, and the message names it.
 
     Why:
     Workflow-level scopes reach every job, including the ones that build and test untrusted
@@ -138,25 +144,49 @@ def workflow_level_write_scope(file: SourceFile) -> Iterator[Hit]:
     for scope, level in top.items():
         if level != "write":
             continue
-        reached = [j.name for j in inheriting if _reaches(file, j, str(scope))]
+        reaches = [(j.name, *_reaches(file, j, str(scope))) for j in inheriting]
+        reached = [name for name, holds, _ in reaches if holds]
         if len(reached) < 2:
             continue  # one job holds it: the same as granting it on that job
-        yield Hit(top.pos_of_key(scope), f"{scope}: write at workflow level reaches jobs {', '.join(reached[:4])}")
+        notes = [note for _, holds, note in reaches if holds and note]
+        notes.sort(key=lambda note: "could not be read" not in note)  # what is assumed comes first
+        said = f"; {'; '.join(notes[:2])}" + (f" (and {len(notes) - 2} more)" if len(notes) > 2 else "")
+        yield Hit(
+            top.pos_of_key(scope),
+            f"{scope}: write at workflow level reaches jobs {', '.join(reached[:4])}" + (said if notes else ""),
+        )
 
 
-def _reaches(file: SourceFile, job: Job, scope: str) -> bool:
+def _reaches(file: SourceFile, job: Job, scope: str) -> tuple[bool, str]:
     """Whether a job with no permissions of its own holds ``scope`` from the workflow level: not a
     job calling a reusable workflow of the same repository whose own top-level permissions leave the
-    scope out (the called workflow can only reduce what its caller holds)."""
+    scope out (the called workflow can only reduce what its caller holds). With it, what a message
+    should say of a called workflow: that it could not be read (and is taken to hold the scope), or
+    that this checkout's copy stood in for the ref it names."""
     uses = job.spec.get("uses")
     if not isinstance(uses, PStr):
-        return True
-    called = _called_permissions(file, str(uses).strip())
+        return True, ""
+    target = str(uses).strip()
+    base = _repository_base(file)
+    found = _called_path(base, target) if base is not None else None
+    called = _read_called(base, target) if base is not None else None
     if called is None:
-        return True
-    if isinstance(called, str):
-        return called == "write-all"
-    return called.get(scope) == "write"
+        if target.startswith("./") or (base is not None and _names_this_repository(base, target)):
+            why = "not a readable workflow in this checkout"
+        elif base is not None and _own_name(base) is not None:
+            why = "another repository's"
+        else:
+            why = "another repository's, or this one's: no origin remote here names this repository"
+        return True, f'job "{job.name}" calls {target}, which could not be read ({why}): taken to hold it'
+    stand_in = (
+        f'job "{job.name}" calls {target}: this checkout\'s copy was read, not {found[1]}' if found and found[1] else ""
+    )
+    permissions = called.permissions
+    if permissions is None:
+        return True, stand_in
+    if isinstance(permissions, str):
+        return permissions == "write-all", stand_in
+    return permissions.get(scope) == "write", stand_in
 
 
 _CALLED_LIMIT = 1_000_000  # bytes of a called workflow read
@@ -180,25 +210,103 @@ def _repository_base(file: SourceFile) -> str | None:
     return os.path.join(file.root, *parts[:-3])
 
 
-def _read_called(base: str, uses: str) -> _Called | None:
-    """The reusable workflow ``uses`` names in the repository at ``base`` (``./...``), or None when
-    it is another repository's, or cannot be read (not there, not a workflow, too big, broken)."""
-    if not uses.startswith("./") or ".." in uses.split("/"):
+#: ``OWNER/REPO/.github/workflows/FILE@REF``: a reusable workflow called by its full name.
+_FULL_NAME = lazy(r"([\w.-]+)/([\w.-]+)/(\.github/workflows/[^@\s]+)@(\S+)")
+#: A git config section header, and the ``url`` of the ``origin`` remote under one.
+_SECTION = lazy(r"\s*\[\s*([^\]\s\"]+)(?:\s+\"([^\"]*)\")?\s*\]")
+_URL = lazy(r"\s*url\s*=\s*(\S+)\s*$")
+_OWNER_NAME = lazy(r"[\w.-]+")
+_GIT_FILE_LIMIT = 256 * 1024  # bytes of .git/config (or of a worktree's .git file) read
+
+
+def _read_git_file(path: str) -> str | None:
+    """A small git file's text: a regular file only, never one reached through a link (a hostile
+    checkout's ``.git/config`` may be a link to a device or a pipe)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        with open(path, "rb") as handle:
+            raw = handle.read(_GIT_FILE_LIMIT + 1)
+    except (OSError, ValueError):
         return None
-    path = os.path.join(base, *uses[2:].split("@", 1)[0].split("/"))
+    return None if len(raw) > _GIT_FILE_LIMIT else raw.decode("utf-8", "replace")
+
+
+@functools.lru_cache(maxsize=16)
+def _own_name(base: str) -> str | None:
+    """``owner/name`` (lower case) of the repository checked out at ``base``, from the URL of its
+    ``origin`` remote in ``.git/config`` (a worktree's ``.git`` file is followed to its common git
+    folder), or None when there is no such checkout or remote."""
+    git = os.path.join(base, ".git")
+    folder = git
+    if os.path.isfile(git) and not os.path.islink(git):  # a worktree or submodule: "gitdir: PATH"
+        text = _read_git_file(git) or ""
+        line = text.split("\n", 1)[0].strip()
+        if not line.startswith("gitdir:"):
+            return None
+        folder = os.path.join(base, line[len("gitdir:") :].strip())
+        common = _read_git_file(os.path.join(folder, "commondir"))
+        if common is not None and common.strip():
+            folder = os.path.join(folder, common.strip())
+    config = _read_git_file(os.path.join(folder, "config"))
+    if config is None:
+        return None
+    origin = False
+    for line in config.splitlines():
+        section = _SECTION.match(line)
+        if section is not None:
+            origin = section.group(1).lower() == "remote" and section.group(2) == "origin"
+            continue
+        url = _URL.match(line) if origin else None
+        if url is not None:
+            parts = [p for p in url.group(1).replace(":", "/").rstrip("/").split("/") if p]
+            if len(parts) < 2:
+                return None
+            owner, name = parts[-2], parts[-1].removesuffix(".git")
+            if _OWNER_NAME.fullmatch(owner) and _OWNER_NAME.fullmatch(name):
+                return f"{owner}/{name}".lower()
+            return None
+    return None
+
+
+def _names_this_repository(base: str, uses: str) -> bool:
+    """Whether ``uses`` is ``./...`` or a full name whose ``OWNER/REPO`` is this checkout's origin."""
+    if uses.startswith("./"):
+        return True
+    full = _FULL_NAME.fullmatch(uses)
+    return full is not None and _own_name(base) == f"{full.group(1)}/{full.group(2)}".lower()
+
+
+def _called_path(base: str, uses: str) -> tuple[str, str] | None:
+    """Where the reusable workflow ``uses`` names is in the repository at ``base``, and the ref its
+    copy there stands in for ("" for ``./...``, which is the running commit's): a full name
+    (``OWNER/REPO/.github/workflows/x.yml@v1``) only when ``OWNER/REPO`` is this checkout's
+    ``origin``. None for another repository's workflow, or one whose repository is not known."""
+    if uses.startswith("./"):
+        relative, ref = uses[2:].split("@", 1)[0], ""
+    else:
+        full = _FULL_NAME.fullmatch(uses)
+        if full is None or not _names_this_repository(base, uses):
+            return None
+        relative, ref = full.group(3), full.group(4)
+    if ".." in relative.split("/"):
+        return None
+    return os.path.join(base, *relative.split("/")), ref
+
+
+def _read_called(base: str, uses: str) -> _Called | None:
+    """The reusable workflow ``uses`` names in the repository at ``base`` (``./...``, or its own
+    full name with the copy in this checkout standing in for the ref), or None when it is another
+    repository's, or cannot be read (not there, not a workflow, too big, broken)."""
+    found = _called_path(base, uses)
+    if found is None:
+        return None
+    path = found[0]
     try:
         stat = os.stat(path)
     except (OSError, ValueError):
         return None
     return _workflow_in(path, stat.st_mtime_ns, stat.st_size)
-
-
-def _called_permissions(file: SourceFile, uses: str) -> dict[str, str] | str | None:
-    """The top-level ``permissions`` of a reusable workflow of the same repository (``./...``), or
-    None when it sets none or cannot be read (another repository's, a file not there)."""
-    base = _repository_base(file)
-    called = _read_called(base, uses) if base is not None else None
-    return called.permissions if called is not None else None
 
 
 def _callers_without_permissions(file: SourceFile, callers: list[tuple[Job, PStr]]) -> Iterator[Hit]:
@@ -216,10 +324,12 @@ def _callers_without_permissions(file: SourceFile, callers: list[tuple[Job, PStr
         names = ", ".join(open_jobs[:_NAMED_JOBS]) + (
             f" and {len(open_jobs) - _NAMED_JOBS} more" if len(open_jobs) > _NAMED_JOBS else ""
         )
+        found = _called_path(base, target)
+        stand_in = f" (this checkout's copy read, not its {found[1]})" if found and found[1] else ""
         yield Hit(
             uses.pos,
             f'job "{job.name}" sets no permissions and calls {target}, which sets none for job(s) {names}: '
-            "the token gets the repository default",
+            f"the token gets the repository default{stand_in}",
         )
 
 

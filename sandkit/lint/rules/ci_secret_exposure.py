@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.expressions import SECRET_REF, exposed_secret_refs
+from sandkit.lint.facts.expressions import EVERY_SECRET, SECRET_REF, exposed_secret_refs, secret_name
 from sandkit.lint.facts.run_scripts import (
     REDIRECT,
     Segment,
@@ -40,9 +40,15 @@ _TOKEN_ONLY = frozenset({"GITHUB_TOKEN"})
 # A secret whose name ends in one of these holds an identifier, not a credential: a Docker Hub
 # user name, an Azure subscription or tenant id, an access key's id, an organisation or region
 # kept in secrets only to keep it out of logs. Knowing it lets nobody in.
+# A name a person or bot goes by is one too, however its words are joined: `USERNAME`, `USER_NAME`,
+# `user-name`, `LOGIN_NAME`, `COMMITTER_NAME`, `AUTHOR_NAME`, `ACCOUNT_NAME` (and their e-mail, `EMAIL`).
 _IDENTIFIER = lazy(
-    r"(?:USERNAME|(?:^|_)(?:USER|LOGIN|E?MAIL|ORG|ORGANI[SZ]ATION|OWNER|NAMESPACE|REGION|PROJECT|ACCOUNT))$"
+    r"(?:(?:^|_)(?:USER|LOGIN|E?MAIL|ORG|ORGANI[SZ]ATION|OWNER|NAMESPACE|REGION|PROJECT|ACCOUNT)|"
+    r"(?:USER|LOGIN|COMMITTER|AUTHOR|ACCOUNT|DISPLAY)_?NAME)$"
 )
+#: A camel-cased name's words (``gitUserName``, ``botEmail``): a capital after a small letter or digit
+#: starts a word, as ``_`` does.
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 # An id or ids, last or followed by up to two words saying where it is used (`VERCEL_PROJECT_ID_WEB`,
 # `APP_ID_PROD_2`, `ALLOWED_CHAT_IDS`): an identifier too, unless it is a secret's or a session's id
 # (Vault's AppRole `SECRET_ID` is half of a login; `CLIENT_SECRET_ID` may hold either) or a word after
@@ -82,8 +88,9 @@ _MAPPING_FILE = lazy(r"(?:^|_)(?:CLASP|CLASP_PROJECT|FIREBASERC)(?:_JSON)?$")
 def _identifier_name(name: str) -> bool:
     """Whether a secret's (or a variable's) name says it holds an identifier, not a credential: a
     user, account, region or id, a role's ARN, an address (host, endpoint, registry URL) or a
-    project's mapping file. A hyphen parts words as an underscore does (``github-username``)."""
-    upper = name.upper().replace("-", "_")
+    project's mapping file. A hyphen, or a capital in a camel-cased name, parts words as an
+    underscore does (``github-username``, ``gitUserName``: ``GIT_USER_NAME``)."""
+    upper = _CAMEL.sub("_", name).upper().replace("-", "_")
     if _IDENTIFIER.search(upper) or _ARN.search(upper) or _MAPPING_FILE.search(upper):
         return True
     words = set(upper.split("_"))
@@ -103,7 +110,7 @@ def _says_nothing(secret: str) -> bool:
 def _identifier_by_variable(variable: str, secret: str) -> bool:
     """A secret whose own name says nothing, put in a variable whose name says identifier
     (`ARM_CLIENT_ID: ${{ secrets.REPO_AZURE_TERRAFORM_USER_SERVICE_PRINCIPAL }}`)."""
-    return _identifier_name(variable) and _says_nothing(secret) and secret not in _TOKEN_ONLY
+    return _identifier_name(variable) and _says_nothing(secret) and secret not in (*_TOKEN_ONLY, EVERY_SECRET)
 
 
 def _env_secrets(env: object) -> Iterator[tuple[str, str, PStr]]:
@@ -113,7 +120,7 @@ def _env_secrets(env: object) -> Iterator[tuple[str, str, PStr]]:
         for name, value in env.items():
             if isinstance(value, PStr):
                 for match in exposed_secret_refs(value):
-                    yield str(name), match.group(1) or match.group(2), value
+                    yield str(name), secret_name(match), value
 
 
 @rule(
@@ -298,8 +305,9 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
 def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     """A `run:` step echoes a secret or writes it to a file.
 
-    A line of a `run:` script that prints `${{ secrets.X }}` (or a variable set from a
-    secret in the step, job or workflow env) with echo/printf (or edits it into text with sed,
+    A line of a `run:` script that prints `${{ secrets.X }}` (`${{ toJSON(secrets) }}` is every
+    secret; `secrets.X` outside `${{ }}` is text, not a reference) or a variable set from a
+    secret in the step, job or workflow env, with echo/printf (or edits it into text with sed,
     awk, jq, yq), a here-document or here-string holding it given to cat, tee or base64, and
     where that output goes: the log, or a file by `>`, `>>` or `| tee FILE`, $GITHUB_ENV and
     $GITHUB_OUTPUT included. A secret given to a command that stores it in a configuration file
@@ -316,7 +324,11 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     to its file. A secret whose name, and the name of the variable holding it, says it holds an
     identifier (`CF_ZONE_ID: ${{ secrets.CLOUDFLARE_ZONE_ID }}`, `secrets.VERCEL_PROJECT_ID_WEB`, as
     for CS001: an ARN, an address, a project's mapping file; or a secret named for nothing held in
-    a variable named as an identifier) is info. Commands that pass their input on re-encoded are
+    a variable named as an identifier; a user's name in any spelling, `USER_NAME`, `user-name`,
+    `gitUserName`, `COMMITTER_NAME`) is info. What `git config user.name` or `user.email` (and
+    `author.*`, `committer.*`) stores is who commits, shown in every commit: info whatever feeds
+    it, unless the secret's or variable's name holds a credential's word (`BOT_TOKEN`,
+    `PASSWORD`). Commands that pass their input on re-encoded are
     followed like cat: `echo "$KEY" | gpg --dearmor > key.gpg` (and `-o FILE`), `base64 -d`,
     `openssl base64 -d`, `openssl enc -a -d` with no cipher, `xxd -r`, `tr`, `gunzip`; gpg
     decrypting or importing, openssl with a cipher, make something else. The script is read in
@@ -477,7 +489,7 @@ def _leaks(file: SourceFile, run: PStr, names: dict[str, str]) -> Iterator[Hit]:
         parts = segments(shell)
         for used in found:
             goes = _where_it_goes(shell, line.text, parts, used.start())
-            if goes in ("file", "log") or goes.startswith("config:"):
+            if goes in ("file", "log") or goes.startswith(("config:", _GIT_IDENTITY)):
                 yield _hit(file, run, line.start + used.start(), used.group(), goes, names)
                 break
 
@@ -494,6 +506,9 @@ def _where_it_goes(shell: str, line: str, parts: list[Segment], at: int) -> str:
         return _destination(shell, line, parts, index, passes_input=False)
     if here is not None:
         return _destination(shell, line, parts, index, passes_input=True)
+    identity = _git_identity_key(line[segment.start : segment.end])
+    if identity:
+        return _GIT_IDENTITY + identity
     stored = _config_file(line[segment.start : segment.end])
     if stored and not (line[at : at + 3] != "${{" and _single_quoted(line, at)):
         return "config:" + stored  # a '$NAME' in single quotes is written as a placeholder, not the secret
@@ -549,6 +564,38 @@ def _config_file(text: str) -> str:
     return ""
 
 
+#: git's settings that hold who makes a commit: a name and an address, shown in every commit made.
+_GIT_IDENTITY_KEYS = frozenset(f"{who}.{what}" for who in ("user", "author", "committer") for what in ("name", "email"))
+_GIT_IDENTITY = "identity:"
+#: git config's options that take a value as the next word.
+_GIT_CONFIG_VALUED = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"})
+#: Words of a secret's or a variable's name that say it holds a credential, whatever it is given to.
+_SAYS_CREDENTIAL = frozenset(
+    {"TOKEN", "SECRET", "KEY", "APIKEY", "PASSWORD", "PASSWD", "PASS", "PWD", "PASSPHRASE", "PAT", "CREDENTIAL"}
+    | {"CREDENTIALS", "CREDS", "PRIVATEKEY", "APITOKEN", "COOKIE", "JWT"}
+)
+
+
+def _git_identity_key(text: str) -> str:
+    """The identity setting a ``git config`` command stores (``user.name``, ``user.email``,
+    ``author.name`` ...; also ``git config set user.name X``), or "" for any other command or key."""
+    words = text.split()
+    if program(text) != "git":
+        return ""
+    rest = words[[w.rsplit("/", 1)[-1] for w in words].index("git") + 1 :][:40]
+    while rest and rest[0] in ("-C", "--git-dir", "--work-tree"):
+        rest = rest[2:]
+    if rest[:1] != ["config"]:
+        return ""
+    rest = rest[1:]
+    if rest[:1] == ["set"]:
+        rest = rest[1:]
+    while rest and rest[0].startswith("-"):
+        rest = rest[2:] if rest[0] in _GIT_CONFIG_VALUED else rest[1:]
+    key = rest[0].strip("\"'").lower() if rest else ""
+    return key if key in _GIT_IDENTITY_KEYS else ""
+
+
 def _single_quoted(line: str, at: int) -> bool:
     """Whether offset ``at`` of a shell line is inside single quotes (where ``$NAME`` stays text)."""
     return open_quote(line[:at]) == "'"
@@ -557,15 +604,29 @@ def _single_quoted(line: str, at: int) -> bool:
 def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict[str, str]) -> Hit:
     secret = SECRET_REF.match(used)
     # ``secrets['deploy-key']`` is named as ``secrets.deploy-key``, whole (the match stops at its quote).
-    name = f"secrets.{secret.group(1) or secret.group(2)}" if secret else used.strip("${ ")
-    if goes.startswith("config:"):
+    name = f"secrets.{secret_name(secret)}" if secret else used.strip("${ ")
+    if name == f"secrets.{EVERY_SECRET}":
+        name = "every secret (the secrets context whole)"
+    if goes.startswith(_GIT_IDENTITY):
+        message = f"run step writes {name} to git's configuration file as {goes[len(_GIT_IDENTITY) :]}"
+    elif goes.startswith("config:"):
         message = f"run step writes {name} to {goes.split(':', 1)[1]}"
     else:
         message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
-    held = (secret.group(1) or secret.group(2)) if secret else names.get(name.strip("{}"), "")
+    held = secret_name(secret) if secret else names.get(name.strip("{}"), "")
     if held.startswith(_MINTED):
         return Hit(file.str_pos(run, at), f"{message}, {held}")
     variable = name.strip("{}")
+    if goes.startswith(_GIT_IDENTITY) and not _says_credential(held) and not _says_credential(variable):
+        # ``git config user.name "$GIT_USER"``: whatever feeds it, the value is who commits, shown in
+        # every commit the job makes. A secret named as a credential put there still is one.
+        return Hit(
+            file.str_pos(run, at),
+            message + ", an identifier rather than a credential",
+            severity="info",
+            why=f"git's {goes[len(_GIT_IDENTITY) :]} holds the name or address commits are made under, "
+            "shown in every commit, not a credential",
+        )
     if (_identifier_name(held) and (secret or _identifier_name(variable))) or (
         not secret and held and _identifier_by_variable(variable, held)
     ):
@@ -582,6 +643,12 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
             ),
         )
     return Hit(file.str_pos(run, at), message)
+
+
+def _says_credential(name: str) -> bool:
+    """Whether a secret's or a variable's name holds a word of a credential (``BOT_TOKEN``,
+    ``deploy-key``, ``gitPassword``)."""
+    return bool(set(_CAMEL.sub("_", name).upper().replace("-", "_").split("_")) & _SAYS_CREDENTIAL)
 
 
 def _secret_in(line: str, names: dict[str, str]) -> re.Match[str] | None:
