@@ -56,6 +56,24 @@ def lint_text(name: str, text: str, select: tuple[str, ...] = ()) -> list[Findin
     return lint_files({name: text}, select)
 
 
+#: Where the workflow fixtures of the CI rules' tests are written.
+WORKFLOW = ".github/workflows/ci.yml"
+
+
+def workflow_findings(text: str, rule: str) -> list[tuple[int, str, str]]:
+    """(line, severity, message) of one rule's findings on a workflow written at :data:`WORKFLOW`."""
+    return [(f.line, f.severity, f.message) for f in lint_text(WORKFLOW, text) if f.rule == rule]
+
+
+def one_run_step(line: str, env: str = "") -> str:
+    """A push workflow with read-only permissions whose one job runs ``make`` and then ``line``
+    (``env``: the job's lines before its steps, indented four spaces)."""
+    return (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        f"{env}    steps:\n      - run: |\n          make\n          {line}\n"
+    )
+
+
 def rules_of(findings: list[Finding]) -> set[str]:
     return {f.rule for f in findings}
 

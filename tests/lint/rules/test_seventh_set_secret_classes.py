@@ -21,20 +21,11 @@ import pytest
 
 from sandkit.lint.facts.expressions import exposed_secret_refs
 from sandkit.lint.source import RuleSettings
-from tests.lint.helpers import lint_files, lint_text, lint_tree, write_tree
+from tests.lint.helpers import WORKFLOW, lint_files, lint_text, lint_tree, one_run_step, workflow_findings, write_tree
 
-WF = ".github/workflows/ci.yml"
-
-
-def _found(text: str, rule: str) -> list[tuple[int, str, str]]:
-    return [(f.line, f.severity, f.message) for f in lint_text(WF, text) if f.rule == rule]
-
-
-def _run(line: str, env: str = "") -> str:
-    return (
-        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
-        f"{env}    steps:\n      - run: |\n          make\n          {line}\n"
-    )
+WF = WORKFLOW
+_found = workflow_findings
+_run = one_run_step
 
 
 # ---- 1. a secret's name runs on through its hyphens ------------------------------------------------
