@@ -79,6 +79,10 @@ class Finding(NamedTuple):
     def severity_before_passes(self) -> str:
         return self.base_severity or self.severity
 
+    def regraded(self, severity: str, message: str) -> Finding:
+        """The finding as a repository pass grades it, remembering the severity the rule gave."""
+        return self._replace(severity=severity, base_severity=self.severity_before_passes, message=message)
+
     def as_json(self) -> dict[str, object]:
         return {
             "rule": self.rule,

@@ -648,10 +648,9 @@ def lower_scripts_git_ignores(findings: list[Finding], repo: RepositoryView) -> 
         match = _HIDDEN_RUN.match(finding.message) if finding.rule == "AI001" and finding.severity == "medium" else None
         why = _tool_output(finding.path, match.group(1), rules, repo, asked) if match else ""
         if match and why:
-            finding = finding._replace(
-                severity="info",
-                base_severity=finding.severity_before_passes,
-                message=f"instructions tell the agent to run {match.group(1)} from a hidden folder (info: {why})",
+            finding = finding.regraded(
+                "info",
+                f"instructions tell the agent to run {match.group(1)} from a hidden folder (info: {why})",
             )
         out.append(finding)
     return out

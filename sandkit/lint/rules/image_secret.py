@@ -522,10 +522,9 @@ def _settle_copy(finding: Finding, repo: RepositoryView) -> Finding | None:
         context = posixpath.dirname(context)
     if "/" not in source or not any(c in posixpath.basename(source) for c in "*?["):
         return finding
-    return finding._replace(
-        severity="low",
-        base_severity=finding.severity_before_passes,
-        message=f"{finding.message} (low: the pattern matches no file in the scanned tree, so what it "
+    return finding.regraded(
+        "low",
+        f"{finding.message} (low: the pattern matches no file in the scanned tree, so what it "
         "would copy, made before the build or never committed, is not known)",
     )
 

@@ -590,10 +590,9 @@ def lower_unread_env_files(findings: list[Finding], repo: RepositoryView) -> lis
     out: list[Finding] = []
     for finding in findings:
         if finding.path in candidates and posixpath.basename(finding.path) not in named and finding.severity != "info":
-            finding = finding._replace(
-                severity="info",
-                base_severity=finding.severity_before_passes,
-                message=f"{finding.message} (info: nothing in the repository names "
+            finding = finding.regraded(
+                "info",
+                f"{finding.message} (info: nothing in the repository names "
                 f"{posixpath.basename(finding.path)}, no Compose env_file, script or framework here reads it)",
             )
         out.append(finding)
@@ -685,10 +684,9 @@ def lower_test_mode_env_files(findings: list[Finding], repo: RepositoryView) -> 
             loader = settled[finding.path]
             if loader is not None:
                 name = posixpath.basename(finding.path)
-                finding = finding._replace(
-                    severity="info",
-                    base_severity=finding.severity_before_passes,
-                    message=f"{finding.message} (info: {loader} loads {name} only when it runs its tests)",
+                finding = finding.regraded(
+                    "info",
+                    f"{finding.message} (info: {loader} loads {name} only when it runs its tests)",
                 )
         out.append(finding)
     return out
