@@ -17,6 +17,7 @@ from sandkit.agents import by_name
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.source import SourceFile
+from sandkit.lint.syntax.shell import parse_commands
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
 
 if TYPE_CHECKING:
@@ -42,36 +43,44 @@ class Runner(NamedTuple):
     severity: str = ""  # "" keeps the rule's own
 
 
+_PACKAGE_RUNNER = "a package runner fetches and runs any package"
 #: The table AA004 reads ``Bash(PROGRAM:*)``, ``Bash(PROGRAM *)`` and ``Bash(PROGRAM*)`` against. A
 #: narrower prefix (``Bash(npm test:*)``, ``Bash(git status:*)``, ``Bash(uv pip:*)``) is not in it.
 RUNNERS: tuple[Runner, ...] = (
     Runner(r"(?:ba|z|da|fi|k)?sh|pwsh|powershell|cmd", "", "a shell runs the command line it is given"),
     Runner(
-        r"node|nodejs|deno|bun|bunx|python[\d.]*|py|pypy[\d.]*|perl|ruby|php|lua|Rscript|osascript",
+        r"node|nodejs|deno|bun|python[\d.]*|py|pypy[\d.]*|perl|ruby|php|lua|Rscript|osascript",
         "",
         "an interpreter runs the code it is given (-c, -e, or a file the agent wrote)",
     ),
+    Runner(r"java", "", "the JVM runs the program it is given (java File.java runs a source file)"),
     Runner(r"source|eval|exec", "", "a shell builtin that runs a file or a string"),
-    Runner(r"npx|uvx", "", "a package runner fetches and runs any package"),
-    Runner(r"pipx", r"run", "a package runner fetches and runs any package"),
-    Runner(r"pnpm|yarn", r"dlx|exec|node", "pnpm dlx/exec and yarn dlx/exec/node run any package or command"),
-    Runner(r"npm|pnpm|yarn", "", "npm exec, pnpm dlx/exec and yarn dlx/exec/node run any package or command"),
-    Runner(r"npm", r"exec|x", "npm exec runs any package or command"),
-    Runner(r"uv", r"(?:tool\s+)?run|", "uv run and uv tool run run any command"),
+    Runner(r"npx|uvx|bunx|pnpx", "", _PACKAGE_RUNNER),
+    Runner(r"pipx", r"run", _PACKAGE_RUNNER),
+    Runner(r"pnpm|yarn", r"dlx", _PACKAGE_RUNNER),
+    Runner(r"bun", r"x", _PACKAGE_RUNNER),
+    Runner(r"pnpm|yarn", r"exec|node", "it runs any command or script in the project's environment"),
+    Runner(r"npm", r"exec|x", "npm exec fetches and runs any package, or runs any command"),
+    Runner(r"npm", "", "npm exec fetches and runs any package, or runs any command"),
+    Runner(r"pnpm", "", "pnpm dlx fetches and runs any package, and pnpm exec runs any command"),
+    Runner(r"yarn", "", "yarn dlx fetches and runs any package, and yarn exec runs any command"),
+    Runner(r"uv", r"tool\s+run", _PACKAGE_RUNNER),
+    Runner(r"uv", r"run|", "uv run runs any command in the project's environment (uv tool run, any package)"),
     Runner(
         r"poetry|pipenv|pdm|hatch|conda|mamba|micromamba|pixi",
         r"run|exec",
         "a project runner runs any command in its environment",
     ),
-    Runner(r"env|xargs|sudo|doas|nohup|timeout|nice|watch", "", "a wrapper runs the command it is given"),
+    Runner(r"sudo|doas", "", "it runs the command it is given, as root"),
+    Runner(r"env|xargs|nohup|timeout|nice|watch", "", "a wrapper runs the command it is given"),
     Runner(r"git", r"config|-c|", "git runs commands its configuration names (core.fsmonitor, core.sshCommand)"),
-    Runner(r"go|cargo|dotnet|java", "", "a toolchain builds and runs what it is given (go run, cargo run)"),
+    Runner(r"go|cargo|dotnet", "", "a toolchain builds and runs what it is given (go run, cargo run, dotnet run)"),
     Runner(r"wsl", "", "WSL runs any command, and reaches the Windows host's files and programs"),
     Runner(r"claude", "", "it starts the agent again, which can be told to skip every permission prompt"),
     Runner(
         r"docker|podman|docker-compose",
         r"run|compose|container\s+run|",
-        "the container engine runs any image with the host's root directory mounted",
+        "the container engine runs any image, and can mount the host's root directory into it",
     ),
     Runner(
         r"docker|podman|docker-compose",
@@ -137,6 +146,7 @@ class Command(NamedTuple):
     what: str  # the hook's event, or the helper's key
     text: str
     pos: Pos
+    table: int = 0  # which hooks table of the file holds it (a marketplace's entries: one each)
 
 
 class ClaudeSettings:
@@ -295,11 +305,75 @@ def _plugin_hooks(file: SourceFile) -> list[Command]:
     else:
         return []
     found: list[Command] = []
-    for table in tables:
+    for number, table in enumerate(tables):
         if isinstance(table, PMap):
             inner = table.get("hooks")  # {"description": ..., "hooks": {EVENT: [...]}}
-            found += hook_commands(inner if isinstance(inner, PMap) else table)
+            found += [c._replace(table=number) for c in hook_commands(inner if isinstance(inner, PMap) else table)]
     return found
+
+
+#: A path inside the plugin's own folder: ``${CLAUDE_PLUGIN_ROOT}/...`` or ``$CLAUDE_PLUGIN_ROOT/...``,
+#: with no ``..`` step out of it.
+_IN_PLUGIN = lazy(r"\A\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT(?![\w{]))/(?!(?:[^/]*/)*\.\.(?:/|\Z))[^/\s]")
+#: Programs that run the script file named by their first argument (``uv run`` and ``deno run``,
+#: ``bun run`` with their subcommand): a hook written ``node ${CLAUDE_PLUGIN_ROOT}/x.js``.
+_SCRIPT_RUNNERS = lazy(
+    r"(?i)\A(?:node|nodejs|bun|deno|tsx|python[\d.]*|py|pypy[\d.]*|(?:ba|z|da|k)?sh|pwsh|powershell|ruby|perl|php)"
+    r"(?:\.exe)?\Z"
+)
+_RUN_SUBCOMMAND = {"uv": "run", "deno": "run", "bun": "run"}
+#: Options that take code, a module or a package to run instead of (or before) the script file.
+_CODE_OPTIONS = frozenset(
+    (
+        "-c", "-e", "-p", "-r", "-m", "--eval", "--print", "--require", "--import", "--loader",
+        "--experimental-loader", "-command", "-encodedcommand", "-ec", "--with", "--with-requirements",
+        "--from", "--env-file", "--script-file",
+    )
+)  # fmt: skip
+#: Commands that may follow the script on its line without running anything (``|| true``).
+_NO_OPS = frozenset(("true", ":", "exit"))
+
+
+def runs_bundled_script(text: str) -> bool:
+    """Whether a plugin's hook command runs only a script kept in the plugin itself: its program
+    is a path under ``${CLAUDE_PLUGIN_ROOT}`` (``${CLAUDE_PLUGIN_ROOT}/hooks/check.sh --strict``), or
+    an interpreter (``node``, ``python3``, ``bash``, ``uv run``...) given such a path as the file to
+    run, after options that take no code (``python3 -u``). Any other command on the line must be a
+    no-op (``|| true``, ``exit 0``). Not: variables set for the command (``NODE_OPTIONS=...``), an
+    option that runs code or fetches packages (``-c``, ``--require``, ``uv run --with``), a package
+    runner (``npx``), a command substitution, a path stepping out of the plugin (``/..``)."""
+    commands = parse_commands(text)
+    bundled = 0
+    for command in commands:
+        words = [w.text for w in command.words]
+        if not words:
+            return False
+        if words[0] in _NO_OPS:
+            continue
+        if command.assignments or not _runs_plugin_file(words):
+            return False
+        bundled += 1
+    return bundled > 0
+
+
+def _runs_plugin_file(words: list[str]) -> bool:
+    if any("$(" in w or "`" in w for w in words):
+        return False
+    if _IN_PLUGIN.match(words[0]):
+        return True
+    program = words[0].replace("\\", "/").rsplit("/", 1)[-1].lower().removesuffix(".exe")
+    rest = words[1:]
+    if program in _RUN_SUBCOMMAND and rest and rest[0] == _RUN_SUBCOMMAND[program]:
+        rest = rest[1:]
+    elif program == "uv" or not _SCRIPT_RUNNERS.match(program):
+        return False
+    for word in rest:
+        if not word.startswith("-"):
+            return bool(_IN_PLUGIN.match(word))
+        option = word.split("=", 1)[0].lower()
+        if option in _CODE_OPTIONS or (option[1:2] != "-" and len(option) > 2 and set(option[1:]) & set("cempr")):
+            return False
+    return False
 
 
 def is_claude_component(file: SourceFile) -> bool:

@@ -8,6 +8,7 @@ when the folder opens, an allow rule that approves any shell command.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
@@ -23,6 +24,7 @@ from sandkit.lint.facts.agent_settings import (
     ANY_ARGUMENT_RUNNER,
     ANY_SHELL,
     BLANKET_ALLOW,
+    Command,
     Value,
     approval_settings,
     claude_settings,
@@ -32,6 +34,7 @@ from sandkit.lint.facts.agent_settings import (
     permissions,
     plugin_hooks,
     runner_of,
+    runs_bundled_script,
 )
 from sandkit.lint.facts.ansible import ansible_commands
 from sandkit.lint.facts.containers import CI_SCRIPT_KINDS, ci_scripts, containers
@@ -135,8 +138,36 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
             message = f"{scope}'s {hook.what} hook runs a command by itself: {clip(hook.text)}"
             yield Hit(hook.pos, message, severity="medium", why=_SCOPED.format(scope))
         return
-    for hook in plugin_hooks(file):
-        yield Hit(hook.pos, f"plugin's {hook.what} hook runs a command by itself: {clip(hook.text)}")
+    yield from _plugin_hook_hits(plugin_hooks(file))
+
+
+def _plugin_hook_hits(hooks: list[Command]) -> Iterator[Hit]:
+    """One finding per plugin hook, except hooks that run a script bundled in the plugin itself
+    (``node ${CLAUDE_PLUGIN_ROOT}/hooks/x.js``): those of one hooks table are one finding, at the
+    first of them, naming how many there are and on which events. Installing the plugin is the one
+    decision that lets them all run, and its scripts are reviewed as the plugin's code; a hook that
+    runs anything else (a shell line, a download, a package runner) is its own decision."""
+    bundled: dict[int, list[Command]] = {}
+    for hook in hooks:
+        if runs_bundled_script(hook.text):
+            bundled.setdefault(hook.table, []).append(hook)
+        else:
+            yield Hit(hook.pos, f"plugin's {hook.what} hook runs a command by itself: {clip(hook.text)}")
+    for group in bundled.values():
+        first = group[0]
+        if len(group) == 1:
+            yield Hit(first.pos, f"plugin's {first.what} hook runs a command by itself: {clip(first.text)}")
+            continue
+        events = list(dict.fromkeys(hook.what for hook in group))
+        message = (
+            f"plugin's hooks run {len(group)} of its own scripts by themselves on {_and(events)}: "
+            f"first: {clip(first.text)}"
+        )
+        yield Hit(first.pos, message)
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 @rule(
@@ -306,7 +337,8 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     if found is None:
         return
     for entry in found.allow:
-        yield from _allow_hits(entry, "allow rule", "")
+        if (grant := _grant(entry)) is not None:
+            yield _allow_hit([grant], "allow rule", "")
     if found.default_mode is not None and found.default_mode.value == "bypassPermissions":
         yield Hit(found.default_mode.pos, "defaultMode bypassPermissions turns every permission prompt off")
     if found.skip_dangerous_mode_prompt is not None:
@@ -322,23 +354,72 @@ _LOWER = {"critical": "high", "high": "medium", "medium": "low", "low": "info", 
 _SCOPED = "it applies only while the {} runs, which the model or the user starts"
 
 
-def _allow_hits(entry: Value, what: str, scope: str) -> Iterator[Hit]:
-    """AA004's reading of one allow rule; ``scope`` names the skill, command or subagent whose
-    front matter grants it (one step lower), or is "" for settings."""
+class _Grant(NamedTuple):
+    """An allow rule AA004 reports: the rule as written, and the program it lets run with any
+    argument with why that runs anything and the row's severity ("" for a blanket rule)."""
+
+    entry: Value
+    program: str
+    why: str
+    severity: str
+
+
+def _grant(entry: Value) -> _Grant | None:
     value = entry.value.strip()
     if BLANKET_ALLOW.match(value):
-        message = f"{what} {entry.value!r} approves every command of that tool without asking"
-        yield Hit(entry.pos, message, severity="medium" if scope else "", why=_SCOPED.format(scope) if scope else "")
-    elif runner := ANY_ARGUMENT_RUNNER.match(value):
+        return _Grant(entry, "", "", "")
+    if runner := ANY_ARGUMENT_RUNNER.match(value):
         program = " ".join(runner.group("program").split())
         row = runner_of(program)
-        message = f"{what} {entry.value!r} approves {program} with any argument, which runs any command ({row.why})"
-        severity, why = row.severity, "the commands run inside a container" if row.severity else ""
-        if scope:
-            severity = _LOWER[severity or "high"]
-            why = f"{why}, and " if why else ""
-            why += _SCOPED.format(scope)
-        yield Hit(entry.pos, message, severity=severity, why=why)
+        return _Grant(entry, program, row.why, row.severity)
+    return None
+
+
+def _grade(grant: _Grant, scope: str) -> tuple[str, str]:
+    """The severity ("" keeps the rule's high) and its reason for one grant; ``scope`` names the
+    skill, command or subagent whose front matter grants it (one step lower), or is "" for settings."""
+    severity, why = grant.severity, "the commands run inside a container" if grant.severity else ""
+    if scope:
+        severity = _LOWER[severity or "high"]
+        why = f"{why}, and " if why else ""
+        why += _SCOPED.format(scope)
+    return severity, why
+
+
+_RANK = {"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+
+
+def _allow_hit(grants: list[_Grant], what: str, scope: str) -> Hit:
+    """AA004's one finding for the grants of one decision: a settings allow rule, or every rule of
+    one skill's, command's or subagent's ``allowed-tools`` (one line, or one list), at the first of
+    them, graded by the worst."""
+    first = grants[0]
+    severity, why = max((_grade(g, scope) for g in grants), key=lambda graded: _RANK[graded[0] or "high"])
+    if len(grants) == 1:
+        if not first.program:
+            message = f"{what} {first.entry.value!r} approves every command of that tool without asking"
+        else:
+            message = (
+                f"{what} {first.entry.value!r} approves {first.program} with any argument, which runs any"
+                f" command ({first.why})"
+            )
+        return Hit(first.entry.pos, message, severity=severity, why=why)
+    blankets = list(dict.fromkeys(repr(g.entry.value) for g in grants if not g.program))
+    programs = list(dict.fromkeys(g.program for g in grants if g.program))
+    reasons: dict[str, list[str]] = {}
+    for g in grants:
+        if g.program and g.program not in reasons.setdefault(g.why, []):
+            reasons[g.why].append(g.program)
+    said = "; ".join(f"{_and(names)}: {reason}" for reason, names in reasons.items())
+    if blankets:
+        message = f"{what} {_and(blankets)} approves every command of that tool without asking"
+        if programs:
+            message += f", and {_and(programs)} with any argument ({said})"
+    elif len(programs) == 1:
+        message = f"{what} approves {programs[0]} with any argument, which runs any command ({said})"
+    else:
+        message = f"{what} approves {_and(programs)} with any argument, each of which runs any command ({said})"
+    return Hit(first.entry.pos, message, severity=severity, why=why)
 
 
 def _scope(file: SourceFile) -> str:
@@ -355,8 +436,9 @@ def _component_grants(file: SourceFile) -> Iterator[Hit]:
     if grants is None:
         return
     scope = _scope(file)
-    for entry in grants.allowed:
-        yield from _allow_hits(entry, f"{scope}'s allowed-tools", scope)
+    found = [grant for entry in grants.allowed if (grant := _grant(entry)) is not None]
+    if found:
+        yield _allow_hit(found, f"{scope}'s allowed-tools", scope)
     mode = grants.permission_mode
     if mode is not None and mode.value == "bypassPermissions":
         yield Hit(
