@@ -117,6 +117,16 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
     subagent (.claude/agents/*.md), which run while it is active: medium (a plugin's subagent's
     are not read: Claude Code ignores them).
 
+    A plugin's hooks that run only scripts kept in the plugin itself (the program, or the file an
+    interpreter such as `node`, `python3`, `bash` or `uv run` is given, is a path under
+    `${CLAUDE_PLUGIN_ROOT}`) are one finding per hooks table (the manifest's, a hooks file's, each
+    marketplace entry's), at the first of them, naming how many run and on which events: enabling
+    the plugin is the one decision that lets them all run, and their scripts are the plugin's own
+    code, read with it. The severity stays high: each still runs by itself, outside the permission
+    prompts, in every session of whoever enables the plugin. A hook that runs anything else (a
+    shell line, a download, a package runner such as `npx`, a path outside the plugin, code given
+    with `-c` or `-e`) stays a finding of its own, and a settings file's hooks are one finding each.
+
     Why:
     Claude Code runs hook commands by itself, with the user's privileges and outside its
     permission prompts, as soon as the event fires. A hook in a repository someone cloned
@@ -318,7 +328,9 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     a comma- or space-separated string or a list, which approves those tools without asking
     while the skill, command or subagent runs; and to a subagent's `permissionMode:
     bypassPermissions` (medium). A subagent's `tools` only limits what it may use, and is not
-    read.
+    read. The rules one front matter's `allowed-tools` approves are one finding, at the first of
+    them, naming every program it lets run with any argument and why, graded by the worst (a
+    blanket `Bash` beside them leads the message); a settings allow rule is one finding each.
 
     Why:
     A blanket allow rule means any command the model decides on runs without a person
