@@ -124,11 +124,15 @@ class _Lister(NamedTuple):
 _CHANGED_FILES = lazy(r"(?i)^[\w.-]+/(changed-files|verify-changed-files)$")
 _SAFE_SINCE = {"changed-files": 41, "verify-changed-files": 17}
 _FILES_OUTPUT = lazy(r"(?i)^[\w-]*files$")
-#: jitterbit/get-changed-files and its forks list names in all their outputs.
-_GET_CHANGED_FILES = ("jitterbit/get-changed-files", "ana06/get-changed-files", "masesgroup/retrieve-changed-files")
-_GET_CHANGED_OUTPUT = lazy(
-    r"(?i)^(?:all|added|removed|renamed|modified|added_modified|added_modified_renamed|deleted)$"
+#: jitterbit/get-changed-files and its fork Ana06's list names in ``all``, ``added``, ``modified``,
+#: ``removed``, ``renamed`` and ``added_modified``; lots0logs/gh-action-get-changed-files (a JSON
+#: array each) in ``all``, ``added``, ``deleted``, ``renamed`` and ``modified``.
+_GET_CHANGED_FILES = (
+    "jitterbit/get-changed-files",
+    "ana06/get-changed-files",
+    "lots0logs/gh-action-get-changed-files",
 )
+_GET_CHANGED_OUTPUT = lazy(r"(?i)^(?:all|added|removed|deleted|renamed|modified|added_modified)$")
 #: dorny/paths-filter lists a filter's names in ``<filter>_files`` when ``list-files`` is not none.
 _PATHS_FILTER_OUTPUT = lazy(r"(?i)^[\w-]+_files$")
 _MAJOR = lazy(r"^v(\d{1,4})\b")

@@ -40,6 +40,7 @@ LOOP = "for f in ${{ steps.changed.outputs.%s }}; do echo $f; done"
         ("tj-actions/verify-changed-files@v16", "changed_files", "high"),
         ("Ana06/get-changed-files@v2.3.0", "added_modified", "high"),
         ("jitterbit/get-changed-files@v1", "all", "high"),
+        ("lots0logs/gh-action-get-changed-files@2.1.4", "deleted", "high"),
         (
             "dorny/paths-filter@v3\n        with:\n          list-files: csv\n          filters: 'src: [src/**]'",
             "src_files",
