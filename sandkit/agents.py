@@ -350,6 +350,36 @@ CATALOGUE: tuple[Agent, ...] = (
         yes_flags=("-y",),
         credential_files=("~/.qwen/oauth_creds.json",),
     ),
+    # pi (badlogic/pi-mono, packages/coding-agent). Its README ("Security (YOLO by default)"): no
+    # permission prompts for file operations or commands, so no flag turns approval off; it does
+    # not support MCP. Its coding-agent/docs/settings.md: project settings are `.pi/settings.json`,
+    # and trusting the project loads them and the `.pi` resources, installs the project's packages
+    # and runs its extensions; the non-interactive modes (`-p`, `--mode`) prompt for no trust, and
+    # `--approve`/`-a` trusts the project for one run. The README: `AGENTS.md`/`CLAUDE.md` are its
+    # context files, `.pi/commands/*.md` its project slash commands, `~/.pi/agent/oauth.json` its
+    # OAuth tokens; coding-agent/docs/authentication.md: `~/.pi/agent/auth.json` holds API keys and
+    # OAuth tokens; coding-agent/docs/extensions.md imports the package as
+    # `@earendil-works/pi-coding-agent`, the README installs `@mariozechner/pi-coding-agent`. `pi`
+    # alone is a common word: it counts as the agent only with arguments. `-a` (the short
+    # `--approve`) is Codex's `--ask-for-approval` too, and a flag two agents share must mean the
+    # same for both: it is not listed.
+    Agent(
+        "pi",
+        commands=("pi",),
+        packages=("@mariozechner/pi-coding-agent", "@earendil-works/pi-coding-agent"),
+        needs_arguments=("pi",),
+        approval_flags=(
+            ApprovalFlag(
+                "--approve",
+                "trusts the project for the run: its .pi settings load, its packages install and its "
+                "extensions run, and pi itself never asks before a command",
+            ),
+        ),
+        instruction_files=(".pi/commands/*",),
+        config_files=(".pi/settings.json",),
+        credential_files=("~/.pi/agent/auth.json", "~/.pi/agent/oauth.json"),
+        image_words=("pi-coding-agent",),
+    ),
     Agent("Antigravity", commands=("agy",)),
     Agent("Crush", commands=("crush",)),
     Agent("Auggie", commands=("auggie",)),

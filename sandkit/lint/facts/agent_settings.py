@@ -77,6 +77,7 @@ RUNNERS: tuple[Runner, ...] = (
     Runner(r"go|cargo|dotnet", "", "a toolchain builds and runs what it is given (go run, cargo run, dotnet run)"),
     Runner(r"wsl", "", "WSL runs any command, and reaches the Windows host's files and programs"),
     Runner(r"claude", "", "it starts the agent again, which can be told to skip every permission prompt"),
+    Runner(r"pi", "", "it starts the pi coding agent, which runs every command it decides on without asking"),
     Runner(
         r"docker|podman|docker-compose",
         r"run|compose|container\s+run|",

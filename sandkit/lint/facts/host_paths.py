@@ -67,6 +67,19 @@ RUNTIME_SOCKETS = (
     "/tmp/podman/podman-machine-default-api.sock",
 )
 
+#: The container engines' state on the host, and what a container that writes there changes:
+#: other containers' files and images, which the engine runs as root (RS003).
+RUNTIME_STATE = {
+    "/var/lib/docker": "Docker's data root: every image, container layer, container configuration and volume",
+    "/var/lib/containerd": "containerd's root: every image and snapshot",
+    "/run/containerd": "containerd's state: the root filesystems of running containers",
+    "/var/run/containerd": "containerd's state: the root filesystems of running containers",
+    "/var/lib/containers": "Podman's and CRI-O's storage: every image and container layer",
+    "/run/containers": "Podman's and CRI-O's state: the root filesystems of running containers",
+    "/var/lib/kubelet/pods": "every pod's volumes on the node, their service-account tokens and secrets included",
+    "/var/lib/kubelet/pki": "the kubelet's own client certificate and key",
+}
+
 CREDENTIAL_PATHS = (
     "~/.ssh",
     "~/.aws",
@@ -303,6 +316,28 @@ def runtime_socket(raw: str) -> str:
     if any(_is_ancestor(path, socket) for socket in RUNTIME_SOCKETS):
         return "parent folder"
     return ""
+
+
+def runtime_state(raw: str) -> tuple[str, str]:
+    """The engine state (see :data:`RUNTIME_STATE`) ``raw`` reaches: (the state's folder, "" when
+    ``raw`` is that folder, "inside" when it is below it, or "parent folder" when it holds it, as
+    ``/var/lib`` does); ("", "") for any other path, and for a certificate (``*.crt``) in the
+    kubelet's ``pki``, which is public. A folder that holds a runtime socket too is left to
+    :func:`runtime_socket` (``/run``, ``/var``, ``/``)."""
+    path = normalize(raw)
+    if not path or path.startswith("~") or runtime_socket(path):
+        return "", ""
+    for state in RUNTIME_STATE:
+        if path == state:
+            return state, ""
+        if _is_ancestor(state, path):
+            if state.endswith("/pki") and path.endswith(".crt"):
+                return "", ""  # a certificate, public; its key is what the folder keeps secret
+            return state, "inside"
+    for state in RUNTIME_STATE:
+        if _is_ancestor(path, state):
+            return state, "parent folder"
+    return "", ""
 
 
 def credential_variable(raw: str) -> tuple[str, str]:

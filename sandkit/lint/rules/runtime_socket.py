@@ -22,7 +22,7 @@ from sandkit.lint.facts.containers import (
     is_dind,
 )
 from sandkit.lint.facts.docker_cli import daemon_hosts, tcp_scope
-from sandkit.lint.facts.host_paths import SOCKET_TRIGGERS, normalize, runtime_socket
+from sandkit.lint.facts.host_paths import RUNTIME_STATE, SOCKET_TRIGGERS, normalize, runtime_socket, runtime_state
 from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -149,6 +149,75 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
                     f"{setting.value}; only none or rootless keep the host's "
                     "daemon out",
                 )
+
+
+#: Why a read-only mount of the engine's state is still reported (RS003).
+_READ_ONLY_STATE = (
+    "read-only, which is not recursive on Docker before v25 nor on Kubernetes without "
+    "recursiveReadOnly: running containers' root filesystems, mounted below, stay writable "
+    "(measured on Docker 20.10.24); and every container's files and environment are read"
+)
+#: The mounts that are not a host folder shared with a running container.
+_NOT_HOST_FOLDERS = ("declared", "admitted", "copy")
+
+
+@rule(
+    "RS003",
+    "runtime-state-mount",
+    category="runtime-socket",
+    severity="high",
+    kinds=CONTAINER_KINDS,
+    triggers=("/var", "/run"),
+)
+def runtime_state_mount(file: SourceFile) -> Iterator[Hit]:
+    """The container engine's state folder on the host is mounted into a container.
+
+    `/var/lib/docker` (images, every container's layers, configuration and volumes),
+    `/var/lib/containerd`, `/run/containerd` below its socket (running containers' root
+    filesystems), Podman's and CRI-O's `/var/lib/containers` and `/run/containers`, the
+    kubelet's `/var/lib/kubelet/pods` (every pod's volumes, tokens and secrets) and
+    `/var/lib/kubelet/pki`, a folder inside one of them, or a folder that holds one (`/var/lib`,
+    `/var/lib/kubelet`), in Compose volumes (both syntaxes), Kubernetes hostPath volumes,
+    devcontainer mounts, `docker run -v/--mount` and the other places RS001 reads. A read-only
+    mount (`:ro`, `readOnly: true` in every container that mounts the volume) is medium: Docker
+    before v25 and Kubernetes without `recursiveReadOnly` do not make the folders mounted below
+    it read-only, and a running container's root filesystem is such a folder (measured here: a
+    file written through `-v /var/lib/docker:/d:ro` appeared in another container). Folders
+    that hold a runtime socket as well (`/run`, `/var`, `/`) are RS001's. A named volume or a
+    project folder mounted at `/var/lib/docker` (Docker-in-Docker's own storage) is not the
+    host's state and is not reported; nor are the kubelet's plugin folders.
+
+    Why:
+    The engine runs what is in those folders as root. A container that writes there changes
+    other containers' files and the images they start from (a privileged container's binary,
+    a configuration the engine reads when it restarts), and reads their secrets: root on the
+    host without the socket.
+
+    Fix:
+    Do not mount the engine's state. A monitor that needs container metrics reads them through
+    a read-only mount on an engine that makes it recursive (Docker v25+, `recursiveReadOnly:
+    Enabled`), or through the engine's API from outside the sandbox.
+
+    Example:
+    services: {agent: {volumes: ["/var/lib/docker:/var/lib/docker"]}}
+    """
+    for box in containers(file):
+        for mount in box.mounts:
+            if mount.how in _NOT_HOST_FOLDERS or not mount.source:
+                continue
+            state, relation = runtime_state(mount.source)
+            if not state:
+                continue
+            holds = RUNTIME_STATE[state]
+            what = {"parent folder": f"a folder that holds {state}, {holds}", "inside": f"inside {state}, {holds}"}.get(
+                relation, holds
+            )
+            yield Hit(
+                mount.pos,
+                f"{box.label} mounts {mount.source}{' read-only' if mount.read_only else ''}: {what}{via(mount)}",
+                severity="medium" if mount.read_only else "",
+                why=_READ_ONLY_STATE if mount.read_only else "",
+            )
 
 
 _POLICY = "a policy that admits such pods, not a pod that runs"
