@@ -884,10 +884,7 @@ def _credential_file_hit(pos: Pos, message: str, goes: str, later: _Later) -> Hi
         return Hit(pos, message)
     where = "in the workspace" if inside else "outside the workspace"
     risk = f"a credential file {where} that a later step's tool reads: every later step of the job can read it too"
-    why = (
-        "the usual way to hand a tool its token; what stays is that any later step reads the file, "
-        "and one in the workspace may be uploaded or cached"
-    )
+    why = "a credential file written for the tool that reads it, the usual way to hand a tool its token"
     if later.unpinned:
         message = f"{message}, {risk}, {later.unpinned} (a third-party action not pinned to a commit) among them"
         return Hit(pos, message, severity="medium", why=why)
