@@ -6,6 +6,7 @@ runs code in CI. Every secret that code can see is one it can send out.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -24,8 +25,12 @@ from sandkit.lint.facts.run_scripts import (
 )
 from sandkit.lint.facts.workflows import (
     BRANCH_ONLY_WHY,
+    FULL_NAME,
     UNTRUSTED_TRIGGERS,
     jobs,
+    names_this_repository,
+    own_name,
+    repository_base,
     secret_refs,
     triggers,
     untrusted_checkout,
@@ -206,8 +211,14 @@ def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
     `$/.github/workflows/...` form, which names the workflow's own repository at the running
     commit) is not reported: its file is reviewed and changed with the caller's, it reads only
     the secrets its own text names, and whoever can edit it can as well pass any secret
-    explicitly; `inherit` hands it nothing an inlined job would not have. A workflow of another
-    repository, at any ref, is reported.
+    explicitly; `inherit` hands it nothing an inlined job would not have. One of the same
+    repository called by its full name (`OWNER/REPO/.github/workflows/x.yml@v1.2.3`, as an umbrella
+    or compatibility workflow calls its siblings at a release tag) is low when `OWNER/REPO` is the
+    `origin` remote in the checkout's `.git/config` (as for CP002): the secrets stay in the
+    repository's own code, at the ref it names, which the same maintainers write; passing only the
+    ones it needs is a least-privilege nit. A workflow of another repository, at any ref, is
+    reported; when no origin remote says whose the checkout is and the checkout has a file at the
+    path named, the message says the call may be this repository's own.
 
     Why:
     The called workflow gets all repository, environment and organisation secrets, not the
@@ -226,7 +237,33 @@ def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
             if uses.startswith(_SAME_REPOSITORY):
                 continue
             target = uses or "a reusable workflow"
-            yield Hit(value.pos, f'job "{job.name}" passes every secret to {target} (secrets: inherit)')
+            message = f'job "{job.name}" passes every secret to {target} (secrets: inherit)'
+            base = repository_base(file)
+            full = FULL_NAME.fullmatch(uses)
+            if full is not None and base is not None and names_this_repository(base, uses):
+                yield Hit(
+                    value.pos,
+                    f"{message}, a workflow of this repository at {full.group(4)}",
+                    severity="low",
+                    why="the secrets stay in the repository's own code, at the ref it names: passing only "
+                    "those it needs is a least-privilege nit",
+                )
+                continue
+            if full is not None and base is not None and own_name(base) is None and _here(base, full.group(3)):
+                message += (
+                    ": another repository's, or this one's (no origin remote here says; it has a file of that path)"
+                )
+            yield Hit(value.pos, message)
+
+
+def _here(base: str, relative: str) -> bool:
+    """Whether the repository at ``base`` has a file at ``relative`` (a workflow's path)."""
+    if ".." in relative.split("/"):
+        return False
+    try:
+        return os.path.isfile(os.path.join(base, *relative.split("/")))
+    except (OSError, ValueError):
+        return False
 
 
 @rule(
@@ -496,7 +533,9 @@ def _leaks(file: SourceFile, run: PStr, names: dict[str, str], later: _Later) ->
         shell = structure(line.text)
         parts = segments(shell)
         for used in found:
-            goes = _through_groups(_where_it_goes(shell, line.text, parts, used.start()), groups, line.start + used.start())
+            goes = _through_groups(
+                _where_it_goes(shell, line.text, parts, used.start()), groups, line.start + used.start()
+            )
             if goes == "log" or goes.startswith((_FILE, _CONFIG, _GIT_IDENTITY)):
                 yield _hit(file, run, line.start + used.start(), used.group(), goes, names, later)
                 break
@@ -809,7 +848,9 @@ _CREDENTIAL_PATH = lazy(
     r"\.ssh/id_[\w-]+|\.ssh/[\w.-]+\.(?:pem|key))$"
 )
 #: A key file a signing, SSH or TLS tool is pointed at (``cosign sign --key /tmp/cosign.key``).
-_KEY_FILE = lazy(r"(?i)(?:^|/)[\w.-]*\.(?:key|pem|p8|p12|pfx|jks|keystore|gpg|asc)$|(?:^|/)id_(?:rsa|ed25519|ecdsa|dsa)$")
+_KEY_FILE = lazy(
+    r"(?i)(?:^|/)[\w.-]*\.(?:key|pem|p8|p12|pfx|jks|keystore|gpg|asc)$|(?:^|/)id_(?:rsa|ed25519|ecdsa|dsa)$"
+)
 #: Where a path outside the workspace starts: the home folder, the runner's temporary folder, /tmp,
 #: any other absolute path.
 _OUTSIDE = lazy(
