@@ -243,7 +243,9 @@ def _compose_builds_with(file: SourceFile, span: JobSpan, at: Pos) -> bool:
 
 #: ``compose build``, and ``up`` or ``run`` told to build (``--build``).
 _COMPOSE_BUILD = lazy(r"\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,120}\s)?build\b")
-_COMPOSE_REBUILD = lazy(r"\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,160}\s)?(?:up|run)\s[^\n;&|]*--build\b")
+_COMPOSE_REBUILD = lazy(
+    r"\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,160}\s)?(?:up|run)\s[^\n;&|]*--build\b"
+)
 
 
 def _step_lines(span: JobSpan) -> list[tuple[int, int]]:

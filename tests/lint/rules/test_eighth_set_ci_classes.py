@@ -94,7 +94,12 @@ def test_git_identity_settings_are_info(line: str, env: str) -> None:
         # file git reads (low since the ninth round, nothing uploads or runs an unpinned action after).
         ('git config credential.helper "${{ secrets.BOT }}"', "", ".git/config", "low"),
         ('git config user.signingkey "${{ secrets.BOT }}"', "", ".git/config", "low"),
-        ('git config url."https://x:${{ secrets.BOT }}@github.com/".insteadOf https://github.com/', "", ".git/config", "low"),
+        (
+            'git config url."https://x:${{ secrets.BOT }}@github.com/".insteadOf https://github.com/',
+            "",
+            ".git/config",
+            "low",
+        ),
         # A user name's secret written to a file beside an unrelated token stays high for the token.
         ('echo "${{ secrets.DEPLOY_TOKEN }}" > who.txt', "", "to a file", "high"),
     ],

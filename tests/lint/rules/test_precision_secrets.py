@@ -341,7 +341,10 @@ def test_a_secret_a_command_uses_is_not_written(line: str) -> None:
     [
         ('echo "${{ secrets.A }}" > a.pem', "writes secrets.A to a.pem"),
         ("printf '%s' \"$TOKEN\" >> ~/.netrc", "writes TOKEN to ~/.netrc"),
-        ('echo "T=${{ secrets.C }}" >> "$GITHUB_ENV"', "writes secrets.C to $GITHUB_ENV (every later step's environment)"),
+        (
+            'echo "T=${{ secrets.C }}" >> "$GITHUB_ENV"',
+            "writes secrets.C to $GITHUB_ENV (every later step's environment)",
+        ),
         ('echo "${{ secrets.D }}" | base64 -d > keystore.jks', "writes secrets.D to keystore.jks"),
         ('echo "${{ secrets.F }}" | tee key.pem', "writes secrets.F to key.pem"),
         ('base64 -d <<< "${{ secrets.I }}" > cert.p12', "writes secrets.I to cert.p12"),
@@ -399,7 +402,10 @@ def test_here_documents() -> None:
             'git config --global url."https://x-access-token:${{ secrets.PAT }}@github.com/".insteadOf https://github.com/',
             "git's global configuration file (~/.gitconfig)",
         ),
-        ('git config http.extraheader "AUTHORIZATION: bearer $TOKEN"', "the checkout's git configuration (.git/config)"),
+        (
+            'git config http.extraheader "AUTHORIZATION: bearer $TOKEN"',
+            "the checkout's git configuration (.git/config)",
+        ),
         ("aws configure set aws_secret_access_key ${{ secrets.AWS_SECRET }}", "AWS credentials"),
         ("kubectl config set-credentials ci --token=${{ secrets.KUBE }}", "kubeconfig"),
         ("poetry config pypi-token.pypi ${{ secrets.PYPI }}", "auth.toml"),
