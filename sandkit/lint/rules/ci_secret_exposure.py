@@ -383,6 +383,23 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     the log unless the script adds `::add-mask::`; so is a variable set from an action's
     output named as a credential (`APP_TOKEN: ${{ steps.app.outputs.token }}` after
     `actions/create-github-app-token`), which the action masks in the log but not in a file.
+    Output sent to stdout inside a brace group or subshell goes where the group's redirection or
+    pipe sends it (`{ echo "X=$ID"; ...; } >> "$GITHUB_ENV"`, over several lines too; `{ ...; } |
+    docker login --password-stdin` is a command's input). A secret written into a file a tool reads
+    its credential from is low, the usual way to hand that tool its token: `~/.npmrc`, `.npmrc`,
+    `.yarnrc.yml`, `~/.netrc`, `.pypirc`, `pip.conf`, `~/.gitconfig` and `.git/config` (also by
+    `git config url."https://x:TOKEN@github.com/".insteadOf`, `npm config set` and the other
+    configuration commands above), `.git-credentials`, `~/.docker/config.json`, `~/.m2/settings.xml`,
+    `~/.gradle/gradle.properties`, `~/.aws/credentials`, `~/.kube/config`, `~/.cargo/credentials`,
+    `~/.ssh/id_*`, or a key file (`*.key`, `*.pem`, `*.p12`, `*.jks`, `*.gpg`, `*.asc`: `echo "$KEY"
+    > /tmp/cosign.key` for a later `--key`). What stays is that every later step can read the file:
+    medium when a later step of the job runs a third-party action (not `actions/*` or `github/*`,
+    not a local one, not one of this repository's owner when its `origin` remote says who that
+    is) not pinned to a 40-character commit, or when the file is in the
+    workspace (a relative path, `$GITHUB_WORKSPACE/...`; `~`, `$HOME`, `$RUNNER_TEMP`, `/tmp` and
+    other absolute paths are outside) and a later step uploads an artifact or saves a cache. The
+    message names the file and the risk. The log, `$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`,
+    `$GITHUB_ENV` and any other file (`.env`, `token.txt`) keep high.
 
     Why:
     Masking in logs is best-effort (encoded or split values escape it), and a file in the
@@ -397,6 +414,8 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     if doc is None:
         return
     top = {name: secret for name, secret, _ in _env_secrets(doc.get("env"))}
+    base = repository_base(file)
+    own = (own_name(base) or "") if base is not None else ""
     for job in jobs(doc):
         job_vars = {**top, **{name: secret for name, secret, _ in _env_secrets(job.spec.get("env"))}}
         minting = _minting_steps(job.steps)
@@ -406,7 +425,7 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
                 continue
             step_vars = {name: secret for name, secret, _ in _env_secrets(step.get("env"))}
             names = {**job_vars, **step_vars, **_minted(run), **_from_outputs(step.get("env"), minting)}
-            later = _Later.of(job.steps[index + 1 :])
+            later = _Later.of(job.steps[index + 1 :], own.split("/", 1)[0])
             yield from _leaks(file, run, names, later)
 
 
@@ -880,7 +899,9 @@ class _Later(NamedTuple):
     uploads: str
 
     @classmethod
-    def of(cls, steps: list[PMap]) -> _Later:
+    def of(cls, steps: list[PMap], owner: str = "") -> _Later:
+        """From the steps after the writing one; ``owner`` (lower case) is this repository's
+        owner when its origin remote says it, whose actions are not a third party's."""
         unpinned = uploads = ""
         for step in steps:
             uses = step.get("uses")
@@ -890,7 +911,7 @@ class _Later(NamedTuple):
             name, _, ref = action.partition("@")
             if not uploads and _UPLOADS.search(name):
                 uploads = action
-            if not unpinned and _third_party(name) and not _COMMIT.fullmatch(ref):
+            if not unpinned and _third_party(name, owner) and not _COMMIT.fullmatch(ref):
                 unpinned = action
         return cls(unpinned, uploads)
 
@@ -902,12 +923,13 @@ _COMMIT = lazy(r"[0-9a-fA-F]{40}")
 _UPLOADS = lazy(r"(?i)(?:^|/)(?:upload-artifact|cache)(?:/save)?$|^actions/cache/save$")
 
 
-def _third_party(name: str) -> bool:
-    """An action of another owner than GitHub (``owner/repo[/path]``); not a local action
-    (``./...``), the same repository's (``$/...``) or a ``docker://`` image."""
+def _third_party(name: str, owner: str = "") -> bool:
+    """An action of another owner than GitHub or ``owner`` (this repository's, from its origin
+    remote; "" when not known) (``owner/repo[/path]``); not a local action (``./...``), the same
+    repository's (``$/...``) or a ``docker://`` image."""
     if name.startswith((*_SAME_REPOSITORY, "docker://")) or "/" not in name:
         return False
-    return name.split("/", 1)[0].lower() not in _FIRST_PARTY
+    return name.split("/", 1)[0].lower() not in _FIRST_PARTY | ({owner} if owner else set())
 
 
 def _credential_file_hit(pos: Pos, message: str, goes: str, later: _Later) -> Hit:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lint.helpers import WORKFLOW, lint_text, lint_tree, workflow_findings, write_tree
+from tests.lint.helpers import lint_text, lint_tree, workflow_findings, write_tree
 
 _found = workflow_findings
 
@@ -276,3 +276,27 @@ def test_values_that_may_reach_the_pushed_image_or_no_test_stay(steps: tuple[str
 def test_a_deploy_job_that_tests_stays() -> None:
     found = _ps002(BUILD, UP, TESTS, "      - run: ssh deploy@app.example.com ./update.sh\n")
     assert found and all(s == "medium" for _, s in found), found
+
+
+# ---- 1 (continued). the repository owner's own actions --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("origin", "later", "severity"),
+    [
+        ("https://github.com/Acme/tools.git", "acme/tools/src/notify@v1", "low"),  # this repository's action
+        ("https://github.com/acme/tools.git", "Acme/other-actions/lint@v2", "low"),  # its owner's
+        (None, "acme/tools/src/notify@v1", "medium"),  # no origin: whose it is is not known
+        ("https://github.com/acme/tools.git", "someone/notify@v1", "medium"),  # a third party's
+    ],
+)
+def test_the_owners_own_actions_are_not_a_third_party(
+    tmp_path: Path, origin: str | None, later: str, severity: str
+) -> None:
+    text = _steps(_run('echo "_authToken=${{ secrets.NPM }}" >> ~/.npmrc'), f"      - uses: {later}\n")
+    files = {".github/workflows/release.yml": text}
+    if origin is not None:
+        files[".git/config"] = f'[remote "origin"]\n\turl = {origin}\n'
+    write_tree(tmp_path, files)
+    found = [f for f in lint_tree(tmp_path, ("CS004",))]
+    assert [f.severity for f in found] == [severity], found
