@@ -62,8 +62,9 @@ def test_role(file: SourceFile, pos: Pos, value: str = "") -> str | None:
 
     A script, workflow or Compose file whose name has a test's word (``chain-e2e-test.sh``,
     ``simulate-payment.sh``, ``android-completion-smoke.yml``, ``docker-compose.e2e.yml``), and in a GitHub Actions
-    workflow the job whose lines hold ``pos`` when it starts service containers (``services:``)
-    or its id or name has such a word (``test-e2e``, ``Integration tests``), unless it deploys
+    workflow the job whose lines hold ``pos`` when it starts service containers (``services:``),
+    its id or name has such a word (``test-e2e``, ``Integration tests``), or it starts containers
+    on the runner and a step of it runs tests (:func:`_test_job`), unless it deploys
     (:func:`deploys`, which reads a push as a deploy only for a ``value`` that reaches the image built)."""
     name = file.path.rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name
