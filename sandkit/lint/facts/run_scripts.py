@@ -140,11 +140,15 @@ def segment_at(found: list[Segment], at: int) -> int:
 
 
 def program(text: str) -> str:
-    """A simple command's program name: its first word after ``NAME=value`` settings and sudo."""
+    """A simple command's program name: its first word after ``NAME=value`` settings and sudo, and
+    after what opens a group or a compound command's body (``{``, ``(``, ``then``, ``do``, ``else``)."""
     for word in text.split():
         if "=" in word.split("/")[0] and not word.startswith(("-", "=")):
             continue
-        if word in ("sudo", "command", "builtin", "exec"):
+        if word in ("sudo", "command", "builtin", "exec", "{", "then", "do", "else", "!"):
+            continue
+        word = word.lstrip("(")
+        if not word:
             continue
         return word.rsplit("/", 1)[-1]
     return ""

@@ -62,8 +62,9 @@ def test_role(file: SourceFile, pos: Pos, value: str = "") -> str | None:
 
     A script, workflow or Compose file whose name has a test's word (``chain-e2e-test.sh``,
     ``simulate-payment.sh``, ``android-completion-smoke.yml``, ``docker-compose.e2e.yml``), and in a GitHub Actions
-    workflow the job whose lines hold ``pos`` when it starts service containers (``services:``)
-    or its id or name has such a word (``test-e2e``, ``Integration tests``), unless it deploys
+    workflow the job whose lines hold ``pos`` when it starts service containers (``services:``),
+    its id or name has such a word (``test-e2e``, ``Integration tests``), or it starts containers
+    on the runner and a step of it runs tests (:func:`_test_job`), unless it deploys
     (:func:`deploys`, which reads a push as a deploy only for a ``value`` that reaches the image built)."""
     name = file.path.rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name
@@ -72,7 +73,7 @@ def test_role(file: SourceFile, pos: Pos, value: str = "") -> str | None:
     if file.kind == kinds.WORKFLOW:
         span = _job_at(file, pos)
         if span is not None and deploys(file, span, pos, value) is None:
-            return _test_job(span.job_id, span.job)
+            return _test_job(file, span)
     return None
 
 
@@ -158,7 +159,10 @@ _BUILD_STEP = lazy(
 )
 #: A command that writes a file (a redirect, ``tee``, ``sed -i``, ``envsubst``): a file in the build
 #: context may be copied into the image.
-_WRITES_FILE = lazy(r"(?<![\d&<>=-])>{1,2}(?![&=])|\btee\b|\bsed\s+-i|\benvsubst\b|\bcp\s")
+#: ``docker cp`` (``podman cp``, ``docker compose cp``) copies into a container, not into the build context.
+_WRITES_FILE = lazy(
+    r"(?<![\d&<>=-])>{1,2}(?![&=])|\btee\b|\bsed\s+-i|\benvsubst\b|(?<!docker )(?<!podman )(?<!compose )\bcp\s"
+)
 #: A command that writes the whole environment to a file (``printenv > .env``, ``env >> .env``).
 _DUMPS_ENVIRONMENT = lazy(r"\b(?:printenv|env|export\s+-p|set)\s*>{1,2}(?!&)")
 
@@ -199,7 +203,7 @@ def reaches_build(file: SourceFile, span: JobSpan, at: Pos, value: str) -> bool:
     if names is None:
         return True
     text = _job_text(file, span)
-    if _DUMPS_ENVIRONMENT.search(text) or (_LOCAL_PUSH.search(text) and _COMPOSE_BUILDS.search(text)):
+    if _DUMPS_ENVIRONMENT.search(text) or (_LOCAL_PUSH.search(text) and _compose_builds_with(file, span, at)):
         return True
     mention = re.compile(
         "|".join([rf"(?<![\w]){re.escape(n)}(?![\w])" for n in names] + ([re.escape(value)] if len(value) >= 4 else []))
@@ -216,6 +220,33 @@ def reaches_build(file: SourceFile, span: JobSpan, at: Pos, value: str) -> bool:
         if mention.search(rest) and _WRITES_FILE.search(rest):
             return True
     return False
+
+
+def _compose_builds_with(file: SourceFile, span: JobSpan, at: Pos) -> bool:
+    """Whether a Compose command of the job may build an image with the environment that holds
+    the value set at ``at``. A step's own ``env:`` reaches only that step's commands, and there
+    ``up``, ``run`` and ``create`` build only an image not built yet: not when an earlier step of
+    the job ran ``compose ... build`` (without the value), unless they say ``--build``. A value of
+    the job's ``env:``, its container's or a service's reaches every step."""
+    steps = _step_lines(span)
+    holder = next((index for index, (first, last) in enumerate(steps) if first <= at.line <= last), None)
+    if holder is None:
+        return _COMPOSE_BUILDS.search(_job_text(file, span)) is not None
+    first, last = steps[holder]
+    text = "\n".join(file.lines[first - 1 : last])
+    if _COMPOSE_BUILD.search(text) or _COMPOSE_REBUILD.search(text):
+        return True
+    if _COMPOSE_BUILDS.search(text) is None:
+        return False
+    built = "\n".join(file.lines[steps[0][0] - 1 : first - 1])
+    return _COMPOSE_BUILD.search(built) is None
+
+
+#: ``compose build``, and ``up`` or ``run`` told to build (``--build``).
+_COMPOSE_BUILD = lazy(r"\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,120}\s)?build\b")
+_COMPOSE_REBUILD = lazy(
+    r"\b(?:docker[- ]compose|podman[- ]compose)\s(?:[^\n;&|]{0,160}\s)?(?:up|run)\s[^\n;&|]*--build\b"
+)
 
 
 def _step_lines(span: JobSpan) -> list[tuple[int, int]]:
@@ -291,16 +322,38 @@ def job_container_password(file: SourceFile, pos: Pos, password: str, host: str)
     return None
 
 
-def _test_job(job_id: str, job: object) -> str | None:
-    if not isinstance(job, PMap):
-        return None
+def _test_job(file: SourceFile, span: JobSpan) -> str | None:
+    """Why a job (that deploys nothing) is a test's: it starts service containers, its id or name
+    says test, or it starts containers on the runner (``docker compose up``, ``docker run``) and a
+    step of it is named as a test or runs a test runner (``phpunit``, ``pytest``, ``go test``)."""
+    job_id, job = span.job_id, span.job
     services = job.get("services")
     if isinstance(services, PMap) and len(services) > 0:
         return f"in CI job {job_id}, which starts its own service containers for a test"
     title = f"{job_id} {job.get('name') if isinstance(job.get('name'), str) else ''}"
     if _words(title) & _TEST_ROLE_WORDS:
         return f"in CI job {job_id}, a test's"
+    if _STARTS_CONTAINERS.search(_job_text(file, span)) is None:
+        return None
+    steps = job.get("steps")
+    for step in steps if isinstance(steps, PSeq) else ():
+        if not isinstance(step, PMap):
+            continue
+        name, run = step.get("name"), step.get("run")
+        named = isinstance(name, str) and bool(_words(name) & _TEST_ROLE_WORDS)
+        runner = _TEST_RUNNER.search(run) if isinstance(run, str) else None
+        if named or runner is not None:
+            said = f'step "{name}"' if named else f"`{runner.group().strip()}`" if runner else ""
+            return f"in CI job {job_id}, which starts its own containers and runs tests in them ({said})"
     return None
+
+
+#: A command that runs a test suite.
+_TEST_RUNNER = lazy(
+    r"\b(?:phpunit|pest|pytest|py\.test|jest|vitest|mocha|rspec|tox|nox|ctest|(?:go|cargo|dotnet|deno|bun)\s+test|"
+    r"(?:npm|pnpm|yarn)\s+(?:run\s+)?test(?::[\w:-]+)?|artisan\s+test|make\s+(?:test|check)|"
+    r"(?:mvn|mvnw|gradle|gradlew)\s+(?:[-\w:.=]+\s+){0,4}(?:test|verify|check))\b"
+)
 
 
 #: Interpreters of other languages a here-document is fed to (``python - <<'PY'``, ``node <<EOF``),

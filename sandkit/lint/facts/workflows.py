@@ -3,6 +3,9 @@ which checkouts fetch untrusted code, and where secrets are referenced."""
 
 from __future__ import annotations
 
+import functools
+import os
+import stat
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -134,3 +137,81 @@ def _refs_in(value: PStr) -> Iterator[tuple[str, PStr]]:
     if "secrets" in value:
         for match in exposed_secret_refs(value):
             yield secret_name(match), value
+
+
+# ---- whose repository a reusable workflow named in full is ----------------------------------------
+
+
+def repository_base(file: SourceFile) -> str | None:
+    """The folder holding the ``.github/workflows`` folder ``file`` sits in, or None."""
+    parts = file.path.split("/")
+    if not file.root or len(parts) < 3 or "/".join(parts[-3:-1]).lower() != ".github/workflows":
+        return None
+    return os.path.join(file.root, *parts[:-3])
+
+
+#: ``OWNER/REPO/.github/workflows/FILE@REF``: a reusable workflow called by its full name.
+FULL_NAME = lazy(r"([\w.-]+)/([\w.-]+)/(\.github/workflows/[^@\s]+)@(\S+)")
+#: A git config section header, and the ``url`` of the ``origin`` remote under one.
+_SECTION = lazy(r"\s*\[\s*([^\]\s\"]+)(?:\s+\"([^\"]*)\")?\s*\]")
+_URL = lazy(r"\s*url\s*=\s*(\S+)\s*$")
+_OWNER_NAME = lazy(r"[\w.-]+")
+_GIT_FILE_LIMIT = 256 * 1024  # bytes of .git/config (or of a worktree's .git file) read
+
+
+def _read_git_file(path: str) -> str | None:
+    """A small git file's text: a regular file only, never one reached through a link (a hostile
+    checkout's ``.git/config`` may be a link to a device or a pipe)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        with open(path, "rb") as handle:
+            raw = handle.read(_GIT_FILE_LIMIT + 1)
+    except (OSError, ValueError):
+        return None
+    return None if len(raw) > _GIT_FILE_LIMIT else raw.decode("utf-8", "replace")
+
+
+@functools.lru_cache(maxsize=16)
+def own_name(base: str) -> str | None:
+    """``owner/name`` (lower case) of the repository checked out at ``base``, from the URL of its
+    ``origin`` remote in ``.git/config`` (a worktree's ``.git`` file is followed to its common git
+    folder), or None when there is no such checkout or remote."""
+    git = os.path.join(base, ".git")
+    folder = git
+    if os.path.isfile(git) and not os.path.islink(git):  # a worktree or submodule: "gitdir: PATH"
+        text = _read_git_file(git) or ""
+        line = text.split("\n", 1)[0].strip()
+        if not line.startswith("gitdir:"):
+            return None
+        folder = os.path.join(base, line[len("gitdir:") :].strip())
+        common = _read_git_file(os.path.join(folder, "commondir"))
+        if common is not None and common.strip():
+            folder = os.path.join(folder, common.strip())
+    config = _read_git_file(os.path.join(folder, "config"))
+    if config is None:
+        return None
+    origin = False
+    for line in config.splitlines():
+        section = _SECTION.match(line)
+        if section is not None:
+            origin = section.group(1).lower() == "remote" and section.group(2) == "origin"
+            continue
+        url = _URL.match(line) if origin else None
+        if url is not None:
+            parts = [p for p in url.group(1).replace(":", "/").rstrip("/").split("/") if p]
+            if len(parts) < 2:
+                return None
+            owner, name = parts[-2], parts[-1].removesuffix(".git")
+            if _OWNER_NAME.fullmatch(owner) and _OWNER_NAME.fullmatch(name):
+                return f"{owner}/{name}".lower()
+            return None
+    return None
+
+
+def names_this_repository(base: str, uses: str) -> bool:
+    """Whether ``uses`` is ``./...`` or a full name whose ``OWNER/REPO`` is this checkout's origin."""
+    if uses.startswith("./"):
+        return True
+    full = FULL_NAME.fullmatch(uses)
+    return full is not None and own_name(base) == f"{full.group(1)}/{full.group(2)}".lower()

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from sandkit.lazy_regex import lazy
-from sandkit.lint.facts.workflows import BRANCH_ONLY_WHY, Job, jobs, triggers, untrusted_checkout, workflow
+from sandkit.lint.facts.workflows import (
+    BRANCH_ONLY_WHY,
+    FULL_NAME,
+    Job,
+    jobs,
+    names_this_repository,
+    own_name,
+    repository_base,
+    triggers,
+    untrusted_checkout,
+    workflow,
+)
 from sandkit.lint.kinds import WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -167,13 +176,13 @@ def _reaches(file: SourceFile, job: Job, scope: str) -> tuple[bool, str]:
     if not isinstance(uses, PStr):
         return True, ""
     target = str(uses).strip()
-    base = _repository_base(file)
+    base = repository_base(file)
     found = _called_path(base, target) if base is not None else None
     called = _read_called(base, target) if base is not None else None
     if called is None:
-        if target.startswith("./") or (base is not None and _names_this_repository(base, target)):
+        if target.startswith("./") or (base is not None and names_this_repository(base, target)):
             why = "not a readable workflow in this checkout"
-        elif base is not None and _own_name(base) is not None:
+        elif base is not None and own_name(base) is not None:
             why = "another repository's"
         else:
             why = "another repository's, or this one's: no origin remote here names this repository"
@@ -202,81 +211,6 @@ class _Called(NamedTuple):
     calls: tuple[str, ...]
 
 
-def _repository_base(file: SourceFile) -> str | None:
-    """The folder holding the ``.github/workflows`` folder ``file`` sits in, or None."""
-    parts = file.path.split("/")
-    if not file.root or len(parts) < 3 or "/".join(parts[-3:-1]).lower() != ".github/workflows":
-        return None
-    return os.path.join(file.root, *parts[:-3])
-
-
-#: ``OWNER/REPO/.github/workflows/FILE@REF``: a reusable workflow called by its full name.
-_FULL_NAME = lazy(r"([\w.-]+)/([\w.-]+)/(\.github/workflows/[^@\s]+)@(\S+)")
-#: A git config section header, and the ``url`` of the ``origin`` remote under one.
-_SECTION = lazy(r"\s*\[\s*([^\]\s\"]+)(?:\s+\"([^\"]*)\")?\s*\]")
-_URL = lazy(r"\s*url\s*=\s*(\S+)\s*$")
-_OWNER_NAME = lazy(r"[\w.-]+")
-_GIT_FILE_LIMIT = 256 * 1024  # bytes of .git/config (or of a worktree's .git file) read
-
-
-def _read_git_file(path: str) -> str | None:
-    """A small git file's text: a regular file only, never one reached through a link (a hostile
-    checkout's ``.git/config`` may be a link to a device or a pipe)."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        with open(path, "rb") as handle:
-            raw = handle.read(_GIT_FILE_LIMIT + 1)
-    except (OSError, ValueError):
-        return None
-    return None if len(raw) > _GIT_FILE_LIMIT else raw.decode("utf-8", "replace")
-
-
-@functools.lru_cache(maxsize=16)
-def _own_name(base: str) -> str | None:
-    """``owner/name`` (lower case) of the repository checked out at ``base``, from the URL of its
-    ``origin`` remote in ``.git/config`` (a worktree's ``.git`` file is followed to its common git
-    folder), or None when there is no such checkout or remote."""
-    git = os.path.join(base, ".git")
-    folder = git
-    if os.path.isfile(git) and not os.path.islink(git):  # a worktree or submodule: "gitdir: PATH"
-        text = _read_git_file(git) or ""
-        line = text.split("\n", 1)[0].strip()
-        if not line.startswith("gitdir:"):
-            return None
-        folder = os.path.join(base, line[len("gitdir:") :].strip())
-        common = _read_git_file(os.path.join(folder, "commondir"))
-        if common is not None and common.strip():
-            folder = os.path.join(folder, common.strip())
-    config = _read_git_file(os.path.join(folder, "config"))
-    if config is None:
-        return None
-    origin = False
-    for line in config.splitlines():
-        section = _SECTION.match(line)
-        if section is not None:
-            origin = section.group(1).lower() == "remote" and section.group(2) == "origin"
-            continue
-        url = _URL.match(line) if origin else None
-        if url is not None:
-            parts = [p for p in url.group(1).replace(":", "/").rstrip("/").split("/") if p]
-            if len(parts) < 2:
-                return None
-            owner, name = parts[-2], parts[-1].removesuffix(".git")
-            if _OWNER_NAME.fullmatch(owner) and _OWNER_NAME.fullmatch(name):
-                return f"{owner}/{name}".lower()
-            return None
-    return None
-
-
-def _names_this_repository(base: str, uses: str) -> bool:
-    """Whether ``uses`` is ``./...`` or a full name whose ``OWNER/REPO`` is this checkout's origin."""
-    if uses.startswith("./"):
-        return True
-    full = _FULL_NAME.fullmatch(uses)
-    return full is not None and _own_name(base) == f"{full.group(1)}/{full.group(2)}".lower()
-
-
 def _called_path(base: str, uses: str) -> tuple[str, str] | None:
     """Where the reusable workflow ``uses`` names is in the repository at ``base``, and the ref its
     copy there stands in for ("" for ``./...``, which is the running commit's): a full name
@@ -285,8 +219,8 @@ def _called_path(base: str, uses: str) -> tuple[str, str] | None:
     if uses.startswith("./"):
         relative, ref = uses[2:].split("@", 1)[0], ""
     else:
-        full = _FULL_NAME.fullmatch(uses)
-        if full is None or not _names_this_repository(base, uses):
+        full = FULL_NAME.fullmatch(uses)
+        if full is None or not names_this_repository(base, uses):
             return None
         relative, ref = full.group(3), full.group(4)
     if ".." in relative.split("/"):
@@ -313,7 +247,7 @@ def _callers_without_permissions(file: SourceFile, callers: list[tuple[Job, PStr
     """Jobs (of a workflow setting no permissions) that set none and call a reusable workflow of
     the same repository which leaves jobs without permissions: the token they run with is the
     repository default."""
-    base = _repository_base(file)
+    base = repository_base(file)
     if base is None:
         return
     for job, uses in callers:

@@ -6,13 +6,16 @@ runs code in CI. Every secret that code can see is one it can send out.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.expressions import EVERY_SECRET, SECRET_REF, exposed_secret_refs, secret_name
 from sandkit.lint.facts.run_scripts import (
     REDIRECT,
+    ScriptLine,
     Segment,
     program,
     script_lines,
@@ -22,8 +25,12 @@ from sandkit.lint.facts.run_scripts import (
 )
 from sandkit.lint.facts.workflows import (
     BRANCH_ONLY_WHY,
+    FULL_NAME,
     UNTRUSTED_TRIGGERS,
     jobs,
+    names_this_repository,
+    own_name,
+    repository_base,
     secret_refs,
     triggers,
     untrusted_checkout,
@@ -34,7 +41,7 @@ from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import open_quote
-from sandkit.lint.syntax.tree import PMap, PStr
+from sandkit.lint.syntax.tree import PMap, Pos, PStr
 
 _TOKEN_ONLY = frozenset({"GITHUB_TOKEN"})
 # A secret whose name ends in one of these holds an identifier, not a credential: a Docker Hub
@@ -204,8 +211,14 @@ def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
     `$/.github/workflows/...` form, which names the workflow's own repository at the running
     commit) is not reported: its file is reviewed and changed with the caller's, it reads only
     the secrets its own text names, and whoever can edit it can as well pass any secret
-    explicitly; `inherit` hands it nothing an inlined job would not have. A workflow of another
-    repository, at any ref, is reported.
+    explicitly; `inherit` hands it nothing an inlined job would not have. One of the same
+    repository called by its full name (`OWNER/REPO/.github/workflows/x.yml@v1.2.3`, as an umbrella
+    or compatibility workflow calls its siblings at a release tag) is low when `OWNER/REPO` is the
+    `origin` remote in the checkout's `.git/config` (as for CP002): the secrets stay in the
+    repository's own code, at the ref it names, which the same maintainers write; passing only the
+    ones it needs is a least-privilege nit. A workflow of another repository, at any ref, is
+    reported; when no origin remote says whose the checkout is and the checkout has a file at the
+    path named, the message says the call may be this repository's own.
 
     Why:
     The called workflow gets all repository, environment and organisation secrets, not the
@@ -224,7 +237,33 @@ def secrets_inherit(file: SourceFile) -> Iterator[Hit]:
             if uses.startswith(_SAME_REPOSITORY):
                 continue
             target = uses or "a reusable workflow"
-            yield Hit(value.pos, f'job "{job.name}" passes every secret to {target} (secrets: inherit)')
+            message = f'job "{job.name}" passes every secret to {target} (secrets: inherit)'
+            base = repository_base(file)
+            full = FULL_NAME.fullmatch(uses)
+            if full is not None and base is not None and names_this_repository(base, uses):
+                yield Hit(
+                    value.pos,
+                    f"{message}, a workflow of this repository at {full.group(4)}",
+                    severity="low",
+                    why="the secrets stay in the repository's own code, at the ref it names: passing only "
+                    "those it needs is a least-privilege nit",
+                )
+                continue
+            if full is not None and base is not None and own_name(base) is None and _here(base, full.group(3)):
+                message += (
+                    ": another repository's, or this one's (no origin remote here says; it has a file of that path)"
+                )
+            yield Hit(value.pos, message)
+
+
+def _here(base: str, relative: str) -> bool:
+    """Whether the repository at ``base`` has a file at ``relative`` (a workflow's path)."""
+    if ".." in relative.split("/"):
+        return False
+    try:
+        return os.path.isfile(os.path.join(base, *relative.split("/")))
+    except (OSError, ValueError):
+        return False
 
 
 @rule(
@@ -344,6 +383,23 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     the log unless the script adds `::add-mask::`; so is a variable set from an action's
     output named as a credential (`APP_TOKEN: ${{ steps.app.outputs.token }}` after
     `actions/create-github-app-token`), which the action masks in the log but not in a file.
+    Output sent to stdout inside a brace group or subshell goes where the group's redirection or
+    pipe sends it (`{ echo "X=$ID"; ...; } >> "$GITHUB_ENV"`, over several lines too; `{ ...; } |
+    docker login --password-stdin` is a command's input). A secret written into a file a tool reads
+    its credential from is low, the usual way to hand that tool its token: `~/.npmrc`, `.npmrc`,
+    `.yarnrc.yml`, `~/.netrc`, `.pypirc`, `pip.conf`, `~/.gitconfig` and `.git/config` (also by
+    `git config url."https://x:TOKEN@github.com/".insteadOf`, `npm config set` and the other
+    configuration commands above), `.git-credentials`, `~/.docker/config.json`, `~/.m2/settings.xml`,
+    `~/.gradle/gradle.properties`, `~/.aws/credentials`, `~/.kube/config`, `~/.cargo/credentials`,
+    `~/.ssh/id_*`, or a key file (`*.key`, `*.pem`, `*.p12`, `*.jks`, `*.gpg`, `*.asc`: `echo "$KEY"
+    > /tmp/cosign.key` for a later `--key`). What stays is that every later step can read the file:
+    medium when a later step of the job runs a third-party action (not `actions/*` or `github/*`,
+    not a local one, not one of this repository's owner when its `origin` remote says who that
+    is) not pinned to a 40-character commit, or when the file is in the
+    workspace (a relative path, `$GITHUB_WORKSPACE/...`; `~`, `$HOME`, `$RUNNER_TEMP`, `/tmp` and
+    other absolute paths are outside) and a later step uploads an artifact or saves a cache. The
+    message names the file and the risk. The log, `$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`,
+    `$GITHUB_ENV` and any other file (`.env`, `token.txt`) keep high.
 
     Why:
     Masking in logs is best-effort (encoded or split values escape it), and a file in the
@@ -358,16 +414,19 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     if doc is None:
         return
     top = {name: secret for name, secret, _ in _env_secrets(doc.get("env"))}
+    base = repository_base(file)
+    own = (own_name(base) or "") if base is not None else ""
     for job in jobs(doc):
         job_vars = {**top, **{name: secret for name, secret, _ in _env_secrets(job.spec.get("env"))}}
         minting = _minting_steps(job.steps)
-        for step in job.steps:
+        for index, step in enumerate(job.steps):
             run = step.get("run")
             if not isinstance(run, PStr):
                 continue
             step_vars = {name: secret for name, secret, _ in _env_secrets(step.get("env"))}
             names = {**job_vars, **step_vars, **_minted(run), **_from_outputs(step.get("env"), minting)}
-            yield from _leaks(file, run, names)
+            later = _Later.of(job.steps[index + 1 :], own.split("/", 1)[0])
+            yield from _leaks(file, run, names, later)
 
 
 #: A command whose output is a credential made while the job runs: GitHub's CLI token, an App
@@ -456,7 +515,7 @@ _NOT_FILES = frozenset({"/dev/stderr", "/dev/stdout", "/dev/tty"})
 _IN_PLACE = lazy(r"(?<!\S)(?:-[A-Za-z]*i\S*|--in-place\S*)(?!\S)")
 
 
-def _leaks(file: SourceFile, run: PStr, names: dict[str, str]) -> Iterator[Hit]:
+def _leaks(file: SourceFile, run: PStr, names: dict[str, str], later: _Later) -> Iterator[Hit]:
     """Where a secret reaches the log or a file: as an argument of a command whose output holds
     it (echo, printf, sed, jq ...), or as the text of a here-document or here-string given to
     one that passes its input on (cat, tee, base64 ...), followed through pipes of such commands
@@ -464,9 +523,13 @@ def _leaks(file: SourceFile, run: PStr, names: dict[str, str]) -> Iterator[Hit]:
     --export-secret-key > key.asc``, ``curl -H "token: X" -o out.json``) is that command's input,
     not its output: the file gets what the command makes. The script is read in bash's lines:
     a command continued with a backslash onto the next line (``printf '%s' "$TOKEN" \\`` then
-    ``| docker login --password-stdin``) is one command."""
+    ``| docker login --password-stdin``) is one command. Output a command sends to stdout inside a
+    brace group or subshell goes where the group's own redirection sends it (``{ echo "X=$S"; }
+    >> "$GITHUB_ENV"``, over several lines too)."""
+    lines = list(script_lines(run))
+    groups = _groups(lines)
     bodies: dict[tuple[int, int], str] = {}  # (opening line, its <<) -> where the here-document goes
-    for line in script_lines(run):
+    for line in lines:
         doc = line.heredoc
         if doc is not None:
             used = _secret_in(line.text, {} if doc.quoted else names)
@@ -476,9 +539,10 @@ def _leaks(file: SourceFile, run: PStr, names: dict[str, str]) -> Iterator[Hit]:
             if key not in bodies:
                 shell = structure(doc.line)
                 parts = segments(shell)
-                bodies[key] = _destination(shell, doc.line, parts, segment_at(parts, doc.at), passes_input=True)
-            if bodies[key] in ("file", "log"):
-                yield _hit(file, run, line.start + used.start(), used.group(), bodies[key], names)
+                goes = _destination(shell, doc.line, parts, segment_at(parts, doc.at), passes_input=True)
+                bodies[key] = _through_groups(goes, groups, doc.start + doc.at)
+            if bodies[key] == "log" or bodies[key].startswith(_FILE):
+                yield _hit(file, run, line.start + used.start(), used.group(), bodies[key], names, later)
             continue
         if _MASK in line.text:
             continue
@@ -488,10 +552,111 @@ def _leaks(file: SourceFile, run: PStr, names: dict[str, str]) -> Iterator[Hit]:
         shell = structure(line.text)
         parts = segments(shell)
         for used in found:
-            goes = _where_it_goes(shell, line.text, parts, used.start())
-            if goes in ("file", "log") or goes.startswith(("config:", _GIT_IDENTITY)):
-                yield _hit(file, run, line.start + used.start(), used.group(), goes, names)
+            goes = _through_groups(
+                _where_it_goes(shell, line.text, parts, used.start()), groups, line.start + used.start()
+            )
+            if goes == "log" or goes.startswith((_FILE, _CONFIG, _GIT_IDENTITY)):
+                yield _hit(file, run, line.start + used.start(), used.group(), goes, names, later)
                 break
+
+
+#: Where a destination string says a file is written: ``file:TARGET`` (TARGET as written, maybe
+#: empty) and ``config:PLACE:WHAT`` (a tool's configuration file; PLACE ``w`` in the workspace,
+#: ``h`` outside it).
+_FILE = "file:"
+_CONFIG = "config:"
+
+
+class _Group(NamedTuple):
+    """A brace group or subshell of a script: its opening and closing offsets, and where the
+    output of its commands goes (the group's redirection or pipe; "log" when it has none)."""
+
+    start: int
+    end: int
+    goes: str
+
+
+#: Words after which a new command starts, as after ``;``.
+_COMMAND_KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "time"})
+_WORD_END = frozenset(" \t;&|()<>")
+
+
+def _groups(lines: list[ScriptLine]) -> list[_Group]:
+    """The brace groups (``{ ...; }``) and subshells (``( ... )``) of a script's command lines,
+    innermost first, with where their output goes. A ``{`` or ``(`` opens one only where a command
+    starts (``${X}``, ``$(...)``, ``$((...))`` and ``{a,b}`` do not); a ``)`` closing a
+    ``$(``, ``((`` or a function's ``()`` is not a subshell's end. Groups left open are dropped."""
+    found: list[_Group] = []
+    stack: list[tuple[str, int]] = []  # the opening character and its offset in the script
+    for line in lines:
+        if line.heredoc is not None:
+            continue
+        shell = structure(line.text)
+        plain = 0  # parentheses open that are not subshells
+        starts = True  # a command starts at the next word
+        at = 0
+        while at < len(shell):
+            char = shell[at]
+            if char in " \t":
+                at += 1
+                continue
+            if char in ";&|":
+                starts, at = True, at + 1
+                continue
+            if char in "<>":
+                starts, at = False, at + 1
+                continue
+            if char == "(":
+                if starts and shell[at + 1 : at + 2] != "(":
+                    stack.append(("(", line.start + at))
+                else:
+                    plain += 1
+                at += 1
+                continue
+            if char == ")":
+                if plain:
+                    plain -= 1
+                elif stack and stack[-1][0] == "(":
+                    found.append(_closed(stack.pop()[1], line, shell, at))
+                starts, at = True, at + 1
+                continue
+            end = at
+            while end < len(shell) and shell[end] not in _WORD_END:
+                end += 1
+            word = shell[at:end]
+            if starts and word == "{":
+                stack.append(("{", line.start + at))
+            elif starts and word == "}" and stack and stack[-1][0] == "{":
+                found.append(_closed(stack.pop()[1], line, shell, at))
+                starts = False
+            else:
+                starts = word in _COMMAND_KEYWORDS
+            at = end
+    return sorted(found, key=lambda group: group.end - group.start)
+
+
+def _closed(start: int, line: ScriptLine, shell: str, at: int) -> _Group:
+    """The group opened at ``start`` and closed at offset ``at`` of ``line``: its redirection, or
+    the pipe its output is given to, read after the closing character."""
+    parts = segments(shell)
+    index = segment_at(parts, at)
+    segment = parts[index]
+    goes = _redirected(shell, line.text, Segment(at + 1, segment.end, segment.piped))
+    if goes is None:
+        piped = segment.piped and index + 1 < len(parts)
+        goes = _destination(shell, line.text, parts, index + 1, passes_input=True) if piped else "log"
+    return _Group(start, line.start + at, goes)
+
+
+def _through_groups(goes: str, groups: list[_Group], at: int) -> str:
+    """Where output that a command at script offset ``at`` sends to stdout (``goes`` "log") ends:
+    the innermost group holding it that redirects or pipes it, else the log."""
+    if goes != "log":
+        return goes
+    for group in groups:
+        if group.start <= at <= group.end and group.goes != "log":
+            return group.goes
+    return goes
 
 
 def _where_it_goes(shell: str, line: str, parts: list[Segment], at: int) -> str:
@@ -502,7 +667,10 @@ def _where_it_goes(shell: str, line: str, parts: list[Segment], at: int) -> str:
     here = _HERESTRING.search(shell, segment.start, at)
     if name in _ARGUMENT_PRINTERS and here is None:
         if name == "sed" and _IN_PLACE.search(line, segment.start, segment.end):
-            return "file"  # ``sed -i "s/KEY=.*/KEY=$TOKEN/" .env`` edits the secret into the file, prints nothing
+            # ``sed -i "s/KEY=.*/KEY=$TOKEN/" .env`` edits the secret into its file (the last word), prints nothing
+            words = [m for m in re.finditer(r"\S+", shell[segment.start : segment.end])]
+            last = words[-1] if words else None
+            return _FILE + (line[segment.start + last.start() : segment.start + last.end()] if last else "")
         return _destination(shell, line, parts, index, passes_input=False)
     if here is not None:
         return _destination(shell, line, parts, index, passes_input=True)
@@ -511,7 +679,7 @@ def _where_it_goes(shell: str, line: str, parts: list[Segment], at: int) -> str:
         return _GIT_IDENTITY + identity
     stored = _config_file(line[segment.start : segment.end])
     if stored and not (line[at : at + 3] != "${{" and _single_quoted(line, at)):
-        return "config:" + stored  # a '$NAME' in single quotes is written as a placeholder, not the secret
+        return _CONFIG + stored  # a '$NAME' in single quotes is written as a placeholder, not the secret
     return "command"
 
 
@@ -531,10 +699,16 @@ _CONFIG_WRITERS = {
     ("poetry", ("config",)): "poetry's auth.toml (unless a keyring takes it)",
     ("composer", ("config",)): "composer's auth.json or composer.json",
     ("bundle", ("config",)): "bundler's configuration file (.bundle/config)",
-    ("git", ("config",)): "git's configuration file (.git/config, or ~/.gitconfig)",
+    ("git", ("config",)): "git's configuration file",
     ("aws", ("configure", "set")): "the AWS credentials or config file (~/.aws/)",
     ("kubectl", ("config", "set-credentials")): "the kubeconfig file",
     ("kubectl", ("config", "set")): "the kubeconfig file",
+}
+#: Which file git config writes: the checkout's, the user's (``--global``) or the system's.
+_GIT_CONFIG_FILES = {
+    "w:": "the checkout's git configuration (.git/config)",
+    "h:": "git's global configuration file (~/.gitconfig)",
+    "h:--system": "git's system configuration file (/etc/gitconfig)",
 }
 #: Subcommands and options that read or remove a setting rather than store one.
 _CONFIG_READS = frozenset(
@@ -543,8 +717,16 @@ _CONFIG_READS = frozenset(
 _CONFIG_READS |= {"--unset", "--unset-all", "--remove-section", "--show-origin", "--edit", "-e", "--unset-key"}
 
 
+#: Tools whose ``config set`` writes the project's file by default (yarn's .yarnrc.yml, composer's
+#: auth.json beside composer.json, git's .git/config), with the options that send it home instead;
+#: the others write the user's file unless told to write the project's.
+_PROJECT_BY_DEFAULT = {"yarn": {"-H", "--home"}, "composer": {"-g", "--global"}, "git": {"--global", "--system"}}
+_PROJECT_OPTIONS = {"npm": {"--location=project"}, "pnpm": {"--location=project"}, "bundle": {"--local"}}
+
+
 def _config_file(text: str) -> str:
-    """The configuration file a simple command stores its arguments in ("" for any other command)."""
+    """The configuration file a simple command stores its arguments in ("" for any other command),
+    after ``w:`` when that file is in the workspace (the project's) or ``h:`` when it is not."""
     words = text.split()
     command = program(text)
     if command not in {name for name, _ in _CONFIG_WRITERS}:
@@ -553,6 +735,12 @@ def _config_file(text: str) -> str:
     if command == "git":  # git's own options before the subcommand: -C DIR, -c NAME=VALUE (one-off)
         while rest and rest[0] in ("-C", "--git-dir", "--work-tree"):
             rest = rest[2:]
+    options = set(rest)
+    if command in _PROJECT_BY_DEFAULT:
+        place = "h:" if options & _PROJECT_BY_DEFAULT[command] else "w:"
+    else:
+        project = _PROJECT_OPTIONS.get(command, set())
+        place = "w:" if options & project or ("--location" in rest and "project" in rest) else "h:"
     rest = [w for w in rest if w not in ("-g", "--global", "--local", "--system", "-H", "--home")]
     for (name, subcommand), stored in _CONFIG_WRITERS.items():
         if name == command and tuple(rest[: len(subcommand)]) == subcommand:
@@ -560,7 +748,9 @@ def _config_file(text: str) -> str:
                 return ""
             if command == "poetry" and not any(w.startswith(("http-basic.", "pypi-token.")) for w in rest):
                 return ""
-            return stored
+            if command == "git":
+                stored = _GIT_CONFIG_FILES.get(place + ("--system" if "--system" in options else ""), stored)
+            return place + stored
     return ""
 
 
@@ -601,7 +791,7 @@ def _single_quoted(line: str, at: int) -> bool:
     return open_quote(line[:at]) == "'"
 
 
-def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict[str, str]) -> Hit:
+def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict[str, str], later: _Later) -> Hit:
     secret = SECRET_REF.match(used)
     # ``secrets['deploy-key']`` is named as ``secrets.deploy-key``, whole (the match stops at its quote).
     name = f"secrets.{secret_name(secret)}" if secret else used.strip("${ ")
@@ -609,13 +799,16 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
         name = "every secret (the secrets context whole)"
     if goes.startswith(_GIT_IDENTITY):
         message = f"run step writes {name} to git's configuration file as {goes[len(_GIT_IDENTITY) :]}"
-    elif goes.startswith("config:"):
-        message = f"run step writes {name} to {goes.split(':', 1)[1]}"
+    elif goes.startswith(_CONFIG):
+        message = f"run step writes {name} to {goes[len(_CONFIG) + 2 :]}"
+    elif goes.startswith(_FILE):
+        target = goes[len(_FILE) :]
+        message = f"run step writes {name} to {_file_named(target)}"
     else:
-        message = f"run step writes {name} to a file" if goes == "file" else f"run step prints {name} to the log"
+        message = f"run step prints {name} to the log"
     held = secret_name(secret) if secret else names.get(name.strip("{}"), "")
     if held.startswith(_MINTED):
-        return Hit(file.str_pos(run, at), f"{message}, {held}")
+        return _credential_file_hit(file.str_pos(run, at), f"{message}, {held}", goes, later)
     variable = name.strip("{}")
     if goes.startswith(_GIT_IDENTITY) and not _says_credential(held) and not _says_credential(variable):
         # ``git config user.name "$GIT_USER"``: whatever feeds it, the value is who commits, shown in
@@ -642,7 +835,126 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
                 else f"{held} names an identifier (an id, user, role, address, project file), not a credential"
             ),
         )
-    return Hit(file.str_pos(run, at), message)
+    return _credential_file_hit(file.str_pos(run, at), message, goes, later)
+
+
+#: Files GitHub Actions reads between steps, named in a message as they are.
+_RUNNER_FILES = {
+    "GITHUB_ENV": "every later step's environment",
+    "GITHUB_OUTPUT": "the step's outputs",
+    "GITHUB_STEP_SUMMARY": "the run's summary page",
+    "GITHUB_PATH": "every later step's PATH",
+}
+_RUNNER_FILE = lazy(r"^\$\{?(GITHUB_ENV|GITHUB_OUTPUT|GITHUB_STEP_SUMMARY|GITHUB_PATH)\}?$")
+
+
+def _file_named(target: str) -> str:
+    """How a message names the file a secret is written to: ``$GITHUB_ENV`` and its kin by name
+    and what they are, a credential file by its path, any other as "a file"."""
+    runner = _RUNNER_FILE.match(target)
+    if runner:
+        return f"${runner.group(1)} ({_RUNNER_FILES[runner.group(1)]})"
+    return target if _credential_file(target) is not None else "a file"
+
+
+#: A tool's credential or configuration file, by the end of its path: what npm, yarn, pip, twine,
+#: git, curl and the rest read a token from on their own.
+_CREDENTIAL_PATH = lazy(
+    r"(?:^|/)(?:\.npmrc|\.yarnrc(?:\.yml)?|\.netrc|_netrc|\.pypirc|pip\.conf|\.gitconfig|\.git-credentials|"
+    r"\.pgpass|\.terraformrc|credentials\.tfrc\.json|\.docker/config\.json|\.m2/settings\.xml|"
+    r"\.gradle/gradle\.properties|\.aws/(?:credentials|config)|\.kube/config|kubeconfig(?:\.ya?ml)?|"
+    r"\.cargo/credentials(?:\.toml)?|\.gem/credentials|\.git/config|\.config/gh/hosts\.yml|"
+    r"\.ssh/id_[\w-]+|\.ssh/[\w.-]+\.(?:pem|key))$"
+)
+#: A key file a signing, SSH or TLS tool is pointed at (``cosign sign --key /tmp/cosign.key``).
+_KEY_FILE = lazy(
+    r"(?i)(?:^|/)[\w.-]*\.(?:key|pem|p8|p12|pfx|jks|keystore|gpg|asc)$|(?:^|/)id_(?:rsa|ed25519|ecdsa|dsa)$"
+)
+#: Where a path outside the workspace starts: the home folder, the runner's temporary folder, /tmp,
+#: any other absolute path.
+_OUTSIDE = lazy(
+    r"^(?:~/|\$\{?HOME\}?/|\$\{?RUNNER_TEMP\}?/|\$\{\{\s*runner\.temp\s*\}\}/|"
+    r"\$\{\{\s*env\.HOME\s*\}\}/|/(?!github/workspace/))"
+)
+
+
+def _credential_file(target: str) -> bool | None:
+    """Whether ``target`` (a path as the script writes it) is a credential file some tool reads on
+    its own, or a key file: None when it is neither; True when it is in the workspace (a relative
+    path, ``$GITHUB_WORKSPACE/...``), False when it is not (the home folder, ``/tmp``,
+    ``$RUNNER_TEMP``, any other absolute path)."""
+    path = target.strip("\"'")
+    if not path or "$" in path.rsplit("/", 1)[-1]:
+        return None
+    if _CREDENTIAL_PATH.search(path) is None and _KEY_FILE.search(path) is None:
+        return None
+    return _OUTSIDE.match(path) is None
+
+
+class _Later(NamedTuple):
+    """What the steps after a writing step run: the first third-party action not pinned to a
+    commit, and the first step that uploads an artifact or saves a cache ("" when none)."""
+
+    unpinned: str
+    uploads: str
+
+    @classmethod
+    def of(cls, steps: list[PMap], owner: str = "") -> _Later:
+        """From the steps after the writing one; ``owner`` (lower case) is this repository's
+        owner when its origin remote says it, whose actions are not a third party's."""
+        unpinned = uploads = ""
+        for step in steps:
+            uses = step.get("uses")
+            if not isinstance(uses, PStr):
+                continue
+            action = str(uses).strip()
+            name, _, ref = action.partition("@")
+            if not uploads and _UPLOADS.search(name):
+                uploads = action
+            if not unpinned and _third_party(name, owner) and not _COMMIT.fullmatch(ref):
+                unpinned = action
+        return cls(unpinned, uploads)
+
+
+#: GitHub's own actions' owners: not a third party's code.
+_FIRST_PARTY = frozenset({"actions", "github"})
+_COMMIT = lazy(r"[0-9a-fA-F]{40}")
+#: An action that uploads files as an artifact or saves them to a cache another run restores.
+_UPLOADS = lazy(r"(?i)(?:^|/)(?:upload-artifact|cache)(?:/save)?$|^actions/cache/save$")
+
+
+def _third_party(name: str, owner: str = "") -> bool:
+    """An action of another owner than GitHub or ``owner`` (this repository's, from its origin
+    remote; "" when not known) (``owner/repo[/path]``); not a local action (``./...``), the same
+    repository's (``$/...``) or a ``docker://`` image."""
+    if name.startswith((*_SAME_REPOSITORY, "docker://")) or "/" not in name:
+        return False
+    return name.split("/", 1)[0].lower() not in _FIRST_PARTY | ({owner} if owner else set())
+
+
+def _credential_file_hit(pos: Pos, message: str, goes: str, later: _Later) -> Hit:
+    """A secret written into a tool's credential file is graded by what can still read it there:
+    low, or medium when a later step of the job runs a third-party action not pinned to a commit
+    or the file is in the workspace and a later step uploads or caches. Any other file, the log,
+    $GITHUB_ENV and $GITHUB_OUTPUT keep the rule's severity."""
+    if goes.startswith(_CONFIG):
+        inside: bool | None = goes[len(_CONFIG)] == "w"
+    elif goes.startswith(_FILE):
+        inside = _credential_file(goes[len(_FILE) :])
+    else:
+        inside = None
+    if inside is None:
+        return Hit(pos, message)
+    where = "in the workspace" if inside else "outside the workspace"
+    risk = f"a credential file {where} that a later step's tool reads: every later step of the job can read it too"
+    why = "a credential file written for the tool that reads it, the usual way to hand a tool its token"
+    if later.unpinned:
+        message = f"{message}, {risk}, {later.unpinned} (a third-party action not pinned to a commit) among them"
+        return Hit(pos, message, severity="medium", why=why)
+    if inside and later.uploads:
+        message = f"{message}, {risk}, and {later.uploads} may upload or cache it"
+        return Hit(pos, message, severity="medium", why=why)
+    return Hit(pos, f"{message}, {risk}", severity="low", why=why)
 
 
 def _says_credential(name: str) -> bool:
@@ -674,10 +986,15 @@ def _destination(shell: str, line: str, parts: list[Segment], index: int, *, pas
             name = program(text)
             if not _passes_input(name, text):
                 return "command"
-            if name in ("gpg", "gpg2", "openssl") and _OUTPUT_OPTIONS & set(text.split()):
-                return "file"  # ``gpg --dearmor -o key.gpg``, ``openssl base64 -d -out key``
-            if name == "tee" and any(not w.startswith(("-", "<", ">")) for w in text.split()[1:]):
-                return "file"  # tee writes its input to its file arguments (and passes it on)
+            words = text.split()
+            if name in ("gpg", "gpg2", "openssl") and _OUTPUT_OPTIONS & set(words):
+                # ``gpg --dearmor -o key.gpg``, ``openssl base64 -d -out key``
+                option = next(i for i, w in enumerate(words) if w in _OUTPUT_OPTIONS)
+                return _FILE + (words[option + 1].strip("\"'") if option + 1 < len(words) else "")
+            named = [i for i, w in enumerate(words) if w.rsplit("/", 1)[-1] == name][:1]
+            files = [w for w in words[named[0] + 1 :] if not w.startswith(("-", "<", ">"))] if named else []
+            if name == "tee" and files:
+                return _FILE + files[0].strip("\"'")  # tee writes its input to its file arguments (and passes it on)
         goes = _redirected(shell, line, segment)
         if goes is not None:
             return goes
@@ -715,5 +1032,5 @@ def _redirected(shell: str, line: str, segment: Segment) -> str | None:
         target = line[redirect.start(3) : redirect.end(3)].strip("\"'")
         if target == "/dev/null":
             return "nowhere"
-        return "log" if target in _NOT_FILES else "file"
+        return "log" if target in _NOT_FILES else _FILE + target
     return None

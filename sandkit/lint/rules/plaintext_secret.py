@@ -274,7 +274,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `charts/NAME/ci/`, `test-values/`, `ci-values.yaml`, too) are left out as for PS001, and so
     is a value that says it is a test's (`test-jwt-secret-for-ci`, `ci-e2e-secret-not-for-production-use`,
     `synthetic-password`) in a test's script (`*-e2e-test.sh`, `simulate-*.sh`, `*smoke*`) or a
-    CI job that starts its own services or is named as a test and deploys nothing (an image it
+    CI job that starts its own services, is named as a test, or starts containers and runs tests
+    in them (a step named as a test, `phpunit`, `pytest`, `go test`), and deploys nothing (an image it
     pushes counts only for values handed to the build, as for PS001); one of the two alone is info. A
     front-end setting that is public by design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless
     it says SECRET, PASSWORD or PRIVATE) is info. In a committed `.env` file (not

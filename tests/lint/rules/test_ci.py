@@ -100,7 +100,9 @@ jobs:
     assert at(findings, "CS004") == [(10, 21), (11, 17)]
     assert [f.message for f in findings if f.rule == "CS004"] == [
         "run step prints secrets.DEPLOY_KEY to the log",
-        "run step writes TOKEN to a file",
+        "run step writes TOKEN to ~/.npmrc, a credential file outside the workspace that a later step's tool "
+        "reads: every later step of the job can read it too (low: a credential file written for the tool that "
+        "reads it, the usual way to hand a tool its token)",
     ]
 
 

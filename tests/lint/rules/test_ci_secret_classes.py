@@ -154,9 +154,9 @@ def test_a_secret_continued_into_a_command_is_not_written(lines: tuple[str, ...]
     ("lines", "where"),
     [
         (("printf '%s' \"$TOKEN\" \\", "  > token.txt"), (10, "writes TOKEN to a file")),
-        (('echo "$TOKEN" \\', "  | base64 -d \\", "  > key.pem"), (10, "writes TOKEN to a file")),
-        (('echo "${{ secrets.KEY }}" \\', "  | tee key.pem"), (10, "writes secrets.KEY to a file")),
-        (("cat <<EOF \\", "  > ~/.npmrc", "//registry.example.com/:_authToken=$TOKEN", "EOF"), (12, "to a file")),
+        (('echo "$TOKEN" \\', "  | base64 -d \\", "  > key.pem"), (10, "writes TOKEN to key.pem")),
+        (('echo "${{ secrets.KEY }}" \\', "  | tee key.pem"), (10, "writes secrets.KEY to key.pem")),
+        (("cat <<EOF \\", "  > ~/.npmrc", "//registry.example.com/:_authToken=$TOKEN", "EOF"), (12, "to ~/.npmrc")),
         (('echo "$TOKEN" # login below \\', "  | docker login -u x --password-stdin"), (10, "prints TOKEN")),
         (("# a comment \\", 'echo "$TOKEN"'), (11, "prints TOKEN to the log")),
         (("echo 'a \\' \"$TOKEN\" \\", "  >> out.txt"), (10, "writes TOKEN to a file")),

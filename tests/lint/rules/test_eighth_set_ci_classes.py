@@ -85,22 +85,28 @@ def test_git_identity_settings_are_info(line: str, env: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("line", "env", "says"),
+    ("line", "env", "says", "severity"),
     [
         # A secret named as a credential is one, wherever it is put.
-        ('git config user.name "${{ secrets.BOT_TOKEN }}"', "", "as user.name"),
-        ('git config user.email "$PASSWORD"', "    env: {PASSWORD: '${{ secrets.X }}'}\n", "as user.email"),
-        # Other git settings store what they are given.
-        ('git config credential.helper "${{ secrets.BOT }}"', "", ".git/config"),
-        ('git config user.signingkey "${{ secrets.BOT }}"', "", ".git/config"),
-        ('git config url."https://x:${{ secrets.BOT }}@github.com/".insteadOf https://github.com/', "", ".git/config"),
+        ('git config user.name "${{ secrets.BOT_TOKEN }}"', "", "as user.name", "high"),
+        ('git config user.email "$PASSWORD"', "    env: {PASSWORD: '${{ secrets.X }}'}\n", "as user.email", "high"),
+        # Other git settings store what they are given, in the checkout's .git/config: a credential
+        # file git reads (low since the ninth round, nothing uploads or runs an unpinned action after).
+        ('git config credential.helper "${{ secrets.BOT }}"', "", ".git/config", "low"),
+        ('git config user.signingkey "${{ secrets.BOT }}"', "", ".git/config", "low"),
+        (
+            'git config url."https://x:${{ secrets.BOT }}@github.com/".insteadOf https://github.com/',
+            "",
+            ".git/config",
+            "low",
+        ),
         # A user name's secret written to a file beside an unrelated token stays high for the token.
-        ('echo "${{ secrets.DEPLOY_TOKEN }}" > who.txt', "", "to a file"),
+        ('echo "${{ secrets.DEPLOY_TOKEN }}" > who.txt', "", "to a file", "high"),
     ],
 )
-def test_credentials_beside_git_identity_stay_high(line: str, env: str, says: str) -> None:
+def test_credentials_beside_git_identity_stay_findings(line: str, env: str, says: str, severity: str) -> None:
     found = _found(_run(line, env), "CS004")
-    assert [(n, s) for n, s, _ in found] == [(10 if env else 9, "high")], found
+    assert [(n, s) for n, s, _ in found] == [(10 if env else 9, severity)], found
     assert says in found[0][2]
 
 

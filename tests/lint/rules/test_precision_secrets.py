@@ -339,12 +339,15 @@ def test_a_secret_a_command_uses_is_not_written(line: str) -> None:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ('echo "${{ secrets.A }}" > a.pem', "writes secrets.A to a file"),
-        ("printf '%s' \"$TOKEN\" >> ~/.netrc", "writes TOKEN to a file"),
-        ('echo "T=${{ secrets.C }}" >> "$GITHUB_ENV"', "writes secrets.C to a file"),
-        ('echo "${{ secrets.D }}" | base64 -d > keystore.jks', "writes secrets.D to a file"),
-        ('echo "${{ secrets.F }}" | tee key.pem', "writes secrets.F to a file"),
-        ('base64 -d <<< "${{ secrets.I }}" > cert.p12', "writes secrets.I to a file"),
+        ('echo "${{ secrets.A }}" > a.pem', "writes secrets.A to a.pem"),
+        ("printf '%s' \"$TOKEN\" >> ~/.netrc", "writes TOKEN to ~/.netrc"),
+        (
+            'echo "T=${{ secrets.C }}" >> "$GITHUB_ENV"',
+            "writes secrets.C to $GITHUB_ENV (every later step's environment)",
+        ),
+        ('echo "${{ secrets.D }}" | base64 -d > keystore.jks', "writes secrets.D to keystore.jks"),
+        ('echo "${{ secrets.F }}" | tee key.pem', "writes secrets.F to key.pem"),
+        ('base64 -d <<< "${{ secrets.I }}" > cert.p12', "writes secrets.I to cert.p12"),
         ("jq -n --arg t \"${{ secrets.J }}\" '{token: $t}' > config.json", "writes secrets.J to a file"),
         ('sed "s/@TOKEN@/$TOKEN/" app.tpl > app.conf', "writes TOKEN to a file"),
         ('gpg --import key.asc && echo "${{ secrets.K }}" &> pass.txt', "writes secrets.K to a file"),
@@ -354,7 +357,8 @@ def test_a_secret_a_command_uses_is_not_written(line: str) -> None:
 )
 def test_a_secret_in_the_output_is_written_or_printed(line: str, message: str) -> None:
     findings = [f for f in lint_text(WF, _workflow(line)) if f.rule == "CS004"]
-    assert [f.message for f in findings] == [f"run step {message}"]
+    # A credential or key file's message goes on to say who else reads it (ninth round).
+    assert [f.message.split(", a credential file")[0] for f in findings] == [f"run step {message}"]
 
 
 def test_here_documents() -> None:
@@ -376,9 +380,9 @@ def test_here_documents() -> None:
         "EOF",
     )
     findings = [f for f in lint_text(WF, text) if f.rule == "CS004"]
-    assert [(f.line, f.message) for f in findings] == [
-        (11, "run step writes secrets.NPM to a file"),
-        (17, "run step writes TOKEN to a file"),
+    assert [(f.line, f.message.split(", a credential file")[0], f.severity) for f in findings] == [
+        (11, "run step writes secrets.NPM to ~/.npmrc", "low"),
+        (17, "run step writes TOKEN to ~/.pypirc", "low"),
     ]
 
 
@@ -396,9 +400,12 @@ def test_here_documents() -> None:
         ("pip config set global.index-url https://u:${{ secrets.PIP }}@registry.example.com/simple", "pip's"),
         (
             'git config --global url."https://x-access-token:${{ secrets.PAT }}@github.com/".insteadOf https://github.com/',
-            "git's configuration file",
+            "git's global configuration file (~/.gitconfig)",
         ),
-        ('git config http.extraheader "AUTHORIZATION: bearer $TOKEN"', "git's configuration file"),
+        (
+            'git config http.extraheader "AUTHORIZATION: bearer $TOKEN"',
+            "the checkout's git configuration (.git/config)",
+        ),
         ("aws configure set aws_secret_access_key ${{ secrets.AWS_SECRET }}", "AWS credentials"),
         ("kubectl config set-credentials ci --token=${{ secrets.KUBE }}", "kubeconfig"),
         ("poetry config pypi-token.pypi ${{ secrets.PYPI }}", "auth.toml"),

@@ -117,7 +117,9 @@ def test_a_registry_logins_own_password_stays() -> None:
 
 
 def test_a_job_not_a_tests_stays() -> None:
-    assert _ps002(_job(PUSH_ACTION, job="build")) == [(7, "medium"), (8, "medium")]
+    # Named "build", starting no containers: nothing says its values are a test's. (One that starts
+    # containers and runs tests in them is a test's whatever its name: the ninth round's tests.)
+    assert _ps002(_job(PUSH_ACTION, job="build", start="      - run: make\n")) == [(7, "medium"), (8, "medium")]
 
 
 # 2. Env files only a framework's test mode loads -----------------------------------------------------

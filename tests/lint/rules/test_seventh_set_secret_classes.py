@@ -91,7 +91,9 @@ def test_an_identifier_named_with_hyphens_is_info(line: str) -> None:
 )
 def test_a_credential_named_with_hyphens_stays_a_finding(line: str, shown: str) -> None:
     found = _found(_run(line), "CS004")
-    assert [(n, s) for n, s, _ in found] == [(9, "high")]
+    # git's configuration and .npmrc are credential files a later tool reads: low (ninth round).
+    expected = "low" if line.startswith("git config") or ".npmrc" in line else "high"
+    assert [(n, s) for n, s, _ in found] == [(9, expected)]
     assert shown in found[0][2] and "identifier" not in found[0][2]
 
 

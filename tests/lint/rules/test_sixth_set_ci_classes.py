@@ -163,7 +163,10 @@ USED = [
 @pytest.mark.parametrize("line", PASSED_ON)
 def test_a_secret_re_encoded_into_a_file_is_written(line: str) -> None:
     found = _found(_step("KEY: '${{ secrets.SIGNING_KEY }}'", line), "CS004")
-    assert [s for _, s in found] == ["high"]
+    # A key file (.gpg, .p12, .pem) is a credential file a later tool reads: low (ninth round);
+    # any other file keeps the rule's high.
+    key_file = any(line.split("\n", 1)[0].endswith(end) for end in (".gpg", '.gpg"', ".p12", ".pem"))
+    assert [s for _, s in found] == ["low" if key_file else "high"]
 
 
 @pytest.mark.parametrize("line", USED)
