@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_LOCATORS, TOKEN_PATTERNS, is_placeholder, is_secret_key
 from sandkit.lazy_regex import AnyPattern, lazy
+from sandkit.lint import kinds
 from sandkit.lint.source import NOT_PLAIN, SourceFile
 from sandkit.lint.syntax.helm import TEMPLATE_VALUE
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq
@@ -584,6 +585,8 @@ _CATALOGUE_NAME = lazy(
     r"(?:[a-z]{2,3}(?:[-_][A-Za-z]{2,4}){0,2}|(?:messages|strings|translations?|locale|lang)(?:[._-][A-Za-z]{2,3}(?:[-_][A-Za-z]{2,4}){0,2})?"
     r"|.+[._][a-z]{2}(?:[-_][A-Z]{2})?)\.(?:json|ya?ml|toml|properties)"
 )
+#: The kinds a catalogue has: data files that no consumer of configuration claims by name or content.
+_UNCLAIMED_KINDS = frozenset({kinds.YAML, kinds.JSON, kinds.TOML, kinds.TEXT})
 _PROSE_SAMPLE = 400  # string values looked at to tell a catalogue from configuration
 
 
@@ -613,7 +616,13 @@ def _label(text: str) -> bool:
 
 def catalogue_file(file: SourceFile) -> bool:
     """Whether ``file`` is a message catalogue (see :func:`is_message_catalogue`): JSON, YAML or
-    TOML strings, or a Java-style ``messages_de.properties`` bundle. Decided once per file."""
+    TOML strings, or a Java-style ``messages_de.properties`` bundle. Decided once per file.
+
+    Only a file no consumer claims can be one: a workflow named ``ci.yml`` or a Compose file
+    whose strings read as prose (step names, descriptions) is configuration, whatever its name.
+    """
+    if file.kind not in _UNCLAIMED_KINDS:
+        return False
 
     def build() -> bool:
         if file.syntax in ("json", "yaml", "toml"):

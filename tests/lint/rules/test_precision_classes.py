@@ -1008,3 +1008,26 @@ def test_wrapper_arguments_cost_little_on_hostile_entries() -> None:
     started = cpu_seconds()
     assert at(lint_text(".claude/settings.json", settings), "AA004") == []
     assert cpu_seconds() - started < 2
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".github/workflows/ci.yml", ".github/workflows/de.yml", "compose.yaml", "action.yml"],
+)
+def test_configuration_named_like_a_catalogue_is_read_for_secrets(path: str) -> None:
+    """A consumer's configuration is never a catalogue, however prose-like its strings: a workflow
+    named ``ci.yml`` (a locale-shaped name) whose step names read as sentences keeps its password."""
+    prose = "".join(f"# {i}\n" for i in range(3))
+    body = {
+        ".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    name: Run the tests of the app\n"
+        "    runs-on: ubuntu-latest\n    env:\n      DB_PASSWORD: Kx82mQpz4tLw\n"
+        "    steps:\n      - name: Check out the code here\n        run: make test\n"
+        "      - name: Build the whole thing now\n        run: make build\n",
+        "compose.yaml": "services:\n  db:\n    image: postgres\n    labels:\n      a: Store the data here\n"
+        "      b: Keep it safe always\n      c: Run it every day\n    environment:\n      DB_PASSWORD: Kx82mQpz4tLw\n",
+        "action.yml": "name: Build the app\ndescription: Builds the whole app for you\nruns:\n  using: composite\n"
+        "  steps:\n    - name: Run the build now\n      shell: bash\n      run: make\n      env:\n"
+        "        DB_PASSWORD: Kx82mQpz4tLw\n",
+    }
+    text = body.get(path, body[".github/workflows/ci.yml"])
+    assert at(lint_text(path, prose + text), "PS002") != []
