@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
+from sandkit.lint.facts.ci_jobs import CI_JOB_KINDS
 from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_context import (
+    ci_variable,
     job_container_password,
     printed_text,
     says_test,
@@ -83,12 +85,19 @@ _STRUCTURED = (
     kinds.ACTION,
     kinds.DEVCONTAINER,
     kinds.KIT,
+    kinds.GITLAB_CI,
+    kinds.CIRCLECI,
+    kinds.AZURE_PIPELINES,
+    kinds.BITBUCKET_PIPELINES,
     kinds.YAML,
     kinds.JSON,
     kinds.TOML,
     kinds.AGENT_CONFIG,
 )
 _ENV_LIKE = (kinds.ENV, kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE)
+#: CI pipelines other than GitHub's: their ``variables:``/``environment:`` are read as settings too
+#: (GitLab's ``NAME: {value: ...}``, Azure's ``- name: X`` / ``value: Y`` lists).
+_OTHER_CI = (kinds.GITLAB_CI, kinds.CIRCLECI, kinds.AZURE_PIPELINES, kinds.BITBUCKET_PIPELINES)
 
 
 def claimed_lines(file: SourceFile) -> set[int]:
@@ -202,7 +211,7 @@ _URL_HOST = lazy(r"\[[0-9A-Fa-f:]*\]|[^\s:/?#\"'`]{1,253}")
 def _throwaway_ci_password(file: SourceFile, token: Token) -> str | None:
     """Why a URL's password in a CI workflow is a container's the same job starts for a test
     (:func:`job_container_password`), or None."""
-    if file.kind != kinds.WORKFLOW or token.kind != "URL with a password":
+    if file.kind not in CI_JOB_KINDS or token.kind != "URL with a password":
         return None
     password = _URL_PASSWORD.search(token.text)
     host = _URL_HOST.match(file.text, token.end)
@@ -342,7 +351,7 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         if pos in seen or pos.line in known or pos.line in claimed or name in columns or pos in referenced:
             continue
         seen.add(pos)
-        literal = literal_secret(name, value) and not shell_variable(file, name, pos)
+        literal = literal_secret(name, value) and not shell_variable(file, name, pos) and not ci_variable(file, value)
         if literal and public_client_setting(name):
             yield Hit(
                 pos,
@@ -529,6 +538,7 @@ def _pairs(file: SourceFile) -> Iterator[tuple[str, Any, Pos]]:
         kinds.DEVCONTAINER,
         kinds.WORKFLOW,
         kinds.KIT,
+        *_OTHER_CI,
     ):
         for setting in environment(file):
             yield setting.name, setting.value, setting.pos
