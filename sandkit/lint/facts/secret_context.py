@@ -20,14 +20,14 @@ Two questions for PS002 that the value alone cannot answer:
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from sandkit.credentials import is_secret_name
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
+from sandkit.lint.facts.ci_jobs import CI_JOB_KINDS, JobSpan, job_at
 from sandkit.lint.facts.run_scripts import HereDoc, script_lines
 from sandkit.lint.syntax.shell import quoting
-from sandkit.lint.syntax.tree import PMap, PSeq
 
 if TYPE_CHECKING:
     from sandkit.lint.source import SourceFile
@@ -70,46 +70,35 @@ def test_role(file: SourceFile, pos: Pos, value: str = "") -> str | None:
     stem = name.rsplit(".", 1)[0] if "." in name else name
     if file.kind in _NAMED_ROLE_KINDS and set(re.split(r"[-_.]+", stem.lower())) & _TEST_ROLE_WORDS:
         return f"in {name}, a test's script or configuration"
-    if file.kind == kinds.WORKFLOW:
-        span = _job_at(file, pos)
-        if span is not None and deploys(file, span, pos, value) is None:
-            return _test_job(file, span)
+    span = _job_at(file, pos)
+    if span is None:
+        return None
+    if span.used_by:
+        return _used_by_tests(file, span, value)
+    if deploys(file, span, pos, value) is None:
+        return _test_job(file, span)
     return None
+
+
+def _used_by_tests(file: SourceFile, span: JobSpan, value: str) -> str | None:
+    """Why a definition (a hidden GitLab job others extend, a service or container defined once)
+    is a test's: every job of the file that uses it is a test's and deploys nothing (a push counts,
+    whatever the value: the definition's place in the build is not followed)."""
+    for user in span.used_by:
+        if deploys(file, user, None, value) is not None or _test_job(file, user) is None:
+            return None
+    users = ", ".join(user.job_id for user in span.used_by[:3]) + (", ..." if len(span.used_by) > 3 else "")
+    return f"in {span.job_id}, which only test jobs use ({users})"
 
 
 #: Files whose name says what they do: scripts, workflows, Compose files. A settings file named for
 #: an environment (``values-test.yaml``, ``appsettings.Test.json``, ``config/test.toml``) is not one:
 #: "test" is also the name of a stage that is deployed.
-_NAMED_ROLE_KINDS = (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.WORKFLOW, kinds.COMPOSE)
-
-
-class JobSpan(NamedTuple):
-    """A job of a workflow and the lines it takes (from its id to the line before the next job's)."""
-
-    first: int
-    last: int
-    job_id: str
-    job: PMap
-
-
-def _job_spans(file: SourceFile) -> list[JobSpan]:
-    def build() -> list[JobSpan]:
-        documents = file.documents
-        top = documents[0] if documents else None
-        jobs = top.get("jobs") if isinstance(top, PMap) else None
-        if not isinstance(jobs, PMap):
-            return []
-        starts = sorted(
-            (jobs.pos_of(job_id).line, str(job_id), job) for job_id, job in jobs.items() if isinstance(job, PMap)
-        )
-        ends = [line - 1 for line, _, _ in starts[1:]] + [len(file.lines)]
-        return [JobSpan(first, last, job_id, job) for (first, job_id, job), last in zip(starts, ends, strict=True)]
-
-    return file.memo("secret_job_spans", build)
+_NAMED_ROLE_KINDS = (kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE, kinds.COMPOSE, *CI_JOB_KINDS)
 
 
 def _job_at(file: SourceFile, pos: Pos) -> JobSpan | None:
-    return next((span for span in _job_spans(file) if span.first <= pos.line <= span.last), None)
+    return job_at(file, pos) if file.kind in CI_JOB_KINDS else None
 
 
 def _job_text(file: SourceFile, span: JobSpan) -> str:
@@ -177,10 +166,9 @@ def deploys(file: SourceFile, span: JobSpan, at: Pos | None = None, value: str =
     (where a value set in the job is, ``value`` its text), the push counts only when the value
     reaches the build (:func:`reaches_build`); an ``env:`` value the job's tests read at run time
     is not in the image pushed."""
-    if span.job.get("environment") is not None:
+    if span.environment:
         return f"job {span.job_id} deploys to an environment"
-    name = span.job.get("name")
-    if _words(f"{span.job_id} {name if isinstance(name, str) else ''}") & _DEPLOY_WORDS:
+    if _words(span.title) & _DEPLOY_WORDS:
         return f"job {span.job_id} is named as a deploy"
     text = _job_text(file, span)
     found = _DEPLOYS.search(text)
@@ -199,7 +187,7 @@ def reaches_build(file: SourceFile, span: JobSpan, at: Pos, value: str) -> bool:
     a build step's own ``env:``), no command writes it into a file (which the build context may
     copy), no command writes the whole environment to one, and the image pushed is not one
     Compose may have built from the job's environment (``docker compose up`` then ``docker push``)."""
-    names = _env_lines(span.job).get(at.line)
+    names = span.env_lines.get(at.line)
     if names is None:
         return True
     text = _job_text(file, span)
@@ -251,33 +239,7 @@ _COMPOSE_REBUILD = lazy(
 
 def _step_lines(span: JobSpan) -> list[tuple[int, int]]:
     """The lines each step of the job takes (from its first line to the line before the next)."""
-    steps = span.job.get("steps")
-    if not isinstance(steps, PSeq) or not steps:
-        return []
-    starts = [steps.pos_of(index).line for index in range(len(steps))]
-    return list(zip(starts, [line - 1 for line in starts[1:]] + [span.last], strict=True))
-
-
-def _env_lines(job: PMap) -> dict[int, set[str]]:
-    """The names an ``env:`` of the job sets on each line (the job's, its steps', its services'
-    and its container's), by the lines of their keys and values."""
-    maps: list[object] = [job.get("env")]
-    container = job.get("container")
-    if isinstance(container, PMap):
-        maps.append(container.get("env"))
-    services = job.get("services")
-    if isinstance(services, PMap):
-        maps.extend(service.get("env") for service in services.values() if isinstance(service, PMap))
-    steps = job.get("steps")
-    if isinstance(steps, PSeq):
-        maps.extend(step.get("env") for step in steps if isinstance(step, PMap))
-    lines: dict[int, set[str]] = {}
-    for env in maps:
-        if isinstance(env, PMap):
-            for key in env:
-                for line in {env.pos_of_key(key).line, env.pos_of(key).line}:
-                    lines.setdefault(line, set()).add(str(key))
-    return lines
+    return [(step.first, step.last) for step in span.steps]
 
 
 #: A command in a job's text that starts containers on the runner.
@@ -302,19 +264,17 @@ def job_container_password(file: SourceFile, pos: Pos, password: str, host: str)
     (``POSTGRES_PASSWORD: testpass`` under ``services:``, ``POSTGRES_PASSWORD=pocpass`` in a
     ``.env`` the job writes for ``docker compose up``, ``-e POSTGRES_PASSWORD=...``); the host is
     the runner or a container beside it; and the job deploys nothing (:func:`deploys`)."""
-    if file.kind != kinds.WORKFLOW or not _LOCAL_HOST.fullmatch(host):
+    if not _LOCAL_HOST.fullmatch(host):
         return None
     span = _job_at(file, pos)
-    if span is None or deploys(file, span, pos, password) is not None:
+    if span is None or span.used_by or deploys(file, span, pos, password) is not None:
         return None
-    services = span.job.get("services")
     text = _job_text(file, span)
-    if not (isinstance(services, PMap) and len(services) > 0) and _STARTS_CONTAINERS.search(text) is None:
+    if not span.services and _STARTS_CONTAINERS.search(text) is None:
         return None
     for found in _ASSIGNMENT.finditer(text):
         if found.group(2) == password and is_secret_name(found.group(1)):
-            serviced = isinstance(services, PMap) and len(services) > 0
-            where = "its service containers" if serviced else "the containers it starts"
+            where = "its service containers" if span.services else "the containers it starts"
             return (
                 f"in CI job {span.job_id}, the password {found.group(1)} gives {where}: a throwaway "
                 "database or service started for the job and gone with it"
@@ -326,24 +286,18 @@ def _test_job(file: SourceFile, span: JobSpan) -> str | None:
     """Why a job (that deploys nothing) is a test's: it starts service containers, its id or name
     says test, or it starts containers on the runner (``docker compose up``, ``docker run``) and a
     step of it is named as a test or runs a test runner (``phpunit``, ``pytest``, ``go test``)."""
-    job_id, job = span.job_id, span.job
-    services = job.get("services")
-    if isinstance(services, PMap) and len(services) > 0:
+    job_id = span.job_id
+    if span.services:
         return f"in CI job {job_id}, which starts its own service containers for a test"
-    title = f"{job_id} {job.get('name') if isinstance(job.get('name'), str) else ''}"
-    if _words(title) & _TEST_ROLE_WORDS:
+    if _words(span.title) & _TEST_ROLE_WORDS:
         return f"in CI job {job_id}, a test's"
     if _STARTS_CONTAINERS.search(_job_text(file, span)) is None:
         return None
-    steps = job.get("steps")
-    for step in steps if isinstance(steps, PSeq) else ():
-        if not isinstance(step, PMap):
-            continue
-        name, run = step.get("name"), step.get("run")
-        named = isinstance(name, str) and bool(_words(name) & _TEST_ROLE_WORDS)
-        runner = _TEST_RUNNER.search(run) if isinstance(run, str) else None
+    for step in span.steps:
+        named = bool(_words(step.name) & _TEST_ROLE_WORDS)
+        runner = _TEST_RUNNER.search(step.run)
         if named or runner is not None:
-            said = f'step "{name}"' if named else f"`{runner.group().strip()}`" if runner else ""
+            said = f'step "{step.name}"' if named else f"`{runner.group().strip()}`" if runner else ""
             return f"in CI job {job_id}, which starts its own containers and runs tests in them ({said})"
     return None
 
@@ -393,6 +347,22 @@ def shell_variable(file: SourceFile, name: str, pos: Pos) -> bool:
         and _INTERPRETER.search(doc.line[: doc.at]) is not None
         and bool(_IDENTIFIER_VALUE.fullmatch(raw))
     )
+
+
+#: A variable a CI system (or the job's shell) expands in a value, anywhere in it: ``$NAME``,
+#: ``${NAME}``, ``$(NAME)``, and ``$$NAME``, GitLab's escaped dollar that leaves ``$NAME`` for the
+#: script's shell (``gitlab-ci-token:$CI_JOB_TOKEN``, ``pre$$SUFFIX``).
+_CI_EXPANSION = lazy(r"\$+(?:[A-Za-z_]|\{[A-Za-z_]|\([A-Za-z_])")
+_OTHER_CI_KINDS = (kinds.GITLAB_CI, kinds.CIRCLECI, kinds.AZURE_PIPELINES, kinds.BITBUCKET_PIPELINES)
+
+
+def ci_variable(file: SourceFile, value: object) -> bool:
+    """Whether a value in a CI pipeline other than GitHub's holds a variable the pipeline or its
+    shell expands (:data:`_CI_EXPANSION`): not a literal, wherever in the value it is. GitLab and
+    Bitbucket expand ``$NAME`` inside a value (a literal dollar is written ``$$``); CircleCI's
+    ``environment:`` and Azure's ``variables:`` do not, but a password holding ``$`` and a name
+    is rare enough that it is read as a reference there too."""
+    return file.kind in _OTHER_CI_KINDS and isinstance(value, str) and _CI_EXPANSION.search(value) is not None
 
 
 def _raw_word(line: str, start: int) -> str:

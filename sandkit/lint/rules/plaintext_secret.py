@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
+from sandkit.lint.facts.ci_jobs import CI_JOB_KINDS
 from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_context import (
+    ci_variable,
     job_container_password,
     printed_text,
     says_test,
@@ -83,12 +85,19 @@ _STRUCTURED = (
     kinds.ACTION,
     kinds.DEVCONTAINER,
     kinds.KIT,
+    kinds.GITLAB_CI,
+    kinds.CIRCLECI,
+    kinds.AZURE_PIPELINES,
+    kinds.BITBUCKET_PIPELINES,
     kinds.YAML,
     kinds.JSON,
     kinds.TOML,
     kinds.AGENT_CONFIG,
 )
 _ENV_LIKE = (kinds.ENV, kinds.SHELL, kinds.MAKEFILE, kinds.JUSTFILE)
+#: CI pipelines other than GitHub's: their ``variables:``/``environment:`` are read as settings too
+#: (GitLab's ``NAME: {value: ...}``, Azure's ``- name: X`` / ``value: Y`` lists).
+_OTHER_CI = (kinds.GITLAB_CI, kinds.CIRCLECI, kinds.AZURE_PIPELINES, kinds.BITBUCKET_PIPELINES)
 
 
 def claimed_lines(file: SourceFile) -> set[int]:
@@ -144,8 +153,9 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     documented example, sometimes a real one commented out. A Google API key of a Firebase web
     app's configuration (beside `authDomain`, `messagingSenderId`, or under a `FIREBASE_*`
     name) or of a Maps JavaScript API script URL is info: public by design, it ships to every
-    browser and is guarded by its referrer and API restrictions. In a GitHub Actions workflow, a
-    URL to the runner or a container beside it (`localhost`, `postgres`) whose password the same
+    browser and is guarded by its referrer and API restrictions. In a CI job (GitHub Actions, GitLab
+    CI, CircleCI, Azure Pipelines, Bitbucket Pipelines; jobs read as for PS002), a URL to the
+    runner or a container beside it (`localhost`, `postgres`) whose password the same
     job gives the containers it starts (`POSTGRES_PASSWORD` of its `services:`, of a `.env` it
     writes for `docker compose up`, a `docker run -e`) is left out (low with `--include-examples`):
     a throwaway database's; not in a job that deploys (an `environment:`, a deploy's name, `ssh`,
@@ -202,7 +212,7 @@ _URL_HOST = lazy(r"\[[0-9A-Fa-f:]*\]|[^\s:/?#\"'`]{1,253}")
 def _throwaway_ci_password(file: SourceFile, token: Token) -> str | None:
     """Why a URL's password in a CI workflow is a container's the same job starts for a test
     (:func:`job_container_password`), or None."""
-    if file.kind != kinds.WORKFLOW or token.kind != "URL with a password":
+    if file.kind not in CI_JOB_KINDS or token.kind != "URL with a password":
         return None
     password = _URL_PASSWORD.search(token.text)
     host = _URL_HOST.match(file.text, token.end)
@@ -232,14 +242,17 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     """A secret-named key (PASSWORD, API_KEY, TOKEN, clientSecret ...) has a literal value.
 
     Reads .env files, shell and Makefile assignments and exports, Compose, Kubernetes,
-    devcontainer, workflow and kit environment, every key/value pair of YAML, JSON and TOML
-    files, and INI-like credential files (.npmrc, .pypirc, .netrc, *.ini, *.cfg,
-    *.properties). Key names in any case style count (``DB_PASSWORD``, ``dbPassword``,
+    devcontainer, workflow and kit environment, the variables and environment of GitLab CI
+    (`.gitlab-ci.yml`, `.gitlab/ci/`), CircleCI, Azure Pipelines and Bitbucket Pipelines files,
+    every key/value pair of YAML, JSON and TOML files, and INI-like credential files (.npmrc,
+    .pypirc, .netrc, *.ini, *.cfg, *.properties). Key names in any case style count (``DB_PASSWORD``, ``dbPassword``,
     ``db-password``).
 
     Not a finding: references and expressions the consumer evaluates (`${VAR}`, `$VAR`,
-    `$(var)`, `${{ secrets.X }}`, `{{ template }}`, `{% %}`, `<%= %>`, Azure Resource Manager
-    `[parameters('x')]`, `@Microsoft.KeyVault(...)`, `#{Name}#`, `__Name__`, `((name))`,
+    `$(var)`, `${{ secrets.X }}`, `{{ template }}`, in those CI files a value holding `$VAR`
+    anywhere (`gitlab-ci-token:$CI_JOB_TOKEN`) or GitLab's escaped `$$VAR`, CircleCI's
+    `<< pipeline.parameters.x >>`, `{% %}`, `<%= %>`, Azure Resource Manager `[parameters('x')]`,
+    `@Microsoft.KeyVault(...)`, `#{Name}#`, `__Name__`, `((name))`,
     `/run/secrets/...`, `op://`, `vault:`, secret-store URIs such as `urn:k8s:secret:name:key`,
     `aws-secretsmanager:`, `gcp:secretmanager:`, `berglas://`), placeholders (changeme, example, `<token>`,
     xxxx, `your-secret-here`, instructions in capitals (`DEFINED-IN-REGION-SECRETS`, `SET-ME`,
@@ -274,9 +287,17 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     `charts/NAME/ci/`, `test-values/`, `ci-values.yaml`, too) are left out as for PS001, and so
     is a value that says it is a test's (`test-jwt-secret-for-ci`, `ci-e2e-secret-not-for-production-use`,
     `synthetic-password`) in a test's script (`*-e2e-test.sh`, `simulate-*.sh`, `*smoke*`) or a
-    CI job that starts its own services, is named as a test, or starts containers and runs tests
-    in them (a step named as a test, `phpunit`, `pytest`, `go test`), and deploys nothing (an image it
-    pushes counts only for values handed to the build, as for PS001); one of the two alone is info. A
+    CI job that starts its own services, is named (or, in GitLab, staged) as a test, or starts
+    containers and runs tests in them (a step named as a test, `phpunit`, `pytest`, `go test`), and
+    deploys nothing (an `environment:`, a deploy's name or stage, a deploy command; an image it
+    pushes counts only for values handed to the build, as for PS001); one of the two alone is info.
+    A CI job is a GitHub Actions job, a GitLab job (its `services:`, `environment:` and `stage`
+    read through its `extends:` within the file, `default:` services too), a CircleCI job (images
+    after the first of its `docker:` list, or of its executor's, are its services), an Azure job or
+    deployment, or a Bitbucket step (`deployment:` deploys; `services:` other than `docker`). A
+    definition several jobs share (a hidden GitLab job such as `.postgres:`, a CircleCI executor,
+    an Azure `resources.containers` entry, a Bitbucket `definitions.services` entry) is a test's
+    when every job of the file that uses it is, and read alone when none does. A
     front-end setting that is public by design (`NEXT_PUBLIC_*`, `VITE_*`, `REACT_APP_*` unless
     it says SECRET, PASSWORD or PRIVATE) is info. In a committed `.env` file (not
     `.env.example`), a word set as a secret's default (`RPC_SHARED_SECRET=supersecret`) is a
@@ -342,7 +363,7 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         if pos in seen or pos.line in known or pos.line in claimed or name in columns or pos in referenced:
             continue
         seen.add(pos)
-        literal = literal_secret(name, value) and not shell_variable(file, name, pos)
+        literal = literal_secret(name, value) and not shell_variable(file, name, pos) and not ci_variable(file, value)
         if literal and public_client_setting(name):
             yield Hit(
                 pos,
@@ -529,6 +550,7 @@ def _pairs(file: SourceFile) -> Iterator[tuple[str, Any, Pos]]:
         kinds.DEVCONTAINER,
         kinds.WORKFLOW,
         kinds.KIT,
+        *_OTHER_CI,
     ):
         for setting in environment(file):
             yield setting.name, setting.value, setting.pos
