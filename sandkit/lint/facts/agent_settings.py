@@ -66,7 +66,8 @@ RUNNERS: tuple[Runner, ...] = (
     # .kts script, scala and groovy take -e
     Runner(r"tsx|ts-node|kotlin|scala|groovy", "", _INTERPRETER),
     Runner(r"java", "", "the JVM runs the program it is given (java File.java runs a source file)"),
-    Runner(r"source|eval|exec|command", "", "a shell builtin that runs a file, a string or the command it names"),
+    Runner(r"source|eval|exec", "", "a shell builtin that runs a file or a string"),
+    Runner(r"command|builtin", "", "a shell builtin that runs the command it names"),
     Runner(r"npx|uvx|bunx|pnpx", "", _PACKAGE_RUNNER),
     Runner(r"pipx", r"run", _PACKAGE_RUNNER),
     Runner(r"pnpm|yarn", r"dlx", _PACKAGE_RUNNER),
@@ -85,12 +86,13 @@ RUNNERS: tuple[Runner, ...] = (
     ),
     Runner(r"bundle|bundler", r"exec|", "bundle exec runs any command with the bundle's gems"),
     Runner(r"sudo|doas", "", "it runs the command it is given, as root"),
+    Runner(r"env|xargs|nohup|timeout|nice|watch", "", _WRAPPER),
     Runner(
-        r"env|xargs|nohup|timeout|nice|watch|time|xvfb-run|stdbuf|setsid|ionice|chrt|flock|unbuffer|"
-        r"strace|ltrace|valgrind|parallel|systemd-run|script",
+        r"time|xvfb-run|stdbuf|setsid|ionice|chrt|flock|unbuffer|strace|ltrace|valgrind|parallel|systemd-run",
         "",
-        _WRAPPER + " (script -c, xvfb-run and watch through a shell)",
+        _WRAPPER,
     ),
+    Runner(r"script", "", "script -c runs the command it is given, recording the terminal"),
     Runner(
         r"tmux|screen",
         "",

@@ -330,7 +330,8 @@ def project_enabled_plugin(file: SourceFile) -> Iterator[Hit]:
 
     Why:
     When someone trusts the folder, Claude Code offers to add the marketplaces and install the
-    plugins the project settings name. A plugin's hooks then run by themselves, and its MCP
+    plugins the project settings name (user settings kept in a repository turn them on for every
+    project of whoever installs them). A plugin's hooks then run by themselves, and its MCP
     servers start, in every session of that person, outside the permission prompts; the code is
     whatever the marketplace's repository holds when it is fetched, so whoever can push there
     (or take the repository over) chooses what runs, with no change to this repository.
@@ -357,13 +358,13 @@ def project_enabled_plugin(file: SourceFile) -> Iterator[Hit]:
             yield Hit(
                 first[name],
                 f"{enabled}, fetched from {at}{market.where}: its hooks and MCP servers run in every"
-                " session of whoever trusts the folder, as that repository holds them when fetched",
+                " session these settings load, as that repository holds them when fetched",
             )
         elif market.kind == "url":
             yield Hit(
                 first[name],
                 f"{enabled}, a marketplace.json fetched from {market.where} (no ref can pin it): its"
-                " hooks and MCP servers run in every session of whoever trusts the folder",
+                " hooks and MCP servers run in every session these settings load",
                 severity="low",
                 why="the marketplace is named, but cannot be pinned from this file",
             )
