@@ -163,7 +163,7 @@ def _runner_words(runner: Runner) -> str:
 #: command (``npx``, ``pnpm exec``, ``uv run``, ``poetry run``, ``bundle exec``).
 _WRAPPERS = (
     r"env|sudo|doas|nohup|timeout|nice|ionice|time|command|stdbuf|setsid|chrt|xvfb-run|unbuffer|"
-    r"npx|pnpx|bunx|uvx|pnpm(?:\s+(?:exec|dlx))?|yarn(?:\s+(?:exec|dlx))?|npm\s+exec|bun\s+x|"
+    r"npx|pnpx|bunx|uvx|(?:pnpm|yarn)\s+(?:exec|dlx)|(?:pnpm|yarn)(?!\s+(?:exec|dlx|node)\b)|npm\s+exec|bun\s+x|"
     r"(?:uv|poetry|pipenv|pdm|hatch|pixi)\s+run|bundle\s+exec"
 )
 #: An allow rule for a program of :data:`RUNNERS` with any argument (``Bash(node *)``,

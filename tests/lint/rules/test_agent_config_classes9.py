@@ -95,6 +95,15 @@ def test_narrow_rules_of_those_programs_stay_quiet(rule: str) -> None:
     assert _allow(rule) == []
 
 
+@pytest.mark.parametrize(
+    ("rule", "program"),
+    [("Bash(pnpm exec:*)", "pnpm exec"), ("Bash(yarn node *)", "yarn node"), ("Bash(pnpm exec tsx:*)", "tsx")],
+)
+def test_a_launcher_keeps_its_own_row(rule: str, program: str) -> None:
+    ((severity, message),) = _allow(rule)
+    assert severity == "high" and f"approves {program} with any argument" in message
+
+
 def test_kubectl_runs_in_the_cluster_medium() -> None:
     for rule in ("Bash(kubectl:*)", "Bash(kubectl exec:*)", "Bash(oc exec *)"):
         ((severity, message),) = _allow(rule)
