@@ -397,9 +397,18 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     exec:*)` is medium, it runs any command inside a running container). Program names are read
     in any case and with or without `.exe` (`Bash(powershell.exe:*)`, `Bash(cmd.exe:*)`,
     `Bash(pwsh.exe -Command:*)`). The table of programs, each with why it runs anything, is
-    `RUNNERS` in sandkit/lint/facts/agent_settings.py. Narrow rules such as `Bash(npm test:*)`,
-    `Bash(npm run:*)`, `Bash(uv pip:*)`, `Bash(docker ps:*)` or `Bash(git status:*)` are not
-    findings.
+    `RUNNERS` in sandkit/lint/facts/agent_settings.py: also `tsx`, `ts-node`, `kotlin`, `scala`,
+    `groovy`, wrappers such as `time`, `xvfb-run`, `stdbuf` and `script`, `tmux` and `screen`,
+    `poetry`, `bundle`, task runners with an option that runs a command (`make --eval`, `just
+    --command`, `rake -e`, `nx exec`, `mvn`), `ssh`, `scp`, `sftp` and `rsync` (`ProxyCommand`,
+    `-e`), and `kubectl` (medium: in the cluster), behind a launcher too (`Bash(npx nx:*)`,
+    `Bash(poetry run python:*)`). Task runners that run only what a file says (`task`, `nx
+    run-many`, `gradle`) and any program of a folder (`Bash(./*)`, `Bash(bin/:*)`,
+    `Bash(scripts/*.sh)`) need that file written first: medium when the same settings let the
+    agent write without asking (`Write` or `Edit` allowed, a blanket rule, `acceptEdits` or
+    `bypassPermissions`), low otherwise; `Bash(/usr/bin/*)` is high. Narrow rules such as
+    `Bash(npm test:*)`, `Bash(npm run:*)`, `Bash(make test:*)`, `Bash(uv pip:*)`, `Bash(docker
+    ps:*)`, `Bash(./run.sh:*)` or `Bash(git status:*)` are not findings.
 
     The same reading applies, one step lower (medium; `Bash(docker exec:*)` low), to the
     `allowed-tools` of a skill's, a slash command's or a subagent's front matter (SKILL.md,
