@@ -407,6 +407,13 @@ _CLAUDE_HOOK_EVENT = lazy(
     r'|SubagentStop|PreCompact|Notification|PermissionRequest)"\s*:'
 )
 
+#: A hooks file of Cursor's (``~/.cursor/hooks.json`` kept in a dotfiles repository, a Cursor
+#: plugin's): one of the hook events only Cursor names, as a key (cursor.com/docs/agent/hooks).
+_CURSOR_HOOK_EVENT = lazy(
+    r'"(?:beforeShellExecution|afterShellExecution|beforeMCPExecution|afterMCPExecution|beforeReadFile'
+    r'|afterFileEdit|beforeSubmitPrompt|afterAgentResponse|afterAgentThought|beforeTabFileRead|afterTabFileEdit)"\s*:'
+)
+
 #: Front matter keys only Claude Code's commands and subagents give: what a plugin's
 #: ``commands/x.md`` or ``agents/x.md`` holds, and a page of documentation does not.
 _COMPONENT_KEYS = lazy(
@@ -419,12 +426,18 @@ def kind_by_content(kind: Kind, head: str, text: str = "", name: str = "") -> Ki
     since a playbook's container task may come late). A ``settings.json`` that holds Claude
     Code's settings is the agent's configuration wherever it is kept: a repository of a user's
     ``~/.claude`` folder keeps it at its top, and an install script links it into place. So is a
-    ``hooks.json`` holding Claude Code's hooks, which a plugin's manifest may name from any folder."""
+    ``hooks.json`` holding Claude Code's hooks, which a plugin's manifest may name from any folder,
+    or Cursor's (a user's ``~/.cursor/hooks.json`` kept in a dotfiles repository, a Cursor plugin's)."""
     if kind.kind in (YAML, JSON) and _JSON_PATCH.match(head):
         return Kind(JSON_PATCH, kind.syntax)
     if kind == Kind(JSON, "json") and name in CLAUDE_SETTINGS_NAMES and _CLAUDE_SETTINGS_MARK.search(head):
         return Kind(AGENT_CONFIG, "json")
-    if kind == Kind(JSON, "json") and name == "hooks.json" and '"command"' in head and _CLAUDE_HOOK_EVENT.search(head):
+    if (
+        kind == Kind(JSON, "json")
+        and name == "hooks.json"
+        and '"command"' in head
+        and (_CLAUDE_HOOK_EVENT.search(head) or _CURSOR_HOOK_EVENT.search(head))
+    ):
         return Kind(AGENT_CONFIG, "json")
     if kind == Kind(JSON, "json") and _JSON_K8S.search(head) and _JSON_KIND.search(head):
         return Kind(KUBERNETES, "json")  # kubectl get -o json, and manifests written as JSON

@@ -35,26 +35,39 @@ BLANKET_ALLOW = lazy(
 class Runner(NamedTuple):
     """A program that runs whatever its arguments say, so that allowing it with any argument
     allows any command: the program's name (a regex, matched with or without ``.exe`` and in any
-    case), the subcommand that must follow it (a regex, or ""), and why it runs anything."""
+    case), the subcommand that must follow it (a regex, or ""), and why it runs anything. A row
+    that ``needs_write`` runs only what a file says (a task runner's task file, a script in a
+    folder): the agent must write that file first, and the grade follows whether it may."""
 
     program: str
     subcommand: str
     why: str
     severity: str = ""  # "" keeps the rule's own
+    needs_write: bool = False
 
 
 _PACKAGE_RUNNER = "a package runner fetches and runs any package"
+_WRAPPER = "a wrapper runs the command it is given"
+_INTERPRETER = "an interpreter runs the code it is given (-c, -e, or a file the agent wrote)"
+_TASK_FILE = "a task runner runs the commands its task file names, and the agent can write that file"
 #: The table AA004 reads ``Bash(PROGRAM:*)``, ``Bash(PROGRAM *)`` and ``Bash(PROGRAM*)`` against. A
 #: narrower prefix (``Bash(npm test:*)``, ``Bash(git status:*)``, ``Bash(uv pip:*)``) is not in it.
+#: Grouped by why: shells and interpreters, wrappers, package and project runners, task runners
+#: (those with an option that runs a command directly, then those that need a file written),
+#: remote and container runners.
 RUNNERS: tuple[Runner, ...] = (
     Runner(r"(?:ba|z|da|fi|k)?sh|pwsh|powershell|cmd", "", "a shell runs the command line it is given"),
     Runner(
         r"node|nodejs|deno|bun|python[\d.]*|py|pypy[\d.]*|perl|ruby|php|lua|Rscript|osascript",
         "",
-        "an interpreter runs the code it is given (-c, -e, or a file the agent wrote)",
+        _INTERPRETER,
     ),
+    # tsx and ts-node run TypeScript as node runs JavaScript (both take --eval); kotlin runs a
+    # .kts script, scala and groovy take -e
+    Runner(r"tsx|ts-node|kotlin|scala|groovy", "", _INTERPRETER),
     Runner(r"java", "", "the JVM runs the program it is given (java File.java runs a source file)"),
     Runner(r"source|eval|exec", "", "a shell builtin that runs a file or a string"),
+    Runner(r"command|builtin", "", "a shell builtin that runs the command it names"),
     Runner(r"npx|uvx|bunx|pnpx", "", _PACKAGE_RUNNER),
     Runner(r"pipx", r"run", _PACKAGE_RUNNER),
     Runner(r"pnpm|yarn", r"dlx", _PACKAGE_RUNNER),
@@ -68,13 +81,52 @@ RUNNERS: tuple[Runner, ...] = (
     Runner(r"uv", r"run|", "uv run runs any command in the project's environment (uv tool run, any package)"),
     Runner(
         r"poetry|pipenv|pdm|hatch|conda|mamba|micromamba|pixi",
-        r"run|exec",
-        "a project runner runs any command in its environment",
+        r"run|exec|",
+        "a project runner runs any command in its environment (poetry run, pipenv run, conda run)",
     ),
+    Runner(r"bundle|bundler", r"exec|", "bundle exec runs any command with the bundle's gems"),
     Runner(r"sudo|doas", "", "it runs the command it is given, as root"),
-    Runner(r"env|xargs|nohup|timeout|nice|watch", "", "a wrapper runs the command it is given"),
+    Runner(r"env|xargs|nohup|timeout|nice|watch", "", _WRAPPER),
+    Runner(
+        r"time|xvfb-run|stdbuf|setsid|ionice|chrt|flock|unbuffer|strace|ltrace|valgrind|parallel|systemd-run",
+        "",
+        _WRAPPER,
+    ),
+    Runner(r"script", "", "script -c runs the command it is given, recording the terminal"),
+    Runner(
+        r"tmux|screen",
+        "",
+        "a terminal multiplexer runs any command in a new window or session (tmux new-window, send-keys; screen -dm)",
+    ),
     Runner(r"git", r"config|-c|", "git runs commands its configuration names (core.fsmonitor, core.sshCommand)"),
     Runner(r"go|cargo|dotnet", "", "a toolchain builds and runs what it is given (go run, cargo run, dotnet run)"),
+    Runner(
+        r"make|gmake",
+        "",
+        "GNU make's --eval (-E) reads makefile text from the command line, and $(shell) runs a command",
+    ),
+    Runner(r"just", "", "just --command (-c) runs any command with the justfile's environment"),
+    Runner(r"rake", "", "rake -e (--execute) runs the Ruby code it is given"),
+    Runner(r"nx", r"exec|", "nx exec runs any command as a project's target"),
+    Runner(
+        r"mvn|mvnw|\./mvnw",
+        "",
+        "maven runs any plugin goal it is named, and exec-maven-plugin's exec goal runs any program",
+    ),
+    Runner(r"task|go-task", "", _TASK_FILE + " (Taskfile.yml)", needs_write=True),
+    Runner(r"nx", r"run|run-many|affected", _TASK_FILE + " (project.json's targets)", needs_write=True),
+    Runner(
+        r"gradle|gradlew|\./gradlew",
+        "",
+        _TASK_FILE + " (build.gradle, or an init script given with -I)",
+        needs_write=True,
+    ),
+    Runner(
+        r"ssh|scp|sftp",
+        "",
+        "ssh runs any command on the host it reaches, and its -o ProxyCommand runs a local command",
+    ),
+    Runner(r"rsync", "", "rsync -e (--rsh) runs the command it is given as its remote shell"),
     Runner(r"wsl", "", "WSL runs any command, and reaches the Windows host's files and programs"),
     Runner(r"claude", "", "it starts the agent again, which can be told to skip every permission prompt"),
     Runner(r"pi", "", "it starts the pi coding agent, which runs every command it decides on without asking"),
@@ -89,6 +141,12 @@ RUNNERS: tuple[Runner, ...] = (
         "inside a running container, not on the host",
         "medium",
     ),
+    Runner(
+        r"kubectl|oc",
+        r"exec|run|debug|",
+        "inside the cluster's containers, not on this machine (kubectl exec, run, debug)",
+        "medium",
+    ),
 )
 _EXE = r"(?:\.exe)?"
 
@@ -100,13 +158,22 @@ def _runner_words(runner: Runner) -> str:
     return rf"(?:{runner.program}){_EXE}{after}"
 
 
+#: What may stand before the program and its arguments: a wrapper with its own flags and values
+#: (``timeout 30``, ``env FOO=1``, ``xvfb-run -a``), or a launcher that runs the next word as a
+#: command (``npx``, ``pnpm exec``, ``uv run``, ``poetry run``, ``bundle exec``).
+_WRAPPERS = (
+    r"env|sudo|doas|nohup|timeout|nice|ionice|time|command|stdbuf|setsid|chrt|xvfb-run|unbuffer|"
+    r"npx|pnpx|bunx|uvx|(?:pnpm|yarn)\s+(?:exec|dlx)|(?:pnpm|yarn)(?!\s+(?:exec|dlx|node)\b)|npm\s+exec|bun\s+x|"
+    r"(?:uv|poetry|pipenv|pdm|hatch|pixi)\s+run|bundle\s+exec"
+)
 #: An allow rule for a program of :data:`RUNNERS` with any argument (``Bash(node *)``,
 #: ``Bash(python3:*)``, ``Bash(powershell.exe -Command:*)``), also behind a wrapper with its own
-#: arguments (``Bash(timeout 30 bash:*)``, ``Bash(env FOO=1 python3:*)``) or after variables set
-#: for the command (``Bash(MSYS_NO_PATHCONV=1 bash:*)``).
+#: arguments (``Bash(timeout 30 bash:*)``, ``Bash(env FOO=1 python3:*)``) or a launcher
+#: (``Bash(npx nx:*)``, ``Bash(poetry run python:*)``), or after variables set for the command
+#: (``Bash(MSYS_NO_PATHCONV=1 bash:*)``).
 ANY_ARGUMENT_RUNNER = lazy(
     r"(?i)^(?:bash|shell)\(\s*(?:[A-Za-z_]\w*=\S*\s+)*"  # variables set for the command (MSYS_NO_PATHCONV=1 ...)
-    r"(?:(?:env|sudo|doas|nohup|timeout|nice|ionice|time|command|stdbuf|setsid|chrt)(?:\.exe)?"  # a wrapper, with its
+    r"(?:(?:" + _WRAPPERS + r")(?:\.exe)?"  # a wrapper or launcher, with its
     r"(?:\s+(?:-[A-Za-z]\s+[A-Za-z_.][\w.-]*|-{1,2}[\w-]+(?:=\S*)?|\d[\w.]*|[A-Za-z_]\w*=\S*))*\s+)*"  # flags, values
     r"(?P<program>" + "|".join(_runner_words(r) for r in RUNNERS) + r")"
     r"(?:\s+(?:-c|-e|--eval|-Command|-EncodedCommand|/c|/k))?\s*(?::\s*\*|\s+\*|\*)\s*\)$"
@@ -119,6 +186,54 @@ def runner_of(program: str) -> Runner:
         if re.fullmatch(_runner_words(runner), program, re.IGNORECASE):
             return runner
     return RUNNERS[0]  # not reached: the pattern is built from the table
+
+
+#: An allow rule for any program in a folder (``Bash(./*)``, ``Bash(./:*)``, ``Bash(bin/*)``,
+#: ``Bash(scripts/*.sh)``, ``Bash(${CLAUDE_SKILL_DIR}/scripts/*)``): the folder as written, and
+#: the file-name pattern after it. Claude Code's ``*`` matches any text, ``/`` and spaces included.
+FOLDER_PROGRAMS = lazy(
+    r"(?i)^(?:bash|shell)\(\s*(?P<folder>(?:\.{1,2}|~|\$\{?\w+\}?|[\w.@+-]+)?(?:/[\w.@+${}-]+)*/)"
+    r"(?P<name>\*[\w.*-]*|[\w.-]*\*[\w.*-]*)?(?:\s*:\s*\*|\s+\*)?\s*\)$"
+)
+#: Folders that hold shells and interpreters already: allowing any program there is a runner's grant.
+SYSTEM_BIN = lazy(r"(?i)^/(?:usr/(?:local/)?)?s?bin/$|^/opt/homebrew/bin/$")
+
+
+def folder_programs(value: str) -> tuple[str, str] | None:
+    """The folder and file-name pattern of an allow rule for any program in a folder, or None.
+    A rule naming one file (``Bash(./run.sh:*)``) or a folder with no wildcard is not one."""
+    match = FOLDER_PROGRAMS.match(value.strip())
+    if match is None:
+        return None
+    name = match.group("name") or ""
+    wildcard = "*" in value[match.start("folder") :]
+    if not wildcard or (name and "*" not in name):
+        return None
+    return match.group("folder"), name
+
+
+#: Allow rules that let the agent write files without asking: Write, Edit, MultiEdit and
+#: NotebookEdit, bare or with a path pattern (``Edit(src/**)``, read by the folder it starts with).
+_WRITE_RULE = lazy(r"(?i)^(?:Write|Edit|MultiEdit|NotebookEdit)(?:\(\s*(?P<scope>[^)]*?)\s*\))?$")
+#: Modes in which edits need no prompt.
+WRITING_MODES = frozenset(("acceptEdits", "bypassPermissions"))
+
+
+def writes_without_asking(rules: list[str], folder: str = "") -> bool:
+    """Whether allow rules let the agent write a file in ``folder`` ("" for the project's top,
+    where a Makefile or Taskfile is) without asking: a blanket rule, or a Write/Edit rule whose
+    path pattern is empty, all wildcards, or starts with the folder."""
+    for rule in rules:
+        rule = rule.strip()
+        if BLANKET_ALLOW.match(rule):
+            return True
+        match = _WRITE_RULE.match(rule)
+        if match is None:
+            continue
+        scope = (match.group("scope") or "").removeprefix("./").lstrip("/")
+        if not scope.strip("*/") or (folder and scope.startswith(folder.removeprefix("./").lstrip("/"))):
+            return True
+    return False
 
 
 #: Gemini's shell tool with no command prefix (``run_shell_command``, ``ShellTool``, ``(*)``).
@@ -150,10 +265,37 @@ class Command(NamedTuple):
     table: int = 0  # which hooks table of the file holds it (a marketplace's entries: one each)
 
 
+class Marketplace(NamedTuple):
+    """A plugin marketplace a settings file declares (``extraKnownMarketplaces``): its name, its
+    source's type (``github``, ``git``, ``url``, ``directory``...), where it is fetched from
+    (``owner/repo`` or a URL), and its ``ref`` ("" when none)."""
+
+    name: str
+    kind: str
+    where: str
+    ref: str
+
+
+class EnabledPlugin(NamedTuple):
+    """A plugin a settings file turns on (``enabledPlugins``: ``"name@marketplace": true``)."""
+
+    plugin: str
+    marketplace: str
+    pos: Pos
+
+
 class ClaudeSettings:
     """.claude/settings.json and .claude/settings.local.json."""
 
-    __slots__ = ("enable_all_project_mcp_servers", "enabled_mcpjson_pos", "enabled_mcpjson_servers", "helpers", "hooks")
+    __slots__ = (
+        "enable_all_project_mcp_servers",
+        "enabled_mcpjson_pos",
+        "enabled_mcpjson_servers",
+        "enabled_plugins",
+        "helpers",
+        "hooks",
+        "marketplaces",
+    )
 
     def __init__(self) -> None:
         self.hooks: list[Command] = []  # hooks of type command, by event
@@ -161,6 +303,8 @@ class ClaudeSettings:
         self.enable_all_project_mcp_servers: Value | None = None  # when true
         self.enabled_mcpjson_servers: list[str] = []
         self.enabled_mcpjson_pos = Pos()
+        self.enabled_plugins: list[EnabledPlugin] = []  # set to true
+        self.marketplaces: dict[str, Marketplace] = {}
 
 
 class Permissions:
@@ -263,6 +407,21 @@ def _claude(config: PMap | None) -> ClaudeSettings | None:
     if isinstance(enabled, PSeq):
         settings.enabled_mcpjson_servers = [str(name) for name in enabled]
         settings.enabled_mcpjson_pos = enabled.pos
+    plugins = config.get("enabledPlugins")
+    if isinstance(plugins, PMap):
+        for key, on in plugins.items():
+            name, _, marketplace = str(key).rpartition("@")
+            if on is True and name and marketplace:
+                settings.enabled_plugins.append(EnabledPlugin(name, marketplace, plugins.pos_of_key(key)))
+    declared = config.get("extraKnownMarketplaces")
+    for name, entry in declared.items() if isinstance(declared, PMap) else ():
+        source = entry.get("source") if isinstance(entry, PMap) else None
+        if isinstance(source, PMap) and isinstance(source.get("source"), str):
+            where = source.get("repo") or source.get("url") or source.get("path") or source.get("package") or ""
+            ref = source.get("ref")
+            settings.marketplaces[str(name)] = Marketplace(
+                str(name), source["source"], str(where), ref.strip() if isinstance(ref, str) else ""
+            )
     return settings
 
 
@@ -294,6 +453,8 @@ def _plugin_hooks(file: SourceFile) -> list[Command]:
     if config is None or file.kind != kinds.AGENT_CONFIG:
         return []
     lower = f"/{file.path.lower()}"
+    if lower.endswith("/.cursor/hooks.json"):
+        return []  # Cursor's hooks: cursor_hooks
     if lower.endswith("/.claude-plugin/plugin.json"):
         tables = [config.get("hooks")]
     elif lower.endswith("/.claude-plugin/marketplace.json"):
@@ -310,6 +471,31 @@ def _plugin_hooks(file: SourceFile) -> list[Command]:
         if isinstance(table, PMap):
             inner = table.get("hooks")  # {"description": ..., "hooks": {EVENT: [...]}}
             found += [c._replace(table=number) for c in hook_commands(inner if isinstance(inner, PMap) else table)]
+    return found
+
+
+def cursor_hooks(file: SourceFile) -> list[Command]:
+    """The command hooks of a Cursor hooks file (Cursor 1.7 and later): ``.cursor/hooks.json`` in
+    a project, ``~/.cursor/hooks.json`` for a user (kept in a dotfiles repository, or by a Cursor
+    plugin as ``hooks/hooks.json``), ``{"version": 1, "hooks": {EVENT: [{"command": ...}]}}``.
+    Each entry holds its command directly, where Claude Code's nest them under a ``hooks`` list;
+    an entry of ``"type": "prompt"`` asks the model and runs nothing."""
+    return file.memo("cursor_hooks", lambda: _cursor_hooks(file))
+
+
+def _cursor_hooks(file: SourceFile) -> list[Command]:
+    config = _document(file)
+    if config is None or file.kind != kinds.AGENT_CONFIG or not file.path.lower().endswith("hooks.json"):
+        return []
+    hooks = config.get("hooks")
+    found: list[Command] = []
+    for event, entries in hooks.items() if isinstance(hooks, PMap) else ():
+        for entry in entries if isinstance(entries, PSeq) else ():
+            if not isinstance(entry, PMap) or "hooks" in entry or entry.get("type", "command") != "command":
+                continue  # Claude Code's shape ({"matcher", "hooks": [...]}), or a prompt hook
+            command = entry.get("command")
+            if isinstance(command, str) and command.strip():
+                found.append(Command(str(event), command, pos_of(command, entry.pos)))
     return found
 
 

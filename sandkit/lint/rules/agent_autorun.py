@@ -24,17 +24,22 @@ from sandkit.lint.facts.agent_settings import (
     ANY_ARGUMENT_RUNNER,
     ANY_SHELL,
     BLANKET_ALLOW,
+    SYSTEM_BIN,
+    WRITING_MODES,
     Command,
     Value,
     approval_settings,
     claude_settings,
     component_grants,
+    cursor_hooks,
     editor_settings,
     folder_open_tasks,
+    folder_programs,
     permissions,
     plugin_hooks,
     runner_of,
     runs_bundled_script,
+    writes_without_asking,
 )
 from sandkit.lint.facts.ansible import ansible_commands
 from sandkit.lint.facts.containers import CI_SCRIPT_KINDS, ci_scripts, containers
@@ -115,7 +120,11 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
     Code's hook events). A manifest's `hooks` that is a path is read in the file it names. Also
     `hooks` in the front matter of a skill (SKILL.md), a slash command (.claude/commands/*.md) or a
     subagent (.claude/agents/*.md), which run while it is active: medium (a plugin's subagent's
-    are not read: Claude Code ignores them).
+    are not read: Claude Code ignores them). Cursor's hooks file too (Cursor 1.7 and later:
+    .cursor/hooks.json in a project, ~/.cursor/hooks.json for a user, `{"version": 1, "hooks":
+    {"beforeShellExecution": [{"command": ...}], ...}}`, each entry holding its command; a
+    `hooks.json` elsewhere is read when it names an event only Cursor has, such as
+    `afterFileEdit`): each command is a finding of its own, high, as a Claude Code project hook.
 
     A plugin's hooks that run only scripts kept in the plugin itself (the program, or the file an
     interpreter such as `node`, `python3`, `bash` or `uv run` is given, is a path under
@@ -148,6 +157,8 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
             message = f"{scope}'s {hook.what} hook runs a command by itself: {clip(hook.text)}"
             yield Hit(hook.pos, message, severity="medium", why=_SCOPED.format(scope))
         return
+    for hook in cursor_hooks(file):
+        yield Hit(hook.pos, f"Cursor's {hook.what} hook runs a command by itself: {clip(hook.text)}")
     yield from _plugin_hook_hits(plugin_hooks(file))
 
 
@@ -291,6 +302,74 @@ def enable_all_project_mcp_servers(file: SourceFile) -> Iterator[Hit]:
         )
 
 
+#: A marketplace ``ref`` that names one release or commit: a version tag (``v2.0.0``, ``1.4``) or a
+#: commit's full hash. A branch (``main``) moves with every push, as no ref at all does.
+_PINNED_REF = lazy(r"(?i)\A(?:v?\d+(?:\.\d+)+(?:[-+][\w.-]+)?|[0-9a-f]{40})\Z")
+
+
+@rule(
+    "AA016",
+    "project-enabled-plugin",
+    category="agent-autorun",
+    severity="medium",
+    kinds=(kinds.AGENT_CONFIG,),
+    triggers=("enabledPlugins",),
+)
+def project_enabled_plugin(file: SourceFile) -> Iterator[Hit]:
+    """Claude Code settings turn on a plugin from a marketplace they add at no fixed version.
+
+    `enabledPlugins` naming `"PLUGIN@MARKETPLACE": true` where `extraKnownMarketplaces` declares
+    MARKETPLACE from a GitHub repository (`{"source": "github", "repo": ...}`) or a git URL
+    (`{"source": "git", "url": ...}`) with no `ref`, or with a `ref` that is a branch rather than a
+    version tag or a commit's full hash: medium, one finding per marketplace, at its first plugin,
+    naming every plugin of it the file turns on. A marketplace fetched as a `marketplace.json` from
+    a URL (`{"source": "url"}`), which no `ref` can pin, is low. Not findings: plugins turned off
+    (`false`), marketplaces kept on disk (`directory`, `file`), Anthropic's own marketplaces
+    (`claude-plugins-official`, or a source under `anthropics/`), and marketplaces the file does
+    not declare (the user added them, from a source of their choosing).
+
+    Why:
+    When someone trusts the folder, Claude Code offers to add the marketplaces and install the
+    plugins the project settings name (user settings kept in a repository turn them on for every
+    project of whoever installs them). A plugin's hooks then run by themselves, and its MCP
+    servers start, in every session of that person, outside the permission prompts; the code is
+    whatever the marketplace's repository holds when it is fetched, so whoever can push there
+    (or take the repository over) chooses what runs, with no change to this repository.
+
+    Fix:
+    Pin the marketplace to a release (`"ref": "v1.2.0"`), or vendor the plugin into the
+    repository and add it as a `directory` marketplace; review its hooks and servers as code.
+    """
+    settings = claude_settings(file)
+    if settings is None:
+        return
+    by_marketplace: dict[str, list[str]] = {}
+    first: dict[str, Pos] = {}
+    for plugin in settings.enabled_plugins:
+        by_marketplace.setdefault(plugin.marketplace, []).append(plugin.plugin)
+        first.setdefault(plugin.marketplace, plugin.pos)
+    for name, plugins in by_marketplace.items():
+        market = settings.marketplaces.get(name)
+        if market is None or market.where.lower().startswith(("anthropics/", "https://github.com/anthropics/")):
+            continue
+        enabled = f"enabledPlugins turns on {_and(plugins)} from marketplace {name!r}"
+        if market.kind in ("github", "git") and not _PINNED_REF.match(market.ref):
+            at = f"the branch {market.ref!r} of " if market.ref else "the default branch of "
+            yield Hit(
+                first[name],
+                f"{enabled}, fetched from {at}{market.where}: its hooks and MCP servers run in every"
+                " session these settings load, as that repository holds them when fetched",
+            )
+        elif market.kind == "url":
+            yield Hit(
+                first[name],
+                f"{enabled}, a marketplace.json fetched from {market.where} (no ref can pin it): its"
+                " hooks and MCP servers run in every session these settings load",
+                severity="low",
+                why="the marketplace is named, but cannot be pinned from this file",
+            )
+
+
 @rule(
     "AA004",
     "blanket-allow-rule",
@@ -318,9 +397,18 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     exec:*)` is medium, it runs any command inside a running container). Program names are read
     in any case and with or without `.exe` (`Bash(powershell.exe:*)`, `Bash(cmd.exe:*)`,
     `Bash(pwsh.exe -Command:*)`). The table of programs, each with why it runs anything, is
-    `RUNNERS` in sandkit/lint/facts/agent_settings.py. Narrow rules such as `Bash(npm test:*)`,
-    `Bash(npm run:*)`, `Bash(uv pip:*)`, `Bash(docker ps:*)` or `Bash(git status:*)` are not
-    findings.
+    `RUNNERS` in sandkit/lint/facts/agent_settings.py: also `tsx`, `ts-node`, `kotlin`, `scala`,
+    `groovy`, wrappers such as `time`, `xvfb-run`, `stdbuf` and `script`, `tmux` and `screen`,
+    `poetry`, `bundle`, task runners with an option that runs a command (`make --eval`, `just
+    --command`, `rake -e`, `nx exec`, `mvn`), `ssh`, `scp`, `sftp` and `rsync` (`ProxyCommand`,
+    `-e`), and `kubectl` (medium: in the cluster), behind a launcher too (`Bash(npx nx:*)`,
+    `Bash(poetry run python:*)`). Task runners that run only what a file says (`task`, `nx
+    run-many`, `gradle`) and any program of a folder (`Bash(./*)`, `Bash(bin/:*)`,
+    `Bash(scripts/*.sh)`) need that file written first: medium when the same settings let the
+    agent write without asking (`Write` or `Edit` allowed, a blanket rule, `acceptEdits` or
+    `bypassPermissions`), low otherwise; `Bash(/usr/bin/*)` is high. Narrow rules such as
+    `Bash(npm test:*)`, `Bash(npm run:*)`, `Bash(make test:*)`, `Bash(uv pip:*)`, `Bash(docker
+    ps:*)`, `Bash(./run.sh:*)` or `Bash(git status:*)` are not findings.
 
     The same reading applies, one step lower (medium; `Bash(docker exec:*)` low), to the
     `allowed-tools` of a skill's, a slash command's or a subagent's front matter (SKILL.md,
@@ -348,8 +436,10 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     found = permissions(file)
     if found is None:
         return
+    mode = found.default_mode.value if found.default_mode is not None else ""
+    rules = [entry.value for entry in found.allow]
     for entry in found.allow:
-        if (grant := _grant(entry)) is not None:
+        if (grant := _grant(entry, rules, mode)) is not None:
             yield _allow_hit([grant], "allow rule", "")
     if found.default_mode is not None and found.default_mode.value == "bypassPermissions":
         yield Hit(found.default_mode.pos, "defaultMode bypassPermissions turns every permission prompt off")
@@ -364,33 +454,59 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
 #: One step lower, for what a skill's, command's or subagent's front matter grants while it runs.
 _LOWER = {"critical": "high", "high": "medium", "medium": "low", "low": "info", "info": "info"}
 _SCOPED = "it applies only while the {} runs, which the model or the user starts"
+_WRITES = "the agent must write that file first, and the same {} let it write without asking"
+_ASKS = "the agent must write that file first, which asks a person"
 
 
 class _Grant(NamedTuple):
     """An allow rule AA004 reports: the rule as written, and the program it lets run with any
-    argument with why that runs anything and the row's severity ("" for a blanket rule)."""
+    argument with why that runs anything and the row's severity ("" for a blanket rule). A grant
+    that needs a file written first (a task runner, any program of a folder) carries its own
+    grade and reason, from whether the same settings let the agent write without asking."""
 
     entry: Value
     program: str
     why: str
     severity: str
+    reason: str = ""
 
 
-def _grant(entry: Value) -> _Grant | None:
+def _grant(entry: Value, rules: list[str], mode: str, where: str = "settings") -> _Grant | None:
     value = entry.value.strip()
     if BLANKET_ALLOW.match(value):
         return _Grant(entry, "", "", "")
     if runner := ANY_ARGUMENT_RUNNER.match(value):
         program = " ".join(runner.group("program").split())
         row = runner_of(program)
+        if row.needs_write:
+            return _written(entry, program, row.why, rules, mode, "", where)
         return _Grant(entry, program, row.why, row.severity)
+    if (folder := folder_programs(value)) is not None:
+        path, name = folder
+        program = f"any program in {path}" + (f" matching {name}" if name.strip("*") else "")
+        if SYSTEM_BIN.match(path):
+            return _Grant(entry, program, "the folder holds the shells and interpreters", "")
+        why = "it runs any script the agent writes in that folder"
+        return _written(entry, program, why, rules, mode, path, where)
     return None
+
+
+def _written(entry: Value, program: str, why: str, rules: list[str], mode: str, folder: str, where: str) -> _Grant:
+    """A grant that runs what a file says: medium when the same settings (or front matter) let
+    the agent write that file without asking (Write/Edit allowed, a blanket rule, acceptEdits or
+    bypassPermissions), low when writing it asks a person first."""
+    if mode in WRITING_MODES or writes_without_asking(rules, folder):
+        return _Grant(entry, program, why, "medium", _WRITES.format(where))
+    return _Grant(entry, program, why, "low", _ASKS)
 
 
 def _grade(grant: _Grant, scope: str) -> tuple[str, str]:
     """The severity ("" keeps the rule's high) and its reason for one grant; ``scope`` names the
     skill, command or subagent whose front matter grants it (one step lower), or is "" for settings."""
-    severity, why = grant.severity, "the commands run inside a container" if grant.severity else ""
+    severity = grant.severity
+    why = grant.reason or ("the commands run inside a container" if grant.severity else "")
+    if grant.severity and not grant.reason and "cluster" in grant.why:
+        why = "the commands run inside the cluster's containers"
     if scope:
         severity = _LOWER[severity or "high"]
         why = f"{why}, and " if why else ""
@@ -410,6 +526,8 @@ def _allow_hit(grants: list[_Grant], what: str, scope: str) -> Hit:
     if len(grants) == 1:
         if not first.program:
             message = f"{what} {first.entry.value!r} approves every command of that tool without asking"
+        elif first.program.startswith("any program in "):
+            message = f"{what} {first.entry.value!r} approves {first.program}, which runs any command ({first.why})"
         else:
             message = (
                 f"{what} {first.entry.value!r} approves {first.program} with any argument, which runs any"
@@ -448,7 +566,9 @@ def _component_grants(file: SourceFile) -> Iterator[Hit]:
     if grants is None:
         return
     scope = _scope(file)
-    found = [grant for entry in grants.allowed if (grant := _grant(entry)) is not None]
+    mode = grants.permission_mode.value if grants.permission_mode is not None else ""
+    rules = [str(entry.value) for entry in grants.allowed]
+    found = [grant for entry in grants.allowed if (grant := _grant(entry, rules, mode, "allowed-tools")) is not None]
     if found:
         yield _allow_hit(found, f"{scope}'s allowed-tools", scope)
     mode = grants.permission_mode
