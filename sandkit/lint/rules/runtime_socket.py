@@ -122,7 +122,12 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     exported in a variable for another program to run (`export GATEWAY='docker run -v ...'`, as
     compiled agentic workflows' `.lock.yml` do) is read where it is written. In a workflow
     that names no coding agent and whose jobs all run on hosted runners (no `self-hosted`
-    label), the mount is low: the runner's machine is discarded after the job.
+    label), the mount is low: the runner's machine is discarded after the job. Folders that
+    hold only a desktop's socket (`/tmp`, where Podman machine on macOS keeps its own, medium;
+    `~/.docker`, `~/.colima`, `~/Library/Containers`, `~/.rd`, `~/.orbstack`, `~/.lima`) count
+    where a developer's machine makes the mount (Compose, a dev container, `docker run` in a
+    script, a workflow asking for a macOS runner), not in a Kubernetes hostPath or a policy's
+    `allowedHostPaths`, a Nomad job, a systemd unit or a CI job, whose hosts have no such socket.
 
     Why:
     The socket is the runtime's full API. An agent (or a prompt injected into it) that reaches
@@ -204,7 +209,9 @@ def runtime_state_mount(file: SourceFile) -> Iterator[Hit]:
     kubelet's `/var/lib/kubelet/pods` (every pod's volumes, tokens and secrets) and
     `/var/lib/kubelet/pki`, a folder inside one of them, or a folder that holds one (`/var/lib`,
     `/var/lib/kubelet`), in Compose volumes (both syntaxes), Kubernetes hostPath volumes,
-    devcontainer mounts, `docker run -v/--mount` and the other places RS001 reads. A read-only
+    devcontainer mounts, `docker run -v/--mount` and the other places RS001 reads; and a
+    PodSecurityPolicy whose `allowedHostPaths` prefix reaches one (medium: it admits such pods,
+    it runs none; low when the prefix is `readOnly: true`). A read-only
     mount (`:ro`, `readOnly: true` in every container that mounts the volume) is medium: Docker
     before v25 and Kubernetes without `recursiveReadOnly` do not make the folders mounted below
     it read-only, and a running container's root filesystem is such a folder (measured here: a
@@ -581,6 +588,22 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     dind service. A plain `:2375` there is reported whatever TLS variables the file sets: medium
     in Compose (every container on the project's network reaches the port), low in a pipeline
     naming no agent (the job's own daemon, as below).
+
+    DOCKER_HOST naming a service of the same Compose project that mounts the host's socket is
+    that project's socket proxy, in front of the host's daemon, graded by what the proxy lets
+    through: high when it lets clients create or exec containers (Tecnativa's or LinuxServer's
+    docker-socket-proxy with `POST=1` and `CONTAINERS`, `EXEC`, `SERVICES` or `PLUGINS`;
+    wollomatic's with `-allowPOST`/`SP_ALLOW_POST` on such paths; any other image, socat's,
+    taken to pass everything); medium when it starts, stops or restarts containers
+    (`ALLOW_START`/`ALLOW_STOP`/`ALLOW_RESTARTS`, other write methods) or reads them
+    (`CONTAINERS=1` without `POST`: every container's environment); low when it reads only other
+    sections (`EVENTS`, `PING`, `VERSION`).
+    A Compose service that answers the Docker API without TLS (such a proxy on its port 2375, a
+    `dockerd -H tcp://` without `--tlsverify`, a dind image with DOCKER_TLS_CERTDIR empty) and
+    publishes that port on the host (`ports: ["2375:2375"]`, the long syntax): high, any machine
+    that reaches the host drives the daemon; medium bound to 127.0.0.1 (every local process
+    reaches it); one level lower for a proxy that creates no container. Port 2376 with TLS on is
+    not reported.
 
     The daemon's side too: `dockerd -H tcp://0.0.0.0:2375` (`--host=`, `-Htcp://`) without
     `--tlsverify`, in a script, a workflow or CI step, a Dockerfile RUN, CMD or ENTRYPOINT, a
