@@ -159,8 +159,12 @@ def graded(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule,
     unrun = unrun and not runs_as_workflow(source.path, source.root)
     if not folder and not workload and not unrun:
         return hits
-    why = _POLICY_WHY if policy else _WORKLOAD_WHY
-    return [(rule, _regraded(rule, hit, source, folder, workload, unrun, why)) for rule, hit in hits]
+    return [(rule, _regraded(rule, hit, source, folder, workload, unrun, _why(policy, hit))) for rule, hit in hits]
+
+
+def _why(policy: bool, hit: Hit) -> str:
+    """Why a workload's finding is info: a policy's own (its message names it) or a pod's."""
+    return _POLICY_WHY if policy and hit.message.startswith("PodSecurityPolicy/") else _WORKLOAD_WHY
 
 
 def _beside_plain_workloads(source: SourceFile) -> bool:

@@ -318,3 +318,12 @@ def test_a_policy_not_kept_with_plain_workloads_keeps_its_grade(siblings: dict[s
 def test_a_policy_in_an_examples_folder_is_at_most_low() -> None:
     found = lint_files({"examples/psp/psp.yaml": _PRIVILEGED_PSP})
     assert {f.severity for f in found if f.rule.startswith("PV")} == {"low"}, found
+
+
+def test_pods_in_a_policys_file_keep_the_workload_reason() -> None:
+    text = _PRIVILEGED_PSP + "---\n" + _DAEMONSET.format(name="exporter", image="node-exporter")
+    found = [f for f in lint_files({"deploy/all.yaml": text}) if f.rule == "PV002"]
+    policy = [f.message for f in found if f.message.startswith("PodSecurityPolicy/")]
+    pods = [f.message for f in found if not f.message.startswith("PodSecurityPolicy/")]
+    assert policy and all("PodSecurityPolicy kept with" in m for m in policy), found
+    assert pods and all("a Kubernetes workload that names no coding agent" in m for m in pods), found
