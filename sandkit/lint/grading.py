@@ -9,9 +9,11 @@ sandbox), and are read here for every rule of the categories they concern:
   deployed, not to a sandbox an agent works in. Container-power findings (privileged,
   runtime-socket, host-credentials) are info there: still printed, failing no run. A CI runner's
   workload (Actions Runner Controller, GitLab, Buildkite, Jenkins agents ...) is not lowered: it
-  runs whatever jobs arrive, agents' included; nor is a PodSecurityPolicy, which admits the pods
-  of every workload. Dev containers, Compose files, scripts and CI are not touched: they are where
-  agents run.
+  runs whatever jobs arrive, agents' included; nor is a PodSecurityPolicy alone in its folder,
+  which admits the pods of every workload. A PodSecurityPolicy kept with its workloads (in their
+  file or folder, as a chart's ``psp.yaml`` is), none of which names an agent or a CI runner, is
+  graded as they are: it admits their pods. Dev containers, Compose files, scripts and CI are not
+  touched: they are where agents run.
 - a file under a folder that says it is kept, not run (``_archived/``, ``archive/``,
   ``examples/``, ``samples/``, ``fixtures/``, ``testdata/``): container-power findings are at
   most low there (info in a Kubernetes manifest of the class above), and a parse error (SK001)
@@ -33,6 +35,7 @@ says every step that moved it.
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from sandkit.lazy_regex import lazy
@@ -91,6 +94,18 @@ _WORKLOAD_WHY = (
     "a Kubernetes workload that names no coding agent: the power is given to a deployed workload, "
     "not to a sandbox an agent works in"
 )
+_POLICY_WHY = (
+    "a PodSecurityPolicy kept with Kubernetes workloads that name no coding agent: it admits "
+    "their pods, deployed workloads, not a sandbox an agent works in"
+)
+#: A manifest that declares workloads (pods, or the controllers that make them).
+_WORKLOAD_KIND = lazy(
+    r"\bkind[\"']?\s*:\s*[\"']?(?:Pod|Deployment|DaemonSet|StatefulSet|ReplicaSet|ReplicationController|Job|CronJob)"
+    r"[\"']?\s*,?\s*$",
+    re.MULTILINE,
+)
+_MANIFEST_ENDINGS = (".yaml", ".yml", ".json", ".tpl")
+_SIBLINGS = 50
 _UNRUN_WHY = "GitHub runs only the workflows in .github/workflows at the repository's root, and this is not one"
 
 
@@ -137,22 +152,57 @@ def graded(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule,
         return hits
     folder = kept_folder(source.path)
     workload = source.kind in _KUBERNETES_KINDS and any(rule.category in CONTAINER_POWER for rule, _ in hits)
-    workload = workload and _POLICY.search(source.text) is None and _CI_RUNNER.search(source.text) is None
-    workload = workload and not _names_agent(source)
+    workload = workload and _CI_RUNNER.search(source.text) is None and not _names_agent(source)
+    policy = workload and _POLICY.search(source.text) is not None
+    workload = workload and (not policy or _beside_plain_workloads(source))
     unrun = source.kind == kinds.WORKFLOW and any(workflow_only(rule) for rule, _ in hits)
     unrun = unrun and not runs_as_workflow(source.path, source.root)
     if not folder and not workload and not unrun:
         return hits
-    return [(rule, _regraded(rule, hit, source, folder, workload, unrun)) for rule, hit in hits]
+    return [(rule, _regraded(rule, hit, source, folder, workload, unrun, _why(policy, hit))) for rule, hit in hits]
 
 
-def _regraded(rule: Rule, hit: Hit, source: SourceFile, folder: str, workload: bool, unrun: bool) -> Hit:
+def _why(policy: bool, hit: Hit) -> str:
+    """Why a workload's finding is info: a policy's own (its message names it) or a pod's."""
+    return _POLICY_WHY if policy and hit.message.startswith("PodSecurityPolicy/") else _WORKLOAD_WHY
+
+
+def _beside_plain_workloads(source: SourceFile) -> bool:
+    """A PodSecurityPolicy kept with the workloads it is for (a chart's ``psp.yaml`` beside its
+    DaemonSet, a policy in the same file as its pods): the file or its folder declares workloads
+    (:data:`_WORKLOAD_KIND`), and no file of the folder names a coding agent or a CI runner. A
+    policy alone in its folder (a cluster's policies) admits every workload's pods: it is not
+    lowered. At most :data:`_SIBLINGS` files of the folder are read, each to 64 KiB."""
+    texts = [source.text]
+    if source.root:
+        folder = os.path.dirname(source.path)
+        try:
+            names = sorted(entry.name for entry in os.scandir(os.path.join(source.root, folder)) if entry.is_file())
+        except OSError:
+            names = []
+        own = os.path.basename(source.path)
+        for name in [n for n in names if n != own and n.lower().endswith(_MANIFEST_ENDINGS)][:_SIBLINGS]:
+            try:
+                with open(os.path.join(source.root, folder, name), "rb") as handle:
+                    texts.append(handle.read(65536).decode("utf-8", errors="replace"))
+            except OSError:
+                continue
+    from sandkit.lint.facts.container_model import names_agent
+
+    if any(_CI_RUNNER.search(text) or names_agent(text) for text in texts[1:]):
+        return False
+    return any(_WORKLOAD_KIND.search(text) for text in texts)
+
+
+def _regraded(
+    rule: Rule, hit: Hit, source: SourceFile, folder: str, workload: bool, unrun: bool, workload_why: str
+) -> Hit:
     severity = hit.severity or rule.severity
     reasons = [hit.why] if hit.why and severity != rule.severity else []
     if rule.category in CONTAINER_POWER:
         if workload and severity != "info":
             severity = "info"
-            reasons.append(_WORKLOAD_WHY)
+            reasons.append(workload_why)
         if folder and severity != at_most(severity, KEPT_AT_MOST):
             severity = at_most(severity, KEPT_AT_MOST)
             reasons.append(f"kept under {folder}/, not the configuration that runs here")

@@ -66,6 +66,16 @@ RUNTIME_SOCKETS = (
     "/run/user/UID/podman/podman-machine-default-api.sock",
     "/tmp/podman/podman-machine-default-api.sock",
 )
+#: The sockets only a developer's desktop has: Docker Desktop's, colima's, Lima's, Rancher
+#: Desktop's, OrbStack's and Podman machine's (its macOS ``/tmp`` one among them). A Kubernetes
+#: node, a Nomad client, a systemd host or a CI runner has none of them, so there a folder that
+#: would hold one of them (``/tmp``, ``/root/.docker``) holds no socket.
+DESKTOP_SOCKETS = frozenset(
+    socket
+    for socket in RUNTIME_SOCKETS
+    if socket.startswith(("~/.docker/", "~/Library/", "~/.colima/", "~/.config/colima/", "~/.lima/", "~/.rd/"))
+    or socket.startswith(("~/.orbstack/", "~/.local/share/containers/podman/machine/", "/tmp/"))
+)
 
 #: The container engines' state on the host, and what a container that writes there changes:
 #: other containers' files and images, which the engine runs as root (RS003).
@@ -303,8 +313,13 @@ def climbed_credential(climbed: str) -> str:
     return ""
 
 
-def runtime_socket(raw: str) -> str:
-    """Why ``raw`` exposes a container runtime: "socket", "parent folder", or ""."""
+def runtime_socket(raw: str, *, desktop: bool = True) -> str:
+    """Why ``raw`` exposes a container runtime: "socket", "parent folder", or "".
+
+    ``desktop``: the mount may be made on a developer's machine (a Compose file, a dev container,
+    ``docker run``); False where it is made on a server or a CI runner (a Kubernetes hostPath, a
+    Nomad job, a systemd unit, a CI job), where the folders of :data:`DESKTOP_SOCKETS` hold none.
+    A socket named as a runtime's (``docker.sock``) is one wherever it is."""
     path = normalize(raw)
     if not path:
         return ""
@@ -313,7 +328,7 @@ def runtime_socket(raw: str) -> str:
         return "socket"
     if path == "~":
         return ""  # the whole home is reported as a credential mount
-    if any(_is_ancestor(path, socket) for socket in RUNTIME_SOCKETS):
+    if any(_is_ancestor(path, socket) for socket in RUNTIME_SOCKETS if desktop or socket not in DESKTOP_SOCKETS):
         return "parent folder"
     return ""
 

@@ -148,8 +148,10 @@ def _pod(file: SourceFile, spec: PMap, owner: str) -> Iterator[Container]:
     for key, setting in _POD_HOST.items():
         if _get(spec, key) is True:
             pod.settings.append(Setting(setting, "host", _pos(spec, key)))
-    if admits and _get(spec, "privileged") is True:
-        pod.settings.append(Setting("privileged", "true", _pos(spec, "privileged")))
+    if admits:
+        for key, name in (("privileged", "privileged"), ("allowPrivilegeEscalation", "allow-privilege-escalation")):
+            if _get(spec, key) is True:
+                pod.settings.append(Setting(name, "true", _pos(spec, key)))
     if admits:
         _policy_capabilities(pod, spec)
         _policy_host_paths(pod, spec)

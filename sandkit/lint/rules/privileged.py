@@ -338,7 +338,9 @@ def privilege_escalation(file: SourceFile) -> Iterator[Hit]:
     """A Kubernetes container explicitly allows privilege escalation.
 
     `securityContext.allowPrivilegeEscalation: true` lets setuid binaries and file
-    capabilities raise a process's privileges above its parent's.
+    capabilities raise a process's privileges above its parent's. A PodSecurityPolicy's
+    `allowPrivilegeEscalation: true` is low: it admits such pods, it runs none (as PV001-PV003
+    grade a policy); one that leaves it unset (which also admits them) is not reported.
 
     Why:
     An agent running as a non-root user can become root inside the container through any
@@ -349,7 +351,10 @@ def privilege_escalation(file: SourceFile) -> Iterator[Hit]:
     """
     for box in containers(file):
         for setting in box.setting("allow-privilege-escalation"):
-            yield Hit(setting.pos, f"{box.label} sets allowPrivilegeEscalation: true")
+            if box.admits:
+                yield Hit(setting.pos, f"{box.label} lets pods escalate privileges", severity="low", why=_POLICY)
+            else:
+                yield Hit(setting.pos, f"{box.label} sets allowPrivilegeEscalation: true")
 
 
 @rule(

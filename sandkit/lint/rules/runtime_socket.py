@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
-from sandkit.lint.facts.container_model import Mount, Setting, names_agent, via
+from sandkit.lint.facts.container_model import Container, Mount, Setting, names_agent, via
 from sandkit.lint.facts.containers import (
     CI_SCRIPT_KINDS,
     CONTAINER_KINDS,
@@ -23,6 +23,7 @@ from sandkit.lint.facts.containers import (
 )
 from sandkit.lint.facts.docker_cli import daemon_hosts, tcp_scope
 from sandkit.lint.facts.host_paths import RUNTIME_STATE, SOCKET_TRIGGERS, normalize, runtime_socket, runtime_state
+from sandkit.lint.facts.socket_proxy import PROXY_PORT, Proxy, loopback, published_ports, socket_proxies
 from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -62,6 +63,31 @@ def _pipeline_service(file: SourceFile) -> bool:
 
 
 _PIPELINE_KINDS = frozenset({kinds.GITLAB_CI, kinds.CIRCLECI, kinds.BITBUCKET_PIPELINES})
+#: Files whose containers run on a server or a CI runner, never on a developer's desktop: a
+#: Kubernetes node, a Nomad client, a systemd host, a CI job (a workflow that asks for a macOS
+#: runner aside, see :func:`_on_desktop`).
+_SERVER_KINDS = frozenset(
+    {
+        *(kinds.KUBERNETES, kinds.KUSTOMIZATION, kinds.JSON_PATCH, kinds.NOMAD, kinds.SYSTEMD),
+        *(kinds.WORKFLOW, kinds.ACTION, kinds.GITLAB_CI, kinds.CIRCLECI, kinds.AZURE_PIPELINES),
+        kinds.BITBUCKET_PIPELINES,
+    }
+)
+_MACOS_RUNNER = lazy(r"(?i)\bmacos")
+
+
+def _on_desktop(file: SourceFile, mount: Mount) -> bool:
+    """Whether ``mount`` may be made on a developer's desktop (macOS, Docker Desktop, colima),
+    whose sockets live in folders a server's do not (``/tmp``, ``~/.docker/run``): not a
+    Kubernetes hostPath (or a policy's admitted path) wherever it is written, nor a mount in a
+    file of :data:`_SERVER_KINDS`, unless a workflow asks for a macOS runner."""
+    if mount.how in ("hostPath", "admitted"):
+        return False
+    if file.kind in (kinds.WORKFLOW, kinds.ACTION) and _MACOS_RUNNER.search(file.text):
+        return True
+    return file.kind not in _SERVER_KINDS
+
+
 _PROVIDER_HOST = re.compile(r'\bhost"?\s*[=:]')  # Terraform's docker provider: host = "..."
 
 
@@ -96,7 +122,12 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     exported in a variable for another program to run (`export GATEWAY='docker run -v ...'`, as
     compiled agentic workflows' `.lock.yml` do) is read where it is written. In a workflow
     that names no coding agent and whose jobs all run on hosted runners (no `self-hosted`
-    label), the mount is low: the runner's machine is discarded after the job.
+    label), the mount is low: the runner's machine is discarded after the job. Folders that
+    hold only a desktop's socket (`/tmp`, where Podman machine on macOS keeps its own, medium;
+    `~/.docker`, `~/.colima`, `~/Library/Containers`, `~/.rd`, `~/.orbstack`, `~/.lima`) count
+    where a developer's machine makes the mount (Compose, a dev container, `docker run` in a
+    script, a workflow asking for a macOS runner), not in a Kubernetes hostPath or a policy's
+    `allowedHostPaths`, a Nomad job, a systemd unit or a CI job, whose hosts have no such socket.
 
     Why:
     The socket is the runtime's full API. An agent (or a prompt injected into it) that reaches
@@ -112,7 +143,7 @@ def runtime_socket_mount(file: SourceFile) -> Iterator[Hit]:
     for box in containers(file):
         for mount in box.mounts:
             path = mount.source or (mount.target if mount.how == "declared" else "")
-            found = runtime_socket(path) if path else ""
+            found = runtime_socket(path, desktop=_on_desktop(file, mount)) if path else ""
             if mount.how == "admitted":
                 if found:
                     yield _admitted(box.label, mount, found)
@@ -178,7 +209,9 @@ def runtime_state_mount(file: SourceFile) -> Iterator[Hit]:
     kubelet's `/var/lib/kubelet/pods` (every pod's volumes, tokens and secrets) and
     `/var/lib/kubelet/pki`, a folder inside one of them, or a folder that holds one (`/var/lib`,
     `/var/lib/kubelet`), in Compose volumes (both syntaxes), Kubernetes hostPath volumes,
-    devcontainer mounts, `docker run -v/--mount` and the other places RS001 reads. A read-only
+    devcontainer mounts, `docker run -v/--mount` and the other places RS001 reads; and a
+    PodSecurityPolicy whose `allowedHostPaths` prefix reaches one (medium: it admits such pods,
+    it runs none; low when the prefix is `readOnly: true`). A read-only
     mount (`:ro`, `readOnly: true` in every container that mounts the volume) is medium: Docker
     before v25 and Kubernetes without `recursiveReadOnly` do not make the folders mounted below
     it read-only, and a running container's root filesystem is such a folder (measured here: a
@@ -203,7 +236,7 @@ def runtime_state_mount(file: SourceFile) -> Iterator[Hit]:
     """
     for box in containers(file):
         for mount in box.mounts:
-            if mount.how in _NOT_HOST_FOLDERS or not mount.source:
+            if (mount.how in _NOT_HOST_FOLDERS and mount.how != "admitted") or not mount.source:
                 continue
             state, relation = runtime_state(mount.source)
             if not state:
@@ -212,6 +245,9 @@ def runtime_state_mount(file: SourceFile) -> Iterator[Hit]:
             what = {"parent folder": f"a folder that holds {state}, {holds}", "inside": f"inside {state}, {holds}"}.get(
                 relation, holds
             )
+            if mount.how == "admitted":
+                yield _admitted_state(box.label, mount, what)
+                continue
             yield Hit(
                 mount.pos,
                 f"{box.label} mounts {mount.source}{' read-only' if mount.read_only else ''}: {what}{via(mount)}",
@@ -221,6 +257,21 @@ def runtime_state_mount(file: SourceFile) -> Iterator[Hit]:
 
 
 _POLICY = "a policy that admits such pods, not a pod that runs"
+
+
+def _admitted_state(label: str, mount: Mount, what: str) -> Hit:
+    """RS003 on a PodSecurityPolicy whose ``allowedHostPaths`` prefix reaches the engine's state:
+    one level below a pod that mounts it, as RS001 grades a policy (it admits such pods, it runs
+    none); low when the prefix is ``readOnly: true``, which forces the pods' mounts read-only,
+    not recursively (the reason RS003 keeps a read-only mount at medium)."""
+    if mount.read_only:
+        return Hit(
+            mount.pos,
+            f"{label} lets pods mount {mount.source} read-only: {what}",
+            severity="low",
+            why=f"{_POLICY}; {_READ_ONLY_STATE}",
+        )
+    return Hit(mount.pos, f"{label} lets pods mount {mount.source} writable: {what}", severity="medium", why=_POLICY)
 
 
 def _admitted(label: str, mount: Mount, found: str) -> Hit:
@@ -364,6 +415,86 @@ def _daemon_listeners(file: SourceFile) -> Iterator[Hit]:
             yield hit
 
 
+#: How bad a client of the project's own socket proxy is, by what the proxy lets through.
+_PROXY_GRADES = {
+    "create": ("", ""),
+    "control": ("medium", "it starts, stops or restarts the host's containers but creates none"),
+    "read containers": ("medium", "read-only, but every container's environment (its secrets) is read"),
+    "read": ("low", "read-only, and no container's configuration"),
+}
+
+
+def _at_proxy(pos: Pos, value: str, proxy: Proxy) -> Hit:
+    """RS002 on DOCKER_HOST naming the project's own socket proxy: the host's daemon, behind what
+    the proxy lets through (see :mod:`sandkit.lint.facts.socket_proxy`)."""
+    severity, why = _PROXY_GRADES[proxy.level]
+    image = f" ({proxy.image})" if proxy.image else ""
+    return Hit(
+        pos,
+        f"DOCKER_HOST={value} points at this project's socket proxy {proxy.label}{image}, in front of the host's "
+        f"Docker daemon: {proxy.allows}",
+        severity=severity,
+        why=why,
+    )
+
+
+def _published_daemons(file: SourceFile) -> Iterator[Hit]:
+    """A Compose service that answers the Docker API without TLS on its port 2375 (a socket proxy,
+    a ``dockerd -H tcp://`` without ``--tlsverify``, a dind image with DOCKER_TLS_CERTDIR empty)
+    and publishes that port on the host: every process of the host reaches the daemon, and every
+    machine of the network when the port is not bound to 127.0.0.1."""
+    if file.kind != kinds.COMPOSE:
+        return
+    boxes = containers(file)
+    proxies = {proxy.label: proxy for proxy in socket_proxies(file, boxes).values()}
+    for document in file.documents:
+        services = document.get("services") if isinstance(document, PMap) else None
+        if not isinstance(services, PMap):
+            continue
+        for name, spec in services.items():
+            box = next((b for b in boxes if b.label == f'service "{name}"'), None)
+            if box is None or not isinstance(spec, PMap):
+                continue
+            proxy = proxies.get(box.label)
+            ports = _plain_daemon_ports(box, proxy)
+            for published in published_ports(spec) if ports else ():
+                if published.container_port not in ports:
+                    continue
+                where = published.host_ip or "every interface"
+                what = (
+                    f"{box.label} publishes its Docker API port {published.container_port} on the host ({where}) "
+                    f"without TLS: {ports[published.container_port]}"
+                )
+                severity, reasons = "high", []
+                if loopback(published.host_ip):
+                    severity = "medium"
+                    reasons.append("bound to 127.0.0.1: only this machine's processes reach it, but all of them")
+                else:
+                    what += "; any machine that reaches the host's port reaches the daemon"
+                if proxy is not None and proxy.level != "create":
+                    severity = "low" if severity == "medium" else "medium"
+                    reasons.append(_PROXY_GRADES[proxy.level][1])
+                yield Hit(published.pos, what, severity="" if severity == "high" else severity, why="; ".join(reasons))
+
+
+def _plain_daemon_ports(box: Container, proxy: Proxy | None) -> dict[str, str]:
+    """The container ports on which ``box`` answers the Docker API without TLS, each with what
+    answers there."""
+    if proxy is not None:
+        return {PROXY_PORT: f"a socket proxy in front of the host's daemon ({proxy.allows})"}
+    tokens = box.command.split()
+    daemon = next((i for i, w in enumerate(tokens) if w.strip("\"'[],").rsplit("/", 1)[-1] == "dockerd"), -1)
+    if daemon >= 0:
+        args = [w for c in parse_commands(" ".join(tokens[daemon + 1 :])) for w in c.words]
+        hosts, verify = daemon_hosts(args)
+        ports = {h.text.strip("\"'").rstrip("/").rsplit(":", 1)[-1] for h in hosts if tcp_scope(h.text)}
+        return {} if verify else {p: "its own Docker daemon" for p in ports if p.isdigit()}
+    certdir = next((s for s in reversed(box.env) if s.name == "DOCKER_TLS_CERTDIR"), None)
+    if is_dind(box.image) and certdir is not None and certdir.value.strip().strip("\"'") == "":
+        return {"2375": "its Docker-in-Docker daemon, DOCKER_TLS_CERTDIR empty"}
+    return {}
+
+
 HOSTED_RUNNER = "a CI job on a hosted runner, whose machine is discarded after the job"
 JOB_SERVICE = "a CI job's own Docker-in-Docker service, on the job's network, discarded with the job"
 
@@ -458,6 +589,22 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     in Compose (every container on the project's network reaches the port), low in a pipeline
     naming no agent (the job's own daemon, as below).
 
+    DOCKER_HOST naming a service of the same Compose project that mounts the host's socket is
+    that project's socket proxy, in front of the host's daemon, graded by what the proxy lets
+    through: high when it lets clients create or exec containers (Tecnativa's or LinuxServer's
+    docker-socket-proxy with `POST=1` and `CONTAINERS`, `EXEC`, `SERVICES` or `PLUGINS`;
+    wollomatic's with `-allowPOST`/`SP_ALLOW_POST` on such paths; any other image, socat's,
+    taken to pass everything); medium when it starts, stops or restarts containers
+    (`ALLOW_START`/`ALLOW_STOP`/`ALLOW_RESTARTS`, other write methods) or reads them
+    (`CONTAINERS=1` without `POST`: every container's environment); low when it reads only other
+    sections (`EVENTS`, `PING`, `VERSION`).
+    A Compose service that answers the Docker API without TLS (such a proxy on its port 2375, a
+    `dockerd -H tcp://` without `--tlsverify`, a dind image with DOCKER_TLS_CERTDIR empty) and
+    publishes that port on the host (`ports: ["2375:2375"]`, the long syntax): high, any machine
+    that reaches the host drives the daemon; medium bound to 127.0.0.1 (every local process
+    reaches it); one level lower for a proxy that creates no container. Port 2376 with TLS on is
+    not reported.
+
     The daemon's side too: `dockerd -H tcp://0.0.0.0:2375` (`--host=`, `-Htcp://`) without
     `--tlsverify`, in a script, a workflow or CI step, a Dockerfile RUN, CMD or ENTRYPOINT, a
     systemd `ExecStart=`, a Compose `command`/`entrypoint` or a Kubernetes container's
@@ -483,9 +630,11 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
     `--tlsverify` and client certificates (leave DOCKER_TLS_CERTDIR at its default, /certs).
     """
     yield from _daemon_listeners(file)
+    yield from _published_daemons(file)
     settings = list(environment(file))
     host_side = _host_process_settings(file)
     own_dind = _own_dind_hosts(file)
+    proxies = socket_proxies(file, containers(file))
     tls = any(
         s.name in ("DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH") and s.value.strip("\"' ") not in ("", "0") for s in settings
     )
@@ -508,7 +657,12 @@ def docker_host_env(file: SourceFile) -> Iterator[Hit]:
         elif scheme in ("tcp", "ssh", "http", "https"):
             plain = scheme in ("tcp", "http") and value.rstrip("/").endswith(":2375")
             address = value.split("://", 1)[1]
-            if scheme != "ssh" and (host := _HOST_PORT.match(address)) and host["host"].lower() in own_dind:
+            host = _HOST_PORT.match(address) if scheme != "ssh" else None
+            proxy = proxies.get(host["host"].lower()) if host else None
+            if proxy is not None:
+                yield _at_proxy(setting.pos, value, proxy)
+                continue
+            if host and host["host"].lower() in own_dind:
                 if not plain and (tls or scheme == "https" or value.rstrip("/").endswith(":2376")):
                     continue  # the project's (or job's) own Docker-in-Docker service behind TLS: PV001's
                 yield Hit(
