@@ -189,7 +189,7 @@ def runner_of(program: str) -> Runner:
 
 
 #: An allow rule for any program in a folder (``Bash(./*)``, ``Bash(./:*)``, ``Bash(bin/*)``,
-#: ``Bash(scripts/*.sh)``, ``Bash(${CLAUDE_SKILL_DIR}/scripts/*)``): the folder as written, and
+#: ``Bash(tools/*.sh)``, ``Bash(${CLAUDE_SKILL_DIR}/scripts/*)``): the folder as written, and
 #: the file-name pattern after it. Claude Code's ``*`` matches any text, ``/`` and spaces included.
 FOLDER_PROGRAMS = lazy(
     r"(?i)^(?:bash|shell)\(\s*(?P<folder>(?:\.{1,2}|~|\$\{?\w+\}?|[\w.@+-]+)?(?:/[\w.@+${}-]+)*/)"

@@ -404,7 +404,7 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     `-e`), and `kubectl` (medium: in the cluster), behind a launcher too (`Bash(npx nx:*)`,
     `Bash(poetry run python:*)`). Task runners that run only what a file says (`task`, `nx
     run-many`, `gradle`) and any program of a folder (`Bash(./*)`, `Bash(bin/:*)`,
-    `Bash(scripts/*.sh)`) need that file written first: medium when the same settings let the
+    `Bash(tools/*.sh)`) need that file written first: medium when the same settings let the
     agent write without asking (`Write` or `Edit` allowed, a blanket rule, `acceptEdits` or
     `bypassPermissions`), low otherwise; `Bash(/usr/bin/*)` is high. Narrow rules such as
     `Bash(npm test:*)`, `Bash(npm run:*)`, `Bash(make test:*)`, `Bash(uv pip:*)`, `Bash(docker
