@@ -931,11 +931,24 @@ def describes_itself(name: str, text: str) -> bool:
     ``REDIS_PASSWORD=secure-redis-password``, ``sessionToken: my-session-token``). At least two
     words come before the secret's word (``admin-password`` may be a weak password in use), and
     every word is letters of one case (``Xk9-password-7qZ`` is a password that holds the word)."""
+    text = "-".join(_unleet_word(word) for word in text.split("-"))  # ``s3cur3-r3d1s-p4ssw0rd`` too
     if not _DESCRIBING_WORDS.fullmatch(text):
         return False
     last = text.rsplit("-", 1)[-1].lower()
     squashed = _squashed(name)
     return any(last in words and own.search(squashed) for words, own in _OWN_WORDS)
+
+
+_LEET_LOWER = str.maketrans("013457@$", "oieastas")
+
+
+def _unleet_word(word: str) -> str:
+    """A word with letters between its leetspeak digits read as letters of its case (``p4ssw0rd``
+    is "password", ``P4SS`` "PASS"); a word of digits alone, or led by one, stays as it is."""
+    if not word[:1].isalpha() or not any(c.isalpha() for c in word[1:]):
+        return word
+    read = word.translate(_LEET_LOWER)
+    return read.upper() if word.upper() == word else read
 
 
 #: Two or more lower-case words (three letters or more first), each maybe numbered, joined by

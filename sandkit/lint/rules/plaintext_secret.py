@@ -20,6 +20,7 @@ from sandkit.lint.facts.secret_context import (
     printed_text,
     says_test,
     shell_variable,
+    stand_in_comment,
     test_role,
 )
 from sandkit.lint.facts.secret_values import (
@@ -294,7 +295,11 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Symfony's `.env.test` (`APP_ENV` `test`), `.env.test` of a Next.js, Vite, Vitest, dotenv-flow
     or Create React App project (not when a script builds or serves with `--mode test` or
     `NODE_ENV=test`) and of a Rails project with dotenv.
-    Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
+    Also not a finding: a placeholder in leetspeak (`Ple4seCh4ngeThisN0tAVerySecretV4lue`,
+    `R3pl4c3M3`: digits read as letters); a value whose own comment, after it on its line or alone
+    on the line above, says it is a dummy or placeholder or to replace it (`PASSWORD=abc123  #
+    dummy, replace me`, `# replace with your own`, `[MUST CHANGE]`; not `# do not change this`),
+    low with `--include-examples`; a description of a value in its place (`somevalue`, `some-password`,
     `any_token`, three or more hyphen-joined words ending in the key's own word such as
     `cf-usb-sidecar-mysql-admin-password`); base64 that decodes to password hashes (an htpasswd
     file under a Secret's `tls.key`); a chart's value its own templates use as a Secret's or a
@@ -366,6 +371,12 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             if file.settings.include_examples:
                 why = "in a block that is switched off and whose values use reserved example names (example.com)"
                 yield Hit(pos, f"{name} is set to a literal value in an example block", severity="low", why=why)
+        elif literal and not example and stand_in_comment(file, pos):
+            if file.settings.include_examples:
+                why = "its own comment says it is a dummy or placeholder to replace"
+                yield Hit(
+                    pos, f"{name} is set to a literal value its comment calls a stand-in", severity="low", why=why
+                )
         elif literal and not example:
             test = _test_value(file, str(value), pos)
             if test is None:
@@ -385,7 +396,12 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
                 why=f"a fallback: `docker compose up` runs with it unless {variable} is set, which the .env beside "
                 "the file does not do",
             )
-        elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
+        elif (
+            file.kind == kinds.ENV
+            and isinstance(value, str)
+            and guessable_default(name, value)
+            and (example or not stand_in_comment(file, pos))
+        ):
             yield Hit(
                 pos,
                 f"{name} defaults to the word {value.strip()!r} in a committed environment file",

@@ -83,6 +83,78 @@ def test_an_example_file_is_reported_with_include_examples(tmp_path: Path) -> No
     assert [f.line for f in found] == [1] and found[0].severity in ("low", "info"), found
 
 
+# ---- 2. placeholders in leetspeak -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Ple4seCh4ngeThisN0tAVerySecretV4lue",  # Rook's upstream value
+        "PleaseChangeThisNotAVerySecretValue",
+        "R3pl4c3M3",
+        "ch4ng3-m3-n0w",
+        "N0t-4-S3cr3t",
+        "3x4mpl3P4ssw0rd",
+        "s3cur3-r3d1s-p4ssw0rd",  # describes itself, in leetspeak
+    ],
+)
+def test_a_placeholder_in_leetspeak_is_not_a_finding(value: str) -> None:
+    assert not _found("deploy.yaml", f"db:\n  password: {value}\n", "PS002")
+    assert not _found(".env", f"REDIS_PASSWORD={value}\n", "PS002")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["T4x9Lq2w8Zr5", "S3cr3tP4ss", "p@ssw0rd123x", "Xk39fjQ2mzPq81", "changethis"]
+    + [_random(length, seed) for seed, length in enumerate((12, 16, 24, 32, 40, 64))],
+)
+def test_a_real_looking_value_with_digits_stays(value: str) -> None:
+    assert len(_found("deploy.yaml", f"db:\n  password: {value}\n", "PS002")) == 1
+
+
+def test_random_values_are_read_as_placeholders_no_more_often_than_before() -> None:
+    from sandkit.credentials import is_placeholder
+
+    values = [_random(length, seed) for seed in range(3000) for length in (16, 40)]
+    assert sum(is_placeholder(v) for v in values) <= 2
+
+
+# ---- 3. a value whose own comment says it is a dummy --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (".env", "DB_PASSWORD=Zq8rT2vX5nB1  # dummy, replace me\n"),
+        (".env", "# replace with your own\nAPI_KEY=k8Fj2mQp9Zx4\n"),
+        (".env", "ADMIN_PASSWORD=rootpass  # placeholder: change it\n"),
+        ("values.yaml", "auth:\n  # -- Dummy password for local runs; replace it.\n  password: Zq8rT2vX5nB1\n"),
+        ("values.yaml", "auth:\n  password: Zq8rT2vX5nB1 # [MUST CHANGE]\n"),
+        (
+            "docker-compose.yml",
+            "services:\n  db:\n    image: x\n    environment:\n"
+            "      POSTGRES_PASSWORD: Zq8rT2vX5nB1 # not a real password\n",
+        ),
+    ],
+)
+def test_a_value_its_comment_calls_a_dummy_is_not_a_finding(name: str, text: str) -> None:
+    assert not _found(name, text, "PS002")
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (".env", "DB_PASSWORD=Zq8rT2vX5nB1  # generated with openssl rand\n"),
+        (".env", "# do not change this\nAPI_KEY=k8Fj2mQp9Zx4\n"),
+        (".env", "# dummy values below\n\nAPI_KEY=k8Fj2mQp9Zx4\n"),  # not the line right above
+        (".env", "API_KEY=k8Fj2mQp9Zx4\n# replace with your own\n"),  # the line below is another's
+        ("values.yaml", "auth:\n  # -- The admin password\n  password: Zq8rT2vX5nB1\n"),
+    ],
+)
+def test_other_comments_leave_the_finding(name: str, text: str) -> None:
+    assert len(_found(name, text, "PS002")) == 1
+
+
 # ---- 4. identifiers by their last word ---------------------------------------------------------
 
 
