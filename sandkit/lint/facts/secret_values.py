@@ -696,9 +696,26 @@ def is_reference(name: str, value: str) -> bool:
     suffix = _REFERENCE_NAME.search(name.strip())
     if suffix is None or not _OBJECT_NAME.fullmatch(text) or re.search(r"\d{4}", text):
         return False
+    if _generated_piece(text):
+        return False  # ``chakra-zjob8k2m9xq3pl7wn5...``: a vendor's prefix before key material, not a name
     if suffix.group().lower().startswith("secret"):  # a Secret named as namespace/name, or an existingSecret
         return "/" in text or name.lower().startswith("existing")
     return bool(re.search(r"[-./]", text))
+
+
+#: A piece of a name (between ``-``, ``.``, ``_`` or ``/``) of 20 characters or more that mixes
+#: letters and digits: what a generator makes, not what a person names a Secret or a key.
+_LONG_PIECE = lazy(r"[a-z0-9]{20,}")
+
+
+def _generated_piece(text: str) -> bool:
+    """Whether a lower-case name holds a long piece of letters and digits mixed (``chakra-zjob8k2m9x...``):
+    a key after its vendor's prefix. A Secret's name is words (``harbor-core-secret``), maybe with a
+    short hash (``app-7d9f8b6c5d``)."""
+    return any(
+        re.search(r"[a-z]", piece.group()) and len(re.findall(r"\d", piece.group())) >= 3
+        for piece in _LONG_PIECE.finditer(text)
+    )
 
 
 #: A key whose value is the name of another key holding the secret (the Helm ``existingSecret`` +

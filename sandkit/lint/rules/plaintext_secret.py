@@ -263,7 +263,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     and message catalogues (translations kept in `locales/`, `i18n/`, `de.json`,
     `messages_fr.properties` ..., whose values are mostly prose); values that name where a secret is kept
     (`adminPasswordKey: postgres-password`, `passwordKey: adminPassword`, `existingSecret:
-    db-creds`, `existingSecretAdminPassword: harbor-admin`, `auth-secret: ns/name`, the key's own
+    db-creds`, `existingSecretAdminPassword: harbor-admin`, `auth-secret: ns/name`, not a vendor's
+    prefix before a long piece of letters and digits such as `chakra-zjob8k2m9xq3p...`; the key's own
     name such as `API_KEY: .API_KEY` or
     `smtpPassword: smtp-password`), version ranges and regular expressions; lockfiles (package names such as
     `path-key` and their versions) and JSON Schemas; encrypted values (SOPS `ENC[AES256_GCM,

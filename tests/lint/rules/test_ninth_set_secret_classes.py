@@ -264,4 +264,48 @@ def test_an_unpinned_action_after_it_raises_it_to_medium() -> None:
     assert [s for _, s, _ in workflow_findings(text, "CS004")] == ["medium"]
 
 
-_ = (lint_files, _random)  # used by the sections below
+# ---- 6. a vendor's prefix before key material ---------------------------------------------------
+
+
+def _lower_key(seed: int) -> str:
+    """A vendor-prefixed key as some vendors issue them: lower-case letters and digits after the prefix."""
+    chooser = random.Random(seed)
+    return "chakra-" + "".join(chooser.choice(string.ascii_lowercase + string.digits) for _ in range(60))
+
+
+def _mcp(path: str, value: str) -> dict[str, str]:
+    servers = "servers" if path.startswith(".vscode") else "mcpServers"
+    return {
+        path: f'{{"{servers}": {{"chakra": {{"command": "npx", "args": ["-y", "chakra-mcp@1.2.0"], '
+        f'"env": {{"CHAKRA_PRO_API_KEY": "{value}"}}}}}}}}\n'
+    }
+
+
+@pytest.mark.parametrize("path", [".cursor/mcp.json", ".vscode/mcp.json", ".mcp.json"])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_vendor_prefixed_key_in_an_mcp_servers_env_is_am003_once(path: str, seed: int) -> None:
+    for value in (_lower_key(seed), "chakra-zjOB" + _random(60, seed)):
+        found = [(f.rule, f.severity) for f in lint_files(_mcp(path, value)) if f.category in _SECRET_CATEGORIES]
+        assert found == [("AM003", "high")], (value, found)
+
+
+_SECRET_CATEGORIES = ("agent-mcp", "plaintext-secret")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_vendor_prefixed_key_elsewhere_is_ps002(seed: int) -> None:
+    assert _found("deploy/app.env", f"CHAKRA_API_KEY={_lower_key(seed)}\n", "PS002") != []
+    assert _found("values.yaml", f"chakra:\n  apiKey: {_lower_key(seed)}\n", "PS002") != []
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("apiKeySecret", "harbor-core-secret"),  # a Secret's name
+        ("tokenSecretRef", "ns/app-7d9f8b6c5d"),  # with a short hash
+        ("secretKey", "release-name-postgresql"),
+        ("signingKey", "cosign-key-2"),
+    ],
+)
+def test_names_of_secrets_stay_references(name: str, value: str) -> None:
+    assert not _found("values.yaml", f"app:\n  {name}: {value}\n", "PS002")
