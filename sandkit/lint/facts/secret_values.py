@@ -539,9 +539,12 @@ def is_fixture_path(path: str) -> bool:
 _TEST_SOURCE_SET = lazy(r"[a-z]+Tests?|test[A-Z][A-Za-z]*")
 
 
-def is_example_path(path: str) -> bool:
+def is_example_path(path: str, *, any_part: bool = True) -> bool:
     """A test fixture, sample or documentation page: where credentials are usually fake on purpose
-    (test folders, ``*.example.yml``, ``config-sample.json``, chart-testing's ``ci/*-values.yaml``)."""
+    (test folders, ``*.example.yml``, ``config-sample.json``, chart-testing's ``ci/*-values.yaml``).
+    With ``any_part`` (the default) an example's word anywhere among the parts of the file's or a
+    folder's name counts too (``.env.sample.prod``, ``env_examples/``); PS001 asks without it, so
+    that a token in a known format there is still reported."""
     if any(_TEST_SOURCE_SET.fullmatch(part) for part in path.split("/")[:-1]):
         return True  # Gradle/Maven test source sets: src/androidTest, src/integrationTest, src/testFixtures
     parts = path.lower().split("/")
@@ -551,9 +554,9 @@ def is_example_path(path: str) -> bool:
         return True  # a chart collection's test scenarios under any name (charts/NAME/ci/tls.yaml)
     if any(_TEST_VALUES_FOLDER.fullmatch(part) for part in parts[:-1]) or _TEST_VALUES_NAME.fullmatch(parts[-1]):
         return True  # a chart's test input kept elsewhere: test-values/, ci-values.yaml, values-lint.yaml
-    if any(part in _EXAMPLE_FOLDERS or _example_words(part, "_.-") for part in parts[:-1]):
+    if any(part in _EXAMPLE_FOLDERS or (any_part and _example_words(part, "_.-")) for part in parts[:-1]):
         return True
-    return bool(_EXAMPLE_NAME.search(parts[-1])) or _example_words(parts[-1], ".-", template=True)
+    return bool(_EXAMPLE_NAME.search(parts[-1])) or (any_part and _example_words(parts[-1], ".-", template=True))
 
 
 #: The words that call a file or folder an example of what to copy: ``.env.sample.prod``,

@@ -163,7 +163,7 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     Revoke the credential, remove it from the file (and history), and pass it at run time:
     a kit `secrets:` entry, a CI secret, or an environment variable read by the program.
     """
-    example = _example(file)
+    example = _example(file, any_part=False)  # a live-looking token in `.env.sample.prod` is still reported
     if example is None or _is_json_schema(file):
         return  # a schema's examples document formats
     claimed = claimed_lines(file) if file.kind in (kinds.DOCKERFILE, kinds.AGENT_CONFIG) else ()
@@ -212,10 +212,11 @@ def _throwaway_ci_password(file: SourceFile, token: Token) -> str | None:
     return job_container_password(file, file.pos_at(token.start), password.group(1), host.group())
 
 
-def _example(file: SourceFile) -> dict[str, str] | None:
+def _example(file: SourceFile, *, any_part: bool = True) -> dict[str, str] | None:
     """How to report a secret in this file: normally (``{}``), at low severity in a test fixture or
-    documentation example when ``include-examples`` is on, or not at all (None)."""
-    if not is_example_path(file.path):
+    documentation example when ``include-examples`` is on, or not at all (None). ``any_part``: as
+    :func:`is_example_path` takes it."""
+    if not is_example_path(file.path, any_part=any_part):
         return {}
     if not file.settings.include_examples:
         return None
@@ -573,7 +574,7 @@ def configured_secret_pattern(file: SourceFile) -> Iterator[Hit]:
     Revoke the credential, remove it from the file (and history), and pass it at run time.
     """
     patterns = file.settings.extra_secret_patterns
-    example = _example(file)
+    example = _example(file, any_part=False)  # as PS001: a token in a known format
     if not patterns or example is None:
         return
     for token in find_configured(file.text, patterns):

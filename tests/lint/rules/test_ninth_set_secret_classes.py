@@ -83,6 +83,16 @@ def test_an_example_file_is_reported_with_include_examples(tmp_path: Path) -> No
     assert [f.line for f in found] == [1] and found[0].severity in ("low", "info"), found
 
 
+@pytest.mark.parametrize(
+    "path", ["env_examples/.env.sample.without_traefik", ".env.example.local_dev", "config.example.local.yaml"]
+)
+def test_ps001_still_reports_a_live_looking_token_there(path: str) -> None:
+    token = "ghp_" + _random(36, 11)
+    text = f"GITHUB_TOKEN={token}\n" if not path.endswith(".yaml") else f"github:\n  token: {token}\n"
+    assert len(_found(path, text, "PS001")) == 1
+    assert not _found(".env.example", text, "PS001")  # as before: the plain example names stay out
+
+
 # ---- 2. placeholders in leetspeak -------------------------------------------------------------
 
 
