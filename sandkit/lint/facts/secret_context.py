@@ -474,11 +474,13 @@ def printed_text(file: SourceFile, pos: Pos) -> str | None:
 
 #: A comment that says the value beside or below it is a stand-in to replace: it is a dummy, a
 #: placeholder, a fake or not real (``# dummy, replace me``), or tells the reader to put theirs in
-#: its place (``# replace with your own``, ``# change me``, ``[MUST CHANGE]``).
+#: its place (``# replace with your own``, ``# change me``, ``[MUST CHANGE]``). Not "change it" or
+#: "change this" alone: ``# The initial password of Harbor admin. Change it from portal after
+#: launching`` is the password a deployment runs with until someone does.
 _STAND_IN_COMMENT = lazy(
     r"(?i)\b(?:dummy|placeholder|fake|stand-?in|not\s+(?:a\s+)?real|(?:example|sample)\s+"
-    r"(?:value|password|key|token|secret))\b|\breplace(?:d)?\s+(?:me|this|it|with|by)\b|"
-    r"\bchange\s*(?:me|this|it)\b|\bmust\s+(?:be\s+)?change|\byour\s+own\b|\bto\s+be\s+replaced\b"
+    r"(?:value|password|key|token|secret))\b|\breplace(?:d)?\s+(?:me|this|with|by)\b|"
+    r"\bchange\s*me\b|\bmust\s+(?:be\s+)?change|\byour\s+own\b|\bto\s+be\s+replaced\b"
 )
 #: ... unless it says not to (``# do not change this``, ``# never replace it``).
 _KEEP_COMMENT = lazy(r"(?i)\b(?:not|never|n't)\s+(?:\w+\s+)?(?:change|replace)")

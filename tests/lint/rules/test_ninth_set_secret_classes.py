@@ -138,6 +138,7 @@ def test_random_values_are_read_as_placeholders_no_more_often_than_before() -> N
         (".env", "DB_PASSWORD=Zq8rT2vX5nB1  # dummy, replace me\n"),
         (".env", "# replace with your own\nAPI_KEY=k8Fj2mQp9Zx4\n"),
         (".env", "ADMIN_PASSWORD=rootpass  # placeholder: change it\n"),
+        (".env", "ADMIN_PASSWORD=rootpass  # change me\n"),
         ("values.yaml", "auth:\n  # -- Dummy password for local runs; replace it.\n  password: Zq8rT2vX5nB1\n"),
         ("values.yaml", "auth:\n  password: Zq8rT2vX5nB1 # [MUST CHANGE]\n"),
         (
@@ -156,6 +157,13 @@ def test_a_value_its_comment_calls_a_dummy_is_not_a_finding(name: str, text: str
     [
         (".env", "DB_PASSWORD=Zq8rT2vX5nB1  # generated with openssl rand\n"),
         (".env", "# do not change this\nAPI_KEY=k8Fj2mQp9Zx4\n"),
+        # leryn-leah/chart-repo's Harbor values (the eighth set): the password it runs with until changed
+        (
+            "values.yaml",
+            "# The initial password of Harbor admin. Change it from portal after launching Harbor\n"
+            'harborAdminPassword: "Zq8rT2vX5nB1"\n',
+        ),
+        (".env", "# change this in production\nSECRET_KEY=k8Fj2mQp9Zx4aa\n"),
         (".env", "# dummy values below\n\nAPI_KEY=k8Fj2mQp9Zx4\n"),  # not the line right above
         (".env", "API_KEY=k8Fj2mQp9Zx4\n# replace with your own\n"),  # the line below is another's
         ("values.yaml", "auth:\n  # -- The admin password\n  password: Zq8rT2vX5nB1\n"),
