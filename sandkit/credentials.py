@@ -180,6 +180,32 @@ _STORE_REFERENCE = lazy(
 )
 
 
+#: Digits and signs leetspeak writes letters with; ``1`` is read as ``i`` and as ``l``.
+_LEET_I = str.maketrans("013457@$", "oieastas")
+_LEET_L = str.maketrans("013457@$", "oleastas")
+#: Phrases a value says it is a stand-in with, beside `_PLACEHOLDER_WORDS`: read on the value with
+#: its separators and case dropped, past leetspeak (``pleasechangethis``, ``notaverysecretvalue``).
+_SAYS_PLACEHOLDER = lazy(
+    r"pleasechange|changethis(?:value|password|secret|key|token)|changeme|replaceme|replacethis|"
+    r"notaverysecret|notasecret|notsecret"
+)
+
+
+def unleet(text: str) -> tuple[str, ...]:
+    """The text lower-cased with its separators dropped and read past leetspeak (``Ch4nge-Th1s`` is
+    "changethis", read with ``1`` as ``i`` and as ``l``)."""
+    flat = re.sub(r"[\s_.-]", "", text.lower())
+    if not any(c in "013457@$" for c in flat):
+        return (flat,)
+    return tuple(dict.fromkeys((flat.translate(_LEET_I), flat.translate(_LEET_L))))
+
+
+def _long_placeholder_word(flat: str) -> bool:
+    """A placeholder word of six letters or more (``replace``, ``example``, ``placeholder``): in a
+    random value read past leetspeak, a four-letter one (``fake``, ``your``) turns up by chance."""
+    return any(len(match.group()) >= 6 for match in _PLACEHOLDER_WORDS.finditer(flat))
+
+
 def is_placeholder(value: str) -> bool:
     """True when ``value`` is a stand-in or a reference, not a literal credential.
 
@@ -194,6 +220,11 @@ def is_placeholder(value: str) -> bool:
         return True
     if _REFERENCE.search(text) or _PLACEHOLDER_WORDS.search(text) or instruction_placeholder(text):
         return True
+    read = unleet(text)
+    if any(_SAYS_PLACEHOLDER.search(plain) for plain in read):
+        return True  # ``PleaseChangeThis-NotAVerySecretValue``, in leetspeak too (``Ple4seCh4ngeThis...``)
+    if read[0] != re.sub(r"[\s_.-]", "", text.lower()) and any(_long_placeholder_word(plain) for plain in read):
+        return True  # ``R3pl4c3M3``, ``3x4mpl3``: the placeholder words in leetspeak
     if _STORE_REFERENCE.match(text):
         return True
     return len(set(text.lower())) <= 2 or made_up(text)

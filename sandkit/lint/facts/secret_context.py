@@ -440,3 +440,37 @@ def printed_text(file: SourceFile, pos: Pos) -> str | None:
         if set(re.split(r"[-_.:]+", name.lower())) & _HELP_WORDS:
             return "help"
     return "printed"
+
+
+#: A comment that says the value beside or below it is a stand-in to replace: it is a dummy, a
+#: placeholder, a fake or not real (``# dummy, replace me``), or tells the reader to put theirs in
+#: its place (``# replace with your own``, ``# change me``, ``[MUST CHANGE]``). Not "change it" or
+#: "change this" alone: ``# The initial password of Harbor admin. Change it from portal after
+#: launching`` is the password a deployment runs with until someone does.
+_STAND_IN_COMMENT = lazy(
+    r"(?i)\b(?:dummy|placeholder|fake|stand-?in|not\s+(?:a\s+)?real|(?:example|sample)\s+"
+    r"(?:value|password|key|token|secret))\b|\breplace(?:d)?\s+(?:me|this|with|by)\b|"
+    r"\bchange\s*me\b|\bmust\s+(?:be\s+)?change|\byour\s+own\b|\bto\s+be\s+replaced\b"
+)
+#: ... unless it says not to (``# do not change this``, ``# never replace it``).
+_KEEP_COMMENT = lazy(r"(?i)\b(?:not|never|n't)\s+(?:\w+\s+)?(?:change|replace)")
+#: Where a comment starts on a line of YAML, an env file, a shell script, TOML or INI: ``#``, or
+#: ``;`` and ``//`` at a line's start, after a space or at the start of the line.
+_COMMENT_START = lazy(r"(?:^|\s)(?:#|//)|^\s*;")
+
+
+def stand_in_comment(file: SourceFile, pos: Pos) -> bool:
+    """Whether the value at ``pos`` has a comment of its own that says it is a stand-in to replace:
+    after it on its line (``PASSWORD=abc123  # dummy, replace me``) or alone on the line above it
+    (``# replace with your own``)."""
+    line = file.line_text(pos.line)
+    mark = _COMMENT_START.search(line, max(pos.column - 1, 0))
+    if mark is not None and _says_stand_in(line[mark.end() :]):
+        return True
+    above = file.line_text(pos.line - 1).strip() if pos.line > 1 else ""
+    starts = _COMMENT_START.match(above)
+    return starts is not None and _says_stand_in(above[starts.end() :])
+
+
+def _says_stand_in(comment: str) -> bool:
+    return bool(_STAND_IN_COMMENT.search(comment)) and not _KEEP_COMMENT.search(comment)

@@ -539,9 +539,12 @@ def is_fixture_path(path: str) -> bool:
 _TEST_SOURCE_SET = lazy(r"[a-z]+Tests?|test[A-Z][A-Za-z]*")
 
 
-def is_example_path(path: str) -> bool:
+def is_example_path(path: str, *, any_part: bool = True) -> bool:
     """A test fixture, sample or documentation page: where credentials are usually fake on purpose
-    (test folders, ``*.example.yml``, ``config-sample.json``, chart-testing's ``ci/*-values.yaml``)."""
+    (test folders, ``*.example.yml``, ``config-sample.json``, chart-testing's ``ci/*-values.yaml``).
+    With ``any_part`` (the default) an example's word anywhere among the parts of the file's or a
+    folder's name counts too (``.env.sample.prod``, ``env_examples/``); PS001 asks without it, so
+    that a token in a known format there is still reported."""
     if any(_TEST_SOURCE_SET.fullmatch(part) for part in path.split("/")[:-1]):
         return True  # Gradle/Maven test source sets: src/androidTest, src/integrationTest, src/testFixtures
     parts = path.lower().split("/")
@@ -551,7 +554,27 @@ def is_example_path(path: str) -> bool:
         return True  # a chart collection's test scenarios under any name (charts/NAME/ci/tls.yaml)
     if any(_TEST_VALUES_FOLDER.fullmatch(part) for part in parts[:-1]) or _TEST_VALUES_NAME.fullmatch(parts[-1]):
         return True  # a chart's test input kept elsewhere: test-values/, ci-values.yaml, values-lint.yaml
-    return any(part in _EXAMPLE_FOLDERS for part in parts[:-1]) or bool(_EXAMPLE_NAME.search(parts[-1]))
+    if any(part in _EXAMPLE_FOLDERS or (any_part and _example_words(part, "_.-")) for part in parts[:-1]):
+        return True
+    return bool(_EXAMPLE_NAME.search(parts[-1])) or (any_part and _example_words(parts[-1], ".-", template=True))
+
+
+#: The words that call a file or folder an example of what to copy: ``.env.sample.prod``,
+#: ``env_examples/``, ``config.example.yaml``; a file's name may say ``template`` too
+#: (``env.template.docker``), a folder's may not (a chart's ``templates/`` is what it deploys).
+_EXAMPLE_WORDS = frozenset({"example", "examples", "sample", "samples"})
+_TEMPLATE_WORDS = frozenset({"template", "templates", "tmpl"})
+
+
+def _example_words(part: str, separators: str, *, template: bool = False) -> bool:
+    """Whether one of the parts of a file's or folder's name, split at ``separators``, is an
+    example's word (anywhere among them: ``.env.sample.without_traefik``, ``sample.env``); a
+    template's word counts after the first part only (``env.template.docker``, not
+    ``templates.yaml``)."""
+    words = [word for word in re.split(f"[{re.escape(separators)}]", part) if word]
+    if any(word in _EXAMPLE_WORDS for word in words):
+        return True
+    return template and any(word in _TEMPLATE_WORDS for word in words[1:])
 
 
 #: Folders and names of values files a chart is tested with, besides chart-testing's ``ci/``:
@@ -676,9 +699,26 @@ def is_reference(name: str, value: str) -> bool:
     suffix = _REFERENCE_NAME.search(name.strip())
     if suffix is None or not _OBJECT_NAME.fullmatch(text) or re.search(r"\d{4}", text):
         return False
+    if _generated_piece(text):
+        return False  # ``chakra-zjob8k2m9xq3pl7wn5...``: a vendor's prefix before key material, not a name
     if suffix.group().lower().startswith("secret"):  # a Secret named as namespace/name, or an existingSecret
         return "/" in text or name.lower().startswith("existing")
     return bool(re.search(r"[-./]", text))
+
+
+#: A piece of a name (between ``-``, ``.``, ``_`` or ``/``) of 20 characters or more that mixes
+#: letters and digits: what a generator makes, not what a person names a Secret or a key.
+_LONG_PIECE = lazy(r"[a-z0-9]{20,}")
+
+
+def _generated_piece(text: str) -> bool:
+    """Whether a lower-case name holds a long piece of letters and digits mixed (``chakra-zjob8k2m9x...``):
+    a key after its vendor's prefix. A Secret's name is words (``harbor-core-secret``), maybe with a
+    short hash (``app-7d9f8b6c5d``)."""
+    return any(
+        re.search(r"[a-z]", piece.group()) and len(re.findall(r"\d", piece.group())) >= 3
+        for piece in _LONG_PIECE.finditer(text)
+    )
 
 
 #: A key whose value is the name of another key holding the secret (the Helm ``existingSecret`` +
@@ -911,11 +951,24 @@ def describes_itself(name: str, text: str) -> bool:
     ``REDIS_PASSWORD=secure-redis-password``, ``sessionToken: my-session-token``). At least two
     words come before the secret's word (``admin-password`` may be a weak password in use), and
     every word is letters of one case (``Xk9-password-7qZ`` is a password that holds the word)."""
+    text = "-".join(_unleet_word(word) for word in text.split("-"))  # ``s3cur3-r3d1s-p4ssw0rd`` too
     if not _DESCRIBING_WORDS.fullmatch(text):
         return False
     last = text.rsplit("-", 1)[-1].lower()
     squashed = _squashed(name)
     return any(last in words and own.search(squashed) for words, own in _OWN_WORDS)
+
+
+_LEET_LOWER = str.maketrans("013457@$", "oieastas")
+
+
+def _unleet_word(word: str) -> str:
+    """A word with letters between its leetspeak digits read as letters of its case (``p4ssw0rd``
+    is "password", ``P4SS`` "PASS"); a word of digits alone, or led by one, stays as it is."""
+    if not word[:1].isalpha() or not any(c.isalpha() for c in word[1:]):
+        return word
+    read = word.translate(_LEET_LOWER)
+    return read.upper() if word.upper() == word else read
 
 
 #: Two or more lower-case words (three letters or more first), each maybe numbered, joined by

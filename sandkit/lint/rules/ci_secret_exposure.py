@@ -85,6 +85,18 @@ _ADDRESS = lazy(
     r"(?:^|_)(?:(?:ENDPOINT|HOST|HOSTNAME|DOMAIN|FQDN|ADDRESS|ADDR|IP|SERVER|REGISTRY)(?:_(?:URL|URI))?|"
     r"(?:API|BASE|SITE|INSTANCE)_(?:URL|URI))$"
 )
+#: Last words that say a name holds an identifier whatever words come before (``SSH_HOST``,
+#: ``SSH_PORT``, ``DEPLOY_PATH``, ``SSH_KEY_PATH``, ``DB_HOSTNAME``): a host, a port, a path or folder,
+#: an id, a region or an address. Not ``URL``, ``URI`` or ``ENDPOINT``, which may hold a login or be
+#: the credential (a webhook's, a database's URL): `_ADDRESS` reads those; nor a bare ``NAME``
+#: (``KEY_NAME``, ``BOT_NAME``): `_IDENTIFIER` reads the names a person or bot goes by.
+_IDENTIFIER_LAST = frozenset(
+    {"HOST", "HOSTNAME", "PORT", "PATH", "DIR", "DIRECTORY", "FOLDER", "ID", "IDS", "REGION", "EMAIL"}
+    | {"USER", "USERNAME", "DOMAIN", "FQDN", "IP", "ADDR"}
+)
+#: An id that is half of a login or a session's: Vault's AppRole ``SECRET_ID``, ``CLIENT_SECRET_ID``,
+#: ``SESSION_ID`` (see `_ID`).
+_SECRETS_ID = lazy(r"(?:^|_)(?:SECRET|SESSION)_IDS?$")
 _HOLDS_LOGIN = frozenset({"DATABASE", "DB", "REDIS", "MONGO", "MONGODB", "AMQP", "RABBITMQ", "POSTGRES", "MYSQL"})
 _HOLDS_LOGIN |= {"PROXY", "SIGNED", "PRESIGNED", "GIT", "REPO", "CLONE", "FEED", "INVITE", "SHARE", "CALLBACK"}
 # A project's mapping file that names a project and holds no login: clasp's `.clasp.json` (a script
@@ -100,6 +112,8 @@ def _identifier_name(name: str) -> bool:
     upper = _CAMEL.sub("_", name).upper().replace("-", "_")
     if _IDENTIFIER.search(upper) or _ARN.search(upper) or _MAPPING_FILE.search(upper):
         return True
+    if upper.rsplit("_", 1)[-1] in _IDENTIFIER_LAST and not _SECRETS_ID.search(upper):
+        return True  # ``SSH_HOST``, ``SSH_PORT``, ``DEPLOY_PATH``, ``SSH_KEY_PATH``: the last word says what it holds
     words = set(upper.split("_"))
     if _ADDRESS.search(upper):
         return not words & ((_CREDENTIAL_WORDS - {"URL", "URI"}) | _HOLDS_LOGIN)
@@ -150,7 +164,9 @@ def secrets_in_broad_env(file: SourceFile) -> Iterator[Hit]:
     is used or a list of ids (`VERCEL_PROJECT_ID_WEB`, `ALLOWED_CHAT_IDS`); a secret's or a
     session's id (`VAULT_SECRET_ID`, `CLIENT_SECRET_ID`, `SESSION_ID`) and an id followed by a
     credential's word (`GOOGLE_ID_TOKEN`, `ID_RSA`) stay reported. Nor is a role's ARN
-    (`AWS_ROLE_ARN`, `*_ROLE_TO_ASSUME`, any `*_ARN`), an address (`*_HOST`, `*_ENDPOINT`,
+    (`AWS_ROLE_ARN`, `*_ROLE_TO_ASSUME`, any `*_ARN`), a name whose last word is a host, port,
+    path, folder, id, region or address whatever its other words (`SSH_HOST`, `SSH_PORT`,
+    `DEPLOY_PATH`, `SSH_KEY_PATH`; `SSH_PRIVATE_KEY` ends in a key), an address (`*_HOST`, `*_ENDPOINT`,
     `*_DOMAIN`, `*_REGISTRY_URL`, `*_SERVER_URL`, `*_API_URL`) or a project's mapping file
     (`CLASP_JSON`, `.clasp.json`; its login `CLASPRC_JSON` stays): a webhook URL, a database's,
     queue's or proxy's URL and any name with a credential's word stay reported. A secret whose
@@ -364,7 +380,9 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     identifier (`CF_ZONE_ID: ${{ secrets.CLOUDFLARE_ZONE_ID }}`, `secrets.VERCEL_PROJECT_ID_WEB`, as
     for CS001: an ARN, an address, a project's mapping file; or a secret named for nothing held in
     a variable named as an identifier; a user's name in any spelling, `USER_NAME`, `user-name`,
-    `gitUserName`, `COMMITTER_NAME`) is info. What `git config user.name` or `user.email` (and
+    `gitUserName`, `COMMITTER_NAME`; a name whose last word is a host, port, path, folder, id,
+    region or address, whatever its other words: `SSH_HOST`, `SSH_PORT`, `DEPLOY_PATH`,
+    `SSH_KEY_PATH`, not `SECRET_ID`) is info. What `git config user.name` or `user.email` (and
     `author.*`, `committer.*`) stores is who commits, shown in every commit: info whatever feeds
     it, unless the secret's or variable's name holds a credential's word (`BOT_TOKEN`,
     `PASSWORD`). Commands that pass their input on re-encoded are
@@ -391,15 +409,16 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     `git config url."https://x:TOKEN@github.com/".insteadOf`, `npm config set` and the other
     configuration commands above), `.git-credentials`, `~/.docker/config.json`, `~/.m2/settings.xml`,
     `~/.gradle/gradle.properties`, `~/.aws/credentials`, `~/.kube/config`, `~/.cargo/credentials`,
-    `~/.ssh/id_*`, or a key file (`*.key`, `*.pem`, `*.p12`, `*.jks`, `*.gpg`, `*.asc`: `echo "$KEY"
-    > /tmp/cosign.key` for a later `--key`). What stays is that every later step can read the file:
-    medium when a later step of the job runs a third-party action (not `actions/*` or `github/*`,
-    not a local one, not one of this repository's owner when its `origin` remote says who that
-    is) not pinned to a 40-character commit, or when the file is in the
-    workspace (a relative path, `$GITHUB_WORKSPACE/...`; `~`, `$HOME`, `$RUNNER_TEMP`, `/tmp` and
-    other absolute paths are outside) and a later step uploads an artifact or saves a cache. The
-    message names the file and the risk. The log, `$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`,
-    `$GITHUB_ENV` and any other file (`.env`, `token.txt`) keep high.
+    any file directly under `~/.ssh/` (`id_*`, `deploy_key`, `config`), or a key file (`*.key`,
+    `*.pem`, `*.p12`, `*.jks`, `*.gpg`, `*.asc`: `echo "$KEY" > /tmp/cosign.key` for a later
+    `--key`). What stays is that every later step can read the file: medium when a later step of the
+    job runs a third-party action (not `actions/*` or `github/*`, not a local one, not one of this
+    repository's owner when its `origin` remote says who that is) not pinned to a 40-character
+    commit, or when the file is in the workspace (a relative path, `$GITHUB_WORKSPACE/...`; `~`,
+    `$HOME`, `$RUNNER_TEMP`, `/tmp` and other absolute paths are outside) and a later step uploads
+    an artifact or saves a cache. The message names the file and the risk. The log,
+    `$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`, `$GITHUB_ENV` and any other file (`.env`, `token.txt`)
+    keep high.
 
     Why:
     Masking in logs is best-effort (encoded or split values escape it), and a file in the
@@ -864,7 +883,7 @@ _CREDENTIAL_PATH = lazy(
     r"\.pgpass|\.terraformrc|credentials\.tfrc\.json|\.docker/config\.json|\.m2/settings\.xml|"
     r"\.gradle/gradle\.properties|\.aws/(?:credentials|config)|\.kube/config|kubeconfig(?:\.ya?ml)?|"
     r"\.cargo/credentials(?:\.toml)?|\.gem/credentials|\.git/config|\.config/gh/hosts\.yml|"
-    r"\.ssh/id_[\w-]+|\.ssh/[\w.-]+\.(?:pem|key))$"
+    r"\.ssh/[\w.-]+)$"
 )
 #: A key file a signing, SSH or TLS tool is pointed at (``cosign sign --key /tmp/cosign.key``).
 _KEY_FILE = lazy(

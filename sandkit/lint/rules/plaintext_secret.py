@@ -22,6 +22,7 @@ from sandkit.lint.facts.secret_context import (
     printed_text,
     says_test,
     shell_variable,
+    stand_in_comment,
     test_role,
 )
 from sandkit.lint.facts.secret_values import (
@@ -172,7 +173,7 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     Revoke the credential, remove it from the file (and history), and pass it at run time:
     a kit `secrets:` entry, a CI secret, or an environment variable read by the program.
     """
-    example = _example(file)
+    example = _example(file, any_part=False)  # a live-looking token in `.env.sample.prod` is still reported
     if example is None or _is_json_schema(file):
         return  # a schema's examples document formats
     claimed = claimed_lines(file) if file.kind in (kinds.DOCKERFILE, kinds.AGENT_CONFIG) else ()
@@ -221,10 +222,11 @@ def _throwaway_ci_password(file: SourceFile, token: Token) -> str | None:
     return job_container_password(file, file.pos_at(token.start), password.group(1), host.group())
 
 
-def _example(file: SourceFile) -> dict[str, str] | None:
+def _example(file: SourceFile, *, any_part: bool = True) -> dict[str, str] | None:
     """How to report a secret in this file: normally (``{}``), at low severity in a test fixture or
-    documentation example when ``include-examples`` is on, or not at all (None)."""
-    if not is_example_path(file.path):
+    documentation example when ``include-examples`` is on, or not at all (None). ``any_part``: as
+    :func:`is_example_path` takes it."""
+    if not is_example_path(file.path, any_part=any_part):
         return {}
     if not file.settings.include_examples:
         return None
@@ -275,7 +277,8 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     and message catalogues (translations kept in `locales/`, `i18n/`, `de.json`,
     `messages_fr.properties` ..., whose values are mostly prose); values that name where a secret is kept
     (`adminPasswordKey: postgres-password`, `passwordKey: adminPassword`, `existingSecret:
-    db-creds`, `existingSecretAdminPassword: harbor-admin`, `auth-secret: ns/name`, the key's own
+    db-creds`, `existingSecretAdminPassword: harbor-admin`, `auth-secret: ns/name`, not a vendor's
+    prefix before a long piece of letters and digits such as `chakra-zjob8k2m9xq3p...`; the key's own
     name such as `API_KEY: .API_KEY` or
     `smtpPassword: smtp-password`), version ranges and regular expressions; lockfiles (package names such as
     `path-key` and their versions) and JSON Schemas; encrypted values (SOPS `ENC[AES256_GCM,
@@ -315,7 +318,11 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Symfony's `.env.test` (`APP_ENV` `test`), `.env.test` of a Next.js, Vite, Vitest, dotenv-flow
     or Create React App project (not when a script builds or serves with `--mode test` or
     `NODE_ENV=test`) and of a Rails project with dotenv.
-    Also not a finding: a description of a value in its place (`somevalue`, `some-password`,
+    Also not a finding: a placeholder in leetspeak (`Ple4seCh4ngeThisN0tAVerySecretV4lue`,
+    `R3pl4c3M3`: digits read as letters); a value whose own comment, after it on its line or alone
+    on the line above, says it is a dummy or placeholder or to replace it (`PASSWORD=abc123  #
+    dummy, replace me`, `# replace with your own`, `[MUST CHANGE]`; not `# do not change this`),
+    low with `--include-examples`; a description of a value in its place (`somevalue`, `some-password`,
     `any_token`, three or more hyphen-joined words ending in the key's own word such as
     `cf-usb-sidecar-mysql-admin-password`); base64 that decodes to password hashes (an htpasswd
     file under a Secret's `tls.key`); a chart's value its own templates use as a Secret's or a
@@ -387,6 +394,12 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
             if file.settings.include_examples:
                 why = "in a block that is switched off and whose values use reserved example names (example.com)"
                 yield Hit(pos, f"{name} is set to a literal value in an example block", severity="low", why=why)
+        elif literal and not example and stand_in_comment(file, pos):
+            if file.settings.include_examples:
+                why = "its own comment says it is a dummy or placeholder to replace"
+                yield Hit(
+                    pos, f"{name} is set to a literal value its comment calls a stand-in", severity="low", why=why
+                )
         elif literal and not example:
             test = _test_value(file, str(value), pos)
             if test is None:
@@ -406,7 +419,12 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
                 why=f"a fallback: `docker compose up` runs with it unless {variable} is set, which the .env beside "
                 "the file does not do",
             )
-        elif file.kind == kinds.ENV and isinstance(value, str) and guessable_default(name, value):
+        elif (
+            file.kind == kinds.ENV
+            and isinstance(value, str)
+            and guessable_default(name, value)
+            and (example or not stand_in_comment(file, pos))
+        ):
             yield Hit(
                 pos,
                 f"{name} defaults to the word {value.strip()!r} in a committed environment file",
@@ -578,7 +596,7 @@ def configured_secret_pattern(file: SourceFile) -> Iterator[Hit]:
     Revoke the credential, remove it from the file (and history), and pass it at run time.
     """
     patterns = file.settings.extra_secret_patterns
-    example = _example(file)
+    example = _example(file, any_part=False)  # as PS001: a token in a known format
     if not patterns or example is None:
         return
     for token in find_configured(file.text, patterns):
