@@ -715,6 +715,8 @@ def _generated_piece(text: str) -> bool:
     """Whether a lower-case name holds a long piece of letters and digits mixed (``chakra-zjob8k2m9x...``):
     a key after its vendor's prefix. A Secret's name is words (``harbor-core-secret``), maybe with a
     short hash (``app-7d9f8b6c5d``)."""
+    if any(map(random_letters, re.split(r"[-./_]", text))):
+        return True  # ``chakra-zjOBkqLm...``: mixed-case letters drawn at random, no digits needed
     return any(
         re.search(r"[a-z]", piece.group()) and len(re.findall(r"\d", piece.group())) >= 3
         for piece in _LONG_PIECE.finditer(text)
@@ -878,6 +880,28 @@ def _identity_v3_hash(text: str) -> bool:
 _BASE64_LONG = lazy(r"[A-Za-z0-9+/]+={0,2}")
 
 
+def random_letters(piece: str) -> bool:
+    """Whether ``piece`` is letters drawn at random (``NqVwYSVPHbzj...``), not an identifier.
+
+    A key of letters alone (a vendor's ``acme-`` prefix, then 64 mixed-case letters) changes case
+    every two letters or so, in runs of capitals as often as of small letters; an identifier in
+    camel or Pascal case (``NextToken``, ``XMLHttpRequestHandlerFactory``) has small-letter runs
+    as long as its words and single capitals between them. Twenty-four letters at least: a
+    shorter value is read as a name, and an identifier made mostly of initialisms
+    (``ThisIsAnAPIKeyForMyAWSApp``) is read as a key.
+    """
+    if len(piece) < 24 or not piece.isalpha() or piece.islower() or piece.isupper():
+        return False
+    small, capitals = _SMALL_RUN.findall(piece), _CAPITAL_RUN.findall(piece)
+    if len(small) < 5 or len(capitals) < 5:
+        return False
+    return sum(map(len, small)) < 2.6 * len(small) and sum(map(len, capitals)) >= 1.4 * len(capitals)
+
+
+_SMALL_RUN = lazy(r"[a-z]+")
+_CAPITAL_RUN = lazy(r"[A-Z]+")
+
+
 def literal_secret(name: str, value: object) -> bool:
     """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
 
@@ -916,7 +940,11 @@ def literal_secret(name: str, value: object) -> bool:
         return False  # words joined by hyphens ("etcd-cluster-k8s"): a name, not key material
     if re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", text) or text.startswith(("/", "./", "~", "../")):
         return False
-    if re.fullmatch(r"[A-Za-z]+(?:[._-][A-Za-z]+)*", text) and not re.search(r"(?i)pass|pwd", str(name)):
+    if (
+        re.fullmatch(r"[A-Za-z]+(?:[._-][A-Za-z]+)*", text)
+        and not re.search(r"(?i)pass|pwd", str(name))
+        and not any(map(random_letters, re.split(r"[._-]", text)))
+    ):
         return False  # a word or identifier ("NextToken", "result-key"): a name, not a key
     if _SNAKE_WORDS.fullmatch(text) and not re.search(r"(?i)pass|pwd", str(name)):
         return False  # lower-case words, numbered ("soccer_germany_bundesliga2"): an identifier, not a key

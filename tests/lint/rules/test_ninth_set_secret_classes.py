@@ -13,6 +13,7 @@ the look-alikes that stay findings.
 
 from __future__ import annotations
 
+import json
 import random
 import string
 from pathlib import Path
@@ -22,7 +23,7 @@ import pytest
 from sandkit.lint.facts.secret_values import is_example_path
 from sandkit.lint.rules.ci_secret_exposure import _identifier_name
 from sandkit.lint.source import RuleSettings
-from tests.lint.helpers import lint_files, lint_text, lint_tree, workflow_findings, write_tree
+from tests.lint.helpers import at, lint_files, lint_text, lint_tree, workflow_findings, write_tree
 
 
 def _random(length: int, seed: int) -> str:
@@ -327,3 +328,40 @@ def test_a_vendor_prefixed_key_elsewhere_is_ps002(seed: int) -> None:
 )
 def test_names_of_secrets_stay_references(name: str, value: str) -> None:
     assert not _found("values.yaml", f"app:\n  {name}: {value}\n", "PS002")
+
+
+# ---- a key of random letters alone, after a vendor's prefix -----------------------------------
+
+
+def _letters(seed: int, length: int = 64) -> str:
+    pick = random.Random(seed)
+    return "".join(pick.choice(string.ascii_letters) for _ in range(length))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("prefix", ["", "chakra-", "acme_", "vendor.pro-"])
+def test_a_key_of_letters_alone_is_key_material(seed: int, prefix: str) -> None:
+    """A key with no digit (``chakra-`` and 64 mixed-case letters) in an MCP server's env is
+    AM003's, and under a secret's name in other configuration PS002's."""
+    value = prefix + _letters(seed)
+    mcp = json.dumps({"mcpServers": {"ui": {"command": "ui-mcp", "env": {"UI_PRO_API_KEY": value}}}})
+    assert [f.rule for f in lint_text(".cursor/mcp.json", mcp)] == ["AM003"]
+    assert at(lint_text("config/app.json", json.dumps({"ui_api_key": value})), "PS002") != []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "AbstractSingletonProxyFactoryBean",
+        "XMLHttpRequestHandlerFactory",
+        "UIApplicationDidBecomeActiveNotification",
+        "kCFStreamPropertySSLSettings",
+        "myAppIsGoingToBeAWinnerToday",
+        "chakra-NextTokenProviderFactoryBean",
+        "NqVwYSVPHbzjOBkq",  # random, but too short to tell from a name
+    ],
+)
+def test_identifiers_of_letters_stay_names(value: str) -> None:
+    mcp = json.dumps({"mcpServers": {"ui": {"command": "ui-mcp", "env": {"UI_API_KEY": value}}}})
+    assert at(lint_text(".cursor/mcp.json", mcp), "AM003") == []
+    assert at(lint_text("config/app.json", json.dumps({"ui_api_key": value})), "PS002") == []
