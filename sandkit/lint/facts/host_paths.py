@@ -129,6 +129,21 @@ CREDENTIAL_PATHS = (
     # and the credential files coding agents leave in a home folder (the agent catalogue)
     *(path for agent in CATALOGUE for path in agent.credential_files),
 )
+#: A cluster's administrator credentials where its installers leave them on a node or host:
+#: kubeadm's admin kubeconfigs and certificate authority keys, k3s's and RKE2's admin kubeconfig and
+#: server TLS folder. Reported when mounted themselves or a folder inside them; a mount of /etc
+#: or /var/lib holds them only on a cluster's node, so a parent is not reported for them.
+SYSTEM_CREDENTIAL_PATHS = (
+    "/etc/kubernetes/admin.conf",
+    "/etc/kubernetes/super-admin.conf",
+    "/etc/kubernetes/pki",
+    "/etc/rancher/k3s/k3s.yaml",
+    "/etc/rancher/rke2/rke2.yaml",
+    "/var/lib/rancher/k3s/server/tls",
+    "/var/lib/rancher/rke2/server/tls",
+)
+#: A certificate (or request) file inside such a folder: public, what a client checks a server with.
+_PUBLIC_CERTIFICATE = lazy(r"\.(?:crt|cert|pub|csr)$")
 #: Folders that build tools keep mostly as caches of downloaded packages, holding a credential file
 #: only where someone logged in: a mount of the whole folder is usually made for the cache.
 CACHE_FOLDERS = frozenset({"~/.m2", "~/.gradle", "~/.cargo"})
@@ -190,6 +205,9 @@ CREDENTIAL_TRIGGERS: tuple[str | re.Pattern[str], ...] = (
     ROOT_MOUNT,
     *CLIMB_TRIGGERS,
     *CREDENTIAL_VARIABLES,
+    "/etc/kubernetes",
+    "/etc/rancher",
+    "/var/lib/rancher",
 )
 
 METADATA_ADDRESSES = (
@@ -373,6 +391,9 @@ def credential_path(raw: str) -> str:
         return ""
     if path == "~" or path in ("/home", "/Users", "/"):
         return "the whole home folder" if path == "~" else f"every home folder ({path})"
+    for secret in SYSTEM_CREDENTIAL_PATHS:
+        if path == secret or (_is_ancestor(secret, path) and not _PUBLIC_CERTIFICATE.search(path)):
+            return secret
     for secret in CREDENTIAL_PATHS:
         if path == secret:
             return secret

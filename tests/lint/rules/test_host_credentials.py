@@ -235,3 +235,47 @@ def test_a_credential_variable_that_the_env_file_sets_to_a_project_file_is_that_
     compose = 'services:\n  a:\n    volumes: ["${GOOGLE_APPLICATION_CREDENTIALS}:/k.json:ro"]\n'
     files = {"compose.yaml": compose, ".env": "GOOGLE_APPLICATION_CREDENTIALS=./secrets/key.json\n"}
     assert at(lint_files(files), "HC001") == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "/etc/kubernetes/admin.conf",
+        "/etc/kubernetes/super-admin.conf",
+        "/etc/kubernetes/pki",
+        "/etc/kubernetes/pki/ca.key",
+        "/etc/rancher/k3s/k3s.yaml",
+        "/etc/rancher/rke2/rke2.yaml",
+        "/var/lib/rancher/k3s/server/tls",
+    ],
+)
+def test_a_clusters_admin_credentials_on_the_host(source: str) -> None:
+    """kubeadm's, k3s's and RKE2's administrator kubeconfigs and certificate authority keys are
+    where their installers leave them, outside any home folder: a container given one is the
+    cluster's administrator."""
+    text = f'services:\n  a:\n    volumes: ["{source}:/mnt"]\n'
+    assert at(lint_text("compose.yaml", text), "HC001") == [(3, 15)]
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+        "    - {name: c, image: registry.example.com/c:1, volumeMounts: [{name: v, mountPath: /v}]}\n"
+        f"  volumes:\n    - {{name: v, hostPath: {{path: {source}}}}}\n"
+    )
+    assert [f.severity for f in lint_text("k8s/pod.yaml", pod) if f.rule == "HC001"] == ["info"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "/etc",
+        "/etc/kubernetes/manifests",
+        "/etc/rancher/k3s/config.yaml",
+        "/var/lib/rancher/k3s/storage",
+        "/etc/localtime",
+    ],
+)
+def test_a_nodes_other_files_are_not_cluster_credentials(source: str) -> None:
+    """A parent such as /etc holds the credentials only on a cluster's node, and static pod
+    manifests, the certificates a client checks a server with, k3s's own configuration and its
+    volume storage hold none."""
+    text = f'services:\n  a:\n    volumes: ["{source}:/mnt"]\n'
+    assert at(lint_text("compose.yaml", text), "HC001") == []
