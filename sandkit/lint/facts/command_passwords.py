@@ -9,9 +9,11 @@ with the program and option that take it, leaving out words the shell or the CI 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.containers import ci_scripts
 from sandkit.lint.source import SourceFile
@@ -92,11 +94,20 @@ _WORKFLOW_KINDS = (kinds.WORKFLOW, kinds.ACTION)
 _CI_KINDS = (kinds.GITLAB_CI, kinds.CIRCLECI, kinds.AZURE_PIPELINES, kinds.BITBUCKET_PIPELINES)
 
 
+#: One of the programs as a word followed by a space, and an option after it on its command line
+#: (backslash-newline continuations included).
+_MENTION = lazy(
+    r"(?<![\w.-])(?:"
+    + "|".join(re.escape(name) for name in PASSWORD_OPTIONS)
+    + r")[ \t](?:(?:[^\n]|\\\n){0,2000}?\s)?-"
+)
+
+
 def may_hold_command_password(file: SourceFile) -> bool:
-    """A cheap test: the file is read for commands and names one of the programs."""
+    """A cheap test: the file is read for commands and names one of the programs with an option."""
     if file.kind not in (*_SCRIPT_KINDS, *_WORKFLOW_KINDS, *_CI_KINDS):
         return False
-    return any(name in file.text for name in PASSWORD_OPTIONS)
+    return _MENTION.search(file.text) is not None
 
 
 def command_passwords(file: SourceFile) -> Iterator[CommandPassword]:

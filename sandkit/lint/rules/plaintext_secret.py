@@ -249,7 +249,18 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     (`.gitlab-ci.yml`, `.gitlab/ci/`), CircleCI, Azure Pipelines and Bitbucket Pipelines files,
     every key/value pair of YAML, JSON and TOML files, and INI-like credential files (.npmrc,
     .pypirc, .netrc, *.ini, *.cfg, *.properties). Key names in any case style count (``DB_PASSWORD``, ``dbPassword``,
-    ``db-password``).
+    ``db-password``). A ConfigMap's ``data:`` value that holds a whole file (in a manifest or a
+    Helm template) is read as that file: by its key's extension (``config.yaml``, ``app.ini``,
+    ``settings.json``, ``application.properties``, ``app.env``, ``init.sh``) or, with none, by its
+    content (a JSON object, INI sections or ``key=value`` lines, YAML ``key:`` lines), graded as the
+    same file standing alone and reported at its line and column in the manifest (up to 64 values
+    of a manifest, each up to 256 KiB). A password written on a command line of a script, a
+    Makefile or justfile recipe, a workflow's ``run:`` or another CI pipeline's script is read as a
+    secret's value: ``oc``, ``docker``, ``podman``, ``nerdctl``, ``buildah``, ``skopeo`` and ``az``
+    ``login -p``, ``helm registry login -p``, ``cf login -p``, ``mysql -pX`` and ``--password=X``
+    (mysqldump, mysqladmin, mariadb too), ``curl -u user:X``, ``wget --password=X``, ``sshpass -p X``,
+    ``htpasswd -b file user X``, ``redis-cli -a X``, ``mongosh -p X``, ``sqlcmd -P X``; a word the
+    shell or the CI system expands (``$VAR``, ``${{ secrets.X }}``, ``$(cat file)``) is not a literal.
 
     Not a finding: references and expressions the consumer evaluates (`${VAR}`, `$VAR`,
     `$(var)`, `${{ secrets.X }}`, `{{ template }}`, in those CI files a value holding `$VAR`
@@ -511,8 +522,8 @@ def _embedded_configuration(file: SourceFile) -> Iterator[Hit]:
         if not isinstance(data, PMap):
             continue
         for key, value in data.items():
-            if not isinstance(value, PStr) or len(value) > _EMBEDDED_BYTES:
-                continue
+            if not isinstance(value, PStr) or value.style == ">" or len(value) > _EMBEDDED_BYTES:
+                continue  # a folded value's lines are joined: no file's lines are left in it
             left -= 1
             if left < 0:
                 return

@@ -47,6 +47,7 @@ PW = _random(14, 1)
         ("app.ini", f"[database]\nhost = db\npassword = {PW}\n", 9, 16),
         ("settings.json", f'{{\n  "db": {{"password": "{PW}"}}\n}}\n', 8, 26),
         ("config.toml", f'[db]\npassword = "{PW}"\n', 8, 5),
+        ("init.sh", f"#!/bin/sh\nmysql -uroot -p{PW} app\n", 8, 20),  # a script's command line
         # no extension: read by its content (an INI section, key: value lines)
         ("auth", f"[auth]\nclient_secret = {PW}\n", 8, 21),
         ("dex", f"connectors:\n- type: ldap\n  bindPassword: {PW}\n", 9, 21),
@@ -191,3 +192,25 @@ def test_a_test_folders_script_is_left_out_and_low_with_examples(tmp_path: Path)
     assert [f for f in lint_tree(tmp_path, select=("PS002",))] == []
     found = lint_tree(tmp_path, select=("PS002",), settings=RuleSettings(include_examples=True))
     assert [(f.line, f.severity) for f in found] == [(2, "low")]
+
+
+def test_a_password_in_a_variable_the_script_set_is_found_at_the_assignment() -> None:
+    assert _ps002("scripts/login.sh", f"#!/bin/bash\nP={CLI}\noc login -u admin -p $P\n") == [(2, 3, "medium")]
+
+
+def test_a_makefile_recipe_password_is_found_and_help_text_is_not() -> None:
+    assert _ps002("Makefile", f"login:\n\tdocker login -u bot -p {CLI} r.example.com\n") == [(2, 25, "medium")]
+    usage = f"#!/bin/bash\nusage() {{\ncat <<EOF\nUsage: deploy.sh\n  oc login -u admin -p {CLI}\nEOF\n}}\n"
+    assert _ps002("scripts/deploy.sh", usage) == []
+    assert _ps002("scripts/deploy.sh", f"#!/bin/bash\n# oc login -u admin -p {CLI}\n") == []
+
+
+def test_a_folded_config_map_value_is_not_read_as_a_file() -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  app.properties: >\n"
+    text += f"    spring.datasource.password={PW}\n    server.port=8080\n"
+    assert _ps002("k8s/app.yaml", text) == []
+
+
+def test_a_continued_command_line_is_read_whole() -> None:
+    text = f"#!/bin/bash\noc login \\\n  --server=https://api.example.com \\\n  -u admin -p {CLI}\n"
+    assert _ps002("scripts/login.sh", text) == [(4, 15, "medium")]
