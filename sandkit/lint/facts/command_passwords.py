@@ -18,7 +18,7 @@ from sandkit.lint import kinds
 from sandkit.lint.facts.containers import ci_scripts
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Command, Word
-from sandkit.lint.syntax.tree import Pos, PStr
+from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
 
 
 class Option(NamedTuple):
@@ -121,14 +121,32 @@ def command_passwords(file: SourceFile) -> Iterator[CommandPassword]:
 def _commands(file: SourceFile) -> Iterator[Command]:
     if file.kind in _SCRIPT_KINDS:
         yield from file.commands
-    elif file.kind in _WORKFLOW_KINDS:
-        for node in file.mappings():
-            run = node.get("run")
-            if isinstance(run, PStr):
-                yield from file.commands_in(run)
-    else:
-        for script in ci_scripts(file):
+        return
+    scripts = _run_steps(file) if file.kind in _WORKFLOW_KINDS else ci_scripts(file)
+    read: set[int] = set()  # a script aliases copy into many jobs is one string: read once
+    for script in scripts:
+        if id(script) not in read:
+            read.add(id(script))
             yield from file.commands_in(script)
+
+
+def _run_steps(file: SourceFile) -> Iterator[PStr]:
+    """The ``run:`` scripts of a workflow's jobs and a composite action's steps, each list of steps
+    read once (aliases may give many jobs the same one)."""
+    lists: set[int] = set()
+    for document in file.documents:
+        if not isinstance(document, PMap):
+            continue
+        table = document.get("jobs")
+        specs = [spec for spec in table.values() if isinstance(spec, PMap)] if isinstance(table, PMap) else []
+        runs = document.get("runs")
+        for steps in [spec.get("steps") for spec in specs] + [runs.get("steps") if isinstance(runs, PMap) else None]:
+            if not isinstance(steps, PSeq) or id(steps) in lists:
+                continue
+            lists.add(id(steps))
+            for step in steps:
+                if isinstance(step, PMap) and isinstance(run := step.get("run"), PStr):
+                    yield run
 
 
 def _passwords(command: Command) -> Iterator[CommandPassword]:
