@@ -214,3 +214,12 @@ def test_a_folded_config_map_value_is_not_read_as_a_file() -> None:
 def test_a_continued_command_line_is_read_whole() -> None:
     text = f"#!/bin/bash\noc login \\\n  --server=https://api.example.com \\\n  -u admin -p {CLI}\n"
     assert _ps002("scripts/login.sh", text) == [(4, 15, "medium")]
+
+
+def test_a_ci_test_jobs_command_line_password_is_info() -> None:
+    text = (
+        "on: push\njobs:\n  integration-test:\n    runs-on: ubuntu-latest\n    services:\n"
+        "      mysql:\n        image: mysql:8\n    steps:\n"
+        f'      - run: mysql -h 127.0.0.1 -uroot -p{CLI} -e "select 1"\n'
+    )
+    assert _ps002(".github/workflows/ci.yml", text) == [(9, 42, "info")]
