@@ -223,3 +223,16 @@ def test_a_ci_test_jobs_command_line_password_is_info() -> None:
         f'      - run: mysql -h 127.0.0.1 -uroot -p{CLI} -e "select 1"\n'
     )
     assert _ps002(".github/workflows/ci.yml", text) == [(9, 42, "info")]
+
+
+@pytest.mark.parametrize(
+    ("key", "body"),
+    [
+        ("config.yaml", "a: [\n  password: x: y\n\t- bad\n"),
+        ("settings.json", f'{{"password": "{PW}",,\n'),
+        ("config.toml", f'[db\npassword = "{PW}\n'),
+        ("x", "key: %t\nother: {\n"),
+    ],
+)
+def test_an_embedded_file_that_does_not_parse_gives_nothing_and_no_error(key: str, body: str) -> None:
+    assert _ps002("k8s/app.yaml", _config_map(key, body)) == []  # lint_text fails on a crash
