@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.ci_jobs import CI_JOB_KINDS
+from sandkit.lint.facts.command_passwords import command_passwords, may_hold_command_password
 from sandkit.lint.facts.containers import environment
 from sandkit.lint.facts.secret_context import (
     ci_variable,
@@ -46,7 +47,7 @@ from sandkit.lint.model import Finding, Hit
 from sandkit.lint.registry import rule
 from sandkit.lint.repository import RepositoryView, repository_pass
 from sandkit.lint.source import NOT_PLAIN, SourceFile
-from sandkit.lint.syntax.tree import MAX_DEPTH, MAX_VALUES, Pos
+from sandkit.lint.syntax.tree import MAX_DEPTH, MAX_VALUES, PMap, Pos, PStr, SyntaxProblem
 from sandkit.literal_search import LiteralSet
 
 if TYPE_CHECKING:
@@ -248,7 +249,18 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     (`.gitlab-ci.yml`, `.gitlab/ci/`), CircleCI, Azure Pipelines and Bitbucket Pipelines files,
     every key/value pair of YAML, JSON and TOML files, and INI-like credential files (.npmrc,
     .pypirc, .netrc, *.ini, *.cfg, *.properties). Key names in any case style count (``DB_PASSWORD``, ``dbPassword``,
-    ``db-password``).
+    ``db-password``). A ConfigMap's ``data:`` value that holds a whole file (in a manifest or a
+    Helm template) is read as that file: by its key's extension (``config.yaml``, ``app.ini``,
+    ``settings.json``, ``application.properties``, ``app.env``, ``init.sh``) or, with none, by its
+    content (a JSON object, INI sections or ``key=value`` lines, YAML ``key:`` lines), graded as the
+    same file standing alone and reported at its line and column in the manifest (up to 64 values
+    of a manifest, each up to 256 KiB). A password written on a command line of a script, a
+    Makefile or justfile recipe, a workflow's ``run:`` or another CI pipeline's script is read as a
+    secret's value: ``oc``, ``docker``, ``podman``, ``nerdctl``, ``buildah``, ``skopeo`` and ``az``
+    ``login -p``, ``helm registry login -p``, ``cf login -p``, ``mysql -pX`` and ``--password=X``
+    (mysqldump, mysqladmin, mariadb too), ``curl -u user:X``, ``wget --password=X``, ``sshpass -p X``,
+    ``htpasswd -b file user X``, ``redis-cli -a X``, ``mongosh -p X``, ``sqlcmd -P X``; a word the
+    shell or the CI system expands (``$VAR``, ``${{ secrets.X }}``, ``$(cat file)``) is not a literal.
 
     Not a finding: references and expressions the consumer evaluates (`${VAR}`, `$VAR`,
     `$(var)`, `${{ secrets.X }}`, `{{ template }}`, in those CI files a value holding `$VAR`
@@ -344,13 +356,21 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Reference the secret instead (`${DB_PASSWORD}`, a CI or kit secret, a secret store), and
     rotate the value that was committed.
     """
+    yield from _named_literals(file)
+    if file.kind == kinds.KUBERNETES:
+        yield from _embedded_configuration(file)
+
+
+def _named_literals(file: SourceFile) -> Iterator[Hit]:
+    """PS002's findings in one file (a manifest, or a file a ConfigMap embeds)."""
     if file.kind == kinds.TEXT and not file.path.lower().endswith(_INI_NAMES):
         return
     example = _example(file)
     if example is None or is_lockfile(file.path):
         return  # lockfiles pair package names ("path-key") with versions
     interpolated = file.kind == kinds.COMPOSE and "${" in file.text  # a secret's default may be inside any value
-    if not (has_secret_key_hint(file.text) or interpolated or "\\u" in file.text or "\\x" in file.text):
+    commanded = may_hold_command_password(file)
+    if not (has_secret_key_hint(file.text) or interpolated or commanded or "\\u" in file.text or "\\x" in file.text):
         return  # no secret-like name before a ":" or "=" (nor an escape that could spell one): nothing to parse for
     if _is_json_schema(file):
         return
@@ -363,6 +383,11 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     seen: set[Pos] = set()
     pairs = list(_pairs(file))
     columns = data_columns(pairs) if file.syntax in ("json", "yaml") else set()
+    shown: dict[Pos, str] = {}  # what a password on a command line is given to, for messages
+    for given in command_passwords(file) if commanded else ():
+        if "$" not in given.value and "`" not in given.value:  # an expansion is no literal
+            pairs.append(("password", given.value, given.pos))
+            shown[given.pos] = f"the password of `{given.label}`"
     referenced = secret_reference_places(file) if file.kind == kinds.KUBERNETES else set()
     if file.syntax == "yaml" and file.kind != kinds.KUBERNETES:
         referenced = chart_secret_name_places(file)  # a chart's value its templates name a Secret's key with
@@ -374,46 +399,72 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         if literal and public_client_setting(name):
             yield Hit(
                 pos,
-                f"{name} is set to a literal value, a front-end setting that is public by design",
+                f"{shown.get(pos, name)} is set to a literal value, a front-end setting that is public by design",
                 severity="info",
                 why="the framework inlines it into the code it sends to every browser",
             )
         elif literal and not example and (default_why := tool_default(name, str(value))):
-            yield Hit(pos, f"{name} is set to a tool's documented default password", severity="info", why=default_why)
+            yield Hit(
+                pos,
+                f"{shown.get(pos, name)} is set to a tool's documented default password",
+                severity="info",
+                why=default_why,
+            )
         elif literal and not example and (printed := printed_text(file, pos)):
             if printed == "help":
                 if file.settings.include_examples:
                     why = "in the help text the script prints, where values are examples"
                     yield Hit(
-                        pos, f"{name} is set to a literal value in the script's help text", severity="low", why=why
+                        pos,
+                        f"{shown.get(pos, name)} is set to a literal value in the script's help text",
+                        severity="low",
+                        why=why,
                     )
             else:
                 why = "text the script prints for a person to read, not an assignment it runs"
-                yield Hit(pos, f"{name} is set to a literal value in text the script prints", severity="info", why=why)
+                yield Hit(
+                    pos,
+                    f"{shown.get(pos, name)} is set to a literal value in text the script prints",
+                    severity="info",
+                    why=why,
+                )
         elif literal and not example and pos in example_block_places(file):
             if file.settings.include_examples:
                 why = "in a block that is switched off and whose values use reserved example names (example.com)"
-                yield Hit(pos, f"{name} is set to a literal value in an example block", severity="low", why=why)
+                yield Hit(
+                    pos,
+                    f"{shown.get(pos, name)} is set to a literal value in an example block",
+                    severity="low",
+                    why=why,
+                )
         elif literal and not example and stand_in_comment(file, pos):
             if file.settings.include_examples:
                 why = "its own comment says it is a dummy or placeholder to replace"
                 yield Hit(
-                    pos, f"{name} is set to a literal value its comment calls a stand-in", severity="low", why=why
+                    pos,
+                    f"{shown.get(pos, name)} is set to a literal value its comment calls a stand-in",
+                    severity="low",
+                    why=why,
                 )
         elif literal and not example:
             test = _test_value(file, str(value), pos)
             if test is None:
-                yield Hit(pos, f"{name} is set to a literal value in plain text")
+                yield Hit(pos, f"{shown.get(pos, name)} is set to a literal value in plain text")
             elif test[0] == "info" or file.settings.include_examples:
                 severity, why, what = test
-                yield Hit(pos, f"{name} is set to a literal value in plain text, {what}", severity=severity, why=why)
+                yield Hit(
+                    pos,
+                    f"{shown.get(pos, name)} is set to a literal value in plain text, {what}",
+                    severity=severity,
+                    why=why,
+                )
         elif literal:
-            yield Hit(pos, f"{name} is set to a literal value in plain text", **example)
+            yield Hit(pos, f"{shown.get(pos, name)} is set to a literal value in plain text", **example)
         elif not example and (default := _compose_secret_default(file, name, value)):
             variable, operator, whole = default
             yield Hit(
                 pos,
-                f"{name} {'defaults to' if whole else 'holds'} a literal value in plain text "
+                f"{shown.get(pos, name)} {'defaults to' if whole else 'holds'} a literal value in plain text "
                 f"(${{{variable}{operator}...}}), which Compose uses where {variable} is not set",
                 severity="low",
                 why=f"a fallback: `docker compose up` runs with it unless {variable} is set, which the .env beside "
@@ -427,9 +478,109 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         ):
             yield Hit(
                 pos,
-                f"{name} defaults to the word {value.strip()!r} in a committed environment file",
+                f"{shown.get(pos, name)} defaults to the word {value.strip()!r} in a committed environment file",
                 **(example or {"why": "whatever reads the file and sets nothing else runs with it"}),
             )
+
+
+#: The embedded file's kind and syntax by its data key's extension (``config.yaml``, ``app.ini``).
+_EMBEDDED_BY_EXTENSION = {
+    ".yaml": (kinds.YAML, "yaml"),
+    ".yml": (kinds.YAML, "yaml"),
+    ".json": (kinds.JSON, "json"),
+    ".toml": (kinds.TOML, "toml"),
+    ".env": (kinds.ENV, "env"),
+    ".sh": (kinds.SHELL, "shell"),
+    **{name: (kinds.TEXT, "text") for name in _INI_NAMES if name.startswith(".")},
+}
+#: Extensions whose text is no configuration the readers here know (a template, a script of
+#: another language, a certificate): such a value is not read by its content either.
+_EMBEDDED_SKIPPED = (".tpl", ".j2", ".py", ".js", ".lua", ".rb", ".pem", ".crt", ".xml", ".html", ".sql", ".md")
+_EMBEDDED_MOST = 64  #: data values of one manifest read as files; the rest are left as they are
+_EMBEDDED_BYTES = 262_144  #: a larger value is not read as a file
+#: Content that is an INI or .properties file: a ``[section]`` line, or ``key=value`` lines only.
+_INI_SECTION = lazy(r"(?m)^[ \t]*\[[\w .:\"'-]{1,120}\][ \t]*$")
+_PROPERTIES_LINE = lazy(r"[ \t]*(?:[#;!].*|[A-Za-z_][\w.\-]{0,120}[ \t]*=.*|)")
+_YAML_LINE = lazy(r"(?m)^[ \t]*(?:- )?[\w.\-\"']{1,120}:(?:[ \t]|$)")
+
+
+def _embedded_configuration(file: SourceFile) -> Iterator[Hit]:
+    """PS002 in the files a ConfigMap embeds: each multi-line ``data:`` value read as the file its
+    key names (``config.yaml``, ``application.properties``, ``app.env``, ``settings.json``) or,
+    with no known extension, as its content looks, graded as that file would be, each finding
+    placed at its line and column in the manifest. A Secret's ``data`` and ``stringData`` are not
+    read this way."""
+    try:
+        documents = file.documents
+    except SyntaxProblem:
+        return
+    left = _EMBEDDED_MOST
+    for document in documents:
+        if not isinstance(document, PMap) or document.get("kind") != "ConfigMap":
+            continue
+        data = document.get("data")
+        if not isinstance(data, PMap):
+            continue
+        for key, value in data.items():
+            if not isinstance(value, PStr) or value.style == ">" or len(value) > _EMBEDDED_BYTES:
+                continue  # a folded value's lines are joined: no file's lines are left in it
+            left -= 1
+            if left < 0:
+                return
+            embedded = _embedded_file(file, str(key), str(value))
+            if embedded is None:
+                continue
+            try:
+                hits = list(_named_literals(embedded))
+            except SyntaxProblem:
+                continue  # not the syntax its name or content says: nothing read from it
+            for hit in hits:
+                yield hit._replace(pos=_manifest_pos(file, value, embedded, hit.pos))
+
+
+def _embedded_file(file: SourceFile, key: str, text: str) -> SourceFile | None:
+    """The file a ConfigMap's data value holds, named under the manifest's path, or None when
+    neither its key's extension nor its content says which syntax it is in."""
+    name = key.strip().lower()
+    path = posixpath.join(file.path, key.strip())
+    found = None
+    if name.endswith(".env") or name.startswith(".env"):
+        found = (kinds.ENV, "env")
+    elif name.endswith(_EMBEDDED_SKIPPED):
+        return None
+    else:
+        found = next((kind for end, kind in _EMBEDDED_BY_EXTENSION.items() if name.endswith(end)), None)
+    if found is None:
+        if "\n" not in text.strip() and not text.lstrip().startswith("{"):
+            return None  # one line under a key with no extension: a setting of its own, not a file
+        found, suffix = _embedded_by_content(text)
+        if found is None:
+            return None
+        path += suffix
+    kind, syntax = found
+    return SourceFile(path, text, kind, syntax, settings=file.settings, root=file.root)
+
+
+def _embedded_by_content(text: str) -> tuple[tuple[str, str] | None, str]:
+    """(kind, syntax) and a suffix for the name of an embedded file with no known extension:
+    JSON (an object), INI (a ``[section]`` line, or ``key=value`` lines only) or YAML
+    (``key: value`` lines); (None, "") for other text (a script, an nginx configuration)."""
+    head = text.lstrip()
+    if head.startswith("{"):
+        return (kinds.JSON, "json"), ".json"
+    lines = text.splitlines()
+    if _INI_SECTION.search(text) or all(_PROPERTIES_LINE.fullmatch(line) for line in lines):
+        return (kinds.TEXT, "text"), ".ini"
+    if _YAML_LINE.search(text) and not head.startswith(("#!", "<")):
+        return (kinds.YAML, "yaml"), ".yaml"
+    return None, ""
+
+
+def _manifest_pos(file: SourceFile, value: PStr, embedded: SourceFile, pos: Pos) -> Pos:
+    """Where position ``pos`` of the embedded file is in the manifest: inside the block scalar
+    (its indentation added) or the quoted string that holds the file."""
+    offset = sum(len(line) for line in embedded.text.splitlines(keepends=True)[: pos.line - 1]) + pos.column - 1
+    return file.str_pos(value, min(max(offset, 0), len(value)))
 
 
 #: A variable with a default in a Compose value: ``${NAME:-word}`` or ``${NAME-word}``.
