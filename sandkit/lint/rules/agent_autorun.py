@@ -13,8 +13,10 @@ from typing import NamedTuple
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import (
+    AGENT_OF,
     PROGRAM_SOURCE,
     SANDBOXED,
+    allowed_tools,
     dangerous_flags,
     holds_source_hint,
     literal_words,
@@ -370,12 +372,21 @@ def project_enabled_plugin(file: SourceFile) -> Iterator[Hit]:
             )
 
 
+def _reads_for_allow_rules(file: SourceFile) -> bool:
+    """Settings and front matter; of command lines, those AA008 reads, but of JSON only
+    package.json and no program source (its agent calls are found by AA008's long flags)."""
+    if file.kind == kinds.JSON:
+        return _name(file) == "package.json"
+    return file.kind != kinds.TEXT
+
+
 @rule(
     "AA004",
     "blanket-allow-rule",
     category="agent-autorun",
     severity="high",
-    kinds=(kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS),
+    kinds=(*_SCRIPT_KINDS, *_CONTAINER_KINDS, kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS),
+    reads=lambda file: _reads_for_allow_rules(file),
     triggers=("allow", "defaultMode", "Dangerous", "permissionMode"),
 )
 def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
@@ -432,6 +443,9 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     """
     if file.kind == kinds.AGENT_INSTRUCTIONS:
         yield from _component_grants(file)
+        return
+    yield from _command_line_grants(file)
+    if file.kind != kinds.AGENT_CONFIG:
         return
     found = permissions(file)
     if found is None:
@@ -550,6 +564,37 @@ def _allow_hit(grants: list[_Grant], what: str, scope: str) -> Hit:
     else:
         message = f"{what} approves {_and(programs)} with any argument, each of which runs any command ({said})"
     return Hit(first.entry.pos, message, severity=severity, why=why)
+
+
+_IN_CONTAINER = "inside a container, whose isolation is what is left"
+
+
+def _command_line_grants(file: SourceFile) -> Iterator[Hit]:
+    """AA004 on an agent's command line: each ``--allowedTools`` flag's rules, read as settings'
+    allow rules (one finding per flag, at its value), as AA008 reads the same lines; one step
+    lower in a container. A kit, and files sandkit generated from one, are left to AA008."""
+    if _GENERATED.match(file.text[:600]):
+        return
+    seen: set[Pos] = set()
+    for words, where in _commands(file):
+        for flag in allowed_tools(words):
+            if flag.flag.pos in seen:
+                continue
+            seen.add(flag.flag.pos)
+            values = [Value(flag.flag.text, rule_, word.pos) for rule_, word in flag.rules]
+            rules = [str(value.value) for value in values]
+            if AGENT_OF.get(flag.agent) == "Gemini CLI":  # its own tool names, as AA007 reads its settings
+                grants = [_Grant(value, "", "", "") for value in values if ANY_SHELL.fullmatch(str(value.value))]
+            else:
+                grants = [g for value in values if (g := _grant(value, rules, flag.mode, "command line")) is not None]
+            if not grants:
+                continue
+            name = flag.flag.text.partition("=")[0]
+            hit = _allow_hit(grants, f"command line's {name}", "")
+            if where == "container":
+                why = f"{hit.why}, and {_IN_CONTAINER}" if hit.why else _IN_CONTAINER
+                hit = hit._replace(severity=_LOWER[hit.severity or "high"], why=why)
+            yield hit
 
 
 def _scope(file: SourceFile) -> str:

@@ -288,12 +288,18 @@ class _Variables:
         start = self._offset(word.pos) + len(name) + 1
         quoted = self.text[start : start + 1] in ("'", '"')
         column = word.pos.column + len(name) + 1 + quoted
+        # Expanding splits a value at blanks only: parentheses in it are text (``"Bash(git:*)"``),
+        # unless it holds a command substitution, read as one.
+        escaped = value if "$(" in value or "`" in value else _PAREN.sub(r"\\\g<0>", value)
         words = [
             expanded
-            for kind, w in _tokens(value)
+            for kind, w in _tokens(escaped)
             if kind == "word"
             for expanded in self.expand(
-                Word(w.text, Pos(word.pos.line, column + w.pos.column - 1) if w.pos.line == 1 else word.pos)
+                Word(
+                    w.text,
+                    Pos(word.pos.line, column + _unescaped(escaped, w.pos.column - 1)) if w.pos.line == 1 else word.pos,
+                )
             )
         ]
         self.assign(name, words)
@@ -325,6 +331,14 @@ class _Variables:
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
         starts = self._line_starts
         return starts[min(pos.line, len(starts)) - 1] + pos.column - 1
+
+
+_PAREN = lazy(r"[()]")
+
+
+def _unescaped(escaped: str, offset: int) -> int:
+    """The offset in a value of ``offset`` in the value with its parentheses escaped."""
+    return offset - escaped.count("\\(", 0, offset) - escaped.count("\\)", 0, offset)
 
 
 def _is_assignment(text: str) -> bool:
