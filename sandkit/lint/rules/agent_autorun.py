@@ -431,6 +431,17 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     them, naming every program it lets run with any argument and why, graded by the worst (a
     blanket `Bash` beside them leads the message); a settings allow rule is one finding each.
 
+    The same reading applies to an agent's command line, wherever AA008 reads one (shell scripts,
+    Makefiles, justfiles, workflow `run:` steps, CI scripts, package.json scripts, agent configs;
+    Dockerfile, Compose, Kubernetes and devcontainer commands one step lower, inside a
+    container): Claude Code's `--allowedTools` (or `--allowed-tools`), whose values, comma- or
+    space-separated and one or more after the flag (`--allowedTools "Bash(git:*)" Read`,
+    `--allowedTools=Bash`), are allow rules for that run: one finding per flag, at its value,
+    graded by the worst rule. Gemini CLI's `--allowed-tools` is read with Gemini's tool names
+    (`run_shell_command` or `ShellTool` without a command prefix). A value kept in a variable
+    the script assigns above is read (`TOOLS="Bash"; claude --allowedTools "$TOOLS"`);
+    `--disallowedTools` is not a grant.
+
     Why:
     A blanket allow rule means any command the model decides on runs without a person
     seeing it, including one a prompt injection in a README or an issue asked for. Granted in
