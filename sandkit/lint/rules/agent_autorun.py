@@ -14,6 +14,7 @@ from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import (
     AGENT_OF,
+    ALLOW_FLAGS,
     PROGRAM_SOURCE,
     SANDBOXED,
     allowed_tools,
@@ -373,11 +374,14 @@ def project_enabled_plugin(file: SourceFile) -> Iterator[Hit]:
 
 
 def _reads_for_allow_rules(file: SourceFile) -> bool:
-    """Settings and front matter; of command lines, those AA008 reads, but of JSON only
-    package.json and no program source (its agent calls are found by AA008's long flags)."""
-    if file.kind == kinds.JSON:
-        return _name(file) == "package.json"
-    return file.kind != kinds.TEXT
+    """Settings and front matter; of command lines, those AA008 reads that spell an allow flag
+    (``--allowedTools``), but of JSON only package.json and no program source (its agent calls are
+    found by AA008's long flags)."""
+    if file.kind in (kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS):
+        return True
+    if file.kind == kinds.TEXT or (file.kind == kinds.JSON and _name(file) != "package.json"):
+        return False
+    return any(flag in file.text for flag in ALLOW_FLAGS)
 
 
 @rule(
