@@ -291,6 +291,7 @@ class _Variables:
         # Expanding splits a value at blanks only: parentheses in it are text (``"Bash(git:*)"``),
         # unless it holds a command substitution, read as one.
         escaped = value if "$(" in value or "`" in value else _PAREN.sub(r"\\\g<0>", value)
+        added = [m.start() for m in _PAREN.finditer(value)] if escaped is not value else []
         words = [
             expanded
             for kind, w in _tokens(escaped)
@@ -298,7 +299,7 @@ class _Variables:
             for expanded in self.expand(
                 Word(
                     w.text,
-                    Pos(word.pos.line, column + _unescaped(escaped, w.pos.column - 1)) if w.pos.line == 1 else word.pos,
+                    Pos(word.pos.line, column + _unescaped(added, w.pos.column - 1)) if w.pos.line == 1 else word.pos,
                 )
             )
         ]
@@ -333,12 +334,19 @@ class _Variables:
         return starts[min(pos.line, len(starts)) - 1] + pos.column - 1
 
 
-_PAREN = lazy(r"[()]")
+#: A parenthesis not already escaped.
+_PAREN = lazy(r"(?<!\\)[()]")
 
 
-def _unescaped(escaped: str, offset: int) -> int:
-    """The offset in a value of ``offset`` in the value with its parentheses escaped."""
-    return offset - escaped.count("\\(", 0, offset) - escaped.count("\\)", 0, offset)
+def _unescaped(added: list[int], offset: int) -> int:
+    """The offset in a value of ``offset`` in the value with a backslash added before each
+    parenthesis at ``added`` (offsets in the value)."""
+    moved = 0
+    for at in added:
+        if at + moved >= offset:
+            break
+        moved += 1
+    return offset - moved
 
 
 def _is_assignment(text: str) -> bool:

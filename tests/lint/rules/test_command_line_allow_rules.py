@@ -113,3 +113,19 @@ def test_settings_allow_rules_still_read() -> None:
 )
 def test_gemini_allowed_tools(line: str, count: int) -> None:
     assert len(_aa004("run.sh", f"{line}\n")) == count
+
+
+@pytest.mark.parametrize(
+    "script, words",
+    [
+        ('T="Bash(npm test:*)"\nclaude "$T"\n', [("Bash(npm", 4), ("test:*)", 13)]),
+        ('A="a(b) c(d)"\necho $A\n', [("a(b)", 4), ("c(d)", 9)]),
+        ('P="foo\\(bar"\necho $P\n', [("foo(bar", 4)]),
+        ('H="$(date) x"\necho $H\n', [("$(date)", 4), ("x", 12)]),
+    ],
+)
+def test_a_variable_keeps_its_parentheses_when_expanded(script: str, words: list[tuple[str, int]]) -> None:
+    from sandkit.lint.syntax.shell import parse_commands
+
+    used = parse_commands(script, expand=True)[1].words[1:]
+    assert [(w.text, w.pos.column) for w in used] == words
