@@ -444,7 +444,8 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     graded by the worst rule. Gemini CLI's `--allowed-tools` is read with Gemini's tool names
     (`run_shell_command` or `ShellTool` without a command prefix). A value kept in a variable
     the script assigns above is read (`TOOLS="Bash"; claude --allowedTools "$TOOLS"`);
-    `--disallowedTools` is not a grant.
+    `--disallowedTools` is not a grant, and a line that also skips approval
+    (`--permission-mode bypassPermissions`) is left to AA008, which reports it once.
 
     Why:
     A blanket allow rule means any command the model decides on runs without a person
@@ -587,11 +588,15 @@ _IN_CONTAINER = "inside a container, whose isolation is what is left"
 def _command_line_grants(file: SourceFile) -> Iterator[Hit]:
     """AA004 on an agent's command line: each ``--allowedTools`` flag's rules, read as settings'
     allow rules (one finding per flag, at its value), as AA008 reads the same lines; one step
-    lower in a container. A kit, and files sandkit generated from one, are left to AA008."""
+    lower in a container. A line that also turns approval off (``--permission-mode
+    bypassPermissions``) is AA008's one finding: its allow list approves nothing more. A kit,
+    and files sandkit generated from one, are left to AA008."""
     if _GENERATED.match(file.text[:600]):
         return
     seen: set[Pos] = set()
     for words, where in _commands(file):
+        if any(word.text.partition("=")[0] not in SANDBOXED for word, _, _ in dangerous_flags(words)):
+            continue  # approval is off for the whole run: AA008's one finding says so
         for flag in allowed_tools(words):
             if flag.flag.pos in seen:
                 continue

@@ -89,9 +89,21 @@ def test_not_a_grant(line: str) -> None:
     assert _aa004("run.sh", f"{line}\n") == []
 
 
-def test_approval_skipping_flag_beside_it_stays_aa008() -> None:
-    findings = lint_text("run.sh", "claude -p x --dangerously-skip-permissions --allowedTools Bash\n")
-    assert sorted(f.rule for f in findings if f.rule in ("AA004", "AA008")) == ["AA004", "AA008"]
+@pytest.mark.parametrize(
+    "line",
+    [
+        "claude -p x --dangerously-skip-permissions --allowedTools Bash",
+        'claude --print --permission-mode bypassPermissions \\\n  --allowedTools "Bash,Read,Glob"',
+    ],
+)
+def test_a_line_that_skips_approval_is_aa008s_one_finding(line: str) -> None:
+    findings = lint_text("run.sh", f"{line}\n")
+    assert sorted(f.rule for f in findings if f.rule in ("AA004", "AA008")) == ["AA008"]
+
+
+def test_other_permission_modes_keep_the_allow_list() -> None:
+    findings = lint_text("run.sh", "claude -p x --permission-mode acceptEdits --allowedTools Bash\n")
+    assert sorted(f.rule for f in findings if f.rule in ("AA004", "AA008")) == ["AA004"]
 
 
 def test_settings_allow_rules_still_read() -> None:
