@@ -85,6 +85,9 @@ class Agent(NamedTuple):
     approval_flags: tuple[ApprovalFlag, ...] = ()
     #: Short flags that approve every tool call for this agent only (``-y`` means other things elsewhere).
     yes_flags: tuple[str, ...] = ()
+    #: Flags whose values are permission rules the agent approves without asking for that run, in the
+    #: settings' allow-rule syntax (Claude Code's ``--allowedTools "Bash(git:*) Read"``).
+    allow_flags: tuple[str, ...] = ()
     #: Prose it reads as its user's instructions, and configuration it obeys.
     instruction_files: tuple[str, ...] = ()
     config_files: tuple[str, ...] = ()
@@ -123,6 +126,9 @@ CATALOGUE: tuple[Agent, ...] = (
                 accepted=("acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"),
             ),
         ),
+        # Claude Code's CLI reference: the rules run without a prompt, comma- or space-separated,
+        # one or more values; --disallowedTools refuses tools and is not listed.
+        allow_flags=("--allowedTools", "--allowed-tools"),
         instruction_files=(
             "claude.md",
             "claude.local.md",
@@ -230,6 +236,9 @@ CATALOGUE: tuple[Agent, ...] = (
             ),
         ),
         yes_flags=("-y",),
+        # Gemini CLI's configuration reference: a comma-separated list of tools that bypass the
+        # confirmation dialog (``run_shell_command`` or ``ShellTool``, with or without a command prefix).
+        allow_flags=("--allowed-tools",),
         instruction_files=("gemini.md",),
         config_files=(".gemini/settings.json",),
         mcp=McpKeys(url=("url", "httpUrl")),

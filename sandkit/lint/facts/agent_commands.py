@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from sandkit.agents import CATALOGUE
 from sandkit.lazy_regex import AnyPattern, case_folded, lazy
 from sandkit.lint.syntax.shell import Word
+from sandkit.lint.syntax.tree import Pos
 
 #: Downloading code and running it in one go: ``curl ... | sh``, ``bash <(curl ...)``,
 #: ``irm ... | iex``, piping into python/node/perl/ruby, ``eval "$(curl ...)"``,
@@ -172,6 +174,64 @@ def dangerous_flags(words: list[Word]) -> Iterator[tuple[Word, str, str]]:
                 yield word, agent, f"{flag} {value} {VALUED[flag][value]}"
         elif text in _YES_FLAGS.get(agent, ()):
             yield word, agent, "approves every tool call"
+
+
+#: Flags that approve the permission rules they list for that run: flag -> the agents that take it.
+ALLOW_FLAGS = frozenset(spelling for agent in CATALOGUE for spelling in agent.allow_flags)
+_ALLOW_FLAGS_OF = {name: frozenset(agent.allow_flags) for agent in CATALOGUE for name in agent.names}
+#: The catalogue's name of the agent each command or package starts.
+AGENT_OF = {name: agent.name for agent in CATALOGUE for name in agent.names}
+#: Where one value of an allow flag splits into rules: commas and blanks, not inside ``Bash(...)``.
+_RULE_SEPARATOR = lazy(r"[,\s]+(?![^(]*\))")
+
+
+class AllowedTools(NamedTuple):
+    """One allow flag of an agent command line (``--allowedTools "Bash,Read"``): the flag's word,
+    the agent, and each rule it lists with the word that holds it; and the line's
+    ``--permission-mode`` value, if any (it decides whether the agent writes without asking)."""
+
+    flag: Word
+    agent: str
+    rules: list[tuple[str, Word]]
+    mode: str
+
+
+def allowed_tools(words: list[Word]) -> Iterator[AllowedTools]:
+    """The allow flags of each agent command line in ``words``, with the rules their values list.
+
+    The value is the word after the flag, or what follows ``=`` (``--allowedTools=Bash``), and the
+    words after it up to the next option (the flag takes several: ``--allowedTools Bash Read``);
+    each splits at commas and blanks outside parentheses. Only the flags of the agent the line
+    starts count (Claude Code's ``--allowedTools``); ``--disallowedTools`` refuses, and is not read.
+    """
+    agent, mode = "", ""
+    found: list[tuple[Word, str, list[tuple[str, Word]]]] = []
+    for index, word in enumerate(words):
+        text = word.text
+        base = text.rsplit("/", 1)[-1].split("@", 1)[0] if not text.startswith("@") else "@" + text[1:].split("@", 1)[0]
+        if not agent:
+            if base in AGENT_NAMES and (base not in _NEEDS_ARGUMENTS or index + 1 < len(words)):
+                agent = base
+            continue
+        if text in ("&&", "||", ";"):
+            yield from (AllowedTools(f, a, r, mode) for f, a, r in found)
+            agent, mode, found = "", "", []
+            continue
+        flag, eq, value = text.partition("=")
+        if flag == "--permission-mode":
+            mode = value if eq else (words[index + 1].text if index + 1 < len(words) else "")
+        if flag not in _ALLOW_FLAGS_OF.get(agent, ()):
+            continue
+        values = [Word(value, Pos(word.pos.line, word.pos.column + len(flag) + 1))] if eq else []
+        if not eq:
+            for after in words[index + 1 :]:
+                if after.text.startswith("-") or after.text in ("&&", "||", ";"):
+                    break
+                values.append(after)
+        rules = [(part, held) for held in values for part in _RULE_SEPARATOR.split(held.text.strip()) if part]
+        if rules:
+            found.append((word, agent, rules))
+    yield from (AllowedTools(f, a, r, mode) for f, a, r in found)
 
 
 # ----- agent command lines in program source ----------------------------------------------------

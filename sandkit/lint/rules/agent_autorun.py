@@ -13,8 +13,11 @@ from typing import NamedTuple
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
 from sandkit.lint.facts.agent_commands import (
+    AGENT_OF,
+    ALLOW_FLAGS,
     PROGRAM_SOURCE,
     SANDBOXED,
+    allowed_tools,
     dangerous_flags,
     holds_source_hint,
     literal_words,
@@ -370,12 +373,24 @@ def project_enabled_plugin(file: SourceFile) -> Iterator[Hit]:
             )
 
 
+def _reads_for_allow_rules(file: SourceFile) -> bool:
+    """Settings and front matter; of command lines, those AA008 reads that spell an allow flag
+    (``--allowedTools``), but of JSON only package.json and no program source (its agent calls are
+    found by AA008's long flags)."""
+    if file.kind in (kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS):
+        return True
+    if file.kind == kinds.TEXT or (file.kind == kinds.JSON and _name(file) != "package.json"):
+        return False
+    return any(flag in file.text for flag in ALLOW_FLAGS)
+
+
 @rule(
     "AA004",
     "blanket-allow-rule",
     category="agent-autorun",
     severity="high",
-    kinds=(kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS),
+    kinds=(*_SCRIPT_KINDS, *_CONTAINER_KINDS, kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS),
+    reads=lambda file: _reads_for_allow_rules(file),
     triggers=("allow", "defaultMode", "Dangerous", "permissionMode"),
 )
 def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
@@ -420,6 +435,18 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     them, naming every program it lets run with any argument and why, graded by the worst (a
     blanket `Bash` beside them leads the message); a settings allow rule is one finding each.
 
+    The same reading applies to an agent's command line, wherever AA008 reads one (shell scripts,
+    Makefiles, justfiles, workflow `run:` steps, CI scripts, package.json scripts, agent configs;
+    Dockerfile, Compose, Kubernetes and devcontainer commands one step lower, inside a
+    container): Claude Code's `--allowedTools` (or `--allowed-tools`), whose values, comma- or
+    space-separated and one or more after the flag (`--allowedTools "Bash(git:*)" Read`,
+    `--allowedTools=Bash`), are allow rules for that run: one finding per flag, at its value,
+    graded by the worst rule. Gemini CLI's `--allowed-tools` is read with Gemini's tool names
+    (`run_shell_command` or `ShellTool` without a command prefix). A value kept in a variable
+    the script assigns above is read (`TOOLS="Bash"; claude --allowedTools "$TOOLS"`);
+    `--disallowedTools` is not a grant, and a line that also skips approval
+    (`--permission-mode bypassPermissions`) is left to AA008, which reports it once.
+
     Why:
     A blanket allow rule means any command the model decides on runs without a person
     seeing it, including one a prompt injection in a README or an issue asked for. Granted in
@@ -432,6 +459,9 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     """
     if file.kind == kinds.AGENT_INSTRUCTIONS:
         yield from _component_grants(file)
+        return
+    yield from _command_line_grants(file)
+    if file.kind != kinds.AGENT_CONFIG:
         return
     found = permissions(file)
     if found is None:
@@ -550,6 +580,41 @@ def _allow_hit(grants: list[_Grant], what: str, scope: str) -> Hit:
     else:
         message = f"{what} approves {_and(programs)} with any argument, each of which runs any command ({said})"
     return Hit(first.entry.pos, message, severity=severity, why=why)
+
+
+_IN_CONTAINER = "inside a container, whose isolation is what is left"
+
+
+def _command_line_grants(file: SourceFile) -> Iterator[Hit]:
+    """AA004 on an agent's command line: each ``--allowedTools`` flag's rules, read as settings'
+    allow rules (one finding per flag, at its value), as AA008 reads the same lines; one step
+    lower in a container. A line that also turns approval off (``--permission-mode
+    bypassPermissions``) is AA008's one finding: its allow list approves nothing more. A kit,
+    and files sandkit generated from one, are left to AA008."""
+    if _GENERATED.match(file.text[:600]):
+        return
+    seen: set[Pos] = set()
+    for words, where in _commands(file):
+        if any(word.text.partition("=")[0] not in SANDBOXED for word, _, _ in dangerous_flags(words)):
+            continue  # approval is off for the whole run: AA008's one finding says so
+        for flag in allowed_tools(words):
+            if flag.flag.pos in seen:
+                continue
+            seen.add(flag.flag.pos)
+            values = [Value(flag.flag.text, rule_, word.pos) for rule_, word in flag.rules]
+            rules = [str(value.value) for value in values]
+            if AGENT_OF.get(flag.agent) == "Gemini CLI":  # its own tool names, as AA007 reads its settings
+                grants = [_Grant(value, "", "", "") for value in values if ANY_SHELL.fullmatch(str(value.value))]
+            else:
+                grants = [g for value in values if (g := _grant(value, rules, flag.mode, "command line")) is not None]
+            if not grants:
+                continue
+            name = flag.flag.text.partition("=")[0]
+            hit = _allow_hit(grants, f"command line's {name}", "")
+            if where == "container":
+                why = f"{hit.why}, and {_IN_CONTAINER}" if hit.why else _IN_CONTAINER
+                hit = hit._replace(severity=_LOWER[hit.severity or "high"], why=why)
+            yield hit
 
 
 def _scope(file: SourceFile) -> str:

@@ -288,12 +288,19 @@ class _Variables:
         start = self._offset(word.pos) + len(name) + 1
         quoted = self.text[start : start + 1] in ("'", '"')
         column = word.pos.column + len(name) + 1 + quoted
+        # Expanding splits a value at blanks only: parentheses in it are text (``"Bash(git:*)"``),
+        # unless it holds a command substitution, read as one.
+        escaped = value if "$(" in value or "`" in value else _PAREN.sub(r"\\\g<0>", value)
+        added = [m.start() for m in _PAREN.finditer(value)] if escaped is not value else []
         words = [
             expanded
-            for kind, w in _tokens(value)
+            for kind, w in _tokens(escaped)
             if kind == "word"
             for expanded in self.expand(
-                Word(w.text, Pos(word.pos.line, column + w.pos.column - 1) if w.pos.line == 1 else word.pos)
+                Word(
+                    w.text,
+                    Pos(word.pos.line, column + _unescaped(added, w.pos.column - 1)) if w.pos.line == 1 else word.pos,
+                )
             )
         ]
         self.assign(name, words)
@@ -325,6 +332,21 @@ class _Variables:
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
         starts = self._line_starts
         return starts[min(pos.line, len(starts)) - 1] + pos.column - 1
+
+
+#: A parenthesis not already escaped.
+_PAREN = lazy(r"(?<!\\)[()]")
+
+
+def _unescaped(added: list[int], offset: int) -> int:
+    """The offset in a value of ``offset`` in the value with a backslash added before each
+    parenthesis at ``added`` (offsets in the value)."""
+    moved = 0
+    for at in added:
+        if at + moved >= offset:
+            break
+        moved += 1
+    return offset - moved
 
 
 def _is_assignment(text: str) -> bool:
