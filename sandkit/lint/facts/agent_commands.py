@@ -152,15 +152,24 @@ SANDBOXED = frozenset(
 )
 
 
+def _starts_agent(words: list[Word], index: int) -> str:
+    """The agent's command or package name when ``words[index]`` starts one (a path or a version
+    after ``@`` dropped: ``/usr/bin/claude``, ``@openai/codex@latest``), else ""; a name that is
+    also a common word counts only with arguments after it."""
+    text = words[index].text
+    base = text.rsplit("/", 1)[-1].split("@", 1)[0] if not text.startswith("@") else "@" + text[1:].split("@", 1)[0]
+    if base in AGENT_NAMES and (base not in _NEEDS_ARGUMENTS or index + 1 < len(words)):
+        return base
+    return ""
+
+
 def dangerous_flags(words: list[Word]) -> Iterator[tuple[Word, str, str]]:
     """(word, agent, what it does) for approval-skipping flags of an agent command line."""
     agent = ""
     for index, word in enumerate(words):
         text = word.text
-        base = text.rsplit("/", 1)[-1].split("@", 1)[0] if not text.startswith("@") else "@" + text[1:].split("@", 1)[0]
         if not agent:
-            if base in AGENT_NAMES and (base not in _NEEDS_ARGUMENTS or index + 1 < len(words)):
-                agent = base
+            agent = _starts_agent(words, index)
             continue
         if text in ("&&", "||", ";"):
             agent = ""
@@ -208,10 +217,8 @@ def allowed_tools(words: list[Word]) -> Iterator[AllowedTools]:
     found: list[tuple[Word, str, list[tuple[str, Word]]]] = []
     for index, word in enumerate(words):
         text = word.text
-        base = text.rsplit("/", 1)[-1].split("@", 1)[0] if not text.startswith("@") else "@" + text[1:].split("@", 1)[0]
         if not agent:
-            if base in AGENT_NAMES and (base not in _NEEDS_ARGUMENTS or index + 1 < len(words)):
-                agent = base
+            agent = _starts_agent(words, index)
             continue
         if text in ("&&", "||", ";"):
             yield from (AllowedTools(f, a, r, mode) for f, a, r in found)

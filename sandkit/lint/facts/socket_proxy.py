@@ -12,6 +12,7 @@ socket and is named as a daemon host (socat, nginx) is taken to pass everything.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from sandkit.lazy_regex import lazy
@@ -102,27 +103,33 @@ def _wollomatic(box: Container, env: dict[str, str]) -> tuple[str, str]:
     return "read", f"read-only ({reads})"
 
 
-def socket_proxies(file: SourceFile, boxes: list[Container]) -> dict[str, Proxy]:
-    """The services of a Compose file that mount the host's runtime socket and are no
-    Docker-in-Docker daemon, by every name the project's other services reach them at (the
-    service's name, ``hostname``, ``container_name``, network aliases), lower-cased."""
+def compose_services(file: SourceFile, boxes: list[Container]) -> Iterator[tuple[str, PMap, Container]]:
+    """Each service of a Compose file with its mapping and the container the file's model made of
+    it (``containers(file)``), in the file's order; nothing for any other kind of file."""
     if file.kind != kinds.COMPOSE:
-        return {}
-    found: dict[str, Proxy] = {}
+        return
     for document in file.documents:
         services = document.get("services") if isinstance(document, PMap) else None
         if not isinstance(services, PMap):
             continue
         for name, spec in services.items():
             box = next((b for b in boxes if b.label == f'service "{name}"'), None)
-            if box is None or not isinstance(spec, PMap):
-                continue
-            if not any(m.source and runtime_socket(m.source) == "socket" for m in box.mounts):
-                continue
-            level, allows = _allowance(box)
-            proxy = Proxy(str(name), box.label, box.image, level, allows, box)
-            for alias in _names(str(name), spec):
-                found[alias.lower()] = proxy
+            if box is not None and isinstance(spec, PMap):
+                yield str(name), spec, box
+
+
+def socket_proxies(file: SourceFile, boxes: list[Container]) -> dict[str, Proxy]:
+    """The services of a Compose file that mount the host's runtime socket and are no
+    Docker-in-Docker daemon, by every name the project's other services reach them at (the
+    service's name, ``hostname``, ``container_name``, network aliases), lower-cased."""
+    found: dict[str, Proxy] = {}
+    for name, spec, box in compose_services(file, boxes):
+        if not any(m.source and runtime_socket(m.source) == "socket" for m in box.mounts):
+            continue
+        level, allows = _allowance(box)
+        proxy = Proxy(name, box.label, box.image, level, allows, box)
+        for alias in _names(name, spec):
+            found[alias.lower()] = proxy
     return found
 
 

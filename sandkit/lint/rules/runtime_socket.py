@@ -23,7 +23,14 @@ from sandkit.lint.facts.containers import (
 )
 from sandkit.lint.facts.docker_cli import daemon_hosts, tcp_scope
 from sandkit.lint.facts.host_paths import RUNTIME_STATE, SOCKET_TRIGGERS, normalize, runtime_socket, runtime_state
-from sandkit.lint.facts.socket_proxy import PROXY_PORT, Proxy, loopback, published_ports, socket_proxies
+from sandkit.lint.facts.socket_proxy import (
+    PROXY_PORT,
+    Proxy,
+    compose_services,
+    loopback,
+    published_ports,
+    socket_proxies,
+)
 from sandkit.lint.facts.testcontainers import SOCKET_OVERRIDE
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -447,34 +454,27 @@ def _published_daemons(file: SourceFile) -> Iterator[Hit]:
         return
     boxes = containers(file)
     proxies = {proxy.label: proxy for proxy in socket_proxies(file, boxes).values()}
-    for document in file.documents:
-        services = document.get("services") if isinstance(document, PMap) else None
-        if not isinstance(services, PMap):
-            continue
-        for name, spec in services.items():
-            box = next((b for b in boxes if b.label == f'service "{name}"'), None)
-            if box is None or not isinstance(spec, PMap):
+    for _name, spec, box in compose_services(file, boxes):
+        proxy = proxies.get(box.label)
+        ports = _plain_daemon_ports(box, proxy)
+        for published in published_ports(spec) if ports else ():
+            if published.container_port not in ports:
                 continue
-            proxy = proxies.get(box.label)
-            ports = _plain_daemon_ports(box, proxy)
-            for published in published_ports(spec) if ports else ():
-                if published.container_port not in ports:
-                    continue
-                where = published.host_ip or "every interface"
-                what = (
-                    f"{box.label} publishes its Docker API port {published.container_port} on the host ({where}) "
-                    f"without TLS: {ports[published.container_port]}"
-                )
-                severity, reasons = "high", []
-                if loopback(published.host_ip):
-                    severity = "medium"
-                    reasons.append("bound to 127.0.0.1: only this machine's processes reach it, but all of them")
-                else:
-                    what += "; any machine that reaches the host's port reaches the daemon"
-                if proxy is not None and proxy.level != "create":
-                    severity = "low" if severity == "medium" else "medium"
-                    reasons.append(_PROXY_GRADES[proxy.level][1])
-                yield Hit(published.pos, what, severity="" if severity == "high" else severity, why="; ".join(reasons))
+            where = published.host_ip or "every interface"
+            what = (
+                f"{box.label} publishes its Docker API port {published.container_port} on the host ({where}) "
+                f"without TLS: {ports[published.container_port]}"
+            )
+            severity, reasons = "high", []
+            if loopback(published.host_ip):
+                severity = "medium"
+                reasons.append("bound to 127.0.0.1: only this machine's processes reach it, but all of them")
+            else:
+                what += "; any machine that reaches the host's port reaches the daemon"
+            if proxy is not None and proxy.level != "create":
+                severity = "low" if severity == "medium" else "medium"
+                reasons.append(_PROXY_GRADES[proxy.level][1])
+            yield Hit(published.pos, what, severity="" if severity == "high" else severity, why="; ".join(reasons))
 
 
 def _plain_daemon_ports(box: Container, proxy: Proxy | None) -> dict[str, str]:
