@@ -286,6 +286,13 @@ def yaml_str(value: str) -> str:
     return text
 
 
+#: The timeout of the kits whose project the whole run shares (the session-scoped net and ssh
+#: projects): their deadline container starts with the first agent run and ends every later one
+#: (exit 137) once timeout and grace have passed, which a loaded machine's e2e run reached with
+#: 10m. The deadline itself is tested on a kit of its own (timeout_project, test_verify).
+SHARED_SESSION_TIMEOUT = "60m"
+
+
 def net_kit(name: str, ca_file: str, host_port: int, published: PublishedPorts) -> str:
     """The allowlist kit: egress through the proxy, clone, secrets, startup, files, hostile env, ports.
 
@@ -356,7 +363,7 @@ resources:
   memory: 256Mi
   pids: 64
   disk: 96Mi
-  timeout: 10m
+  timeout: {SHARED_SESSION_TIMEOUT}
 {published.kit_yaml()}"""
 
 
@@ -384,7 +391,7 @@ resources:
   cpus: 0.5
   memory: 256Mi
   pids: 64
-  timeout: 10m
+  timeout: {SHARED_SESSION_TIMEOUT}
 """
 
 
