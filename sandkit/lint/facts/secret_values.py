@@ -284,6 +284,18 @@ def public_by_design(text: str, token: Token) -> str | None:
     return None
 
 
+def short_lived(token: Token) -> str | None:
+    """Why a credential-format match names a credential that expires by itself, or None.
+
+    An AWS access key ID that starts ``ASIA`` is the ID of temporary credentials that STS issued
+    (an assumed role's, a session token's): they stop working within hours, a day and a half at
+    the most, so one committed is almost always dead by the time anyone reads it. ``AKIA`` keys
+    are long-term and stay reported as they are."""
+    if token.kind == "AWS access key ID" and token.text.startswith("ASIA"):
+        return "an AWS STS session's temporary key (ASIA…), which expires within hours, 36 at the most"
+    return None
+
+
 #: A name that says its value is a stand-in (``TEST_FAKE_RSA_KEY_2``, ``fakeToken``, ``dummy-secret``),
 #: split into words at ``_``, ``-`` and case changes.
 _FIXTURE_WORDS = frozenset(

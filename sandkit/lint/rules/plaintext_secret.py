@@ -40,6 +40,7 @@ from sandkit.lint.facts.secret_values import (
     public_client_setting,
     sample_context,
     secret_reference_places,
+    short_lived,
     tokens_of,
     tool_default,
 )
@@ -155,9 +156,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     documented example, sometimes a real one commented out. A Google API key of a Firebase web
     app's configuration (beside `authDomain`, `messagingSenderId`, or under a `FIREBASE_*`
     name) or of a Maps JavaScript API script URL is info: public by design, it ships to every
-    browser and is guarded by its referrer and API restrictions. In a CI job (GitHub Actions, GitLab
-    CI, CircleCI, Azure Pipelines, Bitbucket Pipelines; jobs read as for PS002), a URL to the
-    runner or a container beside it (`localhost`, `postgres`) whose password the same
+    browser and is guarded by its referrer and API restrictions. An AWS access key ID of
+    temporary credentials (`ASIA...`, issued by STS) is info: it expires within hours. In a CI
+    job (GitHub Actions, GitLab CI, CircleCI, Azure Pipelines, Bitbucket Pipelines; jobs read as
+    for PS002), a URL to the runner or a container beside it (`localhost`, `postgres`) whose password the same
     job gives the containers it starts (`POSTGRES_PASSWORD` of its `services:`, of a `.env` it
     writes for `docker compose up`, a `docker run -e`) is left out (low with `--include-examples`):
     a throwaway database's; not in a job that deploys (an `environment:`, a deploy's name, `ssh`,
@@ -190,6 +192,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
                 severity="info",
                 why=public,
             )
+            continue
+        expires = short_lived(token)
+        if expires is not None:
+            yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="info", why=expires)
             continue
         stand_in = None if example else sample_context(file, token.start)
         if stand_in is not None:
