@@ -279,15 +279,34 @@ def _context(file: SourceFile, pos: Pos) -> str:
     before = line[: pos.column - 1]
     if _NEGATED.search(before) or _ATTACK.search(before) or _ATTACK_HOST.search(line, pos.column - 1):
         return "warning"
-    lead, heading = _lead_lines(file, pos.line)
+    lead, heading, lead_line = _lead_lines(file, pos.line)
     lead = re.split(r"[.!?;]\s+(?=\S)", lead)[-1]  # its last sentence is what leads to the command
     if lead and (_ATTACK.search(lead) or (_NEGATED.search(lead) and _introduces(lead, file, pos.line))):
         return "warning"
     if heading and _ATTACK.search(heading):
         return "warning"
-    if _TO_USER.search(before) or (lead and _TO_USER.search(lead)):
+    if _TO_USER.search(before) or (lead and _TO_USER.search(lead)) or _alternative_for_user(file, lead, lead_line):
         return "user"
     return ""
+
+
+#: A lead line that offers its command as another way to do what the block above did ("Or via
+#: the standalone installer:", "Alternatively, ...").
+_ALTERNATIVE = lazy(r"(?i)^[\s>*_-]*(?:or|alternatively|otherwise)\b")
+_ALTERNATIVES_FOLLOWED = 3
+
+
+def _alternative_for_user(file: SourceFile, lead: str, lead_line: int) -> bool:
+    """Whether a lead line that offers another way ("Or via the installer:") follows a block the
+    agent was told to hand to its user ("guide the user:"): the alternative is handed over too."""
+    for _ in range(_ALTERNATIVES_FOLLOWED):
+        if not lead or not _ALTERNATIVE.match(lead):
+            return False
+        lead, _, lead_line = _lead_lines(file, lead_line)
+        lead = re.split(r"[.!?;]\s+(?=\S)", lead)[-1]
+        if lead and _TO_USER.search(lead):
+            return True
+    return False
 
 
 def _introduces(lead: str, file: SourceFile, line: int) -> bool:
@@ -298,9 +317,9 @@ def _introduces(lead: str, file: SourceFile, line: int) -> bool:
     return (in_block and bool(_COMMENT_LINE.match(lead))) or lead.rstrip(" *_").endswith(":")
 
 
-def _lead_lines(file: SourceFile, line: int) -> tuple[str, str]:
-    """The lead line of ``line`` (see :func:`_context`) and the nearest Markdown heading above it
-    within :data:`_HEADING_WITHIN` lines ("" for none)."""
+def _lead_lines(file: SourceFile, line: int) -> tuple[str, str, int]:
+    """The lead line of ``line`` (see :func:`_context`), the nearest Markdown heading above it
+    within :data:`_HEADING_WITHIN` lines ("" for none), and the lead line's number."""
     languages = file.memo("AI001 fence languages", lambda: _fence_languages(file))
     lead, steps, number = "", 0, line - 1
     while number >= 1 and not lead and steps <= _LEAD_STEPS:
@@ -314,7 +333,7 @@ def _lead_lines(file: SourceFile, line: int) -> tuple[str, str]:
             number -= 1
             continue
         if not in_block and _HEADING.match(text):
-            return "", text
+            return "", text, number
         lead = text
     heading = ""
     for above in range(line - 1, max(line - _HEADING_WITHIN, 0), -1):
@@ -322,7 +341,7 @@ def _lead_lines(file: SourceFile, line: int) -> tuple[str, str]:
         if _HEADING.match(text) and (above > len(languages) or languages[above - 1] is None):
             heading = text
             break
-    return lead, heading
+    return lead, heading, number
 
 
 #: Fenced code blocks' languages whose code a program runs, not the agent: a shell command in
