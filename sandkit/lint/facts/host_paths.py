@@ -136,8 +136,9 @@ CREDENTIAL_PATHS = (
 )
 #: A cluster's administrator credentials where its installers leave them on a node or host:
 #: kubeadm's admin kubeconfigs and certificate authority keys, k3s's and RKE2's admin kubeconfig and
-#: server TLS folder, k0s's pki folder and MicroK8s's certs and credentials folders. Reported when mounted themselves or a folder inside them; a mount of /etc
-#: or /var/lib holds them only on a cluster's node, so a parent is not reported for them.
+#: server TLS folder, k0s's pki folder and MicroK8s's certs and credentials folders. Reported when
+#: mounted themselves or a folder inside them; a mount of /etc or /var/lib holds them only on a
+#: cluster's node, so a parent is not reported for them.
 SYSTEM_CREDENTIAL_PATHS = (
     "/etc/kubernetes/admin.conf",
     "/etc/kubernetes/super-admin.conf",

@@ -60,7 +60,8 @@ def test_microk8s_and_k0s_runtime_sockets(source: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "source", ["/var/snap/microk8s/common/addons", "/var/snap/microk8s/current/args", "/run/k0s-other", "/var/lib/k0s/bin"]
+    "source",
+    ["/var/snap/microk8s/common/addons", "/var/snap/microk8s/current/args", "/run/k0s-other", "/var/lib/k0s/bin"],
 )
 def test_microk8s_and_k0s_other_folders_hold_no_socket(source: str) -> None:
     assert at(lint_text("compose.yaml", _compose(source)), "RS001") == []
@@ -103,3 +104,22 @@ def test_k0s_and_microk8s_admin_credentials(source: str) -> None:
 def test_their_other_files_are_not_cluster_credentials(source: str) -> None:
     """A parent holds them only on a cluster's node; certificates are public; args and manifests hold none."""
     assert at(lint_text("compose.yaml", _compose(source)), "HC001") == []
+
+
+# FabienD/docker-stack (collection/tools/docker-compose.yml.dist): its documentation says to copy
+# each `.dist` file to `docker-compose.yml` to use the service.
+@pytest.mark.parametrize(
+    "name",
+    ["docker-compose.yml.dist", "compose.yaml.dist", "stack/docker-compose.override.yml.dist", "compose.dev.yml.dist"],
+)
+def test_a_compose_file_kept_under_a_dist_name_is_read_as_compose(name: str) -> None:
+    text = 'services:\n  ui:\n    image: registry.example.com/ui:1\n    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]\n'
+    assert at(lint_text(name, text), "RS001") == [(4, 15)]
+    assert at(lint_text(name, "services:\n  ui:\n    image: registry.example.com/ui:1\n"), "RS001") == []
+
+
+@pytest.mark.parametrize("name", ["parameters.yml.dist", "config/packages/app.yaml.dist", "phpunit.xml.dist"])
+def test_other_dist_files_are_not_read_as_compose(name: str) -> None:
+    """A framework's distributed parameters hold stand-ins by design; only Compose names are read."""
+    text = 'services:\n  ui:\n    image: registry.example.com/ui:1\n    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]\n'
+    assert at(lint_text(name, text), "RS001") == []
