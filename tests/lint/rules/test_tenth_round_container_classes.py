@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from sandkit.credentials import is_secret_key
-from tests.lint.helpers import at, lint_text
+from tests.lint.helpers import at, lint_files, lint_text
 
 
 def _compose(source: str) -> str:
@@ -123,3 +123,70 @@ def test_other_dist_files_are_not_read_as_compose(name: str) -> None:
     """A framework's distributed parameters hold stand-ins by design; only Compose names are read."""
     text = 'services:\n  ui:\n    image: registry.example.com/ui:1\n    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]\n'
     assert at(lint_text(name, text), "RS001") == []
+
+
+# takara9/k8s-manifests (rook-ceph/ceph/csi/template/rbd/csi-rbdplugin.yaml): Rook's operator renders
+# `{{ .KubeletDirPath }}/pods`, the kubelet's pods folder wherever the kubelet's root is.
+_OPERATOR_TEMPLATE = """apiVersion: apps/v1
+kind: DaemonSet
+metadata: {{name: csi}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: plugin
+          image: registry.example.com/csi:1
+          volumeMounts:
+            - {{name: pods, mountPath: /pods}}
+{{{{ if .EnableMetrics }}}}
+            - {{name: extra, mountPath: /extra}}
+{{{{ end }}}}
+      volumes:
+        - name: pods
+          hostPath:
+            path: "{path}"
+"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "{{ .KubeletDirPath }}/pods",
+        "{{- .KubeletDirPath -}}/pods",
+        "{{ .Values.csi.kubeletDirPath }}/pods",
+        "{{ .KubeletRootDir }}/pods/abc",
+        "{{ .kubelet_dir }}/pki",
+    ],
+)
+def test_a_template_field_that_names_the_kubelet_root(path: str) -> None:
+    text = _OPERATOR_TEMPLATE.format(path=path)
+    found = [f for f in lint_text("deploy/csi/template/plugin.yaml", text) if f.rule == "RS003"]
+    assert [(f.line, f.severity) for f in found] == [(18, "info")]
+    assert "/var/lib/kubelet/p" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "{{ .DataDirHostPath }}/pods",
+        "{{ .KubeletDirPath }}/plugins",
+        "{{ .KubeletDirPathSuffix }}/pods",
+        "/opt/{{ .KubeletDirPath }}/pods",
+        "{{ .Values.kubeletDir | default '/var/lib/k0s/kubelet' }}/pods",
+    ],
+)
+def test_other_template_fields_are_not_the_kubelet_root(path: str) -> None:
+    """Another field, the kubelet's plugin folders, a field under another folder and a default
+    that says where the kubelet is are read as written."""
+    text = _OPERATOR_TEMPLATE.format(path=path)
+    assert at(lint_text("deploy/csi/template/plugin.yaml", text), "RS003") == []
+
+
+def test_a_chart_value_that_sets_the_kubelet_root_is_read_as_set() -> None:
+    chart = {
+        "chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+        "chart/values.yaml": "csi:\n  kubeletDirPath: /var/lib/kubelet\n",
+        "chart/templates/ds.yaml": _OPERATOR_TEMPLATE.format(path="{{ .Values.csi.kubeletDirPath }}/pods"),
+    }
+    found = [f for f in lint_files(chart) if f.rule == "RS003"]
+    assert [(f.line, f.severity) for f in found] == [(18, "info")]
