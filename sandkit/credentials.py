@@ -335,14 +335,16 @@ def is_secret_name(name: str) -> bool:
 #: (SonarQube's ``ruleKey``, ``resourceKey``), a lookup's (cache, hash, map, dict, lookup, index, join), an
 #: ordering's or grouping's (sort, range, rank, group, shard, routing), a UI list's (AngularJS
 #: ``$$hashKey``, React ``itemKey``, ``trackKey``) and a project's or module's key (SonarQube's
-#: ``sonar.projectKey``, Jira's and LaunchDarkly's project keys: names, not credentials).
+#: ``sonar.projectKey``, Jira's and LaunchDarkly's project keys: names, not credentials), and a
+#: captcha widget's site key (reCAPTCHA, hCaptcha, Turnstile: written into every page that shows the
+#: widget; the credential is the separate site secret or secret key).
 _DATA_KEY = lazy(
     r"(?i)(?:^|_)(?:public|publishable|primary|sort|partition|foreign|idempotency|composite|unique|"
     r"surrogate|natural|compound|cache|ssh_host|host|gpg|signing_public|lookup|dedup|dedupe|routing|hash|"
     r"object|i18n|translation|hot|short|map|sign_in|api_key_name|key_id|result|limit|s3|join|range|"
     r"row|dict|group|query|shard|index|media|license|item|list|track|field|record|"
     r"label|tag|metric|series|bucket|order|rule|resource|spec|entity|column|component|variant|category|"
-    r"attribute|property|section|feature|rank|project|module)_?key$"
+    r"attribute|property|section|feature|rank|project|module|site)_?key$"
 )
 #: A .NET assembly's strong-name public key token (``PublicKeyToken=31bf3856ad364e35``): eight bytes of
 #: the hash of a public key, printed in every assembly's full name.

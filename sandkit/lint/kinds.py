@@ -287,6 +287,12 @@ def kind_by_name(rel: str) -> Kind:
         # compose.yaml.j2, docker-compose.yml.mustache: read as YAML once the template syntax is masked
         inner = kind_by_name(lower.rsplit(".", 1)[0])
         return Kind(inner.kind, "template") if inner.syntax == "yaml" else inner
+    if name.endswith(".dist"):
+        # docker-compose.yml.dist: the distributed default, copied to docker-compose.yml to be run
+        # (a Compose file only: a framework's parameters.yml.dist holds stand-ins by design)
+        inner = kind_by_name(lower[: -len(".dist")])
+        if inner.kind == COMPOSE:
+            return inner
     if _AGENT_CONFIG_GLOBS.match(lower):
         return Kind(AGENT_CONFIG, _syntax_of(name))
     if _instruction_path(lower):

@@ -45,6 +45,9 @@ RUNTIME_SOCKETS = (
     "/run/crio/crio.sock",
     "/var/run/cri-dockerd.sock",
     "/run/k3s/containerd/containerd.sock",
+    # the containerd that MicroK8s (a snap) and k0s bundle, each at its own address
+    "/var/snap/microk8s/common/run/containerd.sock",
+    "/run/k0s/containerd.sock",
     "/run/buildkit/buildkitd.sock",
     "/run/host-services/docker.proxy.sock",
     "/var/run/docker.sock.raw",
@@ -86,6 +89,8 @@ RUNTIME_STATE = {
     "/var/run/containerd": "containerd's state: the root filesystems of running containers",
     "/var/lib/containers": "Podman's and CRI-O's storage: every image and container layer",
     "/run/containers": "Podman's and CRI-O's state: the root filesystems of running containers",
+    "/var/lib/k0s/containerd": "k0s's containerd root: every image and snapshot",
+    "/run/k0s/containerd": "k0s's containerd state: the root filesystems of running containers",
     "/var/lib/kubelet/pods": "every pod's volumes on the node, their service-account tokens and secrets included",
     "/var/lib/kubelet/pki": "the kubelet's own client certificate and key",
 }
@@ -131,8 +136,9 @@ CREDENTIAL_PATHS = (
 )
 #: A cluster's administrator credentials where its installers leave them on a node or host:
 #: kubeadm's admin kubeconfigs and certificate authority keys, k3s's and RKE2's admin kubeconfig and
-#: server TLS folder. Reported when mounted themselves or a folder inside them; a mount of /etc
-#: or /var/lib holds them only on a cluster's node, so a parent is not reported for them.
+#: server TLS folder, k0s's pki folder and MicroK8s's certs and credentials folders. Reported when
+#: mounted themselves or a folder inside them; a mount of /etc or /var/lib holds them only on a
+#: cluster's node, so a parent is not reported for them.
 SYSTEM_CREDENTIAL_PATHS = (
     "/etc/kubernetes/admin.conf",
     "/etc/kubernetes/super-admin.conf",
@@ -141,6 +147,12 @@ SYSTEM_CREDENTIAL_PATHS = (
     "/etc/rancher/rke2/rke2.yaml",
     "/var/lib/rancher/k3s/server/tls",
     "/var/lib/rancher/rke2/server/tls",
+    # k0s: its data folder's pki holds the cluster's certificate authority and admin.conf
+    "/var/lib/k0s/pki",
+    # MicroK8s: the snap's data folder keeps the certificate authority's keys in certs and the
+    # kubeconfigs and tokens of the administrator and of each component in credentials
+    "/var/snap/microk8s/current/certs",
+    "/var/snap/microk8s/current/credentials",
 )
 #: A certificate (or request) file inside such a folder: public, what a client checks a server with.
 _PUBLIC_CERTIFICATE = lazy(r"\.(?:crt|cert|pub|csr)$")
@@ -208,6 +220,8 @@ CREDENTIAL_TRIGGERS: tuple[str | re.Pattern[str], ...] = (
     "/etc/kubernetes",
     "/etc/rancher",
     "/var/lib/rancher",
+    "/var/lib/k0s",
+    "/var/snap/microk8s",
 )
 
 METADATA_ADDRESSES = (

@@ -212,7 +212,8 @@ def runtime_state_mount(file: SourceFile) -> Iterator[Hit]:
 
     `/var/lib/docker` (images, every container's layers, configuration and volumes),
     `/var/lib/containerd`, `/run/containerd` below its socket (running containers' root
-    filesystems), Podman's and CRI-O's `/var/lib/containers` and `/run/containers`, the
+    filesystems), k0s's `/var/lib/k0s/containerd` and `/run/k0s/containerd`, Podman's and
+    CRI-O's `/var/lib/containers` and `/run/containers`, the
     kubelet's `/var/lib/kubelet/pods` (every pod's volumes, tokens and secrets) and
     `/var/lib/kubelet/pki`, a folder inside one of them, or a folder that holds one (`/var/lib`,
     `/var/lib/kubelet`), in Compose volumes (both syntaxes), Kubernetes hostPath volumes,

@@ -49,6 +49,12 @@ _PLAIN = lazy(r"^[A-Za-z0-9_./:@+-]*$")
 _BLOCK_OUTPUT = lazy(r"\bn?indent\b|\btoYaml\b")
 _INCLUDED = lazy(r"\b(?:include|template)\s+\"([^\"]{1,200})\"")
 _INDENT = lazy(r"\bn?indent\s+(\d{1,3})\b")
+#: An expression that names the kubelet's root folder and nothing settles (Rook's operator renders
+#: ``{{ .KubeletDirPath }}``; a chart's ``{{ .Values.csi.kubeletDirPath }}`` with no default): whatever
+#: it is set to, it is that folder, so ``{{ .KubeletDirPath }}/pods`` is read as the kubelet's pods
+#: folder. Any other field stays ``(template)``.
+_KUBELET_ROOT = lazy(r"(?i)\s*\.(?:\w+\.)*kubelet_?(?:root_?)?dir(?:ectory)?(?:_?path)?\s*")
+KUBELET_ROOT = "/var/lib/kubelet"
 TEMPLATE_VALUE = "(template)"  # what an expression values.yaml does not settle stands for: a plain scalar
 _FLOW_LIMIT = 4000  # characters a value rendered in flow style may take
 
@@ -254,6 +260,8 @@ def mask_template(text: str, values: Any) -> str:
             replacement = resolved or ""
         else:
             resolved = _resolved(body, values)
+            if resolved is None and _KUBELET_ROOT.fullmatch(body):
+                resolved = KUBELET_ROOT
             replacement = resolved if resolved is not None else TEMPLATE_VALUE
         out.append(replacement + "\n" * match.group().count("\n"))
         position = match.end()
