@@ -122,9 +122,20 @@ RUNNERS: tuple[Runner, ...] = (
         needs_write=True,
     ),
     Runner(
-        r"ssh|scp|sftp",
+        r"ssh",
         "",
         "ssh runs any command on the host it reaches, and its -o ProxyCommand runs a local command",
+    ),
+    Runner(
+        r"scp",
+        "",
+        "scp -S names the program it runs in place of ssh, and -o ProxyCommand runs a local command",
+    ),
+    Runner(
+        r"sftp",
+        "",
+        "sftp -S names the program it runs in place of ssh, -D runs a local server command, and -o"
+        " ProxyCommand runs a local command",
     ),
     Runner(r"rsync", "", "rsync -e (--rsh) runs the command it is given as its remote shell"),
     Runner(r"wsl", "", "WSL runs any command, and reaches the Windows host's files and programs"),
