@@ -7,6 +7,7 @@ when the folder opens, an allow rule that approves any shell command.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -42,6 +43,7 @@ from sandkit.lint.facts.agent_settings import (
     plugin_hooks,
     runner_of,
     runs_bundled_script,
+    session_switch,
     writes_without_asking,
 )
 from sandkit.lint.facts.agent_wrappers import wrapper_of
@@ -392,7 +394,7 @@ def _reads_for_allow_rules(file: SourceFile) -> bool:
     severity="high",
     kinds=(*_SCRIPT_KINDS, *_CONTAINER_KINDS, kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS),
     reads=lambda file: _reads_for_allow_rules(file),
-    triggers=("allow", "defaultMode", "Dangerous", "permissionMode"),
+    triggers=("allow", "defaultMode", "Dangerous", "permissionMode", re.compile(r"(?i)auto|bypass|yolo|skip|!`")),
 )
 def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     """An agent's permission settings allow any shell command or turn approval off.
@@ -436,7 +438,14 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     a comma- or space-separated string or a list, which approves those tools without asking
     while the skill, command or subagent runs; and to a subagent's `permissionMode:
     bypassPermissions` (medium). A subagent's `tools` only limits what it may use, and is not
-    read. The rules one front matter's `allowed-tools` approves are one finding, at the first of
+    read. A slash command (.claude/commands/*.md, a plugin's commands/*.md) that switches
+    approval off for the rest of the session is medium (low with `disable-model-invocation:
+    true`, when only a person can start it): its description says so ("auto-allow every
+    permission request until the session ends"), its body writes `"defaultMode":
+    "bypassPermissions"` or `skipDangerousModePermissionPrompt` into settings, or a `!` line of
+    its body starts an agent with approval skipped; a line that warns, checks or switches it back
+    (`Disable YOLO mode`, `never set ...`) is not. The rules one front matter's `allowed-tools`
+    approves are one finding, at the first of
     them, naming every program it lets run with any argument and why, graded by the worst (a
     blanket `Bash` beside them leads the message); a settings allow rule is one finding each.
 
@@ -643,9 +652,23 @@ def _scope(file: SourceFile) -> str:
     return "subagent" if "/.claude/agents/" in lower or lower.rsplit("/", 2)[-2:-1] == ["agents"] else "command"
 
 
+_SWITCH_MODEL = "a person or the model starts the command"
+_SWITCH_PERSON = "only a person starts it (disable-model-invocation)"
+
+
 def _component_grants(file: SourceFile) -> Iterator[Hit]:
     """AA004 in a skill's, command's or subagent's front matter: its ``allowed-tools`` read as
     settings' allow rules, and a subagent's ``permissionMode: bypassPermissions``."""
+    if (switch := session_switch(file)) is not None:
+        yield Hit(
+            switch.pos,
+            f"command turns approval off for the rest of the session: {switch.how}"
+            if switch.lasting
+            else f"command runs an agent with approval off: {switch.how}",
+            severity="low" if switch.person_only else "medium",
+            why=(_SWITCH_PERSON if switch.person_only else _SWITCH_MODEL)
+            + (", and approval stays off after it ends" if switch.lasting else ""),
+        )
     grants = component_grants(file)
     if grants is None:
         return
