@@ -840,7 +840,7 @@ def session_switch(file: SourceFile) -> SessionSwitch | None:
         first = re.split(r"[.;\n]|\s[-\u2013\u2014]\s", str(description), maxsplit=1)[0]
         text = str(description)
         if _APPROVING.search(text) and _APPROVED.search(text) and _LASTING.search(text) and not _TURNED.search(first):
-            return SessionSwitch(description.pos, "its description says it turns approval off", person_only)
+            return SessionSwitch(description.pos, "its description says so", person_only)
     body_start = len(file.front_matter_text)
     for match in _BYPASS_WRITTEN.finditer(file.text, body_start):
         line_start = file.text.rfind("\n", 0, match.start()) + 1

@@ -6,7 +6,7 @@ CLI with its approval prompts skipped (``claude --dangerously-skip-permissions``
 --yolo``), the rule lets the agent start a second agent that runs any command without asking.
 
 Only a wrapper that resolves to a regular file inside the scan root is read, at most
-:data:`SCRIPT_LIMIT` bytes of it: a path as the rule writes it (``./x.sh``, ``scripts/x.sh``,
+:data:`SCRIPT_LIMIT` bytes of it: a path as the rule writes it (``./x.sh``,
 ``$CLAUDE_PROJECT_DIR/x.sh``), taken from the project folder (the one holding ``.claude/``), or a
 bare name found in one of :data:`WRAPPER_FOLDERS` of that project. A shell script is read as AA008
 reads one (its command lines, variables followed); program source by AA008's reading of calls
@@ -34,6 +34,7 @@ from sandkit.lint.facts.agent_commands import (
 )
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Word, parse_commands
+from sandkit.lint.syntax.tree import Pos
 
 #: Bytes of a wrapper script read; a longer script is read up to here.
 SCRIPT_LIMIT = 256 * 1024
@@ -153,7 +154,7 @@ def script_starts(name: str, text: str) -> tuple[str, str, bool] | None:
 
 def _source_starts(text: str) -> tuple[str, str, bool] | None:
     for literals in source_agent_calls(text):
-        words = [Word(body, None) for body, _ in literal_words(literals)]  # type: ignore[arg-type]
+        words = [Word(body, Pos()) for body, _ in literal_words(literals)]
         for word, agent, _ in dangerous_flags(words):
             return agent, word.text, word.text in SANDBOXED
     for added in _ADDED_FLAG.finditer(text):
