@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from sandkit.agents import by_name
 from sandkit.lazy_regex import lazy
 from sandkit.lint import kinds
+from sandkit.lint.facts.agent_commands import dangerous_flags
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import parse_commands
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr, pos_of
@@ -122,9 +123,20 @@ RUNNERS: tuple[Runner, ...] = (
         needs_write=True,
     ),
     Runner(
-        r"ssh|scp|sftp",
+        r"ssh",
         "",
         "ssh runs any command on the host it reaches, and its -o ProxyCommand runs a local command",
+    ),
+    Runner(
+        r"scp",
+        "",
+        "scp -S names the program it runs in place of ssh, and -o ProxyCommand runs a local command",
+    ),
+    Runner(
+        r"sftp",
+        "",
+        "sftp -S names the program it runs in place of ssh, -D runs a local server command, and -o"
+        " ProxyCommand runs a local command",
     ),
     Runner(r"rsync", "", "rsync -e (--rsh) runs the command it is given as its remote shell"),
     Runner(r"wsl", "", "WSL runs any command, and reaches the Windows host's files and programs"),
@@ -776,3 +788,71 @@ def _approval(file: SourceFile, config: PMap | None) -> ApprovalSettings | None:
                     Value(key, str(e), allowed.pos_of(i)) for i, e in enumerate(allowed) if isinstance(e, str)
                 ]
     return found
+
+
+# ---- a slash command that turns approval off for the rest of the session ------------------------
+
+#: A description saying the command turns approval off: an approving verb, what it approves, and
+#: for how long or how much (``auto-allow every permission request ... until the session ends``).
+_APPROVING = lazy(
+    r"(?i)\b(?:auto[- ]?(?:allow|approv|accept)\w*|bypass\w*|yolo[- ]mode|skip\w*(?:\s+(?:all|every|the))?\s+"
+    r"(?:permission|approval)s?)"
+)
+_APPROVED = lazy(r"(?i)\b(?:permissions?|approvals?|prompts?|requests?|tool calls?|commands?)\b")
+_LASTING = lazy(r"(?i)\b(?:session|every|all|any|until|from now on|rest of)\b")
+#: Words that turn a description or a line around: a command that switches approval back on, a
+#: warning or a check (``Disable YOLO mode``, ``never set bypassPermissions``, ``flag any ...``).
+_TURNED = lazy(
+    r"(?i)\b(?:disabl\w*|turn(?:s|ing)?\s+off|stop\w*|resum\w*|revert\w*|restor\w*|exit\w*|leave|leaving|never|not|"
+    r"don'?t|avoid\w*|warn\w*|flag\w*|detect\w*|check\w*|audit\w*|reject\w*|block\w*|den(?:y|ies)|refus\w*|"
+    r"remov\w*|unset\w*|whether|if\b)"
+)
+#: Bypass mode written into settings, as JSON or as a dotted key (``"defaultMode": "bypassPermissions"``,
+#: ``permissions.defaultMode = bypassPermissions``), and the flag that hides its warning.
+_BYPASS_WRITTEN = lazy(
+    r"""(?i)defaultMode["'`]?\s*[:=]\s*["'`]?bypassPermissions|skipDangerousModePermissionPrompt["'`]?\s*[:=]\s*true"""
+)
+#: A ``!`command` `` line of a command's body, which Claude Code runs before the model reads it.
+_BANG = lazy(r"!`(?P<command>[^`\n]+)`")
+
+
+class SessionSwitch(NamedTuple):
+    """Where a slash command turns approval off for the session, and how it says so."""
+
+    pos: Pos
+    how: str
+    person_only: bool  # ``disable-model-invocation: true``: only a person can start it
+    lasting: bool = True  # approval stays off after the command (not a one-shot agent it starts)
+
+
+def session_switch(file: SourceFile) -> SessionSwitch | None:
+    """A Claude Code slash command (``.claude/commands/*.md``, a plugin's ``commands/*.md``) that
+    switches approval off for the rest of the session: its description says so, its body writes
+    bypass mode into settings, or a ``!`...` `` line of its body starts an agent with approval
+    skipped (read as AA008 reads a command line). Lines that turn it around (a
+    warning, a check, ``Disable ...``) are not read as a switch. None for any other file."""
+    lower = f"/{file.path.lower()}"
+    if not is_claude_component(file) or lower.endswith("/skill.md") or "/agents/" in lower:
+        return None
+    matter = file.front_matter if file.front_matter_text else None
+    person_only = isinstance(matter, PMap) and matter.get("disable-model-invocation") is True
+    if isinstance(matter, PMap) and isinstance(description := matter.get("description"), PStr):
+        first = re.split(r"[.;\n]|\s[-\u2013\u2014]\s", str(description), maxsplit=1)[0]
+        text = str(description)
+        if _APPROVING.search(text) and _APPROVED.search(text) and _LASTING.search(text) and not _TURNED.search(first):
+            return SessionSwitch(description.pos, "its description says so", person_only)
+    body_start = len(file.front_matter_text)
+    for match in _BYPASS_WRITTEN.finditer(file.text, body_start):
+        line_start = file.text.rfind("\n", 0, match.start()) + 1
+        line_end = file.text.find("\n", match.end())
+        line = file.text[line_start : line_end if line_end >= 0 else len(file.text)]
+        if not _TURNED.search(line):
+            return SessionSwitch(
+                file.pos_at(match.start()), f"its body writes {match.group(0)!r} into settings", person_only
+            )
+    for match in _BANG.finditer(file.text, body_start):
+        for command in parse_commands(match.group("command")):
+            for word, agent, _ in dangerous_flags(command.words):
+                how = f"its !`...` line starts {agent} with {word.text}, which runs before the model reads the command"
+                return SessionSwitch(file.pos_at(match.start("command")), how, person_only, lasting=False)
+    return None

@@ -7,6 +7,7 @@ when the folder opens, an allow rule that approves any shell command.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -42,8 +43,10 @@ from sandkit.lint.facts.agent_settings import (
     plugin_hooks,
     runner_of,
     runs_bundled_script,
+    session_switch,
     writes_without_asking,
 )
+from sandkit.lint.facts.agent_wrappers import wrapper_of
 from sandkit.lint.facts.ansible import ansible_commands
 from sandkit.lint.facts.containers import CI_SCRIPT_KINDS, ci_scripts, containers
 from sandkit.lint.facts.network import kit_egress
@@ -391,7 +394,7 @@ def _reads_for_allow_rules(file: SourceFile) -> bool:
     severity="high",
     kinds=(*_SCRIPT_KINDS, *_CONTAINER_KINDS, kinds.AGENT_CONFIG, kinds.AGENT_INSTRUCTIONS),
     reads=lambda file: _reads_for_allow_rules(file),
-    triggers=("allow", "defaultMode", "Dangerous", "permissionMode"),
+    triggers=("allow", "defaultMode", "Dangerous", "permissionMode", re.compile(r"(?i)auto|bypass|yolo|skip|!`")),
 )
 def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     """An agent's permission settings allow any shell command or turn approval off.
@@ -423,7 +426,11 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     agent write without asking (`Write` or `Edit` allowed, a blanket rule, `acceptEdits` or
     `bypassPermissions`), low otherwise; `Bash(/usr/bin/*)` is high. Narrow rules such as
     `Bash(npm test:*)`, `Bash(npm run:*)`, `Bash(make test:*)`, `Bash(uv pip:*)`, `Bash(docker
-    ps:*)`, `Bash(./run.sh:*)` or `Bash(git status:*)` are not findings.
+    ps:*)`, `Bash(./run.sh:*)` or `Bash(git status:*)` are not findings, unless the program
+    is the repository's own script (a path from the project folder, or a bare name found in its
+    `bin/`, `scripts/`, `tools/` or `.claude/bin/`) that starts an agent CLI with its approval
+    prompts skipped (`claude --dangerously-skip-permissions`, `codex --yolo`; read as AA008 reads
+    a script, at most 256 KiB of it): high, low for Codex's sandboxed `--full-auto`.
 
     The same reading applies, one step lower (medium; `Bash(docker exec:*)` low), to the
     `allowed-tools` of a skill's, a slash command's or a subagent's front matter (SKILL.md,
@@ -431,7 +438,14 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     a comma- or space-separated string or a list, which approves those tools without asking
     while the skill, command or subagent runs; and to a subagent's `permissionMode:
     bypassPermissions` (medium). A subagent's `tools` only limits what it may use, and is not
-    read. The rules one front matter's `allowed-tools` approves are one finding, at the first of
+    read. A slash command (.claude/commands/*.md, a plugin's commands/*.md) that switches
+    approval off for the rest of the session is medium (low with `disable-model-invocation:
+    true`, when only a person can start it): its description says so ("auto-allow every
+    permission request until the session ends"), its body writes `"defaultMode":
+    "bypassPermissions"` or `skipDangerousModePermissionPrompt` into settings, or a `!` line of
+    its body starts an agent with approval skipped; a line that warns, checks or switches it back
+    (`Disable YOLO mode`, `never set ...`) is not. The rules one front matter's `allowed-tools`
+    approves are one finding, at the first of
     them, naming every program it lets run with any argument and why, graded by the worst (a
     blanket `Bash` beside them leads the message); a settings allow rule is one finding each.
 
@@ -469,7 +483,7 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     mode = found.default_mode.value if found.default_mode is not None else ""
     rules = [entry.value for entry in found.allow]
     for entry in found.allow:
-        if (grant := _grant(entry, rules, mode)) is not None:
+        if (grant := _grant(entry, rules, mode) or _wrapper_grant(file, entry)) is not None:
             yield _allow_hit([grant], "allow rule", "")
     if found.default_mode is not None and found.default_mode.value == "bypassPermissions":
         yield Hit(found.default_mode.pos, "defaultMode bypassPermissions turns every permission prompt off")
@@ -521,6 +535,20 @@ def _grant(entry: Value, rules: list[str], mode: str, where: str = "settings") -
     return None
 
 
+_WRAPPER = "the repository's script "
+
+
+def _wrapper_grant(file: SourceFile, entry: Value) -> _Grant | None:
+    """An allow rule for the repository's own wrapper script that starts an agent with its
+    approval prompts skipped: high (low for a flag that keeps the agent's own sandbox)."""
+    if not isinstance(entry.value, str) or (wrapper := wrapper_of(file, entry.value)) is None:
+        return None
+    why = f"it starts {wrapper.agent} with {wrapper.flag}, which skips its approval prompts"
+    if wrapper.sandboxed:
+        return _Grant(entry, _WRAPPER + wrapper.script, why, "low", "the flag keeps the agent's own sandbox")
+    return _Grant(entry, _WRAPPER + wrapper.script, why, "")
+
+
 def _written(entry: Value, program: str, why: str, rules: list[str], mode: str, folder: str, where: str) -> _Grant:
     """A grant that runs what a file says: medium when the same settings (or front matter) let
     the agent write that file without asking (Write/Edit allowed, a blanket rule, acceptEdits or
@@ -556,7 +584,7 @@ def _allow_hit(grants: list[_Grant], what: str, scope: str) -> Hit:
     if len(grants) == 1:
         if not first.program:
             message = f"{what} {first.entry.value!r} approves every command of that tool without asking"
-        elif first.program.startswith("any program in "):
+        elif first.program.startswith(("any program in ", _WRAPPER)):
             message = f"{what} {first.entry.value!r} approves {first.program}, which runs any command ({first.why})"
         else:
             message = (
@@ -624,16 +652,34 @@ def _scope(file: SourceFile) -> str:
     return "subagent" if "/.claude/agents/" in lower or lower.rsplit("/", 2)[-2:-1] == ["agents"] else "command"
 
 
+_SWITCH_MODEL = "a person or the model starts the command"
+_SWITCH_PERSON = "only a person starts it (disable-model-invocation)"
+
+
 def _component_grants(file: SourceFile) -> Iterator[Hit]:
     """AA004 in a skill's, command's or subagent's front matter: its ``allowed-tools`` read as
     settings' allow rules, and a subagent's ``permissionMode: bypassPermissions``."""
+    if (switch := session_switch(file)) is not None:
+        yield Hit(
+            switch.pos,
+            f"command turns approval off for the rest of the session: {switch.how}"
+            if switch.lasting
+            else f"command runs an agent with approval off: {switch.how}",
+            severity="low" if switch.person_only else "medium",
+            why=(_SWITCH_PERSON if switch.person_only else _SWITCH_MODEL)
+            + (", and approval stays off after it ends" if switch.lasting else ""),
+        )
     grants = component_grants(file)
     if grants is None:
         return
     scope = _scope(file)
     mode = grants.permission_mode.value if grants.permission_mode is not None else ""
     rules = [str(entry.value) for entry in grants.allowed]
-    found = [grant for entry in grants.allowed if (grant := _grant(entry, rules, mode, "allowed-tools")) is not None]
+    found = [
+        grant
+        for entry in grants.allowed
+        if (grant := _grant(entry, rules, mode, "allowed-tools") or _wrapper_grant(file, entry)) is not None
+    ]
     if found:
         yield _allow_hit(found, f"{scope}'s allowed-tools", scope)
     mode = grants.permission_mode
