@@ -141,3 +141,20 @@ def test_empty_file_is_no_parse_error(tmp_path: Path, name: str, text: str) -> N
 def test_truncated_file_stays_a_parse_error(tmp_path: Path, name: str, text: str) -> None:
     write_tree(tmp_path, {name: text})
     assert [f.rule for f in lint_tree(tmp_path) if f.rule == "SK001"] == ["SK001"]
+
+
+# ---- AA003's medium says why --------------------------------------------------------------------
+
+
+def test_named_mcp_servers_say_why_they_are_medium(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            ".claude/settings.json": '{"enabledMcpjsonServers": ["serena"]}',
+            "other/.claude/settings.json": '{"enableAllProjectMcpServers": true}',
+        },
+    )
+    found = sorted((f.severity, f.message) for f in lint_tree(tmp_path) if f.rule == "AA003")
+    assert [severity for severity, _ in found] == ["high", "medium"]
+    assert "not every server a later .mcp.json adds" in found[1][1]
+    assert "the rule's default" not in found[1][1]
