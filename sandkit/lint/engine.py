@@ -438,7 +438,10 @@ class _Checker:
                 rule, hit = hits[0]
                 hits[0] = (rule, hit._replace(message=f"{hit.message} (its text only: cut there, it does not parse)"))
         elif problem is not None:
-            hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem, reader)))
+            # an empty file (a 0-byte .vscode/settings.json, which VS Code reads as no settings)
+            # holds nothing a rule could miss: no parse error
+            if source.text.strip("\ufeff \t\r\n"):
+                hits.append((engine_rules.PARSE_ERROR, _parse_hit(source, problem, reader)))
         elif kind in CONSUMER_VERDICT:
             hits.extend((engine_rules.PARSE_ERROR, hit) for hit in duplicate_hits(source))
         for bound in source.bounds_met():

@@ -31,6 +31,11 @@ masked, and one that still does not parse is an info finding naming the template
 `${VAR}` where a TOML or JSON value starts is what the consumer expands before it parses: it
 is read as a string, not reported.
 
+An empty file (nothing but whitespace or a byte-order mark, as a 0-byte `.vscode/settings.json`
+that VS Code reads as no settings) is not reported: it holds nothing a rule could miss. A file
+read as a workflow that GitHub never runs (not directly in `.github/workflows` at a repository's
+root, such as a shell snippet kept as `.github/workflows/includes/setup.yml`) is info.
+
 Fix:
 Correct the syntax at the reported place (keep one of the two keys), or exclude the file in
 [tool.sandkit] if it is a deliberately broken fixture.

@@ -26,7 +26,9 @@ sandbox), and are read here for every rule of the categories they concern:
   the scan root, or the nearest folder below it, above the workflow, that holds a ``.git``
   (a nested repository or submodule, whose own workflows run where it is pushed). Findings of the
   rules that read only workflows (ci-permissions, ci-secret-exposure, AA014) are info there:
-  they are about a run's token, secrets and agent, and no run has them.
+  they are about a run's token, secrets and agent, and no run has them. A parse error (SK001)
+  there is info too: GitHub never parses the file (a shell snippet kept as
+  ``.github/workflows/includes/setup.yml`` is not a broken workflow).
 
 The hit keeps the rule's reason for its own severity and adds this one, so the printed message
 says every step that moved it.
@@ -155,7 +157,7 @@ def graded(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule,
     workload = workload and _CI_RUNNER.search(source.text) is None and not _names_agent(source)
     policy = workload and _POLICY.search(source.text) is not None
     workload = workload and (not policy or _beside_plain_workloads(source))
-    unrun = source.kind == kinds.WORKFLOW and any(workflow_only(rule) for rule, _ in hits)
+    unrun = source.kind == kinds.WORKFLOW and any(workflow_only(rule) or rule.id == "SK001" for rule, _ in hits)
     unrun = unrun and not runs_as_workflow(source.path, source.root)
     if not folder and not workload and not unrun:
         return hits
@@ -212,6 +214,9 @@ def _regraded(
     elif unrun and workflow_only(rule) and severity != "info":
         severity = "info"
         reasons.append(_UNRUN_WHY)
+    elif unrun and rule.id == "SK001" and severity != "info":
+        severity = "info"
+        reasons.append(f"{_UNRUN_WHY}: nothing reads it as a workflow")
     if severity == (hit.severity or rule.severity):
         return hit
     return hit._replace(severity=severity, why="; ".join(reasons))

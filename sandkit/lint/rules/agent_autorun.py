@@ -305,6 +305,7 @@ def enable_all_project_mcp_servers(file: SourceFile) -> Iterator[Hit]:
             settings.enabled_mcpjson_pos,
             f"enabledMcpjsonServers pre-approves {', '.join(settings.enabled_mcpjson_servers[:4])}",
             severity="medium",
+            why="it approves the servers it names, not every server a later .mcp.json adds",
         )
 
 

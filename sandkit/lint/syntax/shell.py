@@ -33,6 +33,8 @@ _WRAPPERS = frozenset({"sudo", "exec", "command", "time", "nohup", "env", "doas"
 #: Wrappers that run the command after them with a limit or a setting, some taking one bare
 #: number first (``timeout 600 docker run ...``, ``nice -n 10 claude -p ...``, ``chrt 5 ...``).
 TIMING_WRAPPERS = frozenset({"timeout", "nice", "ionice", "chrt", "stdbuf", "setsid", "unbuffer", "xvfb-run"})
+#: Options of ``command`` with which it prints where a program is instead of running it.
+_LOOKUP_ONLY = frozenset({"-v", "-V", "-pv", "-pV"})
 #: The bare number or duration a timing wrapper takes before the command (``600``, ``10m``, ``1.5h``).
 _WRAPPER_VALUE = lazy(r"^[+-]?\d+(?:\.\d+)?[smhd]?$")
 #: Options of the timing wrappers whose value is the next word (``timeout -s KILL``, ``ionice -c 3``).
@@ -86,10 +88,13 @@ def open_quote(text: str) -> str:
 def program_index(words: list[str]) -> int:
     """The index of the program a simple command runs: the first word after its ``NAME=value``
     settings and the wrappers before it (sudo, env, exec ..., and :data:`TIMING_WRAPPERS` with
-    their options and number), or ``len(words)``."""
+    their options and number), or ``len(words)``: also when the command only looks a program up
+    (``command -v claude``, ``command -V docker`` print where it is and run nothing)."""
     timing = skip_value = False
     for index, word in enumerate(words):
         name = word.rsplit("/", 1)[-1]
+        if name == "command" and _looks_up(words[index + 1 :]):
+            return len(words)
         if skip_value:
             skip_value = False
         elif name in _WRAPPERS or name in TIMING_WRAPPERS:
@@ -99,6 +104,17 @@ def program_index(words: list[str]) -> int:
         elif "=" not in name and not (timing and _WRAPPER_VALUE.match(name)):
             return index
     return len(words)
+
+
+def _looks_up(arguments: list[str]) -> bool:
+    """Whether ``command`` given these arguments only looks the program up: one of its options
+    before the program's name is ``-v`` or ``-V`` (alone or with ``-p``: ``-pv``)."""
+    for word in arguments:
+        if not word.startswith("-") or word == "--":
+            return False
+        if word in _LOOKUP_ONLY:
+            return True
+    return False
 
 
 _DECLARERS = frozenset({"export", "local", "declare", "typeset", "readonly"})
