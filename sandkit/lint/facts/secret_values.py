@@ -1033,16 +1033,23 @@ def _namespaced_name(text: str) -> bool:
     roadmap:proposed_only``, ``billing:invoice:paid``, ``urn:acme:feature-flag``): how a decision,
     an event, a lock or a cache entry is named. A pair (``admin:s3cret``) may be a login and is not
     one; nor is a piece drawn at random (``user:kJhGfDsAqWeRtYuIoPlMnBvC:x``), one holding four
-    digits in a row, or one that a generator's mix of letters and digits makes key material."""
+    digits in a row, one mixing small letters, capitals and digits (``urn:secret:Kx82mQpz4tLs``),
+    or one that a generator's mix of letters and digits makes key material."""
     pieces = text.split(":")
     if len(pieces) < 3 or len(text) > 200 or re.search(r"\d{4}", text):
         return False
     for piece in pieces:
         if not _NAMESPACE_PIECE.fullmatch(piece) or _generated_piece(piece.lower()):
             return False
-        if any(map(random_letters, re.split(r"[._-]", piece))):
+        words = re.split(r"[._-]", piece)
+        if any(map(random_letters, words)) or any(map(_mixes_three_classes, words)):
             return False
     return True
+
+
+def _mixes_three_classes(word: str) -> bool:
+    """Small letters, capitals and digits in one word (``Kx82mQpz4tLs``): a generator's, not a name's."""
+    return all(re.search(c, word) for c in ("[a-z]", "[A-Z]", "[0-9]"))
 
 
 _SMALL_RUN = lazy(r"[a-z]+")
