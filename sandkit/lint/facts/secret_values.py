@@ -1000,16 +1000,24 @@ def _random_small_letters(piece: str) -> bool:
 _VENDOR_KEY = lazy(r"([a-z][a-z0-9]{1,15})[-_](?:[a-z0-9]{1,12}[-_])?([A-Za-z0-9]{20,200})")
 
 
+#: A prefix word that says the key works in a vendor's test mode only (TossPayments' ``test_sk_``,
+#: Stripe's ``sk_test_``, a ``sandbox-`` key).
+_TEST_MODE = lazy(r"(?:^|[-_])(?:test|sandbox|demo|mock|fake|dummy)(?:[-_]|$)")
+
+
 def live_vendor_key(text: str) -> bool:
     """``chakra-zjob8k2m9xq3pl7wn5...``, ``acme_live_yWAcqGFzYtEwLnGisiWgNZqITZMj``: a vendor's
     prefix before material a generator made (20 characters or more mixing letters with three
     digits or more, or letters whose case changes as at random), and no stand-in
-    (``sk_live_xxxxxxxx...``, ``acme-0123456789abcdefghij``, ``your``, ``example``). What an
+    (``sk_live_xxxxxxxx...``, ``acme-0123456789abcdefghij``, ``your``, ``example``), and no
+    test mode's prefix (``test_sk_``, ``sk_test_``, ``sandbox-``: a sandbox's key). What an
     example file holds when its author pasted a working key in place of a placeholder."""
     value = text.strip().strip("\"'")
     match = _VENDOR_KEY.fullmatch(value)
     if match is None or is_placeholder(value) or is_placeholder(match.group(2)):
         return False
+    if _TEST_MODE.search(value[: match.start(2)]):
+        return False  # ``test_sk_...``, ``sk_test_...``: a sandbox's key, often the vendor's documented one
     material = match.group(2)
     if random_letters(material):
         return True

@@ -205,6 +205,7 @@ _MIXED = "acme_live_yWAcqGFzYtEwLnGisiWgNZqITZMj"  # a vendor's prefix, then ran
         ("config/.env.sample", f'CHAKRA_TOKEN="{_CHAKRA}"\n'),
         ("settings.example.yaml", f"acme:\n  apiKey: {_MIXED}\n"),
         ("config.sample.json", f'{{"acme": {{"api_key": "{_CHAKRA}"}}}}\n'),
+        (".env.example", "TOSS_SECRET_KEY=live_sk_zXLkKEypNArWmo50nX3lmeaxYG5R\n"),  # the live mode's
     ],
 )
 def test_a_live_looking_vendor_key_in_an_example_file_is_reported(name: str, text: str) -> None:
@@ -223,6 +224,10 @@ def test_a_live_looking_vendor_key_in_an_example_file_is_reported(name: str, tex
         (".env.example", "DB_PASSWORD=postgres\nSECRET_KEY=changeme\n"),  # words: an example's business
         (".env.example", f"NEXT_PUBLIC_CHAKRA_KEY={_CHAKRA}\n"),  # public by design
         (".env.example", "ACME_API_KEY=zjob8k2m9xq3pl7wn5vt4rc6hd\n"),  # no vendor's prefix
+        # a test mode's key (the vendor's documented sandbox keys, TossPayments' among them)
+        (".env.example", "TOSS_SECRET_KEY=test_sk_zXLkKEypNArWmo50nX3lmeaxYG5R\n"),
+        (".env.example", "PAY_SECRET_KEY=sk_test_yWAcqGFzYtEwLnGisiWgNZqITZMj\n"),
+        (".env.example", "ACME_TOKEN=sandbox-zjob8k2m9xq3pl7wn5vt4rc6hd\n"),
         # an example folder holds test keys on purpose: left out as before
         ("examples/.env.example", f"CHAKRA_API_KEY={_CHAKRA}\n"),
         ("tests/fixtures/.env.sample", f"CHAKRA_API_KEY={_CHAKRA}\n"),
