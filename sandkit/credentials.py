@@ -344,9 +344,6 @@ _DATA_KEY = lazy(
     r"label|tag|metric|series|bucket|order|rule|resource|spec|entity|column|component|variant|category|"
     r"attribute|property|section|feature|rank|project|module)_?key$"
 )
-#: A CAPTCHA's site key (reCAPTCHA's and hCaptcha's ``sitekey``, Cloudflare Turnstile's): the public half
-#: of the pair, written into every page that shows the widget; its secret key is the credential.
-_CAPTCHA_SITE_KEY = lazy(r"(?i)(?:captcha|turnstile)\w*?_?site_?key$")
 #: A .NET assembly's strong-name public key token (``PublicKeyToken=31bf3856ad364e35``): eight bytes of
 #: the hash of a public key, printed in every assembly's full name.
 _PUBLIC_KEY_TOKEN = lazy(r"(?i)(?:^|_)public_?key_?token$")
@@ -367,8 +364,6 @@ def is_secret_key(name: str) -> bool:
     if not snake or snake.lower() in ("key", "auth", "keys", "token_type"):
         return False
     if _DATA_KEY.search(snake) or _HASHED.search(snake) or _PUBLIC_KEY_TOKEN.search(snake):
-        return False
-    if _CAPTCHA_SITE_KEY.search(snake):
         return False
     return is_secret_name(snake) or bool(re.search(r"(?i)(?:^|_)pass$", snake))
 

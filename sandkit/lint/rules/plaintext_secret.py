@@ -341,8 +341,7 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     random), not a placeholder. A random key of 24 small letters or more (few vowels, no run
     counting the alphabet) is key material, not a word.
     Also not a finding: a namespaced identifier under a key's name (`decision_key:
-    AUTO:ActionCandidate.roadmap:proposed_only`, three pieces or more joined by `:`), a
-    CAPTCHA's site key (`RECAPTCHA_SITE_KEY`, `TURNSTILE_SITE_KEY`: the public half);
+    AUTO:ActionCandidate.roadmap:proposed_only`, three pieces or more joined by `:`);
     a placeholder in leetspeak (`Ple4seCh4ngeThisN0tAVerySecretV4lue`,
     `R3pl4c3M3`: digits read as letters); a value whose own comment, after it on its line or alone
     on the line above, says it is a dummy or placeholder or to replace it (`PASSWORD=abc123  #
