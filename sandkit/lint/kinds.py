@@ -170,6 +170,17 @@ CONTENT_FAMILIES = {
 # agent catalogue. Instruction files are prose the agent reads; config files are settings it obeys.
 AGENT_INSTRUCTION_PATTERNS = unique([pattern for agent in CATALOGUE for pattern in agent.instruction_files])
 AGENT_CONFIG_PATTERNS = unique([pattern for agent in CATALOGUE for pattern in agent.config_files])
+
+
+def _example_env_name(name: str) -> bool:
+    """An env file named as an example, with ``env`` among its dot-parted pieces and an example's or
+    template's word among its pieces (``.example.env.local``, ``env.example``, ``config.env.sample``,
+    ``app.env.template``): what ``cp env.example .env`` copies."""
+    pieces = name.split(".")
+    return "env" in pieces and any(piece in _ENV_EXAMPLE_WORDS for piece in re.split(r"[._-]", name))
+
+
+_ENV_EXAMPLE_WORDS = frozenset({"example", "examples", "sample", "samples", "template", "tmpl", "dist"})
 _SHELL_EXTENSIONS = (".sh", ".bash", ".zsh", ".ksh", ".envrc")
 _NOT_DOCKERFILE = (
     ".md",
@@ -331,7 +342,7 @@ def kind_by_name(rel: str) -> Kind:
         return Kind(TEXT, "hook")
     if name.endswith(_SHELL_EXTENSIONS):
         return Kind(SHELL, "shell")
-    if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
+    if name == ".env" or name.startswith(".env.") or name.endswith(".env") or _example_env_name(name):
         return Kind(ENV, "env")
     if name.endswith(".md") and f"/{lower}"[: -len(name)].endswith(("/commands/", "/agents/")):
         return Kind(TEXT, "component")  # a plugin's command or subagent, by its front matter

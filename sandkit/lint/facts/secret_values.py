@@ -166,8 +166,16 @@ def _compiled(source: str) -> re.Pattern[str] | None:
 def _plausible(token: Token, text: str) -> bool:
     kind, value = token.kind, token.text
     if kind == "private key block":
+        data = _key_body(text, token.end)
+        if data is not None and data.startswith(_OPENSSH_MAGIC):
+            # an OpenSSH key's fixed opening (``b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE...``) repeats ``A``:
+            # judged by its fields and by the random bytes of its private section instead
+            return not _openssh_cut_short(data) and _random_looking(_base64_text(data[-80:-16]))
         material = _KEY_MATERIAL.search(text, token.end, token.end + 400)
-        return material is not None and _random_looking(material.group())
+        if material is None or not _random_looking(material.group()):
+            return False
+        declared = None if data is None else _der_length(data)
+        return declared is None or declared <= len(data or b"") + 8  # more declared than there: a key's start
     if _PLACEHOLDER_CONTEXT.search(text, max(0, token.start - 40), token.start):
         return False  # the value of a placeholder= / example: attribute, shown to people as a sample
     if kind == "JSON Web Token":
@@ -429,6 +437,72 @@ def _field_name(user: str, password: str) -> bool:
         and len(re.findall("[A-Z]", password)) >= 2
     )
     return bool(camel or _FIELD_WORDS.fullmatch(password) or user.lower() in _STAND_IN_USERS)
+
+
+#: A private key block whose body, decoded, declares more bytes than it holds (an ASN.1 ``SEQUENCE``
+#: whose length runs past the end, an OpenSSH key whose fields do) holds only the beginning of a
+#: key: a recogniser's test string (``-----BEGIN PRIVATE KEY-----\\nMIGTAgEAMBMG...``) or a key
+#: shown cut short. No key can be read from it.
+_BLOCK_REACH = 20_000  # characters after a key block's first line searched for its last
+_BLOCK_END = lazy(r"-----END [A-Z0-9 ]{0,40}-----")
+_OPENSSH_MAGIC = b"openssh-key-v1\x00"
+
+
+def _key_body(text: str, start: int) -> bytes | None:
+    """The decoded body of the key block whose first line ends at ``start``, or None when it cannot
+    be judged: no last line (``-----END ...-----``) in reach, headers (``Proc-Type:``, an encrypted
+    PEM's), or text that is not base64. ``\\n`` escapes of a string literal, quotes and commas
+    between lines are dropped (a key kept in JSON, or joined from strings in code)."""
+    end = _BLOCK_END.search(text, start, start + _BLOCK_REACH)
+    if end is None:
+        return None
+    body = re.sub(r"\\[nr]", "", text[start : end.start()])
+    if ":" in body:
+        return None
+    body = re.sub(r"[\s\"'`,]", "", body).rstrip("=")
+    if not re.fullmatch(r"[A-Za-z0-9+/]{8,}", body):
+        return None
+    import base64  # only for a key block: off a pre-commit run's common path
+
+    if len(body) % 4 == 1:
+        body = body[:-1]  # a cut body may end one character into a group, which holds no whole byte
+    return base64.b64decode(body + "=" * (-len(body) % 4))
+
+
+def _base64_text(data: bytes) -> str:
+    import base64  # only for an OpenSSH key block
+
+    return base64.b64encode(data).decode()
+
+
+def _der_length(data: bytes) -> int | None:
+    """The whole length an ASN.1 ``SEQUENCE`` at the start of ``data`` declares (header included),
+    or None when ``data`` does not start with one."""
+    if len(data) < 2 or data[0] != 0x30:
+        return None
+    first = data[1]
+    if first < 0x80:
+        return 2 + first
+    count = first & 0x7F
+    if not 1 <= count <= 3 or len(data) < 2 + count:
+        return None
+    return 2 + count + int.from_bytes(data[2 : 2 + count], "big")
+
+
+def _openssh_cut_short(data: bytes) -> bool:
+    """An OpenSSH private key's fields (cipher, KDF, its options, the key count, the public key,
+    the private section) each say how long they are: whether one runs past the end of ``data``."""
+    at = len(_OPENSSH_MAGIC)
+    for field in range(6):
+        if field == 3:  # the number of keys: four bytes, no length
+            at += 4
+            continue
+        if at + 4 > len(data):
+            return True
+        at += 4 + int.from_bytes(data[at : at + 4], "big")
+        if at > len(data):
+            return True
+    return False
 
 
 def _random_looking(material: str) -> bool:
@@ -900,14 +974,102 @@ def random_letters(piece: str) -> bool:
     camel or Pascal case (``NextToken``, ``XMLHttpRequestHandlerFactory``) has small-letter runs
     as long as its words and single capitals between them. Twenty-four letters at least: a
     shorter value is read as a name, and an identifier made mostly of initialisms
-    (``ThisIsAnAPIKeyForMyAWSApp``) is read as a key.
+    (``ThisIsAnAPIKeyForMyAWSApp``) is read as a key. Small letters alone: see
+    :func:`_random_small_letters`.
     """
-    if len(piece) < 24 or not piece.isalpha() or piece.islower() or piece.isupper():
+    if len(piece) < 24 or not piece.isascii() or not piece.isalpha() or piece.isupper():
         return False
+    if piece.islower():
+        return _random_small_letters(piece)
     small, capitals = _SMALL_RUN.findall(piece), _CAPITAL_RUN.findall(piece)
     if len(small) < 5 or len(capitals) < 5:
         return False
     return sum(map(len, small)) < 2.6 * len(small) and sum(map(len, capitals)) >= 1.4 * len(capitals)
+
+
+_VOWELS = frozenset("aeiou")
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _random_small_letters(piece: str) -> bool:
+    """Twenty-four small letters or more drawn at random (``qzvkmbtrwhplxdnfgcjs...``), not words
+    run together (``supersecretpasswordforthedatabase``): fewer than one letter in four a vowel
+    (one in five is, at random; English words hold nearly two in five), a run of four consonants
+    or more, twelve different letters or more, and no run of four counting up or down the alphabet
+    (``ponmlkji``, which binary files and test strings hold). Holds about 70% of random 24-letter
+    values and 85% of 64-letter ones."""
+    vowels = sum(letter in _VOWELS for letter in piece)
+    if 4 * vowels >= len(piece) or len(set(piece)) < 12:
+        return False
+    if not re.search(r"[^aeiou]{4}", piece):
+        return False
+    reverse = _ALPHABET[::-1]
+    return not any(piece[i : i + 4] in _ALPHABET or piece[i : i + 4] in reverse for i in range(len(piece) - 3))
+
+
+#: A vendor's key: a short lower-case prefix, maybe a second word (``sk_live_``, ``chakra-``,
+#: ``acme_prod_``), then the key material.
+_VENDOR_KEY = lazy(r"([a-z][a-z0-9]{1,15})[-_](?:[a-z0-9]{1,12}[-_])?([A-Za-z0-9]{20,200})")
+
+
+#: A prefix word that says the key works in a vendor's test mode only (TossPayments' ``test_sk_``,
+#: Stripe's ``sk_test_``, a ``sandbox-`` key).
+_TEST_MODE = lazy(r"(?:^|[-_])(?:test|sandbox|demo|mock|fake|dummy)(?:[-_]|$)")
+
+
+def live_vendor_key(text: str) -> bool:
+    """``chakra-zjob8k2m9xq3pl7wn5...``, ``acme_live_yWAcqGFzYtEwLnGisiWgNZqITZMj``: a vendor's
+    prefix before material a generator made (20 characters or more mixing letters with three
+    digits or more, or letters whose case changes as at random), and no stand-in
+    (``sk_live_xxxxxxxx...``, ``acme-0123456789abcdefghij``, ``your``, ``example``), and no
+    test mode's prefix (``test_sk_``, ``sk_test_``, ``sandbox-``: a sandbox's key). What an
+    example file holds when its author pasted a working key in place of a placeholder."""
+    value = text.strip().strip("\"'")
+    match = _VENDOR_KEY.fullmatch(value)
+    if match is None or is_placeholder(value) or is_placeholder(match.group(2)):
+        return False
+    if _TEST_MODE.search(value[: match.start(2)]):
+        return False  # ``test_sk_...``, ``sk_test_...``: a sandbox's key, often the vendor's documented one
+    material = match.group(2)
+    if random_letters(material):
+        return True
+    lower = material.lower()
+    return bool(
+        re.search(r"[a-z]", lower)
+        and len(re.findall(r"\d", lower)) >= 3
+        and not re.search(r"(.)\1{3}", lower)
+        and len(set(lower)) >= 12
+    )
+
+
+#: One piece of a namespaced identifier: a word or an identifier of letters joined by ``.``, ``_``
+#: or ``-`` (``ActionCandidate.roadmap``, ``proposed_only``), digits only after a letter and no run
+#: of four.
+_NAMESPACE_PIECE = lazy(r"[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z][A-Za-z0-9]*)*")
+
+
+def _namespaced_name(text: str) -> bool:
+    """Three pieces or more joined by ``:``, each a word or an identifier (``AUTO:ActionCandidate.
+    roadmap:proposed_only``, ``billing:invoice:paid``, ``urn:acme:feature-flag``): how a decision,
+    an event, a lock or a cache entry is named. A pair (``admin:s3cret``) may be a login and is not
+    one; nor is a piece drawn at random (``user:kJhGfDsAqWeRtYuIoPlMnBvC:x``), one holding four
+    digits in a row, one mixing small letters, capitals and digits (``urn:secret:Kx82mQpz4tLs``),
+    or one that a generator's mix of letters and digits makes key material."""
+    pieces = text.split(":")
+    if len(pieces) < 3 or len(text) > 200 or re.search(r"\d{4}", text):
+        return False
+    for piece in pieces:
+        if not _NAMESPACE_PIECE.fullmatch(piece) or _generated_piece(piece.lower()):
+            return False
+        words = re.split(r"[._-]", piece)
+        if any(map(random_letters, words)) or any(map(_mixes_three_classes, words)):
+            return False
+    return True
+
+
+def _mixes_three_classes(word: str) -> bool:
+    """Small letters, capitals and digits in one word (``Kx82mQpz4tLs``): a generator's, not a name's."""
+    return all(re.search(c, word) for c in ("[a-z]", "[A-Z]", "[0-9]"))
 
 
 _SMALL_RUN = lazy(r"[a-z]+")
@@ -948,7 +1110,11 @@ def literal_secret(name: str, value: object) -> bool:
         return False  # a record's composite key (``216214CDS|cutaneous``), not key material
     if _QUALIFIED_NAME.fullmatch(text):
         return False  # a domain-qualified label or annotation name ("external-dns.alpha.kubernetes.io/")
-    if _WORDS.search(text) and not re.search(r"(?i)pass|pwd", str(name)):
+    if (
+        _WORDS.search(text)
+        and not re.search(r"(?i)pass|pwd", str(name))
+        and not any(map(random_letters, re.split(r"[._-]", text)))
+    ):
         return False  # words joined by hyphens ("etcd-cluster-k8s"): a name, not key material
     if re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", text) or text.startswith(("/", "./", "~", "../")):
         return False
@@ -958,7 +1124,13 @@ def literal_secret(name: str, value: object) -> bool:
         and not any(map(random_letters, re.split(r"[._-]", text)))
     ):
         return False  # a word or identifier ("NextToken", "result-key"): a name, not a key
-    if _SNAKE_WORDS.fullmatch(text) and not re.search(r"(?i)pass|pwd", str(name)):
+    if _namespaced_name(text) and not re.search(r"(?i)pass|pwd", str(name)):
+        return False  # ``AUTO:ActionCandidate.roadmap:proposed_only``: a namespaced identifier, not a key
+    if (
+        _SNAKE_WORDS.fullmatch(text)
+        and not re.search(r"(?i)pass|pwd", str(name))
+        and not any(map(random_letters, re.split(r"[._-]", text)))
+    ):
         return False  # lower-case words, numbered ("soccer_germany_bundesliga2"): an identifier, not a key
     if _UUID.fullmatch(text) and not re.search(r"(?i)api_?key|secret|pass", str(name)):
         return False  # request and change tokens are ids; API keys in UUID form still count

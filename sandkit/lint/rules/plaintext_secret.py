@@ -36,6 +36,7 @@ from sandkit.lint.facts.secret_values import (
     is_example_path,
     is_lockfile,
     literal_secret,
+    live_vendor_key,
     public_by_design,
     public_client_setting,
     sample_context,
@@ -139,7 +140,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     Not a finding: placeholders and documented examples (AKIAIOSFODNN7EXAMPLE, ghp_xxxx...,
     ``<token>``), bodies with one character class or counting sequences, the jwt.io sample
     token, Supabase ``anon`` keys (public by design), the storage emulator's published key,
-    values after "e.g.", "eg" or "such as", key headers with no key after them,
+    values after "e.g.", "eg" or "such as", key headers with no key after them, a key block
+    holding only the start of a key (its body, decoded, says more bytes follow than are there:
+    a recogniser's test string `-----BEGIN PRIVATE KEY-----\\nMIGTAgEAMBMG...`; an unencrypted
+    OpenSSH key, whose opening repeats `A`, is judged by its fields and stays a finding),
     URLs whose password is a stand-in, a `${VAR}`, a word and a number (`abc123`), capitals words
     (`STRONG_DB_PASSWORD`) or the user name, maybe in leetspeak (`postgres:p0stgr3s`), tokens shown
     truncated (`ghp_1a2B...`), and a credential URL on a comment line that says it is an
@@ -336,7 +340,15 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
     Symfony's `.env.test` (`APP_ENV` `test`), `.env.test` of a Next.js, Vite, Vitest, dotenv-flow
     or Create React App project (not when a script builds or serves with `--mode test` or
     `NODE_ENV=test`) and of a Rails project with dotenv.
-    Also not a finding: a placeholder in leetspeak (`Ple4seCh4ngeThisN0tAVerySecretV4lue`,
+    In a file named as an example (`.env.example`, `.example.env.local`, `config.sample.json`;
+    not one in an example or test folder), which is otherwise left out, a live-looking vendor key
+    is still medium: a short lower-case prefix (`chakra-`, `acme_live_`) before 20 characters
+    or more a generator made (letters mixed with three digits or more, or letters drawn at
+    random), not a placeholder. A random key of 24 small letters or more (few vowels, no run
+    counting the alphabet) is key material, not a word.
+    Also not a finding: a namespaced identifier under a key's name (`decision_key:
+    AUTO:ActionCandidate.roadmap:proposed_only`, three pieces or more joined by `:`);
+    a placeholder in leetspeak (`Ple4seCh4ngeThisN0tAVerySecretV4lue`,
     `R3pl4c3M3`: digits read as letters); a value whose own comment, after it on its line or alone
     on the line above, says it is a dummy or placeholder or to replace it (`PASSWORD=abc123  #
     dummy, replace me`, `# replace with your own`, `[MUST CHANGE]`; not `# do not change this`),
@@ -367,13 +379,50 @@ def secret_named_literal(file: SourceFile) -> Iterator[Hit]:
         yield from _embedded_configuration(file)
 
 
+def named_example(path: str) -> bool:
+    """A file an example by its own name (``.env.example``, ``.example.env.local``,
+    ``config.sample.yaml``), in a folder that is none (not ``tests/``, ``examples/``, ``docs/``):
+    what a user copies to make the working file."""
+    folder, _, name = path.replace(os.sep, "/").rpartition("/")
+    return is_example_path(name) and not is_example_path(f"{folder}/settings.conf" if folder else "settings.conf")
+
+
+def _example_file_keys(file: SourceFile) -> Iterator[Hit]:
+    """PS002 in a file named as an example when examples are not reported: only a live-looking
+    vendor key (``CHAKRA_API_KEY=chakra-zjob8k2m9x...``), which no format of PS001 knows."""
+    if not named_example(file.path) or not (file.kind == kinds.ENV or file.syntax in ("json", "yaml")):
+        return
+    if not has_secret_key_hint(file.text):
+        return
+    known = {file.pos_at(t.start).line for t in tokens_of(file)}
+    claimed = claimed_lines(file) if file.kind == kinds.AGENT_CONFIG else set()
+    for name, value, pos in _pairs(file):
+        if pos.line in known or pos.line in claimed or not isinstance(value, str):
+            continue
+        if live_vendor_key(value) and literal_secret(name, value) and not public_client_setting(name):
+            yield _live_key_hit(name, pos)
+
+
+def _live_key_hit(name: str, pos: Pos) -> Hit:
+    return Hit(
+        pos,
+        f"{name} is set to a live-looking key in a file named as an example",
+        severity="medium",
+        why="a vendor's prefix before random key material, not a placeholder: an example file is "
+        "copied by everyone who sets the project up, and this value is most likely a working key pasted in",
+    )
+
+
 def _named_literals(file: SourceFile) -> Iterator[Hit]:
     """PS002's findings in one file (a manifest, or a file a ConfigMap embeds)."""
     if file.kind == kinds.TEXT and not file.path.lower().endswith(_INI_NAMES):
         return
-    example = _example(file)
-    if example is None or is_lockfile(file.path):
+    if is_lockfile(file.path):
         return  # lockfiles pair package names ("path-key") with versions
+    example = _example(file)
+    if example is None:
+        yield from _example_file_keys(file)
+        return
     interpolated = file.kind == kinds.COMPOSE and "${" in file.text  # a secret's default may be inside any value
     commanded = may_hold_command_password(file)
     if not (has_secret_key_hint(file.text) or interpolated or commanded or "\\u" in file.text or "\\x" in file.text):
@@ -464,6 +513,8 @@ def _named_literals(file: SourceFile) -> Iterator[Hit]:
                     severity=severity,
                     why=why,
                 )
+        elif literal and named_example(file.path) and live_vendor_key(str(value)):
+            yield _live_key_hit(name, pos)
         elif literal:
             yield Hit(pos, f"{shown.get(pos, name)} is set to a literal value in plain text", **example)
         elif not example and (default := _compose_secret_default(file, name, value)):
@@ -778,7 +829,12 @@ def lower_unread_env_files(findings: list[Finding], repo: RepositoryView) -> lis
     file of the repository holds its name and no framework beside it reads ``.env.<mode>`` by
     itself, the finding is info: nothing read here uses the file."""
     candidates = {
-        f.path for f in findings if f.rule == "PS002" and f.severity != "info" and _unnamed_env_candidate(f.path, repo)
+        f.path
+        for f in findings
+        if f.rule == "PS002"
+        and f.severity != "info"
+        and not named_example(f.path)  # nothing is meant to read it: the key is leaked by the commit itself
+        and _unnamed_env_candidate(f.path, repo)
     }
     if not candidates:
         return findings
