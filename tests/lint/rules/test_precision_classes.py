@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -145,8 +146,11 @@ def test_commented_key_placeholders_and_placeholder_attributes() -> None:
 
 
 def test_real_key_material_and_tokens_outside_placeholders_are_reported() -> None:
-    body = "MIIEowIBAAKCAQEAq7Zr4Lp9WmXc2Vb8Nt5Ks3Jd6Hf1Ga0Qe7Ry4Tu2Io9Pa5Sd8Fg3Hj6Kl1Zx\n"
-    key = "-----BEGIN " + "RSA PRIVATE KEY-----\n" + body * 3 + "-----END RSA PRIVATE KEY-----\n"
+    # a whole DER body (its length header matches what follows): a key cut short is no key
+    chooser = random.Random(5)
+    der = base64.b64encode(b"\x30\x82\x04\xa3" + bytes(chooser.randrange(256) for _ in range(0x4A3))).decode()
+    body = "".join(der[i : i + 64] + "\n" for i in range(0, len(der), 64))
+    key = "-----BEGIN " + "RSA PRIVATE KEY-----\n" + body + "-----END RSA PRIVATE KEY-----\n"
     assert at(lint_text("deploy/key.yaml", "key: |\n" + "".join("  " + ln + "\n" for ln in key.splitlines())), "PS001")
     token = "sk-proj-" + "Z8k2Lq9Wm4Rt7Yp1Xv3Bn6Hc5Jd0Fs2Ga8KeAb12"
     assert at(lint_text("app/config.ts", f'const key = "{token}";\n'), "PS001") == [(1, 14)]

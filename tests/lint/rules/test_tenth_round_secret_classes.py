@@ -1,4 +1,4 @@
-"""Issue 33, tenth round: the secrets classes the fresh development sweep (/work/dev10) showed wrong
+"""Issue 33, tenth round: the secrets classes the fresh development sweep (docs/lint.md, "A tenth development sweep") showed wrong
 (docs/lint.md, "The development sweep's secrets classes (issue 33, tenth round)"). Each class from
 fixtures written here, several shapes, with the look-alikes that stay findings.
 
