@@ -95,6 +95,19 @@ RUNTIME_STATE = {
     "/var/lib/kubelet/pki": "the kubelet's own client certificate and key",
 }
 
+#: Sockets of host services that run commands on the host for whoever connects as root: mounted
+#: into a container they are a way out of it that no runtime socket is needed for (RS004).
+HOST_SERVICE_SOCKETS = {
+    "/run/dbus/system_bus_socket": "the host's system D-Bus: root on it asks systemd to start any command as a unit "
+    "on the host",
+    "/var/run/dbus/system_bus_socket": "the host's system D-Bus: root on it asks systemd to start any command as a "
+    "unit on the host",
+    "/run/systemd/private": "systemd's private manager socket: root on it starts any unit on the host",
+    "/run/user/UID/bus": "a user's session D-Bus on the host: that user's systemd starts any command for it, "
+    "outside the container",
+    "/run/snapd.socket": "snapd's API: root on it installs and runs snaps on the host",
+}
+
 CREDENTIAL_PATHS = (
     "~/.ssh",
     "~/.aws",
@@ -363,6 +376,22 @@ def runtime_socket(raw: str, *, desktop: bool = True) -> str:
     if any(_is_ancestor(path, socket) for socket in RUNTIME_SOCKETS if desktop or socket not in DESKTOP_SOCKETS):
         return "parent folder"
     return ""
+
+
+def host_service_socket(raw: str) -> tuple[str, str]:
+    """The host service socket (see :data:`HOST_SERVICE_SOCKETS`) ``raw`` reaches: (the socket,
+    "" when ``raw`` is the socket, "folder" when it is the folder that holds it, as ``/run/dbus``
+    is); ("", "") for any other path. Folders above that (``/run``, ``/var/run``, ``/``, a user's
+    runtime folder) hold a runtime socket as well and are left to :func:`runtime_socket`."""
+    path = normalize(raw)
+    if not path or runtime_socket(path):
+        return "", ""
+    for socket in HOST_SERVICE_SOCKETS:
+        if path == socket:
+            return socket, ""
+        if path == posixpath.dirname(socket):
+            return socket, "folder"
+    return "", ""
 
 
 def runtime_state(raw: str) -> tuple[str, str]:

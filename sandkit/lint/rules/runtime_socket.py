@@ -22,7 +22,15 @@ from sandkit.lint.facts.containers import (
     is_dind,
 )
 from sandkit.lint.facts.docker_cli import daemon_hosts, tcp_scope
-from sandkit.lint.facts.host_paths import RUNTIME_STATE, SOCKET_TRIGGERS, normalize, runtime_socket, runtime_state
+from sandkit.lint.facts.host_paths import (
+    HOST_SERVICE_SOCKETS,
+    RUNTIME_STATE,
+    SOCKET_TRIGGERS,
+    host_service_socket,
+    normalize,
+    runtime_socket,
+    runtime_state,
+)
 from sandkit.lint.facts.socket_proxy import (
     PROXY_PORT,
     Proxy,
@@ -262,6 +270,53 @@ def runtime_state_mount(file: SourceFile) -> Iterator[Hit]:
                 severity="medium" if mount.read_only else "",
                 why=_READ_ONLY_STATE if mount.read_only else "",
             )
+
+
+@rule(
+    "RS004",
+    "host-service-socket-mount",
+    category="runtime-socket",
+    severity="high",
+    kinds=CONTAINER_KINDS,
+    triggers=("dbus", "/bus", "systemd", "snapd"),
+)
+def host_service_socket_mount(file: SourceFile) -> Iterator[Hit]:
+    """A host service's socket that runs commands on the host is mounted into a container.
+
+    The host's system D-Bus (`/run/dbus/system_bus_socket`, or its folder `/run/dbus`; also
+    under `/var/run`), systemd's private socket (`/run/systemd/private`, or `/run/systemd`), a
+    user's session bus (`/run/user/UID/bus`, `$XDG_RUNTIME_DIR/bus`) and snapd's API
+    (`/run/snapd.socket`), in every place RS001 reads a mount (Compose volumes, Kubernetes
+    hostPath volumes, devcontainer mounts, `docker run -v/--mount`, ...). A read-only mount is
+    reported the same: `:ro` does not stop a process from connecting to a socket. Folders above
+    these (`/run`, `/var/run`, `/`) hold a runtime socket as well and are RS001's.
+
+    Why:
+    These services act for whoever connects. Root in the container is root on the bus, and
+    systemd on the system bus starts any command as a unit on the host (`systemd-run` does no
+    more); the session bus does the same as the host user; snapd installs software as root.
+    Home automation, Bluetooth and monitoring containers mount the system bus by design, so the
+    finding is often kept, but it is a way out of the container that needs no runtime socket.
+
+    Fix:
+    Do not mount the host's buses into a container an agent can reach. Where a service needs
+    one (Bluetooth, Avahi), run it without an agent beside it, as a non-root user, or talk to
+    the host service through a narrower proxy.
+
+    Example:
+    services: {agent: {volumes: ["/run/dbus:/run/dbus:ro"]}}
+    """
+    for box in containers(file):
+        for mount in box.mounts:
+            if mount.how in _NOT_HOST_FOLDERS or not mount.source:
+                continue
+            socket, relation = host_service_socket(mount.source)
+            if not socket:
+                continue
+            what = HOST_SERVICE_SOCKETS[socket]
+            if relation == "folder":
+                what = f"the folder of {socket}, {what}"
+            yield Hit(mount.pos, f"{box.label} mounts {mount.source}: {what}{via(mount)}")
 
 
 _POLICY = "a policy that admits such pods, not a pod that runs"
