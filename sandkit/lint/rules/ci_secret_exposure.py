@@ -28,6 +28,7 @@ from sandkit.lint.facts.workflows import (
     FULL_NAME,
     UNTRUSTED_TRIGGERS,
     jobs,
+    named,
     names_this_repository,
     own_name,
     repository_base,
@@ -332,7 +333,7 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
             yield Hit(
                 checkout.value.pos,
                 f'job "{job.name}" runs on {on}, checks out the base repository\'s branch named by the '
-                f"pull request ({checkout.value}) and has secrets ({', '.join(names[:4])})",
+                f"pull request ({checkout.value}) and has secrets ({named(names, 4)})",
                 severity="low",
                 why=BRANCH_ONLY_WHY,
             )
@@ -341,7 +342,7 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
             checkout.value.pos,
             f'job "{job.name}" runs on {on}, checks '
             f"out untrusted code ({checkout.value}) and has secrets "
-            f"({', '.join(names[:4])})",
+            f"({named(names, 4)})",
         )
 
 
