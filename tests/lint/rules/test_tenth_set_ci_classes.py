@@ -138,3 +138,180 @@ def test_a_job_that_may_run_stays_reported(condition: str) -> None:
         f"    if: {condition}\n    runs-on: ubuntu-latest\n    steps:\n      - run: claude -p 'fix it'\n"
     )
     assert [s for _, s, _ in workflow_findings(text, "CP005")] == ["medium"]
+
+
+# ---- 1. git config --file PATH writes PATH ----------------------------------------------------
+
+_THIRD_PARTY = "      - uses: some-owner/some-action@v1\n"
+
+
+def _pat_step(*lines: str, after: str = "") -> str:
+    """A push workflow whose one job has a step with ``PAT`` from a secret running ``lines``, then
+    the steps ``after``."""
+    body = "".join(f"          {line}\n" for line in lines)
+    return (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - env:\n          PAT: ${{ secrets.CROSS_ORG_PAT }}\n        run: |\n" + body + after
+    )
+
+
+_INSTEAD = 'url."https://x-access-token:${PAT}@github.com/".insteadOf "https://github.com/"'
+
+
+@pytest.mark.parametrize(
+    ("option", "path", "where"),
+    [
+        ('--file "$RUNNER_TEMP/cross-org-gitconfig"', "$RUNNER_TEMP/cross-org-gitconfig", "outside"),
+        ("-f /tmp/gitconfig", "/tmp/gitconfig", "outside"),
+        ("--file=$HOME/.gitconfig-ci", "$HOME/.gitconfig-ci", "outside"),
+        ("--file ~/ci.gitconfig", "~/ci.gitconfig", "outside"),
+        ("-f .git-auth.conf", ".git-auth.conf", "in"),
+        ('--file "${GITHUB_WORKSPACE}/auth.gitconfig"', "${GITHUB_WORKSPACE}/auth.gitconfig", "in"),
+    ],
+)
+def test_git_config_file_names_the_file_it_writes(option: str, path: str, where: str) -> None:
+    found = workflow_findings(_pat_step(f"git config {option} {_INSTEAD}"), "CS004")
+    assert len(found) == 1
+    _, severity, message = found[0]
+    assert f"writes PAT to the git configuration file {path}," in message
+    assert ".git/config" not in message
+    assert f"a credential file {where} the workspace" in message
+    assert severity == "low"
+
+
+def test_git_config_without_a_file_still_writes_the_checkouts() -> None:
+    (found,) = workflow_findings(_pat_step(f"git config {_INSTEAD}"), "CS004")
+    assert "the checkout's git configuration (.git/config)" in found[2] and found[1] == "low"
+    (glob,) = workflow_findings(_pat_step(f"git config --global {_INSTEAD}"), "CS004")
+    assert "~/.gitconfig" in glob[2]
+
+
+def test_git_config_file_reading_is_no_write() -> None:
+    assert workflow_findings(_pat_step('git config --file "$RUNNER_TEMP/gc" --get-regexp "${PAT}"'), "CS004") == []
+
+
+def test_git_config_file_then_a_third_party_action_is_medium() -> None:
+    (found,) = workflow_findings(
+        _pat_step(f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}', after=_THIRD_PARTY), "CS004"
+    )
+    assert found[1] == "medium" and "some-owner/some-action@v1" in found[2]
+
+
+_REMOVE = '      - if: always()\n        run: rm -f "$RUNNER_TEMP/gc"\n'
+
+
+@pytest.mark.parametrize(
+    ("lines", "after", "severity"),
+    [
+        # removed by the writing step itself: nothing later can read it
+        (
+            (f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}', "git fetch", 'rm -f "$RUNNER_TEMP/gc"'),
+            _THIRD_PARTY,
+            "info",
+        ),
+        ((f'git config -f "$RUNNER_TEMP/gc" {_INSTEAD} && git fetch && rm "$RUNNER_TEMP/gc"',), _THIRD_PARTY, "info"),
+        (
+            ('echo "//registry.example.com/:_authToken=${PAT}" > ~/.npmrc', "npm publish", "rm -f ~/.npmrc"),
+            _THIRD_PARTY,
+            "info",
+        ),
+        (
+            ('echo "${PAT}" > /tmp/keys/cosign.key', "cosign sign --key /tmp/keys/cosign.key x", "rm -rf /tmp/keys"),
+            _THIRD_PARTY,
+            "info",
+        ),
+        # removed by a later step before the third-party action: graded by the steps before it
+        ((f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}',), "      - run: make\n" + _REMOVE + _THIRD_PARTY, "low"),
+        (
+            (f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}',),
+            '      - run: rm "$RUNNER_TEMP/gc"\n' + _THIRD_PARTY,
+            "low",
+        ),
+        # look-alikes that keep their grade
+        ((f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}',), _THIRD_PARTY + _REMOVE, "medium"),  # removed too late
+        (
+            (f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}',),
+            '      - run: rm -f "$RUNNER_TEMP/other"\n' + _THIRD_PARTY,
+            "medium",
+        ),
+        (
+            (f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}',),
+            '      - if: failure()\n        run: rm -f "$RUNNER_TEMP/gc"\n' + _THIRD_PARTY,
+            "medium",
+        ),
+        (
+            ('rm -f "$RUNNER_TEMP/gc"', f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}'),
+            _THIRD_PARTY,
+            "medium",
+        ),  # removed before
+        (
+            (f'git config --file "$RUNNER_TEMP/gc" {_INSTEAD}', 'rm -rf "$RUNNER_TEMP"'),
+            _THIRD_PARTY,
+            "medium",
+        ),  # too broad to read
+        (('echo "${PAT}" > token.txt', "rm token.txt"), "", "high"),  # not a credential file: as before
+    ],
+)
+def test_a_file_removed_is_graded_by_what_runs_before(lines: tuple[str, ...], after: str, severity: str) -> None:
+    found = workflow_findings(_pat_step(*lines, after=after), "CS004")
+    assert [s for _, s, _ in found] == [severity]
+
+
+# ---- 2. a variable made from identifier secrets is one ----------------------------------------
+
+
+def _env_step(env: dict[str, str], line: str, level: str = "step") -> str:
+    """A push workflow printing ``line`` in a step, ``env`` set on the step or (``level`` "job") the job."""
+    if level == "step":
+        entries = "".join(f"          {k}: {v}\n" for k, v in env.items())
+        return (
+            "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+            f"      - env:\n{entries}        run: |\n          {line}\n"
+        )
+    entries = "".join(f"      {k}: {v}\n" for k, v in env.items())
+    return (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        f"    env:\n{entries}    steps:\n      - run: |\n          {line}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "line", "level"),
+    [
+        ({"IMAGE_NAME": "${{ secrets.DOCKER_USERNAME }}/app"}, 'echo "Building $IMAGE_NAME"', "step"),
+        ({"IMAGE_NAME": "${{ secrets.DOCKER_USERNAME }}/app"}, 'echo "Building ${IMAGE_NAME}:latest"', "job"),
+        (
+            {"IMAGE": "${{ secrets.REGISTRY_HOST }}/${{ secrets.DOCKERHUB_USER }}/app:${{ github.sha }}"},
+            'echo "image=$IMAGE" >> "$GITHUB_OUTPUT"',
+            "step",
+        ),
+        ({"TARGET": "${{ secrets.SSH_USER }}@${{ secrets.SSH_HOST }}"}, 'echo "deploying to $TARGET"', "job"),
+    ],
+)
+def test_a_variable_made_from_identifiers_is_info(env: dict[str, str], line: str, level: str) -> None:
+    (found,) = workflow_findings(_env_step(env, line, level), "CS004")
+    assert found[1] == "info" and "made from identifiers" in found[2]
+
+
+@pytest.mark.parametrize(
+    ("env", "line"),
+    [
+        ({"AUTH": "${{ secrets.DOCKER_USERNAME }}:${{ secrets.DOCKER_PASSWORD }}"}, 'echo "$AUTH"'),
+        ({"IMAGE_NAME": "${{ secrets.DOCKER_TOKEN }}/app"}, 'echo "$IMAGE_NAME"'),
+        ({"REGISTRY_TOKEN": "${{ secrets.REGISTRY_USER }}-ci"}, 'echo "$REGISTRY_TOKEN"'),  # named a credential
+        ({"URL": "https://${{ secrets.GH_USER }}:${{ secrets.GITHUB_TOKEN }}@github.com"}, 'echo "$URL"'),
+        ({"IMAGE_NAME": "${{ secrets.DOCKER_USERNAME }}"}, 'echo "$IMAGE_NAME"'),  # whole: read as before
+    ],
+)
+def test_a_variable_holding_a_credential_stays_high(env: dict[str, str], line: str) -> None:
+    assert [s for _, s, _ in workflow_findings(_env_step(env, line), "CS004")] == ["high"]
+
+
+def test_a_step_variable_replaces_the_jobs_derived_one() -> None:
+    text = (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+        "    env:\n      IMAGE_NAME: ${{ secrets.DOCKER_USERNAME }}/app\n    steps:\n"
+        "      - env:\n          IMAGE_NAME: ${{ secrets.DOCKER_PASSWORD }}/app\n"
+        '        run: echo "$IMAGE_NAME"\n'
+    )
+    assert [s for _, s, _ in workflow_findings(text, "CS004")] == ["high"]
