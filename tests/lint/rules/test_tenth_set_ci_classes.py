@@ -315,3 +315,17 @@ def test_a_step_variable_replaces_the_jobs_derived_one() -> None:
         '        run: echo "$IMAGE_NAME"\n'
     )
     assert [s for _, s, _ in workflow_findings(text, "CS004")] == ["high"]
+
+
+@pytest.mark.parametrize(
+    ("job_if", "step_if", "count"),
+    [("false", "", 0), ("", "      - if: ${{ false }}\n  ", 0), ("github.event.comment.user.login == 'me'", "", 1)],
+)
+def test_script_injection_in_a_job_that_never_runs(job_if: str, step_if: str, count: int) -> None:
+    job_line = f"    if: {job_if}\n" if job_if else ""
+    step = (step_if + "      run:" if step_if else "      - run:") + ' echo "${{ github.event.comment.body }}"\n'
+    text = (
+        "on: issue_comment\npermissions: {contents: read}\njobs:\n  a:\n"
+        f"{job_line}    runs-on: ubuntu-latest\n    steps:\n{step}"
+    )
+    assert len(workflow_findings(text, "CP006")) == count
