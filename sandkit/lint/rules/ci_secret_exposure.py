@@ -1034,16 +1034,21 @@ class _Later(NamedTuple):
                 unpinned = action
         return cls(unpinned, uploads, tuple(steps), owner)
 
-    def until_removed(self, path: str) -> tuple[_Later, int]:
+    def until_removed(self, path: str) -> tuple[_Later, str]:
         """What the later steps run before the first of them whose script removes ``path`` (a step
-        with no ``if:``, or one run ``always()``), and that step's number among them (from 1; 0 when
-        none removes it: then this, unchanged)."""
+        with no ``if:``, or one run ``always()``), and how a message names that step (its
+        ``name:``, else its place: "step 2 after it"; "" when none removes it, and then this,
+        unchanged)."""
         for index, step in enumerate(self.steps):
             run, condition = step.get("run"), step.get("if")
             runs = condition is None or "always()" in str(condition)  # ``if: failure()`` may never run
             if isinstance(run, PStr) and runs and _removes(str(run), path):
-                return _Later.of(self.steps[:index], self.owner), index + 1
-        return self, 0
+                name = step.get("name")
+                label = (
+                    f'step "{name}"' if isinstance(name, PStr) and str(name).strip() else f"step {index + 1} after it"
+                )
+                return _Later.of(self.steps[:index], self.owner), label
+        return self, ""
 
 
 #: Paths whose removal would remove every file under them, too broad to be read as a cleanup.
@@ -1123,11 +1128,11 @@ def _credential_file_hit(pos: Pos, message: str, goes: str, later: _Later, remov
             why="the step that writes the file removes it: no later step, action or upload can read it",
         )
     path = _written_path(goes)
-    later, removed_by = later.until_removed(path) if path else (later, 0)
+    later, removed_by = later.until_removed(path) if path else (later, "")
     reach = (
-        f"every later step of the job up to step {removed_by} after it, which removes it,"
+        f"every later step of the job before {removed_by}, which removes it,"
         if removed_by
-        else ("every later step of the job")
+        else "every later step of the job"
     )
     risk = f"a credential file {where} that a later step's tool reads: {reach} can read it too"
     if later.unpinned:

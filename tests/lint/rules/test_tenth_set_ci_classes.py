@@ -329,3 +329,15 @@ def test_script_injection_in_a_job_that_never_runs(job_if: str, step_if: str, co
         f"{job_line}    runs-on: ubuntu-latest\n    steps:\n{step}"
     )
     assert len(workflow_findings(text, "CP006")) == count
+
+
+def test_a_named_cleanup_step_is_named() -> None:
+    """The shape of a development repository (held6's hivemq/helm-charts): a signing key written to
+    $HOME, a pinned action, then a cleanup step run always()."""
+    after = (
+        "      - uses: helm/chart-releaser-action@cae68fefc6b5f367a0275617c9f83181ba54714f\n"
+        "      - name: Cleanup GPG files\n        if: always()\n        run: rm -f $HOME/secring.gpg\n" + _THIRD_PARTY
+    )
+    (found,) = workflow_findings(_pat_step('echo "${PAT}" | gpg --dearmor > $HOME/secring.gpg', after=after), "CS004")
+    assert found[1] == "low"
+    assert 'every later step of the job before step "Cleanup GPG files", which removes it, can read it too' in found[2]
