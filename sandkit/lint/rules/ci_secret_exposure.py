@@ -30,6 +30,7 @@ from sandkit.lint.facts.workflows import (
     jobs,
     named,
     names_this_repository,
+    never_runs,
     own_name,
     repository_base,
     secret_refs,
@@ -421,7 +422,10 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     not the checkout's `.git/config`: the message names it and its path places it. A file a later
     step removes (`rm -f "$RUNNER_TEMP/gitconfig"`, in a step with no `if:` or one run `always()`) is
     graded by the steps before that one; one the writing step removes later in its own script is
-    info, since no later step can read it. The message names the file and the risk. The log,
+    info, since no later step can read it. A variable made from secrets and more text
+    (`IMAGE_NAME: ${{ secrets.DOCKER_USERNAME }}/app`) carries their grade: info when each names
+    an identifier. A job or step whose `if:` is always false is not read. The message names the
+    file and the risk. The log,
     `$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`, `$GITHUB_ENV` and any other file (`.env`, `token.txt`)
     keep high.
 
@@ -447,8 +451,8 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
         minting = _minting_steps(job.steps)
         for index, step in enumerate(job.steps):
             run = step.get("run")
-            if not isinstance(run, PStr):
-                continue
+            if not isinstance(run, PStr) or never_runs(step):
+                continue  # ``if: false``: a step switched off prints and writes nothing
             step_vars = {name: secret for name, secret, _ in _env_secrets(step.get("env"))}
             names = {**job_vars, **step_vars, **_minted(run), **_from_outputs(step.get("env"), minting)}
             derived = {**job_derived, **_derived_identifiers(step.get("env"))}

@@ -341,3 +341,12 @@ def test_a_named_cleanup_step_is_named() -> None:
     (found,) = workflow_findings(_pat_step('echo "${PAT}" | gpg --dearmor > $HOME/secring.gpg', after=after), "CS004")
     assert found[1] == "low"
     assert 'every later step of the job before step "Cleanup GPG files", which removes it, can read it too' in found[2]
+
+
+@pytest.mark.parametrize(("condition", "count"), [("false", 0), ("${{ false }}", 0), ("success()", 1)])
+def test_a_step_that_never_runs_writes_nothing(condition: str, count: int) -> None:
+    text = (
+        "on: push\npermissions: {contents: read}\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+        f'      - if: {condition}\n        run: echo "${{{{ secrets.TOKEN }}}}" > token.txt\n'
+    )
+    assert len(workflow_findings(text, "CS004")) == count
