@@ -82,6 +82,11 @@ class Agent(NamedTuple):
     packages: tuple[str, ...] = ()
     #: Commands that only count as the agent when more words follow (a bare ``q`` is too common).
     needs_arguments: tuple[str, ...] = ()
+    #: Subcommands (the first word after the command that is not an option) that set the CLI up and
+    #: run no agent: logging in or out, managing MCP servers, plugins or extensions, updating it. A
+    #: subcommand followed by a word starts that word instead (``claude mcp serve``: Claude Code as an
+    #: MCP server, a running agent), written ``"mcp !serve"``.
+    setup_commands: tuple[str, ...] = ()
     approval_flags: tuple[ApprovalFlag, ...] = ()
     #: Short flags that approve every tool call for this agent only (``-y`` means other things elsewhere).
     yes_flags: tuple[str, ...] = ()
@@ -118,6 +123,10 @@ CATALOGUE: tuple[Agent, ...] = (
         preset="claude-code",
         commands=("claude",),
         packages=("@anthropic-ai/claude-code",),
+        # Claude Code's CLI reference: `auth login|logout|status`, `setup-token` (prints a long-lived
+        # token), `mcp add|list|get|remove|login|logout` (but `mcp serve` runs Claude Code as a server),
+        # `plugin`, `doctor`, `update`, `install`, and the older `config get|set|list`.
+        setup_commands=("auth", "setup-token", "mcp !serve", "plugin", "doctor", "update", "install", "config"),
         approval_flags=(
             ApprovalFlag("--dangerously-skip-permissions", "skips every permission prompt"),
             ApprovalFlag(
@@ -181,6 +190,9 @@ CATALOGUE: tuple[Agent, ...] = (
         preset="codex",
         commands=("codex",),
         packages=("@openai/codex",),
+        # Codex's CLI reference: `login` (`--with-api-key`, `--device-auth`, `status`), `logout`,
+        # `mcp list|get|add|remove|login|logout` (not `mcp-server`, which serves Codex), `completion`.
+        setup_commands=("login", "logout", "mcp", "completion"),
         approval_flags=(
             ApprovalFlag(
                 "--dangerously-bypass-approvals-and-sandbox", "bypasses approvals and the sandbox", aliases=("--yolo",)
@@ -229,6 +241,8 @@ CATALOGUE: tuple[Agent, ...] = (
         preset="gemini-cli",
         commands=("gemini",),
         packages=("@google/gemini-cli",),
+        # Gemini CLI's commands: `mcp add|remove|list` and `extensions install|list|update|...`.
+        setup_commands=("mcp", "extensions"),
         approval_flags=(
             ApprovalFlag("--yolo", _NEVER_ASKS),
             ApprovalFlag(

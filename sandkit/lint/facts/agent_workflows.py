@@ -18,7 +18,7 @@ from sandkit.agents import CATALOGUE, AgentAction
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import AGENT_NAMES
 from sandkit.lint.facts.expressions import exposed_secret_refs
-from sandkit.lint.facts.workflows import Job, jobs
+from sandkit.lint.facts.workflows import Job, jobs, never_runs
 from sandkit.lint.source import SourceFile
 from sandkit.lint.syntax.shell import Word, program_index
 from sandkit.lint.syntax.tree import PMap, Pos, PSeq, PStr
@@ -119,6 +119,8 @@ def agent_steps(file: SourceFile, doc: PMap) -> Iterator[AgentStep]:
     """Every step of every job that runs a coding agent."""
     for job in jobs(doc):
         for index, step in enumerate(job.steps):
+            if never_runs(step):
+                continue  # ``if: false``: switched off (a job so is not among ``jobs``)
             uses = step.get("uses")
             if isinstance(uses, PStr) and action_name(uses) in _ACTIONS:
                 agent, action = _ACTIONS[action_name(uses)]
@@ -132,14 +134,41 @@ def agent_steps(file: SourceFile, doc: PMap) -> Iterator[AgentStep]:
 
 
 #: Arguments with which an agent's CLI prints something about itself and exits, running no agent
-#: (`-v` too, but for aider, whose `-v` is verbose and starts a chat).
+#: (`-v` too, but for aider, whose `-v` is verbose and starts a chat). Any subcommand given
+#: ``--help`` or ``-h`` prints its help and runs nothing either.
 _REPORT_ONLY = frozenset({"--version", "-V", "version", "--help", "-h", "help"})
+_HELP = frozenset({"--help", "-h"})
+#: The catalogue's setup subcommands of each command or package that starts an agent: subcommand ->
+#: the words after it that start an agent after all (``claude mcp serve``).
+_SETUP = {
+    name: {entry.split()[0]: frozenset(w[1:] for w in entry.split()[1:]) for entry in agent.setup_commands}
+    for agent in CATALOGUE
+    for name in agent.names
+}
 
 
-def _only_reports(agent: str, arguments: list[Word]) -> bool:
-    """Whether an agent's CLI given these arguments only prints its version or help."""
+def runs_no_agent(agent: str, arguments: list[Word]) -> bool:
+    """Whether an agent's CLI given these arguments runs no agent: it only prints its version or
+    help (``codex --version``, ``claude mcp --help``), or its first word that is not an option is a
+    subcommand that sets the CLI up (``codex login --with-api-key``, ``claude auth status``,
+    ``claude setup-token``, ``gemini mcp list``; the catalogue's ``setup_commands``), written as
+    the first argument. A line that ends (``&&``, ``;``, ``|``) ends the arguments read."""
+    words: list[str] = []
+    for word in arguments:
+        if word.text in ("&&", "||", ";", "|", "&"):
+            break
+        words.append(word.text)
+    if not words:
+        return False
     known = _REPORT_ONLY if agent.startswith("aider") else _REPORT_ONLY | {"-v"}
-    return bool(arguments) and all(word.text in known for word in arguments)
+    if all(word in known for word in words):
+        return True
+    if _HELP & set(words):
+        return True
+    setup = _SETUP.get(agent, {})
+    if words[0] not in setup:
+        return False  # only as the first word: ``claude -p update`` asks the agent to update something
+    return not (len(words) > 1 and words[1] in setup[words[0]])
 
 
 def _agent_command(file: SourceFile, run: PStr) -> tuple[str, Pos] | None:
@@ -150,8 +179,8 @@ def _agent_command(file: SourceFile, run: PStr) -> tuple[str, Pos] | None:
             base = word.text.rsplit("/", 1)[-1].split("@", 1)[0] if not word.text.startswith("@") else word.text
             base = "@" + base[1:].split("@", 1)[0] if base.startswith("@") else base
             if base in AGENT_NAMES and len(words) > 1:
-                if _only_reports(base, words[index + 1 :]):
-                    break  # `codex --version`: the CLI prints and exits, no agent runs
+                if runs_no_agent(base, words[index + 1 :]):
+                    break  # `codex --version`, `codex login`: the CLI prints or sets up, no agent runs
                 return base, word.pos
             if base not in _LAUNCHERS and word.text not in ("pnpm", "yarn", "npm"):
                 break

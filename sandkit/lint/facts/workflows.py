@@ -65,11 +65,36 @@ def triggers(doc: PMap) -> set[str]:
 
 
 def jobs(doc: PMap) -> Iterator[Job]:
+    """The workflow's jobs, but a job that can never run (:func:`never_runs`): it gets no token,
+    secrets or runner, so no rule reading jobs reports what it would hold."""
     table = doc.get("jobs")
     if isinstance(table, PMap):
         for name, spec in table.items():
-            if isinstance(spec, PMap):
+            if isinstance(spec, PMap) and not never_runs(spec):
                 yield Job(str(name), table.pos_of_key(name), spec)
+
+
+#: An ``if:`` GitHub always reads as false: ``false`` (YAML's, or the expression, bare or in
+#: ``${{ }}``), or ``0``.
+_ALWAYS_FALSE = lazy(r"\s*(?:\$\{\{\s*(?:false|0|\(\s*false\s*\))\s*\}\}|false|0|\(\s*false\s*\))\s*")
+
+
+def never_runs(node: PMap) -> bool:
+    """Whether a job's or step's ``if:`` is always false (``if: false``, ``if: ${{ false }}``): a
+    job or step switched off that never runs. Any condition reading something (``false && x`` too)
+    is not read."""
+    condition = node.get("if")
+    if condition is False:
+        return True
+    if isinstance(condition, int) and not isinstance(condition, bool):
+        return condition == 0
+    return isinstance(condition, str) and _ALWAYS_FALSE.fullmatch(condition) is not None
+
+
+def named(names: list[str], limit: int) -> str:
+    """The first ``limit`` names, comma-separated, and how many more there are."""
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f" and {more} more" if more > 0 else "")
 
 
 #: Why a checkout of a pull request's branch name from the base repository is low (CS003, CP003).

@@ -20,7 +20,7 @@ from sandkit.lint.facts.agent_workflows import (
     opens_to_anyone,
     outsider_events,
 )
-from sandkit.lint.facts.workflows import workflow
+from sandkit.lint.facts.workflows import named, workflow
 from sandkit.lint.kinds import WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -101,7 +101,10 @@ def agent_job_credentials(file: SourceFile) -> Iterator[Hit]:
     google-github-actions/auth, azure/login) and cloud-named secrets in the job's or step's
     `env`. Medium; low when the only one is `id-token: write` (it still lets the agent mint
     tokens that cloud roles may trust); high when outsiders can also start the agent
-    unchecked (see CP004).
+    unchecked (see CP004). A step that only sets an agent's CLI up runs no agent and is not one
+    (`codex login --with-api-key`, `claude auth status`, `claude setup-token`, `claude mcp list`
+    but not `claude mcp serve`, `gemini mcp list`, any `--help` or `--version`); nor is a job or
+    step whose `if:` is always false (`if: false`, `${{ false }}`), which never runs.
 
     Why:
     Whatever the job holds, the agent holds: it runs shell commands and can read the token,
@@ -123,7 +126,7 @@ def agent_job_credentials(file: SourceFile) -> Iterator[Hit]:
         severity, why = ("low", "its only credential is the OIDC token") if held == ["id-token: write"] else ("", "")
         if events and _unchecked(file, doc, step):
             severity, why = "high", "outsiders can start the agent unchecked (CP004)"
-        message = f'{step.agent} in job "{step.job.name}" holds {", ".join(held[:6])}'
+        message = f'{step.agent} in job "{step.job.name}" holds {named(held, 6)}'
         yield Hit(step.pos, message, severity=severity, why=why)
 
 

@@ -16,6 +16,7 @@ from sandkit.lint.facts.workflows import (
     FULL_NAME,
     Job,
     jobs,
+    named,
     names_this_repository,
     own_name,
     repository_base,
@@ -162,7 +163,7 @@ def workflow_level_write_scope(file: SourceFile) -> Iterator[Hit]:
         said = f"; {'; '.join(notes[:2])}" + (f" (and {len(notes) - 2} more)" if len(notes) > 2 else "")
         yield Hit(
             top.pos_of_key(scope),
-            f"{scope}: write at workflow level reaches jobs {', '.join(reached[:4])}" + (said if notes else ""),
+            f"{scope}: write at workflow level reaches jobs {named(reached, 4)}" + (said if notes else ""),
         )
 
 

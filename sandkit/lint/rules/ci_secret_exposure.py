@@ -28,7 +28,9 @@ from sandkit.lint.facts.workflows import (
     FULL_NAME,
     UNTRUSTED_TRIGGERS,
     jobs,
+    named,
     names_this_repository,
+    never_runs,
     own_name,
     repository_base,
     secret_refs,
@@ -332,7 +334,7 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
             yield Hit(
                 checkout.value.pos,
                 f'job "{job.name}" runs on {on}, checks out the base repository\'s branch named by the '
-                f"pull request ({checkout.value}) and has secrets ({', '.join(names[:4])})",
+                f"pull request ({checkout.value}) and has secrets ({named(names, 4)})",
                 severity="low",
                 why=BRANCH_ONLY_WHY,
             )
@@ -341,7 +343,7 @@ def secrets_with_untrusted_code(file: SourceFile) -> Iterator[Hit]:
             checkout.value.pos,
             f'job "{job.name}" runs on {on}, checks '
             f"out untrusted code ({checkout.value}) and has secrets "
-            f"({', '.join(names[:4])})",
+            f"({named(names, 4)})",
         )
 
 
@@ -416,7 +418,14 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     repository's owner when its `origin` remote says who that is) not pinned to a 40-character
     commit, or when the file is in the workspace (a relative path, `$GITHUB_WORKSPACE/...`; `~`,
     `$HOME`, `$RUNNER_TEMP`, `/tmp` and other absolute paths are outside) and a later step uploads
-    an artifact or saves a cache. The message names the file and the risk. The log,
+    an artifact or saves a cache. `git config --file PATH` (`-f PATH`, `--file=PATH`) writes PATH,
+    not the checkout's `.git/config`: the message names it and its path places it. A file a later
+    step removes (`rm -f "$RUNNER_TEMP/gitconfig"`, in a step with no `if:` or one run `always()`) is
+    graded by the steps before that one; one the writing step removes later in its own script is
+    info, since no later step can read it. A variable made from secrets and more text
+    (`IMAGE_NAME: ${{ secrets.DOCKER_USERNAME }}/app`) carries their grade: info when each names
+    an identifier. A job or step whose `if:` is always false is not read. The message names the
+    file and the risk. The log,
     `$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`, `$GITHUB_ENV` and any other file (`.env`, `token.txt`)
     keep high.
 
@@ -435,17 +444,50 @@ def secret_printed_or_written(file: SourceFile) -> Iterator[Hit]:
     top = {name: secret for name, secret, _ in _env_secrets(doc.get("env"))}
     base = repository_base(file)
     own = (own_name(base) or "") if base is not None else ""
+    top_derived = _derived_identifiers(doc.get("env"))
     for job in jobs(doc):
         job_vars = {**top, **{name: secret for name, secret, _ in _env_secrets(job.spec.get("env"))}}
+        job_derived = {**top_derived, **_derived_identifiers(job.spec.get("env"))}
         minting = _minting_steps(job.steps)
         for index, step in enumerate(job.steps):
             run = step.get("run")
-            if not isinstance(run, PStr):
-                continue
+            if not isinstance(run, PStr) or never_runs(step):
+                continue  # ``if: false``: a step switched off prints and writes nothing
             step_vars = {name: secret for name, secret, _ in _env_secrets(step.get("env"))}
             names = {**job_vars, **step_vars, **_minted(run), **_from_outputs(step.get("env"), minting)}
+            derived = {**job_derived, **_derived_identifiers(step.get("env"))}
             later = _Later.of(job.steps[index + 1 :], own.split("/", 1)[0])
-            yield from _leaks(file, run, names, later)
+            yield from _leaks(file, run, names, later, frozenset(n for n, ids in derived.items() if ids))
+
+
+def _derived_identifiers(env: object) -> dict[str, bool]:
+    """For each env variable made from secrets and more (``IMAGE_NAME: ${{ secrets.DOCKER_USERNAME
+    }}/app``, ``${{ secrets.ORG }}-${{ secrets.REGION }}``): whether every secret it holds is an
+    identifier, so that it carries their grade whatever it is called. A variable set to one secret
+    whole is not among them (its own name is read with the secret's, as before), nor one whose name
+    says it holds a credential. A later scope's variable replaces an earlier one's (False, when it
+    is not derived from identifiers)."""
+    found: dict[str, bool] = {}
+    if not isinstance(env, PMap):
+        return found
+    for name, value in env.items():
+        if not isinstance(value, PStr):
+            continue
+        refs = exposed_secret_refs(value)
+        if not refs:
+            continue
+        rest = _WHOLE_EXPRESSION.sub("", str(value)).strip()
+        whole = len(refs) == 1 and not rest
+        found[str(name)] = (
+            not whole
+            and not _says_credential(str(name))
+            and all(_identifier_name(secret_name(ref)) and secret_name(ref) not in _TOKEN_ONLY for ref in refs)
+        )
+    return found
+
+
+#: A ``${{ ... }}`` expression, whole.
+_WHOLE_EXPRESSION = lazy(r"\$\{\{.*?\}\}")
 
 
 #: A command whose output is a credential made while the job runs: GitHub's CLI token, an App
@@ -534,7 +576,9 @@ _NOT_FILES = frozenset({"/dev/stderr", "/dev/stdout", "/dev/tty"})
 _IN_PLACE = lazy(r"(?<!\S)(?:-[A-Za-z]*i\S*|--in-place\S*)(?!\S)")
 
 
-def _leaks(file: SourceFile, run: PStr, names: dict[str, str], later: _Later) -> Iterator[Hit]:
+def _leaks(
+    file: SourceFile, run: PStr, names: dict[str, str], later: _Later, derived: frozenset[str] = frozenset()
+) -> Iterator[Hit]:
     """Where a secret reaches the log or a file: as an argument of a command whose output holds
     it (echo, printf, sed, jq ...), or as the text of a here-document or here-string given to
     one that passes its input on (cat, tee, base64 ...), followed through pipes of such commands
@@ -561,7 +605,7 @@ def _leaks(file: SourceFile, run: PStr, names: dict[str, str], later: _Later) ->
                 goes = _destination(shell, doc.line, parts, segment_at(parts, doc.at), passes_input=True)
                 bodies[key] = _through_groups(goes, groups, doc.start + doc.at)
             if bodies[key] == "log" or bodies[key].startswith(_FILE):
-                yield _hit(file, run, line.start + used.start(), used.group(), bodies[key], names, later)
+                yield _hit(file, run, line.start + used.start(), used.group(), bodies[key], names, later, derived)
             continue
         if _MASK in line.text:
             continue
@@ -575,7 +619,7 @@ def _leaks(file: SourceFile, run: PStr, names: dict[str, str], later: _Later) ->
                 _where_it_goes(shell, line.text, parts, used.start()), groups, line.start + used.start()
             )
             if goes == "log" or goes.startswith((_FILE, _CONFIG, _GIT_IDENTITY)):
-                yield _hit(file, run, line.start + used.start(), used.group(), goes, names, later)
+                yield _hit(file, run, line.start + used.start(), used.group(), goes, names, later, derived)
                 break
 
 
@@ -729,6 +773,21 @@ _GIT_CONFIG_FILES = {
     "h:": "git's global configuration file (~/.gitconfig)",
     "h:--system": "git's system configuration file (/etc/gitconfig)",
 }
+#: How a message names a file ``git config --file PATH`` writes, before PATH.
+_GIT_FILE_NAMED = "the git configuration file "
+
+
+def _git_config_file(rest: list[str]) -> tuple[str, list[str]]:
+    """The file a ``git config`` command's ``-f PATH``, ``--file PATH`` or ``--file=PATH`` names
+    (quotes dropped; "" when none), and the command's words without that option."""
+    for index, word in enumerate(rest):
+        if word in ("-f", "--file") and index + 1 < len(rest):
+            return rest[index + 1].strip("\"'"), rest[:index] + rest[index + 2 :]
+        if word.startswith("--file="):
+            return word[len("--file=") :].strip("\"'"), rest[:index] + rest[index + 1 :]
+    return "", rest
+
+
 #: Subcommands and options that read or remove a setting rather than store one.
 _CONFIG_READS = frozenset(
     {"get", "list", "unset", "delete", "rm", "--get", "--get-all", "--get-regexp", "-l", "--list"}
@@ -760,6 +819,11 @@ def _config_file(text: str) -> str:
     else:
         project = _PROJECT_OPTIONS.get(command, set())
         place = "w:" if options & project or ("--location" in rest and "project" in rest) else "h:"
+    named_file = ""
+    if command == "git" and rest[:1] == ["config"]:
+        named_file, rest = _git_config_file(rest)
+        if named_file:  # ``git config --file PATH``: PATH is written, wherever it is
+            place = "h:" if _OUTSIDE.match(named_file) else "w:"
     rest = [w for w in rest if w not in ("-g", "--global", "--local", "--system", "-H", "--home")]
     for (name, subcommand), stored in _CONFIG_WRITERS.items():
         if name == command and tuple(rest[: len(subcommand)]) == subcommand:
@@ -767,7 +831,9 @@ def _config_file(text: str) -> str:
                 return ""
             if command == "poetry" and not any(w.startswith(("http-basic.", "pypi-token.")) for w in rest):
                 return ""
-            if command == "git":
+            if command == "git" and named_file:
+                stored = _GIT_FILE_NAMED + named_file
+            elif command == "git":
                 stored = _GIT_CONFIG_FILES.get(place + ("--system" if "--system" in options else ""), stored)
             return place + stored
     return ""
@@ -810,7 +876,16 @@ def _single_quoted(line: str, at: int) -> bool:
     return open_quote(line[:at]) == "'"
 
 
-def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict[str, str], later: _Later) -> Hit:
+def _hit(
+    file: SourceFile,
+    run: PStr,
+    at: int,
+    used: str,
+    goes: str,
+    names: dict[str, str],
+    later: _Later,
+    derived: frozenset[str] = frozenset(),
+) -> Hit:
     secret = SECRET_REF.match(used)
     # ``secrets['deploy-key']`` is named as ``secrets.deploy-key``, whole (the match stops at its quote).
     name = f"secrets.{secret_name(secret)}" if secret else used.strip("${ ")
@@ -827,7 +902,9 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
         message = f"run step prints {name} to the log"
     held = secret_name(secret) if secret else names.get(name.strip("{}"), "")
     if held.startswith(_MINTED):
-        return _credential_file_hit(file.str_pos(run, at), f"{message}, {held}", goes, later)
+        return _credential_file_hit(
+            file.str_pos(run, at), f"{message}, {held}", goes, later, _removed_here(run, at, goes)
+        )
     variable = name.strip("{}")
     if goes.startswith(_GIT_IDENTITY) and not _says_credential(held) and not _says_credential(variable):
         # ``git config user.name "$GIT_USER"``: whatever feeds it, the value is who commits, shown in
@@ -838,6 +915,15 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
             severity="info",
             why=f"git's {goes[len(_GIT_IDENTITY) :]} holds the name or address commits are made under, "
             "shown in every commit, not a credential",
+        )
+    if not secret and variable in derived and held:
+        # ``IMAGE_NAME: ${{ secrets.DOCKER_USERNAME }}/app``: made only of identifiers, it is one.
+        return Hit(
+            file.str_pos(run, at),
+            message + ", made from identifiers rather than credentials",
+            severity="info",
+            why=f"{variable} is made from secrets whose names say they hold identifiers (secrets.{held}), "
+            "not credentials",
         )
     if (_identifier_name(held) and (secret or _identifier_name(variable))) or (
         not secret and held and _identifier_by_variable(variable, held)
@@ -854,7 +940,22 @@ def _hit(file: SourceFile, run: PStr, at: int, used: str, goes: str, names: dict
                 else f"{held} names an identifier (an id, user, role, address, project file), not a credential"
             ),
         )
-    return _credential_file_hit(file.str_pos(run, at), message, goes, later)
+    return _credential_file_hit(file.str_pos(run, at), message, goes, later, _removed_here(run, at, goes))
+
+
+def _removed_here(run: PStr, at: int, goes: str) -> bool:
+    """Whether the script writing at offset ``at`` removes the file it writes later on."""
+    path = _written_path(goes)
+    return bool(path) and _removes(str(run), path, _line_end(str(run), at))
+
+
+def _line_end(script: str, at: int) -> int:
+    """Where the command written at offset ``at`` of a script ends: its line's end, or the next ``;``
+    or ``&&`` on it (a removal after the write on the same line counts)."""
+    end = script.find("\n", at)
+    end = len(script) if end < 0 else end
+    joins = [i for i in (script.find(";", at, end), script.find("&&", at, end)) if i >= 0]
+    return min(joins) if joins else end
 
 
 #: Files GitHub Actions reads between steps, named in a message as they are.
@@ -912,13 +1013,16 @@ def _credential_file(target: str) -> bool | None:
 
 class _Later(NamedTuple):
     """What the steps after a writing step run: the first third-party action not pinned to a
-    commit, and the first step that uploads an artifact or saves a cache ("" when none)."""
+    commit, and the first step that uploads an artifact or saves a cache ("" when none); and those
+    steps, with this repository's owner, to read again up to a step that removes the file."""
 
     unpinned: str
     uploads: str
+    steps: tuple[PMap, ...] = ()
+    owner: str = ""
 
     @classmethod
-    def of(cls, steps: list[PMap], owner: str = "") -> _Later:
+    def of(cls, steps: list[PMap] | tuple[PMap, ...], owner: str = "") -> _Later:
         """From the steps after the writing one; ``owner`` (lower case) is this repository's
         owner when its origin remote says it, whose actions are not a third party's."""
         unpinned = uploads = ""
@@ -932,7 +1036,50 @@ class _Later(NamedTuple):
                 uploads = action
             if not unpinned and _third_party(name, owner) and not _COMMIT.fullmatch(ref):
                 unpinned = action
-        return cls(unpinned, uploads)
+        return cls(unpinned, uploads, tuple(steps), owner)
+
+    def until_removed(self, path: str) -> tuple[_Later, str]:
+        """What the later steps run before the first of them whose script removes ``path`` (a step
+        with no ``if:``, or one run ``always()``), and how a message names that step (its
+        ``name:``, else its place: "step 2 after it"; "" when none removes it, and then this,
+        unchanged)."""
+        for index, step in enumerate(self.steps):
+            run, condition = step.get("run"), step.get("if")
+            runs = condition is None or "always()" in str(condition)  # ``if: failure()`` may never run
+            if isinstance(run, PStr) and runs and _removes(str(run), path):
+                name = step.get("name")
+                label = (
+                    f'step "{name}"' if isinstance(name, PStr) and str(name).strip() else f"step {index + 1} after it"
+                )
+                return _Later.of(self.steps[:index], self.owner), label
+        return self, ""
+
+
+#: Paths whose removal would remove every file under them, too broad to be read as a cleanup.
+_ROOTS = frozenset({"/", "~", "$HOME", "${HOME}", "/tmp", "$RUNNER_TEMP", "${RUNNER_TEMP}", ".", "*"})
+
+
+def _removes(script: str, path: str, after: int = 0) -> bool:
+    """Whether a command of ``script`` from offset ``after`` on removes ``path`` (``rm -f PATH``,
+    ``rm -rf DIR`` of a folder holding it), the path written as the writing command wrote it."""
+    if "rm" not in script[after:]:
+        return False
+    for line in script_lines(script):
+        if line.heredoc is not None or line.start + len(line.text) < after:
+            continue
+        text = line.text[max(0, after - line.start) :]
+        shell = structure(text)
+        for segment in segments(shell):
+            words = text[segment.start : segment.end].split()
+            if program(text[segment.start : segment.end]) != "rm":
+                continue
+            for word in words[[w.rsplit("/", 1)[-1] for w in words].index("rm") + 1 :]:
+                target = word.strip("\"'").rstrip("/")
+                if word.startswith("-") or not target:
+                    continue
+                if target == path or (target not in _ROOTS and path.startswith(target + "/")):
+                    return True
+    return False
 
 
 #: GitHub's own actions' owners: not a third party's code.
@@ -951,11 +1098,22 @@ def _third_party(name: str, owner: str = "") -> bool:
     return name.split("/", 1)[0].lower() not in _FIRST_PARTY | ({owner} if owner else set())
 
 
-def _credential_file_hit(pos: Pos, message: str, goes: str, later: _Later) -> Hit:
+def _written_path(goes: str) -> str:
+    """The path of the file a destination writes, as the script wrote it ("" for the log, a
+    command's input or a tool's configuration file named by no path)."""
+    if goes.startswith(_FILE):
+        return goes[len(_FILE) :].strip("\"'")
+    described = goes[len(_CONFIG) + 2 :] if goes.startswith(_CONFIG) else ""
+    return described[len(_GIT_FILE_NAMED) :] if described.startswith(_GIT_FILE_NAMED) else ""
+
+
+def _credential_file_hit(pos: Pos, message: str, goes: str, later: _Later, removed_here: bool = False) -> Hit:
     """A secret written into a tool's credential file is graded by what can still read it there:
     low, or medium when a later step of the job runs a third-party action not pinned to a commit
-    or the file is in the workspace and a later step uploads or caches. Any other file, the log,
-    $GITHUB_ENV and $GITHUB_OUTPUT keep the rule's severity."""
+    or the file is in the workspace and a later step uploads or caches. A file a later step
+    removes is graded by the steps before that one; a file the writing step itself removes (later
+    in its script) is info: no later step can read it. Any other file, the log, $GITHUB_ENV and
+    $GITHUB_OUTPUT keep the rule's severity."""
     if goes.startswith(_CONFIG):
         inside: bool | None = goes[len(_CONFIG)] == "w"
     elif goes.startswith(_FILE):
@@ -965,8 +1123,22 @@ def _credential_file_hit(pos: Pos, message: str, goes: str, later: _Later) -> Hi
     if inside is None:
         return Hit(pos, message)
     where = "in the workspace" if inside else "outside the workspace"
-    risk = f"a credential file {where} that a later step's tool reads: every later step of the job can read it too"
     why = "a credential file written for the tool that reads it, the usual way to hand a tool its token"
+    if removed_here:
+        return Hit(
+            pos,
+            f"{message}, a credential file {where} that the same step removes before any later step runs",
+            severity="info",
+            why="the step that writes the file removes it: no later step, action or upload can read it",
+        )
+    path = _written_path(goes)
+    later, removed_by = later.until_removed(path) if path else (later, "")
+    reach = (
+        f"every later step of the job before {removed_by}, which removes it,"
+        if removed_by
+        else "every later step of the job"
+    )
+    risk = f"a credential file {where} that a later step's tool reads: {reach} can read it too"
     if later.unpinned:
         message = f"{message}, {risk}, {later.unpinned} (a third-party action not pinned to a commit) among them"
         return Hit(pos, message, severity="medium", why=why)

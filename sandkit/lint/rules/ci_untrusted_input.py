@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from sandkit.lazy_regex import AnyPattern, lazy
 from sandkit.lint.facts.run_scripts import REDIRECT, HereDoc, program, script_lines, segment_at, segments, structure
-from sandkit.lint.facts.workflows import Job, jobs, secret_refs, triggers, workflow
+from sandkit.lint.facts.workflows import Job, jobs, never_runs, secret_refs, triggers, workflow
 from sandkit.lint.kinds import ACTION, WORKFLOW
 from sandkit.lint.model import Hit
 from sandkit.lint.registry import rule
@@ -93,8 +93,12 @@ _RUN_ARTIFACT = lazy(r"gh\s+run\s+download|listWorkflowRunArtifacts|downloadArti
 
 def _scripts(file: SourceFile) -> Iterator[tuple[PStr, bool, PMap]]:
     """``run:`` strings and actions/github-script ``script:`` inputs, whether each is a shell
-    script (a ``run:`` with no ``shell:``, or bash or sh), and the step that holds it."""
+    script (a ``run:`` with no ``shell:``, or bash or sh), and the step that holds it. Not a step
+    of a workflow's job that never runs, nor a step that never runs (``if: false``)."""
+    off = _switched_off(file)
     for node in file.mappings():
+        if id(node) in off:
+            continue
         run = node.get("run")
         if isinstance(run, PStr):
             shell = node.get("shell")
@@ -104,6 +108,20 @@ def _scripts(file: SourceFile) -> Iterator[tuple[PStr, bool, PMap]]:
             script = with_.get("script")
             if isinstance(script, PStr):
                 yield script, False, node
+
+
+def _switched_off(file: SourceFile) -> set[int]:
+    """The ids of the steps of a workflow that never run: every step of a job whose ``if:`` is
+    always false, and each step whose own ``if:`` is."""
+    doc = workflow(file)
+    table = doc.get("jobs") if doc is not None else None
+    off: set[int] = set()
+    for spec in table.values() if isinstance(table, PMap) else ():
+        steps = spec.get("steps") if isinstance(spec, PMap) else None
+        for step in steps if isinstance(steps, PSeq) else ():
+            if isinstance(step, PMap) and (never_runs(spec) or never_runs(step)):
+                off.add(id(step))
+    return off
 
 
 class _Lister(NamedTuple):
