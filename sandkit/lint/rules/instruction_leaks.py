@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import LINE_LIMIT, SEND_SECRETS, SEND_SECRETS_WORDS, matches_by_line
+from sandkit.lint.facts.token_issuers import sent_to_issuer
 from sandkit.lint.kinds import AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
@@ -167,7 +168,15 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
     Invoke-WebRequest (the same commands AA012 finds in install scripts), or a sentence
     asking to send, post or upload secrets, tokens, keys or the environment to a URL, a
     webhook or a host; the first 1,000 characters of each line are read. Warnings ("never
-    send tokens to ...") are not findings.
+    send tokens to ...") are not findings, nor is a curl or wget command that sends a token only
+    to the service that issued it (`curl -d ... -H "Authorization: Bearer $SLACK_BOT_TOKEN"
+    https://slack.com/api/chat.postMessage`, `$OPENAI_API_KEY` to api.openai.com, `$GH_TOKEN` to
+    api.github.com): every URL's host is written out and is the issuer of every token-named
+    variable on the command (the name's first word, or first two joined, followed by `.com`, or
+    a short table of prefixes and hosts: `GH`, `HF`, `CF`, `DD`, `GEMINI` ...), and nothing on
+    the line sends the environment or a credential file, another network client, a proxy,
+    `--resolve` or a config file. A token sent to another host, to a host in a variable, or
+    with another service's token beside it stays a finding.
 
     Why:
     The agent treats the file as its user's instructions and holds the session's keys and
@@ -185,9 +194,33 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
         for match in matches_by_line(pattern, file.text, words):
             pos = file.pos_at(match.start())
             before = file.line_text(pos.line)[: pos.column - 1]
-            if pos.line not in seen and not _WARNING.search(before + match.group()[:40]):
-                seen.add(pos.line)
-                yield Hit(pos, f"instructions tell the agent to send data out ({what}): {clip(match.group())}")
+            if pos.line in seen or _WARNING.search(before + match.group()[:40]):
+                continue
+            if pattern is SEND_SECRETS and sent_to_issuer(_command_at(file.text, match.start())):
+                continue  # a token sent to the service that issued it: authentication
+            seen.add(pos.line)
+            yield Hit(pos, f"instructions tell the agent to send data out ({what}): {clip(match.group())}")
+
+
+#: How many lines a command continued with a backslash is read over.
+_CONTINUED_LINES = 20
+
+
+def _command_at(text: str, start: int) -> str:
+    """The command starting at ``start``: to the end of its line, over lines it continues with a
+    trailing backslash, and cut at a backtick (the end of a Markdown code span)."""
+    end = start
+    for _ in range(_CONTINUED_LINES):
+        line_end = text.find("\n", end)
+        if line_end < 0:
+            end = len(text)
+            break
+        end = line_end
+        if not text[start:end].rstrip().endswith("\\"):
+            break
+        end += 1
+    command = text[start : min(end, start + LINE_LIMIT * 2)]
+    return command.split("`", 1)[0]
 
 
 @rule(
