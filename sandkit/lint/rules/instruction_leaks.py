@@ -187,6 +187,7 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
     credentials anywhere to do its task.
     """
     seen: set[int] = set()
+    checks = _ISSUER_CHECKS
     for pattern, what, words in (
         (SEND_SECRETS, "a command sending", SEND_SECRETS_WORDS),
         (_SEND_PROSE, "asks to send", _SEND_PROSE_WORDS),
@@ -196,12 +197,17 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
             before = file.line_text(pos.line)[: pos.column - 1]
             if pos.line in seen or _WARNING.search(before + match.group()[:40]):
                 continue
-            if pattern is SEND_SECRETS and sent_to_issuer(_command_at(file.text, match.start())):
-                continue  # a token sent to the service that issued it: authentication
+            if pattern is SEND_SECRETS and checks > 0:
+                checks -= 1
+                if sent_to_issuer(_command_at(file.text, match.start())):
+                    continue  # a token sent to the service that issued it: authentication
             seen.add(pos.line)
             yield Hit(pos, f"instructions tell the agent to send data out ({what}): {clip(match.group())}")
 
 
+#: How many commands of one file are parsed to see whether they send a token to its issuer; past
+#: them every command is reported (a planted file of 20,000 continued curl lines took seconds).
+_ISSUER_CHECKS = 200
 #: How many lines a command continued with a backslash is read over.
 _CONTINUED_LINES = 20
 
