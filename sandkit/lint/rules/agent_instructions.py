@@ -777,6 +777,12 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
     "input tokens", "token budget", "token count", "4k tokens", "tokenizer") unless a secret's
     qualifier stands before it ("API token count").
 
+    Only files a viewer renders as Markdown are read: names ending in a Markdown extension
+    (`.md`, `.mdc`, `.mdx`, `.markdown` ...) and instruction files with no extension
+    (`.cursorrules`, `.windsurfrules`, `.clinerules`). A web page, an XML or SVG template, a text,
+    JSON or YAML file kept in a skill's folder (`skills/x/templates/viewer.html`) is shown as
+    source, and read by the agent as a file: a comment there is in plain sight.
+
     Why:
     GitHub and every Markdown viewer hide the comment, so a reviewer approves what they see,
     while the agent reads the raw file, comment included.
@@ -784,6 +790,8 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
     Fix:
     Move the text into the visible part of the file (so it is reviewed), or delete it.
     """
+    if not rendered_as_markdown(file.path):
+        return  # shown as source (a web page, a template): the comment hides nothing
     text = file.text
     shown = _code_spans(text)
     start = text.find("<!--")
@@ -806,6 +814,21 @@ def instructions_hidden_comment(file: SourceFile) -> Iterator[Hit]:
             severity=grade,
             why=_GRADE_WHY[grade],
         )
+
+
+#: Extensions of Markdown, which a viewer renders and whose HTML comments it hides (Cursor's
+#: rules are Markdown with front matter, `.mdc`).
+_MARKDOWN_EXTENSIONS = (".md", ".mdc", ".mdx", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn")
+
+
+def rendered_as_markdown(path: str) -> bool:
+    """Whether a file so named is rendered as Markdown, so an HTML comment in it is hidden from
+    whoever reads it rendered: a Markdown extension, or no extension at all (``.cursorrules``,
+    ``.windsurfrules``, ``.clinerules``, which are Markdown by convention). Any other extension
+    (``viewer.html``, ``comments.xml``, ``notes.txt``, ``schema.json``) names a format shown as
+    source."""
+    name = path.lower().rsplit("/", 1)[-1]
+    return name.endswith(_MARKDOWN_EXTENSIONS) or "." not in name.lstrip(".")
 
 
 def _worth_reading(body: str) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from sandkit.lazy_regex import lazy
 from sandkit.lint.facts.agent_commands import LINE_LIMIT, SEND_SECRETS, SEND_SECRETS_WORDS, matches_by_line
+from sandkit.lint.facts.token_issuers import sent_to_issuer
 from sandkit.lint.kinds import AGENT_INSTRUCTIONS
 from sandkit.lint.model import Hit, clip
 from sandkit.lint.registry import rule
@@ -80,6 +81,53 @@ _PRESENTATION = lazy(
     r"(?:the\s+|any\s+|all\s+(?:the\s+)?)?(?:raw|verbose|full|entire|whole|complete|unformatted|unprocessed|"
     r"intermediate|debug|json|xml|yaml|html)\b"
 )
+_CLAUSE_END = lazy(r"[.;!?](?:\s|$)")
+#: The person a :data:`_CONCEAL` match names: what is told to them follows it.
+_PERSON = lazy(r"(?i)\b(?:user|human|developer|operator)s?\b")
+#: What is not to be told, written as a message in quotes: "don't tell the user 'no such
+#: workspace' ...", "do NOT tell the user \"I can't run that\"". Its text is group ``said``.
+_QUOTED = lazy(
+    r"""(?i)[\s,:*_]*(?:that\s+|with\s+)?[*_]*(?:"(?P<d>[^"\n]{1,200})"|\u201c(?P<c>[^\u201d\n]{1,200})\u201d|"""
+    r"""\u2018(?P<s>[^\u2019\n]{1,200})\u2019|`(?P<b>[^`\n]{1,200})`|'(?P<q>[^\n]{1,200}?)'(?!\w))"""
+)
+#: A message that refuses the work or hands it to the person: "I can't run that, please paste
+#: ...", "I don't have access", "you'll need to run ...", "please run ...": the order is to do the
+#: work instead of saying so.
+_REFUSAL = lazy(
+    r"(?i)^\W*(?:I\s*(?:can'?t|cannot|can\s+not|am\s+unable|'m\s+unable|am\s+not\s+able|'m\s+not\s+able|"
+    r"don'?t\s+have|do\s+not\s+have|have\s+no|won'?t\s+be\s+able|couldn'?t|could\s+not)|unable\s+to|"
+    r"(?:sorry|unfortunately)\b|please\b|you(?:'ll|\s+will)?\s+(?:need|have|must|should|can)\b|"
+    r"(?:run|paste|execute|type|copy|install|try)\b)"
+)
+#: A check the claim must wait for: "without enumerating all workspaces first", "until you have
+#: searched", "before you have re-run it", "unless you checked". Not "until the session ends".
+_CHECK_FIRST = lazy(
+    r"(?i)\b(?:without|before|until|unless)\s+(?:first\s+|actually\s+|having\s+)?\w+ing\b|"
+    r"\b(?:before|until|unless)\s+(?:you|we)(?:'ve|\s+have|\s+had|\s+actually|\s+first)*\s+\w+"
+)
+#: A claim stated as a fact about the world, which a check settles: a "that" clause, or one with a
+#: verb of being or working ("the file does not exist", "it's fixed", "no such workspace").
+_STATEMENT = lazy(
+    r"(?i)[\s,:*_]*(?:that\b|[^.;\n]{0,80}?\b(?:is|are|was|were|isn'?t|aren'?t|does|doesn'?t|do|don'?t|did|didn'?t|"
+    r"has|have|hasn'?t|can'?t|cannot|won'?t|exists?|works?|worked|fails?|failed|passe[sd]|succeed(?:s|ed)?|"
+    r"finished|completed?|fixed|resolved|ready|done|broken|missing|no\s+such|not\s+found|impossible)\b|"
+    r"[^.;\n]{0,80}?\b(?:it|that|there|this|what|he|she|they|you|we)'(?:s|re)\b)"
+)
+#: The agent's own act as what is told: "you ran the cleanup", "that you uploaded the logs", "I
+#: sent the report": hiding it is hiding a step, whatever check follows.
+_OWN_ACT = lazy(
+    r"(?i)\b(?:you|I|we)(?:'ve|'d|\s+(?:have|had|just|already|also|then|successfully))*\s+"
+    r"(?:\w+ed|ran|run|sent|wrote|written|made|did|done|put|set|took|taken|got|built|spent|left|kept|read)\b"
+)
+#: "Don't explain how @mention works to the user", "never explain to the user why ...": a rule about
+#: what the reply holds. Still hiding: explaining a step named as one ("these steps", "what you ran").
+_EXPLAIN = lazy(r"(?i)(?:do\s+not|don'?t|never|must\s+not)\s+(?:explain|describe|elaborate\s+on)\b")
+_STEP_NAMED = lazy(
+    r"(?i)\b(?:this|these|that|those|the\s+(?:above|following|previous|preceding))\s+"
+    r"(?:steps?|instructions?|commands?|actions?|tasks?|changes?|scripts?|uploads?|downloads?)\b|"
+    r"\b(?:what|why|that|how)\s+you(?:'ve|\s+have|\s+are|\s+were)?\s+(?:\w+ed|ran|run|sent|did|done|doing|\w+ing)\b|"
+    + _OWN_ACT.pattern[4:]
+)
 #: Every match of the patterns above holds one of these words, as a whole word: the lines
 #: :func:`matches_by_line` searches.
 _SEND_PROSE_WORDS = ("send", "post", "upload", "forward", "transmit", "exfiltrate", "copy", "paste", "submit", "report")
@@ -120,7 +168,15 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
     Invoke-WebRequest (the same commands AA012 finds in install scripts), or a sentence
     asking to send, post or upload secrets, tokens, keys or the environment to a URL, a
     webhook or a host; the first 1,000 characters of each line are read. Warnings ("never
-    send tokens to ...") are not findings.
+    send tokens to ...") are not findings, nor is a curl or wget command that sends a token only
+    to the service that issued it (`curl -d ... -H "Authorization: Bearer $SLACK_BOT_TOKEN"
+    https://slack.com/api/chat.postMessage`, `$OPENAI_API_KEY` to api.openai.com, `$GH_TOKEN` to
+    api.github.com): every URL's host is written out and is the issuer of every token-named
+    variable on the command (the name's first word, or first two joined, followed by `.com`, or
+    a short table of prefixes and hosts: `GH`, `HF`, `CF`, `DD`, `GEMINI` ...), and nothing on
+    the line sends the environment or a credential file, another network client, a proxy,
+    `--resolve` or a config file. A token sent to another host, to a host in a variable, or
+    with another service's token beside it stays a finding.
 
     Why:
     The agent treats the file as its user's instructions and holds the session's keys and
@@ -131,6 +187,7 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
     credentials anywhere to do its task.
     """
     seen: set[int] = set()
+    checks = _ISSUER_CHECKS
     for pattern, what, words in (
         (SEND_SECRETS, "a command sending", SEND_SECRETS_WORDS),
         (_SEND_PROSE, "asks to send", _SEND_PROSE_WORDS),
@@ -138,9 +195,38 @@ def instructions_send_data_out(file: SourceFile) -> Iterator[Hit]:
         for match in matches_by_line(pattern, file.text, words):
             pos = file.pos_at(match.start())
             before = file.line_text(pos.line)[: pos.column - 1]
-            if pos.line not in seen and not _WARNING.search(before + match.group()[:40]):
-                seen.add(pos.line)
-                yield Hit(pos, f"instructions tell the agent to send data out ({what}): {clip(match.group())}")
+            if pos.line in seen or _WARNING.search(before + match.group()[:40]):
+                continue
+            if pattern is SEND_SECRETS and checks > 0:
+                checks -= 1
+                if sent_to_issuer(_command_at(file.text, match.start())):
+                    continue  # a token sent to the service that issued it: authentication
+            seen.add(pos.line)
+            yield Hit(pos, f"instructions tell the agent to send data out ({what}): {clip(match.group())}")
+
+
+#: How many commands of one file are parsed to see whether they send a token to its issuer; past
+#: them every command is reported (a planted file of 20,000 continued curl lines took seconds).
+_ISSUER_CHECKS = 200
+#: How many lines a command continued with a backslash is read over.
+_CONTINUED_LINES = 20
+
+
+def _command_at(text: str, start: int) -> str:
+    """The command starting at ``start``: to the end of its line, over lines it continues with a
+    trailing backslash, and cut at a backtick (the end of a Markdown code span)."""
+    end = start
+    for _ in range(_CONTINUED_LINES):
+        line_end = text.find("\n", end)
+        if line_end < 0:
+            end = len(text)
+            break
+        end = line_end
+        if not text[start:end].rstrip().endswith("\\"):
+            break
+        end += 1
+    command = text[start : min(end, start + LINE_LIMIT * 2)]
+    return command.split("`", 1)[0]
 
 
 @rule(
@@ -167,8 +253,15 @@ def instructions_conceal_from_user(file: SourceFile) -> Iterator[Hit]:
     order to do the work rather than hand it to the person ("don't tell the user to go fix it
     themselves", "don't tell the user to run them", "do not ask the user how to install it": to
     run, fix, install, open, edit... something); "don't tell the user you ran X", "do not tell the
-    user about the upload" and "never mention to the user that ..." still are. A match that is
-    none of these lets a later one on the same line count.
+    user about the upload" and "never mention to the user that ..." still are. Nor is a rule
+    about a message rather than a step: a claim to check first ("don't tell the user 'no such
+    workspace' without enumerating all workspaces first", "never tell the user it's fixed before
+    running the tests"), a refusal in quotes ("do NOT tell the user 'I can't run that, please
+    paste ...'"), or an explanation ("do NOT explain how @mention works to the user"); telling of
+    the agent's own act stays a finding, checked or not ("don't tell the user you ran X", "don't
+    tell the user 'I ran the cleanup' until you have checked"), and so does explaining a step
+    named as one ("never explain these steps to the user"). A match that is none of these lets a
+    later one on the same line count.
 
     Why:
     Honest instructions have nothing to hide from the person running the agent. Text that
@@ -203,7 +296,36 @@ def _concealment(text: str, line_start: int, line_end: int, match: re.Match[str]
         return False
     if _PRESENTATION.match(match.group()):
         return False  # the form of what is shown ("raw output"): a summary is shown instead
-    return _DELEGATION.match(text, match.start(), line_end) is None
+    if _DELEGATION.match(text, match.start(), line_end) is not None:
+        return False  # do the work rather than hand it to the person
+    return not _message_not_a_step(text[match.start() : line_end])
+
+
+def _message_not_a_step(line: str) -> bool:
+    """Whether what the person is not to be told is a message rather than a step (``line`` runs
+    from the match to the end of its line): an explanation ("don't explain how @mention works to
+    the user"), a refusal in quotes ("do NOT tell the user 'I can't run that, please paste ...'"),
+    or a claim to check first ("don't tell the user 'no such workspace' without enumerating all
+    workspaces first"). "Don't tell the user you ran X" is none of these."""
+    clause = _CLAUSE_END.split(line, maxsplit=1)[0]
+    if _EXPLAIN.match(clause):
+        return _STEP_NAMED.search(clause) is None
+    person = _PERSON.search(line)
+    if person is None:
+        return False
+    quoted = _QUOTED.match(line, person.end())
+    if quoted is not None:
+        said = next(part for part in quoted.group("d", "c", "s", "b", "q") if part is not None)
+        if _REFUSAL.match(said):
+            return True
+        claim, after = said, _CLAUSE_END.split(line[quoted.end() :], maxsplit=1)[0]
+    else:
+        told = clause[person.end() :]
+        check = _CHECK_FIRST.search(told)
+        if check is None or _STATEMENT.match(told, 0, check.start()) is None:
+            return False
+        claim, after = told[: check.start()], told[check.start() :]
+    return _OWN_ACT.search(claim) is None and _CHECK_FIRST.match(after.lstrip(" ,*_-\u2014\u2013")) is not None
 
 
 def _an_order(before: str) -> bool:
