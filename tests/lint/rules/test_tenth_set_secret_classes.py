@@ -16,6 +16,7 @@ import json
 import random
 import string
 import time
+from pathlib import Path
 
 import pytest
 
@@ -275,3 +276,41 @@ def test_look_alikes_of_a_report_keep_one_finding_a_token() -> None:
         f"TOKEN_{n}={token}\n" for n, token in enumerate(tokens)
     )
     assert len(_found(".env", prose, "PS001")) == 3
+
+
+# ---- 4. a file read in part ---------------------------------------------------------------------
+
+
+def _big_data(tmp_path: Path, tokens: dict[int, str], rows: int) -> None:
+    lines = [json.dumps({"id": n, "note": "x" * 60, "value": tokens.get(n, "none")}) for n in range(rows)]
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "dump.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.sandkit]\nmax-file-size = 8192\n")
+
+
+def test_a_file_read_in_part_says_so_in_its_findings_and_in_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sandkit.cli import main
+
+    early, late = "ghp_" + _random(36, 71), "ghp_" + _random(36, 72)
+    _big_data(tmp_path, {3: early, 900: late}, 1000)  # about 100 kB: the late token is past the limit
+    assert main(["lint", str(tmp_path), "--format", "json", "--exit-zero"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (finding,) = [f for f in document["findings"] if f["rule"] == "PS001"]  # the late token was never read
+    assert finding["line"] == 4 and "(file read in part: its first 8192 bytes only)" in finding["message"]
+    (part,) = document["summary"]["read_in_part"]
+    assert part["path"].endswith("data/dump.jsonl") and part["read_bytes"] == 8192 and part["size"] > 90_000
+    assert main(["lint", str(tmp_path), "--exit-zero"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("1 file over 8192 bytes was read in part (the first 8192 bytes; findings in it come")
+
+
+def test_a_file_within_the_limit_says_nothing_of_parts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sandkit.cli import main
+
+    _big_data(tmp_path, {3: "ghp_" + _random(36, 71)}, 40)
+    assert main(["lint", str(tmp_path), "--format", "json", "--exit-zero"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (finding,) = [f for f in document["findings"] if f["rule"] == "PS001"]
+    assert "read in part" not in finding["message"] and document["summary"]["read_in_part"] == []
