@@ -1463,35 +1463,72 @@ def scanner_report(file: SourceFile) -> ScannerReport | None:
     the secret in ``Secret`` and ``Match``) or trufflehog's JSON lines (objects with
     ``DetectorName`` and ``SourceMetadata``, the secret in ``Raw`` and ``RawV2``). A secret the
     scanner redacted (``REDACTED``, gitleaks' ``--redact``) or left empty is not counted."""
-    if "RuleID" not in file.text[:4096] and "DetectorName" not in file.text[:4096]:
+    head = file.text[:16384]  # the first entry names its fields
+    if "RuleID" not in head and "DetectorName" not in head:
         return None
     return file.memo("scanner_report", lambda: _scanner_report(file))
 
 
 def _scanner_report(file: SourceFile) -> ScannerReport | None:
+    gitleaks = _gitleaks_entries(file.text)
+    if gitleaks:
+        return _tally("gitleaks", gitleaks, "RuleID", _GITLEAKS_SECRETS, None, file.text)
+    entries = _trufflehog_entries(file.text)
+    if not entries:
+        return None
+    verified = sum(1 for e in entries if e.get("Verified") is True and _written_secret(e, _TRUFFLEHOG_SECRETS))
+    return _tally("trufflehog", entries, "DetectorName", _TRUFFLEHOG_SECRETS, verified, file.text)
+
+
+def _gitleaks_entries(text: str) -> list[dict[str, Any]]:
+    """The entries of a gitleaks JSON report: a list whose every element is an object with
+    ``RuleID`` and ``Fingerprint``. Read object by object, so a report cut at max-file-size keeps
+    the entries before the cut; empty when the text is no such list."""
     import json  # only for a file that names a scanner's fields
 
-    top = file.plain_json
-    if isinstance(top, list) and top and all(isinstance(e, dict) and e.keys() >= _GITLEAKS_FIELDS for e in top):
-        return _tally("gitleaks", top, "RuleID", _GITLEAKS_SECRETS, None, file.text)
+    decoder = json.JSONDecoder()
+    at = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+    if not text.startswith("[", at):
+        return []
+    at += 1
     entries: list[dict[str, Any]] = []
-    for number, line in enumerate(file.text.splitlines()):
-        if number >= _REPORT_LINES:
+    while True:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        if at >= len(text) or text[at] == "]":
             break
+        try:
+            entry, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            break  # cut at the scan limit (the entries before it stand), or no report
+        if not isinstance(entry, dict) or not entry.keys() >= _GITLEAKS_FIELDS:
+            return []
+        entries.append(entry)
+    return entries
+
+
+def _trufflehog_entries(text: str) -> list[dict[str, Any]]:
+    """The entries of trufflehog's JSON lines: every non-empty line an object with
+    ``DetectorName`` and ``SourceMetadata`` (a last line that does not parse, cut at max-file-size,
+    is left out); empty when the text is no such file."""
+    import json
+
+    lines = text.splitlines()
+    entries: list[dict[str, Any]] = []
+    for number, line in enumerate(lines[:_REPORT_LINES]):
         line = line.strip()
         if not line:
             continue
         try:
             entry = json.loads(line)
         except (ValueError, RecursionError):
-            return None  # not JSON lines: some other file that names these fields
+            if number == len(lines) - 1 and not text.endswith("\n"):
+                break  # the last line, cut short
+            return []  # not JSON lines: some other file that names these fields
         if not isinstance(entry, dict) or not entry.keys() >= _TRUFFLEHOG_FIELDS:
-            return None
+            return []
         entries.append(entry)
-    if not entries:
-        return None
-    verified = sum(1 for e in entries if e.get("Verified") is True and _written_secret(e, _TRUFFLEHOG_SECRETS))
-    return _tally("trufflehog", entries, "DetectorName", _TRUFFLEHOG_SECRETS, verified, file.text)
+    return entries
 
 
 def _written_secret(entry: dict[str, Any], fields: tuple[str, ...]) -> str | None:

@@ -314,3 +314,21 @@ def test_a_file_within_the_limit_says_nothing_of_parts(tmp_path: Path, capsys: p
     document = json.loads(capsys.readouterr().out)
     (finding,) = [f for f in document["findings"] if f["rule"] == "PS001"]
     assert "read in part" not in finding["message"] and document["summary"]["read_in_part"] == []
+
+
+@pytest.mark.parametrize("scanner", ["gitleaks", "trufflehog"])
+def test_a_report_cut_at_the_limit_is_still_one_finding(
+    scanner: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sandkit.cli import main
+
+    if scanner == "gitleaks":
+        (tmp_path / "gitleaks-report.json").write_text(json.dumps(_gitleaks_entries(60), indent=2))
+    else:
+        (tmp_path / "trufflehog.jsonl").write_text(_trufflehog_lines(60))
+    (tmp_path / "pyproject.toml").write_text("[tool.sandkit]\nmax-file-size = 16000\n")
+    assert main(["lint", str(tmp_path), "--format", "json", "--exit-zero"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (finding,) = [f for f in document["findings"] if f["rule"].startswith("PS")]
+    assert f"a {scanner} report holds" in finding["message"] and "file read in part" in finding["message"]
+    assert len(document["summary"]["read_in_part"]) == 1
