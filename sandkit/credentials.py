@@ -12,7 +12,7 @@ import re
 from sandkit.lazy_regex import LazyPattern, lazy
 
 _SECRET_NAME = lazy(
-    r"(?:^|_)(?:API_?KEY|ACCESS_?KEY|SECRET(?:_?KEY)?|TOKEN|PASSWORD|PASSWD|PWD|PASSPHRASE|"
+    r"(?:^|_)(?:API_?KEY|ACCESS_?KEY|SECRET(?:_?KEY)?|TOKEN|PASSWORD|PASSWD|PWD|PW|PASSPHRASE|"
     r"CREDENTIALS?|PRIVATE_?KEY|AUTH|SESSION_?KEY|CLIENT_?SECRET|KEY)$",
     re.IGNORECASE,
 )
@@ -25,6 +25,9 @@ TOKEN_PATTERNS: tuple[tuple[str, LazyPattern], ...] = (
     # Personal, deploy, runner, pipeline-trigger, OAuth-application, feed and CI-job tokens.
     ("GitLab token", lazy(r"\bgl(?:pat|dt|rt|ptt|soat|oas|ft|imt|cbt|agent)-[A-Za-z0-9_.-]{20,128}")),
     ("Slack token", lazy(r"\bxox[abposr]-[A-Za-z0-9-]{10,255}\b")),
+    # An app-level token (Socket Mode, app configuration APIs): ``xapp-``, a version digit, the
+    # app's ID (``A`` and capitals or digits), a number, then hex.
+    ("Slack app-level token", lazy(r"\bxapp-\d-A[A-Z0-9]{6,14}-\d{6,16}-[A-Za-z0-9]{24,128}\b")),
     ("Stripe secret key", lazy(r"\b[sr]k_live_[A-Za-z0-9]{16,255}\b")),
     ("Anthropic API key", lazy(r"\bsk-ant-[A-Za-z0-9_-]{20,255}")),
     ("OpenAI API key", lazy(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,255}")),
@@ -63,6 +66,7 @@ TOKEN_HINTS: dict[str, tuple[str, ...]] = {
         f"gl{kind}-" for kind in ("pat", "dt", "rt", "ptt", "soat", "oas", "ft", "imt", "cbt", "agent")
     ),
     "Slack token": ("xox",),
+    "Slack app-level token": ("xapp-",),
     "Stripe secret key": ("k_live_",),
     "Anthropic API key": ("sk-",),
     "OpenAI API key": ("sk-",),

@@ -22,7 +22,7 @@ from sandkit.lint.consumers.duplicates import CONSUMER_VERDICT, duplicate_hits
 from sandkit.lint.discovery import Candidate, Matcher, discover
 from sandkit.lint.grading import graded
 from sandkit.lint.kinds import CONTENT_FAMILIES, STRUCTURED, Kind, is_shell_script, kind_by_content
-from sandkit.lint.model import Finding, Hit
+from sandkit.lint.model import Finding, Hit, size_text
 from sandkit.lint.registry import Rule, all_rules
 from sandkit.lint.source import RuleSettings, SourceFile
 from sandkit.lint.suppress import SUPPRESSION_MARK, covers, find_suppressions
@@ -447,6 +447,11 @@ class _Checker:
         for bound in source.bounds_met():
             hits.append((engine_rules.WALK_BOUND, Hit(bound.pos, bound.message)))
         result.findings = self._finish(source, graded(source, _fixture_workflow_hits(source, hits)), may_suppress)
+        if result.skipped:
+            # read in part, with no SK002 finding to say so: each finding says it, so none reads as
+            # if the whole file had been searched (a secret past the limit is not found)
+            part = f" (file read in part: its first {size_text(self.options.max_bytes)} only)"
+            result.findings = [f._replace(message=f.message + part) for f in result.findings]
         return result
 
     @staticmethod

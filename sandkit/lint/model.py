@@ -116,3 +116,12 @@ class FixContext(Protocol):
     def note(self, message: str) -> None:
         """Tell the user something about a fix that was not made."""
         ...
+
+
+def size_text(size: int) -> str:
+    """A byte count as people say it: ``2 MB`` for 2000000, else the exact number of bytes."""
+    if size % 1_000_000 == 0:
+        return f"{size // 1_000_000} MB"
+    if size % 1000 == 0:
+        return f"{size // 1000} kB"
+    return f"{size} bytes"

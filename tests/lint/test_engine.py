@@ -241,7 +241,7 @@ def test_fail_on_ignores_files_listed_as_read_in_part(tmp_path: Path, capsys: py
     assert main(["lint", str(tmp_path), "--fail-on", "info"]) == 1
     out = capsys.readouterr().out
     assert "compose.yaml:1:1: info SK002" in out
-    assert out.splitlines()[-1].startswith("1 file over 4096 bytes was read only up to that size: ")
+    assert out.splitlines()[-1].startswith("1 file over 4096 bytes was read in part (the first 4096 bytes; ")
     assert out.splitlines()[-1].endswith("/data/rows.json (raise max-file-size in [tool.sandkit] to read it whole)")
 
 

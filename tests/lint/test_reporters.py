@@ -91,6 +91,7 @@ def test_json_output_is_exact() -> None:
             "by_severity": {"critical": 1, "medium": 1},
             "by_category": {"runtime-socket": 1, "privileged": 1},
             "baselined": 0,
+            "read_in_part": [],
             "skipped": [],
         },
     }
@@ -149,10 +150,14 @@ def test_files_read_in_part_are_in_the_summary_of_every_format() -> None:
         {"path": "data/products.json", "reason": "file-too-large", "size": 3_100_000},
         {"path": "logs/run.jsonl", "reason": "file-too-large", "size": 2_000_001},
     ]
+    assert document["summary"]["read_in_part"] == [
+        {"path": "data/products.json", "size": 3_100_000, "read_bytes": 2_000_000},
+        {"path": "logs/run.jsonl", "size": 2_000_001, "read_bytes": 2_000_000},
+    ]
     assert document["summary"]["findings"] == 2  # not findings: the count and the exit code ignore them
     line = (
-        "2 files over 2 MB were read only up to that size: data/products.json, logs/run.jsonl "
-        "(raise max-file-size in [tool.sandkit] to read them whole)"
+        "2 files over 2 MB were read in part (the first 2 MB; findings in them come from that part only): "
+        "data/products.json, logs/run.jsonl (raise max-file-size in [tool.sandkit] to read them whole)"
     )
     assert render(partial, "text").splitlines()[-1] == line
     assert render(partial._replace(quiet=True), "text").count("\n") == 2  # --quiet: the findings only
@@ -171,8 +176,8 @@ def test_files_read_in_part_are_in_the_summary_of_every_format() -> None:
 def test_one_file_read_in_part_and_many_are_said_briefly() -> None:
     one = report([])._replace(skipped=SKIPPED[:1], max_bytes=1_500_000)
     assert render(one, "text").splitlines()[-1] == (
-        "1 file over 1500 kB was read only up to that size: data/products.json "
-        "(raise max-file-size in [tool.sandkit] to read it whole)"
+        "1 file over 1500 kB was read in part (the first 1500 kB; findings in it come from that part only): "
+        "data/products.json (raise max-file-size in [tool.sandkit] to read it whole)"
     )
     many = report([])._replace(skipped=[(f"d/{n}.json", "file-too-large", 9) for n in range(8)], max_bytes=4096)
     assert "d/0.json, d/1.json, d/2.json, d/3.json, d/4.json and 3 more" in render(many, "text")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_LOCATORS, TOKEN_PATTERNS, is_placeholder, is_secret_key
 from sandkit.lazy_regex import AnyPattern, lazy
@@ -52,10 +52,11 @@ _MIXED_KINDS = frozenset(
         "AWS access key ID",
         "PyPI token",
         "Slack token",
+        "Slack app-level token",
     }
 )
 _PREFIX = lazy(
-    r"^(?:[a-z]{2,6}_(?:pat_)?|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|[sr]k_live_|"
+    r"^(?:[a-z]{2,6}_(?:pat_)?|github_pat_|gl[a-z]{2,5}-|xox[a-z]-|xapp-|[sr]k_live_|"
     r"sk-(?:ant-(?:api\d\d-|admin\d\d-)?|proj-|svcacct-|admin-)?|AIza|GOCSPX-|"
     r"npm_|hf_|dckr_pat_|SG\.|pypi-|A[KSBC][IC]A)"
 )
@@ -293,15 +294,35 @@ def public_by_design(text: str, token: Token) -> str | None:
 
 
 def short_lived(token: Token) -> str | None:
-    """Why a credential-format match names a credential that expires by itself, or None.
+    """Why a credential-format match names a credential that expires by itself or has expired, or None.
 
     An AWS access key ID that starts ``ASIA`` is the ID of temporary credentials that STS issued
     (an assumed role's, a session token's): they stop working within hours, a day and a half at
     the most, so one committed is almost always dead by the time anyone reads it. ``AKIA`` keys
-    are long-term and stay reported as they are."""
+    are long-term and stay reported as they are. A JSON Web Token whose ``exp`` claim has passed
+    (compared with the clock of the run) is refused by every verifier that checks expiry."""
     if token.kind == "AWS access key ID" and token.text.startswith("ASIA"):
         return "an AWS STS session's temporary key (ASIA…), which expires within hours, 36 at the most"
+    if token.kind == "JSON Web Token":
+        return _expired_jwt(token.text)
     return None
+
+
+def _expired_jwt(value: str, now: float | None = None) -> str | None:
+    """Why a JSON Web Token is no credential any more: its payload's ``exp`` (seconds since the
+    epoch, RFC 7519) has passed. A token with no ``exp``, an ``exp`` to come or one that is not a
+    number stays a credential."""
+    import time  # only for a JSON Web Token: off a pre-commit run's path
+
+    parts = value.split(".")
+    payload = _b64json(parts[1]) if len(parts) >= 3 else None
+    expires = payload.get("exp") if isinstance(payload, dict) else None
+    if isinstance(expires, bool) or not isinstance(expires, (int, float)) or expires != expires:
+        return None  # no number (``true``, a string, NaN): nothing says when it stops
+    if expires >= (time.time() if now is None else now):
+        return None
+    when = time.strftime("%Y-%m-%d", time.gmtime(max(0.0, min(float(expires), 253402300799.0))))
+    return f"a JSON Web Token whose exp claim passed on {when}: it no longer authenticates"
 
 
 #: A name that says its value is a stand-in (``TEST_FAKE_RSA_KEY_2``, ``fakeToken``, ``dummy-secret``),
@@ -1076,6 +1097,18 @@ _SMALL_RUN = lazy(r"[a-z]+")
 _CAPITAL_RUN = lazy(r"[A-Z]+")
 
 
+#: A password's name: ``pass`` or ``pwd`` anywhere in it (``DB_PASSWORD``, ``dbPass``, ``PWD``), or
+#: ``PW`` as its last whole part (``REGISTRY_PW``, ``db-pw``, ``adminPw``): not ``POWER``,
+#: ``PW_TIMEOUT`` or ``pwDir``, where the letters start another word or the name goes on.
+_PASSWORD_NAME = lazy(r"(?i)pass|pwd|(?:^|[_.-])pw$|(?-i:(?<=[a-z0-9])Pw$)")
+
+
+def password_name(name: str) -> bool:
+    """``name`` names a password (see ``_PASSWORD_NAME``): under it a plain word is a weak password,
+    not an identifier."""
+    return _PASSWORD_NAME.search(name) is not None
+
+
 def literal_secret(name: str, value: object) -> bool:
     """True when ``name`` names a secret and ``value`` is a literal credential, not a reference.
 
@@ -1105,30 +1138,26 @@ def literal_secret(name: str, value: object) -> bool:
         "|" in text
         and _COMPOSITE_ID.fullmatch(text)
         and any(_PLAIN_WORD.fullmatch(part) for part in text.split("|"))
-        and not re.search(r"(?i)pass|pwd", str(name))
+        and not password_name(str(name))
     ):
         return False  # a record's composite key (``216214CDS|cutaneous``), not key material
     if _QUALIFIED_NAME.fullmatch(text):
         return False  # a domain-qualified label or annotation name ("external-dns.alpha.kubernetes.io/")
-    if (
-        _WORDS.search(text)
-        and not re.search(r"(?i)pass|pwd", str(name))
-        and not any(map(random_letters, re.split(r"[._-]", text)))
-    ):
+    if _WORDS.search(text) and not password_name(str(name)) and not any(map(random_letters, re.split(r"[._-]", text))):
         return False  # words joined by hyphens ("etcd-cluster-k8s"): a name, not key material
     if re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", text) or text.startswith(("/", "./", "~", "../")):
         return False
     if (
         re.fullmatch(r"[A-Za-z]+(?:[._-][A-Za-z]+)*", text)
-        and not re.search(r"(?i)pass|pwd", str(name))
+        and not password_name(str(name))
         and not any(map(random_letters, re.split(r"[._-]", text)))
     ):
         return False  # a word or identifier ("NextToken", "result-key"): a name, not a key
-    if _namespaced_name(text) and not re.search(r"(?i)pass|pwd", str(name)):
+    if _namespaced_name(text) and not password_name(str(name)):
         return False  # ``AUTO:ActionCandidate.roadmap:proposed_only``: a namespaced identifier, not a key
     if (
         _SNAKE_WORDS.fullmatch(text)
-        and not re.search(r"(?i)pass|pwd", str(name))
+        and not password_name(str(name))
         and not any(map(random_letters, re.split(r"[._-]", text)))
     ):
         return False  # lower-case words, numbered ("soccer_germany_bundesliga2"): an identifier, not a key
@@ -1404,3 +1433,140 @@ def example_block_places(file: SourceFile) -> set[Pos]:
         return places
 
     return file.memo("example_block_places", build)
+
+
+class ScannerReport(NamedTuple):
+    """A secret scanner's report or baseline committed as a file: which scanner wrote it, how many
+    entries it holds, the secrets written out in them (not redacted), by kind, and how many of those
+    the scanner verified as live (None when the scanner does not verify)."""
+
+    scanner: str
+    entries: int
+    secrets: int
+    kinds: dict[str, int]
+    verified: int | None
+    line: int
+
+
+#: A report's fields, gitleaks' (``gitleaks detect --report-format json``, and a ``--baseline-path``
+#: file, which is such a report) and trufflehog's (``--json``: one object a line).
+_GITLEAKS_FIELDS = frozenset({"RuleID", "Fingerprint"})
+_GITLEAKS_SECRETS = ("Secret", "Match")
+_TRUFFLEHOG_FIELDS = frozenset({"DetectorName", "SourceMetadata"})
+_TRUFFLEHOG_SECRETS = ("Raw", "RawV2")
+_REPORT_LINES = 200_000  # JSON lines read of a trufflehog report
+
+
+def scanner_report(file: SourceFile) -> ScannerReport | None:
+    """The file as a secret scanner's report (see :class:`ScannerReport`), or None when it is not
+    one: a gitleaks JSON report or baseline (a list of objects with ``RuleID`` and ``Fingerprint``,
+    the secret in ``Secret`` and ``Match``) or trufflehog's JSON lines (objects with
+    ``DetectorName`` and ``SourceMetadata``, the secret in ``Raw`` and ``RawV2``). A secret the
+    scanner redacted (``REDACTED``, gitleaks' ``--redact``) or left empty is not counted."""
+    head = file.text[:16384]  # the first entry names its fields
+    if "RuleID" not in head and "DetectorName" not in head:
+        return None
+    return file.memo("scanner_report", lambda: _scanner_report(file))
+
+
+def _scanner_report(file: SourceFile) -> ScannerReport | None:
+    gitleaks = _gitleaks_entries(file.text)
+    if gitleaks:
+        return _tally("gitleaks", gitleaks, "RuleID", _GITLEAKS_SECRETS, None, file.text)
+    entries = _trufflehog_entries(file.text)
+    if not entries:
+        return None
+    verified = sum(1 for e in entries if e.get("Verified") is True and _written_secret(e, _TRUFFLEHOG_SECRETS))
+    return _tally("trufflehog", entries, "DetectorName", _TRUFFLEHOG_SECRETS, verified, file.text)
+
+
+def _gitleaks_entries(text: str) -> list[dict[str, Any]]:
+    """The entries of a gitleaks JSON report: a list whose every element is an object with
+    ``RuleID`` and ``Fingerprint``. Read object by object, so a report cut at max-file-size keeps
+    the entries before the cut; empty when the text is no such list."""
+    import json  # only for a file that names a scanner's fields
+
+    decoder = json.JSONDecoder()
+    at = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+    if not text.startswith("[", at):
+        return []
+    at += 1
+    entries: list[dict[str, Any]] = []
+    while True:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        if at >= len(text) or text[at] == "]":
+            break
+        try:
+            entry, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            break  # cut at the scan limit (the entries before it stand), or no report
+        if not isinstance(entry, dict) or not entry.keys() >= _GITLEAKS_FIELDS:
+            return []
+        entries.append(entry)
+    return entries
+
+
+def _trufflehog_entries(text: str) -> list[dict[str, Any]]:
+    """The entries of trufflehog's JSON lines: every non-empty line an object with
+    ``DetectorName`` and ``SourceMetadata`` (a last line that does not parse, cut at max-file-size,
+    is left out); empty when the text is no such file."""
+    import json
+
+    lines = text.splitlines()
+    entries: list[dict[str, Any]] = []
+    for number, line in enumerate(lines[:_REPORT_LINES]):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            if number == len(lines) - 1 and not text.endswith("\n"):
+                break  # the last line, cut short
+            return []  # not JSON lines: some other file that names these fields
+        if not isinstance(entry, dict) or not entry.keys() >= _TRUFFLEHOG_FIELDS:
+            return []
+        entries.append(entry)
+    return entries
+
+
+def _written_secret(entry: dict[str, Any], fields: tuple[str, ...]) -> str | None:
+    """The first of ``fields`` that holds a secret written out: not empty, not redacted
+    (gitleaks' ``--redact`` writes ``REDACTED`` in its place, ``--redact=N`` its start then ``...``)."""
+    for field in fields:
+        value = entry.get(field)
+        if not isinstance(value, str) or len(value.strip()) < 4:
+            continue
+        value = value.strip()
+        if "REDACTED" in value.upper() or value.endswith(("...", "…")) or set(value) <= {"*"}:
+            continue
+        return value
+    return None
+
+
+def _tally(
+    scanner: str,
+    entries: list[dict[str, Any]],
+    kind_field: str,
+    fields: tuple[str, ...],
+    verified: int | None,
+    text: str,
+) -> ScannerReport:
+    import json
+
+    kinds: dict[str, int] = {}
+    secrets = 0
+    first: str | None = None
+    for entry in entries:
+        secret = _written_secret(entry, fields)
+        if secret is None:
+            continue
+        secrets += 1
+        first = first or secret
+        kind = entry.get(kind_field)
+        name = str(kind) if isinstance(kind, (str, int)) and str(kind) else "unnamed"
+        kinds[name] = kinds.get(name, 0) + 1
+    at = text.find(json.dumps(first)[1:-1]) if first else -1
+    line = text.count("\n", 0, at) + 1 if at >= 0 else 1
+    return ScannerReport(scanner, len(entries), secrets, kinds, verified, line)

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from sandkit.lint.model import CATEGORIES, SEVERITIES, Finding
+from sandkit.lint.model import size_text as size_text
 from sandkit.lint.registry import Rule
 
 
@@ -50,6 +51,12 @@ class Report(NamedTuple):
             "by_severity": {s: severities[s] for s in SEVERITIES if severities[s]},
             "by_category": {c: categories[c] for c in CATEGORIES if categories[c]},
             "baselined": self.baselined,
+            # files read in part: what was read is said (``read_bytes``); ``skipped`` is the same
+            # list under its older name, which reads as if the file had not been read at all
+            "read_in_part": [
+                {"path": path, "size": size, "read_bytes": min(size, self.max_bytes) if self.max_bytes else None}
+                for path, _reason, size in self.skipped
+            ],
             "skipped": [{"path": path, "reason": reason, "size": size} for path, reason, size in self.skipped],
         }
 
@@ -63,19 +70,12 @@ class Report(NamedTuple):
             names += f" and {count - limit} more"
         over = size_text(self.max_bytes) if self.max_bytes else "the scan limit"
         were = "file over {over} was" if count == 1 else "files over {over} were"
+        first = f"the first {over}" if self.max_bytes else "up to the scan limit"
         return (
-            f"{count} {were.format(over=over)} read only up to that size: {names} "
+            f"{count} {were.format(over=over)} read in part ({first}; findings in "
+            f"{'it' if count == 1 else 'them'} come from that part only): {names} "
             f"(raise max-file-size in [tool.sandkit] to read {'it' if count == 1 else 'them'} whole)"
         )
-
-
-def size_text(size: int) -> str:
-    """A byte count as people say it: ``2 MB`` for 2000000, else the exact number of bytes."""
-    if size % 1_000_000 == 0:
-        return f"{size // 1_000_000} MB"
-    if size % 1000 == 0:
-        return f"{size // 1000} kB"
-    return f"{size} bytes"
 
 
 def render(report: Report, fmt: str) -> str:

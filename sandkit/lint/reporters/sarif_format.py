@@ -7,7 +7,7 @@ import os
 from urllib.parse import quote
 
 from sandkit.lint.registry import Rule
-from sandkit.lint.reporters import Report
+from sandkit.lint.reporters import Report, size_text
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 #: sandkit's home (the kit schema's ``$id`` lives there too); each rule's page is ``rules/ID`` under it,
@@ -55,7 +55,11 @@ def _invocations(report: Report) -> dict[str, object]:
     notes = [
         {
             "level": "note",
-            "message": {"text": f"larger than max-file-size ({size} bytes); read only up to the limit"},
+            "message": {
+                "text": f"larger than max-file-size ({size} bytes); read in part (the first "
+                f"{size_text(report.max_bytes) if report.max_bytes else 'part, up to the limit'}), "
+                "and findings in it come from that part only"
+            },
             "locations": [
                 {
                     "physicalLocation": {

@@ -27,6 +27,7 @@ from sandkit.lint.facts.secret_context import (
     test_role,
 )
 from sandkit.lint.facts.secret_values import (
+    ScannerReport,
     Token,
     catalogue_file,
     chart_secret_name_places,
@@ -40,6 +41,7 @@ from sandkit.lint.facts.secret_values import (
     public_by_design,
     public_client_setting,
     sample_context,
+    scanner_report,
     secret_reference_places,
     short_lived,
     tokens_of,
@@ -76,12 +78,12 @@ _NETRC_PASSWORD = lazy(r"\bpassword[ \t]+(\S{1,256})")
 # A secret-like word right before ":" or "=" (a key), or after "name:" (Kubernetes env lists).
 # Whether a file holds one decides whether it is worth parsing for PS002 at all.
 _KEY_HINT = (
-    r"(?:key|token|secret|pass(?:word|wd|phrase)?|pwd|auth|credentials?)[\"']?[ \t]*[:=]|"
-    r"name[\"']?[ \t]*:[ \t]*[\"']?[\w.-]{0,64}?(?:key|token|secret|pass|pwd|auth|credential)"
+    r"(?:key|token|secret|pass(?:word|wd|phrase)?|pwd?|auth|credentials?)[\"']?[ \t]*[:=]|"
+    r"name[\"']?[ \t]*:[ \t]*[\"']?[\w.-]{0,64}?(?:key|token|secret|pass|pw|auth|credential)"
 )
 _SECRET_KEY_HINT = lazy(_KEY_HINT, re.IGNORECASE)
 _LOWER_KEY_HINT = lazy(_KEY_HINT)
-_KEY_HINT_WORDS = LiteralSet(("key", "token", "secret", "pass", "pwd", "auth", "credential", "name"))
+_KEY_HINT_WORDS = LiteralSet(("key", "token", "secret", "pass", "pw", "auth", "credential", "name"))
 _STRUCTURED = (
     kinds.COMPOSE,
     kinds.KUBERNETES,
@@ -131,11 +133,14 @@ def claimed_lines(file: SourceFile) -> set[int]:
 def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     """A value in a known credential format is written in a file.
 
-    AWS access key IDs, GitHub (classic and fine-grained) and GitLab tokens, Slack tokens and
-    webhook URLs, Stripe live keys, OpenAI and Anthropic API keys, Google API keys and OAuth
-    client secrets, npm, PyPI, Hugging Face, Docker Hub, SendGrid and DigitalOcean tokens,
-    Azure storage keys, private key blocks, JSON Web Tokens and URLs with a password, in any
-    text file (.env files, YAML, JSON, scripts, Markdown, source).
+    AWS access key IDs, GitHub (classic and fine-grained) and GitLab tokens, Slack tokens
+    (``xox?-``, app-level ``xapp-``) and webhook URLs, Stripe live keys, OpenAI and Anthropic
+    API keys, Google API keys and OAuth client secrets, npm, PyPI, Hugging Face, Docker Hub,
+    SendGrid and DigitalOcean tokens, Azure storage keys, private key blocks, JSON Web Tokens
+    and URLs with a password, in any text file (.env files, YAML, JSON, scripts, Markdown,
+    source). A secret scanner's committed report or baseline that holds the secrets it found
+    written out (gitleaks' JSON report, trufflehog's JSON lines) is one finding for the file,
+    saying how many secrets it holds and of which kinds (medium when trufflehog verified none).
 
     Not a finding: placeholders and documented examples (AKIAIOSFODNN7EXAMPLE, ghp_xxxx...,
     ``<token>``), bodies with one character class or counting sequences, the jwt.io sample
@@ -161,7 +166,8 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     app's configuration (beside `authDomain`, `messagingSenderId`, or under a `FIREBASE_*`
     name) or of a Maps JavaScript API script URL is info: public by design, it ships to every
     browser and is guarded by its referrer and API restrictions. An AWS access key ID of
-    temporary credentials (`ASIA...`, issued by STS) is info: it expires within hours. In a CI
+    temporary credentials (`ASIA...`, issued by STS) is info: it expires within hours; so is a
+    JSON Web Token whose `exp` claim has passed (the message says when). In a CI
     job (GitHub Actions, GitLab CI, CircleCI, Azure Pipelines, Bitbucket Pipelines; jobs read as
     for PS002), a URL to the runner or a container beside it (`localhost`, `postgres`) whose password the same
     job gives the containers it starts (`POSTGRES_PASSWORD` of its `services:`, of a `.env` it
@@ -183,6 +189,10 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
     example = _example(file, any_part=False)  # a live-looking token in `.env.sample.prod` is still reported
     if example is None or _is_json_schema(file):
         return  # a schema's examples document formats
+    report = scanner_report(file)
+    if report is not None:
+        yield from _scanner_report_hit(report, example)
+        return  # one finding for the file, not one a token
     claimed = claimed_lines(file) if file.kind in (kinds.DOCKERFILE, kinds.AGENT_CONFIG) else ()
     for token in tokens_of(file):
         pos = file.pos_at(token.start)
@@ -214,6 +224,39 @@ def known_credential_format(file: SourceFile) -> Iterator[Hit]:
                 yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", severity="low", why=throwaway)
             continue
         yield Hit(pos, f"{token.kind} written in plain text ({token.shown})", **example)
+
+
+_REPORT_FIX = (
+    "Revoke the secrets the report lists (each is in the report and in git history), delete the "
+    "report from the repository and from its history (git filter-repo), keep scanner output out of "
+    "the tree (.gitignore), and re-run the scanner with redaction (gitleaks --redact; trufflehog's "
+    "Redacted field, not Raw) when a report or baseline must be kept."
+)
+_KINDS_SHOWN = 5
+
+
+def _scanner_report_hit(report: ScannerReport, example: dict[str, str]) -> Iterator[Hit]:
+    """One finding for a secret scanner's report that holds the secrets it found written out."""
+    if not report.secrets:
+        return  # every secret redacted: the report names findings, it holds no secret
+    ranked = sorted(report.kinds.items(), key=lambda item: (-item[1], item[0]))
+    kinds_text = ", ".join(f"{kind} {count:,}" for kind, count in ranked[:_KINDS_SHOWN])
+    if len(ranked) > _KINDS_SHOWN:
+        kinds_text += f" and {len(ranked) - _KINDS_SHOWN} more kinds"
+    secrets = "1 secret" if report.secrets == 1 else f"{report.secrets:,} secrets"
+    message = (
+        f"a {report.scanner} report holds {secrets} it found written out, not redacted ({kinds_text}); "
+        "each is a leak if it is still live"
+    )
+    if report.verified is not None:
+        message += f"; {report.scanner} verified {report.verified:,} of them as live"
+    if example:
+        yield Hit(Pos(report.line, 1), message, fix=_REPORT_FIX, **example)
+    elif report.verified == 0:
+        why = f"{report.scanner} verified none of them as live; unverified findings are often not secrets"
+        yield Hit(Pos(report.line, 1), message, fix=_REPORT_FIX, severity="medium", why=why)
+    else:
+        yield Hit(Pos(report.line, 1), message, fix=_REPORT_FIX)
 
 
 #: A URL's password (after ``scheme://user:``) and the host after its ``@``.
@@ -419,6 +462,8 @@ def _named_literals(file: SourceFile) -> Iterator[Hit]:
         return
     if is_lockfile(file.path):
         return  # lockfiles pair package names ("path-key") with versions
+    if file.syntax == "json" and scanner_report(file) is not None:
+        return  # a secret scanner's report: PS001 reports it once, with what it holds
     example = _example(file)
     if example is None:
         yield from _example_file_keys(file)
