@@ -131,7 +131,57 @@ def sent_to_issuer(command: str) -> bool:
         hosts = _hosts(program, words[1:])
         if not hosts or not all(issued_by(name, host) for name in variables for host in hosts):
             return False
+        if not _only_to_authenticate(words[1:]):
+            return False  # the token is in what is posted (a message's text): the issuer publishes it
     return bool(_SECRET_VARIABLE.search(" ".join(commands[0].argv())))
+
+
+#: Options whose value authenticates the request: a user and password, a bearer token.
+_AUTH_OPTIONS = frozenset({"-u", "--user", "--oauth2-bearer", "--password", "--http-password"})
+_HEADER_OPTIONS = frozenset({"-H", "--header"})
+_DATA_OPTIONS = frozenset(
+    {"-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "-F", "--form"}
+    | {"--form-string", "--post-data", "--body-data", "--json"}
+)
+#: A header that carries credentials (``Authorization:``, ``X-Api-Key:``, ``PRIVATE-TOKEN:``).
+_AUTH_HEADER = lazy(r"(?i)^\s*(?:authorization|proxy-authorization|[\w-]*(?:token|key|auth|secret)[\w-]*)\s*:")
+#: A form or query field that carries credentials (``token=``, ``access_token=``, ``api_key=``).
+_AUTH_FIELD = lazy(
+    r"(?i)(?:^|[?&\s\"'{,])[\"']?(?:\w*token|\w*api_?key|key|auth|client_secret|password)[\"']?\s*[=:]\s*[\"']?$"
+)
+
+
+def _only_to_authenticate(words: list[str]) -> bool:
+    """Whether every credential-named variable on a curl or wget command authenticates it: in an
+    ``Authorization`` (or token, key) header, a user option, or a form or query field named for a
+    token; not in what the request posts or the URL's other fields, which the service may publish
+    (a chat message's text, a gist's body)."""
+    option = ""
+    for word in words:
+        if word.startswith("-") and len(word) > 1 and not option:
+            name = word.split("=", 1)[0]
+            if "=" in word and name.startswith("--"):
+                if _SECRET_VARIABLE.search(word) and not _authenticates(name, word.split("=", 1)[1]):
+                    return False
+                continue
+            option = name if name in _VALUE_OPTIONS else ""
+            continue
+        if _SECRET_VARIABLE.search(word) and not _authenticates(option, word):
+            return False
+        option = ""
+    return True
+
+
+def _authenticates(option: str, value: str) -> bool:
+    """Whether each credential-named variable in one option's ``value`` is where a request's
+    credentials go (see :func:`_only_to_authenticate`); ``option`` is "" for a URL."""
+    if option in _AUTH_OPTIONS:
+        return True
+    if option in _HEADER_OPTIONS:
+        return bool(_AUTH_HEADER.match(value))
+    if option in _DATA_OPTIONS or not option:
+        return all(_AUTH_FIELD.search(value, 0, match.start()) for match in _SECRET_VARIABLE.finditer(value))
+    return False
 
 
 #: Network clients other than curl and wget: a credential on their command line may go anywhere.
