@@ -29,6 +29,11 @@ sandbox), and are read here for every rule of the categories they concern:
   they are about a run's token, secrets and agent, and no run has them. A parse error (SK001)
   there is info too: GitHub never parses the file (a shell snippet kept as
   ``.github/workflows/includes/setup.yml`` is not a broken workflow).
+- Claude Code settings kept under another name (``settings.template.json``, read as settings
+  because they declare the settings schema): when a script of the repository copies the file
+  into ``.claude/settings.json`` (or ``settings.local.json``) its findings keep their severity and
+  their message names the script; when nothing copies it they are one step lower, a starting
+  point a person may or may not put in place (:mod:`sandkit.lint.facts.settings_templates`).
 
 The hit keeps the rule's reason for its own severity and adds this one, so the printed message
 says every step that moved it.
@@ -159,9 +164,33 @@ def graded(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule,
     workload = workload and (not policy or _beside_plain_workloads(source))
     unrun = source.kind == kinds.WORKFLOW and any(workflow_only(rule) or rule.id == "SK001" for rule, _ in hits)
     unrun = unrun and not runs_as_workflow(source.path, source.root)
+    if source.kind == kinds.AGENT_CONFIG:
+        hits = _renamed_settings(source, hits)
     if not folder and not workload and not unrun:
         return hits
     return [(rule, _regraded(rule, hit, source, folder, workload, unrun, _why(policy, hit))) for rule, hit in hits]
+
+
+def _renamed_settings(source: SourceFile, hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
+    """Findings in Claude Code settings kept under another name: said to be copied into place by
+    the script that does it, or one step lower when no script of the repository does."""
+    from sandkit.lint.facts.agent_settings import renamed_claude_settings
+    from sandkit.lint.facts.settings_templates import copier_of
+
+    if not renamed_claude_settings(source):
+        return hits
+    name = os.path.basename(source.path)
+    copier = copier_of(source.root, source.path)
+    if copier is not None:
+        said = f" (in {name}, which {copier.script}:{copier.line} copies into Claude Code's settings)"
+        return [(rule, hit._replace(message=hit.message + said)) for rule, hit in hits]
+    why = f"Claude Code settings by their $schema, kept as {name}, which no script of the repository copies into place"
+    out = []
+    for rule, hit in hits:
+        severity = hit.severity or rule.severity
+        reasons = [hit.why] if hit.why and severity != rule.severity else []
+        out.append((rule, hit._replace(severity=lower(severity), why="; ".join([*reasons, why]))))
+    return out
 
 
 def _why(policy: bool, hit: Hit) -> str:

@@ -417,6 +417,24 @@ _CLAUDE_SETTINGS_MARK = lazy(
     r'|PreCompact)"\s*:|"(?:Bash|WebFetch|WebSearch|NotebookEdit)\(|"mcp__\w|"defaultMode"\s*:'
 )
 
+#: A JSON file that declares Claude Code's settings schema: SchemaStore's (the one Claude Code's
+#: issue tracker points to), or the ``code.claude.com/schemas/settings.json`` projects write. The
+#: declaration is the author saying whose settings these are, whatever the file's name.
+_CLAUDE_SETTINGS_SCHEMA = lazy(
+    r'\A\s*(?://[^\n]*\n\s*)*\{\s*(?:"[^"\n]{0,60}"\s*:\s*"[^"\n]{0,200}"\s*,\s*){0,3}"\$schema"\s*:\s*'
+    r'"https?://(?:json\.schemastore\.org/claude-code-settings|code\.claude\.com/schemas/settings)\.json"'
+)
+#: Names a settings template or example is kept under before it is copied into place
+#: (``settings.json.example``): read as JSON when the schema says they are Claude Code's.
+_JSON_TEMPLATE_NAME = lazy(r".+\.jsonc?\.(?:example|sample|template|tmpl|dist|default|in)")
+
+
+def declares_claude_settings(head: str) -> bool:
+    """Whether a JSON file's first mapping declares Claude Code's settings schema as its
+    ``$schema`` (among its first keys)."""
+    return _CLAUDE_SETTINGS_SCHEMA.match(head) is not None
+
+
 #: A hooks file a Claude Code plugin's manifest may name (``"hooks": "./config/hooks.json"``): one
 #: of Claude Code's hook events as a key, and a command.
 _CLAUDE_HOOK_EVENT = lazy(
@@ -449,6 +467,10 @@ def kind_by_content(kind: Kind, head: str, text: str = "", name: str = "") -> Ki
         return Kind(JSON_PATCH, kind.syntax)
     if kind == Kind(JSON, "json") and name in CLAUDE_SETTINGS_NAMES and _CLAUDE_SETTINGS_MARK.search(head):
         return Kind(AGENT_CONFIG, "json")
+    if (
+        kind == Kind(JSON, "json") or (kind == Kind(TEXT, "text") and _JSON_TEMPLATE_NAME.fullmatch(name))
+    ) and declares_claude_settings(head):
+        return Kind(AGENT_CONFIG, "json")  # settings.template.json, claude-settings.json: its schema names it
     if (
         kind == Kind(JSON, "json")
         and name == "hooks.json"

@@ -377,14 +377,27 @@ def _value(table: PMap, key: str) -> Value:
 def is_claude_settings(file: SourceFile) -> bool:
     """Claude Code's settings by their path (``.claude/settings.json``), or a ``settings.json``
     kept elsewhere that its content made agent configuration (a dotfiles repository of
-    ``~/.claude``), and that is no other agent's file by its path (``.vscode/settings.json``)."""
+    ``~/.claude``), or a JSON file of any name that declares Claude Code's settings schema
+    (``settings.template.json``, see :func:`renamed_claude_settings`); in each case no other
+    agent's file by its path (``.vscode/settings.json``)."""
     lower = file.path.lower()
     if f"/{lower}".endswith(_CLAUDE_SETTINGS):
         return True
+    if file.kind != kinds.AGENT_CONFIG or kinds.kind_by_name(lower).kind == kinds.AGENT_CONFIG:
+        return False
+    return lower.rsplit("/", 1)[-1] in kinds.CLAUDE_SETTINGS_NAMES or renamed_claude_settings(file)
+
+
+def renamed_claude_settings(file: SourceFile) -> bool:
+    """Claude Code's settings kept under another name than the ones it reads (a template a setup
+    script copies into ``.claude/settings.json``): a file its declared ``$schema`` made agent
+    configuration, named neither ``settings.json`` nor ``settings.local.json``."""
+    lower = file.path.lower()
     return (
         file.kind == kinds.AGENT_CONFIG
-        and lower.rsplit("/", 1)[-1] in kinds.CLAUDE_SETTINGS_NAMES
+        and lower.rsplit("/", 1)[-1] not in kinds.CLAUDE_SETTINGS_NAMES
         and kinds.kind_by_name(lower).kind != kinds.AGENT_CONFIG
+        and kinds.declares_claude_settings(file.text[:4096])
     )
 
 

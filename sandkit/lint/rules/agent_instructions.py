@@ -512,7 +512,8 @@ def _lines_runs(file: SourceFile) -> list[set[str] | None]:
 def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
     """An instruction file tells the agent to download and run code, or to run a hidden script.
 
-    `curl ... | sh` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into python or node);
+    `curl ... | sh` (wget, PowerShell `irm | iex`, `bash <(curl ...)`, piping into python or node),
+    also with the pipe escaped in a Markdown table cell (`\\|`, or an HTML reference such as `&#124;`);
     a download saved to a file that the same line, or one of the next eight lines of the same code
     block, runs by its path or through an interpreter (`curl -fsSLo i.sh URL && sudo bash i.sh`,
     `wget URL` then `sh install.sh`, `iwr URL -OutFile i.ps1; .\\i.ps1`); code fetched by name at no
@@ -567,6 +568,11 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
         if _instruction(file, pos, match.start()) and pos.line not in seen and not _program_string(file, pos):
             seen.add(pos.line)
             yield _download_hit(file, pos, f"download code and run it: {clip(match.group())}")
+    for start, end in _entity_pipes(file) if any(word in file.lowered for word in FETCH_WORDS) else ():
+        pos = file.pos_at(start)
+        if _instruction(file, pos, start) and pos.line not in seen and not _program_string(file, pos):
+            seen.add(pos.line)
+            yield _download_hit(file, pos, f"download code and run it: {clip(file.text[start:end])}")
     handled: set[int] = set()  # lines whose downloads were read (all of a line's at once)
     for _match, pos in file.search(_DOWNLOAD):
         if pos.line in seen or pos.line in handled:
@@ -615,6 +621,23 @@ def instructions_fetch_and_execute(file: SourceFile) -> Iterator[Hit]:
                 severity="info" if own or skill else "medium",
                 why=why,
             )
+
+
+#: A pipe written as an HTML character reference, as a Markdown table cell may hold one
+#: (``curl URL &#124; sh``): read as the pipe it shows. Each is replaced by a pipe and spaces, so
+#: offsets stay those of the file.
+_ENTITY_PIPE = lazy(r"(?i)&(?:#124|#x7c|vert|verbar|VerticalLine);")
+
+
+def _entity_pipes(file: SourceFile) -> list[tuple[int, int]]:
+    """Where FETCH_RUN matches once the pipes written as character references are read as pipes
+    (start and end offsets in the file's text); empty when the file writes none."""
+    if "&" not in file.text or _ENTITY_PIPE.search(file.text) is None:
+        return []
+    shown = _ENTITY_PIPE.sub(lambda m: "|" + " " * (len(m.group()) - 1), file.text)
+    return [
+        (m.start(), m.end()) for m in FETCH_RUN.finditer(shown) if _ENTITY_PIPE.search(file.text, m.start(), m.end())
+    ]
 
 
 def _download_hit(file: SourceFile, pos: Pos, what: str) -> Hit:

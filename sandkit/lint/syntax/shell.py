@@ -13,7 +13,10 @@ as commands. With ``expand=True`` a word that is a whole variable reference (``$
 ``"${args[@]}"``) is replaced by the words the script last assigned to it, in text order, so
 ``docker run "${args[@]}" image`` is read with the flags the array holds, at the place each was
 written; a reference inside a word (``-v "$SOCK:/sock"``) takes the variable's value when it is
-one word (up to :data:`MAX_EXPANDED_CHARS`). A ``docker|podman run`` command line exported in a
+one word (up to :data:`MAX_EXPANDED_CHARS`). The commands inside a substitution see the arrays
+assigned before it (``out=$("${CMD[@]}" "$prompt")``). An array holding an agent's command line
+(``CLAUDE_CMD=(claude -p ...)``) is also read as a command where it is written, however the script
+runs it later (``tmux new-session "${CLAUDE_CMD[*]}"``). A ``docker|podman run`` command line exported in a
 variable (``export CMD='docker run ...'``, for another program to run) is read as a command where
 it is written. Variables are bounded (:data:`MAX_VARIABLE_WORDS` words each).
 """
@@ -24,6 +27,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from sandkit.agents import CATALOGUE
 from sandkit.lazy_regex import lazy
 from sandkit.lint.syntax.tree import MAX_SUBSTITUTIONS, Pos
 
@@ -126,6 +130,12 @@ _PART_REFERENCE = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 #: (``export GATEWAY_COMMAND='docker run ... -v ...'``): the value is read as a command too.
 _STORED_PROGRAMS = frozenset({"docker", "podman", "nerdctl"})
 _STORED_SUBCOMMANDS = frozenset({"run", "create"})
+#: Agent commands and packages (sandkit/agents.py): an array starting one is read as a command.
+_AGENT_NAMES = frozenset(name for agent in CATALOGUE for name in agent.names)
+#: Programs that start the package or command after them (``npx @anthropic-ai/claude-code``).
+_LAUNCHERS = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx", "dlx"})
+#: How much of a substitution's text is searched for the variables it refers to.
+MAX_SEEN_CHARS = 20_000
 MAX_VARIABLE_WORDS = 1000
 #: A word a reference inside it expands past this is kept as written (``A="$A$A"`` doubles).
 MAX_EXPANDED_CHARS = 4096
@@ -181,9 +191,13 @@ def parse_commands(
     variables = _Variables(text) if expand else None
     substitutions: list[tuple[str, Pos]] = []
     tokens = list(_tokens(text, substitutions))
+    #: The variables each substitution can see, taken as the text is read (with ``expand``).
+    seen_by: list[_Variables | None] = []
     i = 0
     while i < len(tokens):
         kind, word = tokens[i]
+        if variables is not None:
+            _snapshot_passed(substitutions, seen_by, word.pos, variables)
         i += 1
         if kind == "word" and not (current.words or current.assignments) and word.text in _RESERVED:
             continue
@@ -195,7 +209,9 @@ def parse_commands(
         elif drop_next:
             drop_next = False
         elif _opens_array(word, tokens, i) and (not current.words or current.program()[0] in _DECLARERS):
-            i = _read_array(word, tokens, i + 1, variables)
+            i, value = _read_array(word, tokens, i + 1, variables)
+            if _starts_agent_array(value):
+                commands.append(Command(value))
         elif not current.words and _is_assignment(word.text):
             current.assignments.append(word)
         elif variables is not None and not current.words and variables.ran_already(word):
@@ -203,16 +219,59 @@ def parse_commands(
         else:
             current.words.extend(variables.expand(word) if variables is not None else (word,))
     _finish(current, commands, variables)
+    if variables is not None:
+        _snapshot_passed(substitutions, seen_by, None, variables)
     if _depth >= MAX_SUBSTITUTION_DEPTH:
         if substitutions and unread is not None:
             unread.append(substitutions[0][1])
         return commands
-    for inner, at in substitutions:
+    for index, (inner, at) in enumerate(substitutions):
         deeper: list[Pos] = []
-        commands.extend(_moved(command, at) for command in parse_commands(inner, unread=deeper, _depth=_depth + 1))
+        seen = seen_by[index] if index < len(seen_by) else None
+        for command in parse_commands(inner, unread=deeper, _depth=_depth + 1):
+            moved = _moved(command, at)
+            if seen is not None:
+                moved.words = [w for word in moved.words for w in _expanded_once(seen, word)]
+            commands.append(moved)
         if unread is not None:
             unread.extend(_moved_pos(pos, at) for pos in deeper)
     return commands
+
+
+def _snapshot_passed(
+    substitutions: list[tuple[str, Pos]], seen_by: list[_Variables | None], before: Pos | None, variables: _Variables
+) -> None:
+    """Give each substitution that starts before ``before`` (all of them when None) and has none
+    yet the variables assigned so far that its text refers to: ``out=$("${CMD[@]}" "$p")`` runs
+    the array the script built above it (its words keep the places they were written)."""
+    while len(seen_by) < len(substitutions):
+        inner, at = substitutions[len(seen_by)]
+        if before is not None and (at.line, at.column) >= (before.line, before.column):
+            return
+        seen_by.append(variables.seen_from(inner))
+
+
+def _expanded_once(variables: _Variables, word: Word) -> list[Word]:
+    """A word of a substitution with the variables it refers to expanded (one read where it was
+    exported as a command stays as written, as at the top level)."""
+    return [word] if variables.ran_already(word) else variables.expand(word)
+
+
+def _starts_agent_array(words: list[Word]) -> bool:
+    """An array holding an agent's command line (``CLAUDE_CMD=(claude -p --model x)``, ``(npx
+    @openai/codex exec)``): a script keeps one to run it (``"${CLAUDE_CMD[@]}" "$prompt"``, or as
+    a string, ``tmux new-session "${CMD[*]}"``), so it is read as a command where it is written."""
+    if len(words) < 2:
+        return False
+    index = program_index([word.text for word in words])
+    for word in words[index : index + 2]:
+        text = word.text
+        base = "@" + text[1:].split("@", 1)[0] if text.startswith("@") else text.rsplit("/", 1)[-1].split("@", 1)[0]
+        if base in _AGENT_NAMES:
+            return True
+        if base not in _LAUNCHERS:
+            return False
+    return False
 
 
 def _moved_pos(pos: Pos, at: Pos) -> Pos:
@@ -267,8 +326,11 @@ def _opens_array(word: Word, tokens: list[tuple[str, Word]], nxt: int) -> bool:
     return kind == "op" and paren.text == "(" and paren.pos == Pos(word.pos.line, word.pos.column + len(word.text))
 
 
-def _read_array(name_word: Word, tokens: list[tuple[str, Word]], i: int, variables: _Variables | None) -> int:
-    """Read the words of an array up to its ``)``; returns the index after it."""
+def _read_array(
+    name_word: Word, tokens: list[tuple[str, Word]], i: int, variables: _Variables | None
+) -> tuple[int, list[Word]]:
+    """Read the words of an array up to its ``)``; returns the index after it and the array's
+    value (with an append, ``NAME+=(...)``, the whole value when variables are followed)."""
     words: list[Word] = []
     while i < len(tokens):
         kind, word = tokens[i]
@@ -277,10 +339,12 @@ def _read_array(name_word: Word, tokens: list[tuple[str, Word]], i: int, variabl
             break
         if kind == "word":
             words.extend(variables.expand(word) if variables is not None else (word,))
-    if variables is not None:
-        name = name_word.text.rstrip("=")
-        variables.assign(name.rstrip("+"), words, append=name.endswith("+"))
-    return i
+    if variables is None:
+        return i, words
+    name = name_word.text.rstrip("=").rstrip("+")
+    variables.assign(name, words, append=name_word.text.endswith("+="))
+    variables.arrays.add(name)
+    return i, variables.values[name]
 
 
 class _Variables:
@@ -291,6 +355,8 @@ class _Variables:
         self.values: dict[str, list[Word]] = {}
         #: Variables whose value was read as a command where it was assigned (an exported one).
         self.stored: set[str] = set()
+        #: Variables last assigned as arrays (``NAME=(...)``, ``NAME+=(...)``).
+        self.arrays: set[str] = set()
         self._line_starts: list[int] | None = None
 
     def assign(self, name: str, words: list[Word], *, append: bool = False) -> None:
@@ -301,6 +367,7 @@ class _Variables:
         """``NAME=value``: the value's words (as unquoted word splitting would give them), with
         the variables assigned before expanded in them, as the shell does at the assignment."""
         name, _, value = word.text.partition("=")
+        self.arrays.discard(name)
         start = self._offset(word.pos) + len(name) + 1
         quoted = self.text[start : start + 1] in ("'", '"')
         column = word.pos.column + len(name) + 1 + quoted
@@ -333,6 +400,20 @@ class _Variables:
             return [word]
         expanded = _PART_REFERENCE.sub(self._single, word.text)
         return [Word(expanded, word.pos)] if len(expanded) <= MAX_EXPANDED_CHARS else [word]
+
+    def seen_from(self, text: str) -> _Variables | None:
+        """The arrays ``text`` refers to, as they are now (None when it refers to none held): what
+        a command substitution written here sees when it is read after the whole text. Only
+        arrays: a script builds one to run (``out=$(claude "${args[@]}")``), while the scalars a
+        substitution reads are mostly its function's arguments and outputs."""
+        names = {m.group(1) or m.group(2) for m in _REFERENCE.finditer(text, 0, MAX_SEEN_CHARS)}
+        held = {name: self.values[name] for name in names if name in self.arrays and name in self.values}
+        if not held:
+            return None
+        seen = _Variables("")
+        seen.values = held
+        seen.stored = self.stored & held.keys()
+        return seen
 
     def ran_already(self, word: Word) -> bool:
         """A whole-word reference to a variable whose command was read where it was assigned."""
