@@ -45,7 +45,7 @@ def test_rules_text_marks_fixable_rules(capsys: pytest.CaptureFixture[str]) -> N
     [
         ("rs001", ["RS001"]),
         ("runtime-socket-mount", ["RS001"]),
-        ("RUNTIME-SOCKET", ["RS001", "RS002", "RS003"]),
+        ("RUNTIME-SOCKET", ["RS001", "RS002", "RS003", "RS004"]),
         ("hidden-unicode", ["HU001", "HU002", "HU003"]),
         ("am00", ["AM001", "AM002", "AM003", "AM004"]),
     ],
