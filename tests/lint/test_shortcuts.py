@@ -47,6 +47,7 @@ _SAMPLES = [
     "hooks.slack.com/" + "services/T0123456/" + _BODY[:24],
     "GOCSPX-" + _BODY[:28],
     "pypi-AgEIcHlwaS5vcmc" + _BODY + _BODY,
+    "xapp-1-A0123ABCD45-1234567890123-" + "0123456789abcdef" * 4,
 ]
 
 
