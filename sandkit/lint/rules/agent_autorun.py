@@ -44,6 +44,7 @@ from sandkit.lint.facts.agent_settings import (
     runner_of,
     runs_bundled_script,
     session_switch,
+    skill_home,
     writes_without_asking,
 )
 from sandkit.lint.facts.agent_wrappers import wrapper_of
@@ -159,9 +160,13 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
     if file.kind == kinds.AGENT_INSTRUCTIONS:
         grants = component_grants(file)
         scope = _scope(file)
+        home = skill_home(file) if grants is not None and grants.hooks else None
         for hook in grants.hooks if grants is not None else ():
             message = f"{scope}'s {hook.what} hook runs a command by itself: {clip(hook.text)}"
-            yield Hit(hook.pos, message, severity="medium", why=_SCOPED.format(scope))
+            if home is not None:  # a skill no agent that runs Claude Code's hooks loads from there
+                yield Hit(hook.pos, message, severity="info", why=home.why("run Claude Code's hooks"))
+            else:
+                yield Hit(hook.pos, message, severity="medium", why=_SCOPED.format(scope))
         return
     for hook in cursor_hooks(file):
         yield Hit(hook.pos, f"Cursor's {hook.what} hook runs a command by itself: {clip(hook.text)}")
@@ -682,7 +687,10 @@ def _component_grants(file: SourceFile) -> Iterator[Hit]:
         if (grant := _grant(entry, rules, mode, "allowed-tools") or _wrapper_grant(file, entry)) is not None
     ]
     if found:
-        yield _allow_hit(found, f"{scope}'s allowed-tools", scope)
+        hit = _allow_hit(found, f"{scope}'s allowed-tools", scope)
+        if (home := skill_home(file)) is not None:
+            hit = hit._replace(severity="info", why=home.why("read allowed-tools"))
+        yield hit
     mode = grants.permission_mode
     if mode is not None and mode.value == "bypassPermissions":
         yield Hit(
