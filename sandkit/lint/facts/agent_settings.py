@@ -10,6 +10,7 @@ Values keep the position they were written at.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -66,6 +67,37 @@ RUNNERS: tuple[Runner, ...] = (
     # tsx and ts-node run TypeScript as node runs JavaScript (both take --eval); kotlin runs a
     # .kts script, scala and groovy take -e
     Runner(r"tsx|ts-node|kotlin|scala|groovy", "", _INTERPRETER),
+    # expect and tclsh run Tcl given with -c or in a file, and Tcl's exec runs any program
+    Runner(r"expect|tclsh", "", _INTERPRETER),
+    # programs that are not shells but run a command their arguments name
+    Runner(
+        r"awk|gawk|mawk|nawk",
+        "",
+        'awk\'s system() runs a shell command, and print | "cmd" and "cmd" | getline run one too',
+    ),
+    Runner(
+        r"sed|gsed",
+        "",
+        "GNU sed's e command and the e flag of s/// run a shell command (and its w command writes any file)",
+    ),
+    Runner(r"find|gfind", "", "find -exec, -execdir, -ok and -okdir run any command on what it finds"),
+    Runner(r"fd|fdfind", "", "fd -x (--exec) and -X (--exec-batch) run any command on what it finds"),
+    Runner(
+        r"tar|gtar",
+        "",
+        "GNU tar's --to-command and --checkpoint-action=exec run a shell command, and -I runs any program",
+    ),
+    Runner(r"busybox", "", "busybox runs the applet it names, sh and awk among them"),
+    Runner(r"vim|nvim|vi|ex", "", "the editor's -c (or +) runs an editor command, and :! runs a shell command"),
+    Runner(r"emacs", "", "emacs --eval (and --batch -l) runs the Lisp it is given, and shell-command runs any command"),
+    Runner(r"gdb", "", "gdb -ex runs a debugger command, and its shell command (or !) runs any command"),
+    Runner(r"socat", "", "socat's EXEC: and SYSTEM: addresses run any command"),
+    Runner(
+        r"gh",
+        r"alias|extension|ext|",
+        "gh alias set --shell makes a gh command that runs a shell line, and gh extension install"
+        " fetches a program that gh then runs",
+    ),
     Runner(r"java", "", "the JVM runs the program it is given (java File.java runs a source file)"),
     Runner(r"source|eval|exec", "", "a shell builtin that runs a file or a string"),
     Runner(r"command|builtin", "", "a shell builtin that runs the command it names"),
@@ -602,6 +634,97 @@ def is_claude_component(file: SourceFile) -> bool:
     return lower.endswith(".md") and (
         "/.claude/commands/" in lower or "/.claude/agents/" in lower or folder in ("commands", "agents")
     )
+
+
+#: Skills folders of agents that do not read ``allowed-tools`` (each agent's documentation lists
+#: the front matter it reads: Codex a skill's name, description and ``agents/openai.yaml``;
+#: Gemini CLI, Cursor, OpenCode and Hermes Agent the Agent Skills fields without it), and no
+#: agent that reads it loads skills from: Claude Code loads ``.claude/skills`` and a plugin's
+#: skills, GitHub Copilot ``.github/skills``, ``.agents/skills`` and ``.claude/skills`` (Copilot
+#: CLI honours ``allowed-tools``, so those two stay findings). Keyed by the folder holding
+#: ``skills/``; the value names the agent and the folder the repository's copy stands for.
+OTHER_AGENT_SKILLS = {
+    ".codex": ("Codex", "as ~/.codex/skills"),
+    ".gemini": ("Gemini CLI", ""),
+    ".cursor": ("Cursor", ""),
+    ".opencode": ("OpenCode", ""),
+    ".windsurf": ("Windsurf", ""),
+    ".hermes": ("Hermes Agent", "as ~/.hermes/skills"),
+    # a folder named after the agent, without the dot: a repository's copy of that agent's
+    # folder, synced by a script (``hermes/skills/NAME/SKILL.md``), unless it is a Claude plugin
+    "hermes": ("Hermes Agent", "a copy of ~/.hermes/skills"),
+    "codex": ("Codex", "a copy of ~/.codex/skills"),
+    "gemini": ("Gemini CLI", "a copy of ~/.gemini/skills"),
+    "cursor": ("Cursor", "a copy of ~/.cursor/skills"),
+    "opencode": ("OpenCode", "a copy of ~/.config/opencode/skills"),
+}
+#: Folders that keep skills no longer in use: no agent loads a skill from below them.
+ARCHIVE_FOLDERS = frozenset(
+    {".archive", ".archived", "archive", "archived", "archives", "_archive", "_archived", "attic"}
+    | {"deprecated", ".deprecated", "_deprecated", "retired", "obsolete"}
+)
+_MARKETPLACE = ".claude-plugin/marketplace.json"
+
+
+class SkillHome(NamedTuple):
+    """Where a ``SKILL.md`` is kept when no agent that honours its ``allowed-tools`` (or runs its
+    ``hooks``) loads it from there: the folder, and the agent whose folder it is ("" for an
+    archive, which no agent loads from)."""
+
+    where: str
+    agent: str = ""
+
+    def why(self, grant: str) -> str:
+        """Why a grant of this skill's front matter is info: ``grant`` is what that agent ignores
+        ("read allowed-tools", "run Claude Code's hooks")."""
+        if not self.agent:
+            return f"the skill is kept in {self.where}, which no agent loads skills from"
+        return (
+            f"the skill is kept in {self.where}: {self.agent} does not {grant}, and Claude Code and GitHub"
+            " Copilot do not load skills from there"
+        )
+
+
+def skill_home(file: SourceFile) -> SkillHome | None:
+    """None when Claude Code (or GitHub Copilot) loads the skill from where it is kept, or may:
+    ``.claude/skills``, a plugin's skills, ``.agents/skills``, ``.github/skills``, a
+    collection's ``skills/`` meant for ``~/.claude/skills``, any folder not known to be another
+    agent's. Otherwise the other agent's folder it is in (``.codex/skills``, ``hermes/skills``)
+    or the archive folder above it (``.archive/``, ``deprecated/``)."""
+    parts = file.path.lower().split("/")[:-1]
+    if not file.path.lower().endswith("skill.md") or not parts:
+        return None
+    for part in parts:
+        if part in ARCHIVE_FOLDERS:
+            return SkillHome(f"an archive folder ({part}/)")
+    if ".claude" in parts:
+        return None
+    for i, part in enumerate(parts[:-1]):
+        if part in OTHER_AGENT_SKILLS and parts[i + 1] == "skills":
+            folder = "/".join(file.path.split("/")[: i + 1])
+            if not part.startswith(".") and _claude_plugin(file, folder):
+                return None
+            agent, shape = OTHER_AGENT_SKILLS[part]
+            shape = f", {shape}" if shape else ""
+            return SkillHome(f"{agent}'s skills folder ({folder}/skills/{shape})", agent)
+    return None
+
+
+def _claude_plugin(file: SourceFile, folder: str) -> bool:
+    """Whether ``folder`` (relative to the scan root) is a Claude Code plugin: it holds
+    ``.claude-plugin/plugin.json``, or the root's marketplace names it as a plugin's source."""
+    if not file.root:
+        return True  # text with no tree around it: keep the skill Claude's, as before
+    root = os.path.realpath(file.root)
+    if os.path.isfile(os.path.join(root, folder, ".claude-plugin", "plugin.json")):
+        return True
+    try:
+        with open(os.path.join(root, _MARKETPLACE), "rb") as handle:
+            market = handle.read(262144).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    name = re.escape(folder.strip("/"))
+    return re.search(rf"""["'](?:\./)?{name}/?["']""", market) is not None
 
 
 class ComponentGrants:

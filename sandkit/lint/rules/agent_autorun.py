@@ -46,6 +46,7 @@ from sandkit.lint.facts.agent_settings import (
     runner_of,
     runs_bundled_script,
     session_switch,
+    skill_home,
     writes_without_asking,
 )
 from sandkit.lint.facts.agent_wrappers import wrapper_of
@@ -163,9 +164,13 @@ def claude_hook_command(file: SourceFile) -> Iterator[Hit]:
     if file.kind == kinds.AGENT_INSTRUCTIONS:
         grants = component_grants(file)
         scope = _scope(file)
+        home = skill_home(file) if grants is not None and grants.hooks else None
         for hook in grants.hooks if grants is not None else ():
             message = f"{scope}'s {hook.what} hook runs a command by itself: {clip(hook.text)}"
-            yield Hit(hook.pos, message, severity="medium", why=_SCOPED.format(scope))
+            if home is not None:  # a skill no agent that runs Claude Code's hooks loads from there
+                yield Hit(hook.pos, message, severity="info", why=home.why("run Claude Code's hooks"))
+            else:
+                yield Hit(hook.pos, message, severity="medium", why=_SCOPED.format(scope))
         return
     for hook in cursor_hooks(file):
         yield Hit(hook.pos, f"Cursor's {hook.what} hook runs a command by itself: {clip(hook.text)}")
@@ -421,7 +426,11 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     in any case and with or without `.exe` (`Bash(powershell.exe:*)`, `Bash(cmd.exe:*)`,
     `Bash(pwsh.exe -Command:*)`). The table of programs, each with why it runs anything, is
     `RUNNERS` in sandkit/lint/facts/agent_settings.py: also `tsx`, `ts-node`, `kotlin`, `scala`,
-    `groovy`, wrappers such as `time`, `xvfb-run`, `stdbuf` and `script`, `tmux` and `screen`,
+    `groovy`, `expect`, programs that run a command their arguments name (`awk`'s `system()`, GNU
+    `sed`'s `e`, `find -exec`, `fd -x`, GNU `tar --to-command`, `busybox`, `vim -c`, `emacs
+    --eval`, `gdb -ex`, `socat EXEC:`, and `gh`, whose `alias set --shell` and extensions run
+    anything; `Bash(gh pr:*)` stays quiet), wrappers such as `time`, `xvfb-run`, `stdbuf` and
+    `script`, `tmux` and `screen`,
     `poetry`, `bundle`, task runners with an option that runs a command (`make --eval`, `just
     --command`, `rake -e`, `nx exec`, `mvn`), `ssh`, `scp`, `sftp` and `rsync` (`ProxyCommand`,
     `-e`), and `kubectl` (medium: in the cluster), behind a launcher too (`Bash(npx nx:*)`,
@@ -442,8 +451,15 @@ def blanket_allow_rule(file: SourceFile) -> Iterator[Hit]:
     .claude/commands/*.md, .claude/agents/*.md, and a plugin's commands/*.md and agents/*.md),
     a comma- or space-separated string or a list, which approves those tools without asking
     while the skill, command or subagent runs; and to a subagent's `permissionMode:
-    bypassPermissions` (medium). A subagent's `tools` only limits what it may use, and is not
-    read. A slash command (.claude/commands/*.md, a plugin's commands/*.md) that switches
+    bypassPermissions` (medium). A skill kept where no agent that honours `allowed-tools` loads
+    it is info, saying where: another agent's skills folder (`.codex/skills`, `.gemini/skills`,
+    `.cursor/skills`, `.opencode/skills`, `.hermes/skills`, or a copy named after the agent such
+    as `hermes/skills`, unless that folder is a Claude Code plugin), or an archive folder
+    (`.archive/`, `archived/`, `deprecated/`); its front matter `hooks` likewise. Claude Code's
+    `.claude/skills`, a plugin's skills, a collection's `skills/` and GitHub Copilot's
+    `.github/skills` and `.agents/skills` (Copilot CLI honours `allowed-tools`) keep the grade.
+    A subagent's `tools` only limits what it may use, and is not read. A slash command
+    (.claude/commands/*.md, a plugin's commands/*.md) that switches
     approval off for the rest of the session is medium (low with `disable-model-invocation:
     true`, when only a person can start it): its description says so ("auto-allow every
     permission request until the session ends"), its body writes `"defaultMode":
@@ -686,7 +702,10 @@ def _component_grants(file: SourceFile) -> Iterator[Hit]:
         if (grant := _grant(entry, rules, mode, "allowed-tools") or _wrapper_grant(file, entry)) is not None
     ]
     if found:
-        yield _allow_hit(found, f"{scope}'s allowed-tools", scope)
+        hit = _allow_hit(found, f"{scope}'s allowed-tools", scope)
+        if (home := skill_home(file)) is not None:
+            hit = hit._replace(severity="info", why=home.why("read allowed-tools"))
+        yield hit
     mode = grants.permission_mode
     if mode is not None and mode.value == "bypassPermissions":
         yield Hit(
