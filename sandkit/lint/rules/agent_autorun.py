@@ -1081,16 +1081,19 @@ def _component_scope(file: SourceFile) -> str:
 
 def _instruction_flags(file: SourceFile) -> Iterator[Hit]:
     """AA008 in a subagent's or slash command's body: agent command lines in shell code blocks
-    and inline code spans, with an approval-skipping flag (see the rule's doc)."""
+    and inline code spans, with an approval-skipping flag (see the rule's doc). One finding per
+    file, at the most severe place, naming the other lines: the file is one decision (keep the
+    subagent or not), however many of its examples repeat the command."""
     scope = _component_scope(file)
     if not scope:
         return
-    seen: set[Pos] = set()
+    places: list[tuple[Word, str, str, str, str]] = []
+    lines: set[int] = set()
     for words in _instruction_commands(file):
         for word, agent, what in dangerous_flags(words):
-            if word.pos in seen or word.pos.line in {p.line for p in seen}:
+            if word.pos.line in lines:
                 continue
-            seen.add(word.pos)
+            lines.add(word.pos.line)
             if word.text.partition("=")[0] in SANDBOXED:
                 severity, why = "low", "the flag keeps the agent's own sandbox"
             elif _gemini_sandboxed(agent, words):
@@ -1101,12 +1104,22 @@ def _instruction_flags(file: SourceFile) -> Iterator[Hit]:
                     f"the {scope}'s instructions have the agent run it, and its Bash prompt shows the command"
                     " first unless Bash is allowed; the agent it starts then runs unattended"
                 )
-            yield Hit(
-                word.pos,
-                f"{agent} {word.text}: {what}, started by the agent as the {scope}'s instructions say",
-                severity=severity,
-                why=why,
-            )
+            places.append((word, agent, what, severity, why))
+    if not places:
+        return
+    first = min(places, key=lambda place: (place[3] != "medium", place[0].pos.line))
+    word, agent, what, severity, why = first
+    others = sorted(place[0].pos.line for place in places if place is not first)
+    more = ""
+    if others:
+        shown = ", ".join(str(line) for line in others[:5])
+        more = f" (also on line{'s' if len(others) > 1 else ''} {shown}{' ...' if len(others) > 5 else ''})"
+    yield Hit(
+        word.pos,
+        f"{agent} {word.text}: {what}, started by the agent as the {scope}'s instructions say{more}",
+        severity=severity,
+        why=why,
+    )
 
 
 def _instruction_commands(file: SourceFile) -> Iterator[list[Word]]:

@@ -616,7 +616,9 @@ def _leaks(
         parts = segments(shell)
         for used in found:
             goes = _through_groups(
-                _where_it_goes(shell, line.text, parts, used.start()), groups, line.start + used.start()
+                _where_it_goes(shell, line.text, parts, used.start(), str(run)[: line.start]),
+                groups,
+                line.start + used.start(),
             )
             if goes == "log" or goes.startswith((_FILE, _CONFIG, _GIT_IDENTITY)):
                 yield _hit(file, run, line.start + used.start(), used.group(), goes, names, later, derived)
@@ -722,8 +724,9 @@ def _through_groups(goes: str, groups: list[_Group], at: int) -> str:
     return goes
 
 
-def _where_it_goes(shell: str, line: str, parts: list[Segment], at: int) -> str:
-    """Where a secret written at ``at`` ends up: "file", "log", or "command" (used, not output)."""
+def _where_it_goes(shell: str, line: str, parts: list[Segment], at: int, before: str = "") -> str:
+    """Where a secret written at ``at`` ends up: "file", "log", or "command" (used, not output).
+    ``before``: the script before this line, where a variable naming a file may be set."""
     index = segment_at(parts, at)
     segment = parts[index]
     name = program(line[segment.start : segment.end])
@@ -740,7 +743,7 @@ def _where_it_goes(shell: str, line: str, parts: list[Segment], at: int) -> str:
     identity = _git_identity_key(line[segment.start : segment.end])
     if identity:
         return _GIT_IDENTITY + identity
-    stored = _config_file(line[segment.start : segment.end])
+    stored = _config_file(line[segment.start : segment.end], before + line[: segment.start])
     if stored and not (line[at : at + 3] != "${{" and _single_quoted(line, at)):
         return _CONFIG + stored  # a '$NAME' in single quotes is written as a placeholder, not the secret
     return "command"
@@ -788,6 +791,23 @@ def _git_config_file(rest: list[str]) -> tuple[str, list[str]]:
     return "", rest
 
 
+#: A path that is one variable, ``$NAME`` or ``${NAME}``.
+_PATH_VARIABLE = lazy(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$")
+
+
+def _assigned_path(path: str, before: str) -> str:
+    """``path``, or what the script set the variable ``path`` is (``CFG="$RUNNER_TEMP/x"``, the
+    last such assignment before the command) when it is one variable."""
+    variable = _PATH_VARIABLE.match(path)
+    if variable is None:
+        return path
+    name = re.escape(variable.group(1))
+    assignments = re.findall(
+        rf"(?:^|[\s;&|(])(?:export\s+|local\s+|readonly\s+)?{name}=(\"[^\"\n]*\"|'[^'\n]*'|\S+)", before
+    )
+    return assignments[-1].strip("\"'") if assignments else path
+
+
 #: Subcommands and options that read or remove a setting rather than store one.
 _CONFIG_READS = frozenset(
     {"get", "list", "unset", "delete", "rm", "--get", "--get-all", "--get-regexp", "-l", "--list"}
@@ -802,9 +822,10 @@ _PROJECT_BY_DEFAULT = {"yarn": {"-H", "--home"}, "composer": {"-g", "--global"},
 _PROJECT_OPTIONS = {"npm": {"--location=project"}, "pnpm": {"--location=project"}, "bundle": {"--local"}}
 
 
-def _config_file(text: str) -> str:
+def _config_file(text: str, before: str = "") -> str:
     """The configuration file a simple command stores its arguments in ("" for any other command),
-    after ``w:`` when that file is in the workspace (the project's) or ``h:`` when it is not."""
+    after ``w:`` when that file is in the workspace (the project's) or ``h:`` when it is not.
+    ``before``: the script before the command, where a variable naming the file may be set."""
     words = text.split()
     command = program(text)
     if command not in {name for name, _ in _CONFIG_WRITERS}:
@@ -823,7 +844,10 @@ def _config_file(text: str) -> str:
     if command == "git" and rest[:1] == ["config"]:
         named_file, rest = _git_config_file(rest)
         if named_file:  # ``git config --file PATH``: PATH is written, wherever it is
-            place = "h:" if _OUTSIDE.match(named_file) else "w:"
+            path = _assigned_path(named_file, before)
+            place = "h:" if _OUTSIDE.match(path) else "w:"
+            if path != named_file:
+                named_file = f"{named_file} ({path})"
     rest = [w for w in rest if w not in ("-g", "--global", "--local", "--system", "-H", "--home")]
     for (name, subcommand), stored in _CONFIG_WRITERS.items():
         if name == command and tuple(rest[: len(subcommand)]) == subcommand:
@@ -1104,7 +1128,9 @@ def _written_path(goes: str) -> str:
     if goes.startswith(_FILE):
         return goes[len(_FILE) :].strip("\"'")
     described = goes[len(_CONFIG) + 2 :] if goes.startswith(_CONFIG) else ""
-    return described[len(_GIT_FILE_NAMED) :] if described.startswith(_GIT_FILE_NAMED) else ""
+    if not described.startswith(_GIT_FILE_NAMED):
+        return ""
+    return described[len(_GIT_FILE_NAMED) :].split(" (", 1)[0]  # ``$CFG ($RUNNER_TEMP/x)``: as written
 
 
 def _credential_file_hit(pos: Pos, message: str, goes: str, later: _Later, removed_here: bool = False) -> Hit:

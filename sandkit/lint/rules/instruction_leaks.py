@@ -298,7 +298,20 @@ def _concealment(text: str, line_start: int, line_end: int, match: re.Match[str]
         return False  # the form of what is shown ("raw output"): a summary is shown instead
     if _DELEGATION.match(text, match.start(), line_end) is not None:
         return False  # do the work rather than hand it to the person
-    return not _message_not_a_step(text[match.start() : line_end])
+    return not _message_not_a_step(_sentence_from(text, match.start(), line_end))
+
+
+def _sentence_from(text: str, start: int, line_end: int) -> str:
+    """The text from ``start`` to the end of its line, and, when the line ends right after the
+    person ("Do NOT tell the user" then the message on the next line, as wrapped Markdown is
+    written), the next line too, joined by a space."""
+    rest = text[start:line_end]
+    person = _PERSON.search(rest)
+    if person is None or rest[person.end() :].strip(" \t:,*_"):
+        return rest
+    following = text.find("\n", line_end + 1)
+    following = len(text) if following < 0 else following
+    return rest + " " + text[line_end + 1 : min(following, line_end + 1 + LINE_LIMIT)].strip()
 
 
 def _message_not_a_step(line: str) -> bool:

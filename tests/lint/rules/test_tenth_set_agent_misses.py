@@ -272,6 +272,17 @@ def test_documentation_and_warnings_stay_quiet(path: str, body: str) -> None:
     assert _flags(path, head + body) == []
 
 
+def test_one_finding_per_file_names_the_other_lines() -> None:
+    body = (
+        "Sandboxed first:\n\n```bash\ncodex exec --full-auto x\n```\n\n"
+        "Then:\n\n```bash\nclaude -p --dangerously-skip-permissions x\n```\n\n"
+        "Or:\n\n```bash\ngemini --yolo -p x\n```\n\nAgain: `claude --dangerously-skip-permissions -p y`\n"
+    )
+    found = lint_text(".claude/agents/helper.md", _AGENT_HEAD + body, ("AA008",))
+    assert [(f.line, f.severity) for f in found] == [(16, "medium")]
+    assert "(also on lines 10, 22, 25)" in found[0].message
+
+
 def test_the_bang_line_stays_aa004s() -> None:
     found = lint_text(
         ".claude/commands/yolo.md", _COMMAND_HEAD + '!`claude -p --dangerously-skip-permissions "$ARGUMENTS"`\n'

@@ -179,6 +179,32 @@ def test_git_config_file_names_the_file_it_writes(option: str, path: str, where:
     assert severity == "low"
 
 
+@pytest.mark.parametrize(
+    ("lines", "shown", "where"),
+    [
+        (
+            ('CFG="$RUNNER_TEMP/cross-org-gitconfig"', f'git config --file "$CFG" {_INSTEAD}'),
+            "$CFG ($RUNNER_TEMP/",
+            "outside",
+        ),
+        (("export CFG=/tmp/gc", f"git config -f $CFG {_INSTEAD}"), "$CFG (/tmp/gc)", "outside"),
+        (("CFG=.git-auth.conf", f"git config --file ${{CFG}} {_INSTEAD}"), "${CFG} (.git-auth.conf)", "in"),
+        # the last assignment before the command counts
+        (
+            ("CFG=.a.conf", 'CFG="$RUNNER_TEMP/b"', f'git config --file "$CFG" {_INSTEAD}'),
+            "$CFG ($RUNNER_TEMP/b)",
+            "outside",
+        ),
+        # a variable the script does not set: named as written, and read as in the workspace
+        ((f'git config --file "$CFG" {_INSTEAD}',), "$CFG,", "in"),
+    ],
+)
+def test_a_file_named_by_a_variable_is_where_the_script_set_it(lines: tuple[str, ...], shown: str, where: str) -> None:
+    (found,) = workflow_findings(_pat_step(*lines), "CS004")
+    assert f"the git configuration file {shown}" in found[2]
+    assert f"a credential file {where} the workspace" in found[2]
+
+
 def test_git_config_without_a_file_still_writes_the_checkouts() -> None:
     (found,) = workflow_findings(_pat_step(f"git config {_INSTEAD}"), "CS004")
     assert "the checkout's git configuration (.git/config)" in found[2] and found[1] == "low"
