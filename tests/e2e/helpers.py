@@ -286,10 +286,12 @@ def yaml_str(value: str) -> str:
     return text
 
 
-#: The timeout of the kits whose project the whole run shares (the session-scoped net and ssh
-#: projects): their deadline container starts with the first agent run and ends every later one
-#: (exit 137) once timeout and grace have passed, which a loaded machine's e2e run reached with
-#: 10m. The deadline itself is tested on a kit of its own (timeout_project, test_verify).
+#: The timeout of the kits whose project the whole run shares (the session-scoped net, ssh,
+#: offline, gvisor and mount projects): their deadline container starts with the first agent run
+#: and ends every later one (exit 137, or a run that cannot join its PID namespace) once timeout
+#: and grace have passed, which a loaded machine's e2e run reached with 10m, and the offline
+#: projects with 5m. The deadline itself is tested on a kit of its own (timeout_project,
+#: test_verify).
 SHARED_SESSION_TIMEOUT = "60m"
 
 
@@ -423,7 +425,9 @@ ports:
 MOUNT_INSTRUCTIONS = "Explain the code; the folder is the user's own.\n"
 
 
-def offline_kit(name: str, *, runtime: str = "default", workspace: str = "none", timeout: str = "5m") -> str:
+def offline_kit(
+    name: str, *, runtime: str = "default", workspace: str = "none", timeout: str = SHARED_SESSION_TIMEOUT
+) -> str:
     """A kit with no network at all; ``workspace`` mount modes mount ./ws beside the kit (with instructions
     placed at user level, found through $E2E_INSTRUCTIONS)."""
     mounted = workspace.startswith("mount")
