@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from sandkit.credentials import TOKEN_HINTS, TOKEN_LEADS, TOKEN_PATTERNS
 from sandkit.lint import kinds
-from sandkit.lint.facts import container_model, secret_values
+from sandkit.lint.facts import command_passwords, container_model, secret_values
 from sandkit.lint.facts.secret_values import find_tokens, hinted_matches
 
 # Pieces that make hints, near-hints and token bodies collide in every way, and one sample match
@@ -379,3 +379,27 @@ def test_searching_only_the_lines_with_trigger_words_finds_every_match(text: str
     ):
         every_line = [m.span() for m in matches_by_line(pattern, text)]
         assert [m.span() for m in matches_by_line(pattern, text, words)] == every_line
+
+
+#: The long way of command_passwords' cheap test: one regex with a lazy reach of 2,000
+#: characters after each program name, quadratic on a line of the name repeated.
+_MENTION_LONG_WAY = re.compile(
+    r"(?<![\w.-])(?:"
+    + "|".join(re.escape(name) for name in command_passwords.PASSWORD_OPTIONS)
+    + r")[ \t](?:(?:[^\n]|\\\n){0,2000}?\s)?-"
+)
+_COMMAND_PIECES = ["curl", "oc", "mysql", " ", "\t", "\n", "\\\n", "-", "-p", "x", "login", "a-b", ".curl", "\r"]
+
+
+class _Script:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.kind = kinds.SHELL
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_COMMAND_PIECES), max_size=16).map("".join), st.integers(0, 2100))
+def test_the_command_password_test_is_the_regex_it_replaced(text: str, filler: int) -> None:
+    for script in (text, "curl " + "x" * filler + text):
+        expected = _MENTION_LONG_WAY.search(script) is not None
+        assert command_passwords.may_hold_command_password(_Script(script)) == expected  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ with the program and option that take it, leaving out words the shell or the CI 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -94,20 +95,36 @@ _WORKFLOW_KINDS = (kinds.WORKFLOW, kinds.ACTION)
 _CI_KINDS = (kinds.GITLAB_CI, kinds.CIRCLECI, kinds.AZURE_PIPELINES, kinds.BITBUCKET_PIPELINES)
 
 
-#: One of the programs as a word followed by a space, and an option after it on its command line
-#: (backslash-newline continuations included).
-_MENTION = lazy(
-    r"(?<![\w.-])(?:"
-    + "|".join(re.escape(name) for name in PASSWORD_OPTIONS)
-    + r")[ \t](?:(?:[^\n]|\\\n){0,2000}?\s)?-"
-)
+#: One of the programs as a word followed by a space or tab.
+_PROGRAM = lazy(r"(?<![\w.-])(?:" + "|".join(re.escape(name) for name in PASSWORD_OPTIONS) + r")[ \t]")
+#: An option's dash after whitespace, and a line's end that no backslash continues.
+_OPTION_DASH = lazy(r"(?<=\s)-")
+_LINE_END = lazy(r"(?<!\\)\n")
+_OPTION_REACH = 2001  # characters after the program in which its first option is looked for
 
 
 def may_hold_command_password(file: SourceFile) -> bool:
-    """A cheap test: the file is read for commands and names one of the programs with an option."""
+    """A cheap test: the file is read for commands and names one of the programs with an option
+    after it on its command line (backslash-newline continuations included), within
+    :data:`_OPTION_REACH` characters. Every option and line end is found once and each mention
+    looks up the next of each, so a planted line of a program's name repeated stays linear."""
     if file.kind not in (*_SCRIPT_KINDS, *_WORKFLOW_KINDS, *_CI_KINDS):
         return False
-    return _MENTION.search(file.text) is not None
+    text = file.text
+    mentions = [match.end() for match in _PROGRAM.finditer(text)]
+    if not mentions:
+        return False
+    dashes = [match.start() for match in _OPTION_DASH.finditer(text)]
+    ends = [match.start() for match in _LINE_END.finditer(text)]
+    for after in mentions:
+        at = bisect_left(dashes, after)
+        if at == len(dashes) or dashes[at] - after > _OPTION_REACH:
+            continue
+        dash = dashes[at]
+        end = bisect_left(ends, after)
+        if end == len(ends) or ends[end] >= dash - 1:
+            return True  # no line end before the whitespace that leads to the dash
+    return False
 
 
 def command_passwords(file: SourceFile) -> Iterator[CommandPassword]:
