@@ -108,3 +108,12 @@ def run_sandkit(
         input=input,
         cwd=cwd,
     )
+
+
+def agent_job(*lines: str) -> str:
+    """A push workflow granting pull-requests: write whose one job runs ``lines``."""
+    body = "".join(f"          {line}\n" for line in lines)
+    return (
+        "on: push\npermissions:\n  contents: read\n  pull-requests: write\njobs:\n  setup:\n"
+        "    runs-on: ubuntu-latest\n    steps:\n      - run: |\n" + body
+    )

@@ -16,17 +16,7 @@ from pathlib import Path
 import pytest
 
 from sandkit.lint.syntax.shell import parse_commands, program_index
-from tests.lint.helpers import lint_tree, workflow_findings, write_tree
-
-
-def _agent_job(*lines: str) -> str:
-    """A push workflow granting pull-requests: write whose one job runs ``lines``."""
-    body = "".join(f"          {line}\n" for line in lines)
-    return (
-        "on: push\npermissions:\n  contents: read\n  pull-requests: write\njobs:\n  setup:\n"
-        "    runs-on: ubuntu-latest\n    steps:\n      - run: |\n" + body
-    )
-
+from tests.lint.helpers import agent_job, lint_tree, workflow_findings, write_tree
 
 # ---- 1. a looked-up agent CLI runs no agent -----------------------------------------------------
 
@@ -43,7 +33,7 @@ def _agent_job(*lines: str) -> str:
     ],
 )
 def test_looking_an_agent_up_runs_no_agent(lines: tuple[str, ...]) -> None:
-    text = _agent_job(*lines)
+    text = agent_job(*lines)
     assert workflow_findings(text, "CP005") == []
 
 
@@ -58,7 +48,7 @@ def test_looking_an_agent_up_runs_no_agent(lines: tuple[str, ...]) -> None:
     ],
 )
 def test_running_an_agent_through_command_stays_a_finding(lines: tuple[str, ...]) -> None:
-    found = workflow_findings(_agent_job(*lines), "CP005")
+    found = workflow_findings(agent_job(*lines), "CP005")
     assert len(found) == 1
     assert "pull-requests: write" in found[0][2]
 

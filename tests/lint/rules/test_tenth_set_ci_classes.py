@@ -17,17 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import workflow_findings
-
-
-def _agent_job(*lines: str) -> str:
-    """A push workflow granting pull-requests: write whose one job runs ``lines``."""
-    body = "".join(f"          {line}\n" for line in lines)
-    return (
-        "on: push\npermissions:\n  contents: read\n  pull-requests: write\njobs:\n  setup:\n"
-        "    runs-on: ubuntu-latest\n    steps:\n      - run: |\n" + body
-    )
-
+from tests.lint.helpers import agent_job, workflow_findings
 
 # ---- 3. an agent CLI set up, not run ----------------------------------------------------------
 
@@ -56,7 +46,7 @@ def _agent_job(*lines: str) -> str:
     ],
 )
 def test_setting_an_agent_cli_up_runs_no_agent(lines: tuple[str, ...]) -> None:
-    assert workflow_findings(_agent_job(*lines), "CP005") == []
+    assert workflow_findings(agent_job(*lines), "CP005") == []
 
 
 @pytest.mark.parametrize(
@@ -73,7 +63,7 @@ def test_setting_an_agent_cli_up_runs_no_agent(lines: tuple[str, ...]) -> None:
     ],
 )
 def test_running_the_agent_stays_a_finding(lines: tuple[str, ...]) -> None:
-    found = workflow_findings(_agent_job(*lines), "CP005")
+    found = workflow_findings(agent_job(*lines), "CP005")
     assert len(found) == 1 and found[0][1] == "medium"
 
 
