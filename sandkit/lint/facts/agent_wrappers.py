@@ -83,7 +83,7 @@ def _project(file: SourceFile) -> str:
     return "/".join(parts)
 
 
-def _inside(root: str, rel: str) -> str | None:
+def regular_file_inside(root: str, rel: str) -> str | None:
     """The real path of ``rel`` under ``root`` when it is a regular file there, else None."""
     real_root = os.path.realpath(root)
     path = os.path.realpath(os.path.join(real_root, rel))
@@ -113,7 +113,7 @@ def wrapper_of(file: SourceFile, rule: str) -> Wrapper | None:
     if not file.root or (found := _PROGRAM.match(rule.strip())) is None:
         return None
     for rel in _candidates(found.group("program"), _project(file)):
-        path = _inside(file.root, rel)
+        path = regular_file_inside(file.root, rel)
         if path is None:
             continue
         try:

@@ -23,6 +23,7 @@ import os
 from typing import NamedTuple
 
 from sandkit.lazy_regex import lazy
+from sandkit.lint.facts.agent_wrappers import regular_file_inside
 from sandkit.lint.kinds import SCRIPT_EXTENSIONS
 
 _WALK_LIMIT = 20_000
@@ -57,8 +58,11 @@ def copier_of(root: str, path: str) -> Copier | None:
 def _copier(root: str, name: str) -> Copier | None:
     lowered = name.lower()
     for rel in _scripts(root):
+        path = regular_file_inside(root, rel)  # not a pipe, a device or a link out of the tree
+        if path is None:
+            continue
         try:
-            with open(os.path.join(root, rel), "rb") as handle:
+            with open(path, "rb") as handle:
                 text = handle.read(_READ_LIMIT).decode("utf-8", errors="replace")
         except OSError:
             continue

@@ -6,11 +6,13 @@ download piped into a shell inside a Markdown table cell."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
 from sandkit.lint.syntax.shell import parse_commands
-from tests.lint.helpers import lint_files, lint_text
+from tests.lint.helpers import lint_files, lint_text, lint_tree
 
 
 def _aa008(name: str, text: str) -> list[tuple[int, str]]:
@@ -321,3 +323,17 @@ def test_a_download_piped_into_a_shell_in_a_table_cell(cell: str) -> None:
 def test_table_cells_that_run_nothing_downloaded_stay_quiet(cell: str) -> None:
     text = f"# Setup\n\n| Tool | Command |\n|---|---|\n| x | {cell} |\n"
     assert [f for f in lint_text("AGENTS.md", text, ("AI001",))] == []
+
+
+def test_the_copy_search_opens_no_pipe_and_no_link_out_of_the_tree(tmp_path: Path) -> None:
+    """A planted FIFO named like a setup script hung the scan; a link out of the tree was read."""
+    outside = tmp_path / "outside.sh"
+    outside.write_text("cp settings.template.json .claude/settings.json\n")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "settings.template.json").write_text(_settings(permissions={"allow": ["Bash"]}))
+    os.mkfifo(root / "setup.sh")
+    (root / "install.sh").symlink_to(outside)
+    found = [f for f in lint_tree(root, ("AA004",))]
+    assert [f.severity for f in found] == ["medium"]
+    assert "no script" in found[0].message
